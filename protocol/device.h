@@ -1,0 +1,116 @@
+/*
+ * The device: one side's handle on a region and its doorbells, whatever
+ * provides them.  Backends:
+ *   device-server.c  a host process attached to ivwl-server's socket
+ *   device-kernel.c  /dev/ivwlN of the guest driver (kernel/)
+ *
+ * A doorbell is (peer, vector).  Each side receives on its own vectors,
+ * each vector being one waitable fd.
+ */
+#ifndef IVWL_DEVICE_H
+#define IVWL_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ivwl_device;
+
+/* Called from ivwl_device_dispatch() when a peer joins or leaves. */
+typedef void (*ivwl_peer_func_t)(void *data, uint32_t peer, bool present);
+
+/*
+ * Attaches to an ivshmem-doorbell server socket (ivwl-server or QEMU's
+ * contrib server) as a host peer.  Waits at most timeout_ms for the
+ * region and this peer's own vectors.  0 or -errno; on failure *err
+ * names what went wrong (static string).
+ */
+int
+ivwl_device_open_server(const char *socket_path, int timeout_ms,
+			struct ivwl_device **out, const char **err);
+
+void
+ivwl_device_destroy(struct ivwl_device *dev);
+
+void *
+ivwl_device_base(struct ivwl_device *dev);
+
+uint64_t
+ivwl_device_size(struct ivwl_device *dev);
+
+uint32_t
+ivwl_device_peer_id(struct ivwl_device *dev);
+
+uint32_t
+ivwl_device_nr_vectors(struct ivwl_device *dev);
+
+/* -EINVAL for a vector out of range, -ENOENT for an absent peer. */
+int
+ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);
+
+/* Readable while doorbells on own vector are pending; -1 when out of range. */
+int
+ivwl_device_vector_fd(struct ivwl_device *dev, uint32_t vector);
+
+/* Consumes pending doorbells of own vector; returns how many were seen. */
+uint64_t
+ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector);
+
+/*
+ * fd to watch for membership news, -1 when the backend has none.  When it
+ * is readable, call ivwl_device_dispatch(): 0, or -ECONNRESET once the
+ * server is gone (the mapping stays valid until destroy).
+ */
+int
+ivwl_device_event_fd(struct ivwl_device *dev);
+
+int
+ivwl_device_dispatch(struct ivwl_device *dev);
+
+bool
+ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer);
+
+void
+ivwl_device_set_peer_listener(struct ivwl_device *dev, ivwl_peer_func_t func,
+			      void *data);
+
+/*
+ * What another local process needs to use one slot without the device:
+ * the region, a way to ring (peer, vector) and a fd to wait on for one of
+ * our own vectors.  The agent hands these to shims over SCM_RIGHTS.
+ */
+enum ivwl_doorbell_kind {
+	IVWL_DOORBELL_EVENTFD = 1,	/* write a u64 1 to doorbell_fd */
+	IVWL_DOORBELL_IOCTL = 2,	/* IVWL_IOCTL_DOORBELL on doorbell_fd */
+};
+
+struct ivwl_endpoint {
+	int region_fd;
+	uint64_t region_size;
+	uint32_t doorbell_kind;
+	int doorbell_fd;
+	uint32_t doorbell_peer;
+	uint32_t doorbell_vector;
+	int wait_fd;		/* an eventfd: read it to drain */
+};
+
+/*
+ * Fills ep with new fds (the caller owns and closes them): ring
+ * (peer, ring_vector), wait on own wait_vector.  -ENOENT when the peer is
+ * absent, -EINVAL for vectors out of range.
+ */
+int
+ivwl_device_export_endpoint(struct ivwl_device *dev, uint32_t peer,
+			    uint32_t ring_vector, uint32_t wait_vector,
+			    struct ivwl_endpoint *ep);
+
+int
+ivwl_endpoint_ring(const struct ivwl_endpoint *ep);
+
+/* Consumes pending doorbells on wait_fd; returns how many. */
+uint64_t
+ivwl_endpoint_drain(const struct ivwl_endpoint *ep);
+
+void
+ivwl_endpoint_close(struct ivwl_endpoint *ep);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * ivwl region layout, version 1.  docs/region.md is the prose version of
+ * this file; keep them in step.
+ *
+ * One region is shared by exactly two sides: the display side (peer 0,
+ * weston + plugin) and the app side (peer 1, agent + shims of one app-vm).
+ *
+ *   0                      header page: common block, one block per side
+ *   slot_table_offset      slot_count slots, slot_stride bytes each:
+ *                            control page (slot states, ring indices)
+ *                            request ring data  (app -> display)
+ *                            event ring data    (display -> app)
+ *   heap_offset            heap pages, allocated by the app side only
+ *
+ * The layout is a pure function of the region size (ivwl_layout_compute).
+ * Each side computes it privately and never trusts the copy in the header,
+ * which exists so that a peer of another version is refused early and so
+ * that the region can be inspected by hand.
+ */
+#ifndef IVWL_REGION_H
+#define IVWL_REGION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define IVWL_REGION_MAGIC "IVWLRGN1"
+#define IVWL_REGION_VERSION 1u
+#define IVWL_PAGE_SIZE 4096u
+#define IVWL_CACHELINE 64u
+
+/* QEMU refuses region sizes that are not a power of two. */
+#define IVWL_REGION_MIN_SIZE (2ull << 20)
+#define IVWL_REGION_MAX_SIZE (64ull << 30)
+
+#define IVWL_SLOT_COUNT 32u
+#define IVWL_RING_MIN_SIZE (16u << 10)
+#define IVWL_RING_MAX_SIZE (256u << 10)
+
+/* Peer ids handed out by ivwl-server, one per role. */
+#define IVWL_PEER_DISPLAY 0u
+#define IVWL_PEER_APP 1u
+
+enum ivwl_side {
+	IVWL_SIDE_DISPLAY = 0,
+	IVWL_SIDE_APP = 1,
+};
+
+/* Vector 0 carries slot state changes; slot k is rung on vector 1 + k. */
+#define IVWL_VECTOR_CONTROL 0u
+#define IVWL_DEFAULT_VECTORS (1u + IVWL_SLOT_COUNT)
+
+/* ivwl_side_block.state */
+enum ivwl_side_state {
+	IVWL_SIDE_ABSENT = 0,
+	IVWL_SIDE_READY = 1,
+	IVWL_SIDE_GONE = 2,
+};
+
+/* ivwl_slot_state.state, app side */
+enum ivwl_app_slot_state {
+	IVWL_APP_SLOT_FREE = 0,
+	IVWL_APP_SLOT_OPEN = 1,
+};
+
+/* ivwl_slot_state.state, display side: its answer to one app generation */
+enum ivwl_display_slot_state {
+	IVWL_DISPLAY_SLOT_IDLE = 0,
+	IVWL_DISPLAY_SLOT_OPEN = 1,
+	IVWL_DISPLAY_SLOT_CLOSED = 2,
+};
+
+struct ivwl_side_block {
+	uint32_t state;		/* enum ivwl_side_state */
+	uint32_t epoch;		/* bumped on every start of this side */
+	uint32_t peer_id;	/* informational */
+	uint32_t need_control;	/* sleeping on vector 0: ring it on change */
+	uint64_t heartbeat;	/* bumped while alive, for diagnostics */
+	uint8_t reserved[232];
+};
+
+struct ivwl_region_header {
+	uint8_t magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t region_size;
+	uint32_t slot_count;
+	uint32_t ring_size;
+	uint64_t slot_table_offset;
+	uint64_t slot_stride;
+	uint64_t heap_offset;
+	uint64_t heap_size;
+	uint64_t features;
+	uint8_t reserved0[184];
+	struct ivwl_side_block side[2];	/* indexed by enum ivwl_side */
+};
+
+/*
+ * Each ring index lives alone on its cache line together with the flag
+ * its owner sets before sleeping, so producer and consumer never write
+ * the same line.
+ */
+struct ivwl_ring_ctrl {
+	struct {
+		uint32_t prod;		/* free-running byte index */
+		uint32_t need_space;	/* producer sleeps until cons moves */
+		uint8_t pad[IVWL_CACHELINE - 8];
+	} producer;
+	struct {
+		uint32_t cons;		/* free-running byte index */
+		uint32_t need_data;	/* consumer sleeps until prod moves */
+		uint8_t pad[IVWL_CACHELINE - 8];
+	} consumer;
+};
+
+struct ivwl_slot_state {
+	uint32_t state;
+	uint32_t generation;
+	uint8_t pad[IVWL_CACHELINE - 8];
+};
+
+/* First page of every slot. */
+struct ivwl_slot_ctrl {
+	struct ivwl_slot_state app;
+	struct ivwl_slot_state display;
+	struct ivwl_ring_ctrl request;	/* app -> display */
+	struct ivwl_ring_ctrl event;	/* display -> app */
+};
+
+_Static_assert(sizeof(struct ivwl_side_block) == 256, "side block size");
+_Static_assert(sizeof(struct ivwl_region_header) == 768, "header size");
+_Static_assert(sizeof(struct ivwl_ring_ctrl) == 2 * IVWL_CACHELINE,
+	       "ring ctrl size");
+_Static_assert(sizeof(struct ivwl_slot_ctrl) <= IVWL_PAGE_SIZE,
+	       "slot ctrl fits a page");
+
+/* The private, trusted copy of the layout each side computes. */
+struct ivwl_layout {
+	uint64_t region_size;
+	uint32_t slot_count;
+	uint32_t ring_size;
+	uint64_t slot_table_offset;
+	uint64_t slot_stride;
+	uint64_t heap_offset;
+	uint64_t heap_size;
+};
+
+/* A slot's two rings as one side sees them. */
+struct ivwl_slot_view {
+	struct ivwl_slot_ctrl *ctrl;
+	uint8_t *request_data;
+	uint8_t *event_data;
+};
+
+bool
+ivwl_is_pow2(uint64_t v);
+
+/* 0, or -EINVAL when size is not a power of two in the allowed range. */
+int
+ivwl_layout_compute(uint64_t region_size, struct ivwl_layout *layout);
+
+/* Writes the common block of the header from the trusted layout. */
+void
+ivwl_region_write_header(void *base, const struct ivwl_layout *layout);
+
+/*
+ * True when the header in shared memory describes exactly this layout.
+ * Reads every field once; the caller still uses its own layout afterwards.
+ */
+bool
+ivwl_region_header_matches(const void *base, const struct ivwl_layout *layout);
+
+struct ivwl_region_header *
+ivwl_region_header(void *base);
+
+struct ivwl_side_block *
+ivwl_region_side(void *base, enum ivwl_side side);
+
+/* slot must be < layout->slot_count. */
+void
+ivwl_region_slot(void *base, const struct ivwl_layout *layout, uint32_t slot,
+		 struct ivwl_slot_view *view);
+
+/* Vector on which slot is rung (needs ivwl_usable_slots() > slot). */
+uint32_t
+ivwl_slot_vector(uint32_t slot);
+
+/* Slots usable with nr_vectors doorbell vectors (one vector per slot). */
+uint32_t
+ivwl_usable_slots(const struct ivwl_layout *layout, uint32_t nr_vectors);
+
+/*
+ * Checks that [offset, offset + length) lies inside the heap, without
+ * overflow, page aligned at the start.  The display side calls this on
+ * every range an app names.
+ */
+bool
+ivwl_heap_range_valid(const struct ivwl_layout *layout, uint64_t offset,
+		      uint64_t length);
+
+#endif
