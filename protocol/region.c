@@ -106,6 +106,25 @@ ivwl_region_slot(void *base, const struct ivwl_layout *layout, uint32_t slot,
 	view->event_data = view->request_data + layout->ring_size;
 }
 
+void
+ivwl_slot_state_store(struct ivwl_slot_state *s, uint32_t state,
+		      uint32_t generation)
+{
+	uint64_t v = (uint64_t)generation << 32 | state;
+
+	__atomic_store_n((uint64_t *)s, v, __ATOMIC_RELEASE);
+}
+
+void
+ivwl_slot_state_load(const struct ivwl_slot_state *s, uint32_t *state,
+		     uint32_t *generation)
+{
+	uint64_t v = __atomic_load_n((const uint64_t *)s, __ATOMIC_ACQUIRE);
+
+	*state = (uint32_t)v;
+	*generation = (uint32_t)(v >> 32);
+}
+
 uint32_t
 ivwl_slot_vector(uint32_t slot)
 {

@@ -180,6 +180,17 @@ void
 ivwl_region_slot(void *base, const struct ivwl_layout *layout, uint32_t slot,
 		 struct ivwl_slot_view *view);
 
+/*
+ * A slot state word pair is read and written as one 64-bit access, so the
+ * peer never sees a state with the generation of another.
+ */
+void
+ivwl_slot_state_store(struct ivwl_slot_state *s, uint32_t state,
+		      uint32_t generation);
+void
+ivwl_slot_state_load(const struct ivwl_slot_state *s, uint32_t *state,
+		     uint32_t *generation);
+
 /* Vector on which slot is rung (needs ivwl_usable_slots() > slot). */
 uint32_t
 ivwl_slot_vector(uint32_t slot);

@@ -1,0 +1,64 @@
+/*
+ * Calls into ivwl-agent, for shims and tests.  Every call is a blocking
+ * request/reply on the process's own agent socket.
+ */
+#ifndef IVWL_AGENT_CLIENT_H
+#define IVWL_AGENT_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent-proto.h"
+#include "device.h"
+#include "heap.h"
+
+struct ivwl_agent_slot {
+	uint32_t slot;
+	uint32_t generation;
+	uint32_t wait_vector;
+	struct ivwl_endpoint ep;
+};
+
+struct ivwl_agent_status {
+	uint32_t free_slots;
+	uint32_t usable_slots;
+	uint64_t heap_free;
+	uint64_t heap_size;
+	uint32_t quarantined_slots;
+	uint32_t app_epoch;
+};
+
+/* $IVWL_AGENT, or IVWL_AGENT_DEFAULT_SOCKET. */
+const char *
+ivwl_agent_socket_path(void);
+
+/* Connects and says hello.  Returns the socket fd or -errno. */
+int
+ivwl_agent_connect(const char *path);
+
+int
+ivwl_agent_open_slot(int fd, struct ivwl_agent_slot *out);
+
+int
+ivwl_agent_close_slot(int fd, uint32_t slot, uint32_t generation);
+
+int
+ivwl_agent_alloc(int fd, uint64_t length, struct ivwl_extent *out);
+
+int
+ivwl_agent_free(int fd, uint64_t offset);
+
+int
+ivwl_agent_status(int fd, struct ivwl_agent_status *out);
+
+/* Message transport shared by both ends of the agent socket. */
+int
+ivwl_agent_send(int fd, const void *msg, size_t len, const int *fds,
+		int nfds);
+
+/* Returns bytes received (0 on EOF) or -errno; *nfds fds were received. */
+int
+ivwl_agent_recv(int fd, void *msg, size_t len, int *fds, int max_fds,
+		int *nfds);
+
+#endif
