@@ -1,0 +1,61 @@
+#!/bin/bash
+# Runs every test: installs dependencies, builds, runs the whole suite,
+# then the unit and fuzz-corpus tests again under ASan + UBSan.
+# Ends with one line "N passed, N failed".
+#   tests/run.sh [--quick]   --quick: skip the sanitizer pass
+set -eu
+
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+tools/deps.sh
+
+total_pass=0
+total_fail=0
+
+# meson_run DIR SETUP_ARGS... -- TEST_ARGS...
+meson_run() {
+	local dir=$1; shift
+	local setup=() testargs=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	testargs=("$@")
+
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "${setup[@]}" >/dev/null
+	else
+		meson setup "$dir" "${setup[@]}" >/dev/null
+	fi
+	if ! ninja -C "$dir"; then
+		echo "build failed in $dir"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	meson test -C "$dir" --print-errorlogs "${testargs[@]}" || true
+	read -r p f < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+p = f = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "EXPECTEDFAIL"):
+        p += 1
+    elif r != "SKIP":
+        f += 1
+print(p, f)
+PY
+)
+	echo "== $dir: $p passed, $f failed"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+meson_run build -Dwerror=true --
+if [ $quick -eq 0 ]; then
+	meson_run build-sanitize -Dwerror=true -Db_sanitize=address,undefined \
+		-Dc_args=-fno-sanitize-recover=all \
+		-Db_lundef=false -- --suite unit --suite fuzz --suite host
+fi
+
+echo "$total_pass passed, $total_fail failed"
+[ $total_fail -eq 0 ]
