@@ -1,0 +1,1034 @@
+/*
+ * ivwl-server: a QEMU-compatible ivshmem-doorbell server for one region.
+ *
+ * One region is shared by exactly two peers, so the server listens on two
+ * sockets, one per role: whoever connects to the display socket is peer 0,
+ * whoever connects to the app socket is peer 1.  QEMU cannot reconnect to a
+ * restarted server, so nothing a peer does may take the server down: every
+ * socket is non-blocking, and a peer that stops reading is dropped once its
+ * backlog is full instead of being waited for.
+ *
+ * Wire format (server -> client only): one little-endian int64 per
+ * sendmsg, with zero or one SCM_RIGHTS fd.  Any byte from a client, or
+ * EOF, means it left.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "region.h"
+
+#define ROLE_COUNT 2
+#define PROTOCOL_VERSION 0
+#define MAX_VECTORS 1024u
+#define SHM_MESSAGE (-1)
+
+/*
+ * A client's backlog, in batches (one id with its fds, or a bare id).  The
+ * setup takes at most 5; every join/leave of the other peer adds one.  A
+ * client this far behind is not reading: it is dropped.
+ */
+#define MAX_BATCHES 64
+
+/* Accepts per listening socket and poll round, so no role starves. */
+#define MAX_ACCEPTS 16
+
+#define EXIT_USAGE 2
+
+static const char *const role_names[ROLE_COUNT] = { "display", "app" };
+
+/*
+ * A set of fds shared by every queued message that carries one of them:
+ * a peer's eventfds stay open until the last message naming them is out,
+ * even when the peer itself has already left.
+ */
+struct fd_bundle {
+	unsigned int refs;
+	uint32_t count;
+	int fds[];
+};
+
+struct batch {
+	int64_t value;
+	struct fd_bundle *bundle;	/* NULL: one message without fd */
+	uint32_t next;			/* next fd of bundle to send */
+};
+
+struct client {
+	int sock;			/* -1 while the role is free */
+	bool doomed;			/* leaves at the next reap */
+	struct fd_bundle *eventfds;	/* its receive vectors */
+	struct batch queue[MAX_BATCHES];
+	unsigned int head;
+	unsigned int len;
+};
+
+struct listener {
+	const char *path;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+
+struct options {
+	const char *socket_path;
+	const char *display_path;
+	char *display_path_owned;
+	const char *hugepages_dir;
+	uint64_t size;
+	uint32_t vectors;
+	bool verbose;
+};
+
+struct server {
+	struct options opt;
+	struct listener listeners[ROLE_COUNT];	/* indexed by peer id */
+	struct client clients[ROLE_COUNT];	/* indexed by peer id */
+	struct fd_bundle *shm;
+	int signal_fd;
+};
+
+static bool verbose;
+
+static void __attribute__((format(printf, 1, 2)))
+log_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ivwl-server: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define log_verbose(...)                                                 \
+	do {                                                             \
+		if (verbose)                                             \
+			log_msg(__VA_ARGS__);                            \
+	} while (0)
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ivwl-server: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ivwl-server --socket PATH --size SIZE [options]\n"
+		"\n"
+		"QEMU-compatible ivshmem-doorbell server for one ivwl region.\n"
+		"Clients of the display socket get peer id 0, clients of\n"
+		"PATH get peer id 1; each role holds one peer at a time.\n"
+		"\n"
+		"  --socket PATH          app socket (peer id 1)\n"
+		"  --display-socket PATH  display socket (peer id 0),\n"
+		"                         default: the app socket + \".display\"\n"
+		"  --size SIZE            region size in bytes, or with a K, M\n"
+		"                         or G suffix (binary); a power of two\n"
+		"                         from 2M to 64G\n"
+		"  --vectors N            doorbell vectors per peer, 1..%u\n"
+		"                         (default %u)\n"
+		"  --hugepages DIR        back the region with a file in DIR,\n"
+		"                         a hugetlbfs mount\n"
+		"  --verbose              log more\n"
+		"  --help                 show this and exit\n",
+		MAX_VECTORS, IVWL_DEFAULT_VECTORS);
+}
+
+/* Region sizes as people write them: "64M", "1G", "2097152". */
+static uint64_t
+parse_size(const char *arg)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		usage_error("--size: '%s' is not a size (bytes, or a number "
+			    "with a K, M or G suffix)", arg);
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno == ERANGE)
+		usage_error("--size: '%s' is too large (maximum %lluG)", arg,
+			    IVWL_REGION_MAX_SIZE >> 30);
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	default:
+		usage_error("--size: '%s' has an unknown suffix (use K, M or G)",
+			    arg);
+	}
+	if (*end != '\0' && end[1] != '\0')
+		usage_error("--size: '%s' has an unknown suffix (use K, M or G)",
+			    arg);
+	if (v > (UINT64_MAX >> shift))
+		usage_error("--size: '%s' is too large (maximum %lluG)", arg,
+			    IVWL_REGION_MAX_SIZE >> 30);
+	return (uint64_t)v << shift;
+}
+
+static void
+check_size(const char *arg, uint64_t size)
+{
+	struct ivwl_layout layout;
+
+	if (!ivwl_is_pow2(size))
+		usage_error("--size: %s is not a power of two", arg);
+	if (size < IVWL_REGION_MIN_SIZE)
+		usage_error("--size: %s is too small (minimum %lluM)", arg,
+			    IVWL_REGION_MIN_SIZE >> 20);
+	if (size > IVWL_REGION_MAX_SIZE)
+		usage_error("--size: %s is too large (maximum %lluG)", arg,
+			    IVWL_REGION_MAX_SIZE >> 30);
+	/* The layout is the authority; the checks above only explain. */
+	if (ivwl_layout_compute(size, &layout) < 0)
+		usage_error("--size: %s is not a valid region size", arg);
+}
+
+static uint32_t
+parse_vectors(const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		usage_error("--vectors: '%s' is not a number", arg);
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*end != '\0')
+		usage_error("--vectors: '%s' is not a number", arg);
+	if (errno == ERANGE || v < 1 || v > MAX_VECTORS)
+		usage_error("--vectors: %s is out of range (1..%u)", arg,
+			    MAX_VECTORS);
+	return (uint32_t)v;
+}
+
+static void
+check_socket_path(const char *option, const char *path)
+{
+	struct sockaddr_un addr;
+
+	if (path[0] == '\0')
+		usage_error("%s: the path is empty", option);
+	if (strlen(path) >= sizeof(addr.sun_path))
+		usage_error("%s: '%s' is too long for a unix socket path "
+			    "(at most %zu bytes)", option, path,
+			    sizeof(addr.sun_path) - 1);
+}
+
+enum {
+	OPT_SOCKET = 256,
+	OPT_DISPLAY_SOCKET,
+	OPT_SIZE,
+	OPT_VECTORS,
+	OPT_HUGEPAGES,
+	OPT_VERBOSE,
+};
+
+static void
+parse_options(int argc, char *argv[], struct options *opt)
+{
+	static const struct option long_options[] = {
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "display-socket", required_argument, NULL,
+		  OPT_DISPLAY_SOCKET },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "vectors", required_argument, NULL, OPT_VECTORS },
+		{ "hugepages", required_argument, NULL, OPT_HUGEPAGES },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *size_arg = NULL;
+	int c;
+
+	memset(opt, 0, sizeof(*opt));
+	opt->vectors = IVWL_DEFAULT_VECTORS;
+
+	/* Our own messages: getopt's are two lines and name no fix. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_SOCKET:
+			opt->socket_path = optarg;
+			break;
+		case OPT_DISPLAY_SOCKET:
+			opt->display_path = optarg;
+			break;
+		case OPT_SIZE:
+			size_arg = optarg;
+			break;
+		case OPT_VECTORS:
+			opt->vectors = parse_vectors(optarg);
+			break;
+		case OPT_HUGEPAGES:
+			opt->hugepages_dir = optarg;
+			break;
+		case OPT_VERBOSE:
+			opt->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case ':':
+			usage_error("option '%s' needs an argument",
+				    argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!opt->socket_path)
+		usage_error("missing --socket PATH");
+	if (!size_arg)
+		usage_error("missing --size SIZE");
+	if (opt->hugepages_dir && opt->hugepages_dir[0] == '\0')
+		usage_error("--hugepages: the directory is empty");
+
+	opt->size = parse_size(size_arg);
+	check_size(size_arg, opt->size);
+
+	check_socket_path("--socket", opt->socket_path);
+	if (!opt->display_path) {
+		if (asprintf(&opt->display_path_owned, "%s.display",
+			     opt->socket_path) < 0) {
+			log_msg("out of memory");
+			exit(EXIT_FAILURE);
+		}
+		opt->display_path = opt->display_path_owned;
+	}
+	check_socket_path("--display-socket", opt->display_path);
+	if (strcmp(opt->display_path, opt->socket_path) == 0)
+		usage_error("--display-socket and --socket must differ");
+}
+
+static struct fd_bundle *
+bundle_new(uint32_t count)
+{
+	struct fd_bundle *b;
+	uint32_t i;
+
+	b = malloc(sizeof(*b) + count * sizeof(b->fds[0]));
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->count = count;
+	for (i = 0; i < count; i++)
+		b->fds[i] = -1;
+	return b;
+}
+
+static struct fd_bundle *
+bundle_ref(struct fd_bundle *b)
+{
+	b->refs++;
+	return b;
+}
+
+static void
+bundle_unref(struct fd_bundle *b)
+{
+	uint32_t i;
+
+	if (!b || --b->refs > 0)
+		return;
+	for (i = 0; i < b->count; i++)
+		if (b->fds[i] >= 0)
+			close(b->fds[i]);
+	free(b);
+}
+
+static struct fd_bundle *
+eventfds_new(uint32_t count)
+{
+	struct fd_bundle *b = bundle_new(count);
+	uint32_t i;
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < count; i++) {
+		b->fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (b->fds[i] < 0) {
+			log_msg("eventfd: %s", strerror(errno));
+			bundle_unref(b);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+static int
+memfd_region(uint64_t size)
+{
+	int fd;
+
+	fd = memfd_create("ivwl-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		log_msg("memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		log_msg("cannot size the region to %" PRIu64 " bytes: %s",
+			size, strerror(errno));
+		goto err_close;
+	}
+	/*
+	 * A peer that could shrink the file would make every other peer's
+	 * mapping fault; F_SEAL_SEAL stops a peer adding F_SEAL_WRITE,
+	 * which would keep later peers from mapping it writable.
+	 */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_SEAL) < 0) {
+		log_msg("cannot seal the region: %s", strerror(errno));
+		goto err_close;
+	}
+	return fd;
+
+err_close:
+	close(fd);
+	return -1;
+}
+
+static int
+hugetlb_region(const char *dir, uint64_t size)
+{
+	struct statfs fs;
+	char *path;
+	int fd;
+
+	if (statfs(dir, &fs) < 0) {
+		log_msg("--hugepages: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (fs.f_type != HUGETLBFS_MAGIC) {
+		log_msg("--hugepages: %s is not a hugetlbfs mount", dir);
+		return -1;
+	}
+	if (asprintf(&path, "%s/ivwl-region.XXXXXX", dir) < 0) {
+		log_msg("out of memory");
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		log_msg("--hugepages: cannot create a file in %s: %s", dir,
+			strerror(errno));
+		free(path);
+		return -1;
+	}
+	/* Nobody else may open it by name; it lives as long as its fds. */
+	unlink(path);
+	free(path);
+
+	/* Check the file, not the path: DIR could have been remounted. */
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != HUGETLBFS_MAGIC) {
+		log_msg("--hugepages: %s is not a hugetlbfs mount", dir);
+		goto err_close;
+	}
+	if (fs.f_bsize > 0 && size % (uint64_t)fs.f_bsize != 0) {
+		log_msg("--hugepages: the size is not a multiple of the huge "
+			"page size of %s (%ld bytes)", dir, (long)fs.f_bsize);
+		goto err_close;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		log_msg("--hugepages: cannot size the region to %" PRIu64
+			" bytes in %s: %s", size, dir, strerror(errno));
+		goto err_close;
+	}
+	return fd;
+
+err_close:
+	close(fd);
+	return -1;
+}
+
+/*
+ * Every peer holds one eventfd per vector in this process, and queued
+ * messages keep departed peers' ones alive a little longer.
+ */
+static void
+raise_fd_limit(uint32_t vectors)
+{
+	rlim_t need = 4 * (rlim_t)vectors + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ?
+		      need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
+		log_msg("warning: the fd limit (%llu) may be too low for %u "
+			"vectors", (unsigned long long)rl.rlim_cur, vectors);
+}
+
+static int
+send_message(int sock, int64_t value, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	int64_t wire = (int64_t)htole64((uint64_t)value);
+	struct iovec iov = { .iov_base = &wire, .iov_len = sizeof(wire) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	if (fd >= 0) {
+		memset(&ctrl, 0, sizeof(ctrl));
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = sizeof(ctrl.buf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* Half a message cannot be completed later without re-sending
+	 * the fd: the stream would be out of step. */
+	if ((size_t)n != sizeof(wire))
+		return -EPIPE;
+	return 0;
+}
+
+static void
+client_doom(struct client *c, uint32_t id, const char *why)
+{
+	if (c->doomed)
+		return;
+	log_msg("%s peer %u: %s, dropping it", role_names[id], id, why);
+	c->doomed = true;
+}
+
+static void
+client_enqueue(struct client *c, uint32_t id, int64_t value,
+	       struct fd_bundle *bundle)
+{
+	struct batch *b;
+
+	if (c->doomed)
+		return;
+	if (c->len == MAX_BATCHES) {
+		client_doom(c, id, "not reading its socket");
+		return;
+	}
+	b = &c->queue[(c->head + c->len) % MAX_BATCHES];
+	b->value = value;
+	b->bundle = bundle ? bundle_ref(bundle) : NULL;
+	b->next = 0;
+	c->len++;
+}
+
+static void
+client_pop(struct client *c)
+{
+	bundle_unref(c->queue[c->head].bundle);
+	c->queue[c->head].bundle = NULL;
+	c->head = (c->head + 1) % MAX_BATCHES;
+	c->len--;
+}
+
+/* Sends what the socket takes now; the rest waits for POLLOUT. */
+static void
+client_flush(struct client *c, uint32_t id)
+{
+	char why[128];
+	int ret;
+
+	while (c->len > 0 && !c->doomed) {
+		struct batch *b = &c->queue[c->head];
+		int fd = b->bundle ? b->bundle->fds[b->next] : -1;
+
+		ret = send_message(c->sock, b->value, fd);
+		if (ret == -EAGAIN)
+			return;
+		if (ret < 0) {
+			snprintf(why, sizeof(why), "cannot send: %s",
+				 strerror(-ret));
+			client_doom(c, id, why);
+			return;
+		}
+		if (b->bundle && ++b->next < b->bundle->count)
+			continue;
+		client_pop(c);
+	}
+}
+
+static bool
+client_present(const struct client *c)
+{
+	return c->sock >= 0 && !c->doomed;
+}
+
+static void
+client_release(struct client *c)
+{
+	while (c->len > 0)
+		client_pop(c);
+	c->head = 0;
+	if (c->sock >= 0)
+		close(c->sock);
+	c->sock = -1;
+	bundle_unref(c->eventfds);
+	c->eventfds = NULL;
+	c->doomed = false;
+}
+
+/*
+ * Drops doomed clients and tells the others.  Telling may doom another
+ * client in turn, hence the loop; each pass removes one, so it ends.
+ */
+static void
+server_reap(struct server *s)
+{
+	uint32_t id, other;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (id = 0; id < ROLE_COUNT; id++) {
+			struct client *c = &s->clients[id];
+
+			if (c->sock < 0 || !c->doomed)
+				continue;
+			client_release(c);
+			log_msg("%s peer %u left", role_names[id], id);
+			for (other = 0; other < ROLE_COUNT; other++) {
+				struct client *o = &s->clients[other];
+
+				if (!client_present(o))
+					continue;
+				client_enqueue(o, other, id, NULL);
+				client_flush(o, other);
+			}
+			again = true;
+		}
+	}
+}
+
+/* Any byte, EOF or error from a client means it left. */
+static void
+client_readable(struct client *c, uint32_t id)
+{
+	char buf[64];
+	ssize_t n;
+
+	n = recv(c->sock, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		client_doom(c, id, "it sent data");
+	else if (n == 0)
+		c->doomed = true;
+	else
+		client_doom(c, id, strerror(errno));
+}
+
+/*
+ * A role's holder may be gone while its EOF still waits in the socket:
+ * look before refusing a newcomer, so that a peer that reconnects at
+ * once gets its id back.
+ */
+static void
+client_check_alive(struct server *s, uint32_t id)
+{
+	struct client *c = &s->clients[id];
+	struct pollfd pfd = { .fd = c->sock, .events = POLLIN };
+
+	if (c->sock < 0)
+		return;
+	if (poll(&pfd, 1, 0) > 0)
+		client_readable(c, id);
+	server_reap(s);
+}
+
+static void
+client_start(struct server *s, uint32_t id, int sock)
+{
+	struct client *c = &s->clients[id];
+	uint32_t other;
+
+	c->eventfds = eventfds_new(s->opt.vectors);
+	if (!c->eventfds) {
+		log_msg("no eventfds for a new %s peer, refusing it",
+			role_names[id]);
+		close(sock);
+		return;
+	}
+	c->sock = sock;
+	c->doomed = false;
+
+	client_enqueue(c, id, PROTOCOL_VERSION, NULL);
+	client_enqueue(c, id, id, NULL);
+	client_enqueue(c, id, SHM_MESSAGE, s->shm);
+	for (other = 0; other < ROLE_COUNT; other++)
+		if (other != id && client_present(&s->clients[other]))
+			client_enqueue(c, id, other,
+				       s->clients[other].eventfds);
+	client_enqueue(c, id, id, c->eventfds);
+	client_flush(c, id);
+	if (c->doomed) {
+		/* Nobody heard of it yet: no need to announce its exit. */
+		client_release(c);
+		return;
+	}
+	log_msg("%s peer %u joined", role_names[id], id);
+
+	for (other = 0; other < ROLE_COUNT; other++) {
+		struct client *o = &s->clients[other];
+
+		if (other == id || !client_present(o))
+			continue;
+		client_enqueue(o, other, id, c->eventfds);
+		client_flush(o, other);
+	}
+	server_reap(s);
+}
+
+static void
+server_accept(struct server *s, uint32_t id)
+{
+	struct listener *l = &s->listeners[id];
+	int i, sock;
+
+	for (i = 0; i < MAX_ACCEPTS; i++) {
+		sock = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (sock < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN)
+				log_msg("accept on %s: %s", l->path,
+					strerror(errno));
+			return;
+		}
+		client_check_alive(s, id);
+		if (s->clients[id].sock >= 0) {
+			log_msg("%s role is held by peer %u: refusing another "
+				"client on %s", role_names[id], id, l->path);
+			close(sock);
+			continue;
+		}
+		client_start(s, id, sock);
+	}
+}
+
+/*
+ * A socket file nobody listens on is what a crashed server leaves: remove
+ * it.  A live one means a second server for the same region, a mistake we
+ * refuse.  The probe connects, so a live server sees a peer come and go.
+ */
+static int
+clear_stale_socket(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		log_msg("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		log_msg("%s exists and is not a socket", path);
+		return -1;
+	}
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_msg("socket: %s", strerror(errno));
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	ret = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+	if (ret == 0 || errno == EAGAIN) {
+		close(fd);
+		log_msg("%s: another server is already listening there", path);
+		return -1;
+	}
+	ret = errno;
+	close(fd);
+	if (ret != ECONNREFUSED) {
+		log_msg("%s: %s", path, strerror(ret));
+		return -1;
+	}
+	log_verbose("removing stale socket %s", path);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		log_msg("cannot remove stale socket %s: %s", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+listener_open(struct listener *l, const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct stat st;
+
+	l->path = path;
+	if (clear_stale_socket(path) < 0)
+		return -1;
+
+	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0) {
+		log_msg("socket: %s", strerror(errno));
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	if (bind(l->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		log_msg("cannot bind %s: %s", path, strerror(errno));
+		goto err_close;
+	}
+	/* Remember which file is ours, to remove only that one at exit. */
+	if (stat(path, &st) == 0) {
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+	}
+	if (listen(l->fd, 8) < 0) {
+		log_msg("cannot listen on %s: %s", path, strerror(errno));
+		goto err_unlink;
+	}
+	return 0;
+
+err_unlink:
+	unlink(path);
+err_close:
+	close(l->fd);
+	l->fd = -1;
+	return -1;
+}
+
+static void
+listener_close(struct listener *l)
+{
+	struct stat st;
+
+	if (l->fd < 0)
+		return;
+	close(l->fd);
+	l->fd = -1;
+	if (stat(l->path, &st) == 0 && st.st_dev == l->dev &&
+	    st.st_ino == l->ino)
+		unlink(l->path);
+}
+
+static int
+signals_open(void)
+{
+	sigset_t mask;
+	int fd;
+
+	/* Peers vanish mid-send; that is EPIPE for us, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		log_msg("sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		log_msg("signalfd: %s", strerror(errno));
+	return fd;
+}
+
+static int
+server_init(struct server *s)
+{
+	uint32_t id;
+	int fd;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		s->clients[id].sock = -1;
+		s->listeners[id].fd = -1;
+	}
+	s->signal_fd = signals_open();
+	if (s->signal_fd < 0)
+		return -1;
+
+	raise_fd_limit(s->opt.vectors);
+	if (s->opt.hugepages_dir)
+		fd = hugetlb_region(s->opt.hugepages_dir, s->opt.size);
+	else
+		fd = memfd_region(s->opt.size);
+	if (fd < 0)
+		return -1;
+	s->shm = bundle_new(1);
+	if (!s->shm) {
+		close(fd);
+		log_msg("out of memory");
+		return -1;
+	}
+	s->shm->fds[0] = fd;
+
+	if (listener_open(&s->listeners[IVWL_PEER_DISPLAY],
+			  s->opt.display_path) < 0 ||
+	    listener_open(&s->listeners[IVWL_PEER_APP],
+			  s->opt.socket_path) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+server_fini(struct server *s)
+{
+	uint32_t id;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		client_release(&s->clients[id]);
+		listener_close(&s->listeners[id]);
+	}
+	bundle_unref(s->shm);
+	s->shm = NULL;
+	if (s->signal_fd >= 0)
+		close(s->signal_fd);
+	free(s->opt.display_path_owned);
+}
+
+/* True when a termination signal arrived. */
+static bool
+signals_read(int fd)
+{
+	struct signalfd_siginfo si;
+	ssize_t n;
+
+	n = read(fd, &si, sizeof(si));
+	if (n != (ssize_t)sizeof(si))
+		return false;
+	log_msg("got signal %u, shutting down", si.ssi_signo);
+	return true;
+}
+
+enum {
+	POLL_SIGNAL,
+	POLL_LISTENER,
+	POLL_CLIENT = POLL_LISTENER + ROLE_COUNT,
+	POLL_COUNT = POLL_CLIENT + ROLE_COUNT,
+};
+
+static int
+server_run(struct server *s)
+{
+	struct pollfd pfds[POLL_COUNT];
+	uint32_t id;
+	int n;
+
+	for (;;) {
+		pfds[POLL_SIGNAL] = (struct pollfd){ s->signal_fd, POLLIN, 0 };
+		for (id = 0; id < ROLE_COUNT; id++) {
+			struct client *c = &s->clients[id];
+
+			pfds[POLL_LISTENER + id] = (struct pollfd){
+				s->listeners[id].fd, POLLIN, 0 };
+			pfds[POLL_CLIENT + id] = (struct pollfd){
+				c->sock, POLLIN | (c->len ? POLLOUT : 0), 0 };
+		}
+
+		n = poll(pfds, POLL_COUNT, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_msg("poll: %s", strerror(errno));
+			return -1;
+		}
+
+		if (pfds[POLL_SIGNAL].revents && signals_read(s->signal_fd))
+			return 0;
+
+		/* Departures first, so that a returning peer finds its
+		 * role free. */
+		for (id = 0; id < ROLE_COUNT; id++) {
+			struct client *c = &s->clients[id];
+			short rev = pfds[POLL_CLIENT + id].revents;
+
+			if (c->sock < 0 || !rev)
+				continue;
+			if (rev & (POLLIN | POLLHUP | POLLERR))
+				client_readable(c, id);
+			if (rev & POLLOUT)
+				client_flush(c, id);
+		}
+		server_reap(s);
+
+		for (id = 0; id < ROLE_COUNT; id++)
+			if (pfds[POLL_LISTENER + id].revents)
+				server_accept(s, id);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct server s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	s.signal_fd = -1;
+	parse_options(argc, argv, &s.opt);
+	verbose = s.opt.verbose;
+
+	if (server_init(&s) < 0) {
+		server_fini(&s);
+		return EXIT_FAILURE;
+	}
+	log_msg("serving a %" PRIu64 "-byte region with %u vectors: "
+		"display peer on %s, app peer on %s", s.opt.size,
+		s.opt.vectors, s.opt.display_path, s.opt.socket_path);
+
+	ret = server_run(&s);
+	server_fini(&s);
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
