@@ -1,0 +1,129 @@
+#!/bin/bash
+# Builds a gzip'd cpio initramfs for the VM tests:
+#
+#   mkinitramfs.sh OUT FILE...
+#
+# The image holds busybox-static with a symlink per applet, an /init and
+# each FILE: "path" lands in /bin/<basename of path>, "path=/dest/name"
+# lands in /dest/name (for modules, data files...).
+#
+# /init mounts proc, sys, dev and /tmp, then runs the command named on the
+# kernel command line by ivwl.run=, words separated by commas:
+#
+#   ivwl.run=/bin/guest-probe,--size,67108864
+#
+# prints "IVWL-INIT: exit status N" and powers the machine off.  Without
+# ivwl.run= it starts a shell on the console.  Needs no root: ownership in
+# the archive is set by cpio.
+#
+# BUSYBOX overrides the busybox binary (default: /bin/busybox of
+# busybox-static); it must be statically linked.
+set -eu
+
+die()
+{
+	echo "mkinitramfs: $*" >&2
+	exit 1
+}
+
+# True when an ELF file asks for a program interpreter (dynamic binary).
+is_dynamic()
+{
+	command -v readelf >/dev/null 2>&1 || return 1
+	LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'
+}
+
+[ $# -ge 1 ] || die "usage: mkinitramfs.sh OUT [FILE[=/DEST]]..."
+out=$1
+shift
+
+busybox=${BUSYBOX:-/bin/busybox}
+[ -x "$busybox" ] ||
+	die "$busybox not found: install the busybox-static package"
+if is_dynamic "$busybox"; then
+	die "$busybox is dynamically linked: install busybox-static"
+fi
+command -v cpio >/dev/null 2>&1 || die "cpio not found: install cpio"
+command -v gzip >/dev/null 2>&1 || die "gzip not found: install gzip"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivwl-initramfs.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+
+mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin \
+	"$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/run \
+	"$root"/etc "$root"/lib/modules
+cp "$busybox" "$root"/bin/busybox
+chmod 0755 "$root"/bin/busybox
+
+# Every applet as a symlink in /bin: the host's busybox is the same
+# binary, so it can tell us its own list.
+applets=$("$busybox" --list) || die "$busybox --list failed"
+for applet in $applets; do
+	case $applet in
+	busybox|*/*) continue ;;
+	esac
+	ln -s busybox "$root/bin/$applet"
+done
+[ -e "$root"/bin/sh ] || die "busybox has no sh applet"
+
+for spec in "$@"; do
+	case $spec in
+	*=/*)
+		src=${spec%%=/*}
+		dest=/${spec#*=/}
+		;;
+	*)
+		src=$spec
+		dest=/bin/$(basename "$spec")
+		;;
+	esac
+	[ -f "$src" ] || die "$src: no such file"
+	if [ -x "$src" ] && is_dynamic "$src"; then
+		die "$src is dynamically linked: the initramfs has no libc"
+	fi
+	mkdir -p "$root$(dirname "$dest")"
+	cp "$src" "$root$dest"
+done
+
+cat >"$root"/init <<'EOF'
+#!/bin/sh
+# ivwl VM test init: see tests/vm/mkinitramfs.sh
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+exec 0</dev/console 1>/dev/console 2>&1
+
+set -f
+run=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	ivwl.run=*) run=${arg#ivwl.run=} ;;
+	esac
+done
+
+if [ -z "$run" ]; then
+	echo "IVWL-INIT: no ivwl.run= on the kernel command line, starting a shell"
+	/bin/sh
+	status=$?
+else
+	cmd=$(echo "$run" | tr ',' ' ')
+	echo "IVWL-INIT: running $cmd"
+	$cmd
+	status=$?
+fi
+echo "IVWL-INIT: exit status $status"
+sync
+poweroff -f
+# poweroff -f does not return; should it fail, panic=-1 and -no-reboot
+# still end the VM when init exits.
+exit "$status"
+EOF
+chmod 0755 "$root"/init
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --quiet -o -0 -H newc -R 0:0) | gzip -9n >"$tmp"/initramfs.gz
+mv "$tmp"/initramfs.gz "$out"
