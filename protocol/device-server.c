@@ -1,0 +1,805 @@
+/*
+ * Device backend for a host process attached to an ivshmem-doorbell server
+ * (ivwl-server, or QEMU's contrib server).
+ *
+ * The server speaks first and only: one little-endian int64 per message,
+ * with at most one fd.  version 0; our id; -1 + the region fd; every other
+ * peer's id with one eventfd per vector; our id with our own eventfds.
+ * Later, id + fd adds one vector of a joining peer, a bare id says that
+ * peer left.  Own vectors are the eventfds we read; a peer's vector v is
+ * rung by writing to the v-th eventfd it came with.
+ *
+ * The protocol never states the vector count.  We take it from the peers
+ * announced before us when there are any, else from our own fds as they
+ * arrive, waiting SETTLE_MS for stragglers once the socket runs dry.  Own
+ * fds that arrive after open are refused, so nr_vectors never changes.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "region.h"
+
+/* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
+#define MAX_PEER_ID 65535u
+#define MAX_VECTORS 1024u
+#define PROTOCOL_VERSION 0
+#define SHM_MESSAGE (-1)
+
+/* How long to wait for more own vectors once the socket runs dry. */
+#define SETTLE_MS 50
+/* Messages handled per dispatch call: the event fd stays readable. */
+#define DISPATCH_BUDGET 1024
+/* Retry period while the server's listen backlog is full. */
+#define CONNECT_RETRY_MS 10
+
+struct peer {
+	int *fds;		/* one eventfd per vector, in vector order */
+	uint32_t nfds;
+	uint32_t capacity;
+	bool present;		/* has its full set of vectors */
+};
+
+struct ivwl_device {
+	int sock;
+	bool gone;
+
+	/* A message may come in pieces; its fd comes with the first. */
+	uint8_t partial[8];
+	size_t have;
+	int partial_fd;
+	bool partial_bad;
+
+	int shm_fd;
+	void *base;
+	uint64_t size;
+
+	uint32_t peer_id;
+	uint32_t nr_vectors;
+	struct peer *peers;	/* indexed by id, own id included */
+	uint32_t npeers;
+
+	ivwl_peer_func_t listener;
+	void *listener_data;
+};
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* poll timeout left until deadline; deadline < 0 means none. */
+static int
+ms_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - now_ms();
+	if (left < 0)
+		return 0;
+	return left > 60000 ? 60000 : (int)left;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void
+peer_clear(struct peer *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nfds; i++)
+		close(p->fds[i]);
+	p->nfds = 0;
+	p->present = false;
+}
+
+static struct peer *
+peer_get(struct ivwl_device *dev, uint32_t id)
+{
+	struct peer *peers;
+	uint32_t n;
+
+	if (id < dev->npeers)
+		return &dev->peers[id];
+	if (id > MAX_PEER_ID)
+		return NULL;
+	n = id + 1 < 4 ? 4 : id + 1;
+	peers = realloc(dev->peers, n * sizeof(*peers));
+	if (!peers)
+		return NULL;
+	memset(peers + dev->npeers, 0, (n - dev->npeers) * sizeof(*peers));
+	dev->peers = peers;
+	dev->npeers = n;
+	return &dev->peers[id];
+}
+
+static int
+peer_add_fd(struct peer *p, int fd)
+{
+	int *fds;
+	uint32_t n;
+
+	if (p->nfds == MAX_VECTORS)
+		return -E2BIG;
+	if (p->nfds == p->capacity) {
+		n = p->capacity ? p->capacity * 2 : 8;
+		if (n > MAX_VECTORS)
+			n = MAX_VECTORS;
+		fds = realloc(p->fds, n * sizeof(*fds));
+		if (!fds)
+			return -ENOMEM;
+		p->fds = fds;
+		p->capacity = n;
+	}
+	/*
+	 * Ringing must never block, even with the counter near its limit,
+	 * and draining must return at once when nothing is pending.
+	 */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	p->fds[p->nfds++] = fd;
+	return 0;
+}
+
+static void
+take_fds(struct ivwl_device *dev, struct msghdr *msg)
+{
+	struct cmsghdr *cmsg;
+	size_t i, n;
+	int fd;
+
+	if (msg->msg_flags & MSG_CTRUNC)
+		dev->partial_bad = true;
+	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
+			       sizeof(fd));
+			if (dev->partial_fd < 0) {
+				dev->partial_fd = fd;
+			} else {
+				close(fd);
+				dev->partial_bad = true;
+			}
+		}
+	}
+}
+
+/*
+ * 1 and a message, 0 when none is complete yet, -EPROTO for a message
+ * with more than one fd (dropped), -ECONNRESET when the server is gone.
+ */
+static int
+recv_message(struct ivwl_device *dev, int64_t *value, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	struct iovec iov;
+	struct msghdr msg;
+	uint64_t wire;
+	ssize_t n;
+
+	while (dev->have < sizeof(dev->partial)) {
+		iov.iov_base = dev->partial + dev->have;
+		iov.iov_len = sizeof(dev->partial) - dev->have;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = sizeof(ctrl.buf);
+
+		n = recvmsg(dev->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return -ECONNRESET;
+		take_fds(dev, &msg);
+		if (n == 0)
+			return -ECONNRESET;
+		dev->have += (size_t)n;
+	}
+
+	memcpy(&wire, dev->partial, sizeof(wire));
+	*value = (int64_t)le64toh(wire);
+	*fd = dev->partial_fd;
+	dev->partial_fd = -1;
+	dev->have = 0;
+	if (dev->partial_bad) {
+		dev->partial_bad = false;
+		close_fd(fd);
+		return -EPROTO;
+	}
+	return 1;
+}
+
+/* Like recv_message, but waits until deadline (< 0: no limit). */
+static int
+wait_message(struct ivwl_device *dev, int64_t deadline, int64_t *value,
+	     int *fd)
+{
+	struct pollfd pfd = { .fd = dev->sock, .events = POLLIN };
+	int ret;
+
+	for (;;) {
+		ret = recv_message(dev, value, fd);
+		if (ret != 0)
+			return ret;
+		ret = poll(&pfd, 1, ms_left(deadline));
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (ret == 0 && deadline >= 0 && now_ms() >= deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+static void
+peer_left(struct ivwl_device *dev, uint32_t id)
+{
+	struct peer *p;
+	bool was_present;
+
+	if (id >= dev->npeers || id == dev->peer_id)
+		return;
+	p = &dev->peers[id];
+	was_present = p->present;
+	peer_clear(p);
+	if (was_present && dev->listener)
+		dev->listener(dev->listener_data, id, false);
+}
+
+/*
+ * One message after open.  A misbehaving server gets its message dropped,
+ * as QEMU does: it is trusted, and dropping keeps every state consistent.
+ */
+static void
+handle_message(struct ivwl_device *dev, int64_t value, int fd)
+{
+	struct peer *p;
+
+	if (value < 0 || value > MAX_PEER_ID || (uint32_t)value ==
+	    dev->peer_id) {
+		close_fd(&fd);
+		return;
+	}
+	if (fd < 0) {
+		peer_left(dev, (uint32_t)value);
+		return;
+	}
+	p = peer_get(dev, (uint32_t)value);
+	if (!p || p->nfds >= dev->nr_vectors || peer_add_fd(p, fd) < 0) {
+		close_fd(&fd);
+		return;
+	}
+	if (p->nfds == dev->nr_vectors) {
+		p->present = true;
+		if (dev->listener)
+			dev->listener(dev->listener_data, (uint32_t)value,
+				      true);
+	}
+}
+
+static int
+connect_server(const char *path, int64_t deadline, const char **err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		*err = "socket path too long";
+		return -ENAMETOOLONG;
+	}
+	strcpy(addr.sun_path, path);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*err = "cannot create a socket";
+		return -errno;
+	}
+	/* EAGAIN: the server's backlog is full, it has not accepted yet. */
+	while (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		ret = errno;
+		if (ret == EINTR)
+			continue;
+		if (ret != EAGAIN) {
+			*err = "cannot connect to the server socket";
+			close(fd);
+			return -ret;
+		}
+		if (deadline >= 0 && now_ms() >= deadline) {
+			*err = "timed out connecting to the server socket";
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		poll(NULL, 0, CONNECT_RETRY_MS);
+	}
+	return fd;
+}
+
+/* A message before the region: peers announced before us, or ours. */
+static int
+setup_peer_message(struct ivwl_device *dev, int64_t value, int fd,
+		   const char **err)
+{
+	struct peer *p;
+
+	if (value < 0 || value > MAX_PEER_ID) {
+		close_fd(&fd);
+		*err = "server sent an invalid peer id";
+		return -EPROTO;
+	}
+	/* Someone left while we were being set up. */
+	if (fd < 0) {
+		if ((uint32_t)value != dev->peer_id &&
+		    (uint32_t)value < dev->npeers)
+			peer_clear(&dev->peers[value]);
+		return 0;
+	}
+	p = peer_get(dev, (uint32_t)value);
+	if (!p || peer_add_fd(p, fd) < 0) {
+		close_fd(&fd);
+		*err = "too many vectors";
+		return -E2BIG;
+	}
+	return 0;
+}
+
+static int
+map_region(struct ivwl_device *dev, int fd, const char **err)
+{
+	struct ivwl_layout layout;
+	struct stat st;
+
+	dev->shm_fd = fd;
+	if (fstat(fd, &st) < 0) {
+		*err = "cannot stat the region fd";
+		return -errno;
+	}
+	if (st.st_size < 0 ||
+	    ivwl_layout_compute((uint64_t)st.st_size, &layout) < 0) {
+		*err = "the region size is not a valid ivwl region size";
+		return -EINVAL;
+	}
+	dev->size = (uint64_t)st.st_size;
+	dev->base = mmap(NULL, dev->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+	if (dev->base == MAP_FAILED) {
+		dev->base = NULL;
+		*err = "cannot map the region";
+		return -errno;
+	}
+	return 0;
+}
+
+/* Version, id, then anything until the region comes. */
+static int
+receive_region(struct ivwl_device *dev, int64_t deadline, const char **err)
+{
+	int64_t value;
+	int fd, ret;
+
+	ret = wait_message(dev, deadline, &value, &fd);
+	if (ret < 0)
+		goto err_recv;
+	if (value != PROTOCOL_VERSION || fd >= 0) {
+		close_fd(&fd);
+		*err = "server speaks another protocol version";
+		return -EPROTO;
+	}
+
+	ret = wait_message(dev, deadline, &value, &fd);
+	if (ret < 0)
+		goto err_recv;
+	if (value < 0 || value > MAX_PEER_ID || fd >= 0) {
+		close_fd(&fd);
+		*err = "server sent no valid peer id";
+		return -EPROTO;
+	}
+	dev->peer_id = (uint32_t)value;
+	if (!peer_get(dev, dev->peer_id)) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+
+	for (;;) {
+		ret = wait_message(dev, deadline, &value, &fd);
+		if (ret < 0)
+			goto err_recv;
+		if (value != SHM_MESSAGE) {
+			ret = setup_peer_message(dev, value, fd, err);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (fd < 0) {
+			*err = "server sent a region message without fd";
+			return -EPROTO;
+		}
+		return map_region(dev, fd, err);
+	}
+
+err_recv:
+	switch (ret) {
+	case -ETIMEDOUT:
+		*err = "timed out waiting for the region";
+		break;
+	case -ECONNRESET:
+		*err = "server closed the connection (is the role taken?)";
+		break;
+	case -EPROTO:
+		*err = "server sent a message with several fds";
+		break;
+	default:
+		*err = "cannot read from the server";
+		break;
+	}
+	return ret;
+}
+
+/* The most vectors any peer announced before us: ours are as many. */
+static uint32_t
+expected_vectors(struct ivwl_device *dev)
+{
+	uint32_t id, n = 0;
+
+	for (id = 0; id < dev->npeers; id++)
+		if (id != dev->peer_id && dev->peers[id].nfds > n)
+			n = dev->peers[id].nfds;
+	return n;
+}
+
+static int
+receive_own_vectors(struct ivwl_device *dev, int64_t deadline,
+		    const char **err)
+{
+	struct peer *own = &dev->peers[dev->peer_id];
+	uint32_t expected = expected_vectors(dev);
+	int64_t value, settle;
+	int fd, ret;
+
+	while (expected == 0 || own->nfds < expected) {
+		settle = deadline;
+		if (own->nfds > 0 && expected == 0) {
+			settle = now_ms() + SETTLE_MS;
+			if (deadline >= 0 && deadline < settle)
+				settle = deadline;
+		}
+		ret = wait_message(dev, settle, &value, &fd);
+		if (ret == -ETIMEDOUT && own->nfds > 0)
+			break;
+		if (ret == -EPROTO)
+			continue;
+		if (ret < 0) {
+			*err = ret == -ETIMEDOUT ?
+			       "timed out waiting for own vectors" :
+			       "server closed the connection during setup";
+			return ret;
+		}
+		if (value == SHM_MESSAGE) {
+			close_fd(&fd);
+			continue;
+		}
+		ret = setup_peer_message(dev, value, fd, err);
+		if (ret < 0)
+			return ret;
+		/* A peer joining after our vectors ends the burst. */
+		if (fd >= 0 && (uint32_t)value != dev->peer_id &&
+		    own->nfds > 0)
+			break;
+		/* A peer that left is no guide to our count any more. */
+		if (fd < 0)
+			expected = expected_vectors(dev);
+	}
+
+	dev->nr_vectors = own->nfds;
+	if (dev->nr_vectors == 0) {
+		*err = "server sent no vectors";
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Trims peers to our vector count and marks the complete ones present. */
+static void
+settle_peers(struct ivwl_device *dev)
+{
+	uint32_t id;
+
+	for (id = 0; id < dev->npeers; id++) {
+		struct peer *p = &dev->peers[id];
+
+		while (p->nfds > dev->nr_vectors)
+			close(p->fds[--p->nfds]);
+		p->present = p->nfds == dev->nr_vectors;
+	}
+}
+
+int
+ivwl_device_open_server(const char *socket_path, int timeout_ms,
+			struct ivwl_device **out, const char **err)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	const char *dummy;
+	struct ivwl_device *dev;
+	int ret;
+
+	if (!err)
+		err = &dummy;
+	*err = NULL;
+	*out = NULL;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	dev->partial_fd = -1;
+	dev->shm_fd = -1;
+
+	dev->sock = connect_server(socket_path, deadline, err);
+	if (dev->sock < 0) {
+		ret = dev->sock;
+		goto err_free;
+	}
+	ret = receive_region(dev, deadline, err);
+	if (ret < 0)
+		goto err_destroy;
+	ret = receive_own_vectors(dev, deadline, err);
+	if (ret < 0)
+		goto err_destroy;
+	settle_peers(dev);
+
+	*out = dev;
+	return 0;
+
+err_destroy:
+	ivwl_device_destroy(dev);
+	return ret;
+err_free:
+	free(dev);
+	return ret;
+}
+
+void
+ivwl_device_destroy(struct ivwl_device *dev)
+{
+	uint32_t id;
+
+	if (!dev)
+		return;
+	for (id = 0; id < dev->npeers; id++) {
+		peer_clear(&dev->peers[id]);
+		free(dev->peers[id].fds);
+	}
+	free(dev->peers);
+	if (dev->base)
+		munmap(dev->base, dev->size);
+	close_fd(&dev->shm_fd);
+	close_fd(&dev->partial_fd);
+	close_fd(&dev->sock);
+	free(dev);
+}
+
+void *
+ivwl_device_base(struct ivwl_device *dev)
+{
+	return dev->base;
+}
+
+uint64_t
+ivwl_device_size(struct ivwl_device *dev)
+{
+	return dev->size;
+}
+
+uint32_t
+ivwl_device_peer_id(struct ivwl_device *dev)
+{
+	return dev->peer_id;
+}
+
+uint32_t
+ivwl_device_nr_vectors(struct ivwl_device *dev)
+{
+	return dev->nr_vectors;
+}
+
+static int
+ring_eventfd(int fd)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	do {
+		n = write(fd, &one, sizeof(one));
+	} while (n < 0 && errno == EINTR);
+	/* EAGAIN: the counter is saturated, the peer has a wakeup already. */
+	if (n < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
+static uint64_t
+drain_eventfd(int fd)
+{
+	uint64_t v;
+	ssize_t n;
+
+	do {
+		n = read(fd, &v, sizeof(v));
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(v) ? v : 0;
+}
+
+bool
+ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer)
+{
+	if (peer == dev->peer_id)
+		return true;
+	return peer < dev->npeers && dev->peers[peer].present;
+}
+
+int
+ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return -EINVAL;
+	if (!ivwl_device_peer_present(dev, peer))
+		return -ENOENT;
+	return ring_eventfd(dev->peers[peer].fds[vector]);
+}
+
+int
+ivwl_device_vector_fd(struct ivwl_device *dev, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return -1;
+	return dev->peers[dev->peer_id].fds[vector];
+}
+
+uint64_t
+ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return 0;
+	return drain_eventfd(dev->peers[dev->peer_id].fds[vector]);
+}
+
+int
+ivwl_device_event_fd(struct ivwl_device *dev)
+{
+	return dev->sock;
+}
+
+int
+ivwl_device_dispatch(struct ivwl_device *dev)
+{
+	int64_t value;
+	int fd, i, ret;
+
+	if (dev->gone)
+		return -ECONNRESET;
+	for (i = 0; i < DISPATCH_BUDGET; i++) {
+		ret = recv_message(dev, &value, &fd);
+		if (ret == 0)
+			return 0;
+		if (ret == -EPROTO)
+			continue;
+		if (ret < 0) {
+			/*
+			 * Keep the socket: closing it would hand its fd
+			 * number to someone else while callers still poll
+			 * it.  At EOF it stays readable, so they see this.
+			 */
+			dev->gone = true;
+			return -ECONNRESET;
+		}
+		handle_message(dev, value, fd);
+	}
+	return 0;
+}
+
+void
+ivwl_device_set_peer_listener(struct ivwl_device *dev, ivwl_peer_func_t func,
+			      void *data)
+{
+	dev->listener = func;
+	dev->listener_data = data;
+}
+
+static int
+dup_fd(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+int
+ivwl_device_export_endpoint(struct ivwl_device *dev, uint32_t peer,
+			    uint32_t ring_vector, uint32_t wait_vector,
+			    struct ivwl_endpoint *ep)
+{
+	int ret;
+
+	ep->region_fd = -1;
+	ep->doorbell_fd = -1;
+	ep->wait_fd = -1;
+	if (ring_vector >= dev->nr_vectors || wait_vector >= dev->nr_vectors)
+		return -EINVAL;
+	if (!ivwl_device_peer_present(dev, peer))
+		return -ENOENT;
+
+	ep->region_fd = dup_fd(dev->shm_fd);
+	if (ep->region_fd < 0)
+		goto err_dup;
+	ep->doorbell_fd = dup_fd(dev->peers[peer].fds[ring_vector]);
+	if (ep->doorbell_fd < 0)
+		goto err_dup;
+	ep->wait_fd = dup_fd(dev->peers[dev->peer_id].fds[wait_vector]);
+	if (ep->wait_fd < 0)
+		goto err_dup;
+	ep->region_size = dev->size;
+	ep->doorbell_kind = IVWL_DOORBELL_EVENTFD;
+	ep->doorbell_peer = peer;
+	ep->doorbell_vector = ring_vector;
+	return 0;
+
+err_dup:
+	ret = -errno;
+	ivwl_endpoint_close(ep);
+	return ret;
+}
+
+int
+ivwl_endpoint_ring(const struct ivwl_endpoint *ep)
+{
+	switch (ep->doorbell_kind) {
+	case IVWL_DOORBELL_EVENTFD:
+		return ring_eventfd(ep->doorbell_fd);
+	case IVWL_DOORBELL_IOCTL:
+		/* device-kernel.c (the guest driver backend) provides it. */
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+uint64_t
+ivwl_endpoint_drain(const struct ivwl_endpoint *ep)
+{
+	return drain_eventfd(ep->wait_fd);
+}
+
+void
+ivwl_endpoint_close(struct ivwl_endpoint *ep)
+{
+	close_fd(&ep->region_fd);
+	close_fd(&ep->doorbell_fd);
+	close_fd(&ep->wait_fd);
+}
