@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app-slot.h"
+#include "shm-access.h"
+
+int
+ivwl_app_slot_attach(struct ivwl_app_slot *slot,
+		     const struct ivwl_agent_slot *info)
+{
+	struct ivwl_side_block *display;
+	int ret;
+
+	memset(slot, 0, sizeof(*slot));
+	slot->info = *info;
+	ret = ivwl_layout_compute(info->ep.region_size, &slot->layout);
+	if (ret < 0 || info->slot >= slot->layout.slot_count)
+		goto err_close;
+
+	slot->base = mmap(NULL, info->ep.region_size, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, info->ep.region_fd, 0);
+	if (slot->base == MAP_FAILED) {
+		ret = -errno;
+		slot->base = NULL;
+		goto err_close;
+	}
+	ivwl_region_slot(slot->base, &slot->layout, info->slot, &slot->view);
+	ivwl_ring_init_producer(&slot->request, &slot->view.ctrl->request,
+				slot->view.request_data,
+				slot->layout.ring_size);
+	ivwl_ring_init_consumer(&slot->event, &slot->view.ctrl->event,
+				slot->view.event_data, slot->layout.ring_size);
+	/* The agent zeroed our indices before publishing the slot. */
+	display = ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
+	slot->display_epoch = ivwl_shm_load(&display->epoch);
+	return 0;
+
+err_close:
+	ivwl_endpoint_close(&slot->info.ep);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+void
+ivwl_app_slot_detach(struct ivwl_app_slot *slot)
+{
+	if (slot->base)
+		munmap(slot->base, slot->info.ep.region_size);
+	slot->base = NULL;
+	ivwl_endpoint_close(&slot->info.ep);
+}
+
+static void
+display_state(struct ivwl_app_slot *slot, uint32_t *state, uint32_t *gen)
+{
+	ivwl_slot_state_load(&slot->view.ctrl->display, state, gen);
+}
+
+bool
+ivwl_app_slot_alive(struct ivwl_app_slot *slot)
+{
+	struct ivwl_side_block *display =
+		ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
+	uint32_t state, gen;
+
+	if (ivwl_shm_load(&display->state) != IVWL_SIDE_READY ||
+	    ivwl_shm_load(&display->epoch) != slot->display_epoch)
+		return false;
+	display_state(slot, &state, &gen);
+	return !(state == IVWL_DISPLAY_SLOT_CLOSED &&
+		 gen == slot->info.generation);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+poll_wait_fd(struct ivwl_app_slot *slot, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = slot->info.ep.wait_fd, .events = POLLIN };
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, timeout_ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	if (ret == 0)
+		return -ETIMEDOUT;
+	ivwl_endpoint_drain(&slot->info.ep);
+	return 0;
+}
+
+int
+ivwl_app_slot_wait_open(struct ivwl_app_slot *slot, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	uint32_t state, gen;
+	int ret;
+
+	for (;;) {
+		display_state(slot, &state, &gen);
+		if (gen == slot->info.generation) {
+			if (state == IVWL_DISPLAY_SLOT_OPEN)
+				break;
+			if (state == IVWL_DISPLAY_SLOT_CLOSED)
+				return -ECONNREFUSED;
+		}
+		/* The display rings our slot vector once it answered. */
+		ret = poll_wait_fd(slot, (int)(deadline - now_ms() > 0 ?
+					       deadline - now_ms() : 0));
+		if (ret < 0)
+			return ret;
+	}
+	/* Only now are the display's indices those of this generation. */
+	ivwl_ring_reset(&slot->request);
+	ivwl_ring_reset(&slot->event);
+	return 0;
+}
+
+int
+ivwl_app_slot_wait(struct ivwl_app_slot *slot, bool want_events,
+		   bool want_space, int timeout_ms)
+{
+	int ret;
+
+	if (want_events && !ivwl_ring_prepare_sleep(&slot->event))
+		return 0;
+	if (want_space && !ivwl_ring_prepare_sleep(&slot->request)) {
+		if (want_events)
+			ivwl_ring_woken(&slot->event);
+		return 0;
+	}
+	ret = poll_wait_fd(slot, timeout_ms);
+	if (want_events)
+		ivwl_ring_woken(&slot->event);
+	if (want_space)
+		ivwl_ring_woken(&slot->request);
+	return ret;
+}
+
+bool
+ivwl_app_slot_kick(struct ivwl_app_slot *slot)
+{
+	bool owed = ivwl_ring_kick_needed(&slot->request);
+
+	/* Evaluate both: each remembers the token it rang for. */
+	owed = ivwl_ring_kick_needed(&slot->event) || owed;
+	if (owed)
+		ivwl_endpoint_ring(&slot->info.ep);
+	return owed;
+}
