@@ -1,0 +1,679 @@
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "host-util.h"
+
+/* Each test binary must finish well within this. */
+#define WATCHDOG_S 20
+#define MAX_CHILDREN 16
+#define MAX_FILES 64
+
+static char tmp_dir[64];
+static pid_t children[MAX_CHILDREN];
+static char files[MAX_FILES][HU_PATH_MAX];
+static int nfiles;
+
+int64_t
+hu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+child_add(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++) {
+		if (children[i] == 0) {
+			children[i] = pid;
+			return;
+		}
+	}
+}
+
+static void
+child_remove(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++)
+		if (children[i] == pid)
+			children[i] = 0;
+}
+
+/* Only async-signal-safe calls: the watchdog runs this too. */
+static void
+cleanup_now(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_CHILDREN; i++) {
+		if (children[i] > 0) {
+			kill(children[i], SIGKILL);
+			waitpid(children[i], NULL, 0);
+			children[i] = 0;
+		}
+	}
+	for (i = 0; i < nfiles; i++)
+		unlink(files[i]);
+	if (tmp_dir[0])
+		rmdir(tmp_dir);
+}
+
+static void
+cleanup_at_exit(void)
+{
+	cleanup_now();
+}
+
+static void
+watchdog(int sig)
+{
+	static const char msg[] = "watchdog: test took too long\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to do */
+	}
+	cleanup_now();
+	_exit(1);
+}
+
+static void __attribute__((constructor))
+hu_setup(void)
+{
+	strcpy(tmp_dir, "/tmp/ivwl-host-test-XXXXXX");
+	if (!mkdtemp(tmp_dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	atexit(cleanup_at_exit);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGALRM, watchdog);
+	alarm(WATCHDOG_S);
+}
+
+const char *
+hu_dir(void)
+{
+	return tmp_dir;
+}
+
+const char *
+hu_path(const char *name)
+{
+	static char bufs[8][HU_PATH_MAX];
+	static int next;
+	char *p = bufs[next++ % 8];
+	int i;
+
+	snprintf(p, HU_PATH_MAX, "%s/%s", tmp_dir, name);
+	for (i = 0; i < nfiles; i++)
+		if (strcmp(files[i], p) == 0)
+			return p;
+	if (nfiles < MAX_FILES)
+		strcpy(files[nfiles++], p);
+	return p;
+}
+
+static const char *
+server_binary(void)
+{
+	const char *s = getenv("IVWL_SERVER");
+
+	REQUIRE(s && access(s, X_OK) == 0);
+	return s;
+}
+
+static void __attribute__((noreturn))
+exec_server(const char *const *args)
+{
+	const char *argv[32];
+	int i;
+
+	argv[0] = server_binary();
+	for (i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	/* A server must never outlive its test. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+	execv(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+static void
+read_into(int fd, char *buf, size_t size, size_t *len, bool *open)
+{
+	ssize_t n;
+
+	n = read(fd, buf + *len, size - 1 - *len);
+	if (n <= 0) {
+		*open = false;
+		return;
+	}
+	*len += (size_t)n;
+	buf[*len] = '\0';
+	if (*len == size - 1)
+		*open = false;
+}
+
+static int
+reap(pid_t pid, int ms)
+{
+	int64_t deadline = hu_now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid) {
+			child_remove(pid);
+			return status;
+		}
+		if (r < 0 || hu_now_ms() > deadline)
+			break;
+		poll(NULL, 0, 5);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	child_remove(pid);
+	return -1;
+}
+
+void
+hu_run_server(const char *const *args, struct hu_output *o)
+{
+	int out[2], err[2];
+	size_t out_len = 0, err_len = 0;
+	bool out_open = true, err_open = true;
+	int64_t deadline = hu_now_ms() + 5000;
+	pid_t pid;
+
+	memset(o, 0, sizeof(*o));
+	REQUIRE(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(err[1], STDERR_FILENO);
+		exec_server(args);
+	}
+	child_add(pid);
+	close(out[1]);
+	close(err[1]);
+
+	while ((out_open || err_open) && hu_now_ms() < deadline) {
+		struct pollfd pfd[2] = {
+			{ out_open ? out[0] : -1, POLLIN, 0 },
+			{ err_open ? err[0] : -1, POLLIN, 0 },
+		};
+
+		if (poll(pfd, 2, 100) <= 0)
+			continue;
+		if (pfd[0].revents)
+			read_into(out[0], o->out, sizeof(o->out), &out_len,
+				  &out_open);
+		if (pfd[1].revents)
+			read_into(err[0], o->err, sizeof(o->err), &err_len,
+				  &err_open);
+	}
+	close(out[0]);
+	close(err[0]);
+	o->status = reap(pid, 1000);
+}
+
+int
+hu_exit_code(const struct hu_output *o)
+{
+	if (o->status < 0 || !WIFEXITED(o->status))
+		return -1;
+	return WEXITSTATUS(o->status);
+}
+
+const char *
+hu_server_log(struct hu_server *srv)
+{
+	static char buf[16384];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(srv->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return buf;
+	n = read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return buf;
+}
+
+int
+hu_server_start_args(struct hu_server *srv, const char *log_name,
+		     const char *const *args)
+{
+	int64_t deadline = hu_now_ms() + 5000;
+	int fd;
+
+	snprintf(srv->log, sizeof(srv->log), "%s", hu_path(log_name));
+	fd = open(srv->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	REQUIRE(fd >= 0);
+	srv->pid = fork();
+	REQUIRE(srv->pid >= 0);
+	if (srv->pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		exec_server(args);
+	}
+	close(fd);
+	child_add(srv->pid);
+
+	/* It says so once both sockets listen. */
+	while (hu_now_ms() < deadline) {
+		if (strstr(hu_server_log(srv), "serving "))
+			return 0;
+		if (!hu_server_alive(srv))
+			break;
+		poll(NULL, 0, 5);
+	}
+	fprintf(stderr, "server did not start: %s\n", hu_server_log(srv));
+	hu_server_stop(srv, SIGKILL);
+	return -1;
+}
+
+int
+hu_server_start(struct hu_server *srv, const char *name, const char *size,
+		uint32_t vectors)
+{
+	char display_name[64], log_name[64], vec[16];
+	const char *args[16];
+	int n = 0;
+
+	snprintf(display_name, sizeof(display_name), "%s.display", name);
+	snprintf(log_name, sizeof(log_name), "%s.log", name);
+	snprintf(srv->app, sizeof(srv->app), "%s", hu_path(name));
+	snprintf(srv->display, sizeof(srv->display), "%s",
+		 hu_path(display_name));
+	snprintf(vec, sizeof(vec), "%u", vectors);
+
+	args[n++] = "--socket";
+	args[n++] = srv->app;
+	args[n++] = "--size";
+	args[n++] = size;
+	if (vectors) {
+		args[n++] = "--vectors";
+		args[n++] = vec;
+	}
+	args[n] = NULL;
+	return hu_server_start_args(srv, log_name, args);
+}
+
+bool
+hu_server_alive(struct hu_server *srv)
+{
+	int status;
+
+	return srv->pid > 0 && waitpid(srv->pid, &status, WNOHANG) == 0;
+}
+
+int
+hu_server_stop(struct hu_server *srv, int sig)
+{
+	int status;
+
+	if (srv->pid <= 0)
+		return -1;
+	kill(srv->pid, sig);
+	status = reap(srv->pid, 5000);
+	srv->pid = 0;
+	return status;
+}
+
+int
+hu_server_fd_count(struct hu_server *srv)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)srv->pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+int
+hu_connect(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+hu_wait_readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, ms);
+	} while (ret < 0 && errno == EINTR);
+	return ret > 0;
+}
+
+int
+hu_recv(int sock, int timeout_ms, struct hu_msg *m)
+{
+	union {
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	int64_t deadline = hu_now_ms() + timeout_ms;
+	uint8_t bytes[8];
+	size_t have = 0;
+
+	m->value = 0;
+	m->fd = -1;
+	m->nfds = 0;
+	while (have < sizeof(bytes)) {
+		struct iovec iov = { bytes + have, sizeof(bytes) - have };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctrl.buf,
+			.msg_controllen = sizeof(ctrl.buf),
+		};
+		struct cmsghdr *cmsg;
+		int64_t left = deadline - hu_now_ms();
+		ssize_t n;
+
+		if (left <= 0 || !hu_wait_readable(sock, (int)left))
+			return -ETIMEDOUT;
+		n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		for (cmsg = CMSG_FIRSTHDR(&msg); cmsg;
+		     cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+			int k, count, fd;
+
+			if (cmsg->cmsg_type != SCM_RIGHTS)
+				continue;
+			count = (int)((cmsg->cmsg_len - CMSG_LEN(0)) /
+				      sizeof(int));
+			for (k = 0; k < count; k++) {
+				memcpy(&fd, CMSG_DATA(cmsg) + k * sizeof(int),
+				       sizeof(fd));
+				if (m->fd < 0)
+					m->fd = fd;
+				else
+					close(fd);
+				m->nfds++;
+			}
+		}
+		if (n == 0)
+			return have == 0 && m->nfds == 0 ? 0 : -EPROTO;
+		have += (size_t)n;
+	}
+	memcpy(&m->value, bytes, sizeof(m->value));
+	m->value = (int64_t)le64toh((uint64_t)m->value);
+	return 1;
+}
+
+bool
+hu_is_eventfd(int fd)
+{
+	char link[64], target[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
+/* One message with the given value and fd count; its fd in *fd. */
+static bool
+expect_msg(struct hu_client *c, int64_t value, int nfds, int *fd)
+{
+	struct hu_msg m;
+	int ret;
+
+	ret = hu_recv(c->sock, HU_TIMEOUT_MS, &m);
+	CHECK_EQ(ret, 1);
+	if (ret != 1)
+		return false;
+	CHECK_EQ(m.value, value);
+	CHECK_EQ(m.nfds, nfds);
+	if (m.value != value || m.nfds != nfds) {
+		if (m.fd >= 0)
+			close(m.fd);
+		return false;
+	}
+	if (fd)
+		*fd = m.fd;
+	else if (m.fd >= 0)
+		close(m.fd);
+	return true;
+}
+
+static int *
+fd_array(uint32_t n)
+{
+	int *a = malloc(n * sizeof(*a));
+	uint32_t i;
+
+	REQUIRE(a);
+	for (i = 0; i < n; i++)
+		a[i] = -1;
+	return a;
+}
+
+static bool
+expect_vectors(struct hu_client *c, uint32_t id, int *fds)
+{
+	uint32_t v;
+
+	for (v = 0; v < c->vectors; v++) {
+		if (!expect_msg(c, id, 1, &fds[v]))
+			return false;
+		CHECK(hu_is_eventfd(fds[v]));
+	}
+	return true;
+}
+
+int
+hu_client_join(struct hu_client *c, const char *path, uint32_t expect_id,
+	       uint32_t vectors, uint64_t size, bool other_present)
+{
+	struct stat st;
+
+	memset(c, 0, sizeof(*c));
+	c->shm_fd = -1;
+	c->id = expect_id;
+	c->vectors = vectors;
+	c->own = fd_array(vectors);
+	c->peer[0] = fd_array(vectors);
+	c->peer[1] = fd_array(vectors);
+	c->sock = hu_connect(path);
+	CHECK(c->sock >= 0);
+	if (c->sock < 0)
+		return -1;
+
+	if (!expect_msg(c, 0, 0, NULL) ||
+	    !expect_msg(c, expect_id, 0, NULL) ||
+	    !expect_msg(c, -1, 1, &c->shm_fd))
+		return -1;
+	CHECK(fstat(c->shm_fd, &st) == 0);
+	c->shm_size = (uint64_t)st.st_size;
+	CHECK_EQ(c->shm_size, size);
+
+	if (other_present &&
+	    !expect_vectors(c, 1 - expect_id, c->peer[1 - expect_id]))
+		return -1;
+	if (!expect_vectors(c, expect_id, c->own))
+		return -1;
+	return 0;
+}
+
+void
+hu_client_expect_join(struct hu_client *c, uint32_t other)
+{
+	uint32_t v;
+
+	for (v = 0; v < c->vectors; v++)
+		if (c->peer[other][v] >= 0)
+			close(c->peer[other][v]);
+	expect_vectors(c, other, c->peer[other]);
+}
+
+void
+hu_client_expect_leave(struct hu_client *c, uint32_t other)
+{
+	expect_msg(c, other, 0, NULL);
+}
+
+void
+hu_client_expect_quiet(struct hu_client *c, int ms)
+{
+	CHECK(!hu_wait_readable(c->sock, ms));
+}
+
+static void
+close_fds(int *fds, uint32_t n)
+{
+	uint32_t i;
+
+	if (!fds)
+		return;
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+}
+
+void
+hu_client_close(struct hu_client *c)
+{
+	if (c->sock >= 0)
+		close(c->sock);
+	if (c->shm_fd >= 0)
+		close(c->shm_fd);
+	close_fds(c->own, c->vectors);
+	close_fds(c->peer[0], c->vectors);
+	close_fds(c->peer[1], c->vectors);
+	memset(c, 0, sizeof(*c));
+	c->sock = -1;
+	c->shm_fd = -1;
+}
+
+int
+hu_ring_fd(int fd)
+{
+	uint64_t one = 1;
+
+	return write(fd, &one, sizeof(one)) == sizeof(one) ? 0 : -errno;
+}
+
+uint64_t
+hu_eventfd_take(int fd)
+{
+	uint64_t v;
+
+	if (!hu_wait_readable(fd, 0))
+		return 0;
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : 0;
+}
+
+void
+hu_check_ring(struct hu_client *from, struct hu_client *to)
+{
+	uint32_t v, n = to->vectors;
+
+	for (v = 0; v < n; v++) {
+		CHECK(from->peer[to->id][v] >= 0);
+		if (from->peer[to->id][v] < 0)
+			continue;
+		CHECK_EQ(hu_ring_fd(from->peer[to->id][v]), 0);
+		CHECK(hu_wait_readable(to->own[v], 1000));
+		/* Only the rung vector fires. */
+		if (n > 1)
+			CHECK(!hu_wait_readable(to->own[(v + 1) % n], 0));
+		CHECK_EQ(hu_eventfd_take(to->own[v]), 1);
+	}
+}
+
+void
+hu_check_fresh_pair(struct hu_server *srv, uint32_t vectors, uint64_t size)
+{
+	struct hu_client display, app;
+
+	memset(&app, 0, sizeof(app));
+	app.sock = -1;
+	app.shm_fd = -1;
+	if (hu_client_join(&display, srv->display, 0, vectors, size,
+			   false) == 0 &&
+	    hu_client_join(&app, srv->app, 1, vectors, size, true) == 0) {
+		hu_client_expect_join(&display, 1);
+		hu_check_ring(&display, &app);
+		hu_check_ring(&app, &display);
+		hu_client_expect_quiet(&display, 20);
+		hu_client_expect_quiet(&app, 0);
+		hu_client_close(&app);
+		hu_client_expect_leave(&display, 1);
+	} else {
+		hu_client_close(&app);
+	}
+	hu_client_close(&display);
+	CHECK(hu_server_alive(srv));
+}
+
+void
+hu_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}

@@ -1,0 +1,157 @@
+/*
+ * Helpers for the tests of ivwl-server and the device-server backend:
+ * starting and stopping server processes, and a raw protocol client that
+ * uses none of the code under test.
+ *
+ * Every test binary gets a private temporary directory and a watchdog:
+ * servers are killed and the directory removed at exit, on REQUIRE
+ * failures and when the watchdog fires.
+ */
+#ifndef IVWL_TEST_HOST_UTIL_H
+#define IVWL_TEST_HOST_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HU_PATH_MAX 108
+#define HU_TIMEOUT_MS 3000
+
+/* The directory of this test binary's files. */
+const char *
+hu_dir(void);
+
+/* dir/name, in a static rotating buffer (a few stay valid at once). */
+const char *
+hu_path(const char *name);
+
+struct hu_output {
+	int status;		/* as from waitpid, -1 when it hung */
+	char out[8192];
+	char err[8192];
+};
+
+/* Runs the server with argv (NULL-terminated, without argv[0]). */
+void
+hu_run_server(const char *const *args, struct hu_output *o);
+
+/* Exit code of a finished run, -1 when it did not exit normally. */
+int
+hu_exit_code(const struct hu_output *o);
+
+struct hu_server {
+	pid_t pid;
+	char app[HU_PATH_MAX];
+	char display[HU_PATH_MAX];
+	char log[HU_PATH_MAX];
+};
+
+/*
+ * Starts ivwl-server --socket dir/name --size size --vectors vectors
+ * (vectors 0: left out) and waits until it listens on both sockets.
+ */
+int
+hu_server_start(struct hu_server *srv, const char *name, const char *size,
+		uint32_t vectors);
+
+/* Same, with the full argument list (without argv[0]). */
+int
+hu_server_start_args(struct hu_server *srv, const char *log_name,
+		     const char *const *args);
+
+bool
+hu_server_alive(struct hu_server *srv);
+
+/* Sends sig and reaps: waitpid status, or -1 when it did not exit. */
+int
+hu_server_stop(struct hu_server *srv, int sig);
+
+/* How many fds the server holds open, -1 when unknown. */
+int
+hu_server_fd_count(struct hu_server *srv);
+
+/* The server's log so far (static buffer). */
+const char *
+hu_server_log(struct hu_server *srv);
+
+/* Connected unix stream socket, or -1. */
+int
+hu_connect(const char *path);
+
+struct hu_msg {
+	int64_t value;
+	int fd;			/* first fd, -1 if none */
+	int nfds;		/* fds that came with it */
+};
+
+/* 1: a message, 0: EOF, -ETIMEDOUT, or -errno. */
+int
+hu_recv(int sock, int timeout_ms, struct hu_msg *m);
+
+/* A raw protocol client and what it learnt. */
+struct hu_client {
+	int sock;
+	uint32_t id;
+	uint32_t vectors;
+	int shm_fd;
+	uint64_t shm_size;
+	int *own;		/* own eventfds (receive) */
+	int *peer[2];		/* other peers' eventfds (ring), by id */
+};
+
+/*
+ * Connects and checks the whole setup sequence: version, id, region,
+ * the other peer's vectors when other_present, own vectors.  Returns 0
+ * when it went as expected (failures are recorded as checks).
+ */
+int
+hu_client_join(struct hu_client *c, const char *path, uint32_t expect_id,
+	       uint32_t vectors, uint64_t size, bool other_present);
+
+/* Expects the other peer's id with one eventfd per vector. */
+void
+hu_client_expect_join(struct hu_client *c, uint32_t other);
+
+/* Expects the other peer's bare id. */
+void
+hu_client_expect_leave(struct hu_client *c, uint32_t other);
+
+/* Expects nothing to arrive within ms. */
+void
+hu_client_expect_quiet(struct hu_client *c, int ms);
+
+void
+hu_client_close(struct hu_client *c);
+
+/* Checks that ringing through 'from' reaches every vector of 'to'. */
+void
+hu_check_ring(struct hu_client *from, struct hu_client *to);
+
+/*
+ * Connects a display and an app client, checks both setups, rings both
+ * ways and leaves.  The way to show the server still works.
+ */
+void
+hu_check_fresh_pair(struct hu_server *srv, uint32_t vectors, uint64_t size);
+
+bool
+hu_is_eventfd(int fd);
+
+/* 1 readable, 0 not within ms. */
+int
+hu_wait_readable(int fd, int ms);
+
+int
+hu_ring_fd(int fd);
+
+/* Reads an eventfd counter, 0 when nothing is pending. */
+uint64_t
+hu_eventfd_take(int fd);
+
+void
+hu_raise_fd_limit(void);
+
+int64_t
+hu_now_ms(void);
+
+#endif
