@@ -230,7 +230,7 @@ client_gone(struct agent *agent, struct agent_client *client)
 	uint32_t i;
 
 	if (agent->verbose)
-		agent_log("pid %d: gone, giving back %u slot(s), %u range(s)",
+		agent_log("pid %d: gone; %u slot(s), %u range(s) return once the display lets go",
 			  (int)client->pid, client->nslots, client->nranges);
 	close(client->fd);
 	client->fd = -1;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs every test: installs dependencies, builds, runs the whole suite,
-# then the unit and fuzz-corpus tests again under ASan + UBSan.
+# then the unit, fuzz, host and transport tests again under ASan + UBSan,
+# then every fuzz target under libFuzzer for 20 s.
 # Ends with one line "N passed, N failed".
-#   tests/run.sh [--quick]   --quick: skip the sanitizer pass
+#   tests/run.sh [--quick]   --quick: skip the sanitizer and libFuzzer passes
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -54,7 +55,16 @@ meson_run build -Dwerror=true --
 if [ $quick -eq 0 ]; then
 	meson_run build-sanitize -Dwerror=true -Db_sanitize=address,undefined \
 		-Dc_args=-fno-sanitize-recover=all \
-		-Db_lundef=false -- --suite unit --suite fuzz --suite host
+		-Db_lundef=false -- --suite unit --suite fuzz --suite host \
+		--suite transport
+	# the same targets under libFuzzer, coverage-guided, for a while each
+	fuzz_out=$(tools/fuzz.sh 20 2>&1) || true
+	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
+	read -r p f < <(echo "$fuzz_out" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
+	echo "== libFuzzer: ${p:-0} passed, ${f:-1} failed"
+	total_pass=$((total_pass + ${p:-0}))
+	total_fail=$((total_fail + ${f:-1}))
 fi
 
 echo "$total_pass passed, $total_fail failed"
