@@ -1,0 +1,63 @@
+/*
+ * Results of one transport run and how they are printed: a table for
+ * people, or one flat JSON object for scripts.
+ */
+#ifndef IVWL_BENCH_TRANSPORT_REPORT_H
+#define IVWL_BENCH_TRANSPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ivwl_bench_link_id {
+	IVWL_BENCH_RING = 0,
+	IVWL_BENCH_SOCKET = 1,
+	IVWL_BENCH_STOPWAIT = 2,
+	IVWL_BENCH_LINKS = 3,
+};
+
+/* Index 0: 64 KiB messages, 1: 1 MiB messages. */
+struct ivwl_bench_link_result {
+	bool rtt_done;
+	double rtt_p50_us;
+	double rtt_p99_us;
+
+	bool bulk_done[2];
+	double gbps[2];			/* 1e9 bytes per second */
+	uint64_t bulk_messages[2];
+	uint64_t bulk_doorbells[2];	/* both sides */
+
+	bool flood_done;
+	uint64_t flood_records;
+	uint64_t flood_producer_doorbells;
+	uint64_t flood_consumer_doorbells;
+	uint64_t flood_producer_sleeps;
+	uint64_t flood_consumer_sleeps;
+	double flood_ns_per_record;
+};
+
+struct ivwl_bench_results {
+	struct ivwl_bench_link_result link[IVWL_BENCH_LINKS];
+
+	/* what the receivers checked, all phases and links */
+	uint64_t messages;
+	uint64_t verified;
+	uint64_t bad;
+	bool checksums_ok;
+
+	/* configuration */
+	bool quick;
+	bool ring_local;
+	uint64_t bytes;
+	uint64_t rtt_count;
+	uint64_t work_ns;
+	uint64_t kick_batch;
+	uint64_t spin_us;
+	uint32_t ring_size;
+	uint32_t ring_chunk;
+	uint32_t stopwait_buffer;
+};
+
+void
+ivwl_bench_report_print(const struct ivwl_bench_results *res, bool json);
+
+#endif
