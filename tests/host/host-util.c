@@ -269,6 +269,19 @@ hu_server_log(struct hu_server *srv)
 	return buf;
 }
 
+bool
+hu_server_wait_log(struct hu_server *srv, const char *needle)
+{
+	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+
+	while (!strstr(hu_server_log(srv), needle)) {
+		if (hu_now_ms() > deadline)
+			return false;
+		poll(NULL, 0, 5);
+	}
+	return true;
+}
+
 int
 hu_server_start_args(struct hu_server *srv, const char *log_name,
 		     const char *const *args)

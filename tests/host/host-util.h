@@ -74,6 +74,10 @@ hu_server_fd_count(struct hu_server *srv);
 const char *
 hu_server_log(struct hu_server *srv);
 
+/* Waits (bounded) until the server's log contains needle. */
+bool
+hu_server_wait_log(struct hu_server *srv, const char *needle);
+
 /* Connected unix stream socket, or -1. */
 int
 hu_connect(const char *path);

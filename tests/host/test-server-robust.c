@@ -1,0 +1,321 @@
+/*
+ * ivwl-server survives every peer that misbehaves, leaks nothing after
+ * it, and shuts down cleanly.  After each misbehaviour a fresh, well
+ * behaved pair must still be served.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "host-util.h"
+
+#define SIZE (2u << 20)
+#define VECTORS 2
+
+static struct hu_server srv;
+static int baseline_fds;
+
+static void
+start(const char *name)
+{
+	REQUIRE(hu_server_start(&srv, name, "2M", VECTORS) == 0);
+	baseline_fds = hu_server_fd_count(&srv);
+	CHECK(baseline_fds > 0);
+}
+
+/* The server lets go of every fd of departed peers (bounded wait). */
+static void
+check_no_leak(void)
+{
+	int64_t deadline = hu_now_ms() + 2000;
+	int n;
+
+	while ((n = hu_server_fd_count(&srv)) != baseline_fds &&
+	       hu_now_ms() < deadline)
+		poll(NULL, 0, 10);
+	CHECK_EQ(n, baseline_fds);
+}
+
+static void
+stop(void)
+{
+	check_no_leak();
+	hu_check_fresh_pair(&srv, VECTORS, SIZE);
+	check_no_leak();
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
+/* Reads whatever is queued, then expects EOF: the server hung up. */
+static void
+expect_hangup(int sock)
+{
+	struct hu_msg m;
+	int ret;
+
+	while ((ret = hu_recv(sock, HU_TIMEOUT_MS, &m)) == 1) {
+		if (m.fd >= 0)
+			close(m.fd);
+		CHECK(m.value >= -1 && m.value <= 1);
+		CHECK(m.nfds <= 1);
+	}
+	CHECK_EQ(ret, 0);
+}
+
+static void
+test_garbage_after_setup(void)
+{
+	struct hu_client display, app;
+
+	start("garbage");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+
+	CHECK_EQ(write(app.sock, "garbage!", 8), 8);
+	hu_client_expect_leave(&display, 1);
+	expect_hangup(app.sock);
+	CHECK(strstr(hu_server_log(&srv), "app peer 1: it sent data") !=
+	      NULL);
+	hu_client_close(&app);
+
+	/* The display side too, and before reading anything. */
+	CHECK_EQ(write(display.sock, "\xff", 1), 1);
+	expect_hangup(display.sock);
+	hu_client_close(&display);
+	stop();
+}
+
+static void
+test_garbage_at_once(void)
+{
+	int i, sock;
+
+	start("garbage2");
+	for (i = 0; i < 20; i++) {
+		sock = hu_connect(i % 2 ? srv.app : srv.display);
+		REQUIRE(sock >= 0);
+		CHECK(write(sock, "0123456789abcdef", 16) == 16);
+		expect_hangup(sock);
+		close(sock);
+	}
+	stop();
+}
+
+/* fds sent to the server must not pile up in it. */
+static void
+test_client_sends_fds(void)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	struct iovec iov = { "x", 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctrl.buf, .msg_controllen = sizeof(ctrl.buf),
+	};
+	struct cmsghdr *cmsg;
+	int pipe_fds[2], i, sock;
+
+	start("sendfds");
+	REQUIRE(pipe(pipe_fds) == 0);
+	for (i = 0; i < 10; i++) {
+		sock = hu_connect(srv.app);
+		REQUIRE(sock >= 0);
+		memset(&ctrl, 0, sizeof(ctrl));
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), pipe_fds, sizeof(pipe_fds));
+		CHECK_EQ(sendmsg(sock, &msg, 0), 1);
+		expect_hangup(sock);
+		close(sock);
+	}
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	stop();
+}
+
+/*
+ * One display join/leave cycle; true while the app peer was still
+ * announced to it.
+ */
+static bool
+display_cycle(void)
+{
+	struct hu_msg m;
+	int sock, own = 0, app = 0, n = 0;
+
+	sock = hu_connect(srv.display);
+	REQUIRE(sock >= 0);
+	while (own < VECTORS && hu_recv(sock, HU_TIMEOUT_MS, &m) == 1) {
+		if (m.fd >= 0)
+			close(m.fd);
+		if (n++ < 3)
+			continue;
+		CHECK_EQ(m.nfds, 1);
+		if (m.value == 0)
+			own++;
+		else if (m.value == 1)
+			app++;
+	}
+	CHECK_EQ(own, VECTORS);
+	CHECK(app == 0 || app == VECTORS);
+	close(sock);
+	return app > 0;
+}
+
+/*
+ * A peer that never reads is dropped once its backlog is full; nobody
+ * else waits for it.
+ */
+static void
+test_never_reads(void)
+{
+	int stuck, cycles;
+
+	start("stuck");
+	stuck = hu_connect(srv.app);
+	REQUIRE(stuck >= 0);
+	REQUIRE(hu_server_wait_log(&srv, "app peer 1 joined"));
+	for (cycles = 0; cycles < 5000; cycles++)
+		if (!display_cycle())
+			break;
+	printf("  stuck peer dropped after %d cycles\n", cycles);
+	/* Dropped, but only after the socket and the backlog filled. */
+	CHECK(cycles > 10);
+	CHECK(cycles < 5000);
+	CHECK(strstr(hu_server_log(&srv), "app peer 1: not reading") != NULL);
+	expect_hangup(stuck);
+	close(stuck);
+	stop();
+}
+
+/* A second client for a held role is turned away; the holder keeps on. */
+static void
+test_role_taken(void)
+{
+	struct hu_client display, app;
+	struct hu_msg m;
+	int i, sock;
+
+	start("taken");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+
+	for (i = 0; i < 10; i++) {
+		sock = hu_connect(i % 2 ? srv.display : srv.app);
+		REQUIRE(sock >= 0);
+		/* Closed at once, before a single message. */
+		CHECK_EQ(hu_recv(sock, HU_TIMEOUT_MS, &m), 0);
+		close(sock);
+	}
+	CHECK(strstr(hu_server_log(&srv), "refusing another client") != NULL);
+	hu_client_expect_quiet(&display, 50);
+	hu_client_expect_quiet(&app, 0);
+	hu_check_ring(&display, &app);
+	hu_check_ring(&app, &display);
+
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	hu_client_close(&display);
+	stop();
+}
+
+/* Clients that vanish at any point of their setup. */
+static void
+test_close_at_once(void)
+{
+	struct hu_client display;
+	struct hu_msg m;
+	int i, k, sock;
+
+	start("hasty");
+	for (i = 0; i < 100; i++) {
+		sock = hu_connect(i % 2 ? srv.app : srv.display);
+		REQUIRE(sock >= 0);
+		close(sock);
+	}
+	/* With a peer present to be told, and mid-setup. */
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	for (i = 0; i < 50; i++) {
+		sock = hu_connect(srv.app);
+		REQUIRE(sock >= 0);
+		for (k = 0; k < i % 5; k++)
+			if (hu_recv(sock, HU_TIMEOUT_MS, &m) == 1 && m.fd >= 0)
+				close(m.fd);
+		close(sock);
+	}
+	/* Whatever was announced was also retracted, in order. */
+	for (;;) {
+		int ret = hu_recv(display.sock, 200, &m);
+
+		if (ret != 1)
+			break;
+		if (m.fd >= 0)
+			close(m.fd);
+		CHECK_EQ(m.value, 1);
+	}
+	CHECK(hu_server_alive(&srv));
+	hu_client_close(&display);
+	stop();
+}
+
+static void
+check_sockets_gone(void)
+{
+	CHECK(access(srv.app, F_OK) < 0);
+	CHECK(access(srv.display, F_OK) < 0);
+}
+
+static void
+test_sigterm(void)
+{
+	struct hu_client display, app;
+	int status;
+
+	start("term");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	status = hu_server_stop(&srv, SIGTERM);
+	CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_sockets_gone();
+	hu_client_expect_join(&display, 1);
+	expect_hangup(display.sock);
+	expect_hangup(app.sock);
+	hu_client_close(&display);
+	hu_client_close(&app);
+}
+
+static void
+test_sigint(void)
+{
+	int status;
+
+	start("int");
+	status = hu_server_stop(&srv, SIGINT);
+	CHECK(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check_sockets_gone();
+}
+
+IVWL_TEST_MAIN(
+	TEST(test_garbage_after_setup),
+	TEST(test_garbage_at_once),
+	TEST(test_client_sends_fds),
+	TEST(test_never_reads),
+	TEST(test_role_taken),
+	TEST(test_close_at_once),
+	TEST(test_sigterm),
+	TEST(test_sigint),
+)
