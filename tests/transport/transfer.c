@@ -26,6 +26,7 @@
 
 #include "app-slot.h"
 #include "device.h"
+#include "display-side.h"
 #include "region.h"
 #include "ring.h"
 #include "shm-access.h"
@@ -118,59 +119,18 @@ struct served {
 };
 
 struct display {
-	struct ivwl_device *dev;
-	void *base;
-	struct ivwl_layout layout;
-	uint32_t slots;
+	struct ivwl_display_side side;
 	struct served served[IVWL_SLOT_COUNT];
 	uint64_t *buf;
 	uint32_t finished;
 	uint32_t failures;
 };
 
-static struct ivwl_slot_ctrl *
-ctrl_of(struct display *d, uint32_t slot, struct ivwl_slot_view *view)
-{
-	ivwl_region_slot(d->base, &d->layout, slot, view);
-	return view->ctrl;
-}
-
 static void
-display_ring_app(struct display *d, uint32_t slot)
-{
-	ivwl_device_ring(d->dev, IVWL_PEER_APP, ivwl_slot_vector(slot));
-}
-
-static void
-serve_open(struct display *d, uint32_t slot, uint32_t generation)
+served_end(struct display *d, uint32_t slot, bool failed)
 {
 	struct served *s = &d->served[slot];
-	struct ivwl_slot_view view;
 
-	ctrl_of(d, slot, &view);
-	memset(s, 0, sizeof(*s));
-	ivwl_ring_init_consumer(&s->request, &view.ctrl->request,
-				view.request_data, d->layout.ring_size);
-	ivwl_ring_init_producer(&s->event, &view.ctrl->event,
-				view.event_data, d->layout.ring_size);
-	ivwl_ring_reset(&s->request);
-	ivwl_ring_reset(&s->event);
-	s->open = true;
-	s->generation = generation;
-	ivwl_slot_state_store(&view.ctrl->display, IVWL_DISPLAY_SLOT_OPEN,
-			      generation);
-	display_ring_app(d, slot);
-}
-
-static void
-serve_close(struct display *d, uint32_t slot, bool failed)
-{
-	struct served *s = &d->served[slot];
-	struct ivwl_slot_view view;
-
-	ctrl_of(d, slot, &view);
-	ivwl_slot_state_store(&view.ctrl->display, IVWL_DISPLAY_SLOT_CLOSED,
-			      s->generation);
 	s->open = false;
 	if (failed || !s->done) {
 		d->failures++;
@@ -180,38 +140,38 @@ serve_close(struct display *d, uint32_t slot, bool failed)
 			s->totals.records);
 	}
 	d->finished++;
-	display_ring_app(d, slot);
 }
 
-/* Compares what the app asks for with what we serve. */
 static void
-sync_slots(struct display *d)
+on_closed(void *data, uint32_t slot)
 {
-	struct ivwl_slot_view view;
-	uint32_t i, state, gen;
-
-	for (i = 0; i < d->slots; i++) {
-		struct served *s = &d->served[i];
-
-		ivwl_slot_state_load(&ctrl_of(d, i, &view)->app, &state, &gen);
-		if (s->open && (state != IVWL_APP_SLOT_OPEN ||
-				gen != s->generation))
-			serve_close(d, i, false);
-		if (!s->open && state == IVWL_APP_SLOT_OPEN &&
-		    gen != s->generation)
-			serve_open(d, i, gen);
-	}
+	served_end(data, slot, false);
 }
+
+static bool
+on_opened(void *data, uint32_t slot, uint32_t generation)
+{
+	struct display *d = data;
+	struct served *s = &d->served[slot];
+
+	memset(s, 0, sizeof(*s));
+	ivwl_display_side_rings(&d->side, slot, &s->request, &s->event);
+	s->open = true;
+	s->generation = generation;
+	return true;
+}
+
+static const struct ivwl_display_side_listener listener = {
+	.closed = on_closed,
+	.opened = on_opened,
+};
 
 static int
 send_event(struct served *s, uint16_t type, const void *p, uint32_t len)
 {
 	struct iovec iov = { (void *)p, len };
-	int ret;
-
 	/* Replies are small and the app drains them: a full ring is a bug. */
-	ret = ivwl_ring_write(&s->event, type, &iov, 1);
-	return ret;
+	return ivwl_ring_write(&s->event, type, &iov, 1);
 }
 
 static int
@@ -275,13 +235,14 @@ drain_slot(struct display *d, uint32_t slot)
 		if (n == -EAGAIN)
 			break;
 		if (n < 0 || handle_record(s, type, (uint8_t *)d->buf, n) < 0) {
-			serve_close(d, slot, true);
+			ivwl_display_side_close(&d->side, slot);
+			served_end(d, slot, true);
 			return;
 		}
 	}
 	if (ivwl_ring_kick_needed(&s->request) ||
 	    ivwl_ring_kick_needed(&s->event))
-		display_ring_app(d, slot);
+		ivwl_display_side_kick(&d->side, slot);
 }
 
 /* Sleeps only when no open slot has work; true if it had to sleep. */
@@ -290,7 +251,7 @@ display_prepare_sleep(struct display *d)
 {
 	uint32_t i, j;
 
-	for (i = 0; i < d->slots; i++) {
+	for (i = 0; i < d->side.slots; i++) {
 		if (!d->served[i].open)
 			continue;
 		if (!ivwl_ring_prepare_sleep(&d->served[i].request)) {
@@ -308,7 +269,7 @@ display_woken(struct display *d)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->slots; i++)
+	for (i = 0; i < d->side.slots; i++)
 		if (d->served[i].open) {
 			ivwl_ring_woken(&d->served[i].request);
 			d->served[i].sleeps++;
@@ -316,59 +277,35 @@ display_woken(struct display *d)
 }
 
 static int
-display_claim(struct display *d)
-{
-	struct ivwl_side_block *own =
-		ivwl_region_side(d->base, IVWL_SIDE_DISPLAY);
-	struct ivwl_slot_view view;
-	uint32_t i, state, gen;
-
-	/* Connections of an earlier display instance are dead: say so. */
-	for (i = 0; i < d->layout.slot_count; i++) {
-		ivwl_slot_state_load(&ctrl_of(d, i, &view)->app, &state, &gen);
-		d->served[i].generation = gen;
-		ivwl_slot_state_store(&view.ctrl->display,
-				      IVWL_DISPLAY_SLOT_CLOSED, gen);
-	}
-	ivwl_shm_store(&own->peer_id, ivwl_device_peer_id(d->dev));
-	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
-	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
-	ivwl_device_ring(d->dev, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
-	return 0;
-}
-
-static int
 run_display(const char *server, uint32_t expect)
 {
 	struct display d = { 0 };
 	struct pollfd pfd[1 + IVWL_SLOT_COUNT + 1];
+	struct ivwl_device *dev;
 	const char *err = NULL;
 	uint32_t i, nfds;
 	uint64_t sleeps = 0;
 	int ret;
 
-	ret = ivwl_device_open_server(server, timeout_ms, &d.dev, &err);
+	ret = ivwl_device_open_server(server, timeout_ms, &dev, &err);
 	if (ret < 0) {
 		fprintf(stderr, "ivwl-transfer: %s: %s\n", server, err);
 		return 1;
 	}
-	d.base = ivwl_device_base(d.dev);
-	if (ivwl_layout_compute(ivwl_device_size(d.dev), &d.layout) < 0)
-		return 1;
-	d.slots = ivwl_usable_slots(&d.layout, ivwl_device_nr_vectors(d.dev));
 	d.buf = malloc(PAYLOAD_MAX);
-	if (!d.buf || display_claim(&d) < 0)
+	if (!d.buf || ivwl_display_side_init(&d.side, dev) < 0)
 		return 1;
-	printf("display: attached, %u slots, ring %u KiB\n", d.slots,
-	       d.layout.ring_size >> 10);
+	ivwl_display_side_claim(&d.side);
+	printf("display: attached, %u slots, ring %u KiB\n", d.side.slots,
+	       d.side.layout.ring_size >> 10);
 	fflush(stdout);
 
 	while (d.finished < expect) {
 		nfds = 0;
-		for (i = 0; i <= d.slots; i++)
+		for (i = 0; i <= d.side.slots; i++)
 			pfd[nfds++] = (struct pollfd){
-				ivwl_device_vector_fd(d.dev, i), POLLIN, 0 };
-		pfd[nfds++] = (struct pollfd){ ivwl_device_event_fd(d.dev),
+				ivwl_device_vector_fd(dev, i), POLLIN, 0 };
+		pfd[nfds++] = (struct pollfd){ ivwl_device_event_fd(dev),
 					       POLLIN, 0 };
 
 		if (display_prepare_sleep(&d)) {
@@ -382,25 +319,23 @@ run_display(const char *server, uint32_t expect)
 				break;
 			}
 			if (pfd[nfds - 1].revents &&
-			    ivwl_device_dispatch(d.dev) < 0)
+			    ivwl_device_dispatch(dev) < 0)
 				break;
-			for (i = 0; i <= d.slots; i++)
+			for (i = 0; i <= d.side.slots; i++)
 				if (pfd[i].revents)
-					ivwl_device_vector_drain(d.dev, i);
+					ivwl_device_vector_drain(dev, i);
 		}
-		sync_slots(&d);
-		for (i = 0; i < d.slots; i++)
+		ivwl_display_side_sync(&d.side, &listener, &d);
+		for (i = 0; i < d.side.slots; i++)
 			drain_slot(&d, i);
 	}
-	for (i = 0; i < d.slots; i++)
+	for (i = 0; i < d.side.slots; i++)
 		sleeps += d.served[i].sleeps;
 	printf("display: %u connection(s) finished, %u failed, slept %" PRIu64
 	       " times\n", d.finished, d.failures, sleeps);
-	ivwl_shm_store_release(&ivwl_region_side(d.base,
-						 IVWL_SIDE_DISPLAY)->state,
-			       IVWL_SIDE_GONE);
+	ivwl_display_side_release(&d.side);
 	free(d.buf);
-	ivwl_device_destroy(d.dev);
+	ivwl_device_destroy(dev);
 	return d.failures || d.finished < expect ? 1 : 0;
 }
 

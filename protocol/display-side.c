@@ -1,0 +1,143 @@
+#include <errno.h>
+#include <string.h>
+
+#include "display-side.h"
+#include "shm-access.h"
+
+static struct ivwl_slot_ctrl *
+slot_ctrl(struct ivwl_display_side *ds, uint32_t slot)
+{
+	struct ivwl_slot_view view;
+
+	ivwl_region_slot(ds->base, &ds->layout, slot, &view);
+	return view.ctrl;
+}
+
+static struct ivwl_side_block *
+app_block(struct ivwl_display_side *ds)
+{
+	return ivwl_region_side(ds->base, IVWL_SIDE_APP);
+}
+
+int
+ivwl_display_side_init(struct ivwl_display_side *ds, struct ivwl_device *dev)
+{
+	memset(ds, 0, sizeof(*ds));
+	ds->dev = dev;
+	ds->base = ivwl_device_base(dev);
+	if (ivwl_layout_compute(ivwl_device_size(dev), &ds->layout) < 0)
+		return -EINVAL;
+	ds->slots = ivwl_usable_slots(&ds->layout,
+				      ivwl_device_nr_vectors(dev));
+	return ds->slots ? 0 : -EINVAL;
+}
+
+void
+ivwl_display_side_claim(struct ivwl_display_side *ds)
+{
+	struct ivwl_side_block *own = ivwl_region_side(ds->base,
+						       IVWL_SIDE_DISPLAY);
+	uint32_t i, state, gen;
+
+	for (i = 0; i < ds->layout.slot_count; i++) {
+		ivwl_slot_state_load(&slot_ctrl(ds, i)->app, &state, &gen);
+		ds->open[i] = false;
+		ds->generation[i] = gen;
+		ivwl_slot_state_store(&slot_ctrl(ds, i)->display,
+				      IVWL_DISPLAY_SLOT_CLOSED, gen);
+	}
+	ds->app_epoch = ivwl_shm_load(&app_block(ds)->epoch);
+	ivwl_shm_store(&own->peer_id, ivwl_device_peer_id(ds->dev));
+	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
+	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
+	ivwl_device_ring(ds->dev, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
+}
+
+void
+ivwl_display_side_release(struct ivwl_display_side *ds)
+{
+	struct ivwl_side_block *own = ivwl_region_side(ds->base,
+						       IVWL_SIDE_DISPLAY);
+
+	ivwl_shm_store_release(&own->state, IVWL_SIDE_GONE);
+	ivwl_device_ring(ds->dev, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
+}
+
+void
+ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot)
+{
+	ivwl_device_ring(ds->dev, IVWL_PEER_APP, ivwl_slot_vector(slot));
+}
+
+void
+ivwl_display_side_close(struct ivwl_display_side *ds, uint32_t slot)
+{
+	if (!ds->open[slot])
+		return;
+	ds->open[slot] = false;
+	ivwl_slot_state_store(&slot_ctrl(ds, slot)->display,
+			      IVWL_DISPLAY_SLOT_CLOSED, ds->generation[slot]);
+	ivwl_display_side_kick(ds, slot);
+}
+
+void
+ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
+			struct ivwl_ring *request, struct ivwl_ring *event)
+{
+	struct ivwl_slot_view view;
+
+	ivwl_region_slot(ds->base, &ds->layout, slot, &view);
+	ivwl_ring_init_consumer(request, &view.ctrl->request,
+				view.request_data, ds->layout.ring_size);
+	ivwl_ring_init_producer(event, &view.ctrl->event, view.event_data,
+				ds->layout.ring_size);
+}
+
+static void
+reset_own_lines(struct ivwl_display_side *ds, uint32_t slot)
+{
+	struct ivwl_ring request, event;
+
+	ivwl_display_side_rings(ds, slot, &request, &event);
+	ivwl_ring_reset(&request);
+	ivwl_ring_reset(&event);
+}
+
+void
+ivwl_display_side_sync(struct ivwl_display_side *ds,
+		       const struct ivwl_display_side_listener *listener,
+		       void *data)
+{
+	uint32_t i, state, gen, epoch;
+	bool restarted;
+
+	/* A new app epoch ends every connection of the old one. */
+	epoch = ivwl_shm_load(&app_block(ds)->epoch);
+	restarted = epoch != ds->app_epoch;
+	ds->app_epoch = epoch;
+
+	for (i = 0; i < ds->slots; i++) {
+		ivwl_slot_state_load(&slot_ctrl(ds, i)->app, &state, &gen);
+		if (ds->open[i] && (restarted || state != IVWL_APP_SLOT_OPEN ||
+				    gen != ds->generation[i])) {
+			ivwl_display_side_close(ds, i);
+			listener->closed(data, i);
+		}
+		if (ds->open[i] || state != IVWL_APP_SLOT_OPEN ||
+		    gen == ds->generation[i])
+			continue;
+
+		ds->generation[i] = gen;
+		reset_own_lines(ds, i);
+		if (!listener->opened(data, i, gen)) {
+			ivwl_slot_state_store(&slot_ctrl(ds, i)->display,
+					      IVWL_DISPLAY_SLOT_CLOSED, gen);
+			ivwl_display_side_kick(ds, i);
+			continue;
+		}
+		ds->open[i] = true;
+		ivwl_slot_state_store(&slot_ctrl(ds, i)->display,
+				      IVWL_DISPLAY_SLOT_OPEN, gen);
+		ivwl_display_side_kick(ds, i);
+	}
+}

@@ -1,0 +1,71 @@
+/*
+ * The display side's half of the slot handshake (docs/region.md, "Slots"):
+ * claiming the region on start, noticing app opens and closes, answering
+ * them.  Shared by the weston plugin and the test peers.  It only touches
+ * display-owned words and reads app-owned ones once per look.
+ */
+#ifndef IVWL_DISPLAY_SIDE_H
+#define IVWL_DISPLAY_SIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "region.h"
+#include "ring.h"
+
+struct ivwl_display_side {
+	struct ivwl_device *dev;
+	void *base;
+	struct ivwl_layout layout;
+	uint32_t slots;			/* usable with the device's vectors */
+	uint32_t app_epoch;
+	bool open[IVWL_SLOT_COUNT];
+	uint32_t generation[IVWL_SLOT_COUNT];
+};
+
+struct ivwl_display_side_listener {
+	/* A connection went away (app closed it or restarted). */
+	void (*closed)(void *data, uint32_t slot);
+	/*
+	 * The app opened a generation.  Return true to serve it: the
+	 * side then resets its ring lines and acknowledges; false refuses.
+	 */
+	bool (*opened)(void *data, uint32_t slot, uint32_t generation);
+};
+
+/* Binds to an attached device; -EINVAL when the region is unusable. */
+int
+ivwl_display_side_init(struct ivwl_display_side *ds, struct ivwl_device *dev);
+
+/* New epoch, ready, and every connection of an earlier instance closed. */
+void
+ivwl_display_side_claim(struct ivwl_display_side *ds);
+
+/* Marks the side gone (clean shutdown). */
+void
+ivwl_display_side_release(struct ivwl_display_side *ds);
+
+/* Looks at every slot once and reports changes through the listener. */
+void
+ivwl_display_side_sync(struct ivwl_display_side *ds,
+		       const struct ivwl_display_side_listener *listener,
+		       void *data);
+
+/* Ends a connection from the display side (protocol error, shutdown). */
+void
+ivwl_display_side_close(struct ivwl_display_side *ds, uint32_t slot);
+
+/*
+ * The slot's rings as the display uses them: requests consumed, events
+ * produced.  Private views; call before acknowledging (opened callback).
+ */
+void
+ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
+			struct ivwl_ring *request, struct ivwl_ring *event);
+
+/* Rings the app on the slot's vector. */
+void
+ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);
+
+#endif
