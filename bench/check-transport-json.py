@@ -9,9 +9,10 @@ import subprocess
 import sys
 
 REQUIRED = [
-    "ring_gbps", "socket_gbps", "stopwait_gbps",
+    "ring_gbps", "ring_spin_gbps", "socket_gbps", "stopwait_gbps",
     "ring_gbps_64k", "socket_gbps_64k", "stopwait_gbps_64k",
-    "ring_rtt_p50_us", "socket_rtt_p50_us", "stopwait_rtt_p50_us",
+    "ring_rtt_p50_us", "ring_spin_rtt_p50_us", "socket_rtt_p50_us",
+    "stopwait_rtt_p50_us",
     "ring_rtt_p99_us", "socket_rtt_p99_us",
     "doorbells_per_1000", "stopwait_doorbells_per_1000",
     "messages_checked", "messages_hashed",

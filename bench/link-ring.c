@@ -7,6 +7,13 @@
  *   nothing to do -> ivwl_ring_prepare_sleep -> poll -> drain -> woken
  *   progress made -> ivwl_ring_kick_needed   -> ring the peer
  *
+ * Two policies on top, both within that protocol:
+ *  - kick batch: a consumer asks ivwl_ring_kick_needed() only once it has
+ *    freed kick_batch bytes since it last asked, and always before it
+ *    sleeps or goes idle, so a producer asleep on a full ring is woken to
+ *    half a ring of room instead of to one record's worth;
+ *  - spin: retry for spin_us before announcing a sleep (0: never).
+ *
  * The "local" backend replaces ivwl-server and device.h by a memfd and two
  * eventfds made before fork, to tell the ring apart from the device layer.
  */
@@ -62,6 +69,7 @@ struct ring_link {
 	uint32_t own_peer, peer, vector;
 	int wait_fd;
 	uint32_t chunk;
+	uint32_t kick_batch;
 	uint32_t freed;		/* consumed bytes not yet offered to kick */
 };
 
@@ -238,7 +246,7 @@ ring_recv(struct ivwl_bench_link *link, void *buf, size_t len)
 		deadline = 0;
 
 		r->freed += (uint32_t)ret + RING_RECORD_HEADER;
-		if (r->freed > r->config.kick_batch) {
+		if (r->freed > r->kick_batch) {
 			ret = kick_freed(r);
 			if (ret < 0)
 				return ret;
@@ -396,6 +404,9 @@ ring_attach(struct ivwl_bench_link *link, enum ivwl_bench_role role,
 		return -EINVAL;
 	}
 	r->chunk = pick_chunk(r);
+	r->kick_batch = r->config.kick_batch;
+	if (r->kick_batch == IVWL_BENCH_KICK_BATCH_AUTO)
+		r->kick_batch = size / 2;
 	return 0;
 }
 
@@ -517,14 +528,13 @@ ivwl_bench_link_ring_create(const struct ivwl_bench_ring_config *config,
 	return &r->base;
 }
 
-uint32_t
-ivwl_bench_link_ring_size(struct ivwl_bench_link *link)
+void
+ivwl_bench_link_ring_info(struct ivwl_bench_link *link,
+			  struct ivwl_bench_ring_info *info)
 {
-	return to_ring(link)->layout.ring_size;
-}
+	struct ring_link *r = to_ring(link);
 
-uint32_t
-ivwl_bench_link_ring_chunk(struct ivwl_bench_link *link)
-{
-	return to_ring(link)->chunk;
+	info->size = r->layout.ring_size;
+	info->chunk = r->chunk;
+	info->kick_batch = r->kick_batch;
 }

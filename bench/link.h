@@ -55,6 +55,9 @@ struct ivwl_bench_ring_config {
 	int spin_us;		/* poll the ring this long before sleeping */
 };
 
+/* ivwl_bench_ring_config.kick_batch: half the ring. */
+#define IVWL_BENCH_KICK_BATCH_AUTO UINT32_MAX
+
 /* Each returns NULL with *err set on failure. */
 struct ivwl_bench_link *
 ivwl_bench_link_socket_create(const char **err);
@@ -66,11 +69,16 @@ struct ivwl_bench_link *
 ivwl_bench_link_ring_create(const struct ivwl_bench_ring_config *config,
 			    const char **err);
 
-/* Ring-only facts for the report (0 before attach). */
-uint32_t
-ivwl_bench_link_ring_size(struct ivwl_bench_link *link);
-uint32_t
-ivwl_bench_link_ring_chunk(struct ivwl_bench_link *link);
+/* Ring-only facts for the report, as settled by attach. */
+struct ivwl_bench_ring_info {
+	uint32_t size;
+	uint32_t chunk;
+	uint32_t kick_batch;
+};
+
+void
+ivwl_bench_link_ring_info(struct ivwl_bench_link *link,
+			  struct ivwl_bench_ring_info *info);
 
 /* Starts ivwl-server; *pid for ivwl_bench_server_stop().  0 or -errno. */
 int

@@ -9,11 +9,17 @@
 #include <stdint.h>
 
 enum ivwl_bench_link_id {
-	IVWL_BENCH_RING = 0,
-	IVWL_BENCH_SOCKET = 1,
-	IVWL_BENCH_STOPWAIT = 2,
-	IVWL_BENCH_LINKS = 3,
+	IVWL_BENCH_RING = 0,		/* ring.h's protocol, sleeps at once */
+	IVWL_BENCH_RING_SPIN = 1,	/* the same, polls a while first */
+	IVWL_BENCH_SOCKET = 2,
+	IVWL_BENCH_STOPWAIT = 3,
+	IVWL_BENCH_LINKS = 4,
 };
+
+/* Names on the command line and in the table; JSON uses '_' for '-'. */
+extern const char *const ivwl_bench_link_names[IVWL_BENCH_LINKS];
+
+#define IVWL_BENCH_MAX_REPEAT 15u
 
 /* Index 0: 64 KiB messages, 1: 1 MiB messages. */
 struct ivwl_bench_link_result {
@@ -22,9 +28,13 @@ struct ivwl_bench_link_result {
 	double rtt_p99_us;
 
 	bool bulk_done[2];
-	double gbps[2];			/* 1e9 bytes per second */
-	uint64_t bulk_messages[2];
-	uint64_t bulk_doorbells[2];	/* both sides */
+	unsigned runs[2];
+	double gbps_run[2][IVWL_BENCH_MAX_REPEAT];	/* 1e9 bytes/s */
+	double gbps[2];			/* median of the runs */
+	double gbps_min[2];
+	double gbps_max[2];
+	uint64_t bulk_messages[2];	/* all runs */
+	uint64_t bulk_doorbells[2];	/* both sides, all runs */
 
 	bool flood_done;
 	uint64_t flood_records;
@@ -48,6 +58,7 @@ struct ivwl_bench_results {
 	bool quick;
 	bool ring_local;
 	uint64_t bytes;
+	uint64_t repeat;
 	uint64_t rtt_count;
 	uint64_t work_ns;
 	uint64_t kick_batch;
@@ -56,6 +67,10 @@ struct ivwl_bench_results {
 	uint32_t ring_chunk;
 	uint32_t stopwait_buffer;
 };
+
+/* Medians and spreads of the bulk runs, once all are in. */
+void
+ivwl_bench_report_summarize(struct ivwl_bench_results *res);
 
 void
 ivwl_bench_report_print(const struct ivwl_bench_results *res, bool json);

@@ -20,10 +20,6 @@
 #define STOPWAIT_BUFFER (512u << 10)
 #define MIB (1ull << 20)
 
-static const char *const link_names[IVWL_BENCH_LINKS] = {
-	"ring", "socket", "stopwait",
-};
-
 struct options {
 	bool quick;
 	bool json;
@@ -32,6 +28,7 @@ struct options {
 	const char *server_bin;
 	unsigned links;		/* bit per link */
 	uint64_t bytes;
+	uint64_t repeat;
 	uint64_t rtt_count;
 	uint64_t flood_count;
 	uint64_t work_ns;
@@ -59,16 +56,20 @@ usage(FILE *f)
 		"\n"
 		"Moves bytes between two processes over the ivwl ring (through\n"
 		"ivwl-server), a unix socket and stop-and-wait shared memory,\n"
-		"and prints them side by side.\n"
+		"and prints them side by side.  'ring' sleeps as soon as it has\n"
+		"nothing to do; 'ring-spin' polls the ring a while first.\n"
 		"\n"
 		"  --quick             small counts, for smoke tests (seconds)\n"
 		"  --json              one JSON object on stdout, nothing else\n"
-		"  --transports LIST   comma list of ring,socket,stopwait (all)\n"
+		"  --transports LIST   comma list of ring,ring-spin,socket,\n"
+		"                      stopwait (default: all)\n"
 		"  --server-bin PATH   ivwl-server to use (else $IVWL_SERVER_BIN,\n"
 		"                      else ../host/ivwl-server next to this binary)\n"
 		"  --ring-local        ring without ivwl-server: a memfd and two\n"
 		"                      eventfds (diagnostic: isolates the ring)\n"
-		"  --bytes SIZE        bytes per bulk run (2G; quick 64M)\n"
+		"  --bytes SIZE        bytes per bulk run (1G; quick 64M)\n"
+		"  --repeat N          bulk runs per transport and size, the\n"
+		"                      median is reported (3; quick 1)\n"
 		"  --rtt-count N       timed round trips (20000; quick 2000)\n"
 		"  --flood-count N     records in the doorbell run (1000000;\n"
 		"                      quick 50000; stopwait runs 1/50 of it)\n"
@@ -77,9 +78,10 @@ usage(FILE *f)
 		"  --chunk BYTES       ring record payload for bulk data\n"
 		"                      (a quarter ring minus the record header)\n"
 		"  --kick-batch BYTES  consumer frees this much before it checks\n"
-		"                      for a producer asleep on space (0: every\n"
-		"                      record, as ring.h's minimum)\n"
-		"  --spin-us N         ring: poll this long before sleeping (0)\n"
+		"                      for a producer asleep on space (default\n"
+		"                      half the ring; 0: after every record)\n"
+		"  --spin-us N         ring-spin: poll this long before sleeping\n"
+		"                      (20)\n"
 		"  --pin               app process on CPU 0, display on CPU 1\n"
 		"  -h, --help          this text\n"
 		"\n"
@@ -107,7 +109,7 @@ parse_links(const char *list, unsigned *mask)
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && ok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < IVWL_BENCH_LINKS; i++)
-			if (strcmp(tok, link_names[i]) == 0)
+			if (strcmp(tok, ivwl_bench_link_names[i]) == 0)
 				break;
 		if (i == IVWL_BENCH_LINKS)
 			ok = false;
@@ -122,7 +124,7 @@ enum {
 	OPT_QUICK = 256, OPT_JSON, OPT_TRANSPORTS, OPT_SERVER_BIN,
 	OPT_RING_LOCAL, OPT_BYTES, OPT_RTT_COUNT, OPT_FLOOD_COUNT,
 	OPT_WORK_NS, OPT_REGION_SIZE, OPT_CHUNK, OPT_KICK_BATCH, OPT_SPIN_US,
-	OPT_PIN,
+	OPT_PIN, OPT_REPEAT,
 };
 
 static const struct option long_options[] = {
@@ -140,6 +142,7 @@ static const struct option long_options[] = {
 	{ "kick-batch", required_argument, NULL, OPT_KICK_BATCH },
 	{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -179,7 +182,10 @@ parse_number(int c, const char *arg, struct options *o)
 		return v <= UINT32_MAX;
 	case OPT_SPIN_US:
 		o->spin_us = v;
-		return v <= 1000000;
+		return v >= 1 && v <= 1000000;
+	case OPT_REPEAT:
+		o->repeat = v;
+		return v >= 1 && v <= IVWL_BENCH_MAX_REPEAT;
 	}
 	return false;
 }
@@ -193,6 +199,8 @@ parse_options(int argc, char *argv[], struct options *o)
 	o->links = (1u << IVWL_BENCH_LINKS) - 1;
 	o->work_ns = 250;
 	o->region_size = 256 * MIB;
+	o->kick_batch = IVWL_BENCH_KICK_BATCH_AUTO;
+	o->spin_us = 20;
 
 	optind = 1;
 	opterr = 0;
@@ -233,7 +241,9 @@ parse_options(int argc, char *argv[], struct options *o)
 		return bad_usage("unexpected argument", argv[optind]);
 
 	if (!o->bytes)
-		o->bytes = o->quick ? 64 * MIB : 2048 * MIB;
+		o->bytes = o->quick ? 64 * MIB : 1024 * MIB;
+	if (!o->repeat)
+		o->repeat = o->quick ? 1 : 3;
 	if (!o->rtt_count)
 		o->rtt_count = o->quick ? 2000 : 20000;
 	if (!o->flood_count)
@@ -241,53 +251,69 @@ parse_options(int argc, char *argv[], struct options *o)
 	return 0;
 }
 
+static struct ivwl_bench_link *
+create_ring(struct run *run, int spin_us, const char **err)
+{
+	struct ivwl_bench_ring_config rc;
+
+	memset(&rc, 0, sizeof(rc));
+	rc.server_bin = run->server_bin;
+	rc.region_size = run->opt.region_size;
+	rc.chunk = (uint32_t)run->opt.chunk;
+	rc.kick_batch = (uint32_t)run->opt.kick_batch;
+	rc.spin_us = spin_us;
+	return ivwl_bench_link_ring_create(&rc, err);
+}
+
+static bool
+wanted(const struct run *run, unsigned li)
+{
+	return run->opt.links & (1u << li);
+}
+
 static int
 create_links(struct run *run)
 {
-	struct ivwl_bench_ring_config rc;
 	const char *err = NULL;
+	unsigned li;
 
-	if (run->opt.links & (1u << IVWL_BENCH_RING)) {
-		memset(&rc, 0, sizeof(rc));
-		if (!run->opt.ring_local) {
-			run->server_bin = ivwl_bench_server_find(
-				run->opt.server_bin);
-			if (!run->server_bin) {
-				fprintf(stderr, "ivwl-bench transport: "
-					"ivwl-server not found: build "
-					"host/ivwl-server, or pass "
-					"--server-bin PATH or set "
-					"IVWL_SERVER_BIN\n");
-				return -ENOENT;
-			}
+	if ((wanted(run, IVWL_BENCH_RING) ||
+	     wanted(run, IVWL_BENCH_RING_SPIN)) && !run->opt.ring_local) {
+		run->server_bin = ivwl_bench_server_find(run->opt.server_bin);
+		if (!run->server_bin) {
+			fprintf(stderr, "ivwl-bench transport: ivwl-server not "
+				"found: build host/ivwl-server, or pass "
+				"--server-bin PATH or set IVWL_SERVER_BIN\n");
+			return -ENOENT;
 		}
-		rc.server_bin = run->server_bin;
-		rc.region_size = run->opt.region_size;
-		rc.chunk = (uint32_t)run->opt.chunk;
-		rc.kick_batch = (uint32_t)run->opt.kick_batch;
-		rc.spin_us = (int)run->opt.spin_us;
-		run->link[IVWL_BENCH_RING] = ivwl_bench_link_ring_create(&rc,
-									 &err);
-		if (!run->link[IVWL_BENCH_RING])
-			goto err;
 	}
-	if (run->opt.links & (1u << IVWL_BENCH_SOCKET)) {
-		run->link[IVWL_BENCH_SOCKET] =
-			ivwl_bench_link_socket_create(&err);
-		if (!run->link[IVWL_BENCH_SOCKET])
-			goto err;
-	}
-	if (run->opt.links & (1u << IVWL_BENCH_STOPWAIT)) {
-		run->link[IVWL_BENCH_STOPWAIT] =
-			ivwl_bench_link_stopwait_create(STOPWAIT_BUFFER, &err);
-		if (!run->link[IVWL_BENCH_STOPWAIT])
-			goto err;
+	for (li = 0; li < IVWL_BENCH_LINKS; li++) {
+		if (!wanted(run, li))
+			continue;
+		switch (li) {
+		case IVWL_BENCH_RING:
+			run->link[li] = create_ring(run, 0, &err);
+			break;
+		case IVWL_BENCH_RING_SPIN:
+			/* Its own server and region: nothing shared. */
+			run->link[li] = create_ring(run, (int)run->opt.spin_us,
+						    &err);
+			break;
+		case IVWL_BENCH_SOCKET:
+			run->link[li] = ivwl_bench_link_socket_create(&err);
+			break;
+		case IVWL_BENCH_STOPWAIT:
+			run->link[li] = ivwl_bench_link_stopwait_create(
+				STOPWAIT_BUFFER, &err);
+			break;
+		}
+		if (!run->link[li]) {
+			fprintf(stderr, "ivwl-bench transport: %s: %s\n",
+				ivwl_bench_link_names[li], err);
+			return -EIO;
+		}
 	}
 	return 0;
-
-err:
-	fprintf(stderr, "ivwl-bench transport: %s\n", err);
-	return -EIO;
 }
 
 static void
@@ -334,7 +360,7 @@ attach_all(struct run *run, enum ivwl_bench_role role)
 		ret = run->link[i]->ops->attach(run->link[i], role, &err);
 		if (ret < 0) {
 			fprintf(stderr, "ivwl-bench transport: %s (%s side): "
-				"%s: %s\n", link_names[i],
+				"%s: %s\n", ivwl_bench_link_names[i],
 				role == IVWL_BENCH_ROLE_APP ? "app" : "display",
 				err ? err : "attach failed", strerror(-ret));
 			return ret;
@@ -473,11 +499,12 @@ phase_bulk(struct run *run, unsigned li, unsigned si, uint64_t size)
 	if (ret < 0)
 		return ret;
 	note_report(run, &rep);
-	r->bulk_done[si] = true;
-	r->gbps[si] = (double)(size * cmd.count) / (double)(t1 - t0);
-	r->bulk_doorbells[si] = link->stats.doorbells - before.doorbells +
-				rep.doorbells;
-	r->bulk_messages[si] = cmd.count;
+	if (r->runs[si] < IVWL_BENCH_MAX_REPEAT)
+		r->gbps_run[si][r->runs[si]++] = (double)(size * cmd.count) /
+						 (double)(t1 - t0);
+	r->bulk_doorbells[si] += link->stats.doorbells - before.doorbells +
+				 rep.doorbells;
+	r->bulk_messages[si] += cmd.count;
 	return 0;
 }
 
@@ -526,16 +553,20 @@ static int
 run_phases(struct run *run)
 {
 	static const uint64_t sizes[2] = { 64 << 10, MIB };
-	unsigned li, si;
+	unsigned li, si, rep;
 	int ret = 0;
 
 	for (li = 0; li < IVWL_BENCH_LINKS && ret == 0; li++)
 		if (run->link[li])
 			ret = phase_rtt(run, li);
-	for (si = 0; si < 2; si++)
-		for (li = 0; li < IVWL_BENCH_LINKS && ret == 0; li++)
-			if (run->link[li])
-				ret = phase_bulk(run, li, si, sizes[si]);
+	/* Interleaved, so that a burst of load elsewhere on the machine
+	 * hits every transport rather than one. */
+	for (rep = 0; rep < run->opt.repeat; rep++)
+		for (si = 0; si < 2; si++)
+			for (li = 0; li < IVWL_BENCH_LINKS && ret == 0; li++)
+				if (run->link[li])
+					ret = phase_bulk(run, li, si,
+							 sizes[si]);
 	/* The socket has no doorbells to count. */
 	for (li = 0; li < IVWL_BENCH_LINKS && ret == 0; li++)
 		if (run->link[li] && li != IVWL_BENCH_SOCKET)
@@ -572,19 +603,23 @@ parent_main(struct run *run)
 static void
 fill_config(struct run *run)
 {
-	struct ivwl_bench_link *ring = run->link[IVWL_BENCH_RING];
+	struct ivwl_bench_link *ring = run->link[IVWL_BENCH_RING] ?
+		run->link[IVWL_BENCH_RING] : run->link[IVWL_BENCH_RING_SPIN];
+	struct ivwl_bench_ring_info info;
 
 	run->res.quick = run->opt.quick;
 	run->res.ring_local = run->opt.ring_local;
 	run->res.bytes = run->opt.bytes;
+	run->res.repeat = run->opt.repeat;
 	run->res.rtt_count = run->opt.rtt_count;
 	run->res.work_ns = run->opt.work_ns;
-	run->res.kick_batch = run->opt.kick_batch;
 	run->res.spin_us = run->opt.spin_us;
 	run->res.stopwait_buffer = STOPWAIT_BUFFER;
 	if (ring) {
-		run->res.ring_size = ivwl_bench_link_ring_size(ring);
-		run->res.ring_chunk = ivwl_bench_link_ring_chunk(ring);
+		ivwl_bench_link_ring_info(ring, &info);
+		run->res.ring_size = info.size;
+		run->res.ring_chunk = info.chunk;
+		run->res.kick_batch = info.kick_batch;
 	}
 }
 
@@ -619,6 +654,7 @@ ivwl_bench_transport_main(int argc, char *argv[])
 
 	ret = parent_main(&run);
 	fill_config(&run);
+	ivwl_bench_report_summarize(&run.res);
 	destroy_links(&run);
 	ivwl_bench_payload_fini(&run.payload);
 	free(run.server_bin);
