@@ -54,6 +54,9 @@ if [ -n "${IVWL_VM_KERNEL:-}" ]; then
 else
 	kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
 fi
+if [ -n "${IVWL_VM_KERNEL:-}" ]; then
+	[ -f "$kernel" ] || die "IVWL_VM_KERNEL=$kernel: no such file"
+fi
 [ -n "$kernel" ] && [ -f "$kernel" ] ||
 	die "no kernel in /boot/vmlinuz-*: install the linux-image-amd64 package"
 [ -r "$kernel" ] ||
@@ -123,7 +126,8 @@ show_log()
 echo "test-ivshmem-vm: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivshmem-vm: region $size bytes, $vectors vectors, limit ${limit}s"
 
-"$mkinitramfs" "$tmp/initramfs.gz" "$guest_probe"
+"$mkinitramfs" "$tmp/initramfs.gz" "$guest_probe" ||
+	die "cannot build the initramfs (see above)"
 
 "$server" --socket "$sock" --display-socket "$dsock" --size "$size" \
 	--vectors "$vectors" >"$tmp/server.log" 2>&1 &
