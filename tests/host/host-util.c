@@ -470,6 +470,31 @@ hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 	return 1;
 }
 
+int
+hu_send(int sock, int64_t value, const int *fds, int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	uint64_t wire = htole64((uint64_t)value);
+	struct iovec iov = { &wire, sizeof(wire) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	if (nfds > 0 && nfds <= 4) {
+		memset(&ctrl, 0, sizeof(ctrl));
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, nfds * sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == sizeof(wire) ? 0 : -errno;
+}
+
 bool
 hu_is_eventfd(int fd)
 {

@@ -92,6 +92,10 @@ struct hu_msg {
 int
 hu_recv(int sock, int timeout_ms, struct hu_msg *m);
 
+/* Sends one protocol message with nfds fds (a fake server's side). */
+int
+hu_send(int sock, int64_t value, const int *fds, int nfds);
+
 /* A raw protocol client and what it learnt. */
 struct hu_client {
 	int sock;

@@ -1,0 +1,460 @@
+/*
+ * The device-server backend (protocol/device-server.c) against a real
+ * ivwl-server, and against scripted fake servers for the failure paths.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "harness.h"
+#include "host-util.h"
+#include "region.h"
+
+#define SIZE (4u << 20)
+#define VECTORS 4
+#define OPEN_MS 2000
+
+static struct hu_server srv;
+
+struct peer_events {
+	int joined[2];
+	int left[2];
+};
+
+static void
+on_peer(void *data, uint32_t peer, bool present)
+{
+	struct peer_events *ev = data;
+
+	if (peer > 1)
+		return;
+	if (present)
+		ev->joined[peer]++;
+	else
+		ev->left[peer]++;
+}
+
+static struct ivwl_device *
+open_dev(const char *path)
+{
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int ret;
+
+	ret = ivwl_device_open_server(path, OPEN_MS, &dev, &err);
+	if (ret < 0)
+		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
+			strerror(-ret));
+	REQUIRE(ret == 0 && dev);
+	CHECK(err == NULL);
+	return dev;
+}
+
+/* Dispatches (bounded) until cond holds for dev's membership. */
+static bool
+dispatch_until(struct ivwl_device *dev, uint32_t peer, bool present)
+{
+	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+
+	while (ivwl_device_peer_present(dev, peer) != present) {
+		if (hu_now_ms() > deadline)
+			return false;
+		hu_wait_readable(ivwl_device_event_fd(dev), 50);
+		if (ivwl_device_dispatch(dev) < 0)
+			return false;
+	}
+	return true;
+}
+
+static void
+test_attach_pair(void)
+{
+	struct peer_events ev;
+	struct ivwl_device *display, *app;
+	uint8_t *a, *b;
+	uint32_t v;
+
+	memset(&ev, 0, sizeof(ev));
+	REQUIRE(hu_server_start(&srv, "pair", "4M", VECTORS) == 0);
+	display = open_dev(srv.display);
+	CHECK(ivwl_device_base(display) != NULL);
+	CHECK_EQ(ivwl_device_size(display), SIZE);
+	CHECK_EQ(ivwl_device_peer_id(display), IVWL_PEER_DISPLAY);
+	CHECK_EQ(ivwl_device_nr_vectors(display), VECTORS);
+	CHECK(ivwl_device_peer_present(display, IVWL_PEER_DISPLAY));
+	CHECK(!ivwl_device_peer_present(display, IVWL_PEER_APP));
+	CHECK(ivwl_device_event_fd(display) >= 0);
+	for (v = 0; v < VECTORS; v++)
+		CHECK(hu_is_eventfd(ivwl_device_vector_fd(display, v)));
+	CHECK_EQ(ivwl_device_vector_fd(display, VECTORS), -1);
+	ivwl_device_set_peer_listener(display, on_peer, &ev);
+
+	app = open_dev(srv.app);
+	CHECK_EQ(ivwl_device_size(app), SIZE);
+	CHECK_EQ(ivwl_device_peer_id(app), IVWL_PEER_APP);
+	CHECK_EQ(ivwl_device_nr_vectors(app), VECTORS);
+	CHECK(ivwl_device_peer_present(app, IVWL_PEER_DISPLAY));
+
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+	CHECK_EQ(ev.joined[1], 1);
+	CHECK_EQ(ev.left[1], 0);
+
+	/* One region behind both mappings. */
+	a = ivwl_device_base(display);
+	b = ivwl_device_base(app);
+	CHECK_EQ(b[SIZE - 1], 0);
+	a[SIZE - 1] = 0x5a;
+	CHECK_EQ(b[SIZE - 1], 0x5a);
+
+	for (v = 0; v < VECTORS; v++) {
+		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, v), 0);
+		CHECK(hu_wait_readable(ivwl_device_vector_fd(app, v), 1000));
+		CHECK_EQ(ivwl_device_vector_drain(app, v), 1);
+		CHECK(!hu_wait_readable(ivwl_device_vector_fd(app, v), 0));
+		CHECK_EQ(ivwl_device_ring(app, IVWL_PEER_DISPLAY, v), 0);
+		CHECK(hu_wait_readable(ivwl_device_vector_fd(display, v),
+				       1000));
+		CHECK_EQ(ivwl_device_vector_drain(display, v), 1);
+	}
+	for (v = 0; v < 3; v++)
+		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 2), 0);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(app, 2), 1000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 2), 3);
+	CHECK_EQ(ivwl_device_vector_drain(app, 2), 0);
+	CHECK_EQ(ivwl_device_vector_drain(app, VECTORS), 0);
+
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, VECTORS), -EINVAL);
+	CHECK_EQ(ivwl_device_ring(display, 5, 0), -ENOENT);
+	CHECK_EQ(ivwl_device_ring(app, 70000, 0), -ENOENT);
+
+	/* The app leaves: the listener hears it, ringing it stops. */
+	ivwl_device_destroy(app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
+	CHECK_EQ(ev.left[1], 1);
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 0), -ENOENT);
+
+	/* And comes back. */
+	app = open_dev(srv.app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+	CHECK_EQ(ev.joined[1], 2);
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 1), 0);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(app, 1), 1000));
+	b = ivwl_device_base(app);
+	CHECK_EQ(b[SIZE - 1], 0x5a);
+
+	/* The server dies: dispatch says so, every time; memory stays. */
+	hu_server_stop(&srv, SIGKILL);
+	CHECK(hu_wait_readable(ivwl_device_event_fd(display), 1000));
+	CHECK_EQ(ivwl_device_dispatch(display), -ECONNRESET);
+	CHECK_EQ(ivwl_device_dispatch(display), -ECONNRESET);
+	CHECK(hu_wait_readable(ivwl_device_event_fd(app), 1000));
+	CHECK_EQ(ivwl_device_dispatch(app), -ECONNRESET);
+	a = ivwl_device_base(display);
+	a[0] = 1;
+	CHECK_EQ(a[0], 1);
+
+	ivwl_device_destroy(app);
+	ivwl_device_destroy(display);
+}
+
+/* The child's side of the endpoint test; exit code = failed step. */
+static void __attribute__((noreturn))
+endpoint_child(struct ivwl_endpoint *ep)
+{
+	char *p;
+
+	p = mmap(NULL, ep->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ep->region_fd, 0);
+	if (p == MAP_FAILED)
+		_exit(10);
+	strcpy(p + 8192, "written by the child");
+	if (ivwl_endpoint_ring(ep) != 0)
+		_exit(11);
+	if (!hu_wait_readable(ep->wait_fd, 2000))
+		_exit(12);
+	if (ivwl_endpoint_drain(ep) != 1)
+		_exit(13);
+	if (ivwl_endpoint_drain(ep) != 0)
+		_exit(14);
+	ivwl_endpoint_close(ep);
+	if (ep->region_fd != -1 || ep->doorbell_fd != -1 || ep->wait_fd != -1)
+		_exit(15);
+	/* _exit: the test's cleanup must not run in the child. */
+	_exit(0);
+}
+
+static int
+wait_child(pid_t pid)
+{
+	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+	int status;
+
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (hu_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		poll(NULL, 0, 5);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void
+test_export_endpoint(void)
+{
+	struct ivwl_device *display, *app;
+	struct ivwl_endpoint ep;
+	pid_t pid;
+
+	REQUIRE(hu_server_start(&srv, "export", "4M", VECTORS) == 0);
+	display = open_dev(srv.display);
+	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 1, 1,
+					     &ep), -ENOENT);
+	CHECK_EQ(ep.region_fd, -1);
+	app = open_dev(srv.app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+
+	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, VECTORS,
+					     1, &ep), -EINVAL);
+	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 1,
+					     VECTORS, &ep), -EINVAL);
+	REQUIRE(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 2, 1,
+					    &ep) == 0);
+	CHECK_EQ(ep.region_size, SIZE);
+	CHECK_EQ(ep.doorbell_kind, IVWL_DOORBELL_EVENTFD);
+	CHECK_EQ(ep.doorbell_peer, IVWL_PEER_APP);
+	CHECK_EQ(ep.doorbell_vector, 2);
+	CHECK(hu_is_eventfd(ep.doorbell_fd));
+	CHECK(hu_is_eventfd(ep.wait_fd));
+	CHECK(ep.wait_fd != ivwl_device_vector_fd(display, 1));
+
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		endpoint_child(&ep);
+
+	/* The child rings the app on vector 2... */
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(app, 2), 2000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 2), 1);
+	/* ...and waits for the app on display vector 1. */
+	CHECK_EQ(ivwl_device_ring(app, IVWL_PEER_DISPLAY, 1), 0);
+	CHECK_EQ(wait_child(pid), 0);
+	CHECK(strcmp((char *)ivwl_device_base(app) + 8192,
+		     "written by the child") == 0);
+
+	/* The parent's copy works the same way. */
+	CHECK_EQ(ivwl_endpoint_ring(&ep), 0);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(app, 2), 1000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 2), 1);
+	CHECK_EQ(ivwl_endpoint_drain(&ep), 0);
+
+	/* The guest driver's kind is another backend's business. */
+	ep.doorbell_kind = IVWL_DOORBELL_IOCTL;
+	CHECK_EQ(ivwl_endpoint_ring(&ep), -EOPNOTSUPP);
+	ivwl_endpoint_close(&ep);
+	CHECK_EQ(ep.wait_fd, -1);
+
+	ivwl_device_destroy(app);
+	ivwl_device_destroy(display);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
+/*
+ * Alone, nobody tells a device how many vectors there are: it counts
+ * its own.  With 1024 the setup spans several socket buffers.
+ */
+static void
+check_vector_count(const char *name, uint32_t vectors, bool app_first)
+{
+	struct ivwl_device *first, *second;
+	int64_t t0;
+	uint32_t expected = vectors ? vectors : IVWL_DEFAULT_VECTORS;
+
+	REQUIRE(hu_server_start(&srv, name, "4M", vectors) == 0);
+	t0 = hu_now_ms();
+	first = open_dev(app_first ? srv.app : srv.display);
+	CHECK(hu_now_ms() - t0 < 1000);
+	CHECK_EQ(ivwl_device_nr_vectors(first), expected);
+	second = open_dev(app_first ? srv.display : srv.app);
+	CHECK_EQ(ivwl_device_nr_vectors(second), expected);
+	CHECK(ivwl_device_peer_present(second, app_first ? 1 : 0));
+	CHECK(dispatch_until(first, app_first ? 0 : 1, true));
+	CHECK_EQ(ivwl_device_ring(first, app_first ? 0 : 1, expected - 1), 0);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(second, expected - 1),
+			       1000));
+	ivwl_device_destroy(second);
+	ivwl_device_destroy(first);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
+static void
+test_vector_counts(void)
+{
+	hu_raise_fd_limit();
+	check_vector_count("count1", 1, false);
+	check_vector_count("count7", 7, true);
+	check_vector_count("count33", 0 /* default */, false);
+	check_vector_count("count1024", 1024, false);
+	check_vector_count("count1024b", 1024, true);
+}
+
+static int
+open_error(const char *path, int timeout_ms, int64_t *elapsed)
+{
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int64_t t0 = hu_now_ms();
+	int ret;
+
+	ret = ivwl_device_open_server(path, timeout_ms, &dev, &err);
+	if (elapsed)
+		*elapsed = hu_now_ms() - t0;
+	CHECK(ret < 0);
+	CHECK(dev == NULL);
+	CHECK(err != NULL && err[0] != '\0');
+	if (ret == 0)
+		ivwl_device_destroy(dev);
+	return ret;
+}
+
+enum script {
+	SCRIPT_SILENT,
+	SCRIPT_BAD_VERSION,
+	SCRIPT_BAD_SIZE,
+	SCRIPT_NO_VECTORS,
+	SCRIPT_TWO_FDS,
+	SCRIPT_FOREIGN,
+};
+
+static void
+play(int sock, enum script script)
+{
+	int shm = memfd_create("fake", MFD_CLOEXEC);
+	int fds[2] = { eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC) };
+	int v;
+
+	if (ftruncate(shm, script == SCRIPT_BAD_SIZE ? 3 << 20 : SIZE) < 0)
+		_exit(20);
+	if (script == SCRIPT_SILENT)
+		return;
+	hu_send(sock, script == SCRIPT_BAD_VERSION ? 1 : 0, NULL, 0);
+	hu_send(sock, 7, NULL, 0);
+	if (script == SCRIPT_TWO_FDS) {
+		hu_send(sock, -1, fds, 2);
+		return;
+	}
+	/* Like QEMU's server: any id, peers before us, any order. */
+	if (script == SCRIPT_FOREIGN)
+		for (v = 0; v < 2; v++)
+			hu_send(sock, 3, &fds[v], 1);
+	hu_send(sock, -1, &shm, 1);
+	if (script == SCRIPT_FOREIGN)
+		for (v = 0; v < 2; v++)
+			hu_send(sock, 7, &fds[v], 1);
+}
+
+/* A one-shot fake server in a child: plays the script, then waits. */
+static pid_t
+fake_server(const char *path, enum script script)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char c;
+	int fd, sock;
+	pid_t pid;
+
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	REQUIRE(bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	REQUIRE(listen(fd, 1) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		/* The test's watchdog would kill its servers from here. */
+		signal(SIGALRM, SIG_DFL);
+		alarm(5);
+		sock = accept(fd, NULL, NULL);
+		if (sock < 0)
+			_exit(21);
+		play(sock, script);
+		/* Until the client goes away (EOF, or a reset when it left
+		 * messages unread). */
+		if (read(sock, &c, 1) > 0)
+			_exit(22);
+		_exit(0);
+	}
+	close(fd);
+	return pid;
+}
+
+static void
+test_open_errors(void)
+{
+	struct ivwl_device *display, *dev;
+	const char *path = hu_path("fake");
+	int64_t elapsed;
+	pid_t pid;
+
+	CHECK_EQ(open_error(hu_path("nothing-here"), OPEN_MS, NULL), -ENOENT);
+
+	/* A taken role: refused, well before the timeout. */
+	REQUIRE(hu_server_start(&srv, "taken", "4M", VECTORS) == 0);
+	display = open_dev(srv.display);
+	CHECK(open_error(srv.display, OPEN_MS, &elapsed) < 0);
+	CHECK(elapsed < OPEN_MS);
+	ivwl_device_destroy(display);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+
+	pid = fake_server(path, SCRIPT_SILENT);
+	CHECK_EQ(open_error(path, 300, &elapsed), -ETIMEDOUT);
+	CHECK(elapsed >= 290 && elapsed < 1500);
+	CHECK_EQ(wait_child(pid), 0);
+
+	pid = fake_server(path, SCRIPT_BAD_VERSION);
+	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EPROTO);
+	CHECK_EQ(wait_child(pid), 0);
+
+	pid = fake_server(path, SCRIPT_BAD_SIZE);
+	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EINVAL);
+	CHECK_EQ(wait_child(pid), 0);
+
+	pid = fake_server(path, SCRIPT_NO_VECTORS);
+	CHECK_EQ(open_error(path, 300, &elapsed), -ETIMEDOUT);
+	CHECK(elapsed < 1500);
+	CHECK_EQ(wait_child(pid), 0);
+
+	pid = fake_server(path, SCRIPT_TWO_FDS);
+	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EPROTO);
+	CHECK_EQ(wait_child(pid), 0);
+
+	pid = fake_server(path, SCRIPT_FOREIGN);
+	dev = NULL;
+	CHECK_EQ(ivwl_device_open_server(path, OPEN_MS, &dev, NULL), 0);
+	if (dev) {
+		CHECK_EQ(ivwl_device_peer_id(dev), 7);
+		CHECK_EQ(ivwl_device_nr_vectors(dev), 2);
+		CHECK(ivwl_device_peer_present(dev, 3));
+		CHECK(!ivwl_device_peer_present(dev, 0));
+		CHECK_EQ(ivwl_device_ring(dev, 3, 1), 0);
+		ivwl_device_destroy(dev);
+	}
+	CHECK_EQ(wait_child(pid), 0);
+	unlink(path);
+}
+
+IVWL_TEST_MAIN(
+	TEST(test_attach_pair),
+	TEST(test_export_endpoint),
+	TEST(test_vector_counts),
+	TEST(test_open_errors),
+)
