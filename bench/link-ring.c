@@ -337,9 +337,25 @@ attach_server(struct ring_link *r, enum ivwl_bench_role role,
 static int
 attach_local(struct ring_link *r, const char **err)
 {
+	uint32_t size = r->config.local_ring_size;
+	int ret;
+
 	r->region = r->local_map;
 	r->wait_fd = r->local_fd[r->own_peer];
-	return ivwl_layout_compute(r->config.region_size, &r->layout);
+	ret = ivwl_layout_compute(r->config.region_size, &r->layout);
+	if (ret < 0 || !size)
+		return ret;
+
+	/* What-if: slot 0 with rings of another size than layout v1's. */
+	r->layout.ring_size = size;
+	r->layout.slot_stride = IVWL_PAGE_SIZE + 2ull * size;
+	if (!ivwl_is_pow2(size) || size < IVWL_RING_MIN_SIZE ||
+	    r->layout.slot_table_offset + r->layout.slot_stride >
+	    r->layout.region_size) {
+		*err = "local ring size must be a power of two that fits";
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static uint32_t
@@ -489,7 +505,8 @@ create_server(struct ring_link *r, const char **err)
 		 "%s/display.sock", r->dir);
 	return ivwl_bench_server_start(r->config.server_bin, r->app_socket,
 				       r->display_socket,
-				       r->config.region_size, &r->server_pid,
+				       r->config.region_size,
+				       r->config.server_quiet, &r->server_pid,
 				       err);
 }
 

@@ -10,6 +10,7 @@
 #ifndef IVWL_BENCH_LINK_H
 #define IVWL_BENCH_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,11 +49,13 @@ struct ivwl_bench_link {
 };
 
 struct ivwl_bench_ring_config {
-	const char *server_bin;
+	const char *server_bin;		/* NULL: the local backend */
 	uint64_t region_size;
 	uint32_t chunk;		/* bulk record payload; 0 = automatic */
 	uint32_t kick_batch;	/* bytes a consumer frees between checks */
 	int spin_us;		/* poll the ring this long before sleeping */
+	uint32_t local_ring_size; /* local backend: not layout v1's size */
+	bool server_quiet;	/* ivwl-server's logs go to /dev/null */
 };
 
 /* ivwl_bench_ring_config.kick_batch: half the ring. */
@@ -84,7 +87,7 @@ ivwl_bench_link_ring_info(struct ivwl_bench_link *link,
 int
 ivwl_bench_server_start(const char *bin, const char *app_socket,
 			const char *display_socket, uint64_t region_size,
-			int *pid, const char **err);
+			bool quiet, int *pid, const char **err);
 
 void
 ivwl_bench_server_stop(int pid);

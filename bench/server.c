@@ -48,18 +48,22 @@ ivwl_bench_server_find(const char *explicit_path)
 
 static void
 exec_server(const char *bin, const char *app_socket,
-	    const char *display_socket, uint64_t region_size)
+	    const char *display_socket, uint64_t region_size, bool quiet)
 {
 	char size[32];
 	int devnull;
 
 	/* The server must not outlive us, nor write into our JSON. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	dup2(STDERR_FILENO, STDOUT_FILENO);
-	devnull = open("/dev/null", O_RDONLY);
+	devnull = open("/dev/null", O_RDWR);
 	if (devnull >= 0) {
 		dup2(devnull, STDIN_FILENO);
+		dup2(quiet ? devnull : STDERR_FILENO, STDOUT_FILENO);
+		if (quiet)
+			dup2(devnull, STDERR_FILENO);
 		close(devnull);
+	} else {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	}
 	signal(SIGPIPE, SIG_DFL);
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)region_size);
@@ -67,13 +71,13 @@ exec_server(const char *bin, const char *app_socket,
 	      "--display-socket", display_socket, (char *)NULL);
 	fprintf(stderr, "ivwl-bench: cannot run %s: %s\n", bin,
 		strerror(errno));
-	_exit(127);
+	_exit(127);	/* unseen when quiet: the attach then times out */
 }
 
 int
 ivwl_bench_server_start(const char *bin, const char *app_socket,
 			const char *display_socket, uint64_t region_size,
-			int *pid, const char **err)
+			bool quiet, int *pid, const char **err)
 {
 	pid_t child;
 
@@ -83,7 +87,8 @@ ivwl_bench_server_start(const char *bin, const char *app_socket,
 		return -errno;
 	}
 	if (child == 0)
-		exec_server(bin, app_socket, display_socket, region_size);
+		exec_server(bin, app_socket, display_socket, region_size,
+			    quiet);
 	*pid = child;
 	return 0;
 }

@@ -25,6 +25,7 @@ struct options {
 	bool json;
 	bool ring_local;
 	bool pin;
+	bool verbose;
 	const char *server_bin;
 	unsigned links;		/* bit per link */
 	uint64_t bytes;
@@ -36,6 +37,7 @@ struct options {
 	uint64_t chunk;
 	uint64_t kick_batch;
 	uint64_t spin_us;
+	uint64_t local_ring_size;
 };
 
 struct run {
@@ -67,6 +69,8 @@ usage(FILE *f)
 		"                      else ../host/ivwl-server next to this binary)\n"
 		"  --ring-local        ring without ivwl-server: a memfd and two\n"
 		"                      eventfds (diagnostic: isolates the ring)\n"
+		"  --ring-local-size SIZE  --ring-local with rings of SIZE\n"
+		"                      instead of layout v1's (what-if)\n"
 		"  --bytes SIZE        bytes per bulk run (1G; quick 64M)\n"
 		"  --repeat N          bulk runs per transport and size, the\n"
 		"                      median is reported (3; quick 1)\n"
@@ -83,6 +87,7 @@ usage(FILE *f)
 		"  --spin-us N         ring-spin: poll this long before sleeping\n"
 		"                      (20)\n"
 		"  --pin               app process on CPU 0, display on CPU 1\n"
+		"  --verbose           let ivwl-server log to stderr\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"SIZE takes K, M, G suffixes (binary).  Exit status: 0 ok,\n"
@@ -124,7 +129,7 @@ enum {
 	OPT_QUICK = 256, OPT_JSON, OPT_TRANSPORTS, OPT_SERVER_BIN,
 	OPT_RING_LOCAL, OPT_BYTES, OPT_RTT_COUNT, OPT_FLOOD_COUNT,
 	OPT_WORK_NS, OPT_REGION_SIZE, OPT_CHUNK, OPT_KICK_BATCH, OPT_SPIN_US,
-	OPT_PIN, OPT_REPEAT,
+	OPT_PIN, OPT_REPEAT, OPT_RING_LOCAL_SIZE, OPT_VERBOSE,
 };
 
 static const struct option long_options[] = {
@@ -142,10 +147,26 @@ static const struct option long_options[] = {
 	{ "kick-batch", required_argument, NULL, OPT_KICK_BATCH },
 	{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "ring-local-size", required_argument, NULL, OPT_RING_LOCAL_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static int
+bad_value(int c, const char *arg)
+{
+	char what[64];
+	unsigned i;
+
+	snprintf(what, sizeof(what), "bad value for an option:");
+	for (i = 0; long_options[i].name; i++)
+		if (long_options[i].val == c)
+			snprintf(what, sizeof(what), "bad value for --%s:",
+				 long_options[i].name);
+	return bad_usage(what, arg);
+}
 
 /* Numeric options: which field, parsed how, and its sane range. */
 static bool
@@ -153,7 +174,8 @@ parse_number(int c, const char *arg, struct options *o)
 {
 	uint64_t v;
 	bool size = c == OPT_BYTES || c == OPT_REGION_SIZE ||
-		    c == OPT_CHUNK || c == OPT_KICK_BATCH;
+		    c == OPT_CHUNK || c == OPT_KICK_BATCH ||
+		    c == OPT_RING_LOCAL_SIZE;
 
 	if (!(size ? ivwl_bench_parse_size(arg, &v) :
 		     ivwl_bench_parse_count(arg, &v)))
@@ -183,6 +205,10 @@ parse_number(int c, const char *arg, struct options *o)
 	case OPT_SPIN_US:
 		o->spin_us = v;
 		return v >= 1 && v <= 1000000;
+	case OPT_RING_LOCAL_SIZE:
+		o->local_ring_size = v;
+		o->ring_local = true;
+		return v <= (1u << 30);
 	case OPT_REPEAT:
 		o->repeat = v;
 		return v >= 1 && v <= IVWL_BENCH_MAX_REPEAT;
@@ -231,9 +257,12 @@ parse_options(int argc, char *argv[], struct options *o)
 		case '?':
 			return bad_usage("unknown option or missing value:",
 					 argv[optind - 1]);
+		case OPT_VERBOSE:
+			o->verbose = true;
+			break;
 		default:
 			if (!parse_number(c, optarg, o))
-				return bad_usage("bad value", optarg);
+				return bad_value(c, optarg);
 			break;
 		}
 	}
@@ -262,6 +291,8 @@ create_ring(struct run *run, int spin_us, const char **err)
 	rc.chunk = (uint32_t)run->opt.chunk;
 	rc.kick_batch = (uint32_t)run->opt.kick_batch;
 	rc.spin_us = spin_us;
+	rc.local_ring_size = (uint32_t)run->opt.local_ring_size;
+	rc.server_quiet = !run->opt.verbose;
 	return ivwl_bench_link_ring_create(&rc, err);
 }
 
@@ -360,9 +391,11 @@ attach_all(struct run *run, enum ivwl_bench_role role)
 		ret = run->link[i]->ops->attach(run->link[i], role, &err);
 		if (ret < 0) {
 			fprintf(stderr, "ivwl-bench transport: %s (%s side): "
-				"%s: %s\n", ivwl_bench_link_names[i],
+				"%s: %s%s\n", ivwl_bench_link_names[i],
 				role == IVWL_BENCH_ROLE_APP ? "app" : "display",
-				err ? err : "attach failed", strerror(-ret));
+				err ? err : "attach failed", strerror(-ret),
+				run->opt.verbose ? "" :
+				" (--verbose shows ivwl-server's log)");
 			return ret;
 		}
 	}
