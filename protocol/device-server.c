@@ -619,6 +619,12 @@ ivwl_device_size(struct ivwl_device *dev)
 	return dev->size;
 }
 
+int
+ivwl_device_region_fd(struct ivwl_device *dev)
+{
+	return dev->shm_fd;
+}
+
 uint32_t
 ivwl_device_peer_id(struct ivwl_device *dev)
 {

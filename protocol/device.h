@@ -43,6 +43,14 @@ ivwl_device_peer_id(struct ivwl_device *dev);
 uint32_t
 ivwl_device_nr_vectors(struct ivwl_device *dev);
 
+/*
+ * The fd behind the mapping (memfd, hugetlbfs file or /dev/ivwlN), still
+ * owned by the device: dup it to keep it.  Mapping it at offset 0 gives
+ * the region.
+ */
+int
+ivwl_device_region_fd(struct ivwl_device *dev);
+
 /* -EINVAL for a vector out of range, -ENOENT for an absent peer. */
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);

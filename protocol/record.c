@@ -171,3 +171,43 @@ ivwl_record_parse_disconnect(const void *payload, uint32_t len,
 	*text = (const char *)payload + sizeof(*out);
 	return 0;
 }
+
+bool
+ivwl_batch_fits(const struct ivwl_wayland_batch *batch, uint32_t len,
+		uint32_t nfds)
+{
+	return len <= IVWL_WAYLAND_MAX_DATA - batch->len &&
+	       nfds <= IVWL_WAYLAND_MAX_FDS - batch->nfds;
+}
+
+void
+ivwl_batch_add(struct ivwl_wayland_batch *batch, const void *msg,
+	       uint32_t len, const struct ivwl_fd_desc *fds, uint32_t nfds)
+{
+	memcpy(batch->data + batch->len, msg, len);
+	batch->len += len;
+	if (nfds)
+		memcpy(&batch->fds[batch->nfds], fds, nfds * sizeof(*fds));
+	batch->nfds += nfds;
+}
+
+int
+ivwl_batch_flush(struct ivwl_wayland_batch *batch, struct ivwl_ring *ring)
+{
+	void *payload;
+	int ret;
+
+	if (batch->len == 0 && batch->nfds == 0)
+		return 0;
+	ret = ivwl_ring_reserve(ring, ivwl_record_wayland_size(batch->nfds,
+							       batch->len),
+				&payload);
+	if (ret < 0)
+		return ret;
+	ivwl_record_wayland_build(payload, batch->fds, batch->nfds,
+				  batch->data, batch->len);
+	ivwl_ring_commit(ring, IVWL_RECORD_WAYLAND);
+	batch->len = 0;
+	batch->nfds = 0;
+	return 0;
+}

@@ -139,6 +139,36 @@ int
 ivwl_record_parse_disconnect(const void *payload, uint32_t len,
 			     struct ivwl_disconnect *out, const char **text);
 
+/*
+ * Groups whole Wayland messages and their fd descriptors into WAYLAND
+ * records, up to the per-record limits.
+ */
+struct ivwl_wayland_batch {
+	uint32_t len;
+	uint32_t nfds;
+	struct ivwl_fd_desc fds[IVWL_WAYLAND_MAX_FDS];
+	uint8_t data[IVWL_WAYLAND_MAX_DATA];
+};
+
+struct ivwl_ring;
+
+/* True when a message of len bytes with nfds fds still fits. */
+bool
+ivwl_batch_fits(const struct ivwl_wayland_batch *batch, uint32_t len,
+		uint32_t nfds);
+
+/* Appends; the caller checked ivwl_batch_fits(). */
+void
+ivwl_batch_add(struct ivwl_wayland_batch *batch, const void *msg,
+	       uint32_t len, const struct ivwl_fd_desc *fds, uint32_t nfds);
+
+/*
+ * Writes the batch as one record and empties it.  0 (also when empty),
+ * or the ring's error (-EAGAIN: the batch is kept, try again later).
+ */
+int
+ivwl_batch_flush(struct ivwl_wayland_batch *batch, struct ivwl_ring *ring);
+
 /* One descriptor on its own; used by the parser and by tests. */
 bool
 ivwl_fd_desc_valid(const struct ivwl_fd_desc *desc,

@@ -1,0 +1,9 @@
+#ifndef IVWL_SHIM_H
+#define IVWL_SHIM_H
+
+#define WL_SHIM_EXPORT __attribute__((visibility("default")))
+
+void
+ivwl_shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,306 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <libweston/libweston.h>
+
+#include "connection.h"
+#include "ivwl-plugin.h"
+#include "vm.h"
+
+/* Requests waiting for libwayland: beyond this we stop reading the ring. */
+#define TO_SERVER_LIMIT (256u << 10)
+/* Records handled per doorbell before yielding to the rest of weston. */
+#define RECORD_BUDGET 256
+
+static void
+update_interest(struct ivwl_connection *conn)
+{
+	uint32_t mask = 0;
+
+	if (!conn->events_blocked)
+		mask |= WL_EVENT_READABLE;
+	if (conn->to_server.len > 0)
+		mask |= WL_EVENT_WRITABLE;
+	wl_event_source_fd_update(conn->source, mask);
+}
+
+static void
+kick_app(struct ivwl_connection *conn)
+{
+	bool owed = ivwl_ring_kick_needed(&conn->request);
+
+	owed = ivwl_ring_kick_needed(&conn->event) || owed;
+	if (owed)
+		ivwl_display_side_kick(&conn->vm->side, conn->slot);
+}
+
+static int
+handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
+	      const char **why)
+{
+	switch (type) {
+	case IVWL_RECORD_WAYLAND:
+		return ivwl_translate_request(conn, conn->record, len, why);
+	case IVWL_RECORD_DISCONNECT:
+		*why = "the app disconnected";
+		return -ECONNRESET;
+	default:
+		*why = "unexpected record type";
+		return -EPROTO;
+	}
+}
+
+static void
+on_idle(void *data);
+
+/* Moves request records to libwayland while it keeps up. */
+static int
+pump_requests(struct ivwl_connection *conn, const char **why)
+{
+	uint32_t cap = ivwl_ring_max_payload(&conn->request);
+	int budget = RECORD_BUDGET, n, ret;
+	uint16_t type;
+
+	while (budget-- > 0) {
+		ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+		if (ret == -EAGAIN)
+			break;
+		if (ret < 0) {
+			*why = "libwayland closed the connection";
+			return ret;
+		}
+		n = ivwl_ring_read(&conn->request, &type, conn->record, cap);
+		if (n == -EAGAIN) {
+			/* Empty: ask for a doorbell, unless records came. */
+			if (!ivwl_ring_prepare_sleep(&conn->request))
+				continue;
+			break;
+		}
+		if (n < 0) {
+			*why = "the request ring is corrupt";
+			return n;
+		}
+		ret = handle_record(conn, type, (uint32_t)n, why);
+		if (ret < 0)
+			return ret;
+	}
+	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+	if (ret < 0 && ret != -EAGAIN) {
+		*why = "libwayland closed the connection";
+		return ret;
+	}
+	/* Work left: come back from the event loop, after the others. */
+	if (ret == 0 && ivwl_ring_readable(&conn->request) && !conn->idle)
+		conn->idle = wl_event_loop_add_idle(
+			wl_display_get_event_loop(conn->vm->plugin->display),
+			on_idle, conn);
+	return 0;
+}
+
+/* True when the caller must stop: the event ring is full for now. */
+static bool
+event_ring_full(struct ivwl_connection *conn)
+{
+	/* Space may have appeared since the write failed: look once more. */
+	conn->events_blocked = ivwl_ring_prepare_sleep(&conn->event);
+	return conn->events_blocked;
+}
+
+static int
+pump_events(struct ivwl_connection *conn, const char **why)
+{
+	int ret, n;
+
+	for (;;) {
+		ret = ivwl_translate_events(conn, why);
+		if (ret == -EAGAIN) {
+			if (event_ring_full(conn))
+				return 0;
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		n = ivwl_stream_in_read(&conn->from_server, conn->fd);
+		if (n == -EAGAIN)
+			break;
+		if (n == 0) {
+			*why = "libwayland closed the connection";
+			return -ECONNRESET;
+		}
+		if (n < 0) {
+			*why = "reading events failed";
+			return n;
+		}
+	}
+	for (;;) {
+		ret = ivwl_translate_flush(conn);
+		if (ret != -EAGAIN)
+			break;
+		if (event_ring_full(conn))
+			return 0;
+	}
+	if (ret < 0)
+		*why = "the event ring is corrupt";
+	return ret;
+}
+
+static void
+service(struct ivwl_connection *conn);
+
+static void
+on_idle(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	conn->idle = NULL;
+	service(conn);
+}
+
+static void
+service(struct ivwl_connection *conn)
+{
+	const char *why = NULL;
+
+	/* Awake: no doorbells needed until the request ring runs dry. */
+	ivwl_ring_woken(&conn->request);
+	if (conn->events_blocked) {
+		ivwl_ring_woken(&conn->event);
+		conn->events_blocked = false;
+	}
+	if (pump_requests(conn, &why) < 0 || pump_events(conn, &why) < 0) {
+		ivwl_connection_destroy(conn, why);
+		return;
+	}
+	kick_app(conn);
+	update_interest(conn);
+}
+
+void
+ivwl_connection_doorbell(struct ivwl_connection *conn)
+{
+	service(conn);
+}
+
+static int
+on_socket(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		ivwl_connection_destroy(conn, "libwayland hung up");
+		return 0;
+	}
+	service(conn);
+	return 0;
+}
+
+struct wl_client *
+ivwl_connection_client(struct ivwl_connection *conn)
+{
+	return conn->client;
+}
+
+static void
+free_connection(struct ivwl_connection *conn)
+{
+	ivwl_vm_connection_gone(conn->vm, conn->slot);
+	if (conn->idle)
+		wl_event_source_remove(conn->idle);
+	if (conn->source)
+		wl_event_source_remove(conn->source);
+	if (conn->fd >= 0)
+		close(conn->fd);
+	ivwl_stream_out_release(&conn->to_server);
+	ivwl_stream_in_release(&conn->from_server);
+	ivwl_wire_map_release(&conn->objects);
+	ivwl_translate_release(conn);
+	free(conn->pools);
+	free(conn->record);
+	free(conn);
+}
+
+/* libwayland destroyed the client: a protocol error, weston, shutdown. */
+static void
+on_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_connection *conn =
+		wl_container_of(listener, conn, client_destroy);
+
+	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
+	wl_list_remove(&conn->client_destroy.link);
+	conn->client = NULL;
+	free_connection(conn);
+}
+
+void
+ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
+{
+	struct wl_client *client = conn->client;
+
+	ivwl_log("[%s] slot %u generation %u: closing: %s", conn->vm->name,
+		 conn->slot, conn->generation, why);
+	if (client) {
+		/* Its destroy listener frees the connection. */
+		wl_client_destroy(client);
+		return;
+	}
+	free_connection(conn);
+}
+
+struct ivwl_connection *
+ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
+{
+	struct wl_event_loop *loop =
+		wl_display_get_event_loop(vm->plugin->display);
+	struct ivwl_connection *conn;
+	int sv[2];
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn)
+		return NULL;
+	conn->vm = vm;
+	conn->slot = slot;
+	conn->generation = generation;
+	conn->fd = -1;
+	conn->next_channel = 2;		/* even: display-made channels */
+	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
+	ivwl_stream_out_init(&conn->to_server, TO_SERVER_LIMIT);
+	ivwl_stream_in_init(&conn->from_server);
+	conn->record = malloc(ivwl_ring_max_payload(&conn->request));
+	if (!conn->record || ivwl_wire_map_init(&conn->objects) < 0)
+		goto err_conn;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+		       sv) < 0)
+		goto err_conn;
+	conn->fd = sv[1];
+	conn->client = wl_client_create(vm->plugin->display, sv[0]);
+	if (!conn->client) {
+		close(sv[0]);
+		goto err_conn;
+	}
+	conn->client_destroy.notify = on_client_destroy;
+	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
+	conn->source = wl_event_loop_add_fd(loop, conn->fd, WL_EVENT_READABLE,
+					    on_socket, conn);
+	if (!conn->source) {
+		wl_client_destroy(conn->client);
+		return NULL;
+	}
+	/* The app rings only a consumer that asked for it. */
+	ivwl_ring_prepare_sleep(&conn->request);
+	ivwl_log("[%s] slot %u generation %u: new client", vm->name, slot,
+		 generation);
+	return conn;
+
+err_conn:
+	if (conn->fd >= 0)
+		close(conn->fd);
+	ivwl_wire_map_release(&conn->objects);
+	free(conn->record);
+	free(conn);
+	return NULL;
+}

@@ -1,0 +1,96 @@
+/*
+ * One slot served as one wl_client.  Requests come out of the slot's
+ * request ring, are checked and translated (translate.c) and go to
+ * libwayland-server over a socketpair; events come back the other way.
+ */
+#ifndef IVWL_CONNECTION_H
+#define IVWL_CONNECTION_H
+
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+#include "record.h"
+#include "ring.h"
+#include "stream.h"
+#include "wire.h"
+
+struct ivwl_vm;
+
+/* Contents of an fd (a keymap) on their way as channel data. */
+struct ivwl_blob {
+	struct ivwl_blob *next;
+	uint32_t channel;
+	uint32_t len;
+	uint32_t sent;
+	uint8_t *data;
+};
+
+/* A wl_shm_pool of this connection and the heap range behind it. */
+struct ivwl_pool {
+	uint32_t id;
+	uint64_t offset;
+	uint64_t length;
+};
+
+struct ivwl_connection {
+	struct ivwl_vm *vm;
+	uint32_t slot;
+	uint32_t generation;
+	struct ivwl_ring request;	/* consumed here */
+	struct ivwl_ring event;		/* produced here */
+
+	int fd;				/* our end of the socketpair */
+	struct wl_client *client;
+	struct wl_listener client_destroy;
+	struct wl_event_source *source;
+	struct wl_event_source *idle;	/* more requests to pump */
+
+	struct ivwl_wire_map objects;
+	struct ivwl_stream_out to_server;	/* requests for libwayland */
+	struct ivwl_stream_in from_server;	/* events from libwayland */
+	struct ivwl_wayland_batch batch;	/* events for the ring */
+	bool events_blocked;		/* event ring full */
+
+	struct ivwl_blob *blobs;	/* channel data owed before the batch */
+	struct ivwl_pool *pools;
+	uint32_t npools;
+	uint32_t next_channel;
+
+	uint64_t *record;		/* private copy of one request record */
+};
+
+struct ivwl_connection *
+ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot,
+		       uint32_t generation);
+
+/* Logs why, destroys the wl_client if it still exists, frees the slot. */
+void
+ivwl_connection_destroy(struct ivwl_connection *conn, const char *why);
+
+struct wl_client *
+ivwl_connection_client(struct ivwl_connection *conn);
+
+/* The app rang this slot's vector. */
+void
+ivwl_connection_doorbell(struct ivwl_connection *conn);
+
+/* translate.c: one request record's payload into bytes + fds for
+ * libwayland.  0, or -EPROTO with *why set. */
+int
+ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
+		       uint32_t len, const char **why);
+
+/* translate.c: complete events waiting in from_server into the batch and
+ * the event ring.  0, -EAGAIN when the ring is full, -EPROTO with *why. */
+int
+ivwl_translate_events(struct ivwl_connection *conn, const char **why);
+
+/* translate.c: writes what is batched (blob data first).  0, -EAGAIN. */
+int
+ivwl_translate_flush(struct ivwl_connection *conn);
+
+/* translate.c: frees what translation holds (pending blobs). */
+void
+ivwl_translate_release(struct ivwl_connection *conn);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * ivwl.so: the weston module.  [core] modules=ivwl.so, then one [ivwl-vm]
+ * section per app-vm (docs/deploy.md).  Each VM's region is served as a
+ * set of ordinary wl_clients; this file only wires the VMs into weston.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libweston/libweston.h>
+#include <weston.h>
+
+#include "ivwl-plugin.h"
+#include "vm.h"
+
+void
+ivwl_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	weston_log("ivwl: %s\n", line);
+}
+
+/* A VM's clients see only what its policy allows; local clients all. */
+static bool
+global_filter(const struct wl_client *client, const struct wl_global *global,
+	      void *data)
+{
+	struct ivwl_plugin *plugin = data;
+	struct ivwl_vm *vm = ivwl_vm_from_client(plugin, client);
+
+	if (!vm)
+		return true;
+	return ivwl_vm_allows(vm, wl_global_get_interface(global)->name);
+}
+
+static void
+plugin_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_plugin *plugin =
+		wl_container_of(listener, plugin, destroy_listener);
+	struct ivwl_vm *vm, *tmp;
+
+	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
+		ivwl_vm_destroy(vm);
+	wl_display_set_global_filter(plugin->display, NULL, NULL);
+	wl_list_remove(&plugin->destroy_listener.link);
+	free(plugin);
+}
+
+WL_EXPORT int
+wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
+{
+	struct weston_config *config = wet_get_config(compositor);
+	struct weston_config_section *section = NULL;
+	struct ivwl_plugin *plugin;
+	const char *name = NULL;
+	int count = 0;
+
+	plugin = calloc(1, sizeof(*plugin));
+	if (!plugin)
+		return -1;
+	plugin->compositor = compositor;
+	plugin->display = compositor->wl_display;
+	wl_list_init(&plugin->vms);
+
+	while (weston_config_next_section(config, &section, &name)) {
+		if (strcmp(name, "ivwl-vm") != 0)
+			continue;
+		if (!ivwl_vm_create(plugin, section))
+			goto err_vms;
+		count++;
+	}
+	if (count == 0)
+		ivwl_log("no [ivwl-vm] section in the configuration: idle");
+
+	wl_display_set_global_filter(plugin->display, global_filter, plugin);
+	plugin->destroy_listener.notify = plugin_destroy;
+	wl_signal_add(&compositor->destroy_signal, &plugin->destroy_listener);
+	return 0;
+
+err_vms:
+	{
+		struct ivwl_vm *vm, *tmp;
+
+		wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
+			ivwl_vm_destroy(vm);
+	}
+	free(plugin);
+	return -1;
+}

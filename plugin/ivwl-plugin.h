@@ -1,0 +1,54 @@
+/*
+ * Shared state of the ivwl weston module.  One ivwl_plugin per compositor,
+ * one ivwl_vm per [ivwl-vm] section, one ivwl_connection per open slot.
+ */
+#ifndef IVWL_PLUGIN_H
+#define IVWL_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+struct weston_compositor;
+struct weston_config_section;
+struct ivwl_vm;
+
+struct ivwl_plugin {
+	struct weston_compositor *compositor;
+	struct wl_display *display;
+	struct wl_listener destroy_listener;
+	struct wl_list vms;		/* ivwl_vm.link */
+};
+
+/* Log with the module's prefix. */
+void
+ivwl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* vm.c */
+struct ivwl_vm *
+ivwl_vm_create(struct ivwl_plugin *plugin,
+	       struct weston_config_section *section);
+
+void
+ivwl_vm_destroy(struct ivwl_vm *vm);
+
+/* The VM a client was created for, or NULL for a local client. */
+struct ivwl_vm *
+ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client);
+
+/* policy.c */
+struct ivwl_policy;
+
+struct ivwl_policy *
+ivwl_policy_create(const char *allow);
+
+void
+ivwl_policy_destroy(struct ivwl_policy *policy);
+
+bool
+ivwl_policy_allows(const struct ivwl_policy *policy, const char *interface);
+
+bool
+ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface);
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * Records <-> Wayland wire bytes and fds, for one connection.
+ *
+ * Requests come from a hostile app: each record is parsed on a private
+ * copy, every message decoded against the protocol tables and tracked,
+ * every fd descriptor checked, and the few messages that name region
+ * memory are rewritten so libwayland-server only ever sees offsets inside
+ * the heap range the app named.  Events come from libwayland-server and
+ * are trusted; their fds become channel data the app side rebuilds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "connection.h"
+#include "device.h"
+#include "ivwl-plugin.h"
+#include "ivwl-protocols.h"
+#include "vm.h"
+
+#define MAX_POOLS 1024u
+#define TITLE_MAX 1024u
+
+static bool
+is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
+   uint32_t opcode)
+{
+	return msg->iface == iface && msg->opcode == opcode;
+}
+
+static struct ivwl_pool *
+find_pool(struct ivwl_connection *conn, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < conn->npools; i++)
+		if (conn->pools[i].id == id)
+			return &conn->pools[i];
+	return NULL;
+}
+
+static void
+remove_pool(struct ivwl_connection *conn, uint32_t id)
+{
+	struct ivwl_pool *pool = find_pool(conn, id);
+
+	if (pool)
+		*pool = conn->pools[--conn->npools];
+}
+
+static int
+add_pool(struct ivwl_connection *conn, uint32_t id, uint64_t offset,
+	 uint64_t length)
+{
+	struct ivwl_pool *pools;
+
+	remove_pool(conn, id);
+	if (conn->npools >= MAX_POOLS)
+		return -EDQUOT;
+	pools = realloc(conn->pools, (conn->npools + 1) * sizeof(*pools));
+	if (!pools)
+		return -ENOMEM;
+	conn->pools = pools;
+	pools[conn->npools++] = (struct ivwl_pool){ id, offset, length };
+	return 0;
+}
+
+static void
+put_u32(uint8_t *msg, uint16_t offset, uint32_t v)
+{
+	memcpy(msg + offset, &v, sizeof(v));
+}
+
+/*
+ * wl_shm.create_pool(id, fd, size): the fd becomes the region itself and
+ * size the end of the app's range, so libwayland maps [0, end) and every
+ * buffer offset is moved by the range's start (create_buffer below).
+ */
+static int
+rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+		    uint8_t *bytes, const struct ivwl_fd_desc *desc, int *fd,
+		    const char **why)
+{
+	uint64_t end = desc->offset + desc->length;
+	int32_t size = ivwl_wire_arg_int(msg, 2);
+	int ret;
+
+	if (desc->kind != IVWL_FD_REGION) {
+		*why = "wl_shm.create_pool without a region range";
+		return -EPROTO;
+	}
+	if (size <= 0 || (uint64_t)size > desc->length || end > INT32_MAX) {
+		*why = "wl_shm.create_pool size outside its region range";
+		return -EPROTO;
+	}
+	ret = add_pool(conn, ivwl_wire_arg_new_id(msg, 0), desc->offset,
+		       desc->length);
+	if (ret < 0) {
+		*why = "too many wl_shm pools";
+		return ret;
+	}
+	*fd = dup(ivwl_device_region_fd(conn->vm->dev));
+	if (*fd < 0) {
+		*why = "out of file descriptors";
+		return -errno;
+	}
+	put_u32(bytes, msg->args[2].offset, (uint32_t)end);
+	return 0;
+}
+
+static int
+rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+		      uint8_t *bytes, const char **why)
+{
+	struct ivwl_pool *pool = find_pool(conn, msg->object);
+	int32_t offset = ivwl_wire_arg_int(msg, 1);
+	int32_t height = ivwl_wire_arg_int(msg, 3);
+	int32_t stride = ivwl_wire_arg_int(msg, 4);
+
+	if (!pool) {
+		*why = "wl_shm_pool.create_buffer on an unknown pool";
+		return -EPROTO;
+	}
+	/* libwayland checks the format and stride against the width. */
+	if (offset < 0 || height <= 0 || stride <= 0 ||
+	    (uint64_t)offset + (uint64_t)stride * (uint64_t)height >
+	    pool->length) {
+		*why = "wl_buffer outside its pool's region range";
+		return -EPROTO;
+	}
+	put_u32(bytes, msg->args[1].offset,
+		(uint32_t)(pool->offset + (uint64_t)offset));
+	return 0;
+}
+
+static int
+rewrite_resize(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+	       uint8_t *bytes, const char **why)
+{
+	struct ivwl_pool *pool = find_pool(conn, msg->object);
+	int32_t size = ivwl_wire_arg_int(msg, 0);
+
+	if (!pool || size <= 0 || (uint64_t)size > pool->length) {
+		*why = "wl_shm_pool.resize beyond its region range";
+		return -EPROTO;
+	}
+	/* The mapping already covers the whole range. */
+	put_u32(bytes, msg->args[0].offset,
+		(uint32_t)(pool->offset + pool->length));
+	return 0;
+}
+
+/* xdg_toplevel.set_title(title) -> "[vm] title", cut to TITLE_MAX. */
+static int
+send_prefixed_title(struct ivwl_connection *conn,
+		    const struct ivwl_wire_msg *msg)
+{
+	const char *title = ivwl_wire_arg_string(msg, 0);
+	uint8_t out[8 + 4 + TITLE_MAX + 4];
+	uint32_t header[2], strlen_with_nul, size;
+	int n;
+
+	n = snprintf((char *)out + 12, TITLE_MAX, "[%s] %s", conn->vm->name,
+		     title ? title : "");
+	if (n < 0)
+		return -EINVAL;
+	strlen_with_nul = (uint32_t)strlen((char *)out + 12) + 1;
+	size = 12 + ((strlen_with_nul + 3) & ~3u);
+	memset(out + 12 + strlen_with_nul, 0, size - 12 - strlen_with_nul);
+	header[0] = msg->object;
+	header[1] = (size << 16) | msg->opcode;
+	memcpy(out, header, 8);
+	memcpy(out + 8, &strlen_with_nul, 4);
+	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
+}
+
+static void
+close_fds(int *fds, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* One request: checks, rewrites, queues for libwayland. */
+static int
+forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+		uint8_t *bytes, const struct ivwl_fd_desc *descs,
+		const char **why)
+{
+	int fds[IVWL_WAYLAND_MAX_FDS];
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < msg->nfds; i++)
+		fds[i] = -1;
+
+	if (is(msg, &ivwl_iface_wl_shm, IVWL_REQ_WL_SHM_CREATE_POOL)) {
+		ret = rewrite_create_pool(conn, msg, bytes, &descs[0], &fds[0],
+					  why);
+	} else if (msg->nfds > 0) {
+		/* Pipes (clipboard, drag and drop) are not bridged yet. */
+		*why = "a request carries an fd ivwl does not bridge yet";
+		ret = -EPROTO;
+	} else if (is(msg, &ivwl_iface_wl_shm_pool,
+		      IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER)) {
+		ret = rewrite_create_buffer(conn, msg, bytes, why);
+	} else if (is(msg, &ivwl_iface_wl_shm_pool,
+		      IVWL_REQ_WL_SHM_POOL_RESIZE)) {
+		ret = rewrite_resize(conn, msg, bytes, why);
+	} else if (is(msg, &ivwl_iface_wl_shm_pool,
+		      IVWL_REQ_WL_SHM_POOL_DESTROY)) {
+		remove_pool(conn, msg->object);
+	} else if (is(msg, &ivwl_iface_xdg_toplevel,
+		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
+		return send_prefixed_title(conn, msg);
+	}
+	if (ret < 0) {
+		close_fds(fds, msg->nfds);
+		return ret;
+	}
+	ret = ivwl_stream_out_append(&conn->to_server, bytes, msg->size, fds,
+				     msg->nfds);
+	if (ret < 0)
+		*why = "libwayland is not reading its requests";
+	return ret;
+}
+
+int
+ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
+		       uint32_t len, const char **why)
+{
+	struct ivwl_wayland_record rec;
+	struct ivwl_wire_msg msg;
+	uint8_t *p;
+	uint32_t left, fd_index = 0;
+	int n, ret;
+
+	if (ivwl_record_parse_wayland(payload, len, &conn->vm->side.layout,
+				      &rec) < 0) {
+		*why = "malformed WAYLAND record";
+		return -EPROTO;
+	}
+	/* The record is our private copy: rewriting in place is safe. */
+	p = (uint8_t *)rec.data;
+	left = rec.data_len;
+	while (left > 0) {
+		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_REQUEST, p, left,
+				    &msg);
+		if (n <= 0) {
+			*why = "malformed or cut Wayland request";
+			return -EPROTO;
+		}
+		if (msg.nfds > rec.nfds - fd_index) {
+			*why = "a request names more fds than the record has";
+			return -EPROTO;
+		}
+		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_REQUEST, &msg);
+		if (ret < 0) {
+			*why = "request breaks object lifetime rules";
+			return ret;
+		}
+		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
+		if (ret < 0)
+			return ret;
+		fd_index += msg.nfds;
+		p += n;
+		left -= (uint32_t)n;
+	}
+	if (fd_index != rec.nfds) {
+		*why = "a record carries fds no request uses";
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+static int
+queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
+	   struct ivwl_fd_desc *desc)
+{
+	struct ivwl_blob *blob, **tail;
+	void *map;
+
+	if (size == 0 || size > IVWL_BLOB_MAX)
+		return -EINVAL;
+	blob = calloc(1, sizeof(*blob));
+	if (!blob)
+		return -ENOMEM;
+	blob->data = malloc(size);
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!blob->data || map == MAP_FAILED) {
+		if (map != MAP_FAILED)
+			munmap(map, size);
+		free(blob->data);
+		free(blob);
+		return -ENOMEM;
+	}
+	memcpy(blob->data, map, size);
+	munmap(map, size);
+	blob->len = size;
+	blob->channel = conn->next_channel;
+	conn->next_channel += 2;
+	for (tail = &conn->blobs; *tail; tail = &(*tail)->next)
+		;
+	*tail = blob;
+
+	memset(desc, 0, sizeof(*desc));
+	desc->kind = IVWL_FD_BLOB;
+	desc->channel = blob->channel;
+	desc->length = size;
+	return 0;
+}
+
+static int
+translate_event_fds(struct ivwl_connection *conn,
+		    const struct ivwl_wire_msg *msg, struct ivwl_fd_desc *descs,
+		    const char **why)
+{
+	int fds[IVWL_WAYLAND_MAX_FDS];
+	int ret;
+
+	if (msg->nfds == 0)
+		return 0;
+	if (ivwl_stream_in_take_fds(&conn->from_server, msg->nfds, fds) < 0) {
+		*why = "an event arrived without its fds";
+		return -EPROTO;
+	}
+	if (is(msg, &ivwl_iface_wl_keyboard, IVWL_EVT_WL_KEYBOARD_KEYMAP)) {
+		ret = queue_blob(conn, fds[0], ivwl_wire_arg_uint(msg, 2),
+				 &descs[0]);
+		if (ret < 0)
+			*why = "cannot read the keymap";
+	} else {
+		*why = "an event carries an fd ivwl does not bridge yet";
+		ret = -EPROTO;
+	}
+	close_fds(fds, msg->nfds);
+	return ret;
+}
+
+/* Writes pending blob data; the batch may follow only when this is 0. */
+static int
+flush_blobs(struct ivwl_connection *conn)
+{
+	uint32_t max = ivwl_ring_max_payload(&conn->event) -
+		       (uint32_t)sizeof(struct ivwl_channel_data);
+	struct ivwl_blob *blob;
+	void *payload;
+	int ret;
+
+	while ((blob = conn->blobs)) {
+		while (blob->sent < blob->len) {
+			uint32_t chunk = blob->len - blob->sent;
+
+			if (chunk > max)
+				chunk = max;
+			ret = ivwl_ring_reserve(&conn->event,
+				ivwl_record_channel_data_size(chunk), &payload);
+			if (ret < 0)
+				return ret;
+			ivwl_record_channel_data_build(payload, blob->channel,
+				blob->data + blob->sent, chunk);
+			ivwl_ring_commit(&conn->event,
+					 IVWL_RECORD_CHANNEL_DATA);
+			blob->sent += chunk;
+		}
+		conn->blobs = blob->next;
+		free(blob->data);
+		free(blob);
+	}
+	return 0;
+}
+
+int
+ivwl_translate_flush(struct ivwl_connection *conn)
+{
+	int ret = flush_blobs(conn);
+
+	if (ret < 0)
+		return ret;
+	return ivwl_batch_flush(&conn->batch, &conn->event);
+}
+
+void
+ivwl_translate_release(struct ivwl_connection *conn)
+{
+	struct ivwl_blob *blob;
+
+	while ((blob = conn->blobs)) {
+		conn->blobs = blob->next;
+		free(blob->data);
+		free(blob);
+	}
+}
+
+int
+ivwl_translate_events(struct ivwl_connection *conn, const char **why)
+{
+	struct ivwl_stream_in *in = &conn->from_server;
+	struct ivwl_fd_desc descs[IVWL_WAYLAND_MAX_FDS];
+	struct ivwl_wire_msg msg;
+	int n, ret;
+
+	while (in->len > 0) {
+		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_EVENT, in->buf,
+				    in->len, &msg);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			*why = "libwayland sent an event ivwl cannot decode";
+			return -EPROTO;
+		}
+		if (!ivwl_batch_fits(&conn->batch, (uint32_t)n, msg.nfds)) {
+			ret = ivwl_translate_flush(conn);
+			if (ret < 0)
+				return ret;
+		}
+		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_EVENT, &msg);
+		if (ret < 0) {
+			*why = "an event breaks object lifetime rules";
+			return ret;
+		}
+		ret = translate_event_fds(conn, &msg, descs, why);
+		if (ret < 0)
+			return ret;
+		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
+			       msg.nfds);
+		ivwl_stream_in_consume(in, (size_t)n);
+	}
+	return 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * One app-vm: its region, its doorbells and its open slots.  Attaches to
+ * the region when it can and keeps retrying when it cannot, so weston
+ * starts whatever order the services come up in.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libweston/libweston.h>
+#include <libweston/config-parser.h>
+
+#include "connection.h"
+#include "device.h"
+#include "display-side.h"
+#include "ivwl-plugin.h"
+#include "vm.h"
+
+#define RETRY_MS 1000
+#define ATTACH_TIMEOUT_MS 2000
+
+static void
+vm_detach(struct ivwl_vm *vm);
+
+struct ivwl_vm *
+ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
+{
+	struct ivwl_vm *vm;
+	uint32_t i;
+
+	wl_list_for_each(vm, &plugin->vms, link)
+		for (i = 0; i < IVWL_SLOT_COUNT; i++)
+			if (vm->conns[i] &&
+			    ivwl_connection_client(vm->conns[i]) == client)
+				return vm;
+	return NULL;
+}
+
+bool
+ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface)
+{
+	return ivwl_policy_allows(vm->policy, interface);
+}
+
+static void
+on_closed(void *data, uint32_t slot)
+{
+	struct ivwl_vm *vm = data;
+
+	if (vm->conns[slot])
+		ivwl_connection_destroy(vm->conns[slot], "closed by the app");
+}
+
+static bool
+on_opened(void *data, uint32_t slot, uint32_t generation)
+{
+	struct ivwl_vm *vm = data;
+
+	vm->conns[slot] = ivwl_connection_create(vm, slot, generation);
+	return vm->conns[slot] != NULL;
+}
+
+static const struct ivwl_display_side_listener side_listener = {
+	.closed = on_closed,
+	.opened = on_opened,
+};
+
+void
+ivwl_vm_connection_gone(struct ivwl_vm *vm, uint32_t slot)
+{
+	vm->conns[slot] = NULL;
+	if (vm->dev)
+		ivwl_display_side_close(&vm->side, slot);
+}
+
+static int
+on_vector(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_vm_vector *v = data;
+	struct ivwl_vm *vm = v->vm;
+	struct ivwl_connection *conn;
+
+	/* Level-triggered: drain first, then look at the rings. */
+	ivwl_device_vector_drain(vm->dev, v->vector);
+	if (v->vector == IVWL_VECTOR_CONTROL) {
+		ivwl_display_side_sync(&vm->side, &side_listener, vm);
+		return 0;
+	}
+	conn = vm->conns[v->vector - 1];
+	if (conn)
+		ivwl_connection_doorbell(conn);
+	return 0;
+}
+
+static int
+on_device(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_vm *vm = data;
+
+	if (ivwl_device_dispatch(vm->dev) < 0) {
+		ivwl_log("[%s] lost the ivshmem server; retrying", vm->name);
+		vm_detach(vm);
+		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
+	}
+	return 0;
+}
+
+static void
+on_peer(void *data, uint32_t peer, bool present)
+{
+	struct ivwl_vm *vm = data;
+
+	if (peer != IVWL_PEER_APP)
+		return;
+	ivwl_log("[%s] app side %s", vm->name, present ? "attached" :
+							  "left");
+	/* A departed app's slots read as stale: close what we serve. */
+	ivwl_display_side_sync(&vm->side, &side_listener, vm);
+}
+
+static int
+vm_attach(struct ivwl_vm *vm)
+{
+	struct wl_event_loop *loop =
+		wl_display_get_event_loop(vm->plugin->display);
+	const char *err = NULL;
+	uint32_t i;
+	int ret;
+
+	ret = ivwl_device_open_server(vm->server, ATTACH_TIMEOUT_MS, &vm->dev,
+				      &err);
+	if (ret < 0)
+		return ret;
+	ret = ivwl_display_side_init(&vm->side, vm->dev);
+	if (ret < 0) {
+		ivwl_log("[%s] region of %llu bytes with %u vectors is not "
+			 "usable", vm->name,
+			 (unsigned long long)ivwl_device_size(vm->dev),
+			 ivwl_device_nr_vectors(vm->dev));
+		goto err_device;
+	}
+
+	vm->device_source = wl_event_loop_add_fd(loop,
+					ivwl_device_event_fd(vm->dev),
+					WL_EVENT_READABLE, on_device, vm);
+	for (i = 0; i <= vm->side.slots; i++) {
+		vm->vectors[i].vm = vm;
+		vm->vectors[i].vector = i;
+		vm->vectors[i].source = wl_event_loop_add_fd(loop,
+			ivwl_device_vector_fd(vm->dev, i), WL_EVENT_READABLE,
+			on_vector, &vm->vectors[i]);
+		if (!vm->vectors[i].source)
+			goto err_sources;
+	}
+	if (!vm->device_source)
+		goto err_sources;
+	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
+
+	ivwl_display_side_claim(&vm->side);
+	ivwl_log("[%s] attached to %s: %llu MiB region, %u slots", vm->name,
+		 vm->server,
+		 (unsigned long long)(ivwl_device_size(vm->dev) >> 20),
+		 vm->side.slots);
+	/* Events before we listened are lost: look once now. */
+	ivwl_display_side_sync(&vm->side, &side_listener, vm);
+	return 0;
+
+err_sources:
+	vm_detach(vm);
+	return -ENOMEM;
+err_device:
+	ivwl_device_destroy(vm->dev);
+	vm->dev = NULL;
+	return ret;
+}
+
+static void
+vm_detach(struct ivwl_vm *vm)
+{
+	uint32_t i;
+
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i])
+			ivwl_connection_destroy(vm->conns[i], "region detached");
+	for (i = 0; i < IVWL_SLOT_COUNT + 1; i++) {
+		if (vm->vectors[i].source)
+			wl_event_source_remove(vm->vectors[i].source);
+		vm->vectors[i].source = NULL;
+	}
+	if (vm->device_source)
+		wl_event_source_remove(vm->device_source);
+	vm->device_source = NULL;
+	if (vm->dev) {
+		ivwl_display_side_release(&vm->side);
+		ivwl_device_destroy(vm->dev);
+	}
+	vm->dev = NULL;
+}
+
+static int
+on_retry(void *data)
+{
+	struct ivwl_vm *vm = data;
+
+	if (!vm->dev && vm_attach(vm) < 0)
+		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
+	return 0;
+}
+
+static bool
+parse_color(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s)
+		return true;
+	errno = 0;
+	v = strtoul(s, &end, 16);
+	if (errno || *end || end == s || v > 0xffffffffUL)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool
+valid_name(const char *name)
+{
+	const char *p;
+
+	if (!name || !name[0] || strlen(name) > 32)
+		return false;
+	for (p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+		      *p == '.'))
+			return false;
+	return true;
+}
+
+struct ivwl_vm *
+ivwl_vm_create(struct ivwl_plugin *plugin,
+	       struct weston_config_section *section)
+{
+	struct wl_event_loop *loop = wl_display_get_event_loop(plugin->display);
+	struct ivwl_vm *vm;
+	char *color = NULL, *allow = NULL;
+
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return NULL;
+	vm->plugin = plugin;
+	vm->color = 0xff808080;
+	weston_config_section_get_string(section, "name", &vm->name, NULL);
+	weston_config_section_get_string(section, "server", &vm->server, NULL);
+	weston_config_section_get_string(section, "device", &vm->device, NULL);
+	weston_config_section_get_string(section, "color", &color, NULL);
+	weston_config_section_get_string(section, "allow", &allow, NULL);
+
+	if (!valid_name(vm->name)) {
+		ivwl_log("[ivwl-vm] needs name= of 1-32 letters, digits, "
+			 "'-', '_' or '.'");
+		goto err_vm;
+	}
+	if (!vm->server == !vm->device) {
+		ivwl_log("[%s] needs exactly one of server= and device=",
+			 vm->name);
+		goto err_vm;
+	}
+	if (vm->device) {
+		ivwl_log("[%s] device=%s: the guest driver backend is not in "
+			 "this build yet", vm->name, vm->device);
+		goto err_vm;
+	}
+	if (!parse_color(color, &vm->color)) {
+		ivwl_log("[%s] color=%s is not 0xAARRGGBB", vm->name, color);
+		goto err_vm;
+	}
+	vm->policy = ivwl_policy_create(allow);
+	vm->retry_timer = wl_event_loop_add_timer(loop, on_retry, vm);
+	if (!vm->policy || !vm->retry_timer)
+		goto err_vm;
+
+	wl_list_insert(plugin->vms.prev, &vm->link);
+	if (vm_attach(vm) < 0) {
+		ivwl_log("[%s] cannot attach to %s yet; retrying every %d ms",
+			 vm->name, vm->server, RETRY_MS);
+		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
+	}
+	free(color);
+	free(allow);
+	return vm;
+
+err_vm:
+	free(color);
+	free(allow);
+	if (vm->retry_timer)
+		wl_event_source_remove(vm->retry_timer);
+	ivwl_policy_destroy(vm->policy);
+	free(vm->name);
+	free(vm->server);
+	free(vm->device);
+	free(vm);
+	return NULL;
+}
+
+void
+ivwl_vm_destroy(struct ivwl_vm *vm)
+{
+	vm_detach(vm);
+	wl_event_source_remove(vm->retry_timer);
+	wl_list_remove(&vm->link);
+	ivwl_policy_destroy(vm->policy);
+	free(vm->name);
+	free(vm->server);
+	free(vm->device);
+	free(vm);
+}

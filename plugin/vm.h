@@ -1,0 +1,40 @@
+#ifndef IVWL_VM_H
+#define IVWL_VM_H
+
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+#include "display-side.h"
+#include "ivwl-plugin.h"
+
+struct ivwl_connection;
+struct ivwl_policy;
+
+struct ivwl_vm_vector {
+	struct ivwl_vm *vm;
+	uint32_t vector;
+	struct wl_event_source *source;
+};
+
+struct ivwl_vm {
+	struct ivwl_plugin *plugin;
+	struct wl_list link;		/* ivwl_plugin.vms */
+	char *name;
+	char *server;
+	char *device;
+	uint32_t color;			/* 0xAARRGGBB of the window border */
+	struct ivwl_policy *policy;
+
+	struct ivwl_device *dev;	/* NULL while detached */
+	struct ivwl_display_side side;
+	struct wl_event_source *device_source;
+	struct wl_event_source *retry_timer;
+	struct ivwl_vm_vector vectors[IVWL_SLOT_COUNT + 1];
+	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
+};
+
+/* A connection tells its VM it is gone (slot answered CLOSED). */
+void
+ivwl_vm_connection_gone(struct ivwl_vm *vm, uint32_t slot);
+
+#endif
