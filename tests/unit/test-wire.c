@@ -1,0 +1,861 @@
+/*
+ * The wire walker on hand-built Wayland traffic: a client start-up from
+ * get_registry to a titled toplevel with an shm buffer, server-created
+ * objects, id reuse, and every kind of malformed message.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ivwl-protocols.h"
+#include "wire.h"
+
+#define REQ IVWL_WIRE_REQUEST
+#define EVT IVWL_WIRE_EVENT
+#define SERVER_ID(n) (IVWL_WIRE_SERVER_ID_START + (n))
+
+/* A message builder: native-endian words, strings padded to 4. */
+struct builder {
+	uint8_t buf[8192];
+	uint32_t len;
+	uint32_t start;
+};
+
+static void
+put_u32(struct builder *b, uint32_t v)
+{
+	REQUIRE(b->len + 4 <= sizeof(b->buf));
+	memcpy(b->buf + b->len, &v, 4);
+	b->len += 4;
+}
+
+static void
+put_bytes(struct builder *b, const void *data, uint32_t len)
+{
+	uint32_t padded = (len + 3) & ~3u;
+
+	REQUIRE(b->len + 4 + padded <= sizeof(b->buf));
+	put_u32(b, len);
+	memset(b->buf + b->len, 0, padded);
+	memcpy(b->buf + b->len, data, len);
+	b->len += padded;
+}
+
+static void
+put_string(struct builder *b, const char *s)
+{
+	put_bytes(b, s, strlen(s) + 1);
+}
+
+static void
+begin(struct builder *b, uint32_t id, uint16_t opcode)
+{
+	b->start = b->len;
+	put_u32(b, id);
+	put_u32(b, opcode);
+}
+
+/* Writes the size into the header of the message begun last. */
+static void
+end(struct builder *b)
+{
+	uint32_t word, size = b->len - b->start;
+
+	memcpy(&word, b->buf + b->start + 4, 4);
+	word = (word & 0xffff) | size << 16;
+	memcpy(b->buf + b->start + 4, &word, 4);
+}
+
+static void
+reset(struct builder *b)
+{
+	b->len = 0;
+	b->start = 0;
+}
+
+/* Parses and tracks every message of b; returns how many, or an error. */
+static int
+walk(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
+     const struct builder *b)
+{
+	struct ivwl_wire_msg msg;
+	uint32_t pos = 0;
+	int n = 0, ret;
+
+	while (pos < b->len) {
+		ret = ivwl_wire_parse(map, dir, b->buf + pos, b->len - pos,
+				      &msg);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EAGAIN;
+		pos += ret;
+		ret = ivwl_wire_track(map, dir, &msg);
+		if (ret < 0)
+			return ret;
+		n++;
+	}
+	return n;
+}
+
+/* The single message in b, parsed (and tracked when track is set). */
+static int
+one(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
+    const struct builder *b, struct ivwl_wire_msg *msg, bool track)
+{
+	int ret = ivwl_wire_parse(map, dir, b->buf, b->len, msg);
+
+	if (ret < 0 || !track)
+		return ret;
+	if (ret != (int)b->len)
+		return -EAGAIN;
+	return ivwl_wire_track(map, dir, msg);
+}
+
+static const struct ivwl_interface *
+iface_of(const struct ivwl_wire_map *map, uint32_t id)
+{
+	struct ivwl_wire_object obj;
+
+	return ivwl_wire_map_lookup(map, id, &obj) == 0 ? obj.iface : NULL;
+}
+
+static uint32_t
+version_of(const struct ivwl_wire_map *map, uint32_t id)
+{
+	struct ivwl_wire_object obj;
+
+	return ivwl_wire_map_lookup(map, id, &obj) == 0 ? obj.version : 0;
+}
+
+static bool
+is_zombie(const struct ivwl_wire_map *map, uint32_t id)
+{
+	struct ivwl_wire_object obj;
+
+	return ivwl_wire_map_lookup(map, id, &obj) == 0 && obj.zombie;
+}
+
+static void
+bind(struct builder *b, uint32_t name, const char *iface, uint32_t version,
+     uint32_t id)
+{
+	begin(b, 2, IVWL_REQ_WL_REGISTRY_BIND);
+	put_u32(b, name);
+	put_string(b, iface);
+	put_u32(b, version);
+	put_u32(b, id);
+	end(b);
+}
+
+/*
+ * The ids of the session every case starts from:
+ * 2 registry, 3 callback, 4 compositor (v4), 5 shm, 6 xdg_wm_base (v5), 7 surface,
+ * 8 pool, 9 buffer, 10 xdg_surface, 11 xdg_toplevel, 12 data device
+ * manager, 13 seat (v7), 14 data device.
+ */
+static void
+start_session(struct ivwl_wire_map *map)
+{
+	struct builder b = { 0 };
+
+	REQUIRE(ivwl_wire_map_init(map) == 0);
+	begin(&b, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
+	put_u32(&b, 2);
+	end(&b);
+	begin(&b, 1, IVWL_REQ_WL_DISPLAY_SYNC);
+	put_u32(&b, 3);
+	end(&b);
+	REQUIRE(walk(map, REQ, &b) == 2);
+
+	reset(&b);
+	bind(&b, 1, "wl_compositor", 4, 4);
+	bind(&b, 2, "wl_shm", 1, 5);
+	bind(&b, 3, "xdg_wm_base", 5, 6);
+	begin(&b, 4, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	put_u32(&b, 7);
+	end(&b);
+	begin(&b, 5, IVWL_REQ_WL_SHM_CREATE_POOL);
+	put_u32(&b, 8);
+	put_u32(&b, 65536);
+	end(&b);
+	begin(&b, 8, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	put_u32(&b, 9);
+	put_u32(&b, 0);
+	put_u32(&b, 64);
+	put_u32(&b, 64);
+	put_u32(&b, 256);
+	put_u32(&b, 1);
+	end(&b);
+	begin(&b, 6, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	put_u32(&b, 10);
+	put_u32(&b, 7);
+	end(&b);
+	begin(&b, 10, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	put_u32(&b, 11);
+	end(&b);
+	bind(&b, 4, "wl_data_device_manager", 3, 12);
+	bind(&b, 5, "wl_seat", 7, 13);
+	begin(&b, 12, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE);
+	put_u32(&b, 14);
+	put_u32(&b, 13);
+	end(&b);
+	REQUIRE(walk(map, REQ, &b) == 11);
+}
+
+static void
+test_tables(void)
+{
+	const struct ivwl_message *m;
+	size_t i;
+
+	CHECK_EQ(IVWL_REQ_WL_SURFACE_COMMIT, 6);
+	CHECK_EQ(IVWL_EVT_WL_KEYBOARD_KEYMAP, 0);
+	CHECK_EQ(IVWL_EVT_WL_DISPLAY_DELETE_ID, 1);
+
+	m = &ivwl_iface_wl_keyboard.events[IVWL_EVT_WL_KEYBOARD_KEYMAP];
+	CHECK(strcmp(m->name, "keymap") == 0);
+	CHECK(strcmp(m->signature, "uhu") == 0);
+
+	m = &ivwl_iface_wl_registry.requests[IVWL_REQ_WL_REGISTRY_BIND];
+	CHECK(strcmp(m->signature, "usun") == 0);
+	CHECK(m->types == NULL);
+
+	m = &ivwl_iface_wl_surface.requests[IVWL_REQ_WL_SURFACE_ATTACH];
+	CHECK(strcmp(m->signature, "oii") == 0);
+	CHECK_EQ(m->nullable, 1);
+	CHECK(m->types[0] == &ivwl_iface_wl_buffer);
+	CHECK(m->types[1] == NULL);
+
+	m = &ivwl_iface_wl_surface.requests[IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE];
+	CHECK_EQ(m->since, 3);
+	CHECK(!(m->flags & IVWL_MESSAGE_DESTRUCTOR));
+	m = &ivwl_iface_xdg_toplevel.requests[IVWL_REQ_XDG_TOPLEVEL_DESTROY];
+	CHECK(m->flags & IVWL_MESSAGE_DESTRUCTOR);
+	m = &ivwl_iface_wl_callback.events[IVWL_EVT_WL_CALLBACK_DONE];
+	CHECK(m->flags & IVWL_MESSAGE_DESTRUCTOR);
+
+	m = &ivwl_iface_wl_data_device.events[IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER];
+	CHECK(strcmp(m->signature, "n") == 0);
+	CHECK(m->types[0] == &ivwl_iface_wl_data_offer);
+
+	m = &ivwl_iface_wl_data_offer.requests[IVWL_REQ_WL_DATA_OFFER_ACCEPT];
+	CHECK(strcmp(m->signature, "us") == 0);
+	CHECK_EQ(m->nullable, 2);
+
+	/* each protocol file made it in */
+	CHECK(ivwl_wire_interface_find("xdg_wm_base"));
+	CHECK(ivwl_wire_interface_find("wp_viewporter"));
+	CHECK(ivwl_wire_interface_find("wp_presentation"));
+	CHECK(ivwl_wire_interface_find("zwp_linux_dmabuf_v1"));
+	CHECK(ivwl_wire_interface_find("zxdg_decoration_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_primary_selection_device_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_pointer_constraints_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_relative_pointer_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_pointer_gestures_v1"));
+	CHECK(ivwl_wire_interface_find("zxdg_output_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_idle_inhibit_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_linux_explicit_synchronization_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_input_timestamps_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_keyboard_shortcuts_inhibit_manager_v1"));
+	CHECK(ivwl_wire_interface_find("zwp_tablet_manager_v2"));
+	CHECK(ivwl_wire_interface_find("xdg_activation_v1"));
+	CHECK(ivwl_wire_interface_find("wp_fractional_scale_manager_v1"));
+	CHECK(ivwl_wire_interface_find("wp_single_pixel_buffer_manager_v1"));
+
+	/* sorted, indexed and findable */
+	for (i = 0; i < IVWL_IFACE_COUNT; i++) {
+		CHECK_EQ(ivwl_interfaces[i]->index, i);
+		CHECK(ivwl_wire_interface_find(ivwl_interfaces[i]->name) ==
+		      ivwl_interfaces[i]);
+		if (i > 0)
+			CHECK(strcmp(ivwl_interfaces[i - 1]->name,
+				     ivwl_interfaces[i]->name) < 0);
+	}
+}
+
+static void
+test_interface_find(void)
+{
+	CHECK(ivwl_wire_interface_find("wl_surface") == &ivwl_iface_wl_surface);
+	CHECK(ivwl_wire_interface_find("wl_display") == &ivwl_iface_wl_display);
+	CHECK(ivwl_wire_interface_find("wl_surfac") == NULL);
+	CHECK(ivwl_wire_interface_find("wl_surfaces") == NULL);
+	CHECK(ivwl_wire_interface_find("") == NULL);
+	CHECK(ivwl_wire_interface_find("aaa") == NULL);
+	CHECK(ivwl_wire_interface_find("zzzz") == NULL);
+	CHECK(ivwl_wire_interface_find("weston_screenshooter") == NULL);
+	CHECK(ivwl_wire_interface_find_n("wl_surfaceX", 10) ==
+	      &ivwl_iface_wl_surface);
+	CHECK(ivwl_wire_interface_find_n("wl_surface\0X", 12) == NULL);
+	CHECK(ivwl_wire_interface_find_n("wl_shm", 6) == &ivwl_iface_wl_shm);
+	CHECK(ivwl_wire_interface_find_n("wl_shm", 5) == NULL);
+}
+
+static void
+test_session_stream(void)
+{
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+	size_t cut;
+
+	REQUIRE(ivwl_wire_map_init(&map) == 0);
+	CHECK(iface_of(&map, 1) == &ivwl_iface_wl_display);
+	CHECK_EQ(map.client.live, 1);
+
+	/* get_registry + sync, in one stream */
+	begin(&b, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
+	put_u32(&b, 2);
+	end(&b);
+	begin(&b, 1, IVWL_REQ_WL_DISPLAY_SYNC);
+	put_u32(&b, 3);
+	end(&b);
+
+	/* every prefix short of the first message is incomplete */
+	for (cut = 0; cut < 12; cut++)
+		CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, cut, &msg), 0);
+	CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg), 12);
+	CHECK_EQ(msg.object, 1);
+	CHECK_EQ(msg.opcode, IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
+	CHECK(msg.iface == &ivwl_iface_wl_display);
+	CHECK_EQ(msg.nargs, 1);
+	CHECK_EQ(msg.args[0].type, 'n');
+	CHECK_EQ(msg.args[0].offset, 8);
+	CHECK_EQ(ivwl_wire_arg_new_id(&msg, 0), 2);
+	CHECK_EQ(walk(&map, REQ, &b), 2);
+	CHECK(iface_of(&map, 2) == &ivwl_iface_wl_registry);
+	CHECK(iface_of(&map, 3) == &ivwl_iface_wl_callback);
+	CHECK_EQ(version_of(&map, 3), 1);
+
+	/* globals, the callback, its delete_id */
+	reset(&b);
+	begin(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL);
+	put_u32(&b, 1);
+	put_string(&b, "wl_compositor");
+	put_u32(&b, 5);
+	end(&b);
+	CHECK_EQ(ivwl_wire_parse(&map, EVT, b.buf, b.len, &msg), 36);
+	CHECK(strcmp(ivwl_wire_arg_string(&msg, 1), "wl_compositor") == 0);
+	CHECK_EQ(msg.args[1].offset, 12);
+	CHECK_EQ(msg.args[1].len, 14);
+	CHECK_EQ(msg.args[2].offset, 32);
+	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 5);
+	begin(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL);
+	put_u32(&b, 2);
+	put_string(&b, "wl_shm");
+	put_u32(&b, 1);
+	end(&b);
+	begin(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL);
+	put_u32(&b, 3);
+	put_string(&b, "xdg_wm_base");
+	put_u32(&b, 5);
+	end(&b);
+	begin(&b, 3, IVWL_EVT_WL_CALLBACK_DONE);
+	put_u32(&b, 77);
+	end(&b);
+	CHECK_EQ(walk(&map, EVT, &b), 4);
+	/* a client id destroyed by an event lives on until delete_id */
+	CHECK(iface_of(&map, 3) == &ivwl_iface_wl_callback);
+	reset(&b);
+	begin(&b, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID);
+	put_u32(&b, 3);
+	end(&b);
+	CHECK_EQ(walk(&map, EVT, &b), 1);
+	CHECK(iface_of(&map, 3) == NULL);
+
+	/* binds, a surface, a pool with its fd, a buffer, a toplevel */
+	reset(&b);
+	bind(&b, 1, "wl_compositor", 5, 3);	/* reuses the freed id */
+	bind(&b, 2, "wl_shm", 1, 4);
+	bind(&b, 3, "xdg_wm_base", 2, 5);
+	CHECK_EQ(walk(&map, REQ, &b), 3);
+	CHECK(iface_of(&map, 3) == &ivwl_iface_wl_compositor);
+	CHECK_EQ(version_of(&map, 3), 5);
+	CHECK(iface_of(&map, 4) == &ivwl_iface_wl_shm);
+	CHECK(iface_of(&map, 5) == &ivwl_iface_xdg_wm_base);
+	CHECK_EQ(version_of(&map, 5), 2);
+
+	reset(&b);
+	begin(&b, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	put_u32(&b, 6);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(iface_of(&map, 6) == &ivwl_iface_wl_surface);
+	CHECK_EQ(version_of(&map, 6), 5);	/* the compositor's */
+
+	reset(&b);
+	begin(&b, 4, IVWL_REQ_WL_SHM_CREATE_POOL);
+	put_u32(&b, 7);
+	put_u32(&b, 4 << 20);
+	end(&b);
+	CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg), 16);
+	CHECK_EQ(msg.nfds, 1);
+	CHECK_EQ(msg.nargs, 3);
+	CHECK_EQ(msg.args[1].type, 'h');
+	CHECK_EQ(ivwl_wire_arg_fd_index(&msg, 1), 0);
+	CHECK_EQ(msg.args[2].offset, 12);
+	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), 4 << 20);
+	CHECK_EQ(ivwl_wire_track(&map, REQ, &msg), 0);
+	CHECK(iface_of(&map, 7) == &ivwl_iface_wl_shm_pool);
+
+	reset(&b);
+	begin(&b, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	put_u32(&b, 8);
+	put_u32(&b, 0);
+	put_u32(&b, 320);
+	put_u32(&b, 200);
+	put_u32(&b, 1280);
+	put_u32(&b, 1);
+	end(&b);
+	begin(&b, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	put_u32(&b, 9);
+	put_u32(&b, 6);
+	end(&b);
+	begin(&b, 9, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	put_u32(&b, 10);
+	end(&b);
+	CHECK_EQ(walk(&map, REQ, &b), 3);
+	CHECK(iface_of(&map, 8) == &ivwl_iface_wl_buffer);
+	CHECK(iface_of(&map, 9) == &ivwl_iface_xdg_surface);
+	CHECK(iface_of(&map, 10) == &ivwl_iface_xdg_toplevel);
+	CHECK_EQ(version_of(&map, 10), 2);
+
+	reset(&b);
+	begin(&b, 10, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	put_string(&b, "hello");
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK_EQ(msg.size, 20);
+	CHECK_EQ(msg.args[0].offset, 8);
+	CHECK_EQ(msg.args[0].value, 6);
+	CHECK(msg.args[0].data == b.buf + 12);
+	CHECK(strcmp(ivwl_wire_arg_string(&msg, 0), "hello") == 0);
+	/* accessors refuse the wrong type or index */
+	CHECK(ivwl_wire_arg_uint(&msg, 0) == 0);
+	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+
+	reset(&b);
+	begin(&b, 6, IVWL_REQ_WL_SURFACE_ATTACH);
+	put_u32(&b, 8);
+	put_u32(&b, 0);
+	put_u32(&b, (uint32_t)-3);
+	end(&b);
+	begin(&b, 6, IVWL_REQ_WL_SURFACE_DAMAGE);
+	put_u32(&b, 0);
+	put_u32(&b, 0);
+	put_u32(&b, 320);
+	put_u32(&b, 200);
+	end(&b);
+	begin(&b, 6, IVWL_REQ_WL_SURFACE_FRAME);
+	put_u32(&b, 11);
+	end(&b);
+	begin(&b, 6, IVWL_REQ_WL_SURFACE_COMMIT);
+	end(&b);
+	CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg), 20);
+	CHECK_EQ(ivwl_wire_arg_object(&msg, 0), 8);
+	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), -3);
+	CHECK_EQ(msg.nfds, 0);
+	CHECK_EQ(walk(&map, REQ, &b), 4);
+	CHECK(iface_of(&map, 11) == &ivwl_iface_wl_callback);
+
+	/* a null buffer is fine: attach's object is nullable */
+	reset(&b);
+	begin(&b, 6, IVWL_REQ_WL_SURFACE_ATTACH);
+	put_u32(&b, 0);
+	put_u32(&b, 0);
+	put_u32(&b, 0);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+
+	/* the pool goes: a zombie until delete_id, then reusable */
+	reset(&b);
+	begin(&b, 7, IVWL_REQ_WL_SHM_POOL_DESTROY);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(is_zombie(&map, 7));
+	CHECK_EQ(one(&map, REQ, &b, &msg, false), -EPROTO);
+	reset(&b);
+	begin(&b, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION);
+	put_u32(&b, 7);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), -EPROTO);
+	reset(&b);
+	begin(&b, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID);
+	put_u32(&b, 7);
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), 0);
+	CHECK(iface_of(&map, 7) == NULL);
+	reset(&b);
+	begin(&b, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION);
+	put_u32(&b, 7);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(iface_of(&map, 7) == &ivwl_iface_wl_region);
+
+	CHECK_EQ(map.client.live, 11);
+	CHECK_EQ(map.server.live, 0);
+	ivwl_wire_map_release(&map);
+}
+
+static void
+test_keymap_event(void)
+{
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+
+	start_session(&map);
+	begin(&b, 13, IVWL_REQ_WL_SEAT_GET_KEYBOARD);
+	put_u32(&b, 15);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(iface_of(&map, 15) == &ivwl_iface_wl_keyboard);
+	CHECK_EQ(version_of(&map, 15), 7);
+
+	reset(&b);
+	begin(&b, 15, IVWL_EVT_WL_KEYBOARD_KEYMAP);
+	put_u32(&b, 1);
+	put_u32(&b, 48000);
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), 0);
+	CHECK_EQ(msg.nfds, 1);
+	CHECK_EQ(msg.size, 16);
+	CHECK_EQ(msg.args[0].offset, 8);
+	CHECK_EQ(msg.args[1].offset, 0);
+	CHECK_EQ(msg.args[2].offset, 12);
+	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 48000);
+
+	/* repeat_info is since 4: fine at 7 */
+	reset(&b);
+	begin(&b, 15, IVWL_EVT_WL_KEYBOARD_REPEAT_INFO);
+	put_u32(&b, 25);
+	put_u32(&b, 600);
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), 0);
+	ivwl_wire_map_release(&map);
+}
+
+/* wl_data_offer: created by the server, destroyed by the client. */
+static void
+test_server_objects(void)
+{
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+
+	start_session(&map);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
+	put_u32(&b, SERVER_ID(0));
+	end(&b);
+	begin(&b, SERVER_ID(0), IVWL_EVT_WL_DATA_OFFER_OFFER);
+	put_string(&b, "text/plain;charset=utf-8");
+	end(&b);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_SELECTION);
+	put_u32(&b, SERVER_ID(0));
+	end(&b);
+	CHECK_EQ(walk(&map, EVT, &b), 3);
+	CHECK(iface_of(&map, SERVER_ID(0)) == &ivwl_iface_wl_data_offer);
+	CHECK_EQ(version_of(&map, SERVER_ID(0)), 3);
+	CHECK_EQ(map.server.live, 1);
+
+	/* receive carries a pipe; accept takes a null mime type */
+	reset(&b);
+	begin(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_RECEIVE);
+	put_string(&b, "text/plain;charset=utf-8");
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK_EQ(msg.nfds, 1);
+	reset(&b);
+	begin(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_ACCEPT);
+	put_u32(&b, 5);
+	put_u32(&b, 0);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+	CHECK(msg.args[1].data == NULL);
+
+	/* destroyed: no more requests, late events still decode */
+	reset(&b);
+	begin(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_DESTROY);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(is_zombie(&map, SERVER_ID(0)));
+	reset(&b);
+	begin(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_FINISH);
+	end(&b);
+	CHECK_EQ(one(&map, REQ, &b, &msg, false), -EPROTO);
+	reset(&b);
+	begin(&b, SERVER_ID(0), IVWL_EVT_WL_DATA_OFFER_ACTION);
+	put_u32(&b, 1);
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), 0);
+	/* server ids know no delete_id */
+	reset(&b);
+	begin(&b, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID);
+	put_u32(&b, SERVER_ID(0));
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), -EPROTO);
+
+	/* the server reuses the id; the next one is dense */
+	reset(&b);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
+	put_u32(&b, SERVER_ID(0));
+	end(&b);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
+	put_u32(&b, SERVER_ID(1));
+	end(&b);
+	CHECK_EQ(walk(&map, EVT, &b), 2);
+	CHECK(!is_zombie(&map, SERVER_ID(0)));
+	CHECK_EQ(map.server.live, 2);
+	/* a live one cannot be created again, a far one not at all */
+	reset(&b);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
+	put_u32(&b, SERVER_ID(1));
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), -EPROTO);
+	reset(&b);
+	begin(&b, 14, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
+	put_u32(&b, SERVER_ID(3));
+	end(&b);
+	CHECK_EQ(one(&map, EVT, &b, &msg, true), -EPROTO);
+	ivwl_wire_map_release(&map);
+}
+
+/* Builds one message of raw words and expects parse to refuse it. */
+static int
+parse_words(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
+	    const uint32_t *words, size_t n)
+{
+	struct ivwl_wire_msg msg;
+
+	return ivwl_wire_parse(map, dir, words, n * 4, &msg);
+}
+
+#define HDR(size, op) (((uint32_t)(size) << 16) | (op))
+#define PARSE(dir, ...)                                                  \
+	parse_words(&map, dir, (const uint32_t[]){ __VA_ARGS__ },        \
+		    sizeof((const uint32_t[]){ __VA_ARGS__ }) / 4)
+
+static int
+track_words(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
+	    const uint32_t *words, size_t n)
+{
+	struct ivwl_wire_msg msg;
+	int ret = ivwl_wire_parse(map, dir, words, n * 4, &msg);
+
+	if (ret < 0)
+		return ret;
+	return ivwl_wire_track(map, dir, &msg);
+}
+
+#define TRACK(dir, ...)                                                  \
+	track_words(&map, dir, (const uint32_t[]){ __VA_ARGS__ },        \
+		    sizeof((const uint32_t[]){ __VA_ARGS__ }) / 4)
+
+static void
+test_malformed(void)
+{
+	static uint32_t big[1100];
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+
+	start_session(&map);
+
+	/* the good twin of what follows */
+	CHECK_EQ(PARSE(REQ, 7, HDR(8, IVWL_REQ_WL_SURFACE_COMMIT)), 8);
+
+	/* sizes */
+	CHECK_EQ(PARSE(REQ, 7, HDR(0, 6)), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(4, 6)), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(10, 6), 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(0xfffc, 6)), -EPROTO);
+	big[0] = 11;
+	big[1] = HDR(4100, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	CHECK_EQ(parse_words(&map, REQ, big, 4100 / 4), -EPROTO);
+	/* 4096 is still fine */
+	big[1] = HDR(4096, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	big[2] = 4096 - 12;
+	memset(&big[3], 'x', 4096 - 12);
+	((uint8_t *)big)[4095] = 0;
+	CHECK_EQ(parse_words(&map, REQ, big, 1024), 4096);
+	/* incomplete is not malformed */
+	CHECK_EQ(parse_words(&map, REQ, big, 1023), 0);
+	CHECK_EQ(ivwl_wire_parse(&map, REQ, big, 7, &msg), 0);
+
+	/* targets */
+	CHECK_EQ(PARSE(REQ, 0, HDR(8, 0)), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 99, HDR(8, 0)), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 0xffffffffu, HDR(8, 0)), -EPROTO);
+	CHECK_EQ(PARSE(EVT, SERVER_ID(0), HDR(8, 0)), -EPROTO);
+	/* opcodes out of range, for each direction */
+	CHECK_EQ(PARSE(REQ, 1, HDR(12, 2), 20), -EPROTO);
+	CHECK_EQ(PARSE(EVT, 1, HDR(12, 2), 20), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(8, 0xffff)), -EPROTO);
+	CHECK_EQ(PARSE(EVT, 10, HDR(8, 0)), -EPROTO);	/* xdg_surface: configure has 'u' */
+	CHECK_EQ(PARSE(EVT, 5, HDR(12, 1), 1), -EPROTO);	/* wl_shm: one event */
+	/* since > version: set_buffer_scale (3) and offset (5) on a v4
+	 * surface, wm_base ping at v5 is fine */
+	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE), 2), 12);
+	CHECK_EQ(PARSE(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_OFFSET), 1, 1), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 2, HDR(36, IVWL_REQ_WL_REGISTRY_BIND), 9, 10,
+		       0x6f5f6c77, 0x75707475, 0x74, 1, 15), 0);
+	CHECK_EQ(PARSE(EVT, 15, HDR(12, IVWL_EVT_WL_OUTPUT_SCALE), 2), -EPROTO);
+	CHECK_EQ(PARSE(EVT, 15, HDR(8, IVWL_EVT_WL_OUTPUT_DONE)), -EPROTO);
+	CHECK_EQ(PARSE(EVT, 15, HDR(24, IVWL_EVT_WL_OUTPUT_MODE), 1, 640, 480, 60000), 24);
+
+	/* arguments overrun the message */
+	CHECK_EQ(PARSE(REQ, 4, HDR(8, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE)), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_ATTACH), 9, 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(12, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 6), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 6, 0x006c6c65), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0xffffffffu, 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0xfffffffdu, 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 5, 0), -EPROTO);
+	/* strings: NUL-terminated, not empty unless nullable */
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x006c6c65), 16);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x786c6c65), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 3, 0x00006c65), 16);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 3, 0x78006c65), 16);
+	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 2, 0x00007865), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(12, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0), -EPROTO);
+	/* arrays: any length that fits, 0 included */
+	CHECK_EQ(PARSE(EVT, 11, HDR(20, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 0), 20);
+	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 4, 1), 24);
+	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 5, 1), -EPROTO);
+	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 0x80000000u, 1), -EPROTO);
+	/* nulls where not allowed */
+	CHECK_EQ(PARSE(REQ, 6, HDR(16, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE), 16, 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 6, HDR(16, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE), 0, 7), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION), 0), 12);
+	/* trailing bytes */
+	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_COMMIT), 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 11, HDR(20, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x006c6c65, 0), -EPROTO);
+	CHECK_EQ(PARSE(REQ, 4, HDR(16, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 16, 0), -EPROTO);
+	ivwl_wire_map_release(&map);
+}
+
+static void
+test_bad_ids(void)
+{
+	struct ivwl_wire_map map;
+	struct builder b = { 0 };
+
+	start_session(&map);
+	/* live, not dense, wrong side */
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 7), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 1), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 16), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 1000), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), SERVER_ID(0)), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 0xffffffffu), -EPROTO);
+	CHECK_EQ(TRACK(EVT, 14, HDR(12, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER), 15), -EPROTO);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 15), 0);
+	CHECK_EQ(map.client.count, 16);
+
+	/* bind: unknown interface, bad versions, a name with a NUL */
+	bind(&b, 9, "weston_screenshooter", 1, 16);
+	CHECK_EQ(walk(&map, REQ, &b), -EPROTO);
+	reset(&b);
+	bind(&b, 9, "wl_output", 0, 16);
+	CHECK_EQ(walk(&map, REQ, &b), -EPROTO);
+	reset(&b);
+	bind(&b, 9, "wl_output", ivwl_iface_wl_output.version + 1, 16);
+	CHECK_EQ(walk(&map, REQ, &b), -EPROTO);
+	reset(&b);
+	begin(&b, 2, IVWL_REQ_WL_REGISTRY_BIND);
+	put_u32(&b, 9);
+	put_bytes(&b, "wl_output\0x", 12);
+	put_u32(&b, 1);
+	put_u32(&b, 16);
+	end(&b);
+	CHECK_EQ(walk(&map, REQ, &b), -EPROTO);
+	reset(&b);
+	bind(&b, 9, "wl_output", ivwl_iface_wl_output.version, 16);
+	CHECK_EQ(walk(&map, REQ, &b), 1);
+	CHECK(iface_of(&map, 16) == &ivwl_iface_wl_output);
+
+	/* delete_id: only live client ids, never the display */
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 17), -EPROTO);
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 1), -EPROTO);
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 0), -EPROTO);
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 16), 0);
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 16), -EPROTO);
+	ivwl_wire_map_release(&map);
+}
+
+/* A peer creating objects without end meets the cap, not the OOM killer. */
+static void
+test_object_cap(void)
+{
+	struct ivwl_wire_map map;
+	uint32_t id, live;
+	int bad = 0;
+
+	start_session(&map);
+	live = map.client.live;
+	for (id = map.client.count; id < IVWL_WIRE_MAX_OBJECTS; id++)
+		bad += TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION), id) != 0;
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(map.client.live, live + IVWL_WIRE_MAX_OBJECTS - 15);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION),
+		       IVWL_WIRE_MAX_OBJECTS), -EPROTO);
+	CHECK(map.client.alloc <= IVWL_WIRE_MAX_OBJECTS);
+	/* freeing one makes room again */
+	CHECK_EQ(TRACK(REQ, 1000, HDR(8, IVWL_REQ_WL_REGION_DESTROY)), 0);
+	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 1000), 0);
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 1000), 0);
+	ivwl_wire_map_release(&map);
+}
+
+/* A message cut at every length, and every byte of it flipped. */
+static void
+test_cuts_and_flips(void)
+{
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+	uint32_t cut, i, bit;
+
+	start_session(&map);
+	begin(&b, 2, IVWL_REQ_WL_REGISTRY_BIND);
+	put_u32(&b, 9);
+	put_string(&b, "wl_output");
+	put_u32(&b, 3);
+	put_u32(&b, 15);
+	end(&b);
+	for (cut = 0; cut < b.len; cut++)
+		CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, cut, &msg), 0);
+	for (i = 0; i < b.len; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			int ret;
+
+			b.buf[i] ^= 1u << bit;
+			ret = ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg);
+			/* a bigger size only makes it incomplete */
+			CHECK(ret == -EPROTO || ret == 0 ||
+			      (ret >= 8 && ret <= (int)b.len));
+			if (ret > 0) {
+				uint32_t k;
+
+				for (k = 0; k < msg.nargs; k++)
+					CHECK(msg.args[k].offset + 4u +
+					      msg.args[k].len <= (uint32_t)ret);
+			}
+			b.buf[i] ^= 1u << bit;
+		}
+	}
+	ivwl_wire_map_release(&map);
+}
+
+IVWL_TEST_MAIN(
+	TEST(test_tables),
+	TEST(test_interface_find),
+	TEST(test_session_stream),
+	TEST(test_keymap_event),
+	TEST(test_server_objects),
+	TEST(test_malformed),
+	TEST(test_bad_ids),
+	TEST(test_object_cap),
+	TEST(test_cuts_and_flips),
+)
