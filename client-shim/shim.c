@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,7 @@ WL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	static connect_func_t real_connect;
-	int relay_end, ret;
+	int relay_end = -1, ret;
 
 	if (!real_connect)
 		real_connect = (connect_func_t)dlsym(RTLD_NEXT, "connect");

@@ -1,0 +1,509 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent-client.h"
+#include "buffers.h"
+#include "ivwl-protocols.h"
+#include "record.h"
+
+struct ivwl_shm_pool {
+	struct ivwl_shm_pool *next;
+	uint32_t id;
+	int fd;
+	uint8_t *map;
+	size_t size;
+	uint32_t refs;			/* the pool object + its buffers */
+};
+
+struct ivwl_shm_buffer {
+	struct ivwl_shm_buffer *next;
+	uint32_t id;
+	struct ivwl_shm_pool *pool;
+	int32_t offset, width, height, stride;
+	uint32_t format;
+	struct ivwl_extent range;	/* its region buffer */
+	struct ivwl_surface *synced_on;	/* surface whose commit filled it */
+	uint64_t synced_at;		/* that surface's commit count */
+};
+
+struct ivwl_surface {
+	struct ivwl_surface *next;
+	uint32_t id;
+	uint32_t viewport_id;		/* 0 when none */
+	int32_t scale, pending_scale;
+	int32_t transform, pending_transform;
+	bool attached;			/* attach since the last commit */
+	uint32_t pending_buffer;	/* 0: attach(NULL) */
+	uint32_t buffer;		/* current buffer id, 0 when none */
+	bool pending_full;		/* damage we could not map exactly */
+	uint32_t npending;
+	struct ivwl_rect pending[8];	/* buffer coordinates */
+	uint64_t commits;
+	/* damage of the last commits, [commits % N]; full when flagged */
+	struct {
+		bool full;
+		uint32_t n;
+		struct ivwl_rect rects[8];
+	} history[IVWL_DAMAGE_HISTORY];
+};
+
+#define LIST_FIND(head, key)                                             \
+	({                                                               \
+		__typeof__(head) _it = (head);                           \
+		while (_it && _it->id != (key))                          \
+			_it = _it->next;                                 \
+		_it;                                                     \
+	})
+
+#define LIST_UNLINK(headp, item)                                         \
+	do {                                                             \
+		__typeof__(*(headp)) *_pp = (headp);                     \
+		while (*_pp && *_pp != (item))                           \
+			_pp = &(*_pp)->next;                             \
+		if (*_pp)                                                \
+			*_pp = (item)->next;                             \
+	} while (0)
+
+void
+ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
+		  const struct ivwl_layout *layout)
+{
+	memset(b, 0, sizeof(*b));
+	b->agent_fd = agent_fd;
+	b->region = region;
+	b->layout = layout;
+}
+
+static void
+pool_unref(struct ivwl_buffers *b, struct ivwl_shm_pool *pool)
+{
+	if (--pool->refs > 0)
+		return;
+	LIST_UNLINK(&b->pools, pool);
+	if (pool->map)
+		munmap(pool->map, pool->size);
+	close(pool->fd);
+	free(pool);
+}
+
+static void
+buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
+{
+	LIST_UNLINK(&b->buffers, buf);
+	/* The agent takes the range back; the display may have drawn it
+	 * once more, which shows this client's own pixels. */
+	ivwl_agent_free(b->agent_fd, buf->range.offset);
+	pool_unref(b, buf->pool);
+	free(buf);
+}
+
+void
+ivwl_buffers_release(struct ivwl_buffers *b)
+{
+	struct ivwl_surface *s;
+
+	while (b->buffers)
+		buffer_destroy(b, b->buffers);
+	while (b->pools) {
+		b->pools->refs = 1;
+		pool_unref(b, b->pools);
+	}
+	while ((s = b->surfaces)) {
+		b->surfaces = s->next;
+		free(s);
+	}
+}
+
+static int
+map_pool(struct ivwl_shm_pool *pool, size_t size)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, pool->fd, 0);
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (pool->map)
+		munmap(pool->map, pool->size);
+	pool->map = map;
+	pool->size = size;
+	return 0;
+}
+
+static int
+create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, int fd,
+	    struct ivwl_fd_desc *desc, const char **why)
+{
+	struct ivwl_shm_pool *pool = calloc(1, sizeof(*pool));
+	int32_t size = ivwl_wire_arg_int(msg, 2);
+	int ret;
+
+	if (!pool) {
+		close(fd);
+		return -ENOMEM;
+	}
+	pool->id = ivwl_wire_arg_new_id(msg, 0);
+	pool->fd = fd;
+	pool->refs = 1;
+	if (size <= 0 || (uint64_t)size > b->layout->heap_size) {
+		*why = "wl_shm pool larger than the region heap";
+		ret = -EINVAL;
+		goto err_pool;
+	}
+	ret = map_pool(pool, (size_t)size);
+	if (ret < 0) {
+		*why = "cannot map the client's pool";
+		goto err_pool;
+	}
+	pool->next = b->pools;
+	b->pools = pool;
+
+	/* Copy mode: every pool shows the display the whole heap, and each
+	 * buffer's offset is that of its own region buffer in there. */
+	memset(desc, 0, sizeof(*desc));
+	desc->kind = IVWL_FD_REGION;
+	desc->offset = b->layout->heap_offset;
+	desc->length = b->layout->heap_size;
+	return 0;
+
+err_pool:
+	close(fd);
+	free(pool);
+	return ret;
+}
+
+static int
+create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
+	      uint8_t *bytes, const char **why)
+{
+	struct ivwl_shm_pool *pool = LIST_FIND(b->pools, msg->object);
+	struct ivwl_shm_buffer *buf;
+	uint64_t size, rel;
+	int ret;
+
+	if (!pool) {
+		*why = "create_buffer on an unknown pool";
+		return -EINVAL;
+	}
+	buf = calloc(1, sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	buf->id = ivwl_wire_arg_new_id(msg, 0);
+	buf->offset = ivwl_wire_arg_int(msg, 1);
+	buf->width = ivwl_wire_arg_int(msg, 2);
+	buf->height = ivwl_wire_arg_int(msg, 3);
+	buf->stride = ivwl_wire_arg_int(msg, 4);
+	buf->format = ivwl_wire_arg_uint(msg, 5);
+	if (buf->offset < 0 || buf->height <= 0 || buf->stride <= 0 ||
+	    buf->width <= 0 ||
+	    (uint64_t)buf->offset + (uint64_t)buf->stride * buf->height >
+	    pool->size) {
+		/* libwayland would refuse it: let the display say so. */
+		memset(bytes + msg->args[1].offset, 0xff, 4);
+		free(buf);
+		return 0;
+	}
+	size = (uint64_t)buf->stride * buf->height;
+	ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
+	if (ret < 0) {
+		*why = "the region heap is full";
+		free(buf);
+		return ret;
+	}
+	rel = buf->range.offset - b->layout->heap_offset;
+	memcpy(bytes + msg->args[1].offset, &(uint32_t){ (uint32_t)rel }, 4);
+	buf->pool = pool;
+	pool->refs++;
+	buf->next = b->buffers;
+	b->buffers = buf;
+	return 0;
+}
+
+static struct ivwl_surface *
+surface_get(struct ivwl_buffers *b, uint32_t id)
+{
+	struct ivwl_surface *s = LIST_FIND(b->surfaces, id);
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->id = id;
+	s->scale = s->pending_scale = 1;
+	s->next = b->surfaces;
+	b->surfaces = s;
+	return s;
+}
+
+static void
+surface_forget(struct ivwl_buffers *b, uint32_t id)
+{
+	struct ivwl_surface *s = LIST_FIND(b->surfaces, id);
+	struct ivwl_shm_buffer *buf;
+
+	if (!s)
+		return;
+	for (buf = b->buffers; buf; buf = buf->next)
+		if (buf->synced_on == s)
+			buf->synced_on = NULL;
+	LIST_UNLINK(&b->surfaces, s);
+	free(s);
+}
+
+static void
+add_damage(struct ivwl_surface *s, struct ivwl_rect r)
+{
+	if (r.w <= 0 || r.h <= 0 || s->pending_full)
+		return;
+	if (s->npending == sizeof(s->pending) / sizeof(s->pending[0])) {
+		s->pending_full = true;
+		return;
+	}
+	s->pending[s->npending++] = r;
+}
+
+/* Surface-coordinate damage, mapped to the buffer only when exact. */
+static void
+damage_surface(struct ivwl_surface *s, struct ivwl_wire_msg *msg)
+{
+	int64_t x = ivwl_wire_arg_int(msg, 0), y = ivwl_wire_arg_int(msg, 1);
+	int64_t w = ivwl_wire_arg_int(msg, 2), h = ivwl_wire_arg_int(msg, 3);
+	int64_t k = s->pending_scale;
+
+	if (s->viewport_id || s->pending_transform != 0 || k < 1 ||
+	    x * k < INT32_MIN || (x + w) * k > INT32_MAX ||
+	    y * k < INT32_MIN || (y + h) * k > INT32_MAX) {
+		s->pending_full = true;
+		return;
+	}
+	add_damage(s, (struct ivwl_rect){ (int32_t)(x * k), (int32_t)(y * k),
+					  (int32_t)(w * k), (int32_t)(h * k) });
+}
+
+static uint32_t
+bytes_per_pixel(uint32_t format)
+{
+	switch (format) {
+	case 0:		/* WL_SHM_FORMAT_ARGB8888 */
+	case 1:		/* WL_SHM_FORMAT_XRGB8888 */
+	case 0x34324241: /* ABGR8888 */
+	case 0x34324258: /* XBGR8888 */
+	case 0x30335241: /* ARGB2101010 */
+	case 0x30335258: /* XRGB2101010 */
+		return 4;
+	case 0x36314752: /* RGB565 */
+		return 2;
+	default:
+		return 0;	/* unknown: copy whole rows */
+	}
+}
+
+static void
+copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
+	  struct ivwl_rect r)
+{
+	uint32_t bpp = bytes_per_pixel(buf->format);
+	int64_t x0 = r.x, y0 = r.y, x1 = (int64_t)r.x + r.w,
+		y1 = (int64_t)r.y + r.h;
+	const uint8_t *src;
+	uint8_t *dst;
+	size_t row_off, row_len;
+	int64_t y;
+
+	if (x0 < 0)
+		x0 = 0;
+	if (y0 < 0)
+		y0 = 0;
+	if (x1 > buf->width)
+		x1 = buf->width;
+	if (y1 > buf->height)
+		y1 = buf->height;
+	if (x0 >= x1 || y0 >= y1)
+		return;
+	if (bpp == 0 || (uint64_t)x1 * bpp > (uint64_t)buf->stride) {
+		row_off = 0;
+		row_len = (size_t)buf->stride;
+	} else {
+		row_off = (size_t)x0 * bpp;
+		row_len = (size_t)(x1 - x0) * bpp;
+	}
+	src = buf->pool->map + buf->offset;
+	dst = b->region + buf->range.offset;
+	for (y = y0; y < y1; y++)
+		memcpy(dst + y * buf->stride + row_off,
+		       src + y * buf->stride + row_off, row_len);
+	b->copied_bytes += (uint64_t)row_len * (uint64_t)(y1 - y0);
+}
+
+/* Copies what may differ between the client buffer and its region copy. */
+static void
+sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
+	    struct ivwl_shm_buffer *buf)
+{
+	struct ivwl_rect all = { 0, 0, buf->width, buf->height };
+	uint64_t since = buf->synced_at, c;
+	uint32_t i;
+	bool full;
+
+	/* The pool may have been resized by the client since. */
+	if ((uint64_t)buf->offset + (uint64_t)buf->stride * buf->height >
+	    buf->pool->size)
+		return;
+
+	full = buf->synced_on != s || s->commits - since > IVWL_DAMAGE_HISTORY;
+	for (c = since + 1; !full && c <= s->commits; c++)
+		full = s->history[c % IVWL_DAMAGE_HISTORY].full;
+
+	if (full) {
+		copy_rect(b, buf, all);
+	} else {
+		for (c = since + 1; c <= s->commits; c++) {
+			typeof(s->history[0]) *h =
+				&s->history[c % IVWL_DAMAGE_HISTORY];
+
+			for (i = 0; i < h->n; i++)
+				copy_rect(b, buf, h->rects[i]);
+		}
+	}
+	buf->synced_on = s;
+	buf->synced_at = s->commits;
+}
+
+static void
+commit(struct ivwl_buffers *b, struct ivwl_surface *s)
+{
+	struct ivwl_shm_buffer *buf;
+	typeof(s->history[0]) *h;
+
+	s->scale = s->pending_scale;
+	s->transform = s->pending_transform;
+	if (s->attached)
+		s->buffer = s->pending_buffer;
+	s->attached = false;
+
+	s->commits++;
+	h = &s->history[s->commits % IVWL_DAMAGE_HISTORY];
+	h->full = s->pending_full;
+	h->n = s->npending;
+	memcpy(h->rects, s->pending, sizeof(h->rects));
+	s->pending_full = false;
+	s->npending = 0;
+
+	buf = s->buffer ? LIST_FIND(b->buffers, s->buffer) : NULL;
+	if (buf)
+		sync_buffer(b, s, buf);
+}
+
+static int
+surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
+{
+	struct ivwl_surface *s;
+
+	if (msg->opcode == IVWL_REQ_WL_SURFACE_DESTROY) {
+		surface_forget(b, msg->object);
+		return 0;
+	}
+	s = surface_get(b, msg->object);
+	if (!s)
+		return -ENOMEM;
+	switch (msg->opcode) {
+	case IVWL_REQ_WL_SURFACE_ATTACH:
+		s->attached = true;
+		s->pending_buffer = ivwl_wire_arg_object(msg, 0);
+		break;
+	case IVWL_REQ_WL_SURFACE_DAMAGE:
+		damage_surface(s, msg);
+		break;
+	case IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER:
+		add_damage(s, (struct ivwl_rect){
+			ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
+			ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
+		break;
+	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
+		s->pending_scale = ivwl_wire_arg_int(msg, 0);
+		break;
+	case IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM:
+		s->pending_transform = ivwl_wire_arg_int(msg, 0);
+		break;
+	case IVWL_REQ_WL_SURFACE_COMMIT:
+		commit(b, s);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* A viewport changes how surface damage maps to the buffer: go wide. */
+static int
+viewport_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
+{
+	struct ivwl_surface *s;
+
+	if (msg->iface == &ivwl_iface_wp_viewporter &&
+	    msg->opcode == IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT) {
+		s = surface_get(b, ivwl_wire_arg_object(msg, 1));
+		if (!s)
+			return -ENOMEM;
+		s->viewport_id = ivwl_wire_arg_new_id(msg, 0);
+	} else if (msg->iface == &ivwl_iface_wp_viewport &&
+		   msg->opcode == IVWL_REQ_WP_VIEWPORT_DESTROY) {
+		for (s = b->surfaces; s; s = s->next)
+			if (s->viewport_id == msg->object)
+				s->viewport_id = 0;
+	}
+	return 0;
+}
+
+int
+ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
+		     uint8_t *bytes, int *fds, struct ivwl_fd_desc *descs,
+		     const char **why)
+{
+	struct ivwl_shm_pool *pool;
+	struct ivwl_shm_buffer *buf;
+
+	if (msg->iface == &ivwl_iface_wl_shm &&
+	    msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)
+		return create_pool(b, msg, fds[0], &descs[0], why);
+
+	if (msg->iface == &ivwl_iface_wl_shm_pool) {
+		switch (msg->opcode) {
+		case IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER:
+			return create_buffer(b, msg, bytes, why);
+		case IVWL_REQ_WL_SHM_POOL_RESIZE:
+			pool = LIST_FIND(b->pools, msg->object);
+			if (pool && ivwl_wire_arg_int(msg, 0) > 0 &&
+			    (uint64_t)ivwl_wire_arg_int(msg, 0) <=
+			    b->layout->heap_size &&
+			    map_pool(pool, (size_t)ivwl_wire_arg_int(msg, 0)) < 0) {
+				*why = "cannot remap a resized pool";
+				return -ENOMEM;
+			}
+			return 0;
+		case IVWL_REQ_WL_SHM_POOL_DESTROY:
+			pool = LIST_FIND(b->pools, msg->object);
+			if (pool) {
+				pool->id = 0;	/* its buffers keep it */
+				pool_unref(b, pool);
+			}
+			return 0;
+		}
+		return 0;
+	}
+	if (msg->iface == &ivwl_iface_wl_buffer &&
+	    msg->opcode == IVWL_REQ_WL_BUFFER_DESTROY) {
+		buf = LIST_FIND(b->buffers, msg->object);
+		if (buf)
+			buffer_destroy(b, buf);
+		return 0;
+	}
+	if (msg->iface == &ivwl_iface_wl_surface)
+		return surface_request(b, msg);
+	if (msg->iface == &ivwl_iface_wp_viewporter ||
+	    msg->iface == &ivwl_iface_wp_viewport)
+		return viewport_request(b, msg);
+	return 0;
+}

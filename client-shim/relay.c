@@ -1,0 +1,435 @@
+/*
+ * One Wayland connection of this process, carried by one ivwl slot.  A
+ * thread of its own moves the client's requests from the socketpair into
+ * the request ring and the display's events from the event ring back,
+ * turning fds into descriptors and back on the way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "app-slot.h"
+#include "buffers.h"
+#include "ivwl-protocols.h"
+#include "record.h"
+#include "relay.h"
+#include "shim.h"
+#include "stream.h"
+#include "wire.h"
+
+#define OPEN_TIMEOUT_MS 5000
+#define TO_CLIENT_LIMIT (64u << 20)
+
+/* Channel data collected for a BLOB descriptor that is still to come. */
+struct blob_in {
+	struct blob_in *next;
+	uint32_t channel;
+	uint32_t len;
+	uint32_t cap;
+	uint8_t *data;
+};
+
+struct relay {
+	int sock;
+	int agent_fd;
+	struct ivwl_app_slot slot;
+	struct ivwl_wire_map objects;
+	struct ivwl_buffers buffers;
+	struct ivwl_stream_in from_client;
+	struct ivwl_stream_out to_client;
+	struct ivwl_wayland_batch batch;
+	struct blob_in *blobs;
+	uint64_t *record;
+	bool requests_blocked;
+	bool client_gone;
+	const char *why;
+};
+
+static void
+relay_free(struct relay *r)
+{
+	struct blob_in *blob;
+
+	while ((blob = r->blobs)) {
+		r->blobs = blob->next;
+		free(blob->data);
+		free(blob);
+	}
+	ivwl_buffers_release(&r->buffers);
+	ivwl_stream_in_release(&r->from_client);
+	ivwl_stream_out_release(&r->to_client);
+	ivwl_wire_map_release(&r->objects);
+	if (r->slot.base)
+		ivwl_app_slot_detach(&r->slot);
+	if (r->agent_fd >= 0)
+		close(r->agent_fd);
+	if (r->sock >= 0)
+		close(r->sock);
+	free(r->record);
+	free(r);
+}
+
+static int
+fail(struct relay *r, const char *why)
+{
+	r->why = why;
+	return -EPROTO;
+}
+
+/* ---- client -> display --------------------------------------------- */
+
+static int
+forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
+{
+	struct ivwl_fd_desc descs[IVWL_WAYLAND_MAX_FDS];
+	int fds[IVWL_WAYLAND_MAX_FDS];
+	uint32_t i;
+	int ret;
+
+	if (ivwl_stream_in_take_fds(&r->from_client, msg->nfds, fds) < 0)
+		return fail(r, "a request arrived without its fds");
+	if (msg->nfds > 0 &&
+	    !(msg->iface == &ivwl_iface_wl_shm &&
+	      msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)) {
+		for (i = 0; i < msg->nfds; i++)
+			close(fds[i]);
+		return fail(r, "a request carries an fd ivwl does not bridge "
+			    "yet");
+	}
+	ret = ivwl_buffers_request(&r->buffers, msg, bytes, fds, descs,
+				   &r->why);
+	if (ret < 0)
+		return ret;
+	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
+	return 0;
+}
+
+/* 0, or -EAGAIN when the request ring is full. */
+static int
+pump_requests(struct relay *r)
+{
+	struct ivwl_stream_in *in = &r->from_client;
+	struct ivwl_wire_msg msg;
+	int n, ret;
+
+	for (;;) {
+		while (in->len > 0) {
+			n = ivwl_wire_parse(&r->objects, IVWL_WIRE_REQUEST,
+					    in->buf, in->len, &msg);
+			if (n == 0)
+				break;
+			if (n < 0)
+				return fail(r, "the client sent a request "
+					    "ivwl cannot decode");
+			if (!ivwl_batch_fits(&r->batch, (uint32_t)n,
+					     msg.nfds)) {
+				ret = ivwl_batch_flush(&r->batch,
+						       &r->slot.request);
+				if (ret < 0)
+					return ret;
+			}
+			if (ivwl_wire_track(&r->objects, IVWL_WIRE_REQUEST,
+					    &msg) < 0)
+				return fail(r, "request breaks object rules");
+			ret = forward_request(r, &msg, in->buf);
+			if (ret < 0)
+				return ret;
+			ivwl_stream_in_consume(in, (size_t)n);
+		}
+		n = ivwl_stream_in_read(in, r->sock);
+		if (n == -EAGAIN)
+			break;
+		if (n == 0) {
+			r->client_gone = true;
+			break;
+		}
+		if (n < 0)
+			return fail(r, "reading the client failed");
+	}
+	return ivwl_batch_flush(&r->batch, &r->slot.request);
+}
+
+/* ---- display -> client --------------------------------------------- */
+
+static struct blob_in *
+blob_find(struct relay *r, uint32_t channel)
+{
+	struct blob_in *b;
+
+	for (b = r->blobs; b; b = b->next)
+		if (b->channel == channel)
+			return b;
+	return NULL;
+}
+
+static int
+channel_data(struct relay *r, uint32_t len)
+{
+	struct ivwl_channel_data_record rec;
+	struct blob_in *b;
+
+	if (ivwl_record_parse_channel_data(r->record, len, &rec) < 0)
+		return fail(r, "malformed channel data");
+	b = blob_find(r, rec.channel);
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		b->channel = rec.channel;
+		b->next = r->blobs;
+		r->blobs = b;
+	}
+	if (rec.len > IVWL_BLOB_MAX - b->len)
+		return fail(r, "blob larger than allowed");
+	if (b->len + rec.len > b->cap) {
+		uint32_t cap = b->cap ? b->cap : 65536;
+		uint8_t *n;
+
+		while (cap < b->len + rec.len)
+			cap *= 2;
+		n = realloc(b->data, cap);
+		if (!n)
+			return -ENOMEM;
+		b->data = n;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, rec.bytes, rec.len);
+	b->len += rec.len;
+	return 0;
+}
+
+/* A sealed memfd with the blob's bytes, as the compositor would give. */
+static int
+blob_fd(struct relay *r, const struct ivwl_fd_desc *desc)
+{
+	struct blob_in *b = blob_find(r, desc->channel), **pp;
+	int fd;
+
+	if (!b || b->len != desc->length)
+		return -EPROTO;
+	fd = memfd_create("ivwl-blob", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, b->data, b->len) != (ssize_t)b->len) {
+		close(fd);
+		return -EIO;
+	}
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+			       F_SEAL_SEAL);
+	for (pp = &r->blobs; *pp != b; pp = &(*pp)->next)
+		;
+	*pp = b->next;
+	free(b->data);
+	free(b);
+	return fd;
+}
+
+static int
+wayland_events(struct relay *r, uint32_t len)
+{
+	struct ivwl_wayland_record rec;
+	int fds[IVWL_WAYLAND_MAX_FDS];
+	struct ivwl_wire_msg msg;
+	const uint8_t *p;
+	uint32_t i, left;
+	int n;
+
+	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
+				      &rec) < 0)
+		return fail(r, "malformed event record");
+	for (i = 0; i < rec.nfds; i++) {
+		fds[i] = rec.fds[i].kind == IVWL_FD_BLOB ?
+			 blob_fd(r, &rec.fds[i]) : -EPROTO;
+		if (fds[i] < 0) {
+			while (i-- > 0)
+				close(fds[i]);
+			return fail(r, "an event fd could not be rebuilt");
+		}
+	}
+	/* Follow the events so that later requests decode. */
+	for (p = rec.data, left = rec.data_len; left > 0;
+	     p += n, left -= (uint32_t)n) {
+		n = ivwl_wire_parse(&r->objects, IVWL_WIRE_EVENT, p, left,
+				    &msg);
+		if (n <= 0 || ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT,
+					      &msg) < 0) {
+			for (i = 0; i < rec.nfds; i++)
+				close(fds[i]);
+			return fail(r, "the display sent an undecodable event");
+		}
+	}
+	if (ivwl_stream_out_append(&r->to_client, rec.data, rec.data_len, fds,
+				   rec.nfds) < 0)
+		return fail(r, "the client does not read its events");
+	return 0;
+}
+
+static int
+pump_events(struct relay *r)
+{
+	uint32_t cap = ivwl_ring_max_payload(&r->slot.event);
+	uint16_t type;
+	int n, ret;
+
+	while ((n = ivwl_ring_read(&r->slot.event, &type, r->record,
+				   cap)) >= 0) {
+		switch (type) {
+		case IVWL_RECORD_WAYLAND:
+			ret = wayland_events(r, (uint32_t)n);
+			break;
+		case IVWL_RECORD_CHANNEL_DATA:
+			ret = channel_data(r, (uint32_t)n);
+			break;
+		case IVWL_RECORD_DISCONNECT:
+			ret = fail(r, "the display disconnected us");
+			break;
+		default:
+			ret = fail(r, "unexpected record from the display");
+			break;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	if (n != -EAGAIN)
+		return fail(r, "the event ring is corrupt");
+	ret = ivwl_stream_out_flush(&r->to_client, r->sock);
+	if (ret < 0 && ret != -EAGAIN) {
+		r->client_gone = true;
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- the thread ----------------------------------------------------- */
+
+static bool
+prepare_sleep(struct relay *r)
+{
+	if (!ivwl_ring_prepare_sleep(&r->slot.event))
+		return false;
+	if (r->requests_blocked &&
+	    !ivwl_ring_prepare_sleep(&r->slot.request)) {
+		ivwl_ring_woken(&r->slot.event);
+		return false;
+	}
+	return true;
+}
+
+static void
+sleep_until_needed(struct relay *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
+		{ .fd = r->sock, .events = 0 },
+	};
+
+	if (!r->requests_blocked)
+		pfd[1].events |= POLLIN;
+	if (r->to_client.len > 0)
+		pfd[1].events |= POLLOUT;
+	if (prepare_sleep(r)) {
+		/* The timeout only bounds how late a dead display is seen. */
+		poll(pfd, 2, 1000);
+		ivwl_endpoint_drain(&r->slot.info.ep);
+	}
+	ivwl_ring_woken(&r->slot.event);
+	if (r->requests_blocked)
+		ivwl_ring_woken(&r->slot.request);
+}
+
+static void *
+relay_thread(void *data)
+{
+	struct relay *r = data;
+	int ret;
+
+	while (!r->client_gone) {
+		ret = pump_requests(r);
+		r->requests_blocked = ret == -EAGAIN;
+		if (ret < 0 && ret != -EAGAIN)
+			break;
+		if (pump_events(r) < 0)
+			break;
+		ivwl_app_slot_kick(&r->slot);
+		if (!ivwl_app_slot_alive(&r->slot)) {
+			r->why = "the display closed the connection";
+			break;
+		}
+		if (r->client_gone)
+			break;
+		sleep_until_needed(r);
+	}
+	ivwl_shim_debug("slot %u: connection over: %s", r->slot.info.slot,
+			r->why ? r->why : "the client closed it");
+	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
+			      r->slot.info.generation);
+	relay_free(r);
+	return NULL;
+}
+
+int
+ivwl_relay_start(int sock)
+{
+	struct ivwl_agent_slot info;
+	struct relay *r;
+	pthread_attr_t attr;
+	pthread_t thread;
+	sigset_t all, old;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->sock = -1;
+	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());
+	if (r->agent_fd < 0) {
+		ret = r->agent_fd;
+		goto err_relay;
+	}
+	ret = ivwl_agent_open_slot(r->agent_fd, &info);
+	if (ret < 0)
+		goto err_relay;
+	ret = ivwl_app_slot_attach(&r->slot, &info);
+	if (ret < 0)
+		goto err_relay;
+	ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
+	if (ret < 0)
+		goto err_relay;
+	r->record = malloc(ivwl_ring_max_payload(&r->slot.event));
+	if (!r->record || ivwl_wire_map_init(&r->objects) < 0) {
+		ret = -ENOMEM;
+		goto err_relay;
+	}
+	ivwl_buffers_init(&r->buffers, r->agent_fd, r->slot.base,
+			  &r->slot.layout);
+	ivwl_stream_in_init(&r->from_client);
+	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
+	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+	r->sock = sock;
+
+	/* The relay thread takes no signals: they belong to the client. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&thread, &attr, relay_thread, r);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0) {
+		r->sock = -1;
+		goto err_relay;
+	}
+	ivwl_shim_debug("slot %u generation %u: relaying", info.slot,
+			info.generation);
+	return 0;
+
+err_relay:
+	relay_free(r);
+	return ret;
+}
