@@ -22,6 +22,10 @@ ivwl_bench_transport_main(int argc, char *argv[]);
 uint64_t
 ivwl_bench_now_ns(void);
 
+/* Voluntary context switches of this process so far: how often it slept. */
+uint64_t
+ivwl_bench_voluntary_switches(void);
+
 /* Parses "123", "64K", "1M", "2G" (binary units); false on garbage. */
 bool
 ivwl_bench_parse_size(const char *s, uint64_t *out);

@@ -269,6 +269,7 @@ ivwl_bench_serve_phase(struct ivwl_bench_link *link,
 		       struct ivwl_bench_report *rep)
 {
 	struct ivwl_bench_link_stats before = link->stats;
+	uint64_t switches = ivwl_bench_voluntary_switches();
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
@@ -291,4 +292,5 @@ ivwl_bench_serve_phase(struct ivwl_bench_link *link,
 		rep->status = ret;
 	rep->doorbells = link->stats.doorbells - before.doorbells;
 	rep->sleeps = link->stats.sleeps - before.sleeps;
+	rep->switches = ivwl_bench_voluntary_switches() - switches;
 }

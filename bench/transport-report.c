@@ -147,6 +147,22 @@ v_doorbells(const struct ivwl_bench_link_result *r, bool *ok)
 }
 
 static double
+v_bulk_doorbells(const struct ivwl_bench_link_result *r, bool *ok)
+{
+	*ok = r->bulk_done[1] && r->bulk_messages[1] && r->has_doorbells;
+	return *ok ? (double)r->bulk_doorbells[1] /
+		     (double)r->bulk_messages[1] : 0;
+}
+
+static double
+v_bulk_switches(const struct ivwl_bench_link_result *r, bool *ok)
+{
+	*ok = r->bulk_done[1] && r->bulk_messages[1];
+	return *ok ? (double)r->bulk_switches[1] /
+		     (double)r->bulk_messages[1] : 0;
+}
+
+static double
 v_flood_ns(const struct ivwl_bench_link_result *r, bool *ok)
 {
 	*ok = r->flood_done;
@@ -214,6 +230,8 @@ print_table(const struct ivwl_bench_results *res)
 	printf("\n");
 	print_row(res, "1 MiB messages, GB/s", v_gbps_1m, "%11.2f");
 	print_spread(res, 1);
+	print_row(res, "  doorbells / MiB", v_bulk_doorbells, "%11.2f");
+	print_row(res, "  sleeps / MiB", v_bulk_switches, "%11.2f");
 	print_row(res, "64 KiB messages, GB/s", v_gbps_64k, "%11.2f");
 	print_spread(res, 0);
 	print_row(res, "round trip p50, us", v_p50, "%11.1f");
@@ -278,6 +296,11 @@ json_link(struct ivwl_bench_json *j, const struct ivwl_bench_link_result *r,
 		ivwl_bench_json_num(j, key, r->rtt_p99_us);
 	}
 	if (r->bulk_done[1]) {
+		json_key(key, sizeof(key), li, "sleeps_per_mib");
+		ivwl_bench_json_num(j, key, (double)r->bulk_switches[1] /
+					    (double)r->bulk_messages[1]);
+	}
+	if (r->bulk_done[1] && r->has_doorbells) {
 		json_key(key, sizeof(key), li, "doorbells_per_mib");
 		ivwl_bench_json_num(j, key, (double)r->bulk_doorbells[1] /
 					    (double)r->bulk_messages[1]);

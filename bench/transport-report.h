@@ -23,6 +23,7 @@ extern const char *const ivwl_bench_link_names[IVWL_BENCH_LINKS];
 
 /* Index 0: 64 KiB messages, 1: 1 MiB messages. */
 struct ivwl_bench_link_result {
+	bool has_doorbells;		/* shared memory links only */
 	bool rtt_done;
 	double rtt_p50_us;
 	double rtt_p99_us;
@@ -35,6 +36,7 @@ struct ivwl_bench_link_result {
 	double gbps_max[2];
 	uint64_t bulk_messages[2];	/* all runs */
 	uint64_t bulk_doorbells[2];	/* both sides, all runs */
+	uint64_t bulk_switches[2];	/* voluntary context switches, ditto */
 
 	bool flood_done;
 	uint64_t flood_records;

@@ -513,7 +513,7 @@ phase_bulk(struct run *run, unsigned li, unsigned si, uint64_t size)
 		.size = size,
 	};
 	struct ivwl_bench_report rep;
-	uint64_t t0, t1;
+	uint64_t t0, t1, switches;
 	int ret;
 
 	cmd.count = run->opt.bytes / size;
@@ -522,22 +522,28 @@ phase_bulk(struct run *run, unsigned li, unsigned si, uint64_t size)
 	ret = ctl_send(run->ctl, &cmd, sizeof(cmd));
 	if (ret < 0)
 		return ret;
+	switches = ivwl_bench_voluntary_switches();
 	t0 = ivwl_bench_now_ns();
 	ret = ivwl_bench_bulk_send(link, &run->payload, size, cmd.count);
+	/* Timed up to the receiver's word that it has every byte. */
 	if (ret == 0)
 		ret = ctl_recv(run->ctl, &rep, sizeof(rep));
 	t1 = ivwl_bench_now_ns();
+	switches = ivwl_bench_voluntary_switches() - switches;
 	if (ret == 0)
 		ret = rep.status;
 	if (ret < 0)
 		return ret;
 	note_report(run, &rep);
+	r->has_doorbells = li != IVWL_BENCH_SOCKET;
 	if (r->runs[si] < IVWL_BENCH_MAX_REPEAT)
 		r->gbps_run[si][r->runs[si]++] = (double)(size * cmd.count) /
 						 (double)(t1 - t0);
 	r->bulk_doorbells[si] += link->stats.doorbells - before.doorbells +
 				 rep.doorbells;
 	r->bulk_messages[si] += cmd.count;
+	/* Less the one wait for the receiver's report. */
+	r->bulk_switches[si] += switches + rep.switches - (switches > 0);
 	return 0;
 }
 

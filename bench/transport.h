@@ -40,6 +40,7 @@ struct ivwl_bench_report {
 	uint64_t bad;		/* stamps or checksums that did not match */
 	uint64_t doorbells;	/* rung by the child during the phase */
 	uint64_t sleeps;	/* child sleeps during the phase */
+	uint64_t switches;	/* child's voluntary context switches */
 };
 
 /* Private bulk data, identical in both processes. */
