@@ -103,9 +103,11 @@ check_refused(const char *const *args, int code, const char *needle)
 
 	hu_run_server(args, &o);
 	CHECK_EQ(hu_exit_code(&o), code);
-	if (!strstr(o.err, needle))
-		fprintf(stderr, "expected '%s' in: %s", needle, o.err);
 	CHECK(strstr(o.err, needle) != NULL);
+	if (!strstr(o.err, needle)) {
+		fputs("  got: ", stderr);
+		fputs(o.err, stderr);
+	}
 	CHECK(strncmp(o.err, "ivwl-server: ", 13) == 0);
 	CHECK_EQ(count_lines(o.err), 1);
 	CHECK_EQ(strlen(o.out), 0);
