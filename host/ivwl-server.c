@@ -111,16 +111,22 @@ struct server {
 
 static bool verbose;
 
+static void __attribute__((format(printf, 2, 0)))
+vlog(const char *suffix, const char *fmt, va_list ap)
+{
+	fputs("ivwl-server: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(suffix, stderr);
+}
+
 static void __attribute__((format(printf, 1, 2)))
 log_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ivwl-server: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 #define log_verbose(...)                                                 \
@@ -134,11 +140,9 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ivwl-server: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog(" (see --help)\n", fmt, ap);
 	va_end(ap);
-	fputs(" (see --help)\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -159,7 +163,8 @@ usage(FILE *f)
 		"                         or G suffix (binary); a power of two\n"
 		"                         from 2M to 64G\n"
 		"  --vectors N            doorbell vectors per peer, 1..%u\n"
-		"                         (default %u)\n"
+		"                         (default %u); QEMU's vectors=\n"
+		"                         must be the same\n"
 		"  --hugepages DIR        back the region with a file in DIR,\n"
 		"                         a hugetlbfs mount\n"
 		"  --verbose              log more\n"
@@ -257,26 +262,17 @@ check_socket_path(const char *option, const char *path)
 			    sizeof(addr.sun_path) - 1);
 }
 
-enum {
-	OPT_SOCKET = 256,
-	OPT_DISPLAY_SOCKET,
-	OPT_SIZE,
-	OPT_VECTORS,
-	OPT_HUGEPAGES,
-	OPT_VERBOSE,
-};
-
 static void
 parse_options(int argc, char *argv[], struct options *opt)
 {
 	static const struct option long_options[] = {
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "display-socket", required_argument, NULL,
-		  OPT_DISPLAY_SOCKET },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "vectors", required_argument, NULL, OPT_VECTORS },
-		{ "hugepages", required_argument, NULL, OPT_HUGEPAGES },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		/* Long options only: their values are not in optstring. */
+		{ "socket", required_argument, NULL, 'S' },
+		{ "display-socket", required_argument, NULL, 'D' },
+		{ "size", required_argument, NULL, 's' },
+		{ "vectors", required_argument, NULL, 'n' },
+		{ "hugepages", required_argument, NULL, 'H' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -290,22 +286,22 @@ parse_options(int argc, char *argv[], struct options *opt)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
 		switch (c) {
-		case OPT_SOCKET:
+		case 'S':
 			opt->socket_path = optarg;
 			break;
-		case OPT_DISPLAY_SOCKET:
+		case 'D':
 			opt->display_path = optarg;
 			break;
-		case OPT_SIZE:
+		case 's':
 			size_arg = optarg;
 			break;
-		case OPT_VECTORS:
+		case 'n':
 			opt->vectors = parse_vectors(optarg);
 			break;
-		case OPT_HUGEPAGES:
+		case 'H':
 			opt->hugepages_dir = optarg;
 			break;
-		case OPT_VERBOSE:
+		case 'v':
 			opt->verbose = true;
 			break;
 		case 'h':
@@ -440,14 +436,6 @@ hugetlb_region(const char *dir, uint64_t size)
 	char *path;
 	int fd;
 
-	if (statfs(dir, &fs) < 0) {
-		log_msg("--hugepages: %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (fs.f_type != HUGETLBFS_MAGIC) {
-		log_msg("--hugepages: %s is not a hugetlbfs mount", dir);
-		return -1;
-	}
 	if (asprintf(&path, "%s/ivwl-region.XXXXXX", dir) < 0) {
 		log_msg("out of memory");
 		return -1;
@@ -463,7 +451,6 @@ hugetlb_region(const char *dir, uint64_t size)
 	unlink(path);
 	free(path);
 
-	/* Check the file, not the path: DIR could have been remounted. */
 	if (fstatfs(fd, &fs) < 0 || fs.f_type != HUGETLBFS_MAGIC) {
 		log_msg("--hugepages: %s is not a hugetlbfs mount", dir);
 		goto err_close;
@@ -596,6 +583,8 @@ client_flush(struct client *c, uint32_t id)
 			client_doom(c, id, why);
 			return;
 		}
+		log_verbose("%s peer %u <- %" PRId64 "%s", role_names[id], id,
+			    b->value, fd >= 0 ? " + fd" : "");
 		if (b->bundle && ++b->next < b->bundle->count)
 			continue;
 		client_pop(c);
