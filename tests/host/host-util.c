@@ -270,9 +270,9 @@ hu_server_log(struct hu_server *srv)
 }
 
 bool
-hu_server_wait_log(struct hu_server *srv, const char *needle)
+hu_server_wait_log(struct hu_server *srv, const char *needle, int ms)
 {
-	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+	int64_t deadline = hu_now_ms() + ms;
 
 	while (!strstr(hu_server_log(srv), needle)) {
 		if (hu_now_ms() > deadline)

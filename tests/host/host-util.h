@@ -74,9 +74,9 @@ hu_server_fd_count(struct hu_server *srv);
 const char *
 hu_server_log(struct hu_server *srv);
 
-/* Waits (bounded) until the server's log contains needle. */
+/* Waits at most ms until the server's log contains needle. */
 bool
-hu_server_wait_log(struct hu_server *srv, const char *needle);
+hu_server_wait_log(struct hu_server *srv, const char *needle, int ms);
 
 /* Connected unix stream socket, or -1. */
 int

@@ -184,7 +184,8 @@ test_never_reads(void)
 	start("stuck");
 	stuck = hu_connect(srv.app);
 	REQUIRE(stuck >= 0);
-	REQUIRE(hu_server_wait_log(&srv, "app peer 1 joined"));
+	REQUIRE(hu_server_wait_log(&srv, "app peer 1 joined",
+				      HU_TIMEOUT_MS));
 	for (cycles = 0; cycles < 5000; cycles++)
 		if (!display_cycle())
 			break;
