@@ -250,6 +250,17 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 	free_connection(conn);
 }
 
+void
+ivwl_connection_abandon(struct ivwl_connection *conn)
+{
+	/* weston tears its clients down itself, after the shell is gone:
+	 * destroying one now would call into a dead desktop-shell. */
+	if (conn->client)
+		wl_list_remove(&conn->client_destroy.link);
+	conn->client = NULL;
+	free_connection(conn);
+}
+
 struct ivwl_connection *
 ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 {

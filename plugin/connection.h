@@ -67,6 +67,10 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot,
 void
 ivwl_connection_destroy(struct ivwl_connection *conn, const char *why);
 
+/* At compositor shutdown: let go without touching the wl_client. */
+void
+ivwl_connection_abandon(struct ivwl_connection *conn);
+
 struct wl_client *
 ivwl_connection_client(struct ivwl_connection *conn);
 

@@ -20,7 +20,7 @@
 #define ATTACH_TIMEOUT_MS 2000
 
 static void
-vm_detach(struct ivwl_vm *vm);
+vm_detach(struct ivwl_vm *vm, bool shutdown);
 
 struct ivwl_vm *
 ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
@@ -99,7 +99,7 @@ on_device(int fd, uint32_t mask, void *data)
 
 	if (ivwl_device_dispatch(vm->dev) < 0) {
 		ivwl_log("[%s] lost the ivshmem server; retrying", vm->name);
-		vm_detach(vm);
+		vm_detach(vm, false);
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 	}
 	return 0;
@@ -166,7 +166,7 @@ vm_attach(struct ivwl_vm *vm)
 	return 0;
 
 err_sources:
-	vm_detach(vm);
+	vm_detach(vm, false);
 	return -ENOMEM;
 err_device:
 	ivwl_device_destroy(vm->dev);
@@ -175,13 +175,19 @@ err_device:
 }
 
 static void
-vm_detach(struct ivwl_vm *vm)
+vm_detach(struct ivwl_vm *vm, bool shutdown)
 {
 	uint32_t i;
 
-	for (i = 0; i < IVWL_SLOT_COUNT; i++)
-		if (vm->conns[i])
-			ivwl_connection_destroy(vm->conns[i], "region detached");
+	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
+		if (!vm->conns[i])
+			continue;
+		if (shutdown)
+			ivwl_connection_abandon(vm->conns[i]);
+		else
+			ivwl_connection_destroy(vm->conns[i],
+						"region detached");
+	}
 	for (i = 0; i < IVWL_SLOT_COUNT + 1; i++) {
 		if (vm->vectors[i].source)
 			wl_event_source_remove(vm->vectors[i].source);
@@ -304,10 +310,11 @@ err_vm:
 	return NULL;
 }
 
+/* Only at compositor shutdown (or a failed start). */
 void
 ivwl_vm_destroy(struct ivwl_vm *vm)
 {
-	vm_detach(vm);
+	vm_detach(vm, true);
 	wl_event_source_remove(vm->retry_timer);
 	wl_list_remove(&vm->link);
 	ivwl_policy_destroy(vm->policy);

@@ -1,0 +1,279 @@
+"""A weston with ivwl.so and its app-vms, every piece a host process.
+
+Deployment C from docs/architecture.md: one ivwl-server and one ivwl-agent
+per VM, weston (headless, pixman) with the plugin attached to each server,
+and clients started through the shim with a runtime dir that holds no
+Wayland socket, so nothing but the region can carry their windows.
+"""
+
+import os
+import re
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+
+ENV = os.environ
+
+
+class Failure(Exception):
+    pass
+
+
+def wait_for(what, cond, timeout=15.0, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = cond()
+        if got:
+            return got
+        time.sleep(step)
+    raise Failure(f"timed out waiting for {what}")
+
+
+class Session:
+    def __init__(self, vms=("work",), width=800, height=600):
+        self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
+        self.procs = []
+        self.clients = []
+        self.vms = list(vms)
+        self.width, self.height = width, height
+        self.gui_runtime = self._mkdir("gui")
+        self.weston = None
+        try:
+            for vm in self.vms:
+                self._start_server(vm)
+            self._start_weston()
+            for vm in self.vms:
+                self._start_agent(vm)
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- set-up -------------------------------------------------------
+
+    def _mkdir(self, name):
+        path = os.path.join(self.dir, name)
+        os.mkdir(path, 0o700)
+        return path
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def _spawn(self, argv, log, env=None):
+        out = open(self.path(log), "wb")
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                             env=env or dict(ENV), stdin=subprocess.DEVNULL)
+        self.procs.append(p)
+        return p
+
+    def _start_server(self, vm):
+        sock = self.path(f"{vm}.sock")
+        self._spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size",
+                     "64M"], f"server-{vm}.log")
+        wait_for(f"ivwl-server of {vm}",
+                 lambda: os.path.exists(sock + ".display"))
+
+    def _start_weston(self):
+        colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
+        ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0", "",
+               # no fades or dimming: pixels are compared exactly
+               "[shell]", "panel-position=none", "animation=none",
+               "close-animation=none", "startup-animation=none",
+               "focus-animation=none", ""]
+        for i, vm in enumerate(self.vms):
+            ini += ["[ivwl-vm]", f"name={vm}",
+                    f"server={self.path(vm + '.sock')}.display",
+                    f"color={colors[i % len(colors)]}", ""]
+        with open(self.path("weston.ini"), "w") as f:
+            f.write("\n".join(ini))
+        env = dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime)
+        env.pop("WAYLAND_DISPLAY", None)
+        env.pop("DISPLAY", None)
+        self.weston = self._spawn(
+            ["weston", "--backend=headless-backend.so", "--use-pixman",
+             f"--width={self.width}", f"--height={self.height}",
+             "--socket=wl-ivwl", "--idle-time=0", "--debug",
+             f"--config={self.path('weston.ini')}"], "weston.log", env)
+        for vm in self.vms:
+            wait_for(f"plugin attached to {vm}",
+                     lambda: f"[{vm}] attached to" in self.weston_log())
+
+    def _start_agent(self, vm):
+        sock = self.path(f"{vm}-agent.sock")
+        self._spawn([ENV["IVWL_AGENT_BIN"], "--server",
+                     self.path(f"{vm}.sock"), "--listen", sock, "--verbose"],
+                    f"agent-{vm}.log")
+        wait_for(f"agent of {vm}", lambda: os.path.exists(sock))
+        self._mkdir(f"app-{vm}")
+
+    # ---- clients ------------------------------------------------------
+
+    def client(self, argv, vm="work", log=None, extra_env=None):
+        """Starts argv as an app of vm: through the shim, no socket."""
+        env = dict(ENV, XDG_RUNTIME_DIR=self.path(f"app-{vm}"),
+                   WAYLAND_DISPLAY="wayland-0",
+                   IVWL_AGENT=self.path(f"{vm}-agent.sock"),
+                   LD_PRELOAD=ENV["IVWL_SHIM"])
+        env.pop("DISPLAY", None)
+        env.update(extra_env or {})
+        log = log or f"client-{len(self.clients)}.log"
+        out = open(self.path(log), "wb")
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                             stderr=out, env=env, stdin=subprocess.DEVNULL)
+        self.clients.append(p)
+        return p
+
+    def wait_line(self, proc, text, timeout=20.0):
+        """Reads proc's stdout until a line equal to text."""
+        os.set_blocking(proc.stdout.fileno(), False)
+        buf = b""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            chunk = proc.stdout.read()
+            if chunk:
+                buf += chunk
+                if text.encode() in buf.splitlines():
+                    return
+            elif proc.poll() is not None:
+                raise Failure(f"client exited ({proc.returncode}) before "
+                              f"saying {text!r}")
+            time.sleep(0.05)
+        raise Failure(f"client never said {text!r}")
+
+    # ---- looking at weston --------------------------------------------
+
+    def weston_log(self):
+        with open(self.path("weston.log"), errors="replace") as f:
+            return f.read()
+
+    def _debug_env(self):
+        env = dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime,
+                   WAYLAND_DISPLAY="wl-ivwl")
+        env.pop("LD_PRELOAD", None)
+        return env
+
+    def scene(self):
+        """Views of weston's scene graph: role, title, geometry, buffer."""
+        out = subprocess.run(["weston-debug", "scene-graph"],
+                             env=self._debug_env(), capture_output=True,
+                             timeout=10).stdout.decode(errors="replace")
+        views = []
+        for block in re.split(r"\n\s*View \d+ ", out)[1:]:
+            head = block.split("\n", 1)[0]
+            m = re.search(r"top-level window '([^']*)'", head)
+            pos = re.search(r"position: \((-?\d+), (-?\d+)\) -> "
+                            r"\((-?\d+), (-?\d+)\)", block)
+            views.append({
+                "head": head,
+                "title": m.group(1) if m else None,
+                "rect": tuple(map(int, pos.groups())) if pos else None,
+                "shm": "SHM buffer" in block,
+            })
+        return views
+
+    def wait_view(self, title, timeout=20.0):
+        def find():
+            for v in self.scene():
+                # idle windows show "[buffer not available]": pixman
+                # keeps their pixels without holding the buffer
+                if v["title"] == title and v["rect"]:
+                    return v
+            return None
+        return wait_for(f"a view titled {title!r}", find, timeout, 0.2)
+
+    def screenshot(self):
+        """(width, height, rows of (r, g, b)) of weston's output."""
+        shots = self.path("shots")
+        os.makedirs(shots, exist_ok=True)
+        before = set(os.listdir(shots))
+        subprocess.run(["weston-screenshooter"], env=self._debug_env(),
+                       cwd=shots, capture_output=True, timeout=20,
+                       check=True)
+        new = sorted(set(os.listdir(shots)) - before)
+        if not new:
+            raise Failure("weston-screenshooter wrote no file")
+        return decode_png(os.path.join(shots, new[-1]))
+
+    # ---- tear-down ----------------------------------------------------
+
+    def stop_weston(self, timeout=10.0):
+        self.weston.send_signal(signal.SIGTERM)
+        try:
+            return self.weston.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("weston did not exit on SIGTERM")
+
+    def close(self):
+        for p in self.clients + list(reversed(self.procs)):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.clients + self.procs:
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            if p.stdout:
+                p.stdout.close()
+
+    def dump_logs(self):
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".log"):
+                with open(self.path(name), errors="replace") as f:
+                    text = f.read()
+                print(f"---- {name} ----\n{text[-4000:]}")
+
+
+def decode_png(path):
+    """Just enough PNG for weston-screenshooter's 8-bit RGB(A) files."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise Failure(f"{path} is not a PNG")
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(
+                ">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        raise Failure(f"unexpected PNG kind in {path}")
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        ftype = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        unfilter(ftype, line, prev, bpp)
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def unfilter(ftype, line, prev, bpp):
+    if ftype == 0:
+        return
+    for i in range(len(line)):
+        a = line[i - bpp] if i >= bpp else 0
+        b = prev[i]
+        if ftype == 1:
+            line[i] = (line[i] + a) & 0xff
+        elif ftype == 2:
+            line[i] = (line[i] + b) & 0xff
+        elif ftype == 3:
+            line[i] = (line[i] + ((a + b) >> 1)) & 0xff
+        elif ftype == 4:
+            c = prev[i - bpp] if i >= bpp else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            line[i] = (line[i] + pred) & 0xff
+        else:
+            raise Failure(f"PNG filter {ftype}")

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Integration cases: real weston + ivwl.so + unmodified clients.
+
+    test-weston.py CASE      (meson runs one case per test)
+"""
+
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session import ENV, Failure, Session, wait_for  # noqa: E402
+
+
+def covering(session, view):
+    """Rects of the views stacked above view (the scene lists top first)."""
+    rects = []
+    for v in session.scene():
+        if v["title"] == view["title"]:
+            return rects
+        if v["rect"]:
+            rects.append(v["rect"])
+    raise Failure(f"{view['title']!r} left the scene")
+
+
+def compare_window(session, view, dump_path, width, height):
+    """Every visible pixel of the window equals the client's buffer."""
+    above = covering(session, view)
+    with open(dump_path, "rb") as f:
+        drawn = f.read()
+    if len(drawn) != width * height * 4:
+        raise Failure("the client's dump has the wrong size")
+    sw, sh, bpp, rows = session.screenshot()
+    x0, y0 = view["rect"][:2]
+    compared = wrong = 0
+    first = None
+    for y in range(height):
+        sy = y0 + y
+        if not 0 <= sy < sh:
+            continue
+        row = rows[sy]
+        for x in range(width):
+            sx = x0 + x
+            if not 0 <= sx < sw or any(
+                    a <= sx < c and b <= sy < d for a, b, c, d in above):
+                continue
+            i = (y * width + x) * 4
+            want = (drawn[i + 2], drawn[i + 1], drawn[i])   # XRGB LE
+            got = tuple(row[sx * bpp:sx * bpp + 3])
+            compared += 1
+            if got != want:
+                wrong += 1
+                first = first or (x, y, want, got)
+    if compared < width * height // 4:
+        raise Failure(f"only {compared} pixels of the window visible")
+    if wrong:
+        raise Failure(f"{wrong} of {compared} pixels differ; first at "
+                      f"{first[:2]}: drew {first[2]}, weston shows "
+                      f"{first[3]}")
+    print(f"{compared} pixels equal what the client drew")
+
+
+def pattern(session, vm, name, frames=12, w=240, h=180):
+    dump = session.path(f"{name}.raw")
+    p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                        "--width", str(w), "--height", str(h), "--title",
+                        name, "--dump", dump], vm=vm, log=f"{name}.log")
+    return p, dump
+
+
+def case_pattern_pixels(s):
+    p, dump = pattern(s, "work", "pattern")
+    s.wait_line(p, "ready")
+    view = s.wait_view("[work] pattern")
+    compare_window(s, view, dump, 240, 180)
+
+
+def case_simple_shm(s):
+    s.client(["weston-simple-shm"])
+    view = s.wait_view("[work] simple-shm")
+    time.sleep(0.5)
+    sw, sh, bpp, rows = s.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    colours = set()
+    for y in range(max(y0, 0), min(y1, sh), 4):
+        for x in range(max(x0, 0), min(x1, sw), 4):
+            colours.add(rows[y][x * bpp:x * bpp + 3])
+    # simple-shm paints a many-coloured animated pattern
+    if len(colours) < 50:
+        raise Failure(f"the window shows only {len(colours)} colours")
+    print(f"simple-shm window shows {len(colours)} colours")
+
+
+def case_flower(s):
+    s.client(["weston-flower"])
+    views = wait_for("a weston-flower view", lambda: [
+        v for v in s.scene() if v["title"] and v["title"].startswith(
+            "[work] ")], timeout=20)
+    print("mapped:", views[0]["title"])
+
+
+def case_two_vms(s):
+    a, dump_a = pattern(s, "work", "alpha", frames=8)
+    b, dump_b = pattern(s, "home", "beta", frames=9, w=200, h=150)
+    s.wait_line(a, "ready")
+    s.wait_line(b, "ready")
+    # each VM's window carries its own VM's name, decided by weston
+    va = s.wait_view("[work] alpha")
+    vb = s.wait_view("[home] beta")
+    compare_window(s, va, dump_a, 240, 180)
+    compare_window(s, vb, dump_b, 200, 150)
+
+
+def case_client_killed(s):
+    p, _ = pattern(s, "work", "victim", frames=1000000)
+    s.wait_view("[work] victim")
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    wait_for("the victim's view to go", lambda: not any(
+        v["title"] == "[work] victim" for v in s.scene()))
+    if s.weston.poll() is not None:
+        raise Failure("weston died")
+    # the VM is still served: a new client works, pixel for pixel
+    q, dump = pattern(s, "work", "after")
+    s.wait_line(q, "ready")
+    compare_window(s, s.wait_view("[work] after"), dump, 240, 180)
+
+
+def case_weston_shutdown(s):
+    a, _ = pattern(s, "work", "one", frames=1000000)
+    b, _ = pattern(s, "work", "two", frames=3)
+    s.wait_view("[work] one")
+    s.wait_view("[work] two")
+    status = s.stop_weston()
+    log = s.weston_log()
+    if status != 0 or "Segmentation" in log or "Aborted" in log:
+        raise Failure(f"weston exited with {status} at shutdown")
+    # the clients lose their connection instead of hanging
+    for p in (a, b):
+        try:
+            p.wait(10)
+        except Exception:
+            raise Failure("a client hung after weston went away")
+    print("weston exited cleanly with clients connected")
+
+
+CASES = {
+    "pattern-pixels": (case_pattern_pixels, ("work",)),
+    "simple-shm": (case_simple_shm, ("work",)),
+    "flower": (case_flower, ("work",)),
+    "two-vms": (case_two_vms, ("work", "home")),
+    "client-killed": (case_client_killed, ("work",)),
+    "weston-shutdown": (case_weston_shutdown, ("work",)),
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
+        return 2
+    run, vms = CASES[sys.argv[1]]
+    s = Session(vms)
+    try:
+        run(s)
+        if s.weston.poll() is not None and sys.argv[1] != "weston-shutdown":
+            raise Failure("weston is gone")
+        print(f"PASS {sys.argv[1]}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {sys.argv[1]}: {e}")
+        s.dump_logs()
+        return 1
+    finally:
+        s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
