@@ -1,15 +1,30 @@
 #!/bin/bash
-# The ivwl demo.  Today: the transport on its own, as deployment C (every
-# piece a host process): ivwl-server holds a region, a minimal display side
-# attaches as peer 0, ivwl-agent takes the app side, and two app processes
-# get slots from the agent and stream checked records through the region.
-# The Wayland demo (weston + plugin + real clients) replaces this next.
+# The ivwl demo: weston with ivwl.so showing the windows of two "app-vms"
+# whose clients reach it only through shared memory.  Every piece runs as
+# a host process (deployment C, docs/architecture.md):
+#
+#   ivwl-server (one region per VM)  <->  weston + ivwl.so
+#   ivwl-agent (one per VM)  <->  clients with LD_PRELOAD=libivwl-shim.so
+#
+# The clients get an XDG_RUNTIME_DIR with no Wayland socket in it: their
+# windows can only come through the region.
+#
+#   tools/demo.sh [--seconds N]
+#
+# Headless by default: it saves a screenshot and stops after N seconds
+# (default 5).  Under a running Wayland or X11 session (WAYLAND_DISPLAY or
+# DISPLAY set) weston opens a window instead and the demo runs until
+# Ctrl-C.
 set -eu
 cd "$(dirname "$0")/.."
+top=$PWD
+seconds=5
+[ "${1:-}" = "--seconds" ] && seconds=${2:?}
 
 tools/deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+b=$top/build
 
 dir=$(mktemp -d /tmp/ivwl-demo.XXXXXX)
 pids=()
@@ -18,39 +33,114 @@ cleanup() {
 	wait 2>/dev/null || true
 	rm -rf "$dir"
 }
-trap cleanup EXIT
+trap cleanup EXIT INT TERM
 
+say() { printf '\n== %s\n' "$*"; }
 run_bg() {
+	local log=$1; shift
 	echo "+ $*"
-	"$@" &
+	"$@" >"$dir/$log" 2>&1 &
 	pids+=($!)
 }
-
-wait_socket() {
+wait_for() {
 	local i
-	for i in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done
-	echo "demo: $1 never appeared" >&2
+	for i in $(seq 200); do eval "$1" && return 0; sleep 0.05; done
+	echo "demo: timed out waiting for: $1" >&2
+	tail -20 "$dir"/*.log >&2
 	exit 1
 }
 
-b=build
-run_bg $b/host/ivwl-server --socket "$dir/app.sock" --size 256M
-wait_socket "$dir/app.sock.display"
-run_bg $b/tests/transport/ivwl-transfer display \
-	--server "$dir/app.sock.display" --slots 2
-display=${pids[-1]}
-run_bg $b/client-shim/ivwl-agent --server "$dir/app.sock" \
-	--listen "$dir/agent.sock" --verbose
-wait_socket "$dir/agent.sock"
-sleep 0.2
+vms=(work personal)
+colors=(0xff3070c0 0xffc03030)
 
-run_bg $b/tests/transport/ivwl-transfer app --agent "$dir/agent.sock" \
-	--bytes $((512 << 20)) --seed 1
-a=${pids[-1]}
-run_bg $b/tests/transport/ivwl-transfer app --agent "$dir/agent.sock" \
-	--bytes $((512 << 20)) --seed 2
-c=${pids[-1]}
-wait "$a"
-wait "$c"
-wait "$display"
-echo "demo: 1 GiB crossed the region in two connections, every record checked"
+say "one ivwl-server per app-vm: a 64 MiB region each"
+for vm in "${vms[@]}"; do
+	run_bg "server-$vm.log" "$b/host/ivwl-server" --socket "$dir/$vm.sock" \
+		--size 64M
+	wait_for "[ -S $dir/$vm.sock.display ]"
+done
+
+{
+	echo "[core]"
+	echo "modules=$b/plugin/ivwl.so"
+	echo "idle-time=0"
+	for i in "${!vms[@]}"; do
+		echo
+		echo "[ivwl-vm]"
+		echo "name=${vms[$i]}"
+		echo "server=$dir/${vms[$i]}.sock.display"
+		echo "color=${colors[$i]}"
+	done
+} >"$dir/weston.ini"
+say "weston with ivwl.so, configured by $dir/weston.ini:"
+sed 's/^/    /' "$dir/weston.ini"
+
+mkdir -m 700 "$dir/gui"
+if [ -n "${WAYLAND_DISPLAY:-}" ]; then
+	backend=(--backend=wayland-backend.so)
+	windowed=1
+elif [ -n "${DISPLAY:-}" ]; then
+	backend=(--backend=x11-backend.so)
+	windowed=1
+else
+	backend=(--backend=headless-backend.so)
+	windowed=0
+fi
+# weston's own socket goes in its runtime dir; a windowed weston needs the
+# session's, where the parent compositor is.
+gui_runtime=$dir/gui
+[ $windowed = 1 ] && gui_runtime=${XDG_RUNTIME_DIR:?}
+run_bg weston.log env XDG_RUNTIME_DIR="$gui_runtime" weston "${backend[@]}" --use-pixman \
+	--width=1024 --height=640 --socket=wl-ivwl-demo --idle-time=0 --debug \
+	--config="$dir/weston.ini"
+for vm in "${vms[@]}"; do
+	wait_for "grep -q '\[$vm\] attached' $dir/weston.log"
+done
+grep 'ivwl:' "$dir/weston.log" | sed 's/^/    /'
+
+say "one ivwl-agent per app-vm"
+for vm in "${vms[@]}"; do
+	run_bg "agent-$vm.log" "$b/client-shim/ivwl-agent" \
+		--server "$dir/$vm.sock" --listen "$dir/$vm-agent.sock"
+	wait_for "[ -S $dir/$vm-agent.sock ]"
+	mkdir -m 700 "$dir/app-$vm"
+done
+
+app() {
+	local vm=$1; shift
+	run_bg "client-$vm-$(basename "$1").log" env -u DISPLAY XDG_RUNTIME_DIR="$dir/app-$vm" \
+		WAYLAND_DISPLAY=wayland-0 IVWL_AGENT="$dir/$vm-agent.sock" \
+		LD_PRELOAD="$b/client-shim/libivwl-shim.so" "$@"
+}
+say "unmodified clients, started through the shim (no Wayland socket)"
+app work weston-simple-shm
+app personal weston-flower
+app work "$b/tests/integration/ivwl-pattern-client" --title pattern \
+	--hold-ms 600000
+
+wait_for "grep -q 'new client' $dir/weston.log"
+sleep 2
+say "what weston shows (weston-debug scene-graph):"
+XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo timeout 10 \
+	weston-debug scene-graph 2>/dev/null | grep "top-level window" |
+	sed "s/.*top-level window \('[^']*'\).*/    \1/"
+
+if [ $windowed = 1 ]; then
+	say "running in a window; Ctrl-C to stop"
+	wait "${pids[@]}"
+	exit 0
+fi
+
+shots=$dir/shots
+mkdir "$shots"
+(cd "$shots" && XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo \
+	timeout 20 weston-screenshooter >/dev/null 2>&1) || true
+shot=$(ls "$shots"/*.png 2>/dev/null | head -1)
+if [ -z "$shot" ]; then
+	echo "demo: no screenshot was taken" >&2
+	exit 1
+fi
+cp "$shot" "$top/ivwl-demo.png"
+say "screenshot of weston's output: $top/ivwl-demo.png"
+sleep "$seconds"
+say "stopping"
