@@ -156,19 +156,20 @@ usage(FILE *f)
 		"Clients of the display socket get peer id 0, clients of\n"
 		"PATH get peer id 1; each role holds one peer at a time.\n"
 		"\n"
-		"  --socket PATH          app socket (peer id 1)\n"
-		"  --display-socket PATH  display socket (peer id 0),\n"
-		"                         default: the app socket + \".display\"\n"
-		"  --size SIZE            region size in bytes, or with a K, M\n"
-		"                         or G suffix (binary); a power of two\n"
-		"                         from 2M to 64G\n"
-		"  --vectors N            doorbell vectors per peer, 1..%u\n"
-		"                         (default %u); QEMU's vectors=\n"
-		"                         must be the same\n"
-		"  --hugepages DIR        back the region with a file in DIR,\n"
-		"                         a hugetlbfs mount\n"
-		"  --verbose              log more\n"
-		"  --help                 show this and exit\n",
+		"  --socket PATH        app socket (peer id 1)\n"
+		"  --display-socket DPATH\n"
+		"                       display socket (peer id 0), default:\n"
+		"                       PATH with \".display\" appended\n"
+		"  --size SIZE          region size in bytes, or with a K, M\n"
+		"                       or G suffix (binary); a power of two\n"
+		"                       from 2M to 64G\n"
+		"  --vectors N          doorbell vectors per peer, 1..%u\n"
+		"                       (default %u); QEMU's vectors= must\n"
+		"                       be the same\n"
+		"  --hugepages DIR      back the region with a file in DIR,\n"
+		"                       a hugetlbfs mount\n"
+		"  --verbose            log every message sent\n"
+		"  --help               show this and exit\n",
 		MAX_VECTORS, IVWL_DEFAULT_VECTORS);
 }
 
@@ -178,6 +179,7 @@ parse_size(const char *arg)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
+	bool bad_suffix = false;
 	char *end;
 
 	if (arg[0] < '0' || arg[0] > '9')
@@ -201,12 +203,11 @@ parse_size(const char *arg)
 		shift = 30;
 		break;
 	default:
-		usage_error("--size: '%s' has an unknown suffix (use K, M or G)",
-			    arg);
+		bad_suffix = true;
 	}
-	if (*end != '\0' && end[1] != '\0')
-		usage_error("--size: '%s' has an unknown suffix (use K, M or G)",
-			    arg);
+	if (bad_suffix || (*end != '\0' && end[1] != '\0'))
+		usage_error("--size: '%s' has an unknown suffix "
+			    "(use K, M or G)", arg);
 	if (v > (UINT64_MAX >> shift))
 		usage_error("--size: '%s' is too large (maximum %lluG)", arg,
 			    IVWL_REGION_MAX_SIZE >> 30);

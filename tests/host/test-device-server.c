@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,6 +80,7 @@ test_attach_pair(void)
 {
 	struct peer_events ev;
 	struct ivwl_device *display, *app;
+	struct stat st;
 	uint8_t *a, *b;
 	uint32_t v;
 
@@ -95,6 +97,9 @@ test_attach_pair(void)
 	for (v = 0; v < VECTORS; v++)
 		CHECK(hu_is_eventfd(ivwl_device_vector_fd(display, v)));
 	CHECK_EQ(ivwl_device_vector_fd(display, VECTORS), -1);
+	CHECK(ivwl_device_region_fd(display) >= 0);
+	CHECK(fstat(ivwl_device_region_fd(display), &st) == 0);
+	CHECK_EQ(st.st_size, SIZE);
 	ivwl_device_set_peer_listener(display, on_peer, &ev);
 
 	app = open_dev(srv.app);

@@ -165,8 +165,9 @@ test_good_sizes(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		const char *args[] = { "--socket", hu_path("good"), "--size",
-				       sizes[i].arg, "--vectors", "1024", NULL };
+		const char *args[] = { "--socket", hu_path("good"),
+				       "--size", sizes[i].arg,
+				       "--vectors", "1024", NULL };
 		struct hu_server srv;
 
 		CHECK_EQ(hu_server_start_args(&srv, "good.log", args), 0);
