@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
@@ -111,12 +110,14 @@ struct server {
 
 static bool verbose;
 
+/* One write per line, so that lines from several processes stay whole. */
 static void __attribute__((format(printf, 2, 0)))
 vlog(const char *suffix, const char *fmt, va_list ap)
 {
-	fputs("ivwl-server: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(suffix, stderr);
+	char line[512];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "ivwl-server: %s%s", line, suffix);
 }
 
 static void __attribute__((format(printf, 1, 2)))
