@@ -313,7 +313,8 @@ parse_options(int argc, char *argv[], struct options *opt)
 			usage_error("option '%s' needs an argument",
 				    argv[optind - 1]);
 		default:
-			if (optopt)
+			/* optopt is also set for "--verbose=x". */
+			if (optopt && strncmp(argv[optind - 1], "--", 2) != 0)
 				usage_error("unknown option '-%c'", optopt);
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
