@@ -8,10 +8,13 @@
  *   progress made -> ivwl_ring_kick_needed   -> ring the peer
  *
  * Two policies on top, both within that protocol:
- *  - kick batch: a consumer asks ivwl_ring_kick_needed() only once it has
- *    freed kick_batch bytes since it last asked, and always before it
- *    sleeps or goes idle, so a producer asleep on a full ring is woken to
- *    half a ring of room instead of to one record's worth;
+ *  - kick batches: a consumer asks ivwl_ring_kick_needed() only once it
+ *    has freed space_batch bytes since it last asked, a producer once it
+ *    has published data_batch bytes or finished a message; both always
+ *    ask before they sleep or go idle.  By default both are half a ring:
+ *    a producer asleep on a full ring is woken to half a ring of room
+ *    instead of to one record's worth, a consumer asleep on an empty ring
+ *    to half a ring of data or a whole message, whichever comes first;
  *  - spin: retry for spin_us before announcing a sleep (0: never).
  *
  * The "local" backend replaces ivwl-server and device.h by a memfd and two
@@ -69,8 +72,10 @@ struct ring_link {
 	uint32_t own_peer, peer, vector;
 	int wait_fd;
 	uint32_t chunk;
-	uint32_t kick_batch;
+	uint32_t space_batch;
+	uint32_t data_batch;
 	uint32_t freed;		/* consumed bytes not yet offered to kick */
+	uint32_t published;	/* produced bytes not yet offered to kick */
 };
 
 static struct ring_link *
@@ -122,6 +127,27 @@ kick_freed(struct ring_link *r)
 	return kick(r, &r->rx);
 }
 
+/* Offers the records published on tx to a consumer that may sleep. */
+static int
+kick_published(struct ring_link *r)
+{
+	if (r->published == 0)
+		return 0;
+	r->published = 0;
+	return kick(r, &r->tx);
+}
+
+/* Before going idle or to sleep: nothing may stay owed to the peer. */
+static int
+kick_owed(struct ring_link *r)
+{
+	int ret = kick_freed(r);
+
+	if (ret == 0)
+		ret = kick_published(r);
+	return ret;
+}
+
 static int
 poll_vector(struct ring_link *r)
 {
@@ -147,8 +173,8 @@ sleep_on(struct ring_link *r, struct ivwl_ring *ring)
 {
 	int ret;
 
-	/* Never sleep while owing the peer a kick for freed space. */
-	ret = kick_freed(r);
+	/* Never sleep while owing the peer a kick. */
+	ret = kick_owed(r);
 	if (ret < 0)
 		return ret;
 
@@ -204,14 +230,19 @@ ring_send(struct ivwl_bench_link *link, const void *buf, size_t len)
 			return ret;
 		memcpy(dst, p, n);
 		ivwl_ring_commit(&r->tx, RING_RECORD_TYPE);
-		ret = kick(r, &r->tx);
-		if (ret < 0)
-			return ret;
 		p += n;
 		len -= n;
 		deadline = 0;
+
+		r->published += n + RING_RECORD_HEADER;
+		if (r->published > r->data_batch) {
+			ret = kick_published(r);
+			if (ret < 0)
+				return ret;
+		}
 	}
-	return 0;
+	/* The message is out: the caller may go idle now. */
+	return kick_published(r);
 }
 
 static int
@@ -246,7 +277,7 @@ ring_recv(struct ivwl_bench_link *link, void *buf, size_t len)
 		deadline = 0;
 
 		r->freed += (uint32_t)ret + RING_RECORD_HEADER;
-		if (r->freed > r->kick_batch) {
+		if (r->freed > r->space_batch) {
 			ret = kick_freed(r);
 			if (ret < 0)
 				return ret;
@@ -258,7 +289,7 @@ ring_recv(struct ivwl_bench_link *link, void *buf, size_t len)
 static int
 ring_flush(struct ivwl_bench_link *link)
 {
-	return kick_freed(to_ring(link));
+	return kick_owed(to_ring(link));
 }
 
 static int
@@ -358,6 +389,15 @@ attach_local(struct ring_link *r, const char **err)
 	return 0;
 }
 
+/* A batch of a ring or more means: only before sleeping or idling. */
+static uint32_t
+batch_bytes(uint32_t configured, uint32_t automatic, uint32_t size)
+{
+	if (configured == IVWL_BENCH_KICK_BATCH_AUTO)
+		return automatic;
+	return configured < size ? configured : UINT32_MAX - 1;
+}
+
 static uint32_t
 pick_chunk(const struct ring_link *r)
 {
@@ -420,9 +460,8 @@ ring_attach(struct ivwl_bench_link *link, enum ivwl_bench_role role,
 		return -EINVAL;
 	}
 	r->chunk = pick_chunk(r);
-	r->kick_batch = r->config.kick_batch;
-	if (r->kick_batch == IVWL_BENCH_KICK_BATCH_AUTO)
-		r->kick_batch = size / 2;
+	r->space_batch = batch_bytes(r->config.space_batch, size / 2, size);
+	r->data_batch = batch_bytes(r->config.data_batch, size / 2, size);
 	return 0;
 }
 
@@ -553,5 +592,6 @@ ivwl_bench_link_ring_info(struct ivwl_bench_link *link,
 
 	info->size = r->layout.ring_size;
 	info->chunk = r->chunk;
-	info->kick_batch = r->kick_batch;
+	info->space_batch = r->space_batch;
+	info->data_batch = r->data_batch;
 }

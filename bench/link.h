@@ -52,13 +52,14 @@ struct ivwl_bench_ring_config {
 	const char *server_bin;		/* NULL: the local backend */
 	uint64_t region_size;
 	uint32_t chunk;		/* bulk record payload; 0 = automatic */
-	uint32_t kick_batch;	/* bytes a consumer frees between checks */
+	uint32_t space_batch;	/* bytes a consumer frees between checks */
+	uint32_t data_batch;	/* bytes a producer publishes between checks */
 	int spin_us;		/* poll the ring this long before sleeping */
 	uint32_t local_ring_size; /* local backend: not layout v1's size */
 	bool server_quiet;	/* ivwl-server's logs go to /dev/null */
 };
 
-/* ivwl_bench_ring_config.kick_batch: half the ring. */
+/* A batch chosen by the link: half the ring. */
 #define IVWL_BENCH_KICK_BATCH_AUTO UINT32_MAX
 
 /* Each returns NULL with *err set on failure. */
@@ -76,7 +77,8 @@ ivwl_bench_link_ring_create(const struct ivwl_bench_ring_config *config,
 struct ivwl_bench_ring_info {
 	uint32_t size;
 	uint32_t chunk;
-	uint32_t kick_batch;
+	uint32_t space_batch;
+	uint32_t data_batch;
 };
 
 void

@@ -203,6 +203,17 @@ print_flood(const struct ivwl_bench_results *res, unsigned li)
 }
 
 static void
+print_batch(uint32_t batch)
+{
+	if (batch == 0)
+		printf("record");
+	else if (batch >= UINT32_MAX - 1)
+		printf("sleep");
+	else
+		printf("%u bytes", batch);
+}
+
+static void
 print_table(const struct ivwl_bench_results *res)
 {
 	unsigned i;
@@ -212,13 +223,18 @@ print_table(const struct ivwl_bench_results *res)
 	       (unsigned long long)(res->bytes >> 20),
 	       (unsigned long long)res->repeat,
 	       res->quick ? " (quick)" : "");
-	if (res->ring_size)
+	if (res->ring_size) {
 		printf("ring: %u KiB via %s, bulk records of %u bytes, "
-		       "consumer kicks every %llu bytes freed, ring-spin "
-		       "polls %llu us before sleeping\n", res->ring_size >> 10,
+		       "ring-spin polls %llu us before sleeping\n",
+		       res->ring_size >> 10,
 		       res->ring_local ? "a local memfd" : "ivwl-server",
-		       res->ring_chunk, (unsigned long long)res->kick_batch,
-		       (unsigned long long)res->spin_us);
+		       res->ring_chunk, (unsigned long long)res->spin_us);
+		printf("ring kicks: consumer checks every ");
+		print_batch(res->space_batch);
+		printf(" freed, producer every ");
+		print_batch(res->data_batch);
+		printf(" published\n");
+	}
 	printf("stopwait: %u KiB buffer per direction; flood consumer works "
 	       "%llu ns per record\n\n", res->stopwait_buffer >> 10,
 	       (unsigned long long)res->work_ns);
@@ -369,7 +385,8 @@ print_json(const struct ivwl_bench_results *res)
 			    res->ring_local ? "local" : "ivwl-server");
 	ivwl_bench_json_uint(&j, "ring_size", res->ring_size);
 	ivwl_bench_json_uint(&j, "ring_chunk", res->ring_chunk);
-	ivwl_bench_json_uint(&j, "kick_batch", res->kick_batch);
+	ivwl_bench_json_uint(&j, "space_kick_batch", res->space_batch);
+	ivwl_bench_json_uint(&j, "data_kick_batch", res->data_batch);
 	ivwl_bench_json_uint(&j, "spin_us", res->spin_us);
 	ivwl_bench_json_uint(&j, "stopwait_buffer", res->stopwait_buffer);
 	ivwl_bench_json_uint(&j, "bulk_bytes", res->bytes);

@@ -63,7 +63,8 @@ struct ivwl_bench_results {
 	uint64_t repeat;
 	uint64_t rtt_count;
 	uint64_t work_ns;
-	uint64_t kick_batch;
+	uint32_t space_batch;
+	uint32_t data_batch;
 	uint64_t spin_us;
 	uint32_t ring_size;
 	uint32_t ring_chunk;

@@ -35,7 +35,8 @@ struct options {
 	uint64_t work_ns;
 	uint64_t region_size;
 	uint64_t chunk;
-	uint64_t kick_batch;
+	uint64_t space_batch;
+	uint64_t data_batch;
 	uint64_t spin_us;
 	uint64_t local_ring_size;
 };
@@ -81,9 +82,15 @@ usage(FILE *f)
 		"  --region-size SIZE  region for ivwl-server (256M: 256K rings)\n"
 		"  --chunk BYTES       ring record payload for bulk data\n"
 		"                      (a quarter ring minus the record header)\n"
-		"  --kick-batch BYTES  consumer frees this much before it checks\n"
-		"                      for a producer asleep on space (default\n"
-		"                      half the ring; 0: after every record)\n"
+		"  --space-kick BYTES  ring consumer frees this much before it\n"
+		"                      checks for a producer asleep on space\n"
+		"                      (half the ring; 0: after every record)\n"
+		"  --data-kick BYTES   ring producer publishes this much before\n"
+		"                      it checks for a consumer asleep on data\n"
+		"                      (half the ring; 0: after every record);\n"
+		"                      both always check before sleeping and\n"
+		"                      when idle, a producer also at the end of\n"
+		"                      a message\n"
 		"  --spin-us N         ring-spin: poll this long before sleeping\n"
 		"                      (20)\n"
 		"  --pin               app process on CPU 0, display on CPU 1\n"
@@ -128,7 +135,8 @@ parse_links(const char *list, unsigned *mask)
 enum {
 	OPT_QUICK = 256, OPT_JSON, OPT_TRANSPORTS, OPT_SERVER_BIN,
 	OPT_RING_LOCAL, OPT_BYTES, OPT_RTT_COUNT, OPT_FLOOD_COUNT,
-	OPT_WORK_NS, OPT_REGION_SIZE, OPT_CHUNK, OPT_KICK_BATCH, OPT_SPIN_US,
+	OPT_WORK_NS, OPT_REGION_SIZE, OPT_CHUNK, OPT_SPACE_KICK, OPT_DATA_KICK,
+	OPT_SPIN_US,
 	OPT_PIN, OPT_REPEAT, OPT_RING_LOCAL_SIZE, OPT_VERBOSE,
 };
 
@@ -144,7 +152,8 @@ static const struct option long_options[] = {
 	{ "work-ns", required_argument, NULL, OPT_WORK_NS },
 	{ "region-size", required_argument, NULL, OPT_REGION_SIZE },
 	{ "chunk", required_argument, NULL, OPT_CHUNK },
-	{ "kick-batch", required_argument, NULL, OPT_KICK_BATCH },
+	{ "space-kick", required_argument, NULL, OPT_SPACE_KICK },
+	{ "data-kick", required_argument, NULL, OPT_DATA_KICK },
 	{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 	{ "pin", no_argument, NULL, OPT_PIN },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -174,7 +183,8 @@ parse_number(int c, const char *arg, struct options *o)
 {
 	uint64_t v;
 	bool size = c == OPT_BYTES || c == OPT_REGION_SIZE ||
-		    c == OPT_CHUNK || c == OPT_KICK_BATCH ||
+		    c == OPT_CHUNK || c == OPT_SPACE_KICK ||
+		    c == OPT_DATA_KICK ||
 		    c == OPT_RING_LOCAL_SIZE;
 
 	if (!(size ? ivwl_bench_parse_size(arg, &v) :
@@ -199,9 +209,12 @@ parse_number(int c, const char *arg, struct options *o)
 	case OPT_CHUNK:
 		o->chunk = v;
 		return v >= 8 && v <= UINT32_MAX;
-	case OPT_KICK_BATCH:
-		o->kick_batch = v;
-		return v <= UINT32_MAX;
+	case OPT_SPACE_KICK:
+		o->space_batch = v < UINT32_MAX ? v : UINT32_MAX - 1;
+		return true;
+	case OPT_DATA_KICK:
+		o->data_batch = v < UINT32_MAX ? v : UINT32_MAX - 1;
+		return true;
 	case OPT_SPIN_US:
 		o->spin_us = v;
 		return v >= 1 && v <= 1000000;
@@ -225,7 +238,8 @@ parse_options(int argc, char *argv[], struct options *o)
 	o->links = (1u << IVWL_BENCH_LINKS) - 1;
 	o->work_ns = 250;
 	o->region_size = 256 * MIB;
-	o->kick_batch = IVWL_BENCH_KICK_BATCH_AUTO;
+	o->space_batch = IVWL_BENCH_KICK_BATCH_AUTO;
+	o->data_batch = IVWL_BENCH_KICK_BATCH_AUTO;
 	o->spin_us = 20;
 
 	optind = 1;
@@ -289,7 +303,8 @@ create_ring(struct run *run, int spin_us, const char **err)
 	rc.server_bin = run->server_bin;
 	rc.region_size = run->opt.region_size;
 	rc.chunk = (uint32_t)run->opt.chunk;
-	rc.kick_batch = (uint32_t)run->opt.kick_batch;
+	rc.space_batch = (uint32_t)run->opt.space_batch;
+	rc.data_batch = (uint32_t)run->opt.data_batch;
 	rc.spin_us = spin_us;
 	rc.local_ring_size = (uint32_t)run->opt.local_ring_size;
 	rc.server_quiet = !run->opt.verbose;
@@ -658,7 +673,8 @@ fill_config(struct run *run)
 		ivwl_bench_link_ring_info(ring, &info);
 		run->res.ring_size = info.size;
 		run->res.ring_chunk = info.chunk;
-		run->res.kick_batch = info.kick_batch;
+		run->res.space_batch = info.space_batch;
+		run->res.data_batch = info.data_batch;
 	}
 }
 
