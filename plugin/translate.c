@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "connection.h"
-#include "device.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
 #include "vm.h"
@@ -102,7 +101,7 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		*why = "too many wl_shm pools";
 		return ret;
 	}
-	*fd = dup(ivwl_device_region_fd(conn->vm->dev));
+	*fd = dup(conn->vm->region_fd);
 	if (*fd < 0) {
 		*why = "out of file descriptors";
 		return -errno;

@@ -131,6 +131,7 @@ vm_attach(struct ivwl_vm *vm)
 				      &err);
 	if (ret < 0)
 		return ret;
+	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
 		ivwl_log("[%s] region of %llu bytes with %u vectors is not "

@@ -54,7 +54,8 @@ build_prelude(uint8_t *buf, size_t cap)
 		len += (name_len + 3) & ~3u;
 		put_u32(buf, &len, iface->version);
 		put_u32(buf, &len, (uint32_t)(3 + i));
-		word = (uint32_t)(len - start) << 16 | IVWL_REQ_WL_REGISTRY_BIND;
+		word = (uint32_t)(len - start) << 16 |
+		       IVWL_REQ_WL_REGISTRY_BIND;
 		memcpy(buf + start + 4, &word, 4);
 	}
 	return len;

@@ -1,0 +1,157 @@
+/*
+ * The plugin's request path: records from a hostile app, after a valid
+ * prologue that binds wl_shm, wl_compositor and xdg_wm_base and creates a
+ * pool, so mutations reach create_buffer, resize, set_title and friends.
+ * Input: a sequence of {u16 length, payload} records.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "connection.h"
+#include "ivwl-protocols.h"
+#include "vm.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct builder {
+	uint8_t msg[512];
+	uint32_t len;
+};
+
+static void
+word(struct builder *b, uint32_t v)
+{
+	memcpy(b->msg + b->len, &v, 4);
+	b->len += 4;
+}
+
+static void
+string(struct builder *b, const char *s)
+{
+	uint32_t n = (uint32_t)strlen(s) + 1;
+
+	word(b, n);
+	memset(b->msg + b->len, 0, (n + 3) & ~3u);
+	memcpy(b->msg + b->len, s, n);
+	b->len += (n + 3) & ~3u;
+}
+
+static void
+begin(struct builder *b, uint32_t object, uint32_t opcode)
+{
+	b->len = 8;
+	memcpy(b->msg, &object, 4);
+	memcpy(b->msg + 4, &opcode, 4);
+}
+
+static void
+end(struct builder *b, struct ivwl_wayland_batch *batch,
+    const struct ivwl_fd_desc *fds, uint32_t nfds)
+{
+	uint32_t h = (b->len << 16) | (b->msg[4] | b->msg[5] << 8);
+
+	memcpy(b->msg + 4, &h, 4);
+	ivwl_batch_add(batch, b->msg, b->len, fds, nfds);
+}
+
+static void
+bind(struct ivwl_wayland_batch *batch, uint32_t name, const char *iface,
+     uint32_t version, uint32_t id)
+{
+	struct builder b;
+
+	begin(&b, 2, IVWL_REQ_WL_REGISTRY_BIND);
+	word(&b, name);
+	string(&b, iface);
+	word(&b, version);
+	word(&b, id);
+	end(&b, batch, NULL, 0);
+}
+
+/* Serialises a batch as the ring would hand it over. */
+static uint32_t
+to_payload(struct ivwl_wayland_batch *batch, uint64_t *out)
+{
+	uint32_t len = ivwl_record_wayland_size(batch->nfds, batch->len);
+
+	ivwl_record_wayland_build(out, batch->fds, batch->nfds, batch->data,
+				  batch->len);
+	batch->len = 0;
+	batch->nfds = 0;
+	return (len + 7) & ~7u;
+}
+
+static void
+prologue(struct ivwl_connection *conn, struct ivwl_layout *layout,
+	 uint64_t *buf)
+{
+	struct ivwl_wayland_batch batch = { 0 };
+	struct ivwl_fd_desc pool = {
+		.kind = IVWL_FD_REGION,
+		.offset = layout->heap_offset,
+		.length = 1 << 20,
+	};
+	struct builder b;
+	const char *why;
+
+	begin(&b, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
+	word(&b, 2);
+	end(&b, &batch, NULL, 0);
+	bind(&batch, 1, "wl_shm", 1, 3);
+	bind(&batch, 2, "wl_compositor", 4, 4);
+	bind(&batch, 3, "xdg_wm_base", 1, 5);
+	begin(&b, 3, IVWL_REQ_WL_SHM_CREATE_POOL);
+	word(&b, 6);
+	word(&b, 65536);
+	end(&b, &batch, &pool, 1);
+	begin(&b, 4, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	word(&b, 7);
+	end(&b, &batch, NULL, 0);
+	if (ivwl_translate_request(conn, buf, to_payload(&batch, buf),
+				   &why) < 0)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint64_t buf[(IVWL_RING_MAX_SIZE / 2) / 8];
+	struct ivwl_vm vm = { .name = "fuzz" };
+	struct ivwl_connection conn = { .vm = &vm };
+	const char *why;
+	size_t pos = 0;
+
+	if (ivwl_layout_compute(64ull << 20, &vm.side.layout) < 0)
+		abort();
+	vm.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
+	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0)
+		abort();
+	ivwl_stream_out_init(&conn.to_server, 1 << 20);
+	prologue(&conn, &vm.side.layout, buf);
+
+	while (pos + 2 <= size) {
+		uint16_t len;
+
+		memcpy(&len, data + pos, 2);
+		pos += 2;
+		if (len > size - pos)
+			len = (uint16_t)(size - pos);
+		memcpy(buf, data + pos, len);
+		pos += len;
+		if (ivwl_translate_request(&conn, buf, len, &why) < 0)
+			break;
+		/* libwayland would take these; keep the queue bounded */
+		ivwl_stream_out_release(&conn.to_server);
+		ivwl_stream_out_init(&conn.to_server, 1 << 20);
+	}
+	ivwl_stream_out_release(&conn.to_server);
+	ivwl_wire_map_release(&conn.objects);
+	free(conn.pools);
+	close(vm.region_fd);
+	return 0;
+}
