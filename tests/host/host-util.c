@@ -21,7 +21,7 @@
 
 /* Each test binary must finish well within this. */
 #define WATCHDOG_S 20
-#define MAX_CHILDREN 16
+#define MAX_CHILDREN 64
 #define MAX_FILES 64
 
 static char tmp_dir[64];
@@ -80,10 +80,26 @@ cleanup_now(void)
 		rmdir(tmp_dir);
 }
 
+/* Out of a signal handler, anything the servers left is found too. */
 static void
 cleanup_at_exit(void)
 {
+	char path[HU_PATH_MAX + 256];
+	struct dirent *e;
+	DIR *d;
+
 	cleanup_now();
+	d = opendir(tmp_dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp_dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(tmp_dir);
 }
 
 static void
@@ -203,45 +219,58 @@ reap(pid_t pid, int ms)
 }
 
 void
-hu_run_server(const char *const *args, struct hu_output *o)
+hu_run_start(const char *const *args, struct hu_output *o)
 {
 	int out[2], err[2];
-	size_t out_len = 0, err_len = 0;
-	bool out_open = true, err_open = true;
-	int64_t deadline = hu_now_ms() + 5000;
-	pid_t pid;
 
 	memset(o, 0, sizeof(*o));
 	REQUIRE(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0);
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (pid == 0) {
+	o->pid = fork();
+	REQUIRE(o->pid >= 0);
+	if (o->pid == 0) {
 		dup2(out[1], STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
 		exec_server(args);
 	}
-	child_add(pid);
+	child_add(o->pid);
 	close(out[1]);
 	close(err[1]);
+	o->out_fd = out[0];
+	o->err_fd = err[0];
+}
+
+void
+hu_run_finish(struct hu_output *o)
+{
+	size_t out_len = 0, err_len = 0;
+	bool out_open = true, err_open = true;
+	int64_t deadline = hu_now_ms() + 5000;
 
 	while ((out_open || err_open) && hu_now_ms() < deadline) {
 		struct pollfd pfd[2] = {
-			{ out_open ? out[0] : -1, POLLIN, 0 },
-			{ err_open ? err[0] : -1, POLLIN, 0 },
+			{ out_open ? o->out_fd : -1, POLLIN, 0 },
+			{ err_open ? o->err_fd : -1, POLLIN, 0 },
 		};
 
 		if (poll(pfd, 2, 100) <= 0)
 			continue;
 		if (pfd[0].revents)
-			read_into(out[0], o->out, sizeof(o->out), &out_len,
+			read_into(o->out_fd, o->out, sizeof(o->out), &out_len,
 				  &out_open);
 		if (pfd[1].revents)
-			read_into(err[0], o->err, sizeof(o->err), &err_len,
+			read_into(o->err_fd, o->err, sizeof(o->err), &err_len,
 				  &err_open);
 	}
-	close(out[0]);
-	close(err[0]);
-	o->status = reap(pid, 1000);
+	close(o->out_fd);
+	close(o->err_fd);
+	o->status = reap(o->pid, 1000);
+}
+
+void
+hu_run_server(const char *const *args, struct hu_output *o)
+{
+	hu_run_start(args, o);
+	hu_run_finish(o);
 }
 
 int
@@ -282,11 +311,10 @@ hu_server_wait_log(struct hu_server *srv, const char *needle, int ms)
 	return true;
 }
 
-int
-hu_server_start_args(struct hu_server *srv, const char *log_name,
-		     const char *const *args)
+void
+hu_server_spawn(struct hu_server *srv, const char *log_name,
+		const char *const *args)
 {
-	int64_t deadline = hu_now_ms() + 5000;
 	int fd;
 
 	snprintf(srv->log, sizeof(srv->log), "%s", hu_path(log_name));
@@ -301,6 +329,12 @@ hu_server_start_args(struct hu_server *srv, const char *log_name,
 	}
 	close(fd);
 	child_add(srv->pid);
+}
+
+int
+hu_server_wait_ready(struct hu_server *srv)
+{
+	int64_t deadline = hu_now_ms() + 5000;
 
 	/* It says so once both sockets listen. */
 	while (hu_now_ms() < deadline) {
@@ -313,6 +347,14 @@ hu_server_start_args(struct hu_server *srv, const char *log_name,
 	fprintf(stderr, "server did not start: %s\n", hu_server_log(srv));
 	hu_server_stop(srv, SIGKILL);
 	return -1;
+}
+
+int
+hu_server_start_args(struct hu_server *srv, const char *log_name,
+		     const char *const *args)
+{
+	hu_server_spawn(srv, log_name, args);
+	return hu_server_wait_ready(srv);
 }
 
 int

@@ -29,11 +29,20 @@ struct hu_output {
 	int status;		/* as from waitpid, -1 when it hung */
 	char out[8192];
 	char err[8192];
+	pid_t pid;
+	int out_fd, err_fd;
 };
 
 /* Runs the server with argv (NULL-terminated, without argv[0]). */
 void
 hu_run_server(const char *const *args, struct hu_output *o);
+
+/* The same in two halves, to run many at once (at most 60). */
+void
+hu_run_start(const char *const *args, struct hu_output *o);
+
+void
+hu_run_finish(struct hu_output *o);
 
 /* Exit code of a finished run, -1 when it did not exit normally. */
 int
@@ -58,6 +67,14 @@ hu_server_start(struct hu_server *srv, const char *name, const char *size,
 int
 hu_server_start_args(struct hu_server *srv, const char *log_name,
 		     const char *const *args);
+
+/* The two halves of hu_server_start_args, to start several at once. */
+void
+hu_server_spawn(struct hu_server *srv, const char *log_name,
+		const char *const *args);
+
+int
+hu_server_wait_ready(struct hu_server *srv);
 
 bool
 hu_server_alive(struct hu_server *srv);

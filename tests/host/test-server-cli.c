@@ -97,40 +97,50 @@ count_lines(const char *s)
 }
 
 static void
-check_refused(const char *const *args, int code, const char *needle)
+check_refused(const struct hu_output *o, int code, const char *needle)
 {
-	struct hu_output o;
-
-	hu_run_server(args, &o);
-	CHECK_EQ(hu_exit_code(&o), code);
-	CHECK(strstr(o.err, needle) != NULL);
-	if (!strstr(o.err, needle)) {
+	CHECK_EQ(hu_exit_code(o), code);
+	CHECK(strstr(o->err, needle) != NULL);
+	if (!strstr(o->err, needle)) {
 		fputs("  got: ", stderr);
-		fputs(o.err, stderr);
+		fputs(o->err, stderr);
 	}
-	CHECK(strncmp(o.err, "ivwl-server: ", 13) == 0);
-	CHECK_EQ(count_lines(o.err), 1);
-	CHECK_EQ(strlen(o.out), 0);
+	CHECK(strncmp(o->err, "ivwl-server: ", 13) == 0);
+	CHECK_EQ(count_lines(o->err), 1);
+	CHECK_EQ(strlen(o->out), 0);
 }
 
+#define NCASES (sizeof(bad_cases) / sizeof(bad_cases[0]))
+
+/* All at once: under sanitizers each run takes a good fraction of a
+ * second, mostly idle. */
 static void
 test_bad_arguments(void)
 {
+	static struct hu_output runs[NCASES];
 	size_t i;
 
-	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+	for (i = 0; i < NCASES; i++) {
 		const char *args[MAX_ARGS];
-		int before = ivwl_test_failures;
 
 		expand_args(bad_cases[i].args, args);
-		check_refused(args, bad_cases[i].code, bad_cases[i].needle);
+		hu_run_start(args, &runs[i]);
+	}
+	for (i = 0; i < NCASES; i++)
+		hu_run_finish(&runs[i]);
+
+	for (i = 0; i < NCASES; i++) {
+		int before = ivwl_test_failures;
+
+		check_refused(&runs[i], bad_cases[i].code,
+			      bad_cases[i].needle);
 		if (ivwl_test_failures != before)
 			fprintf(stderr, "  in case %zu (%s)\n", i,
 				bad_cases[i].needle);
-		/* Refused before creating anything. */
-		CHECK(access(hu_path("cli"), F_OK) < 0);
-		CHECK(access(hu_path("cli.display"), F_OK) < 0);
 	}
+	/* Refused before creating anything. */
+	CHECK(access(hu_path("cli"), F_OK) < 0);
+	CHECK(access(hu_path("cli.display"), F_OK) < 0);
 }
 
 static void
@@ -162,19 +172,33 @@ test_good_sizes(void)
 		{ "1G", "1073741824-byte" },
 		{ "1g", "1073741824-byte" },
 	};
+	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
+	struct hu_server srv[N];
+	char name[N][16], log[N][24];
 	size_t i;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		const char *args[] = { "--socket", hu_path("good"),
-				       "--size", sizes[i].arg,
-				       "--vectors", "1024", NULL };
-		struct hu_server srv;
+	/* All at once, as the slow start of sanitized builds adds up. */
+	for (i = 0; i < N; i++) {
+		const char *args[] = { "--socket", NULL, "--size",
+				       sizes[i].arg, "--vectors", "1024",
+				       NULL };
 
-		CHECK_EQ(hu_server_start_args(&srv, "good.log", args), 0);
-		CHECK(strstr(hu_server_log(&srv), sizes[i].bytes) != NULL);
-		CHECK(strstr(hu_server_log(&srv), "1024 vectors") != NULL);
-		CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+		snprintf(name[i], sizeof(name[i]), "good%zu", i);
+		snprintf(log[i], sizeof(log[i]), "good%zu.log", i);
+		args[1] = hu_path(name[i]);
+		hu_path(strcat(name[i], ".display"));
+		hu_server_spawn(&srv[i], log[i], args);
 	}
+	for (i = 0; i < N; i++) {
+		CHECK_EQ(hu_server_wait_ready(&srv[i]), 0);
+		CHECK(strstr(hu_server_log(&srv[i]), sizes[i].bytes) != NULL);
+		CHECK(strstr(hu_server_log(&srv[i]), "1024 vectors") != NULL);
+	}
+	for (i = 0; i < N; i++)
+		if (srv[i].pid > 0)
+			kill(srv[i].pid, SIGTERM);
+	for (i = 0; i < N; i++)
+		CHECK_EQ(hu_server_stop(&srv[i], SIGTERM), 0);
 }
 
 static int
