@@ -131,9 +131,19 @@ map_pool(struct ivwl_shm_pool *pool, size_t size)
 	return 0;
 }
 
+/* The display's pool is the whole heap, whatever the client's size. */
+static void
+rewrite_pool_size(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
+		  uint8_t *bytes, unsigned int arg)
+{
+	uint32_t heap = (uint32_t)b->layout->heap_size;
+
+	memcpy(bytes + msg->args[arg].offset, &heap, 4);
+}
+
 static int
-create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, int fd,
-	    struct ivwl_fd_desc *desc, const char **why)
+create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
+	    int fd, struct ivwl_fd_desc *desc, const char **why)
 {
 	struct ivwl_shm_pool *pool = calloc(1, sizeof(*pool));
 	int32_t size = ivwl_wire_arg_int(msg, 2);
@@ -146,11 +156,13 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, int fd,
 	pool->id = ivwl_wire_arg_new_id(msg, 0);
 	pool->fd = fd;
 	pool->refs = 1;
-	if (size <= 0 || (uint64_t)size > b->layout->heap_size) {
-		*why = "wl_shm pool larger than the region heap";
+	if (size <= 0) {
+		*why = "wl_shm pool of no size";
 		ret = -EINVAL;
 		goto err_pool;
 	}
+	/* Clients like foot make huge sparse pools: mapping costs nothing
+	 * until a buffer in it is copied. */
 	ret = map_pool(pool, (size_t)size);
 	if (ret < 0) {
 		*why = "cannot map the client's pool";
@@ -165,6 +177,7 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, int fd,
 	desc->kind = IVWL_FD_REGION;
 	desc->offset = b->layout->heap_offset;
 	desc->length = b->layout->heap_size;
+	rewrite_pool_size(b, msg, bytes, 2);
 	return 0;
 
 err_pool:
@@ -467,7 +480,7 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 
 	if (msg->iface == &ivwl_iface_wl_shm &&
 	    msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)
-		return create_pool(b, msg, fds[0], &descs[0], why);
+		return create_pool(b, msg, bytes, fds[0], &descs[0], why);
 
 	if (msg->iface == &ivwl_iface_wl_shm_pool) {
 		switch (msg->opcode) {
@@ -476,12 +489,11 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		case IVWL_REQ_WL_SHM_POOL_RESIZE:
 			pool = LIST_FIND(b->pools, msg->object);
 			if (pool && ivwl_wire_arg_int(msg, 0) > 0 &&
-			    (uint64_t)ivwl_wire_arg_int(msg, 0) <=
-			    b->layout->heap_size &&
 			    map_pool(pool, (size_t)ivwl_wire_arg_int(msg, 0)) < 0) {
 				*why = "cannot remap a resized pool";
 				return -ENOMEM;
 			}
+			rewrite_pool_size(b, msg, bytes, 0);
 			return 0;
 		case IVWL_REQ_WL_SHM_POOL_DESTROY:
 			pool = LIST_FIND(b->pools, msg->object);

@@ -1,14 +1,13 @@
 /*
- * One Wayland connection of this process, carried by one ivwl slot.  A
- * thread of its own moves the client's requests from the socketpair into
- * the request ring and the display's events from the event ring back,
- * turning fds into descriptors and back on the way.
+ * One Wayland connection, carried by one ivwl slot: the client's requests
+ * go from the socketpair into the request ring and the display's events
+ * from the event ring back, fds turned into descriptors and back.  It runs
+ * in ivwl-relay, a process of its own, so that the connection lives as
+ * long as any process holds the client's end, exactly like a socket.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +15,7 @@
 
 #include "app-slot.h"
 #include "buffers.h"
+#include "channel.h"
 #include "ivwl-protocols.h"
 #include "record.h"
 #include "relay.h"
@@ -45,6 +45,7 @@ struct relay {
 	struct ivwl_stream_out to_client;
 	struct ivwl_wayland_batch batch;
 	struct blob_in *blobs;
+	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	uint64_t *record;
 	bool requests_blocked;
 	bool client_gone;
@@ -61,6 +62,7 @@ relay_free(struct relay *r)
 		free(blob->data);
 		free(blob);
 	}
+	ivwl_channels_release(&r->channels);
 	ivwl_buffers_release(&r->buffers);
 	ivwl_stream_in_release(&r->from_client);
 	ivwl_stream_out_release(&r->to_client);
@@ -94,13 +96,20 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 
 	if (ivwl_stream_in_take_fds(&r->from_client, msg->nfds, fds) < 0)
 		return fail(r, "a request arrived without its fds");
-	if (msg->nfds > 0 &&
-	    !(msg->iface == &ivwl_iface_wl_shm &&
-	      msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)) {
+	if (ivwl_channel_message(msg)) {
+		struct ivwl_channel *ch;
+
+		/* The display's side feeds this pipe through a channel. */
+		if (ivwl_channel_sink_new(&r->channels, fds[0], &descs[0],
+					  &ch) < 0)
+			return fail(r, "too many pipes open");
+	} else if (msg->nfds > 0 &&
+		   !(msg->iface == &ivwl_iface_wl_shm &&
+		     msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)) {
 		for (i = 0; i < msg->nfds; i++)
 			close(fds[i]);
-		return fail(r, "a request carries an fd ivwl does not bridge "
-			    "yet");
+		return fail(r, "a request carries an fd of a kind ivwl does "
+			    "not bridge");
 	}
 	ret = ivwl_buffers_request(&r->buffers, msg, bytes, fds, descs,
 				   &r->why);
@@ -244,8 +253,13 @@ wayland_events(struct relay *r, uint32_t len)
 				      &rec) < 0)
 		return fail(r, "malformed event record");
 	for (i = 0; i < rec.nfds; i++) {
-		fds[i] = rec.fds[i].kind == IVWL_FD_BLOB ?
-			 blob_fd(r, &rec.fds[i]) : -EPROTO;
+		struct ivwl_channel *ch;
+
+		if (rec.fds[i].kind == IVWL_FD_BLOB)
+			fds[i] = blob_fd(r, &rec.fds[i]);
+		else if (ivwl_channel_source_new(&r->channels, &rec.fds[i],
+						 &fds[i], &ch) < 0)
+			fds[i] = -EPROTO;
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
@@ -271,6 +285,41 @@ wayland_events(struct relay *r, uint32_t len)
 }
 
 static int
+channel_record(struct relay *r, uint16_t type, uint32_t len)
+{
+	struct ivwl_channel *ch;
+	uint32_t id;
+	int ret;
+
+	ret = ivwl_channels_handle(&r->channels, type, r->record, len, &id);
+	if (ret < 0)
+		return fail(r, "the display broke a pipe channel's rules");
+	ch = ret == 1 ? ivwl_channel_find(&r->channels, id) : NULL;
+	if (ch)
+		ivwl_channel_destroy(&r->channels, ch);
+	return 0;
+}
+
+/* 0, or -EAGAIN when the request ring is full. */
+static int
+pump_channels(struct relay *r)
+{
+	struct ivwl_channel *ch, *next;
+	int ret;
+
+	for (ch = r->channels.list; ch; ch = next) {
+		next = ch->next;
+		ret = ivwl_channel_pump(ch, &r->slot.request);
+		if (ret == 1)
+			ivwl_channel_destroy(&r->channels, ch);
+		else if (ret < 0)
+			return ret == -EAGAIN ? ret : fail(r, "request ring "
+							   "broke");
+	}
+	return 0;
+}
+
+static int
 pump_events(struct relay *r)
 {
 	uint32_t cap = ivwl_ring_max_payload(&r->slot.event);
@@ -284,7 +333,17 @@ pump_events(struct relay *r)
 			ret = wayland_events(r, (uint32_t)n);
 			break;
 		case IVWL_RECORD_CHANNEL_DATA:
+			/* Blobs have display-side ids, our pipes ours. */
+			if (IVWL_CHANNEL_SIDE(((uint32_t *)r->record)[0]) ==
+			    IVWL_SIDE_APP) {
+				ret = channel_record(r, type, (uint32_t)n);
+				break;
+			}
 			ret = channel_data(r, (uint32_t)n);
+			break;
+		case IVWL_RECORD_CHANNEL_CLOSE:
+		case IVWL_RECORD_CHANNEL_CREDIT:
+			ret = channel_record(r, type, (uint32_t)n);
 			break;
 		case IVWL_RECORD_DISCONNECT:
 			ret = fail(r, "the display disconnected us");
@@ -324,18 +383,28 @@ prepare_sleep(struct relay *r)
 static void
 sleep_until_needed(struct relay *r)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[2 + IVWL_CHANNEL_MAX] = {
 		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
 		{ .fd = r->sock, .events = 0 },
 	};
+	struct ivwl_channel *ch;
+	nfds_t n = 2;
 
 	if (!r->requests_blocked)
 		pfd[1].events |= POLLIN;
 	if (r->to_client.len > 0)
 		pfd[1].events |= POLLOUT;
+	for (ch = r->channels.list; ch && n < 2 + IVWL_CHANNEL_MAX;
+	     ch = ch->next) {
+		/* Sources wait for ring room like requests do. */
+		if (!ch->sink && r->requests_blocked)
+			continue;
+		pfd[n].fd = ch->fd;
+		pfd[n++].events = ivwl_channel_events(ch);
+	}
 	if (prepare_sleep(r)) {
 		/* The timeout only bounds how late a dead display is seen. */
-		poll(pfd, 2, 1000);
+		poll(pfd, n, 1000);
 		ivwl_endpoint_drain(&r->slot.info.ep);
 	}
 	ivwl_ring_woken(&r->slot.event);
@@ -343,18 +412,21 @@ sleep_until_needed(struct relay *r)
 		ivwl_ring_woken(&r->slot.request);
 }
 
-static void *
-relay_thread(void *data)
+void
+ivwl_relay_run(struct relay *r)
 {
-	struct relay *r = data;
 	int ret;
 
 	while (!r->client_gone) {
 		ret = pump_requests(r);
-		r->requests_blocked = ret == -EAGAIN;
 		if (ret < 0 && ret != -EAGAIN)
 			break;
 		if (pump_events(r) < 0)
+			break;
+		if (ret == 0)
+			ret = pump_channels(r);
+		r->requests_blocked = ret == -EAGAIN;
+		if (ret < 0 && ret != -EAGAIN)
 			break;
 		ivwl_app_slot_kick(&r->slot);
 		if (!ivwl_app_slot_alive(&r->slot)) {
@@ -370,17 +442,13 @@ relay_thread(void *data)
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
 	relay_free(r);
-	return NULL;
 }
 
 int
-ivwl_relay_start(int sock)
+ivwl_relay_open(int sock, struct relay **out)
 {
 	struct ivwl_agent_slot info;
 	struct relay *r;
-	pthread_attr_t attr;
-	pthread_t thread;
-	sigset_t all, old;
 	int ret;
 
 	r = calloc(1, sizeof(*r));
@@ -408,25 +476,14 @@ ivwl_relay_start(int sock)
 	}
 	ivwl_buffers_init(&r->buffers, r->agent_fd, r->slot.base,
 			  &r->slot.layout);
+	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
 	r->sock = sock;
-
-	/* The relay thread takes no signals: they belong to the client. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = -pthread_create(&thread, &attr, relay_thread, r);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0) {
-		r->sock = -1;
-		goto err_relay;
-	}
 	ivwl_shim_debug("slot %u generation %u: relaying", info.slot,
 			info.generation);
+	*out = r;
 	return 0;
 
 err_relay:

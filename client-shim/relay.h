@@ -1,12 +1,18 @@
 #ifndef IVWL_RELAY_H
 #define IVWL_RELAY_H
 
+struct relay;
+
 /*
- * Gets a slot from the agent, waits for the display to serve it and
- * starts the thread that relays sock (our end of the client's socketpair)
- * through it.  Takes sock on success only.  0 or -errno.
+ * Gets a slot from the agent ($IVWL_AGENT), waits for the display to
+ * serve it and prepares to relay sock, our end of the client's
+ * socketpair.  Takes sock on success only.  0 or -errno.
  */
 int
-ivwl_relay_start(int sock);
+ivwl_relay_open(int sock, struct relay **out);
+
+/* Relays until either side ends the connection; frees r. */
+void
+ivwl_relay_run(struct relay *r);
 
 #endif

@@ -1,15 +1,21 @@
 /*
  * libivwl-shim.so: interposition only.  When a process connects a unix
  * socket to the Wayland display libwayland would use, the socket becomes
- * one end of a socketpair whose other end a relay thread serves through
- * an ivwl slot.  Every other connect() goes through untouched, so
+ * one end of a socketpair whose other end an ivwl-relay process serves
+ * through an ivwl slot.  Every other connect() goes through untouched, so
  * processes that never speak Wayland do not notice the shim.
  *
  *   IVWL_AGENT   agent socket (default IVWL_AGENT_DEFAULT_SOCKET)
+ *   IVWL_RELAY   the ivwl-relay program (default: beside this library,
+ *                then IVWL_RELAY_DEFAULT)
  *   IVWL_SHIM    "off" disables the shim
  *   IVWL_DEBUG   "1" logs what the shim does on stderr
  */
 #include <dlfcn.h>
+#include <libgen.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,7 +29,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "relay.h"
 #include "shim.h"
 
 typedef int (*connect_func_t)(int, const struct sockaddr *, socklen_t);
@@ -34,21 +39,6 @@ shim_enabled(void)
 	const char *v = getenv("IVWL_SHIM");
 
 	return !(v && strcmp(v, "off") == 0);
-}
-
-void
-ivwl_shim_debug(const char *fmt, ...)
-{
-	const char *v = getenv("IVWL_DEBUG");
-	va_list ap;
-
-	if (!v || strcmp(v, "1") != 0)
-		return;
-	fprintf(stderr, "ivwl-shim[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* The path libwayland-client connects to, resolved as it resolves it. */
@@ -119,6 +109,105 @@ replace_with_pair(int fd, int *relay_end)
 	return 0;
 }
 
+/* The relay answers within its own open timeout; this bounds the wait. */
+#define RELAY_STATUS_TIMEOUT_MS 8000
+
+extern char **environ;
+
+static void
+relay_path(char *out, size_t size)
+{
+	const char *env = getenv("IVWL_RELAY");
+	Dl_info info;
+	char self[PATH_MAX];
+
+	if (env && env[0]) {
+		snprintf(out, size, "%s", env);
+		return;
+	}
+	if (dladdr((void *)relay_path, &info) && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof(self)) {
+		strcpy(self, info.dli_fname);
+		snprintf(out, size, "%s/ivwl-relay", dirname(self));
+		if (access(out, X_OK) == 0)
+			return;
+	}
+	snprintf(out, size, "%s", IVWL_RELAY_DEFAULT);
+}
+
+/* The relay must not load the shim again. */
+static char **
+relay_environ(void)
+{
+	size_t n = 0, i, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+			env[k++] = environ[i];
+	return env;
+}
+
+static int
+read_status(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int32_t status;
+	int n;
+
+	do {
+		n = poll(&pfd, 1, RELAY_STATUS_TIMEOUT_MS);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -ETIMEDOUT;
+	if (read(fd, &status, sizeof(status)) != sizeof(status))
+		return -ECONNREFUSED;
+	return status;
+}
+
+/* Starts ivwl-relay on relay_end; 0 once it serves the connection. */
+static int
+start_relay(int relay_end)
+{
+	posix_spawn_file_actions_t actions;
+	char path[PATH_MAX], sock_arg[16], status_arg[16];
+	char *argv[] = { path, sock_arg, status_arg, NULL };
+	char **env;
+	int status_pipe[2], ret, wstatus;
+	pid_t pid;
+
+	if (pipe2(status_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	relay_path(path, sizeof(path));
+	env = relay_environ();
+	/* Fixed numbers in the child: both fds are dup2()ed there. */
+	snprintf(sock_arg, sizeof(sock_arg), "%d", 3);
+	snprintf(status_arg, sizeof(status_arg), "%d", 4);
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, relay_end, 3);
+	posix_spawn_file_actions_adddup2(&actions, status_pipe[1], 4);
+	ret = env ? -posix_spawn(&pid, path, &actions, NULL, argv, env) :
+		    -ENOMEM;
+	posix_spawn_file_actions_destroy(&actions);
+	free(env);
+	close(status_pipe[1]);
+	if (ret == 0) {
+		/* The first relay process forks and exits at once. */
+		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
+		ret = read_status(status_pipe[0]);
+	} else {
+		ivwl_shim_debug("cannot start %s: %s", path, strerror(-ret));
+	}
+	close(status_pipe[0]);
+	return ret;
+}
+
 WL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -135,11 +224,11 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 		errno = -ret;
 		return -1;
 	}
-	ret = ivwl_relay_start(relay_end);
+	ret = start_relay(relay_end);
+	close(relay_end);
 	if (ret < 0) {
 		ivwl_shim_debug("no slot for this connection: %s",
 				strerror(-ret));
-		close(relay_end);
 		errno = ECONNREFUSED;
 		return -1;
 	}

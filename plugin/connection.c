@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,6 +38,34 @@ kick_app(struct ivwl_connection *conn)
 		ivwl_display_side_kick(&conn->vm->side, conn->slot);
 }
 
+static void
+channel_destroy(struct ivwl_connection *conn, struct ivwl_channel *ch)
+{
+	if (ch->user)
+		wl_event_source_remove(ch->user);
+	ivwl_channel_destroy(&conn->channels, ch);
+}
+
+static int
+handle_channel_record(struct ivwl_connection *conn, uint16_t type,
+		      uint32_t len, const char **why)
+{
+	struct ivwl_channel *ch;
+	uint32_t id;
+	int ret;
+
+	ret = ivwl_channels_handle(&conn->channels, type, conn->record, len,
+				   &id);
+	if (ret < 0) {
+		*why = "the app broke a pipe channel's rules";
+		return ret;
+	}
+	ch = ret == 1 ? ivwl_channel_find(&conn->channels, id) : NULL;
+	if (ch)
+		channel_destroy(conn, ch);
+	return 0;
+}
+
 static int
 handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 	      const char **why)
@@ -44,6 +73,10 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 	switch (type) {
 	case IVWL_RECORD_WAYLAND:
 		return ivwl_translate_request(conn, conn->record, len, why);
+	case IVWL_RECORD_CHANNEL_DATA:
+	case IVWL_RECORD_CHANNEL_CLOSE:
+	case IVWL_RECORD_CHANNEL_CREDIT:
+		return handle_channel_record(conn, type, len, why);
 	case IVWL_RECORD_DISCONNECT:
 		*why = "the app disconnected";
 		return -ECONNRESET;
@@ -147,8 +180,54 @@ pump_events(struct ivwl_connection *conn, const char **why)
 	return ret;
 }
 
+/* Moves pipe data; true when the event ring filled up. */
+static int
+pump_channels(struct ivwl_connection *conn, const char **why)
+{
+	struct ivwl_channel *ch, *next;
+	int ret;
+
+	for (ch = conn->channels.list; ch; ch = next) {
+		next = ch->next;
+		ret = ivwl_channel_pump(ch, &conn->event);
+		if (ret == 1) {
+			channel_destroy(conn, ch);
+			continue;
+		}
+		if (ret == -EAGAIN) {
+			event_ring_full(conn);
+			return 0;
+		}
+		if (ret < 0) {
+			*why = "the event ring is corrupt";
+			return ret;
+		}
+		wl_event_source_fd_update(ch->user,
+			ivwl_channel_events(ch) & POLLIN ? WL_EVENT_READABLE :
+			ivwl_channel_events(ch) & POLLOUT ? WL_EVENT_WRITABLE :
+			0);
+	}
+	return 0;
+}
+
 static void
 service(struct ivwl_connection *conn);
+
+static int
+on_channel(int fd, uint32_t mask, void *data)
+{
+	service(data);
+	return 0;
+}
+
+int
+ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+{
+	ch->user = wl_event_loop_add_fd(
+		wl_display_get_event_loop(conn->vm->plugin->display), ch->fd,
+		0, on_channel, conn);
+	return ch->user ? 0 : -ENOMEM;
+}
 
 static void
 on_idle(void *data)
@@ -170,7 +249,8 @@ service(struct ivwl_connection *conn)
 		ivwl_ring_woken(&conn->event);
 		conn->events_blocked = false;
 	}
-	if (pump_requests(conn, &why) < 0 || pump_events(conn, &why) < 0) {
+	if (pump_requests(conn, &why) < 0 || pump_events(conn, &why) < 0 ||
+	    pump_channels(conn, &why) < 0) {
 		ivwl_connection_destroy(conn, why);
 		return;
 	}
@@ -217,6 +297,8 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_stream_in_release(&conn->from_server);
 	ivwl_wire_map_release(&conn->objects);
 	ivwl_translate_release(conn);
+	while (conn->channels.list)
+		channel_destroy(conn, conn->channels.list);
 	free(conn->pools);
 	free(conn->record);
 	free(conn);
@@ -276,7 +358,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->slot = slot;
 	conn->generation = generation;
 	conn->fd = -1;
-	conn->next_channel = 2;		/* even: display-made channels */
+	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
 	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
 	ivwl_stream_out_init(&conn->to_server, TO_SERVER_LIMIT);
 	ivwl_stream_in_init(&conn->from_server);

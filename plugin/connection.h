@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
+#include "channel.h"
 #include "record.h"
 #include "ring.h"
 #include "stream.h"
@@ -52,9 +53,9 @@ struct ivwl_connection {
 	bool events_blocked;		/* event ring full */
 
 	struct ivwl_blob *blobs;	/* channel data owed before the batch */
+	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_pool *pools;
 	uint32_t npools;
-	uint32_t next_channel;
 
 	uint64_t *record;		/* private copy of one request record */
 };
@@ -77,6 +78,10 @@ ivwl_connection_client(struct ivwl_connection *conn);
 /* The app rang this slot's vector. */
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn);
+
+/* connection.c: watch a new channel's fd in weston's event loop. */
+int
+ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch);
 
 /* translate.c: one request record's payload into bytes + fds for
  * libwayland.  0, or -EPROTO with *why set. */

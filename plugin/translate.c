@@ -176,6 +176,26 @@ send_prefixed_title(struct ivwl_connection *conn,
 	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
 }
 
+/* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
+static int
+receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
+	     int *fd, const char **why)
+{
+	struct ivwl_channel *ch;
+	int ret;
+
+	ret = ivwl_channel_source_new(&conn->channels, desc, fd, &ch);
+	if (ret < 0) {
+		*why = ret == -EMFILE ? "too many pipes open" :
+					"a bad pipe descriptor";
+		return ret;
+	}
+	ret = ivwl_connection_watch(conn, ch);
+	if (ret < 0)
+		*why = "out of memory";
+	return ret;
+}
+
 static void
 close_fds(int *fds, uint32_t n)
 {
@@ -202,9 +222,10 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	if (is(msg, &ivwl_iface_wl_shm, IVWL_REQ_WL_SHM_CREATE_POOL)) {
 		ret = rewrite_create_pool(conn, msg, bytes, &descs[0], &fds[0],
 					  why);
+	} else if (ivwl_channel_message(msg)) {
+		ret = receive_pipe(conn, &descs[0], &fds[0], why);
 	} else if (msg->nfds > 0) {
-		/* Pipes (clipboard, drag and drop) are not bridged yet. */
-		*why = "a request carries an fd ivwl does not bridge yet";
+		*why = "a request carries an fd of a kind ivwl does not bridge";
 		ret = -EPROTO;
 	} else if (is(msg, &ivwl_iface_wl_shm_pool,
 		      IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER)) {
@@ -304,8 +325,7 @@ queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
 	memcpy(blob->data, map, size);
 	munmap(map, size);
 	blob->len = size;
-	blob->channel = conn->next_channel;
-	conn->next_channel += 2;
+	blob->channel = ivwl_channels_new_id(&conn->channels);
 	for (tail = &conn->blobs; *tail; tail = &(*tail)->next)
 		;
 	*tail = blob;
@@ -336,6 +356,17 @@ translate_event_fds(struct ivwl_connection *conn,
 				 &descs[0]);
 		if (ret < 0)
 			*why = "cannot read the keymap";
+	} else if (ivwl_channel_message(msg)) {
+		struct ivwl_channel *ch;
+
+		/* The app writes, we pass it on into weston's pipe. */
+		ret = ivwl_channel_sink_new(&conn->channels, fds[0], &descs[0],
+					    &ch);
+		if (ret == 0)
+			ret = ivwl_connection_watch(conn, ch);
+		if (ret < 0)
+			*why = "too many pipes open";
+		return ret;
 	} else {
 		*why = "an event carries an fd ivwl does not bridge yet";
 		ret = -EPROTO;

@@ -146,6 +146,16 @@ ivwl_record_parse_channel_close(const void *payload, uint32_t len,
 }
 
 int
+ivwl_record_parse_channel_credit(const void *payload, uint32_t len,
+				 struct ivwl_channel_credit *out)
+{
+	if (!size_fits(sizeof(*out), len))
+		return -EPROTO;
+	memcpy(out, payload, sizeof(*out));
+	return out->channel == 0 || out->bytes == 0 ? -EPROTO : 0;
+}
+
+int
 ivwl_record_parse_heap_release(const void *payload, uint32_t len,
 			       const struct ivwl_layout *layout,
 			       struct ivwl_heap_release *out)

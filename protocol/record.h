@@ -17,6 +17,7 @@ enum ivwl_record_type {
 	IVWL_RECORD_CHANNEL_CLOSE = 3,	/* end of one stream channel */
 	IVWL_RECORD_HEAP_RELEASE = 4,	/* display no longer uses a range */
 	IVWL_RECORD_DISCONNECT = 5,	/* connection over, with a reason */
+	IVWL_RECORD_CHANNEL_CREDIT = 6,	/* a sink accepts more bytes */
 };
 
 /* libwayland's own limits for one message. */
@@ -76,6 +77,11 @@ struct ivwl_channel_close {
 	uint32_t flags;
 };
 
+struct ivwl_channel_credit {
+	uint32_t channel;
+	uint32_t bytes;
+};
+
 struct ivwl_heap_release {
 	uint64_t offset;
 	uint64_t length;
@@ -131,6 +137,9 @@ ivwl_record_parse_channel_data(const void *payload, uint32_t len,
 int
 ivwl_record_parse_channel_close(const void *payload, uint32_t len,
 				struct ivwl_channel_close *out);
+int
+ivwl_record_parse_channel_credit(const void *payload, uint32_t len,
+				 struct ivwl_channel_credit *out);
 int
 ivwl_record_parse_heap_release(const void *payload, uint32_t len,
 			       const struct ivwl_layout *layout,

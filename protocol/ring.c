@@ -173,6 +173,17 @@ ivwl_ring_commit(struct ivwl_ring *ring, uint16_t type)
 	ivwl_shm_store_release(own_index(ring), ring->pos);
 }
 
+void
+ivwl_ring_commit_len(struct ivwl_ring *ring, uint16_t type,
+		     uint32_t payload_len)
+{
+	uint32_t len = align_up(payload_len + HDR_SIZE);
+
+	if (len < ring->pending_len)
+		ring->pending_len = len;
+	ivwl_ring_commit(ring, type);
+}
+
 int
 ivwl_ring_write(struct ivwl_ring *ring, uint16_t type,
 		const struct iovec *iov, int iovcnt)

@@ -77,6 +77,11 @@ ivwl_ring_reserve(struct ivwl_ring *ring, uint32_t payload_len, void **payload);
 void
 ivwl_ring_commit(struct ivwl_ring *ring, uint16_t type);
 
+/* Commits fewer payload bytes than were reserved (at most as many). */
+void
+ivwl_ring_commit_len(struct ivwl_ring *ring, uint16_t type,
+		     uint32_t payload_len);
+
 /* reserve + copy + commit. */
 int
 ivwl_ring_write(struct ivwl_ring *ring, uint16_t type,

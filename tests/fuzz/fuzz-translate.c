@@ -18,6 +18,13 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* No event loop here: channels are only created and released. */
+int
+ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+{
+	return 0;
+}
+
 struct builder {
 	uint8_t msg[512];
 	uint32_t len;
@@ -132,6 +139,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0)
 		abort();
 	ivwl_stream_out_init(&conn.to_server, 1 << 20);
+	ivwl_channels_init(&conn.channels, IVWL_SIDE_DISPLAY);
 	prologue(&conn, &vm.side.layout, buf);
 
 	while (pos + 2 <= size) {
@@ -150,6 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ivwl_stream_out_init(&conn.to_server, 1 << 20);
 	}
 	ivwl_stream_out_release(&conn.to_server);
+	ivwl_channels_release(&conn.channels);
 	ivwl_wire_map_release(&conn.objects);
 	free(conn.pools);
 	close(vm.region_fd);

@@ -1,0 +1,60 @@
+/*
+ * ivwl-relay: serves one Wayland connection of an app through an ivwl
+ * slot.  Started by libivwl-shim.so from connect(), never by hand:
+ *
+ *   ivwl-relay SOCKET_FD STATUS_FD
+ *
+ * It detaches at once (so it is nobody's child to reap and survives the
+ * process that connected, as the socket does), gets its slot, writes 0 or
+ * a negative errno as an int32 to STATUS_FD, and relays until the client
+ * closes its end or the display closes the connection.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "relay.h"
+#include "shim.h"
+
+static int
+parse_fd(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return *s && !*end && v >= 0 && v < 1 << 20 ? (int)v : -1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct relay *r;
+	int sock, status_fd;
+	int32_t status;
+	pid_t pid;
+
+	if (argc != 3 || (sock = parse_fd(argv[1])) < 0 ||
+	    (status_fd = parse_fd(argv[2])) < 0)
+		return 2;
+
+	/* The shim reaps this first process; the relay goes on alone. */
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+
+	status = ivwl_relay_open(sock, &r);
+	if (write(status_fd, &status, sizeof(status)) != sizeof(status))
+		status = -EPIPE;
+	close(status_fd);
+	if (status < 0)
+		return 1;
+	ivwl_relay_run(r);
+	return 0;
+}
