@@ -204,6 +204,27 @@ keep_spinning(struct ring_link *r, uint64_t *deadline)
 	return true;
 }
 
+/*
+ * ring had nothing for us (no room, or no record).  Pay what we owe the
+ * peer first, since it may be asleep waiting for exactly that; then spin
+ * while allowed, then sleep.  The caller retries either way.
+ */
+static int
+wait_for(struct ring_link *r, struct ivwl_ring *ring, uint64_t *deadline)
+{
+	int ret;
+
+	if (*deadline == 0) {
+		ret = kick_owed(r);
+		if (ret < 0)
+			return ret;
+	}
+	if (keep_spinning(r, deadline))
+		return 0;
+	*deadline = 0;
+	return sleep_on(r, ring);
+}
+
 static int
 ring_send(struct ivwl_bench_link *link, const void *buf, size_t len)
 {
@@ -218,10 +239,7 @@ ring_send(struct ivwl_bench_link *link, const void *buf, size_t len)
 		n = len < r->chunk ? (uint32_t)len : r->chunk;
 		ret = ivwl_ring_reserve(&r->tx, n, &dst);
 		if (ret == -EAGAIN) {
-			if (keep_spinning(r, &deadline))
-				continue;
-			deadline = 0;
-			ret = sleep_on(r, &r->tx);
+			ret = wait_for(r, &r->tx, &deadline);
 			if (ret < 0)
 				return ret;
 			continue;
@@ -260,10 +278,7 @@ ring_recv(struct ivwl_bench_link *link, void *buf, size_t len)
 		cap = len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
 		ret = ivwl_ring_read(&r->rx, &type, p, cap);
 		if (ret == -EAGAIN) {
-			if (keep_spinning(r, &deadline))
-				continue;
-			deadline = 0;
-			ret = sleep_on(r, &r->rx);
+			ret = wait_for(r, &r->rx, &deadline);
 			if (ret < 0)
 				return ret;
 			continue;
