@@ -183,7 +183,8 @@ parse_blob(const uint8_t *p, uint32_t pos, uint32_t size, bool nullable,
 {
 	uint32_t len = arg->value, room = size - pos - 4;
 
-	if (len > room || ((len + 3) & ~3u) > room)
+	/* room is a multiple of 4, so the padding fits too */
+	if (len > room)
 		return -EPROTO;
 	if (arg->type == 's') {
 		if (len == 0) {
@@ -273,7 +274,8 @@ ivwl_wire_parse(const struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 
 	entry = entry_find(map, msg->object);
 	/* a destroyed object still hears events already on their way */
-	if (!entry || (dir == IVWL_WIRE_REQUEST && entry->state == ENTRY_ZOMBIE))
+	if (!entry ||
+	    (dir == IVWL_WIRE_REQUEST && entry->state == ENTRY_ZOMBIE))
 		return -EPROTO;
 	msg->iface = ivwl_interfaces[entry->iface];
 	msg->version = entry->version;

@@ -149,8 +149,8 @@ bind(struct builder *b, uint32_t name, const char *iface, uint32_t version,
 
 /*
  * The ids of the session every case starts from:
- * 2 registry, 3 callback, 4 compositor (v4), 5 shm, 6 xdg_wm_base (v5), 7 surface,
- * 8 pool, 9 buffer, 10 xdg_surface, 11 xdg_toplevel, 12 data device
+ * 2 registry, 3 callback, 4 compositor (v4), 5 shm, 6 xdg_wm_base (v5),
+ * 7 surface, 8 pool, 9 buffer, 10 xdg_surface, 11 xdg_toplevel, 12 data device
  * manager, 13 seat (v7), 14 data device.
  */
 static void
@@ -226,7 +226,8 @@ test_tables(void)
 	CHECK(m->types[0] == &ivwl_iface_wl_buffer);
 	CHECK(m->types[1] == NULL);
 
-	m = &ivwl_iface_wl_surface.requests[IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE];
+	m = ivwl_wire_message(&ivwl_iface_wl_surface, REQ,
+			      IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE);
 	CHECK_EQ(m->since, 3);
 	CHECK(!(m->flags & IVWL_MESSAGE_DESTRUCTOR));
 	m = &ivwl_iface_xdg_toplevel.requests[IVWL_REQ_XDG_TOPLEVEL_DESTROY];
@@ -234,7 +235,8 @@ test_tables(void)
 	m = &ivwl_iface_wl_callback.events[IVWL_EVT_WL_CALLBACK_DONE];
 	CHECK(m->flags & IVWL_MESSAGE_DESTRUCTOR);
 
-	m = &ivwl_iface_wl_data_device.events[IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER];
+	m = ivwl_wire_message(&ivwl_iface_wl_data_device, EVT,
+			      IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER);
 	CHECK(strcmp(m->signature, "n") == 0);
 	CHECK(m->types[0] == &ivwl_iface_wl_data_offer);
 
@@ -248,15 +250,18 @@ test_tables(void)
 	CHECK(ivwl_wire_interface_find("wp_presentation"));
 	CHECK(ivwl_wire_interface_find("zwp_linux_dmabuf_v1"));
 	CHECK(ivwl_wire_interface_find("zxdg_decoration_manager_v1"));
-	CHECK(ivwl_wire_interface_find("zwp_primary_selection_device_manager_v1"));
+	CHECK(ivwl_wire_interface_find(
+		"zwp_primary_selection_device_manager_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_pointer_constraints_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_relative_pointer_manager_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_pointer_gestures_v1"));
 	CHECK(ivwl_wire_interface_find("zxdg_output_manager_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_idle_inhibit_manager_v1"));
-	CHECK(ivwl_wire_interface_find("zwp_linux_explicit_synchronization_v1"));
+	CHECK(ivwl_wire_interface_find(
+		"zwp_linux_explicit_synchronization_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_input_timestamps_manager_v1"));
-	CHECK(ivwl_wire_interface_find("zwp_keyboard_shortcuts_inhibit_manager_v1"));
+	CHECK(ivwl_wire_interface_find(
+		"zwp_keyboard_shortcuts_inhibit_manager_v1"));
 	CHECK(ivwl_wire_interface_find("zwp_tablet_manager_v2"));
 	CHECK(ivwl_wire_interface_find("xdg_activation_v1"));
 	CHECK(ivwl_wire_interface_find("wp_fractional_scale_manager_v1"));
@@ -635,6 +640,19 @@ parse_words(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 #define PARSE(dir, ...)                                                  \
 	parse_words(&map, dir, (const uint32_t[]){ __VA_ARGS__ },        \
 		    sizeof((const uint32_t[]){ __VA_ARGS__ }) / 4)
+#define REFUSED(...) CHECK_EQ(PARSE(__VA_ARGS__), -EPROTO)
+#define ACCEPTED(size, ...) CHECK_EQ(PARSE(__VA_ARGS__), size)
+
+/* Short names for the opcodes the tables below use most. */
+#define SET_TITLE IVWL_REQ_XDG_TOPLEVEL_SET_TITLE
+#define TL_CONFIGURE IVWL_EVT_XDG_TOPLEVEL_CONFIGURE
+#define NEW_SURFACE IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE
+#define NEW_REGION IVWL_REQ_WL_COMPOSITOR_CREATE_REGION
+#define DELETE_ID IVWL_EVT_WL_DISPLAY_DELETE_ID
+#define DATA_OFFER IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER
+#define GET_XDG_SURFACE IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE
+#define SET_BUFFER_SCALE IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE
+#define SET_INPUT_REGION IVWL_REQ_WL_SURFACE_SET_INPUT_REGION
 
 static int
 track_words(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
@@ -651,6 +669,8 @@ track_words(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 #define TRACK(dir, ...)                                                  \
 	track_words(&map, dir, (const uint32_t[]){ __VA_ARGS__ },        \
 		    sizeof((const uint32_t[]){ __VA_ARGS__ }) / 4)
+#define TRACKED(...) CHECK_EQ(TRACK(__VA_ARGS__), 0)
+#define UNTRACKED(...) CHECK_EQ(TRACK(__VA_ARGS__), -EPROTO)
 
 static void
 test_malformed(void)
@@ -662,13 +682,19 @@ test_malformed(void)
 	start_session(&map);
 
 	/* the good twin of what follows */
-	CHECK_EQ(PARSE(REQ, 7, HDR(8, IVWL_REQ_WL_SURFACE_COMMIT)), 8);
+	ACCEPTED(8, REQ, 7, HDR(8, IVWL_REQ_WL_SURFACE_COMMIT));
 
 	/* sizes */
-	CHECK_EQ(PARSE(REQ, 7, HDR(0, 6)), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(4, 6)), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(10, 6), 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(0xfffc, 6)), -EPROTO);
+	REFUSED(REQ, 7, HDR(0, 6));
+	REFUSED(REQ, 7, HDR(4, 6));
+	REFUSED(REQ, 7, HDR(10, 6), 0);
+	REFUSED(REQ, 7, HDR(0xfffc, 6));
+	/* refused as soon as the header is in, not "incomplete" */
+	REFUSED(REQ, 7, HDR(10, 6));
+	REFUSED(REQ, 7, HDR(4099, 6));
+	/* a size below the header must not let arguments start past it */
+	REFUSED(REQ, 4, HDR(4, NEW_SURFACE));
+	REFUSED(REQ, 4, HDR(0, NEW_SURFACE));
 	big[0] = 11;
 	big[1] = HDR(4100, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
 	CHECK_EQ(parse_words(&map, REQ, big, 4100 / 4), -EPROTO);
@@ -683,55 +709,57 @@ test_malformed(void)
 	CHECK_EQ(ivwl_wire_parse(&map, REQ, big, 7, &msg), 0);
 
 	/* targets */
-	CHECK_EQ(PARSE(REQ, 0, HDR(8, 0)), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 99, HDR(8, 0)), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 0xffffffffu, HDR(8, 0)), -EPROTO);
-	CHECK_EQ(PARSE(EVT, SERVER_ID(0), HDR(8, 0)), -EPROTO);
+	REFUSED(REQ, 0, HDR(8, 0));
+	REFUSED(REQ, 99, HDR(8, 0));
+	REFUSED(REQ, 0xffffffffu, HDR(8, 0));
+	REFUSED(EVT, SERVER_ID(0), HDR(8, 0));
 	/* opcodes out of range, for each direction */
-	CHECK_EQ(PARSE(REQ, 1, HDR(12, 2), 20), -EPROTO);
-	CHECK_EQ(PARSE(EVT, 1, HDR(12, 2), 20), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(8, 0xffff)), -EPROTO);
-	CHECK_EQ(PARSE(EVT, 10, HDR(8, 0)), -EPROTO);	/* xdg_surface: configure has 'u' */
-	CHECK_EQ(PARSE(EVT, 5, HDR(12, 1), 1), -EPROTO);	/* wl_shm: one event */
+	REFUSED(REQ, 1, HDR(12, 2), 20);
+	REFUSED(EVT, 1, HDR(12, 2), 20);
+	REFUSED(REQ, 7, HDR(8, 0xffff));
+	REFUSED(EVT, 5, HDR(12, 1), 1);		/* wl_shm has one event */
 	/* since > version: set_buffer_scale (3) and offset (5) on a v4
 	 * surface, wm_base ping at v5 is fine */
-	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE), 2), 12);
-	CHECK_EQ(PARSE(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_OFFSET), 1, 1), -EPROTO);
+	ACCEPTED(12, REQ, 7, HDR(12, SET_BUFFER_SCALE), 2);
+	REFUSED(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_OFFSET), 1, 1);
 	CHECK_EQ(TRACK(REQ, 2, HDR(36, IVWL_REQ_WL_REGISTRY_BIND), 9, 10,
 		       0x6f5f6c77, 0x75707475, 0x74, 1, 15), 0);
-	CHECK_EQ(PARSE(EVT, 15, HDR(12, IVWL_EVT_WL_OUTPUT_SCALE), 2), -EPROTO);
-	CHECK_EQ(PARSE(EVT, 15, HDR(8, IVWL_EVT_WL_OUTPUT_DONE)), -EPROTO);
-	CHECK_EQ(PARSE(EVT, 15, HDR(24, IVWL_EVT_WL_OUTPUT_MODE), 1, 640, 480, 60000), 24);
+	REFUSED(EVT, 15, HDR(12, IVWL_EVT_WL_OUTPUT_SCALE), 2);
+	REFUSED(EVT, 15, HDR(8, IVWL_EVT_WL_OUTPUT_DONE));
+	ACCEPTED(24, EVT, 15, HDR(24, IVWL_EVT_WL_OUTPUT_MODE), 1, 64, 48, 60);
 
 	/* arguments overrun the message */
-	CHECK_EQ(PARSE(REQ, 4, HDR(8, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE)), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_ATTACH), 9, 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(12, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 6), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 6, 0x006c6c65), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0xffffffffu, 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0xfffffffdu, 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 5, 0), -EPROTO);
+	REFUSED(REQ, 4, HDR(8, NEW_SURFACE));
+	REFUSED(EVT, 10, HDR(8, IVWL_EVT_XDG_SURFACE_CONFIGURE));
+	REFUSED(REQ, 7, HDR(16, IVWL_REQ_WL_SURFACE_ATTACH), 9, 0);
+	REFUSED(REQ, 11, HDR(12, SET_TITLE), 6);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 6, 0x006c6c65);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 0xffffffffu, 0);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 0xfffffffdu, 0);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 5, 0);
 	/* strings: NUL-terminated, not empty unless nullable */
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x006c6c65), 16);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x786c6c65), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 3, 0x00006c65), 16);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 3, 0x78006c65), 16);
-	CHECK_EQ(PARSE(REQ, 11, HDR(16, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 2, 0x00007865), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(12, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 0), -EPROTO);
+	ACCEPTED(16, REQ, 11, HDR(16, SET_TITLE), 4, 0x006c6c65);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 4, 0x786c6c65);
+	ACCEPTED(16, REQ, 11, HDR(16, SET_TITLE), 3, 0x00006c65);
+	ACCEPTED(16, REQ, 11, HDR(16, SET_TITLE), 3, 0x78006c65);
+	REFUSED(REQ, 11, HDR(16, SET_TITLE), 2, 0x00007865);
+	REFUSED(REQ, 11, HDR(12, SET_TITLE), 0);
 	/* arrays: any length that fits, 0 included */
-	CHECK_EQ(PARSE(EVT, 11, HDR(20, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 0), 20);
-	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 4, 1), 24);
-	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 5, 1), -EPROTO);
-	CHECK_EQ(PARSE(EVT, 11, HDR(24, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE), 1, 2, 0x80000000u, 1), -EPROTO);
+	ACCEPTED(20, EVT, 11, HDR(20, TL_CONFIGURE), 1, 2, 0);
+	ACCEPTED(24, EVT, 11, HDR(24, TL_CONFIGURE), 1, 2, 4, 1);
+	REFUSED(EVT, 11, HDR(24, TL_CONFIGURE), 1, 2, 5, 1);
+	REFUSED(EVT, 11, HDR(24, TL_CONFIGURE), 1, 2, 0x80000000u, 0);
+	REFUSED(EVT, 11, HDR(20, TL_CONFIGURE), 1, 2, 0xfffffffdu);
+	REFUSED(EVT, 11, HDR(20, TL_CONFIGURE), 1, 2, 0xffffffffu);
 	/* nulls where not allowed */
-	CHECK_EQ(PARSE(REQ, 6, HDR(16, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE), 16, 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 6, HDR(16, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE), 0, 7), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION), 0), 12);
+	REFUSED(REQ, 6, HDR(16, GET_XDG_SURFACE), 16, 0);
+	REFUSED(REQ, 6, HDR(16, GET_XDG_SURFACE), 0, 7);
+	REFUSED(REQ, 4, HDR(12, NEW_SURFACE), 0);
+	ACCEPTED(12, REQ, 7, HDR(12, SET_INPUT_REGION), 0);
 	/* trailing bytes */
-	CHECK_EQ(PARSE(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_COMMIT), 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 11, HDR(20, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE), 4, 0x006c6c65, 0), -EPROTO);
-	CHECK_EQ(PARSE(REQ, 4, HDR(16, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 16, 0), -EPROTO);
+	REFUSED(REQ, 7, HDR(12, IVWL_REQ_WL_SURFACE_COMMIT), 0);
+	REFUSED(REQ, 11, HDR(20, SET_TITLE), 4, 0x006c6c65, 0);
+	REFUSED(REQ, 4, HDR(16, NEW_SURFACE), 16, 0);
 	ivwl_wire_map_release(&map);
 }
 
@@ -743,14 +771,14 @@ test_bad_ids(void)
 
 	start_session(&map);
 	/* live, not dense, wrong side */
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 7), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 1), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 16), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 1000), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), SERVER_ID(0)), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 0xffffffffu), -EPROTO);
-	CHECK_EQ(TRACK(EVT, 14, HDR(12, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER), 15), -EPROTO);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, 0), 15), 0);
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), 7);
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), 1);
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), 16);
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), 1000);
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), SERVER_ID(0));
+	UNTRACKED(REQ, 4, HDR(12, NEW_SURFACE), 0xffffffffu);
+	UNTRACKED(EVT, 14, HDR(12, DATA_OFFER), 15);
+	TRACKED(REQ, 4, HDR(12, NEW_SURFACE), 15);
 	CHECK_EQ(map.client.count, 16);
 
 	/* bind: unknown interface, bad versions, a name with a NUL */
@@ -776,11 +804,11 @@ test_bad_ids(void)
 	CHECK(iface_of(&map, 16) == &ivwl_iface_wl_output);
 
 	/* delete_id: only live client ids, never the display */
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 17), -EPROTO);
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 1), -EPROTO);
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 0), -EPROTO);
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 16), 0);
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 16), -EPROTO);
+	UNTRACKED(EVT, 1, HDR(12, DELETE_ID), 17);
+	UNTRACKED(EVT, 1, HDR(12, DELETE_ID), 1);
+	UNTRACKED(EVT, 1, HDR(12, DELETE_ID), 0);
+	TRACKED(EVT, 1, HDR(12, DELETE_ID), 16);
+	UNTRACKED(EVT, 1, HDR(12, DELETE_ID), 16);
 	ivwl_wire_map_release(&map);
 }
 
@@ -795,16 +823,16 @@ test_object_cap(void)
 	start_session(&map);
 	live = map.client.live;
 	for (id = map.client.count; id < IVWL_WIRE_MAX_OBJECTS; id++)
-		bad += TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION), id) != 0;
+		bad += TRACK(REQ, 4, HDR(12, NEW_REGION), id) != 0;
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(map.client.live, live + IVWL_WIRE_MAX_OBJECTS - 15);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION),
+	CHECK_EQ(TRACK(REQ, 4, HDR(12, NEW_REGION),
 		       IVWL_WIRE_MAX_OBJECTS), -EPROTO);
 	CHECK(map.client.alloc <= IVWL_WIRE_MAX_OBJECTS);
 	/* freeing one makes room again */
-	CHECK_EQ(TRACK(REQ, 1000, HDR(8, IVWL_REQ_WL_REGION_DESTROY)), 0);
-	CHECK_EQ(TRACK(EVT, 1, HDR(12, IVWL_EVT_WL_DISPLAY_DELETE_ID), 1000), 0);
-	CHECK_EQ(TRACK(REQ, 4, HDR(12, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE), 1000), 0);
+	TRACKED(REQ, 1000, HDR(8, IVWL_REQ_WL_REGION_DESTROY));
+	TRACKED(EVT, 1, HDR(12, DELETE_ID), 1000);
+	TRACKED(REQ, 4, HDR(12, NEW_SURFACE), 1000);
 	ivwl_wire_map_release(&map);
 }
 
