@@ -209,35 +209,48 @@ hostile_shm_overread(struct hostile *h)
 
 #define FLOOD_PER_RECORD 28u		/* one fd per pool */
 
-/*
- * Pools kept alive by one buffer each, the pool object itself destroyed:
- * the plugin forgets the pool (its MAX_POOLS count drops) but libwayland
- * keeps the mapping for the buffer.  Returns the pools created while the
- * connection lived; stops at limit.
- */
-static uint32_t
-flood(struct hostile *h, uint32_t k, uint32_t limit)
+struct flood {
+	uint32_t shm;
+	uint32_t pools;		/* created and acknowledged by a roundtrip */
+};
+
+static bool
+flood_start(struct hostile *h, uint32_t k, struct flood *f)
 {
 	struct wl_globals g;
 	struct wl_out out;
+
+	f->pools = 0;
+	if (!hostile_session_start(h, k, &g, 2000) || !g.shm)
+		return false;
+	f->shm = h->slot[k].next_id++;
+	wl_out_reset(&out);
+	wl_out_bind(&out, g.shm, "wl_shm", 1, f->shm);
+	return hostile_send_wayland(h, k, &out) == 0;
+}
+
+/*
+ * Adds up to n pools, each kept alive by one buffer, the pool object
+ * itself destroyed: the plugin forgets the pool (its MAX_POOLS count
+ * drops) but libwayland keeps the mapping for the buffer.  Roundtrips
+ * every record, so f->pools counts only what weston took; false once the
+ * connection is gone.
+ */
+static bool
+flood_add(struct hostile *h, uint32_t k, struct flood *f, uint32_t n,
+	  uint32_t per_record)
+{
 	struct ivwl_fd_desc d = wl_region_desc(h->layout.heap_offset,
 					       IVWL_PAGE_SIZE);
-	uint32_t shm, pools = 0, records = 0, i, *id, pool;
+	uint32_t *id = &h->slot[k].next_id, added = 0, i, pool;
+	struct wl_out out;
 
-	if (!hostile_session_start(h, k, &g, 2000) || !g.shm)
-		return 0;
-	id = &h->slot[k].next_id;
-	shm = (*id)++;
-	wl_out_reset(&out);
-	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
-	hostile_send_wayland(h, k, &out);
-
-	while (pools < limit && hostile_time_left(h) &&
+	while (added < n && hostile_time_left(h) &&
 	       h->slot[k].phase == SLOT_LIVE) {
 		wl_out_reset(&out);
-		for (i = 0; i < FLOOD_PER_RECORD && pools + i < limit; i++) {
+		for (i = 0; i < per_record && added + i < n; i++) {
 			pool = (*id)++;
-			wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+			wl_out_begin(&out, f->shm, IVWL_REQ_WL_SHM_CREATE_POOL);
 			wl_out_u32(&out, pool);
 			wl_out_u32(&out, IVWL_PAGE_SIZE);
 			wl_out_end(&out);
@@ -255,41 +268,68 @@ flood(struct hostile *h, uint32_t k, uint32_t limit)
 				     IVWL_REQ_WL_SHM_POOL_DESTROY);
 			wl_out_end(&out);
 		}
-		if (hostile_send_wayland(h, k, &out) < 0)
-			break;
-		pools += i;
-		/* let libwayland catch up: fds in flight stay few */
-		if (++records % 2 == 0 &&
+		if (hostile_send_wayland(h, k, &out) < 0 ||
 		    !hostile_roundtrip(h, k, NULL, NULL, 2000))
 			break;
+		added += i;
+		f->pools += i;
 	}
-	hostile_roundtrip(h, k, NULL, NULL, 2000);
 	hostile_slot_poll(h, k);
-	return pools;
+	return h->slot[k].phase == SLOT_LIVE;
 }
 
+/*
+ * Fills weston's address space map (vm.max_map_count, per process) up
+ * to the last entry and holds it: a probe connection learns how many
+ * mappings weston takes before refusing one (it dies and frees them), a
+ * holder takes most, a second probe finds the exact rest one at a time,
+ * a last holder takes that rest but one.
+ */
 void
 hostile_pool_flood(struct hostile *h)
 {
-	uint32_t probe, held;
+	struct flood probe = { 0 }, hold = { 0 }, edge = { 0 }, last = { 0 };
+	uint32_t room;
 
-	/* how many mappings weston takes before it refuses one */
-	probe = flood(h, 1, 1u << 17);
-	printf("hostile-peer: pool-flood: probe connection %s after %u "
-	       "pools\n", h->slot[1].phase == SLOT_LIVE ? "still open" :
-							   "closed",
-	       probe);
+	if (!flood_start(h, 1, &probe))
+		goto err_session;
+	flood_add(h, 1, &probe, 1u << 17, FLOOD_PER_RECORD);
+	printf("hostile-peer: pool-flood: probe died after %u pools\n",
+	       probe.pools);
 	fflush(stdout);
 	hostile_slot_close(h, 1);
-	usleep(500 * 1000);
-	held = flood(h, 0, probe > 16 ? probe - 16 : probe);
-	printf("hostile-peer: pool-flood: holding %u pools on slot 0 (%s)\n",
-	       held, h->slot[0].phase == SLOT_LIVE ? "open" : "closed");
+	if (probe.pools < 4096)
+		return;
+
+	if (!flood_start(h, 0, &hold) ||
+	    !flood_add(h, 0, &hold, probe.pools - 2048, FLOOD_PER_RECORD))
+		goto err_hold;
+	if (!flood_start(h, 2, &edge))
+		goto err_session;
+	flood_add(h, 2, &edge, 1536, FLOOD_PER_RECORD);
+	flood_add(h, 2, &edge, 1u << 17, 1);
+	room = edge.pools;
+	hostile_slot_close(h, 2);
+	if (!flood_start(h, 3, &last) ||
+	    !flood_add(h, 3, &last, room - 1, FLOOD_PER_RECORD))
+		goto err_hold;
+	printf("hostile-peer: pool-flood: holding %u pools on slots 0 and 3, "
+	       "about one mapping left in weston\n", hold.pools + last.pools);
 	fflush(stdout);
-	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
+	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE &&
+	       h->slot[3].phase == SLOT_LIVE) {
 		hostile_roundtrip(h, 0, NULL, NULL, 500);
+		hostile_roundtrip(h, 3, NULL, NULL, 500);
 		usleep(100 * 1000);
 	}
+	return;
+
+err_hold:
+	printf("hostile-peer: pool-flood: a holder died (%u + %u pools)\n",
+	       hold.pools, last.pools);
+	return;
+err_session:
+	printf("hostile-peer: pool-flood: no session\n");
 }
 
 /* ---- vanish --------------------------------------------------------- */

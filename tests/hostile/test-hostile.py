@@ -320,23 +320,39 @@ def case_bug_shm_stride_overread(s):
     view = s.wait_view("[evil] overread", timeout=10)
     sw, sh, bpp, rows = s.screenshot()
     x0, y0, x1, y1 = view["rect"]
-    foreign, first = 0, None
+    foreign, first, leaked = 0, None, bytearray()
     for y in range(max(y0, 0), min(y1, sh)):
         for x in range(max(x0, 0), min(x1, sw)):
             px = tuple(rows[y][x * bpp:x * bpp + 3])
             if px != (0, 255, 0):
                 foreign += 1
                 first = first or (x - x0, y - y0, px)
+                leaked += bytes((px[2], px[1], px[0]))  # B G R of XRGB
+    print("weston's mappings right after each mapping of a region:")
+    print(mappings_after(s.weston.pid, "ivwl-region"))
     s.wait_peer(30)
     s.check_weston()
     if foreign:
+        text = "".join(chr(c) if 32 <= c < 127 else "."
+                       for c in leaked[:96])
         raise Failure(f"BUG shm stride overread: the evil window shows "
                       f"{foreign} pixels that are not in its pool (first "
                       f"at {first[:2]}: {first[2]}): weston read outside "
                       f"the range the app named (plugin/translate.c "
                       f"rewrite_create_buffer does not check stride "
-                      f">= width * bytes per pixel)")
+                      f">= width * bytes per pixel).  Bytes shown "
+                      f"(3 of every 4): {text!r}")
     print("the evil window shows only its own pool's pixels")
+
+
+def mappings_after(pid, name):
+    with open(f"/proc/{pid}/maps") as f:
+        lines = f.read().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if name in line and i + 1 < len(lines):
+            out.append(f"  {line}\n    -> {lines[i + 1]}")
+    return "\n".join(out)
 
 
 def map_count(pid):
@@ -348,12 +364,14 @@ def case_bug_pool_flood_exhausts_mappings(s):
     """Pools kept alive by a buffer each, the wl_shm_pool destroyed: the
     plugin's MAX_POOLS stops counting them but weston keeps every
     mapping, up to vm.max_map_count for the whole compositor."""
-    s.start_peer("pool-flood", 40)
+    s.start_peer("pool-flood", 45)
     wait_for("the flood to hold", lambda: "holding" in s.peer_log() or
              s.peer.poll() is not None or s.weston.poll() is not None,
              timeout=60)
     print(s.peer_log().strip())
     s.check_weston()
+    if "holding" not in s.peer_log():
+        raise Failure("the flood did not get to hold weston's mappings")
     print(f"weston holds {map_count(s.weston.pid)} mappings "
           f"(vm.max_map_count "
           f"{open('/proc/sys/vm/max_map_count').read().strip()})")
@@ -362,7 +380,7 @@ def case_bug_pool_flood_exhausts_mappings(s):
         s.wait_line(b, "ready", timeout=20)
         s.check_weston()
         compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
-    except Failure as e:
+    except (Failure, subprocess.TimeoutExpired) as e:
         raise Failure(f"BUG pool flood: the evil VM holds weston's "
                       f"mappings and the good VM's new client fails: {e}")
 
@@ -419,7 +437,7 @@ def main():
         s.check_weston()
         print(f"PASS {sys.argv[1]}")
         return 0
-    except Failure as e:
+    except (Failure, subprocess.TimeoutExpired) as e:
         print(f"FAIL {sys.argv[1]}: {e}")
         s.diagnose()
         if s.peer:
