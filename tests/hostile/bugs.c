@@ -353,3 +353,23 @@ hostile_vanish(struct hostile *h)
 			       k, h->slot[k].gen);
 	fflush(stdout);
 }
+
+/* ---- event-cons-lie ------------------------------------------------- */
+
+/* The event ring full, then an event cons past prod: the display's
+ * producer must notice it when it needs room, and say so. */
+void
+hostile_event_cons_lie(struct hostile *h)
+{
+	if (!hostile_slot_open_wait(h, 0, 2000)) {
+		printf("hostile-peer: event-cons-lie: no slot\n");
+		return;
+	}
+	hostile_event_lie(h, 0, 0);
+	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
+		hostile_slot_poll(h, 0);
+		usleep(10 * 1000);
+	}
+	printf("hostile-peer: event-cons-lie: the display %s the slot\n",
+	       h->slot[0].phase == SLOT_LIVE ? "kept serving" : "closed");
+}

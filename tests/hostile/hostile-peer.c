@@ -16,7 +16,7 @@
  *   doorbell-storm   every display vector rung in a tight loop
  *   all              each of the above in turn
  * and reproducers of single weaknesses (bugs.c): partial-header,
- * shm-overread, pool-flood, vanish.
+ * shm-overread, pool-flood, vanish, event-cons-lie.
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -43,6 +43,7 @@ static const struct mode modes[] = {
 	{ "shm-overread", hostile_shm_overread },
 	{ "pool-flood", hostile_pool_flood },
 	{ "vanish", hostile_vanish },
+	{ "event-cons-lie", hostile_event_cons_lie },
 };
 
 /* The modes "all" runs, in this order. */

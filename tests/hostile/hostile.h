@@ -222,6 +222,14 @@ hostile_slot_churn(struct hostile *h);
 void
 hostile_doorbell_storm(struct hostile *h);
 
+/*
+ * Lets the display fill slot k's event ring, then publishes an event
+ * cons that lies: how 0 past prod, 1 backwards, 2 any, 3 unaligned;
+ * -1 picks one.
+ */
+void
+hostile_event_lie(struct hostile *h, uint32_t k, int how);
+
 /* ---- bugs.c: reproducers of known display-side bugs ---- */
 
 void
@@ -235,5 +243,8 @@ hostile_pool_flood(struct hostile *h);
 
 void
 hostile_vanish(struct hostile *h);
+
+void
+hostile_event_cons_lie(struct hostile *h);
 
 #endif

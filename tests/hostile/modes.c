@@ -493,6 +493,46 @@ lie_about_cons(struct hostile *h, uint32_t k)
 	hostile_ring(h, ivwl_slot_vector(k));
 }
 
+/* Lets the display fill the event ring (syncs nobody reads), then lies
+ * about cons while its producer has to re-read it to go on. */
+void
+hostile_event_lie(struct hostile *h, uint32_t k, int how)
+{
+	struct ivwl_ring_ctrl *r = &hostile_ctrl(h, k)->event;
+	uint32_t size = h->layout.ring_size, i, j, prod;
+	struct wl_out out;
+	int64_t end;
+
+	/* each sync comes back as callback.done + delete_id, 24 bytes */
+	for (j = 0; j < size / (24 * 300) + 2; j++) {
+		wl_out_reset(&out);
+		for (i = 0; i < 300; i++) {
+			wl_out_begin(&out, IVWL_WIRE_DISPLAY_ID,
+				     IVWL_REQ_WL_DISPLAY_SYNC);
+			wl_out_u32(&out, h->slot[k].next_id++);
+			wl_out_end(&out);
+		}
+		if (hostile_send_wayland(h, k, &out) < 0)
+			break;
+	}
+	hostile_ring(h, ivwl_slot_vector(k));
+	end = hostile_now_ms() + 100;
+	while (hostile_now_ms() < end &&
+	       ivwl_shm_load(&r->producer.prod) - h->slot[k].event.pos <
+	       size - 4096)
+		usleep(1000);
+	prod = ivwl_shm_load(&r->producer.prod);
+	switch (how >= 0 ? (uint32_t)how : hostile_below(h, 4)) {
+	case 0: prod += 8; break;			/* the future */
+	case 1: prod = h->slot[k].event.pos - 8; break;	/* went back */
+	case 2: prod = hostile_edgy32(h); break;
+	default: prod -= 4; break;		/* unaligned, but in range */
+	}
+	ivwl_shm_store_release(&r->consumer.cons, prod);
+	h->st.index_writes++;
+	hostile_ring(h, ivwl_slot_vector(k));
+}
+
 /* Publishes a good record, then keeps rewriting prod while it is read. */
 static void
 racing_prod(struct hostile *h, uint32_t k)
@@ -525,12 +565,13 @@ hostile_bad_indices(struct hostile *h)
 			if (h->slot[k].phase != SLOT_LIVE)
 				continue;
 			hostile_drain_events(h, k, NULL, NULL);
-			switch (hostile_below(h, 6)) {
+			switch (hostile_below(h, 7)) {
 			case 0: lie_about_prod(h, k); break;
 			case 1: lying_header(h, k); break;
 			case 2: token_games(h, k); break;
 			case 3: lie_about_cons(h, k); break;
 			case 4: racing_prod(h, k); break;
+			case 5: hostile_event_lie(h, k, -1); break;
 			default: send_sync(h, k); break;
 			}
 		}
