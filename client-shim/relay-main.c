@@ -10,6 +10,8 @@
  * closes its end or the display closes the connection.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +29,28 @@ parse_fd(const char *s)
 	return *s && !*end && v >= 0 && v < 1 << 20 ? (int)v : -1;
 }
 
+/*
+ * Keeps only our two fds (and stderr for IVWL_DEBUG): any other fd the
+ * client had would stay open here, and a pipe it holds would never see
+ * its end while the relay runs.
+ */
+static void
+detach_fds(int sock, int status_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
+	const char *debug = getenv("IVWL_DEBUG");
+
+	for (fd = 0; fd < 3; fd++)
+		if (null >= 0 && !(fd == 2 && debug && strcmp(debug, "1") == 0))
+			dup2(null, fd);
+	if (null > 2)
+		close(null);
+	for (fd = 3; fd < 5; fd++)
+		if (fd != sock && fd != status_fd)
+			close(fd);
+	close_range(5, ~0u, 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -38,6 +62,7 @@ main(int argc, char *argv[])
 	if (argc != 3 || (sock = parse_fd(argv[1])) < 0 ||
 	    (status_fd = parse_fd(argv[2])) < 0)
 		return 2;
+	detach_fds(sock, status_fd);
 
 	/* The shim reaps this first process; the relay goes on alone. */
 	pid = fork();

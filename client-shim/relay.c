@@ -312,9 +312,10 @@ pump_channels(struct relay *r)
 		ret = ivwl_channel_pump(ch, &r->slot.request);
 		if (ret == 1)
 			ivwl_channel_destroy(&r->channels, ch);
+		else if (ret == -EAGAIN)
+			return ret;
 		else if (ret < 0)
-			return ret == -EAGAIN ? ret : fail(r, "request ring "
-							   "broke");
+			return fail(r, "the request ring broke");
 	}
 	return 0;
 }
@@ -415,7 +416,7 @@ sleep_until_needed(struct relay *r)
 void
 ivwl_relay_run(struct relay *r)
 {
-	int ret;
+	int ret, cret;
 
 	while (!r->client_gone) {
 		ret = pump_requests(r);
@@ -423,11 +424,11 @@ ivwl_relay_run(struct relay *r)
 			break;
 		if (pump_events(r) < 0)
 			break;
-		if (ret == 0)
-			ret = pump_channels(r);
-		r->requests_blocked = ret == -EAGAIN;
-		if (ret < 0 && ret != -EAGAIN)
+		/* Sinks write out even while the request ring is full. */
+		cret = pump_channels(r);
+		if (cret < 0 && cret != -EAGAIN)
 			break;
+		r->requests_blocked = ret == -EAGAIN || cret == -EAGAIN;
 		ivwl_app_slot_kick(&r->slot);
 		if (!ivwl_app_slot_alive(&r->slot)) {
 			r->why = "the display closed the connection";

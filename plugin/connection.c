@@ -180,32 +180,38 @@ pump_events(struct ivwl_connection *conn, const char **why)
 	return ret;
 }
 
-/* Moves pipe data; true when the event ring filled up. */
+/* Moves pipe data both ways; stops when the event ring is full. */
 static int
 pump_channels(struct ivwl_connection *conn, const char **why)
 {
 	struct ivwl_channel *ch, *next;
+	uint32_t mask;
+	short events;
 	int ret;
 
 	for (ch = conn->channels.list; ch; ch = next) {
 		next = ch->next;
 		ret = ivwl_channel_pump(ch, &conn->event);
-		if (ret == 1) {
-			channel_destroy(conn, ch);
-			continue;
-		}
 		if (ret == -EAGAIN) {
-			event_ring_full(conn);
-			return 0;
+			/* A finished source has no fd to wake it: retry
+			 * until the ring takes it or we may sleep. */
+			if (event_ring_full(conn))
+				return 0;
+			next = ch;
+			continue;
 		}
 		if (ret < 0) {
 			*why = "the event ring is corrupt";
 			return ret;
 		}
-		wl_event_source_fd_update(ch->user,
-			ivwl_channel_events(ch) & POLLIN ? WL_EVENT_READABLE :
-			ivwl_channel_events(ch) & POLLOUT ? WL_EVENT_WRITABLE :
-			0);
+		if (ret == 1) {
+			channel_destroy(conn, ch);
+			continue;
+		}
+		events = ivwl_channel_events(ch);
+		mask = (events & POLLIN ? WL_EVENT_READABLE : 0) |
+		       (events & POLLOUT ? WL_EVENT_WRITABLE : 0);
+		wl_event_source_fd_update(ch->user, mask);
 	}
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "connection.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
+#include "pipe-thread.h"
 #include "vm.h"
 
 #define MAX_POOLS 1024u
@@ -189,6 +190,12 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
 		*why = ret == -EMFILE ? "too many pipes open" :
 					"a bad pipe descriptor";
 		return ret;
+	}
+	/* weston may be the writer, from this very thread */
+	ch->fd = ivwl_pipe_decouple(ch->fd);
+	if (ch->fd < 0) {
+		*why = "cannot start a pipe thread";
+		return ch->fd;
 	}
 	ret = ivwl_connection_watch(conn, ch);
 	if (ret < 0)

@@ -33,7 +33,11 @@ def wait_for(what, cond, timeout=15.0, step=0.05):
 
 
 class Session:
-    def __init__(self, vms=("work",), width=800, height=600):
+    """backend "headless" has no seat; "x11" runs weston's x11 backend in
+    an Xvfb of its own, with a seat, so input and clipboard work."""
+
+    def __init__(self, vms=("work",), width=800, height=600,
+                 backend="headless"):
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -41,7 +45,11 @@ class Session:
         self.width, self.height = width, height
         self.gui_runtime = self._mkdir("gui")
         self.weston = None
+        self.backend = backend
+        self.x_display = None
         try:
+            if backend == "x11":
+                self._start_xvfb()
             for vm in self.vms:
                 self._start_server(vm)
             self._start_weston()
@@ -68,6 +76,41 @@ class Session:
         self.procs.append(p)
         return p
 
+    def _start_xvfb(self):
+        r, w = os.pipe()
+        p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0",
+                              f"{self.width}x{self.height}x24", "-nolisten",
+                              "tcp"], pass_fds=(w,),
+                             stdout=open(self.path("xvfb.log"), "wb"),
+                             stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        os.close(w)
+        with os.fdopen(r) as f:
+            number = f.readline().strip()
+        if not number:
+            raise Failure("Xvfb did not start")
+        self.x_display = ":" + number
+
+    def xdotool(self, *args):
+        env = dict(ENV, DISPLAY=self.x_display)
+        env.pop("LD_PRELOAD", None)
+        subprocess.run(["xdotool"] + list(args), env=env, check=True,
+                       capture_output=True, timeout=30)
+
+    def type_into(self, view, text):
+        """Clicks into view and types text with the X server's keyboard."""
+        x0, y0, x1, y1 = view["rect"]
+        self.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2),
+                     "click", "1")
+        time.sleep(0.3)
+        self.xdotool("type", "--delay", "20", text)
+        self.xdotool("key", "Return")
+
+    def local(self, argv, **kw):
+        """Runs argv as a client of weston's own socket (not through ivwl)."""
+        env = self._debug_env()
+        return subprocess.run(argv, env=env, **kw)
+
     def _start_server(self, vm):
         sock = self.path(f"{vm}.sock")
         self._spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size",
@@ -91,8 +134,12 @@ class Session:
         env = dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime)
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("DISPLAY", None)
+        backend = "--backend=headless-backend.so"
+        if self.backend == "x11":
+            env["DISPLAY"] = self.x_display
+            backend = "--backend=x11-backend.so"
         self.weston = self._spawn(
-            ["weston", "--backend=headless-backend.so", "--use-pixman",
+            ["weston", backend, "--use-pixman",
              f"--width={self.width}", f"--height={self.height}",
              "--socket=wl-ivwl", "--idle-time=0", "--debug",
              f"--config={self.path('weston.ini')}"], "weston.log", env)

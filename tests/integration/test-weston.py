@@ -6,6 +6,7 @@
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -145,6 +146,86 @@ def case_weston_shutdown(s):
     print("weston exited cleanly with clients connected")
 
 
+def case_keyboard_foot(s):
+    """Keys typed on the seat reach a VM's terminal: the keymap crossed."""
+    out = s.path("typed.txt")
+    script = s.path("read-line.sh")
+    with open(script, "w") as f:
+        f.write(f"#!/bin/sh\nread line\necho \"$line\" > {out}\n")
+    os.chmod(script, 0o755)
+    s.client(["foot", script], log="foot.log")
+    view = s.wait_view("[work] foot")
+    time.sleep(0.5)
+    s.type_into(view, "ivwl typed this")
+    got = wait_for("the typed line", lambda: os.path.exists(out) and
+                   open(out).read().strip(), timeout=15)
+    if got != "ivwl typed this":
+        raise Failure(f"foot received {got!r}")
+    print("foot got the typed line:", got)
+
+
+def clipboard_payload(s, name, size=50 << 20):
+    path = s.path(name)
+    with open(path, "wb") as f:
+        f.write(os.urandom(size))
+    return path
+
+
+def same_file(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def case_clipboard(s):
+    """50 MiB each way between a VM client and a local one, byte exact."""
+    # one type per direction: a paste can only get the selection meant
+    mime = "application/x-ivwl-to-local"
+    # VM copies, local pastes
+    payload = clipboard_payload(s, "to-local.bin")
+    # wl-copy reads stdin: a shell hands it the file
+    sh = s.client(["sh", "-c", f"exec wl-copy -t {mime} --foreground "
+                   f"< {payload}"], log="wl-copy-vm.log")
+    pasted = s.path("pasted-local.bin")
+
+    def paste_local():
+        with open(pasted, "wb") as out:
+            r = s.local(["wl-paste", "-n", "-t", mime], stdout=out,
+                        stderr=subprocess.DEVNULL, timeout=60)
+        return r.returncode == 0 and os.path.getsize(pasted) > 0
+    wait_for("a local paste of the VM's selection", paste_local,
+             timeout=30, step=0.5)
+    if not same_file(payload, pasted):
+        raise Failure("the local paste differs from what the VM copied")
+    sh.kill()
+    sh.wait()
+    print("50 MiB from the VM pasted locally, byte for byte")
+
+    # local copies, VM pastes
+    mime = "application/x-ivwl-to-vm"
+    payload = clipboard_payload(s, "to-vm.bin")
+    local = subprocess.Popen(["sh", "-c", f"exec wl-copy -t {mime} "
+                              f"--foreground < {payload}"],
+                             env=s._debug_env())
+    s.clients.append(local)
+    pasted = s.path("pasted-vm.bin")
+
+    def paste_vm():
+        p = s.client(["wl-paste", "-n", "-t", mime], log="wl-paste.log")
+        try:
+            data, _ = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise Failure("wl-paste in the VM hung")
+        with open(pasted, "wb") as out:
+            out.write(data)
+        return p.returncode == 0 and len(data) > 0
+    wait_for("a VM paste of the local selection", paste_vm, timeout=30,
+             step=0.5)
+    if not same_file(payload, pasted):
+        raise Failure("the VM's paste differs from what was copied")
+    print("50 MiB from a local client pasted in the VM, byte for byte")
+
+
 CASES = {
     "pattern-pixels": (case_pattern_pixels, ("work",)),
     "simple-shm": (case_simple_shm, ("work",)),
@@ -152,6 +233,8 @@ CASES = {
     "two-vms": (case_two_vms, ("work", "home")),
     "client-killed": (case_client_killed, ("work",)),
     "weston-shutdown": (case_weston_shutdown, ("work",)),
+    "keyboard-foot": (case_keyboard_foot, ("work",), "x11"),
+    "clipboard-50mib": (case_clipboard, ("work",), "x11"),
 }
 
 
@@ -159,8 +242,8 @@ def main():
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
         return 2
-    run, vms = CASES[sys.argv[1]]
-    s = Session(vms)
+    run, vms, *backend = CASES[sys.argv[1]]
+    s = Session(vms, backend=backend[0] if backend else "headless")
     try:
         run(s)
         if s.weston.poll() is not None and sys.argv[1] != "weston-shutdown":

@@ -1,0 +1,128 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ivwl-plugin.h"
+#include "pipe-thread.h"
+
+struct pipe_thread {
+	int in_fd;
+	int out_fd;
+	uint8_t *buf;
+	size_t start, end, cap;
+};
+
+static int
+make_room(struct pipe_thread *t)
+{
+	size_t used = t->end - t->start, cap;
+	uint8_t *n;
+
+	if (t->start > 0 && t->start >= t->cap / 2) {
+		memmove(t->buf, t->buf + t->start, used);
+		t->start = 0;
+		t->end = used;
+	}
+	if (t->end < t->cap)
+		return 0;
+	if (t->cap >= IVWL_PIPE_THREAD_BUFFER)
+		return -ENOBUFS;
+	cap = t->cap ? 2 * t->cap : 65536;
+	n = realloc(t->buf, cap);
+	if (!n)
+		return -ENOMEM;
+	t->buf = n;
+	t->cap = cap;
+	return 0;
+}
+
+static void *
+pipe_thread_run(void *data)
+{
+	struct pipe_thread *t = data;
+	bool eof = false;
+
+	while (!eof || t->end > t->start) {
+		struct pollfd pfd[2] = {
+			{ .fd = t->in_fd, .events = 0 },
+			{ .fd = t->out_fd, .events = 0 },
+		};
+		ssize_t n;
+
+		if (!eof && make_room(t) == 0)
+			pfd[0].events = POLLIN;
+		if (t->end > t->start)
+			pfd[1].events = POLLOUT;
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents) {
+			n = read(t->in_fd, t->buf + t->end, t->cap - t->end);
+			if (n > 0)
+				t->end += (size_t)n;
+			else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				eof = true;
+		}
+		if (pfd[1].revents & (POLLERR | POLLHUP))
+			break;	/* the channel went away */
+		if (pfd[1].revents & POLLOUT) {
+			n = write(t->out_fd, t->buf + t->start,
+				  t->end - t->start);
+			if (n > 0)
+				t->start += (size_t)n;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				break;
+		}
+	}
+	close(t->in_fd);
+	close(t->out_fd);
+	free(t->buf);
+	free(t);
+	return NULL;
+}
+
+int
+ivwl_pipe_decouple(int in_fd)
+{
+	struct pipe_thread *t;
+	pthread_attr_t attr;
+	pthread_t thread;
+	sigset_t all, old;
+	int p[2], ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t || pipe2(p, O_CLOEXEC) < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	/* Both ends ours: the thread's may block, the main loop's may not. */
+	fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) | O_NONBLOCK);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	t->in_fd = in_fd;
+	t->out_fd = p[1];
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&thread, &attr, pipe_thread_run, t);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0) {
+		close(p[0]);
+		close(p[1]);
+		goto err_free;
+	}
+	return p[0];
+
+err_free:
+	free(t);
+	close(in_fd);
+	return ret;
+}

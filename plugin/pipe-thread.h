@@ -1,0 +1,21 @@
+/*
+ * A pipe that weston itself may write into with a blocking write() from
+ * its main thread (its clipboard manager serves a selection whose owner
+ * is gone that way).  Reading it from the same thread would deadlock, so
+ * a thread of its own drains it into memory and feeds a second pipe that
+ * the main loop reads without blocking anyone.
+ */
+#ifndef IVWL_PIPE_THREAD_H
+#define IVWL_PIPE_THREAD_H
+
+/* Most a decoupled pipe holds in memory before it pushes back. */
+#define IVWL_PIPE_THREAD_BUFFER (64u << 20)
+
+/*
+ * Takes in_fd (a read end).  Returns the read end of the new pipe, or
+ * -errno (in_fd is closed then too).
+ */
+int
+ivwl_pipe_decouple(int in_fd);
+
+#endif
