@@ -41,7 +41,17 @@ def _load_weston_cases():
 
 _weston_cases = _load_weston_cases()
 compare_window = _weston_cases.compare_window
-pattern = _weston_cases.pattern
+
+
+def pattern(session, vm, name, frames=12, w=240, h=180):
+    """test-weston.py's pattern client, with the shim saying why a
+    connection ended (IVWL_DEBUG) in its log."""
+    dump = session.path(f"{name}.raw")
+    p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                        "--width", str(w), "--height", str(h), "--title",
+                        name, "--dump", dump], vm=vm, log=f"{name}.log",
+                       extra_env={"IVWL_DEBUG": "1"})
+    return p, dump
 
 CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
                      r"closing: (.*)")
@@ -123,6 +133,11 @@ class HostileSession(Session):
     def diagnose(self):
         """On failure: is weston alive, answering, and where is it."""
         status = self.weston.poll()
+        for line in self.weston_log().splitlines():
+            if "caught signal" in line:
+                print(f"diagnosis: weston's log says: {line.strip()} (a "
+                      f"signal 15 before the test ended came from outside "
+                      f"this test, not from the attack)")
         if status is not None:
             print(f"diagnosis: weston exited with status {status}")
             return
