@@ -257,7 +257,8 @@ service(struct ivwl_connection *conn)
 	}
 	if (pump_requests(conn, &why) < 0 || pump_events(conn, &why) < 0 ||
 	    pump_channels(conn, &why) < 0) {
-		ivwl_connection_destroy(conn, why);
+		ivwl_connection_destroy(conn, why ? why :
+					"the event ring is corrupt");
 		return;
 	}
 	kick_app(conn);
@@ -305,7 +306,6 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_translate_release(conn);
 	while (conn->channels.list)
 		channel_destroy(conn, conn->channels.list);
-	free(conn->pools);
 	free(conn->record);
 	free(conn);
 }

@@ -26,11 +26,22 @@ struct ivwl_blob {
 	uint8_t *data;
 };
 
-/* A wl_shm_pool of this connection and the heap range behind it. */
+/*
+ * One mapping of the region inside libwayland: a wl_shm_pool, alive while
+ * its object or any buffer made from it is.  Counting these (not pool
+ * objects) bounds how many mappings an app can make weston hold.
+ */
 struct ivwl_pool {
-	uint32_t id;
+	struct ivwl_pool *next;
+	uint32_t id;			/* 0 once the pool object is gone */
+	uint32_t buffers;		/* live wl_buffers made from it */
 	uint64_t offset;
 	uint64_t length;
+};
+
+struct ivwl_buffer_ref {
+	uint32_t id;
+	struct ivwl_pool *pool;
 };
 
 struct ivwl_connection {
@@ -55,7 +66,9 @@ struct ivwl_connection {
 	struct ivwl_blob *blobs;	/* channel data owed before the batch */
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_pool *pools;
-	uint32_t npools;
+	uint32_t npools;		/* mappings, see ivwl_pool */
+	struct ivwl_buffer_ref *buffers;
+	uint32_t nbuffers;
 
 	uint64_t *record;		/* private copy of one request record */
 };

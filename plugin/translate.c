@@ -21,7 +21,10 @@
 #include "pipe-thread.h"
 #include "vm.h"
 
-#define MAX_POOLS 1024u
+/* Each pool maps the region's prefix in weston: bound the mappings. */
+#define IVWL_CONN_MAX_POOLS 128u
+#define IVWL_VM_MAX_POOLS 512u
+#define IVWL_CONN_MAX_BUFFERS 1024u
 #define TITLE_MAX 1024u
 
 static bool
@@ -34,38 +37,92 @@ is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
 static struct ivwl_pool *
 find_pool(struct ivwl_connection *conn, uint32_t id)
 {
-	uint32_t i;
+	struct ivwl_pool *pool;
 
-	for (i = 0; i < conn->npools; i++)
-		if (conn->pools[i].id == id)
-			return &conn->pools[i];
+	for (pool = conn->pools; pool && id; pool = pool->next)
+		if (pool->id == id)
+			return pool;
 	return NULL;
 }
 
+/* Forgets a mapping once neither its object nor a buffer holds it. */
 static void
-remove_pool(struct ivwl_connection *conn, uint32_t id)
+pool_maybe_release(struct ivwl_connection *conn, struct ivwl_pool *pool)
+{
+	struct ivwl_pool **pp;
+
+	if (pool->id || pool->buffers)
+		return;
+	for (pp = &conn->pools; *pp != pool; pp = &(*pp)->next)
+		;
+	*pp = pool->next;
+	conn->npools--;
+	conn->vm->pool_mappings--;
+	free(pool);
+}
+
+static void
+pool_object_gone(struct ivwl_connection *conn, uint32_t id)
 {
 	struct ivwl_pool *pool = find_pool(conn, id);
 
-	if (pool)
-		*pool = conn->pools[--conn->npools];
+	if (!pool)
+		return;
+	pool->id = 0;
+	pool_maybe_release(conn, pool);
 }
 
 static int
 add_pool(struct ivwl_connection *conn, uint32_t id, uint64_t offset,
 	 uint64_t length)
 {
-	struct ivwl_pool *pools;
+	struct ivwl_pool *pool;
 
-	remove_pool(conn, id);
-	if (conn->npools >= MAX_POOLS)
+	if (conn->npools >= IVWL_CONN_MAX_POOLS ||
+	    conn->vm->pool_mappings >= IVWL_VM_MAX_POOLS)
 		return -EDQUOT;
-	pools = realloc(conn->pools, (conn->npools + 1) * sizeof(*pools));
-	if (!pools)
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
 		return -ENOMEM;
-	conn->pools = pools;
-	pools[conn->npools++] = (struct ivwl_pool){ id, offset, length };
+	pool_object_gone(conn, id);	/* a stale id is not a live pool */
+	*pool = (struct ivwl_pool){ conn->pools, id, 0, offset, length };
+	conn->pools = pool;
+	conn->npools++;
+	conn->vm->pool_mappings++;
 	return 0;
+}
+
+static int
+add_buffer(struct ivwl_connection *conn, uint32_t id, struct ivwl_pool *pool)
+{
+	struct ivwl_buffer_ref *refs;
+
+	if (conn->nbuffers >= IVWL_CONN_MAX_BUFFERS)
+		return -EDQUOT;
+	refs = realloc(conn->buffers, (conn->nbuffers + 1) * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	conn->buffers = refs;
+	refs[conn->nbuffers++] = (struct ivwl_buffer_ref){ id, pool };
+	pool->buffers++;
+	return 0;
+}
+
+static void
+buffer_gone(struct ivwl_connection *conn, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < conn->nbuffers; i++) {
+		struct ivwl_pool *pool = conn->buffers[i].pool;
+
+		if (conn->buffers[i].id != id)
+			continue;
+		conn->buffers[i] = conn->buffers[--conn->nbuffers];
+		pool->buffers--;
+		pool_maybe_release(conn, pool);
+		return;
+	}
 }
 
 static void
@@ -99,7 +156,7 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	ret = add_pool(conn, ivwl_wire_arg_new_id(msg, 0), desc->offset,
 		       desc->length);
 	if (ret < 0) {
-		*why = "too many wl_shm pools";
+		*why = "too many wl_shm pool mappings";
 		return ret;
 	}
 	*fd = dup(conn->vm->region_fd);
@@ -111,25 +168,70 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	return 0;
 }
 
+/*
+ * Bytes per pixel of the wl_shm formats ivwl lets through: packed ones
+ * only, so a buffer is exactly rows of stride bytes.  libwayland checks
+ * stride against width in bytes, not pixels, and planar formats read
+ * planes past stride * height: both would let weston read outside the
+ * range the app named.
+ */
+static uint32_t
+shm_format_bpp(uint32_t format)
+{
+	switch (format) {
+	case 0:			/* ARGB8888 */
+	case 1:			/* XRGB8888 */
+	case 0x34324241:	/* ABGR8888 */
+	case 0x34324258:	/* XBGR8888 */
+	case 0x34324152:	/* RGBA8888 */
+	case 0x34325852:	/* RGBX8888 */
+	case 0x30335241:	/* ARGB2101010 */
+	case 0x30335258:	/* XRGB2101010 */
+	case 0x30334241:	/* ABGR2101010 */
+	case 0x30334258:	/* XBGR2101010 */
+		return 4;
+	case 0x34324752:	/* RGB888 */
+	case 0x34324742:	/* BGR888 */
+		return 3;
+	case 0x36314752:	/* RGB565 */
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 static int
 rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		      uint8_t *bytes, const char **why)
 {
 	struct ivwl_pool *pool = find_pool(conn, msg->object);
 	int32_t offset = ivwl_wire_arg_int(msg, 1);
+	int32_t width = ivwl_wire_arg_int(msg, 2);
 	int32_t height = ivwl_wire_arg_int(msg, 3);
 	int32_t stride = ivwl_wire_arg_int(msg, 4);
+	uint32_t bpp = shm_format_bpp(ivwl_wire_arg_uint(msg, 5));
 
 	if (!pool) {
 		*why = "wl_shm_pool.create_buffer on an unknown pool";
 		return -EPROTO;
 	}
-	/* libwayland checks the format and stride against the width. */
+	if (bpp == 0) {
+		*why = "a wl_shm format ivwl does not pass on";
+		return -EPROTO;
+	}
+	if (width <= 0 || (uint64_t)width * bpp > (uint64_t)(int64_t)stride) {
+		*why = "wl_buffer stride shorter than its rows";
+		return -EPROTO;
+	}
 	if (offset < 0 || height <= 0 || stride <= 0 ||
 	    (uint64_t)offset + (uint64_t)stride * (uint64_t)height >
 	    pool->length) {
 		*why = "wl_buffer outside its pool's region range";
 		return -EPROTO;
+	}
+	if (add_buffer(conn, ivwl_wire_arg_new_id(msg, 0), pool) < 0) {
+		*why = "too many wl_shm buffers";
+		return -EDQUOT;
 	}
 	put_u32(bytes, msg->args[1].offset,
 		(uint32_t)(pool->offset + (uint64_t)offset));
@@ -242,7 +344,10 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		ret = rewrite_resize(conn, msg, bytes, why);
 	} else if (is(msg, &ivwl_iface_wl_shm_pool,
 		      IVWL_REQ_WL_SHM_POOL_DESTROY)) {
-		remove_pool(conn, msg->object);
+		pool_object_gone(conn, msg->object);
+	} else if (is(msg, &ivwl_iface_wl_buffer,
+		      IVWL_REQ_WL_BUFFER_DESTROY)) {
+		buffer_gone(conn, msg->object);
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
 		return send_prefixed_title(conn, msg);
@@ -429,12 +534,40 @@ void
 ivwl_translate_release(struct ivwl_connection *conn)
 {
 	struct ivwl_blob *blob;
+	struct ivwl_pool *pool;
+
+	while ((pool = conn->pools)) {
+		conn->pools = pool->next;
+		conn->vm->pool_mappings--;
+		free(pool);
+	}
+	conn->npools = 0;
+	free(conn->buffers);
+	conn->buffers = NULL;
+	conn->nbuffers = 0;
 
 	while ((blob = conn->blobs)) {
 		conn->blobs = blob->next;
 		free(blob->data);
 		free(blob);
 	}
+}
+
+/*
+ * wl_registry.global: a client may bind up to the advertised version, and
+ * the wire walker only follows versions its tables know.  Advertise no
+ * more than that, so a newer weston never strands a client.
+ */
+static void
+clamp_global_version(struct ivwl_wire_msg *msg, uint8_t *bytes)
+{
+	const struct ivwl_interface *iface;
+	const char *name = ivwl_wire_arg_string(msg, 1);
+	uint32_t version = ivwl_wire_arg_uint(msg, 2);
+
+	iface = name ? ivwl_wire_interface_find(name) : NULL;
+	if (iface && version > iface->version)
+		memcpy(bytes + msg->args[2].offset, &iface->version, 4);
 }
 
 int
@@ -467,6 +600,15 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		ret = translate_event_fds(conn, &msg, descs, why);
 		if (ret < 0)
 			return ret;
+		if (is(&msg, &ivwl_iface_wl_registry,
+		       IVWL_EVT_WL_REGISTRY_GLOBAL))
+			clamp_global_version(&msg, in->buf);
+		/* Formats create_buffer would refuse are not offered. */
+		if (is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
+		    shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) {
+			ivwl_stream_in_consume(in, (size_t)n);
+			continue;
+		}
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);

@@ -109,13 +109,21 @@ static void
 on_peer(void *data, uint32_t peer, bool present)
 {
 	struct ivwl_vm *vm = data;
+	uint32_t i;
 
 	if (peer != IVWL_PEER_APP)
 		return;
 	ivwl_log("[%s] app side %s", vm->name, present ? "attached" :
 							  "left");
-	/* A departed app's slots read as stale: close what we serve. */
-	ivwl_display_side_sync(&vm->side, &side_listener, vm);
+	if (present) {
+		ivwl_display_side_sync(&vm->side, &side_listener, vm);
+		return;
+	}
+	/* Its slot words will never change again: end what we serve. */
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i])
+			ivwl_connection_destroy(vm->conns[i],
+						"the app side left");
 }
 
 static int

@@ -220,7 +220,10 @@ consumer_refresh(struct ivwl_ring *ring)
 {
 	uint32_t prod = ivwl_shm_load_acquire(peer_index(ring));
 
-	if (prod - ring->pos > ring->size) {
+	/* Producers publish whole records only: anything else is a lie,
+	 * and one that would otherwise look readable forever. */
+	if (prod - ring->pos > ring->size ||
+	    (prod - ring->pos) % IVWL_RECORD_ALIGN != 0) {
 		ring->broken = true;
 		return -EPIPE;
 	}

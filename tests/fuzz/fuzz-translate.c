@@ -159,8 +159,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ivwl_stream_out_release(&conn.to_server);
 	ivwl_channels_release(&conn.channels);
+	ivwl_translate_release(&conn);
 	ivwl_wire_map_release(&conn.objects);
-	free(conn.pools);
 	close(vm.region_fd);
 	return 0;
 }

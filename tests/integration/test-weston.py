@@ -238,7 +238,13 @@ CASES = {
 }
 
 
+def on_sigterm(signum, frame):
+    # meson's timeout: unwind so the session stops what it started
+    raise Failure("killed by SIGTERM (timeout?)")
+
+
 def main():
+    signal.signal(signal.SIGTERM, on_sigterm)
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
         return 2
