@@ -146,6 +146,62 @@ def case_weston_shutdown(s):
     print("weston exited cleanly with clients connected")
 
 
+def case_mpv(s):
+    """mpv --vo=wlshm plays 3 s of a lavfi source to the end through the
+    region (it paces itself on weston's frame callbacks).  Its pixels are
+    not compared: this mpv shows a white window under a local headless
+    weston too."""
+    start = time.monotonic()
+    p = s.client(["mpv", "--vo=wlshm", "--no-audio", "--no-config",
+                  "--title=mpv-test", "--length=3",
+                  "av://lavfi:testsrc2=size=640x360:rate=30"], log="mpv.log")
+    s.wait_view("[work] mpv-test", timeout=30)
+    try:
+        status = p.wait(60)
+    except subprocess.TimeoutExpired:
+        raise Failure("mpv did not finish its 3 s of video")
+    if status != 0:
+        raise Failure(f"mpv exited with {status}")
+    print(f"mpv played 3 s of video in {time.monotonic() - start:.1f} s")
+
+
+def case_chromium(s):
+    """chromium --ozone-platform=wayland shows a local page through the
+    region: its colour fills the page area of the window."""
+    page = s.path("page.html")
+    colour = (0x12, 0x9a, 0x56)
+    with open(page, "w") as f:
+        f.write("<html><head><title>ivwl-page</title></head><body "
+                "style='margin:0;background:#129a56'></body></html>")
+    s.client(["chromium", "--ozone-platform=wayland", "--disable-gpu",
+              "--no-sandbox", "--no-first-run",
+              "--disable-background-networking",
+              "--disable-component-update", "--disable-sync",
+              "--disable-features=Translate", "--password-store=basic",
+              f"--user-data-dir={s.path('chromium-profile')}",
+              f"file://{page}"], log="chromium.log")
+    view = s.wait_view("[work] ivwl-page - Chromium", timeout=60)
+
+    def page_shown():
+        sw, sh, bpp, rows = s.screenshot()
+        x0, y0, x1, y1 = view["rect"]
+        total = hits = 0
+        for y in range(max(y0, 0), min(y1, sh), 2):
+            for x in range(max(x0, 0), min(x1, sw), 2):
+                total += 1
+                hits += tuple(rows[y][x * bpp:x * bpp + 3]) == colour
+        return total and hits / total > 0.3 and (hits, total)
+    hits, total = wait_for("chromium to paint the page", page_shown,
+                           timeout=30, step=1.0)
+    print(f"chromium shows the page colour in {hits} of {total} samples")
+
+
+def case_weston_terminal(s):
+    s.client(["weston-terminal"], log="weston-terminal.log")
+    s.wait_view("[work] Wayland Terminal")
+    print("weston-terminal mapped")
+
+
 def case_keyboard_foot(s):
     """Keys typed on the seat reach a VM's terminal: the keymap crossed."""
     out = s.path("typed.txt")
@@ -233,6 +289,9 @@ CASES = {
     "two-vms": (case_two_vms, ("work", "home")),
     "client-killed": (case_client_killed, ("work",)),
     "weston-shutdown": (case_weston_shutdown, ("work",)),
+    "mpv": (case_mpv, ("work",)),
+    "chromium": (case_chromium, ("work",)),
+    "weston-terminal": (case_weston_terminal, ("work",)),
     "keyboard-foot": (case_keyboard_foot, ("work",), "x11"),
     "clipboard-50mib": (case_clipboard, ("work",), "x11"),
 }
