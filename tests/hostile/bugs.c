@@ -373,3 +373,101 @@ hostile_event_cons_lie(struct hostile *h)
 	printf("hostile-peer: event-cons-lie: the display %s the slot\n",
 	       h->slot[0].phase == SLOT_LIVE ? "kept serving" : "closed");
 }
+
+/* ---- record-flood --------------------------------------------------- */
+
+/*
+ * Empty WAYLAND records (no message, no fd) as fast as the rings take
+ * them, on four slots.  Each is valid and gives libwayland nothing to
+ * read, so nothing ever pushes back on the display: it must still yield
+ * to the rest of weston.
+ */
+void
+hostile_record_flood(struct hostile *h)
+{
+	struct ivwl_wayland_header empty = { 0 };
+	uint64_t sent = 0;
+	uint32_t k, live = 0;
+
+	for (k = 0; k < 4 && k < h->slots; k++)
+		if (hostile_slot_open_wait(h, k, 2000))
+			live++;
+	while (live && hostile_time_left(h)) {
+		for (k = 0; k < 4 && k < h->slots; k++) {
+			if (h->slot[k].phase != SLOT_LIVE)
+				continue;
+			while (hostile_send(h, k, IVWL_RECORD_WAYLAND, &empty,
+					    sizeof(empty), false) == 0)
+				sent++;
+		}
+		if (sent % 64 == 0)
+			for (k = 0; k < 4 && k < h->slots; k++)
+				hostile_slot_poll(h, k);
+	}
+	printf("hostile-peer: record-flood: %llu empty records on %u slots\n",
+	       (unsigned long long)sent, live);
+}
+
+/* ---- budget-stall --------------------------------------------------- */
+
+#define RECORD_BUDGET 256	/* plugin/connection.c */
+
+static void
+ring_state(struct hostile *h, uint32_t k, uint32_t *prod, uint32_t *cons,
+	   uint32_t *token)
+{
+	struct ivwl_ring_ctrl *r = &hostile_ctrl(h, k)->request;
+
+	*prod = ivwl_shm_load(&r->producer.prod);
+	*cons = ivwl_shm_load(&r->consumer.cons);
+	*token = ivwl_shm_load(&r->consumer.need_data);
+}
+
+/*
+ * Exactly one budget of records, published at once and rung once: the
+ * display drains the ring with its last budgeted read.  It must then
+ * either sleep with a token (so our next record rings it) or come back
+ * by itself.  One more record, rung only if a token asks for it, shows
+ * which: a display that did neither never reads it.
+ */
+void
+hostile_budget_stall(struct hostile *h)
+{
+	struct ivwl_wayland_header empty = { 0 };
+	struct iovec iov = { &empty, sizeof(empty) };
+	struct hostile_slot *s = &h->slot[0];
+	uint32_t prod, cons, token, i;
+	int64_t end;
+
+	if (!hostile_slot_open_wait(h, 0, 2000)) {
+		printf("hostile-peer: budget-stall: no slot\n");
+		return;
+	}
+	usleep(100 * 1000);	/* the display sleeps on its token */
+	for (i = 0; i < RECORD_BUDGET; i++)
+		ivwl_ring_write(&s->request, IVWL_RECORD_WAYLAND, &iov, 1);
+	h->st.records += RECORD_BUDGET;
+	hostile_ring(h, ivwl_slot_vector(0));
+
+	end = hostile_now_ms() + 2000;
+	do {
+		usleep(10 * 1000);
+		ring_state(h, 0, &prod, &cons, &token);
+	} while (cons != prod && hostile_now_ms() < end);
+	usleep(100 * 1000);
+	ring_state(h, 0, &prod, &cons, &token);
+	printf("hostile-peer: budget-stall: %u records read, sleep token "
+	       "%u\n", (cons - 0) / 16, token);
+
+	/* the protocol's rule: ring only a consumer that asked for it */
+	hostile_send(h, 0, IVWL_RECORD_WAYLAND, &empty, sizeof(empty), false);
+	end = hostile_now_ms() + 1000;
+	do {
+		usleep(10 * 1000);
+		ring_state(h, 0, &prod, &cons, &token);
+	} while (cons != prod && hostile_now_ms() < end);
+	printf("hostile-peer: budget-stall: the display %s the record sent "
+	       "after its budget ran out with the ring empty%s\n",
+	       cons == prod ? "read" : "NEVER read",
+	       cons == prod ? "" : " (it slept without a sleep token)");
+}

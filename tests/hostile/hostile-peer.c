@@ -14,9 +14,10 @@
  *   scribble         random bytes flipped all over the region
  *   slot-churn       slot states and generations in every order
  *   doorbell-storm   every display vector rung in a tight loop
+ *   record-flood     valid empty records as fast as four rings take them
  *   all              each of the above in turn
  * and reproducers of single weaknesses (bugs.c): partial-header,
- * shm-overread, pool-flood, vanish, event-cons-lie.
+ * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall.
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -44,6 +45,8 @@ static const struct mode modes[] = {
 	{ "pool-flood", hostile_pool_flood },
 	{ "vanish", hostile_vanish },
 	{ "event-cons-lie", hostile_event_cons_lie },
+	{ "record-flood", hostile_record_flood },
+	{ "budget-stall", hostile_budget_stall },
 };
 
 /* The modes "all" runs, in this order. */

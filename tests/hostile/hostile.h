@@ -247,4 +247,10 @@ hostile_vanish(struct hostile *h);
 void
 hostile_event_cons_lie(struct hostile *h);
 
+void
+hostile_record_flood(struct hostile *h);
+
+void
+hostile_budget_stall(struct hostile *h);
+
 #endif

@@ -13,7 +13,8 @@ Cases named bug-* reproduce one known plugin bug each: they fail until the
 plugin is fixed, and their failure message names the bug.
 
 Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
-IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run.
+IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run;
+IVWL_HOSTILE_NO_SPARE=1 to attack with unaligned request indices too.
 """
 
 import importlib.util
@@ -251,6 +252,11 @@ def attack(s, mode, seconds, protocol_reasons, frames=90, extra=()):
 
 
 def spared(extra):
+    """Keeps the request prod 8-aligned: the partial-header hang has its
+    own case.  IVWL_HOSTILE_NO_SPARE=1 attacks with it too (once the
+    plugin is fixed)."""
+    if os.environ.get("IVWL_HOSTILE_NO_SPARE") == "1":
+        return extra
     print("sparing the partial-header hang (its own case: "
           "bug-partial-header-hang)")
     return extra + ["--spare", "partial-header"]
@@ -288,6 +294,11 @@ def case_slot_churn(s):
 def case_doorbell_storm(s):
     # the good client must still finish within its timeout: attack()
     attack(s, "doorbell-storm", 10, False, frames=120)
+
+
+def case_record_flood(s):
+    # valid records that give libwayland nothing: nothing pushes back
+    attack(s, "record-flood", 10, False)
 
 
 def case_all(s):
@@ -337,7 +348,14 @@ def case_bug_shm_stride_overread(s):
     if s.weston.poll() is not None:
         raise Failure(f"BUG shm stride overread: weston died reading past "
                       f"the evil VM's pool:\n{s.weston_log()[-3000:]}")
-    view = s.wait_view("[evil] overread", timeout=10)
+    view = wait_for("the overread window, or its connection closed",
+                    lambda: overread_view(s), timeout=10)
+    if view == "closed":
+        s.wait_peer(30)
+        s.check_weston()
+        check_closings(s, True)
+        print("the plugin refused the buffer")
+        return
     sw, sh, bpp, rows = s.screenshot()
     x0, y0, x1, y1 = view["rect"]
     foreign, first, leaked = 0, None, bytearray()
@@ -363,6 +381,15 @@ def case_bug_shm_stride_overread(s):
                       f">= width * bytes per pixel).  Bytes shown "
                       f"(3 of every 4): {text!r}")
     print("the evil window shows only its own pool's pixels")
+
+
+def overread_view(s):
+    if any(c[0] == "evil" for c in closings(s)):
+        return "closed"
+    for v in s.scene():
+        if v["title"] == "[evil] overread" and v["rect"]:
+            return v
+    return None
 
 
 def mappings_after(pid, name):
@@ -446,12 +473,33 @@ def case_bug_event_cons_lie_without_reason(s):
     check_closings(s, True)
 
 
+def case_bug_budget_lost_wakeup(s):
+    """RECORD_BUDGET records, the last of which empties the ring.
+    plugin/connection.c pump_requests() leaves its loop on the budget with
+    the sleep token withdrawn (service() called ivwl_ring_woken()), finds
+    the ring empty, so schedules no idle and publishes no token: the app
+    is never owed a doorbell again and the connection stalls.  A good app
+    that writes in bursts hits this too."""
+    s.start_peer("budget-stall", 5)
+    log = s.wait_peer(20)
+    print(log.strip())
+    s.check_weston()
+    if "NEVER read" in log:
+        raise Failure("BUG lost wakeup: after a full RECORD_BUDGET of "
+                      "records drained the request ring, the display "
+                      "slept without a sleep token and never read the "
+                      "next record (plugin/connection.c pump_requests)")
+    if "the display read the record" not in log:
+        raise Failure("the reproducer did not get that far")
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
     "scribble": case_scribble,
     "slot-churn": case_slot_churn,
     "doorbell-storm": case_doorbell_storm,
+    "record-flood": case_record_flood,
     "all": case_all,
     "bug-partial-header-hang": case_bug_partial_header_hang,
     "bug-shm-stride-overread": case_bug_shm_stride_overread,
@@ -460,6 +508,7 @@ CASES = {
         case_bug_vanished_app_keeps_connections,
     "bug-event-cons-lie-without-reason":
         case_bug_event_cons_lie_without_reason,
+    "bug-budget-lost-wakeup": case_bug_budget_lost_wakeup,
 }
 
 
