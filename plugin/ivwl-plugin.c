@@ -12,6 +12,7 @@
 #include <weston.h>
 
 #include "ivwl-plugin.h"
+#include "label.h"
 #include "vm.h"
 
 void
@@ -48,6 +49,8 @@ plugin_destroy(struct wl_listener *listener, void *data)
 
 	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
 		ivwl_vm_destroy(vm);
+	if (plugin->label)
+		ivwl_label_destroy(plugin->label);
 	wl_display_set_global_filter(plugin->display, NULL, NULL);
 	wl_list_remove(&plugin->destroy_listener.link);
 	free(plugin);
@@ -78,6 +81,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	}
 	if (count == 0)
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
+	plugin->label = ivwl_label_create(plugin);
+	if (!plugin->label)
+		goto err_vms;
 
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);
 	plugin->destroy_listener.notify = plugin_destroy;

@@ -18,6 +18,7 @@ struct ivwl_plugin {
 	struct wl_display *display;
 	struct wl_listener destroy_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
+	struct ivwl_label *label;
 };
 
 /* Log with the module's prefix. */

@@ -62,6 +62,19 @@ def compare_window(session, view, dump_path, width, height):
     print(f"{compared} pixels equal what the client drew")
 
 
+def check_border(session, view, colour):
+    """The VM's colour, drawn by weston just outside the window."""
+    sw, sh, bpp, rows = session.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    samples = [((x0 + x1) // 2, y0 - 2), ((x0 + x1) // 2, y1 + 1),
+               (x0 - 2, (y0 + y1) // 2), (x1 + 1, (y0 + y1) // 2)]
+    seen = [tuple(rows[y][x * bpp:x * bpp + 3]) for x, y in samples
+            if 0 <= x < sw and 0 <= y < sh]
+    if sum(px == colour for px in seen) < 2:
+        raise Failure(f"{view['title']!r} has no {colour} border: {seen}")
+    print(f"{view['title']!r} has its VM's border colour {colour}")
+
+
 def pattern(session, vm, name, frames=12, w=240, h=180):
     dump = session.path(f"{name}.raw")
     p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
@@ -111,6 +124,9 @@ def case_two_vms(s):
     vb = s.wait_view("[home] beta")
     compare_window(s, va, dump_a, 240, 180)
     compare_window(s, vb, dump_b, 200, 150)
+    # session.py gives work 0xff3070c0 and home 0xffc03030
+    check_border(s, s.wait_view("[work] alpha"), (0x30, 0x70, 0xc0))
+    check_border(s, s.wait_view("[home] beta"), (0xc0, 0x30, 0x30))
 
 
 def case_client_killed(s):
