@@ -279,57 +279,65 @@ flood_add(struct hostile *h, uint32_t k, struct flood *f, uint32_t n,
 }
 
 /*
- * Fills weston's address space map (vm.max_map_count, per process) up
- * to the last entry and holds it: a probe connection learns how many
- * mappings weston takes before refusing one (it dies and frees them), a
- * holder takes most, a second probe finds the exact rest one at a time,
- * a last holder takes that rest but one.
+ * Takes as many mappings as weston lets slot k hold: floods in batches
+ * until the connection dies (which frees what it held), again up to a
+ * batch short of that, then one at a time until it dies, then up to one
+ * short of that.  Returns the pools held.
+ */
+static uint32_t
+hold_most(struct hostile *h, uint32_t k)
+{
+	struct flood f;
+	uint32_t room;
+
+	if (!flood_start(h, k, &f))
+		return 0;
+	if (flood_add(h, k, &f, 1u << 17, FLOOD_PER_RECORD))
+		return f.pools;		/* out of time or ids: keep it */
+	room = f.pools;
+	if (!flood_start(h, k, &f))
+		return 0;
+	if (room > FLOOD_PER_RECORD &&
+	    !flood_add(h, k, &f, room - FLOOD_PER_RECORD, FLOOD_PER_RECORD))
+		return 0;
+	if (flood_add(h, k, &f, 1u << 17, 1))
+		return f.pools;
+	room = f.pools;
+	if (room == 0 || !flood_start(h, k, &f) ||
+	    !flood_add(h, k, &f, room - 1, FLOOD_PER_RECORD))
+		return 0;
+	return f.pools;
+}
+
+/*
+ * Fills weston's mappings (vm.max_map_count is per process) from every
+ * slot, each holding as many as it is let, and keeps them: a plugin
+ * without a bound per VM leaves the other VMs' clients without a single
+ * mapping to spare.
  */
 void
 hostile_pool_flood(struct hostile *h)
 {
-	struct flood probe = { 0 }, hold = { 0 }, edge = { 0 }, last = { 0 };
-	uint32_t room;
+	uint32_t k, held = 0, n, slots = 0, empty = 0;
 
-	if (!flood_start(h, 1, &probe))
-		goto err_session;
-	flood_add(h, 1, &probe, 1u << 17, FLOOD_PER_RECORD);
-	printf("hostile-peer: pool-flood: probe died after %u pools\n",
-	       probe.pools);
+	for (k = 0; k < h->slots && empty < 2 && hostile_time_left(h); k++) {
+		n = hold_most(h, k);
+		printf("hostile-peer: pool-flood: slot %u holds %u pools\n",
+		       k, n);
+		fflush(stdout);
+		held += n;
+		slots += n > 0;
+		empty = n ? 0 : empty + 1;
+	}
+	printf("hostile-peer: pool-flood: holding %u pools on %u slots\n",
+	       held, slots);
 	fflush(stdout);
-	hostile_slot_close(h, 1);
-	if (probe.pools < 4096)
-		return;
-
-	if (!flood_start(h, 0, &hold) ||
-	    !flood_add(h, 0, &hold, probe.pools - 2048, FLOOD_PER_RECORD))
-		goto err_hold;
-	if (!flood_start(h, 2, &edge))
-		goto err_session;
-	flood_add(h, 2, &edge, 1536, FLOOD_PER_RECORD);
-	flood_add(h, 2, &edge, 1u << 17, 1);
-	room = edge.pools;
-	hostile_slot_close(h, 2);
-	if (!flood_start(h, 3, &last) ||
-	    !flood_add(h, 3, &last, room - 1, FLOOD_PER_RECORD))
-		goto err_hold;
-	printf("hostile-peer: pool-flood: holding %u pools on slots 0 and 3, "
-	       "about one mapping left in weston\n", hold.pools + last.pools);
-	fflush(stdout);
-	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE &&
-	       h->slot[3].phase == SLOT_LIVE) {
-		hostile_roundtrip(h, 0, NULL, NULL, 500);
-		hostile_roundtrip(h, 3, NULL, NULL, 500);
+	while (hostile_time_left(h)) {
+		for (k = 0; k < h->slots; k++)
+			if (h->slot[k].phase == SLOT_LIVE)
+				hostile_roundtrip(h, k, NULL, NULL, 500);
 		usleep(100 * 1000);
 	}
-	return;
-
-err_hold:
-	printf("hostile-peer: pool-flood: a holder died (%u + %u pools)\n",
-	       hold.pools, last.pools);
-	return;
-err_session:
-	printf("hostile-peer: pool-flood: no session\n");
 }
 
 /* ---- vanish --------------------------------------------------------- */
