@@ -296,6 +296,8 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->idle)
 		wl_event_source_remove(conn->idle);
+	if (conn->kill)
+		wl_event_source_remove(conn->kill);
 	if (conn->source)
 		wl_event_source_remove(conn->source);
 	if (conn->fd >= 0)
@@ -336,6 +338,24 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 		return;
 	}
 	free_connection(conn);
+}
+
+static void
+on_kill(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	conn->kill = NULL;
+	ivwl_connection_destroy(conn, "killed by the user");
+}
+
+void
+ivwl_connection_kill_later(struct ivwl_connection *conn)
+{
+	if (!conn->kill)
+		conn->kill = wl_event_loop_add_idle(
+			wl_display_get_event_loop(conn->vm->plugin->display),
+			on_kill, conn);
 }
 
 void

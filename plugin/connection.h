@@ -56,6 +56,7 @@ struct ivwl_connection {
 	struct wl_listener client_destroy;
 	struct wl_event_source *source;
 	struct wl_event_source *idle;	/* more requests to pump */
+	struct wl_event_source *kill;	/* disconnect asked by the user */
 
 	struct ivwl_wire_map objects;
 	struct ivwl_stream_out to_server;	/* requests for libwayland */
@@ -80,6 +81,10 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot,
 /* Logs why, destroys the wl_client if it still exists, frees the slot. */
 void
 ivwl_connection_destroy(struct ivwl_connection *conn, const char *why);
+
+/* Disconnects from the event loop, not from inside weston's caller. */
+void
+ivwl_connection_kill_later(struct ivwl_connection *conn);
 
 /* At compositor shutdown: let go without touching the wl_client. */
 void

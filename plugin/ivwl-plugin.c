@@ -12,6 +12,7 @@
 #include <weston.h>
 
 #include "ivwl-plugin.h"
+#include "connection.h"
 #include "label.h"
 #include "vm.h"
 
@@ -40,6 +41,29 @@ global_filter(const struct wl_client *client, const struct wl_global *global,
 	return ivwl_vm_allows(vm, wl_global_get_interface(global)->name);
 }
 
+/*
+ * The shell's kill binding would SIGKILL the client's pid, which for our
+ * socketpair clients is weston's own (it skips that): end the VM's
+ * connection instead.  weston still uses the surface after the signal, so
+ * the connection goes from the event loop, not from here.
+ */
+static void
+on_kill(struct wl_listener *listener, void *data)
+{
+	struct ivwl_plugin *plugin =
+		wl_container_of(listener, plugin, kill_listener);
+	struct weston_surface *surface = data;
+	struct wl_client *client;
+	struct ivwl_vm *vm;
+
+	if (!surface || !surface->resource)
+		return;
+	client = wl_resource_get_client(surface->resource);
+	vm = ivwl_vm_from_client(plugin, client);
+	if (vm)
+		ivwl_connection_kill_later(ivwl_vm_connection(vm, client));
+}
+
 static void
 plugin_destroy(struct wl_listener *listener, void *data)
 {
@@ -53,6 +77,7 @@ plugin_destroy(struct wl_listener *listener, void *data)
 		ivwl_label_destroy(plugin->label);
 	wl_display_set_global_filter(plugin->display, NULL, NULL);
 	wl_list_remove(&plugin->destroy_listener.link);
+	wl_list_remove(&plugin->kill_listener.link);
 	free(plugin);
 }
 
@@ -88,6 +113,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);
 	plugin->destroy_listener.notify = plugin_destroy;
 	wl_signal_add(&compositor->destroy_signal, &plugin->destroy_listener);
+	plugin->kill_listener.notify = on_kill;
+	wl_signal_add(&compositor->kill_signal, &plugin->kill_listener);
 	return 0;
 
 err_vms:

@@ -17,6 +17,7 @@ struct ivwl_plugin {
 	struct weston_compositor *compositor;
 	struct wl_display *display;
 	struct wl_listener destroy_listener;
+	struct wl_listener kill_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_label *label;
 };
@@ -36,6 +37,10 @@ ivwl_vm_destroy(struct ivwl_vm *vm);
 /* The VM a client was created for, or NULL for a local client. */
 struct ivwl_vm *
 ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client);
+
+/* The connection behind a VM's client, or NULL. */
+struct ivwl_connection *
+ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client);
 
 /* policy.c */
 struct ivwl_policy;

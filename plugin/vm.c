@@ -36,6 +36,18 @@ ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
 	return NULL;
 }
 
+struct ivwl_connection *
+ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client)
+{
+	uint32_t i;
+
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i] &&
+		    ivwl_connection_client(vm->conns[i]) == client)
+			return vm->conns[i];
+	return NULL;
+}
+
 bool
 ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface)
 {
