@@ -29,6 +29,13 @@ struct ivwl_shm_buffer {
 	uint64_t synced_at;		/* that surface's commit count */
 };
 
+/* The damage of one commit, in buffer coordinates. */
+struct ivwl_damage {
+	bool full;			/* not mapped exactly: all of it */
+	uint32_t n;
+	struct ivwl_rect rects[8];
+};
+
 struct ivwl_surface {
 	struct ivwl_surface *next;
 	uint32_t id;
@@ -42,12 +49,8 @@ struct ivwl_surface {
 	uint32_t npending;
 	struct ivwl_rect pending[8];	/* buffer coordinates */
 	uint64_t commits;
-	/* damage of the last commits, [commits % N]; full when flagged */
-	struct {
-		bool full;
-		uint32_t n;
-		struct ivwl_rect rects[8];
-	} history[IVWL_DAMAGE_HISTORY];
+	/* damage of the last commits, [commits % N] */
+	struct ivwl_damage history[IVWL_DAMAGE_HISTORY];
 };
 
 #define LIST_FIND(head, key)                                             \
@@ -373,7 +376,7 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 		copy_rect(b, buf, all);
 	} else {
 		for (c = since + 1; c <= s->commits; c++) {
-			typeof(s->history[0]) *h =
+			struct ivwl_damage *h =
 				&s->history[c % IVWL_DAMAGE_HISTORY];
 
 			for (i = 0; i < h->n; i++)
@@ -384,11 +387,36 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	buf->synced_at = s->commits;
 }
 
+/* Bytes a commit's damage covers in buf, clipped (overlaps counted). */
+static uint64_t
+damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *h)
+{
+	uint64_t bpp = bytes_per_pixel(buf->format), total = 0;
+	uint32_t i;
+
+	if (bpp == 0)
+		bpp = (uint64_t)buf->stride / (uint64_t)buf->width;
+	if (h->full)
+		return (uint64_t)buf->width * buf->height * bpp;
+	for (i = 0; i < h->n; i++) {
+		int64_t x0 = h->rects[i].x > 0 ? h->rects[i].x : 0;
+		int64_t y0 = h->rects[i].y > 0 ? h->rects[i].y : 0;
+		int64_t x1 = (int64_t)h->rects[i].x + h->rects[i].w;
+		int64_t y1 = (int64_t)h->rects[i].y + h->rects[i].h;
+
+		x1 = x1 < buf->width ? x1 : buf->width;
+		y1 = y1 < buf->height ? y1 : buf->height;
+		if (x1 > x0 && y1 > y0)
+			total += (uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) * bpp;
+	}
+	return total;
+}
+
 static void
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
 	struct ivwl_shm_buffer *buf;
-	typeof(s->history[0]) *h;
+	struct ivwl_damage *h;
 
 	s->scale = s->pending_scale;
 	s->transform = s->pending_transform;
@@ -405,8 +433,11 @@ commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 	s->npending = 0;
 
 	buf = s->buffer ? LIST_FIND(b->buffers, s->buffer) : NULL;
-	if (buf)
+	if (buf) {
+		b->buffer_commits++;
+		b->damaged_bytes += damage_bytes(buf, h);
 		sync_buffer(b, s, buf);
+	}
 }
 
 static int

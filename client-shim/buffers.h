@@ -32,7 +32,10 @@ struct ivwl_buffers {
 	struct ivwl_shm_pool *pools;
 	struct ivwl_shm_buffer *buffers;
 	struct ivwl_surface *surfaces;
-	uint64_t copied_bytes;		/* for benchmarks and tests */
+	/* For IVWL_STATS: what commits asked for and what was copied. */
+	uint64_t copied_bytes;
+	uint64_t damaged_bytes;		/* damage of each commit, clipped */
+	uint64_t buffer_commits;	/* commits with a buffer attached */
 };
 
 void

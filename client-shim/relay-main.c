@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -39,9 +40,11 @@ detach_fds(int sock, int status_fd)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
 	const char *debug = getenv("IVWL_DEBUG");
+	bool keep_stderr = (debug && strcmp(debug, "1") == 0) ||
+			   getenv("IVWL_STATS");
 
 	for (fd = 0; fd < 3; fd++)
-		if (null >= 0 && !(fd == 2 && debug && strcmp(debug, "1") == 0))
+		if (null >= 0 && !(fd == 2 && keep_stderr))
 			dup2(null, fd);
 	if (null > 2)
 		close(null);

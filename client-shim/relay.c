@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -440,6 +441,12 @@ ivwl_relay_run(struct relay *r)
 	}
 	ivwl_shim_debug("slot %u: connection over: %s", r->slot.info.slot,
 			r->why ? r->why : "the client closed it");
+	if (getenv("IVWL_STATS"))
+		fprintf(stderr, "ivwl-stats: commits=%llu damaged_bytes=%llu "
+			"copied_bytes=%llu\n",
+			(unsigned long long)r->buffers.buffer_commits,
+			(unsigned long long)r->buffers.damaged_bytes,
+			(unsigned long long)r->buffers.copied_bytes);
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
 	relay_free(r);
