@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "stream.h"
 
 #define MAX_FDS 4
 
@@ -13,33 +14,13 @@ int
 ivwl_agent_send(int fd, const void *msg, size_t len, const int *fds,
 		int nfds)
 {
-	union {
-		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { (void *)msg, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
 	if (nfds < 0 || nfds > MAX_FDS)
 		return -EINVAL;
-	if (nfds > 0) {
-		struct cmsghdr *c;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	do {
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
+	n = ivwl_send_with_fds(fd, msg, len, fds, (uint32_t)nfds, 0);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	return (size_t)n == len ? 0 : -EMSGSIZE;
 }
 

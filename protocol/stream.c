@@ -6,8 +6,6 @@
 
 #include "stream.h"
 
-/* At most this many fds in one sendmsg (the kernel allows 253). */
-#define SEND_FDS_MAX 28u
 
 static void
 close_all(const int *fds, uint32_t n)
@@ -66,18 +64,20 @@ ivwl_stream_out_append(struct ivwl_stream_out *out, const void *bytes,
 	return 0;
 }
 
-static ssize_t
-send_some(int sock, const uint8_t *buf, size_t len, const int *fds,
-	  uint32_t nfds)
+ssize_t
+ivwl_send_with_fds(int sock, const void *buf, size_t len, const int *fds,
+		   uint32_t nfds, int flags)
 {
 	union {
-		char buf[CMSG_SPACE(SEND_FDS_MAX * sizeof(int))];
+		char buf[CMSG_SPACE(IVWL_SEND_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
+	if (nfds > IVWL_SEND_FDS_MAX)
+		return -EINVAL;
 	if (nfds) {
 		struct cmsghdr *c;
 
@@ -91,7 +91,7 @@ send_some(int sock, const uint8_t *buf, size_t len, const int *fds,
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	do {
-		n = sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
 	return n < 0 ? -errno : n;
 }
@@ -100,12 +100,13 @@ int
 ivwl_stream_out_flush(struct ivwl_stream_out *out, int sock)
 {
 	while (out->len > 0) {
-		uint32_t nfds = out->nfds < SEND_FDS_MAX ? out->nfds :
-							    SEND_FDS_MAX;
+		uint32_t nfds = out->nfds < IVWL_SEND_FDS_MAX ? out->nfds :
+							    IVWL_SEND_FDS_MAX;
 		/* With more fds queued than one message takes, send a
 		 * single byte per batch of fds so none arrives late. */
-		size_t len = out->nfds > SEND_FDS_MAX ? 1 : out->len;
-		ssize_t n = send_some(sock, out->buf, len, out->fds, nfds);
+		size_t len = out->nfds > IVWL_SEND_FDS_MAX ? 1 : out->len;
+		ssize_t n = ivwl_send_with_fds(sock, out->buf, len, out->fds,
+					       nfds, MSG_DONTWAIT);
 
 		if (n < 0)
 			return (int)n;
@@ -140,7 +141,7 @@ int
 ivwl_stream_in_read(struct ivwl_stream_in *in, int sock)
 {
 	union {
-		char buf[CMSG_SPACE(SEND_FDS_MAX * sizeof(int))];
+		char buf[CMSG_SPACE(IVWL_SEND_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = { in->buf + in->len, sizeof(in->buf) - in->len };
