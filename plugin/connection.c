@@ -106,12 +106,8 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 			return ret;
 		}
 		n = ivwl_ring_read(&conn->request, &type, conn->record, cap);
-		if (n == -EAGAIN) {
-			/* Empty: ask for a doorbell, unless records came. */
-			if (!ivwl_ring_prepare_sleep(&conn->request))
-				continue;
+		if (n == -EAGAIN)
 			break;
-		}
 		if (n < 0) {
 			*why = "the request ring is corrupt";
 			return n;
@@ -121,12 +117,19 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 			return ret;
 	}
 	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
-	if (ret < 0 && ret != -EAGAIN) {
+	if (ret == -EAGAIN)
+		return 0;	/* the socket's WRITABLE brings us back */
+	if (ret < 0) {
 		*why = "libwayland closed the connection";
 		return ret;
 	}
-	/* Work left: come back from the event loop, after the others. */
-	if (ret == 0 && ivwl_ring_readable(&conn->request) && !conn->idle)
+	/*
+	 * Whatever stopped the loop (empty ring, spent budget), either come
+	 * back from the event loop for what is left or ask for a doorbell:
+	 * never neither, or a ring drained by the budget's last record
+	 * would leave us asleep without a token.
+	 */
+	if (!conn->idle && !ivwl_ring_prepare_sleep(&conn->request))
 		conn->idle = wl_event_loop_add_idle(
 			wl_display_get_event_loop(conn->vm->plugin->display),
 			on_idle, conn);
