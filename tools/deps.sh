@@ -8,7 +8,7 @@ packages=(
 	libwayland-dev wayland-protocols libpixman-1-dev
 	weston libweston-10-dev
 	qemu-system-x86 linux-image-amd64 busybox-static cpio
-	xvfb xdotool x11-utils wl-clipboard foot mpv chromium
+	xvfb xdotool x11-utils wl-clipboard foot mpv chromium gtk-3-examples
 )
 
 missing=()

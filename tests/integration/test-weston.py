@@ -212,6 +212,24 @@ def case_chromium(s):
     print(f"chromium shows the page colour in {hits} of {total} samples")
 
 
+def case_gtk(s):
+    """A GTK 3 application maps, stays up and paints its widgets."""
+    p = s.client(["gtk3-widget-factory"], log="gtk.log",
+                 extra_env={"GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"})
+    view = s.wait_view("[work] gtk3-widget-factory", timeout=30)
+    time.sleep(2)
+    if p.poll() is not None:
+        raise Failure(f"gtk3-widget-factory exited ({p.returncode})")
+    sw, sh, bpp, rows = s.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    colours = {rows[y][x * bpp:x * bpp + 3]
+               for y in range(max(y0, 0), min(y1, sh), 3)
+               for x in range(max(x0, 0), min(x1, sw), 3)}
+    if len(colours) < 30:
+        raise Failure(f"the GTK window shows {len(colours)} colours only")
+    print(f"gtk3-widget-factory shows {len(colours)} colours")
+
+
 def case_weston_terminal(s):
     s.client(["weston-terminal"], log="weston-terminal.log")
     s.wait_view("[work] Wayland Terminal")
@@ -310,6 +328,7 @@ CASES = {
     "weston-terminal": (case_weston_terminal, ("work",)),
     "keyboard-foot": (case_keyboard_foot, ("work",), "x11"),
     "clipboard-50mib": (case_clipboard, ("work",), "x11"),
+    "gtk": (case_gtk, ("work",), "x11"),
 }
 
 
