@@ -2,7 +2,8 @@
  * The plugin's request path: records from a hostile app, after a valid
  * prologue that binds wl_shm, wl_compositor and xdg_wm_base and creates a
  * pool, so mutations reach create_buffer, resize, set_title and friends.
- * Input: a sequence of {u16 length, payload} records.
+ * Input: a sequence of {u8 kind, u16 length, payload} records; kind
+ * picks a WAYLAND record or one of the pipe channel records.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -142,16 +143,33 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ivwl_channels_init(&conn.channels, IVWL_SIDE_DISPLAY);
 	prologue(&conn, &vm.side.layout, buf);
 
-	while (pos + 2 <= size) {
+	while (pos + 3 <= size) {
+		static const uint16_t channel_types[] = {
+			IVWL_RECORD_CHANNEL_DATA, IVWL_RECORD_CHANNEL_CLOSE,
+			IVWL_RECORD_CHANNEL_CREDIT,
+		};
+		uint8_t kind = data[pos];
 		uint16_t len;
+		uint32_t id;
+		int ret;
 
-		memcpy(&len, data + pos, 2);
-		pos += 2;
+		memcpy(&len, data + pos + 1, 2);
+		pos += 3;
 		if (len > size - pos)
 			len = (uint16_t)(size - pos);
 		memcpy(buf, data + pos, len);
 		pos += len;
-		if (ivwl_translate_request(&conn, buf, len, &why) < 0)
+		if (kind % 4 == 0) {
+			ret = ivwl_translate_request(&conn, buf, len, &why);
+		} else {
+			ret = ivwl_channels_handle(&conn.channels,
+						   channel_types[kind % 4 - 1],
+						   buf, len, &id);
+			if (ret == 1 && ivwl_channel_find(&conn.channels, id))
+				ivwl_channel_destroy(&conn.channels,
+					ivwl_channel_find(&conn.channels, id));
+		}
+		if (ret < 0)
 			break;
 		/* libwayland would take these; keep the queue bounded */
 		ivwl_stream_out_release(&conn.to_server);
