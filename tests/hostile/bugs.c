@@ -3,6 +3,7 @@
  * modes.c.  Each prints what the display did, so a test can tell a fixed
  * plugin from a broken one.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -478,4 +479,185 @@ hostile_budget_stall(struct hostile *h)
 	       "after its budget ran out with the ring empty%s\n",
 	       cons == prod ? "read" : "NEVER read",
 	       cons == prod ? "" : " (it slept without a sleep token)");
+}
+
+/* ---- window-flood --------------------------------------------------- */
+
+#define FLOOD_WINDOWS 2000u		/* per slot, unless --count */
+#define FLOOD_WINDOWS_MAX 80000u	/* ids: 3 each, 2^18 per client */
+
+struct windows {
+	uint32_t first_xdg;	/* xdg_surface ids: first_xdg + 3 * i */
+	uint32_t count;
+	uint32_t *serial;	/* per window, 0 until configured */
+	uint32_t configured;
+	uint32_t wm_base, ping;
+	bool pinged;
+};
+
+static void
+on_windows_event(void *data, const struct wl_event *ev)
+{
+	struct windows *w = data;
+	uint32_t i;
+
+	if (ev->object == w->wm_base &&
+	    ev->opcode == IVWL_EVT_XDG_WM_BASE_PING && ev->size >= 12) {
+		memcpy(&w->ping, ev->args, 4);
+		w->pinged = true;
+		return;
+	}
+	if (ev->opcode != IVWL_EVT_XDG_SURFACE_CONFIGURE || ev->size < 12 ||
+	    ev->object < w->first_xdg ||
+	    (ev->object - w->first_xdg) % 3 != 0)
+		return;
+	i = (ev->object - w->first_xdg) / 3;
+	if (i >= w->count)
+		return;
+	if (!w->serial[i])
+		w->configured++;
+	memcpy(&w->serial[i], ev->args, 4);
+}
+
+/* Waits for ring room (reading events meanwhile) up to two seconds. */
+static int
+send_patiently(struct hostile *h, uint32_t k, const struct wl_out *out,
+	       struct windows *w)
+{
+	int64_t end = hostile_now_ms() + 2000;
+	int ret;
+
+	while ((ret = hostile_send_wayland(h, k, out)) == -EAGAIN &&
+	       hostile_now_ms() < end && h->slot[k].phase == SLOT_LIVE) {
+		hostile_drain_events(h, k, on_windows_event, w);
+		hostile_slot_poll(h, k);
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
+ * As many mapped toplevels as one connection may make, each showing the
+ * same 1x1 buffer: every repaint of weston walks them all.  Returns the
+ * windows mapped.
+ */
+static uint32_t
+map_windows(struct hostile *h, uint32_t k, uint32_t n)
+{
+	struct wl_globals g;
+	struct wl_out out;
+	struct windows w = { 0 };
+	struct ivwl_fd_desc d = wl_region_desc(h->layout.heap_offset,
+					       IVWL_PAGE_SIZE);
+	uint32_t *id = &h->slot[k].next_id, shm, comp, pool, buffer, i, s;
+	static uint32_t serials[FLOOD_WINDOWS_MAX];
+
+	if (n > FLOOD_WINDOWS_MAX)
+		n = FLOOD_WINDOWS_MAX;
+	if (!hostile_session_start(h, k, &g, 2000) || !g.shm ||
+	    !g.compositor || !g.wm_base)
+		return 0;
+	memset(serials, 0, sizeof(serials));
+	w.serial = serials;
+	shm = (*id)++;
+	comp = (*id)++;
+	w.wm_base = (*id)++;
+	pool = (*id)++;
+	buffer = (*id)++;
+	wl_out_reset(&out);
+	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	wl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	wl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
+	wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	wl_out_u32(&out, pool);
+	wl_out_u32(&out, IVWL_PAGE_SIZE);
+	wl_out_end(&out);
+	wl_out_fd(&out, &d);
+	wl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	wl_out_u32(&out, buffer);
+	wl_out_u32(&out, 0);
+	wl_out_u32(&out, 1);
+	wl_out_u32(&out, 1);
+	wl_out_u32(&out, 4);
+	wl_out_u32(&out, XRGB8888);
+	wl_out_end(&out);
+	hostile_send_wayland(h, k, &out);
+	wl_out_reset(&out);
+
+	/* surface, xdg_surface, toplevel per window: ids in threes */
+	w.first_xdg = *id + 1;
+	for (i = 0; i < n; i++) {
+		if (!wl_out_room(&out, 64)) {
+			if (send_patiently(h, k, &out, &w) < 0)
+				break;
+			wl_out_reset(&out);
+			hostile_drain_events(h, k, on_windows_event, &w);
+		}
+		s = (*id)++;
+		wl_out_begin(&out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+		wl_out_u32(&out, s);
+		wl_out_end(&out);
+		wl_out_begin(&out, w.wm_base,
+			     IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+		wl_out_u32(&out, (*id)++);
+		wl_out_u32(&out, s);
+		wl_out_end(&out);
+		wl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+		wl_out_u32(&out, (*id)++);
+		wl_out_end(&out);
+		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
+		wl_out_end(&out);
+		w.count++;
+	}
+	send_patiently(h, k, &out, &w);
+	while (w.configured < w.count && hostile_time_left(h) &&
+	       h->slot[k].phase == SLOT_LIVE)
+		if (!hostile_roundtrip(h, k, on_windows_event, &w, 2000))
+			break;
+
+	wl_out_reset(&out);
+	for (i = 0; i < w.count; i++) {
+		if (!w.serial[i])
+			continue;
+		if (!wl_out_room(&out, 64)) {
+			if (send_patiently(h, k, &out, &w) < 0)
+				break;
+			wl_out_reset(&out);
+			hostile_drain_events(h, k, on_windows_event, &w);
+		}
+		s = w.first_xdg + 3 * i - 1;
+		wl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+		wl_out_u32(&out, w.serial[i]);
+		wl_out_end(&out);
+		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_ATTACH);
+		wl_out_u32(&out, buffer);
+		wl_out_u32(&out, 0);
+		wl_out_u32(&out, 0);
+		wl_out_end(&out);
+		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
+		wl_out_end(&out);
+	}
+	send_patiently(h, k, &out, &w);
+	hostile_roundtrip(h, k, on_windows_event, &w, 5000);
+	return h->slot[k].phase == SLOT_LIVE ? w.configured : 0;
+}
+
+void
+hostile_window_flood(struct hostile *h)
+{
+	uint32_t k, n, total = 0;
+
+	for (k = 0; k < h->slots && hostile_time_left(h); k++) {
+		n = map_windows(h, k, h->count ? h->count : FLOOD_WINDOWS);
+		total += n;
+		printf("hostile-peer: window-flood: slot %u maps %u windows "
+		       "(%u in all)\n", k, n, total);
+		fflush(stdout);
+	}
+	while (hostile_time_left(h)) {
+		for (k = 0; k < h->slots; k++)
+			if (h->slot[k].phase == SLOT_LIVE)
+				hostile_roundtrip(h, k, NULL, NULL, 500);
+		usleep(100 * 1000);
+	}
 }

@@ -4,7 +4,7 @@
  * region for a bounded time, then says what it did.
  *
  *   hostile-peer --socket PATH --mode MODE [--seconds N] [--seed S]
- *                [--spare partial-header] [--verbose]
+ *                [--spare partial-header] [--count N] [--verbose]
  *
  * Modes (docs in tests/hostile/README.md):
  *   garbage-records  well-framed records of random types and contents,
@@ -47,6 +47,7 @@ static const struct mode modes[] = {
 	{ "event-cons-lie", hostile_event_cons_lie },
 	{ "record-flood", hostile_record_flood },
 	{ "budget-stall", hostile_budget_stall },
+	{ "window-flood", hostile_window_flood },
 };
 
 /* The modes "all" runs, in this order. */
@@ -60,7 +61,7 @@ usage(FILE *f)
 	fprintf(f, "usage: hostile-peer --socket PATH --mode MODE "
 		   "[--seconds N] [--seed S]\n"
 		   "                    [--spare partial-header] "
-		   "[--verbose]\nmodes: all");
+		   "[--count N] [--verbose]\nmodes: all");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(f, " %s", modes[i].name);
 	fprintf(f, "\n");
@@ -133,6 +134,7 @@ main(int argc, char *argv[])
 		{ "seconds", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ "spare", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -151,6 +153,7 @@ main(int argc, char *argv[])
 		case 'm': mode = optarg; break;
 		case 't': seconds = atof(optarg); break;
 		case 'r': seed = strtoull(optarg, NULL, 0); break;
+		case 'c': h.count = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'p':
 			if (strcmp(optarg, "partial-header") != 0) {
 				usage(stderr);

@@ -56,6 +56,7 @@ struct hostile {
 	uint64_t rng;
 	int64_t deadline_ms;
 	bool spare_partial;	/* keep request prod 8-aligned */
+	uint32_t count;		/* --count: mode's own size, 0 default */
 	bool verbose;
 	struct hostile_slot slot[IVWL_SLOT_COUNT];
 	struct hostile_stats st;
@@ -252,5 +253,8 @@ hostile_record_flood(struct hostile *h);
 
 void
 hostile_budget_stall(struct hostile *h);
+
+void
+hostile_window_flood(struct hostile *h);
 
 #endif

@@ -498,6 +498,45 @@ def case_bug_budget_lost_wakeup(s):
         raise Failure("the reproducer did not get that far")
 
 
+def windows_mapped(log):
+    found = re.findall(r"window-flood: slot \d+ maps \d+ windows "
+                       r"\((\d+) in all\)", log)
+    return int(found[-1]) if found else 0
+
+
+def case_bug_window_flood_stalls_good_vm(s):
+    """Mapped toplevels from every slot of the evil VM, one 1x1 buffer
+    shared by all: nothing bounds surfaces per VM (only ids per
+    connection, 2^18), and every repaint walks all their views, so the
+    good VM's client crawls and weston's memory grows by ~4 KiB a
+    window."""
+    want = 120000
+    s.start_peer("window-flood", 50, ["--count", "20000"])
+    try:
+        wait_for(f"{want} evil windows", lambda: windows_mapped(
+            s.peer_log()) >= want or s.peer.poll() is not None,
+            timeout=40)
+    except Failure:
+        pass
+    mapped = windows_mapped(s.peer_log())
+    with open(f"/proc/{s.weston.pid}/status") as f:
+        rss = [ln.split()[1] for ln in f if ln.startswith("VmRSS")][0]
+    print(f"the evil VM mapped {mapped} windows; weston's RSS is "
+          f"{int(rss) >> 10} MiB")
+    s.check_weston()
+    a, dump = pattern(s, "good", "during", frames=90)
+    t = time.monotonic()
+    try:
+        s.wait_line(a, "ready", timeout=10)
+    except Failure as e:
+        raise Failure(f"BUG window flood: with {mapped} windows of the "
+                      f"evil VM on screen the good VM's client did not "
+                      f"draw 90 frames in 10 s ({e}); nothing bounds "
+                      f"surfaces per VM")
+    print(f"good client: 90 frames in {time.monotonic() - t:.1f} s")
+    s.check_weston()
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
@@ -514,6 +553,7 @@ CASES = {
     "bug-event-cons-lie-without-reason":
         case_bug_event_cons_lie_without_reason,
     "bug-budget-lost-wakeup": case_bug_budget_lost_wakeup,
+    "bug-window-flood-stalls-good-vm": case_bug_window_flood_stalls_good_vm,
 }
 
 
