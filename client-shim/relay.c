@@ -288,16 +288,13 @@ wayland_events(struct relay *r, uint32_t len)
 static int
 channel_record(struct relay *r, uint16_t type, uint32_t len)
 {
-	struct ivwl_channel *ch;
-	uint32_t id;
-	int ret;
+	struct ivwl_channel *finished;
 
-	ret = ivwl_channels_handle(&r->channels, type, r->record, len, &id);
-	if (ret < 0)
+	if (ivwl_channels_handle(&r->channels, type, r->record, len,
+				 &finished) < 0)
 		return fail(r, "the display broke a pipe channel's rules");
-	ch = ret == 1 ? ivwl_channel_find(&r->channels, id) : NULL;
-	if (ch)
-		ivwl_channel_destroy(&r->channels, ch);
+	if (finished)
+		ivwl_channel_destroy(&r->channels, finished);
 	return 0;
 }
 

@@ -50,19 +50,15 @@ static int
 handle_channel_record(struct ivwl_connection *conn, uint16_t type,
 		      uint32_t len, const char **why)
 {
-	struct ivwl_channel *ch;
-	uint32_t id;
-	int ret;
+	struct ivwl_channel *finished;
 
-	ret = ivwl_channels_handle(&conn->channels, type, conn->record, len,
-				   &id);
-	if (ret < 0) {
+	if (ivwl_channels_handle(&conn->channels, type, conn->record, len,
+				 &finished) < 0) {
 		*why = "the app broke a pipe channel's rules";
-		return ret;
+		return -EPROTO;
 	}
-	ch = ret == 1 ? ivwl_channel_find(&conn->channels, id) : NULL;
-	if (ch)
-		channel_destroy(conn, ch);
+	if (finished)
+		channel_destroy(conn, finished);
 	return 0;
 }
 

@@ -258,15 +258,13 @@ ivwl_channel_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 }
 
 static int
-handle_data(struct ivwl_channels *chs, const void *payload, uint32_t len,
-	    uint32_t *id)
+handle_data(struct ivwl_channels *chs, const void *payload, uint32_t len)
 {
 	struct ivwl_channel_data_record rec;
 	struct ivwl_channel *ch;
 
 	if (ivwl_record_parse_channel_data(payload, len, &rec) < 0)
 		return -EPROTO;
-	*id = rec.channel;
 	ch = ivwl_channel_find(chs, rec.channel);
 	if (!ch) {
 		/* Ours and already over (we aborted it): bytes in flight. */
@@ -284,37 +282,36 @@ handle_data(struct ivwl_channels *chs, const void *payload, uint32_t len,
 
 static int
 handle_close(struct ivwl_channels *chs, const void *payload, uint32_t len,
-	     uint32_t *id)
+	     struct ivwl_channel **finished)
 {
 	struct ivwl_channel_close rec;
 	struct ivwl_channel *ch;
 
 	if (ivwl_record_parse_channel_close(payload, len, &rec) < 0)
 		return -EPROTO;
-	*id = rec.channel;
 	ch = ivwl_channel_find(chs, rec.channel);
 	if (!ch)
 		return 0;	/* both ends closed at once */
-	if (!ch->sink)
-		return 1;	/* the sink's reader left: stop reading */
-	if (rec.flags == IVWL_CHANNEL_ABORT) {
-		/* The writer failed: the reader sees the end, as locally. */
-		return 1;
+	/* A source: the sink's reader left, stop reading.  A sink told
+	 * ABORT: the writer failed, the reader sees the end, as locally. */
+	if (!ch->sink || rec.flags == IVWL_CHANNEL_ABORT) {
+		*finished = ch;
+		return 0;
 	}
 	ch->done = true;
-	return ch->len == 0 ? 1 : 0;
+	if (ch->len == 0)
+		*finished = ch;
+	return 0;
 }
 
 static int
-handle_credit(struct ivwl_channels *chs, const void *payload, uint32_t len,
-	      uint32_t *id)
+handle_credit(struct ivwl_channels *chs, const void *payload, uint32_t len)
 {
 	struct ivwl_channel_credit rec;
 	struct ivwl_channel *ch;
 
 	if (ivwl_record_parse_channel_credit(payload, len, &rec) < 0)
 		return -EPROTO;
-	*id = rec.channel;
 	ch = ivwl_channel_find(chs, rec.channel);
 	if (!ch)
 		return IVWL_CHANNEL_SIDE(rec.channel) != chs->side ? 0 :
@@ -327,16 +324,17 @@ handle_credit(struct ivwl_channels *chs, const void *payload, uint32_t len,
 
 int
 ivwl_channels_handle(struct ivwl_channels *chs, uint16_t type,
-		     const void *payload, uint32_t len, uint32_t *id)
+		     const void *payload, uint32_t len,
+		     struct ivwl_channel **finished)
 {
-	*id = 0;
+	*finished = NULL;
 	switch (type) {
 	case IVWL_RECORD_CHANNEL_DATA:
-		return handle_data(chs, payload, len, id);
+		return handle_data(chs, payload, len);
 	case IVWL_RECORD_CHANNEL_CLOSE:
-		return handle_close(chs, payload, len, id);
+		return handle_close(chs, payload, len, finished);
 	case IVWL_RECORD_CHANNEL_CREDIT:
-		return handle_credit(chs, payload, len, id);
+		return handle_credit(chs, payload, len);
 	default:
 		return -EPROTO;
 	}

@@ -103,12 +103,14 @@ int
 ivwl_channel_pump(struct ivwl_channel *ch, struct ivwl_ring *ring);
 
 /*
- * A record for one of our channels.  Returns 0, 1 when that channel is
- * finished, or -EPROTO when the peer broke the rules.  *id tells which.
+ * A record for one of our channels.  Returns 0 and sets *finished to the
+ * channel the record ended (the caller destroys it) or NULL; -EPROTO when
+ * the peer broke the rules.
  */
 int
 ivwl_channels_handle(struct ivwl_channels *chs, uint16_t type,
-		     const void *payload, uint32_t len, uint32_t *id);
+		     const void *payload, uint32_t len,
+		     struct ivwl_channel **finished);
 
 void
 ivwl_channel_destroy(struct ivwl_channels *chs, struct ivwl_channel *ch);

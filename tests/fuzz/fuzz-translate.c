@@ -148,9 +148,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			IVWL_RECORD_CHANNEL_DATA, IVWL_RECORD_CHANNEL_CLOSE,
 			IVWL_RECORD_CHANNEL_CREDIT,
 		};
+		struct ivwl_channel *finished;
 		uint8_t kind = data[pos];
 		uint16_t len;
-		uint32_t id;
 		int ret;
 
 		memcpy(&len, data + pos + 1, 2);
@@ -164,10 +164,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			ret = ivwl_channels_handle(&conn.channels,
 						   channel_types[kind % 4 - 1],
-						   buf, len, &id);
-			if (ret == 1 && ivwl_channel_find(&conn.channels, id))
-				ivwl_channel_destroy(&conn.channels,
-					ivwl_channel_find(&conn.channels, id));
+						   buf, len, &finished);
+			if (ret == 0 && finished)
+				ivwl_channel_destroy(&conn.channels, finished);
 		}
 		if (ret < 0)
 			break;
