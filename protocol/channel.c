@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -217,6 +219,32 @@ source_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 	return ret < 0 ? ret : 1;
 }
 
+/*
+ * write() to a pipe whose reader left raises SIGPIPE, which would end
+ * weston (or whoever runs this) for a paste target that closed early.
+ * Block it around the write and take a pending one back; EPIPE remains.
+ */
+static ssize_t
+write_no_sigpipe(int fd, const void *buf, size_t len)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t pipe_set, old;
+	ssize_t n;
+	int err;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(fd, buf, len);
+	err = errno;
+	if (n < 0 && err == EPIPE)
+		while (sigtimedwait(&pipe_set, NULL, &now) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
 static int
 sink_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 {
@@ -224,7 +252,7 @@ sink_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 	int ret;
 
 	while (ch->len > 0 && ch->fd >= 0) {
-		n = write(ch->fd, ch->buf, ch->len);
+		n = write_no_sigpipe(ch->fd, ch->buf, ch->len);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (n < 0) {
