@@ -70,6 +70,7 @@ struct ivwl_connection {
 	uint32_t npools;		/* mappings, see ivwl_pool */
 	struct ivwl_buffer_ref *buffers;
 	uint32_t nbuffers;
+	uint32_t nsurfaces;		/* live wl_surfaces */
 
 	uint64_t *record;		/* private copy of one request record */
 };

@@ -25,6 +25,11 @@
 #define IVWL_CONN_MAX_POOLS 128u
 #define IVWL_VM_MAX_POOLS 512u
 #define IVWL_CONN_MAX_BUFFERS 1024u
+/* Every surface costs weston work on every repaint: bound them. */
+#define IVWL_CONN_MAX_SURFACES 512u
+#define IVWL_VM_MAX_SURFACES 2048u
+/* Live objects of one connection, far below the walker's own bound. */
+#define IVWL_CONN_MAX_OBJECTS 32768u
 #define TITLE_MAX 1024u
 
 static bool
@@ -348,6 +353,19 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	} else if (is(msg, &ivwl_iface_wl_buffer,
 		      IVWL_REQ_WL_BUFFER_DESTROY)) {
 		buffer_gone(conn, msg->object);
+	} else if (is(msg, &ivwl_iface_wl_compositor,
+		      IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE)) {
+		if (conn->nsurfaces >= IVWL_CONN_MAX_SURFACES ||
+		    conn->vm->surfaces >= IVWL_VM_MAX_SURFACES) {
+			*why = "too many surfaces";
+			return -EDQUOT;
+		}
+		conn->nsurfaces++;
+		conn->vm->surfaces++;
+	} else if (is(msg, &ivwl_iface_wl_surface,
+		      IVWL_REQ_WL_SURFACE_DESTROY)) {
+		conn->nsurfaces--;
+		conn->vm->surfaces--;
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
 		return send_prefixed_title(conn, msg);
@@ -396,6 +414,10 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		if (ret < 0) {
 			*why = "request breaks object lifetime rules";
 			return ret;
+		}
+		if (conn->objects.client.live > IVWL_CONN_MAX_OBJECTS) {
+			*why = "too many objects";
+			return -EDQUOT;
 		}
 		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
@@ -542,6 +564,8 @@ ivwl_translate_release(struct ivwl_connection *conn)
 		free(pool);
 	}
 	conn->npools = 0;
+	conn->vm->surfaces -= conn->nsurfaces;
+	conn->nsurfaces = 0;
 	free(conn->buffers);
 	conn->buffers = NULL;
 	conn->nbuffers = 0;

@@ -33,6 +33,7 @@ struct ivwl_vm {
 	struct ivwl_vm_vector vectors[IVWL_SLOT_COUNT + 1];
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
+	uint32_t surfaces;		/* of all its connections */
 };
 
 /* A connection tells its VM it is gone (slot answered CLOSED). */
