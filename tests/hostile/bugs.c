@@ -22,28 +22,28 @@
  * an idle callback never returns to its event loop.
  */
 void
-hostile_partial_header(struct hostile *h)
+ivwl_hostile_partial_header(struct ivwl_hostile *h)
 {
 	struct ivwl_ring_ctrl *r;
 	bool closed = false, answered;
 	uint32_t cons;
 
-	if (!hostile_slot_open_wait(h, 0, 2000)) {
+	if (!ivwl_hostile_slot_open_wait(h, 0, 2000)) {
 		printf("hostile-peer: partial-header: the display never "
 		       "served slot 0\n");
 		return;
 	}
-	r = &hostile_ctrl(h, 0)->request;
+	r = &ivwl_hostile_ctrl(h, 0)->request;
 	cons = ivwl_shm_load(&r->consumer.cons);
 	ivwl_shm_store_release(&r->producer.prod, cons + 4);
 	h->st.index_writes++;
-	hostile_ring(h, ivwl_slot_vector(0));
+	ivwl_hostile_ring(h, ivwl_slot_vector(0));
 	usleep(300 * 1000);
 
-	answered = h->slots > 1 && hostile_slot_open_wait(h, 1, 2000);
-	while (hostile_time_left(h) && !closed) {
-		hostile_slot_poll(h, 0);
-		closed = h->slot[0].phase != SLOT_LIVE;
+	answered = h->slots > 1 && ivwl_hostile_slot_open_wait(h, 1, 2000);
+	while (ivwl_hostile_time_left(h) && !closed) {
+		ivwl_hostile_slot_poll(h, 0);
+		closed = h->slot[0].phase != IVWL_HOSTILE_LIVE;
 		usleep(10 * 1000);
 	}
 	printf("hostile-peer: partial-header: the display %s slot 0 and %s "
@@ -65,7 +65,7 @@ struct window {
 };
 
 static void
-on_window_event(void *data, const struct wl_event *ev)
+on_window_event(void *data, const struct ivwl_hostile_event *ev)
 {
 	struct window *w = data;
 
@@ -81,21 +81,21 @@ on_window_event(void *data, const struct wl_event *ev)
 }
 
 static void
-attach_commit(struct wl_out *out, uint32_t surface, uint32_t buffer)
+attach_commit(struct ivwl_out *out, uint32_t surface, uint32_t buffer)
 {
-	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
-	wl_out_u32(out, buffer);
-	wl_out_u32(out, 0);
-	wl_out_u32(out, 0);
-	wl_out_end(out);
-	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
-	wl_out_u32(out, 0);
-	wl_out_u32(out, 0);
-	wl_out_u32(out, OVR_WIDTH);
-	wl_out_u32(out, OVR_HEIGHT);
-	wl_out_end(out);
-	wl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
-	wl_out_end(out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
+	ivwl_out_u32(out, buffer);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, OVR_WIDTH);
+	ivwl_out_u32(out, OVR_HEIGHT);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(out);
 }
 
 /*
@@ -107,19 +107,22 @@ attach_commit(struct wl_out *out, uint32_t surface, uint32_t buffer)
  * other colour in the window came from outside the app's range.
  */
 void
-hostile_shm_overread(struct hostile *h)
+ivwl_hostile_shm_overread(struct ivwl_hostile *h)
 {
 	struct window w = { 0 };
-	struct wl_globals g;
-	struct wl_out out;
-	uint32_t len = ((uint32_t)OVR_STRIDE * OVR_HEIGHT + IVWL_PAGE_SIZE - 1) &
-		       ~(IVWL_PAGE_SIZE - 1);
-	uint64_t offset = h->layout.region_size - len;
-	uint32_t *px = (uint32_t *)(h->base + offset), i;
-	uint32_t shm, comp, surface, top, pool, buffer, *id;
-	struct ivwl_fd_desc d = wl_region_desc(offset, len);
+	struct ivwl_hostile_globals g;
+	struct ivwl_out out;
+	uint32_t len = (uint32_t)OVR_STRIDE * OVR_HEIGHT;
+	uint32_t shm, comp, surface, top, pool, buffer, *id, *px, i;
+	struct ivwl_fd_desc d;
+	uint64_t offset;
 
-	if (!hostile_session_start(h, 0, &g, 2000) || !g.shm ||
+	/* the last pages of the heap, which are the region's last */
+	len = (len + IVWL_PAGE_SIZE - 1) & ~(IVWL_PAGE_SIZE - 1);
+	offset = h->layout.region_size - len;
+	px = (uint32_t *)(h->base + offset);
+	d = ivwl_out_region_desc(offset, len);
+	if (!ivwl_hostile_session_start(h, 0, &g, 2000) || !g.shm ||
 	    !g.compositor || !g.wm_base) {
 		printf("hostile-peer: shm-overread: no session\n");
 		return;
@@ -134,29 +137,30 @@ hostile_shm_overread(struct hostile *h)
 	surface = (*id)++;
 	w.xdg_surface = (*id)++;
 	top = (*id)++;
-	wl_out_reset(&out);
-	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
-	wl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
-	wl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
-	wl_out_begin(&out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
-	wl_out_u32(&out, surface);
-	wl_out_end(&out);
-	wl_out_begin(&out, w.wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
-	wl_out_u32(&out, w.xdg_surface);
-	wl_out_u32(&out, surface);
-	wl_out_end(&out);
-	wl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
-	wl_out_u32(&out, top);
-	wl_out_end(&out);
-	wl_out_begin(&out, top, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
-	wl_out_string(&out, "overread");
-	wl_out_end(&out);
-	wl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
-	wl_out_end(&out);
-	hostile_send_wayland(h, 0, &out);
-	while (!w.configured && hostile_time_left(h) &&
-	       h->slot[0].phase == SLOT_LIVE)
-		hostile_roundtrip(h, 0, on_window_event, &w, 200);
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	ivwl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
+	ivwl_out_begin(&out, comp,
+		       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	ivwl_out_u32(&out, surface);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, w.wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	ivwl_out_u32(&out, w.xdg_surface);
+	ivwl_out_u32(&out, surface);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	ivwl_out_u32(&out, top);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, top, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	ivwl_out_string(&out, "overread");
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+	while (!w.configured && ivwl_hostile_time_left(h) &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE)
+		ivwl_hostile_roundtrip(h, 0, on_window_event, &w, 200);
 	if (!w.configured) {
 		printf("hostile-peer: shm-overread: never configured\n");
 		return;
@@ -164,46 +168,48 @@ hostile_shm_overread(struct hostile *h)
 
 	pool = (*id)++;
 	buffer = (*id)++;
-	wl_out_reset(&out);
-	wl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-	wl_out_u32(&out, w.serial);
-	wl_out_end(&out);
-	wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
-	wl_out_u32(&out, pool);
-	wl_out_u32(&out, len);
-	wl_out_end(&out);
-	wl_out_fd(&out, &d);
-	wl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
-	wl_out_u32(&out, buffer);
-	wl_out_u32(&out, len - (uint32_t)OVR_STRIDE * OVR_HEIGHT);
-	wl_out_u32(&out, OVR_WIDTH);
-	wl_out_u32(&out, OVR_HEIGHT);
-	wl_out_u32(&out, OVR_STRIDE);
-	wl_out_u32(&out, XRGB8888);
-	wl_out_end(&out);
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	ivwl_out_u32(&out, w.serial);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	ivwl_out_u32(&out, pool);
+	ivwl_out_u32(&out, len);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &d);
+	ivwl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	ivwl_out_u32(&out, buffer);
+	ivwl_out_u32(&out, len - (uint32_t)OVR_STRIDE * OVR_HEIGHT);
+	ivwl_out_u32(&out, OVR_WIDTH);
+	ivwl_out_u32(&out, OVR_HEIGHT);
+	ivwl_out_u32(&out, OVR_STRIDE);
+	ivwl_out_u32(&out, XRGB8888);
+	ivwl_out_end(&out);
 	attach_commit(&out, surface, buffer);
-	hostile_send_wayland(h, 0, &out);
+	ivwl_hostile_send_wayland(h, 0, &out);
 	printf("hostile-peer: shm-overread: %dx%d buffer, stride %d, ends at "
 	       "the end of the region\n", OVR_WIDTH, OVR_HEIGHT, OVR_STRIDE);
 	fflush(stdout);
 
 	/* keep it on screen, repainted, answering pings */
-	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
-		hostile_roundtrip(h, 0, on_window_event, &w, 200);
-		wl_out_reset(&out);
+	while (ivwl_hostile_time_left(h) &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		ivwl_hostile_roundtrip(h, 0, on_window_event, &w, 200);
+		ivwl_out_reset(&out);
 		if (w.pinged) {
-			wl_out_begin(&out, w.wm_base, IVWL_REQ_XDG_WM_BASE_PONG);
-			wl_out_u32(&out, w.ping);
-			wl_out_end(&out);
+			ivwl_out_begin(&out, w.wm_base,
+				       IVWL_REQ_XDG_WM_BASE_PONG);
+			ivwl_out_u32(&out, w.ping);
+			ivwl_out_end(&out);
 			w.pinged = false;
 		}
 		attach_commit(&out, surface, buffer);
-		hostile_send_wayland(h, 0, &out);
+		ivwl_hostile_send_wayland(h, 0, &out);
 		usleep(100 * 1000);
 	}
 	printf("hostile-peer: shm-overread: the connection %s\n",
-	       h->slot[0].phase == SLOT_LIVE ? "stayed open" :
-					      "was closed");
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "stayed open" :
+	       "was closed");
 }
 
 /* ---- pool-flood ----------------------------------------------------- */
@@ -216,18 +222,18 @@ struct flood {
 };
 
 static bool
-flood_start(struct hostile *h, uint32_t k, struct flood *f)
+flood_start(struct ivwl_hostile *h, uint32_t k, struct flood *f)
 {
-	struct wl_globals g;
-	struct wl_out out;
+	struct ivwl_hostile_globals g;
+	struct ivwl_out out;
 
 	f->pools = 0;
-	if (!hostile_session_start(h, k, &g, 2000) || !g.shm)
+	if (!ivwl_hostile_session_start(h, k, &g, 2000) || !g.shm)
 		return false;
 	f->shm = h->slot[k].next_id++;
-	wl_out_reset(&out);
-	wl_out_bind(&out, g.shm, "wl_shm", 1, f->shm);
-	return hostile_send_wayland(h, k, &out) == 0;
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.shm, "wl_shm", 1, f->shm);
+	return ivwl_hostile_send_wayland(h, k, &out) == 0;
 }
 
 /*
@@ -238,45 +244,46 @@ flood_start(struct hostile *h, uint32_t k, struct flood *f)
  * connection is gone.
  */
 static bool
-flood_add(struct hostile *h, uint32_t k, struct flood *f, uint32_t n,
+flood_add(struct ivwl_hostile *h, uint32_t k, struct flood *f, uint32_t n,
 	  uint32_t per_record)
 {
-	struct ivwl_fd_desc d = wl_region_desc(h->layout.heap_offset,
-					       IVWL_PAGE_SIZE);
+	struct ivwl_fd_desc d = ivwl_out_region_desc(h->layout.heap_offset,
+						     IVWL_PAGE_SIZE);
 	uint32_t *id = &h->slot[k].next_id, added = 0, i, pool;
-	struct wl_out out;
+	struct ivwl_out out;
 
-	while (added < n && hostile_time_left(h) &&
-	       h->slot[k].phase == SLOT_LIVE) {
-		wl_out_reset(&out);
+	while (added < n && ivwl_hostile_time_left(h) &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE) {
+		ivwl_out_reset(&out);
 		for (i = 0; i < per_record && added + i < n; i++) {
 			pool = (*id)++;
-			wl_out_begin(&out, f->shm, IVWL_REQ_WL_SHM_CREATE_POOL);
-			wl_out_u32(&out, pool);
-			wl_out_u32(&out, IVWL_PAGE_SIZE);
-			wl_out_end(&out);
-			wl_out_fd(&out, &d);
-			wl_out_begin(&out, pool,
-				     IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
-			wl_out_u32(&out, (*id)++);
-			wl_out_u32(&out, 0);
-			wl_out_u32(&out, 1);
-			wl_out_u32(&out, 1);
-			wl_out_u32(&out, 4);
-			wl_out_u32(&out, XRGB8888);
-			wl_out_end(&out);
-			wl_out_begin(&out, pool,
-				     IVWL_REQ_WL_SHM_POOL_DESTROY);
-			wl_out_end(&out);
+			ivwl_out_begin(&out, f->shm,
+				       IVWL_REQ_WL_SHM_CREATE_POOL);
+			ivwl_out_u32(&out, pool);
+			ivwl_out_u32(&out, IVWL_PAGE_SIZE);
+			ivwl_out_end(&out);
+			ivwl_out_fd(&out, &d);
+			ivwl_out_begin(&out, pool,
+				       IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+			ivwl_out_u32(&out, (*id)++);
+			ivwl_out_u32(&out, 0);
+			ivwl_out_u32(&out, 1);
+			ivwl_out_u32(&out, 1);
+			ivwl_out_u32(&out, 4);
+			ivwl_out_u32(&out, XRGB8888);
+			ivwl_out_end(&out);
+			ivwl_out_begin(&out, pool,
+				       IVWL_REQ_WL_SHM_POOL_DESTROY);
+			ivwl_out_end(&out);
 		}
-		if (hostile_send_wayland(h, k, &out) < 0 ||
-		    !hostile_roundtrip(h, k, NULL, NULL, 2000))
+		if (ivwl_hostile_send_wayland(h, k, &out) < 0 ||
+		    !ivwl_hostile_roundtrip(h, k, NULL, NULL, 2000))
 			break;
 		added += i;
 		f->pools += i;
 	}
-	hostile_slot_poll(h, k);
-	return h->slot[k].phase == SLOT_LIVE;
+	ivwl_hostile_slot_poll(h, k);
+	return h->slot[k].phase == IVWL_HOSTILE_LIVE;
 }
 
 /*
@@ -286,7 +293,7 @@ flood_add(struct hostile *h, uint32_t k, struct flood *f, uint32_t n,
  * short of that.  Returns the pools held.
  */
 static uint32_t
-hold_most(struct hostile *h, uint32_t k)
+hold_most(struct ivwl_hostile *h, uint32_t k)
 {
 	struct flood f;
 	uint32_t room;
@@ -317,11 +324,12 @@ hold_most(struct hostile *h, uint32_t k)
  * mapping to spare.
  */
 void
-hostile_pool_flood(struct hostile *h)
+ivwl_hostile_pool_flood(struct ivwl_hostile *h)
 {
 	uint32_t k, held = 0, n, slots = 0, empty = 0;
 
-	for (k = 0; k < h->slots && empty < 2 && hostile_time_left(h); k++) {
+	for (k = 0; k < h->slots && empty < 2 &&
+	     ivwl_hostile_time_left(h); k++) {
 		n = hold_most(h, k);
 		printf("hostile-peer: pool-flood: slot %u holds %u pools\n",
 		       k, n);
@@ -333,10 +341,10 @@ hostile_pool_flood(struct hostile *h)
 	printf("hostile-peer: pool-flood: holding %u pools on %u slots\n",
 	       held, slots);
 	fflush(stdout);
-	while (hostile_time_left(h)) {
+	while (ivwl_hostile_time_left(h)) {
 		for (k = 0; k < h->slots; k++)
-			if (h->slot[k].phase == SLOT_LIVE)
-				hostile_roundtrip(h, k, NULL, NULL, 500);
+			if (h->slot[k].phase == IVWL_HOSTILE_LIVE)
+				ivwl_hostile_roundtrip(h, k, NULL, NULL, 500);
 		usleep(100 * 1000);
 	}
 }
@@ -346,18 +354,18 @@ hostile_pool_flood(struct hostile *h)
 /* Live connections with objects, then the app side leaves the server
  * without closing them (its VM died). */
 void
-hostile_vanish(struct hostile *h)
+ivwl_hostile_vanish(struct ivwl_hostile *h)
 {
-	struct wl_globals g;
+	struct ivwl_hostile_globals g;
 	uint32_t k, live = 0;
 
 	for (k = 0; k < 4 && k < h->slots; k++)
-		if (hostile_session_start(h, k, &g, 1000))
+		if (ivwl_hostile_session_start(h, k, &g, 1000))
 			live++;
 	printf("hostile-peer: vanish: leaving %u live connections behind\n",
 	       live);
 	for (k = 0; k < 4 && k < h->slots; k++)
-		if (h->slot[k].phase == SLOT_LIVE)
+		if (h->slot[k].phase == IVWL_HOSTILE_LIVE)
 			printf("hostile-peer: vanish: slot %u generation %u\n",
 			       k, h->slot[k].gen);
 	fflush(stdout);
@@ -368,19 +376,21 @@ hostile_vanish(struct hostile *h)
 /* The event ring full, then an event cons past prod: the display's
  * producer must notice it when it needs room, and say so. */
 void
-hostile_event_cons_lie(struct hostile *h)
+ivwl_hostile_event_cons_lie(struct ivwl_hostile *h)
 {
-	if (!hostile_slot_open_wait(h, 0, 2000)) {
+	if (!ivwl_hostile_slot_open_wait(h, 0, 2000)) {
 		printf("hostile-peer: event-cons-lie: no slot\n");
 		return;
 	}
-	hostile_event_lie(h, 0, 0);
-	while (hostile_time_left(h) && h->slot[0].phase == SLOT_LIVE) {
-		hostile_slot_poll(h, 0);
+	ivwl_hostile_event_lie(h, 0, 0);
+	while (ivwl_hostile_time_left(h) &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		ivwl_hostile_slot_poll(h, 0);
 		usleep(10 * 1000);
 	}
 	printf("hostile-peer: event-cons-lie: the display %s the slot\n",
-	       h->slot[0].phase == SLOT_LIVE ? "kept serving" : "closed");
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "kept serving" :
+	       "closed");
 }
 
 /* ---- record-flood --------------------------------------------------- */
@@ -392,26 +402,27 @@ hostile_event_cons_lie(struct hostile *h)
  * to the rest of weston.
  */
 void
-hostile_record_flood(struct hostile *h)
+ivwl_hostile_record_flood(struct ivwl_hostile *h)
 {
 	struct ivwl_wayland_header empty = { 0 };
 	uint64_t sent = 0;
 	uint32_t k, live = 0;
 
 	for (k = 0; k < 4 && k < h->slots; k++)
-		if (hostile_slot_open_wait(h, k, 2000))
+		if (ivwl_hostile_slot_open_wait(h, k, 2000))
 			live++;
-	while (live && hostile_time_left(h)) {
+	while (live && ivwl_hostile_time_left(h)) {
 		for (k = 0; k < 4 && k < h->slots; k++) {
-			if (h->slot[k].phase != SLOT_LIVE)
+			if (h->slot[k].phase != IVWL_HOSTILE_LIVE)
 				continue;
-			while (hostile_send(h, k, IVWL_RECORD_WAYLAND, &empty,
-					    sizeof(empty), false) == 0)
+			while (ivwl_hostile_send(h, k, IVWL_RECORD_WAYLAND,
+						 &empty,
+						 sizeof(empty), false) == 0)
 				sent++;
 		}
 		if (sent % 64 == 0)
 			for (k = 0; k < 4 && k < h->slots; k++)
-				hostile_slot_poll(h, k);
+				ivwl_hostile_slot_poll(h, k);
 	}
 	printf("hostile-peer: record-flood: %llu empty records on %u slots\n",
 	       (unsigned long long)sent, live);
@@ -422,10 +433,10 @@ hostile_record_flood(struct hostile *h)
 #define RECORD_BUDGET 256	/* plugin/connection.c */
 
 static void
-ring_state(struct hostile *h, uint32_t k, uint32_t *prod, uint32_t *cons,
+ring_state(struct ivwl_hostile *h, uint32_t k, uint32_t *prod, uint32_t *cons,
 	   uint32_t *token)
 {
-	struct ivwl_ring_ctrl *r = &hostile_ctrl(h, k)->request;
+	struct ivwl_ring_ctrl *r = &ivwl_hostile_ctrl(h, k)->request;
 
 	*prod = ivwl_shm_load(&r->producer.prod);
 	*cons = ivwl_shm_load(&r->consumer.cons);
@@ -440,15 +451,15 @@ ring_state(struct hostile *h, uint32_t k, uint32_t *prod, uint32_t *cons,
  * which: a display that did neither never reads it.
  */
 void
-hostile_budget_stall(struct hostile *h)
+ivwl_hostile_budget_stall(struct ivwl_hostile *h)
 {
 	struct ivwl_wayland_header empty = { 0 };
 	struct iovec iov = { &empty, sizeof(empty) };
-	struct hostile_slot *s = &h->slot[0];
+	struct ivwl_hostile_slot *s = &h->slot[0];
 	uint32_t prod, cons, token, i;
 	int64_t end;
 
-	if (!hostile_slot_open_wait(h, 0, 2000)) {
+	if (!ivwl_hostile_slot_open_wait(h, 0, 2000)) {
 		printf("hostile-peer: budget-stall: no slot\n");
 		return;
 	}
@@ -456,25 +467,26 @@ hostile_budget_stall(struct hostile *h)
 	for (i = 0; i < RECORD_BUDGET; i++)
 		ivwl_ring_write(&s->request, IVWL_RECORD_WAYLAND, &iov, 1);
 	h->st.records += RECORD_BUDGET;
-	hostile_ring(h, ivwl_slot_vector(0));
+	ivwl_hostile_ring(h, ivwl_slot_vector(0));
 
-	end = hostile_now_ms() + 2000;
+	end = ivwl_hostile_now_ms() + 2000;
 	do {
 		usleep(10 * 1000);
 		ring_state(h, 0, &prod, &cons, &token);
-	} while (cons != prod && hostile_now_ms() < end);
+	} while (cons != prod && ivwl_hostile_now_ms() < end);
 	usleep(100 * 1000);
 	ring_state(h, 0, &prod, &cons, &token);
 	printf("hostile-peer: budget-stall: %u records read, sleep token "
 	       "%u\n", (cons - 0) / 16, token);
 
 	/* the protocol's rule: ring only a consumer that asked for it */
-	hostile_send(h, 0, IVWL_RECORD_WAYLAND, &empty, sizeof(empty), false);
-	end = hostile_now_ms() + 1000;
+	ivwl_hostile_send(h, 0, IVWL_RECORD_WAYLAND, &empty, sizeof(empty),
+			  false);
+	end = ivwl_hostile_now_ms() + 1000;
 	do {
 		usleep(10 * 1000);
 		ring_state(h, 0, &prod, &cons, &token);
-	} while (cons != prod && hostile_now_ms() < end);
+	} while (cons != prod && ivwl_hostile_now_ms() < end);
 	printf("hostile-peer: budget-stall: the display %s the record sent "
 	       "after its budget ran out with the ring empty%s\n",
 	       cons == prod ? "read" : "NEVER read",
@@ -496,7 +508,7 @@ struct windows {
 };
 
 static void
-on_windows_event(void *data, const struct wl_event *ev)
+on_windows_event(void *data, const struct ivwl_hostile_event *ev)
 {
 	struct windows *w = data;
 	uint32_t i;
@@ -521,16 +533,17 @@ on_windows_event(void *data, const struct wl_event *ev)
 
 /* Waits for ring room (reading events meanwhile) up to two seconds. */
 static int
-send_patiently(struct hostile *h, uint32_t k, const struct wl_out *out,
+send_patiently(struct ivwl_hostile *h, uint32_t k, const struct ivwl_out *out,
 	       struct windows *w)
 {
-	int64_t end = hostile_now_ms() + 2000;
+	int64_t end = ivwl_hostile_now_ms() + 2000;
 	int ret;
 
-	while ((ret = hostile_send_wayland(h, k, out)) == -EAGAIN &&
-	       hostile_now_ms() < end && h->slot[k].phase == SLOT_LIVE) {
-		hostile_drain_events(h, k, on_windows_event, w);
-		hostile_slot_poll(h, k);
+	while ((ret = ivwl_hostile_send_wayland(h, k, out)) == -EAGAIN &&
+	       ivwl_hostile_now_ms() < end &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE) {
+		ivwl_hostile_drain_events(h, k, on_windows_event, w);
+		ivwl_hostile_slot_poll(h, k);
 		usleep(1000);
 	}
 	return ret;
@@ -542,19 +555,19 @@ send_patiently(struct hostile *h, uint32_t k, const struct wl_out *out,
  * windows mapped.
  */
 static uint32_t
-map_windows(struct hostile *h, uint32_t k, uint32_t n)
+map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 {
-	struct wl_globals g;
-	struct wl_out out;
+	struct ivwl_hostile_globals g;
+	struct ivwl_out out;
 	struct windows w = { 0 };
-	struct ivwl_fd_desc d = wl_region_desc(h->layout.heap_offset,
-					       IVWL_PAGE_SIZE);
+	struct ivwl_fd_desc d = ivwl_out_region_desc(h->layout.heap_offset,
+						     IVWL_PAGE_SIZE);
 	uint32_t *id = &h->slot[k].next_id, shm, comp, pool, buffer, i, s;
 	static uint32_t serials[FLOOD_WINDOWS_MAX];
 
 	if (n > FLOOD_WINDOWS_MAX)
 		n = FLOOD_WINDOWS_MAX;
-	if (!hostile_session_start(h, k, &g, 2000) || !g.shm ||
+	if (!ivwl_hostile_session_start(h, k, &g, 2000) || !g.shm ||
 	    !g.compositor || !g.wm_base)
 		return 0;
 	memset(serials, 0, sizeof(serials));
@@ -564,100 +577,111 @@ map_windows(struct hostile *h, uint32_t k, uint32_t n)
 	w.wm_base = (*id)++;
 	pool = (*id)++;
 	buffer = (*id)++;
-	wl_out_reset(&out);
-	wl_out_bind(&out, g.shm, "wl_shm", 1, shm);
-	wl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
-	wl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
-	wl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
-	wl_out_u32(&out, pool);
-	wl_out_u32(&out, IVWL_PAGE_SIZE);
-	wl_out_end(&out);
-	wl_out_fd(&out, &d);
-	wl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
-	wl_out_u32(&out, buffer);
-	wl_out_u32(&out, 0);
-	wl_out_u32(&out, 1);
-	wl_out_u32(&out, 1);
-	wl_out_u32(&out, 4);
-	wl_out_u32(&out, XRGB8888);
-	wl_out_end(&out);
-	hostile_send_wayland(h, k, &out);
-	wl_out_reset(&out);
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	ivwl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, w.wm_base);
+	ivwl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	ivwl_out_u32(&out, pool);
+	ivwl_out_u32(&out, IVWL_PAGE_SIZE);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &d);
+	ivwl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	ivwl_out_u32(&out, buffer);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_u32(&out, 1);
+	ivwl_out_u32(&out, 1);
+	ivwl_out_u32(&out, 4);
+	ivwl_out_u32(&out, XRGB8888);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, k, &out);
+	ivwl_out_reset(&out);
 
 	/* surface, xdg_surface, toplevel per window: ids in threes */
 	w.first_xdg = *id + 1;
 	for (i = 0; i < n; i++) {
-		if (!wl_out_room(&out, 64)) {
+		if (!ivwl_out_room(&out, 64)) {
 			if (send_patiently(h, k, &out, &w) < 0)
 				break;
-			wl_out_reset(&out);
-			hostile_drain_events(h, k, on_windows_event, &w);
+			ivwl_out_reset(&out);
+			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
 		}
 		s = (*id)++;
-		wl_out_begin(&out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
-		wl_out_u32(&out, s);
-		wl_out_end(&out);
-		wl_out_begin(&out, w.wm_base,
-			     IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
-		wl_out_u32(&out, (*id)++);
-		wl_out_u32(&out, s);
-		wl_out_end(&out);
-		wl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
-		wl_out_u32(&out, (*id)++);
-		wl_out_end(&out);
-		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
-		wl_out_end(&out);
+		ivwl_out_begin(&out, comp,
+			       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+		ivwl_out_u32(&out, s);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, w.wm_base,
+			       IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+		ivwl_out_u32(&out, (*id)++);
+		ivwl_out_u32(&out, s);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+		ivwl_out_u32(&out, (*id)++);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
+		ivwl_out_end(&out);
 		w.count++;
 	}
 	send_patiently(h, k, &out, &w);
-	while (w.configured < w.count && hostile_time_left(h) &&
-	       h->slot[k].phase == SLOT_LIVE)
-		if (!hostile_roundtrip(h, k, on_windows_event, &w, 2000))
+	while (w.configured < w.count && ivwl_hostile_time_left(h) &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
+		if (!ivwl_hostile_roundtrip(h, k, on_windows_event, &w, 2000))
 			break;
 
-	wl_out_reset(&out);
+	ivwl_out_reset(&out);
 	for (i = 0; i < w.count; i++) {
 		if (!w.serial[i])
 			continue;
-		if (!wl_out_room(&out, 64)) {
+		if (!ivwl_out_room(&out, 64)) {
 			if (send_patiently(h, k, &out, &w) < 0)
 				break;
-			wl_out_reset(&out);
-			hostile_drain_events(h, k, on_windows_event, &w);
+			ivwl_out_reset(&out);
+			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
 		}
 		s = w.first_xdg + 3 * i - 1;
-		wl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-		wl_out_u32(&out, w.serial[i]);
-		wl_out_end(&out);
-		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_ATTACH);
-		wl_out_u32(&out, buffer);
-		wl_out_u32(&out, 0);
-		wl_out_u32(&out, 0);
-		wl_out_end(&out);
-		wl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
-		wl_out_end(&out);
+		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+		ivwl_out_u32(&out, w.serial[i]);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_ATTACH);
+		ivwl_out_u32(&out, buffer);
+		ivwl_out_u32(&out, 0);
+		ivwl_out_u32(&out, 0);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
+		ivwl_out_end(&out);
 	}
 	send_patiently(h, k, &out, &w);
-	hostile_roundtrip(h, k, on_windows_event, &w, 5000);
-	return h->slot[k].phase == SLOT_LIVE ? w.configured : 0;
+	ivwl_hostile_roundtrip(h, k, on_windows_event, &w, 5000);
+	return h->slot[k].phase == IVWL_HOSTILE_LIVE ? w.configured : 0;
 }
 
 void
-hostile_window_flood(struct hostile *h)
+ivwl_hostile_window_flood(struct ivwl_hostile *h)
 {
-	uint32_t k, n, total = 0;
+	uint32_t want = h->count ? h->count : FLOOD_WINDOWS;
+	uint32_t k, n, total = 0, empty = 0;
 
-	for (k = 0; k < h->slots && hostile_time_left(h); k++) {
-		n = map_windows(h, k, h->count ? h->count : FLOOD_WINDOWS);
+	for (k = 0; k < h->slots && empty < 2 && ivwl_hostile_time_left(h);
+	     k++) {
+		n = map_windows(h, k, want);
+		/* refused (the connection was closed): try fewer */
+		while (n == 0 && want >= 32 && ivwl_hostile_time_left(h)) {
+			want /= 2;
+			n = map_windows(h, k, want);
+		}
 		total += n;
+		empty = n ? 0 : empty + 1;
 		printf("hostile-peer: window-flood: slot %u maps %u windows "
 		       "(%u in all)\n", k, n, total);
 		fflush(stdout);
 	}
-	while (hostile_time_left(h)) {
+	printf("hostile-peer: window-flood: holding %u windows\n", total);
+	fflush(stdout);
+	while (ivwl_hostile_time_left(h)) {
 		for (k = 0; k < h->slots; k++)
-			if (h->slot[k].phase == SLOT_LIVE)
-				hostile_roundtrip(h, k, NULL, NULL, 500);
+			if (h->slot[k].phase == IVWL_HOSTILE_LIVE)
+				ivwl_hostile_roundtrip(h, k, NULL, NULL, 500);
 		usleep(100 * 1000);
 	}
 }

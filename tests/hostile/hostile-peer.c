@@ -31,23 +31,23 @@
 
 struct mode {
 	const char *name;
-	void (*run)(struct hostile *h);
+	void (*run)(struct ivwl_hostile *h);
 };
 
 static const struct mode modes[] = {
-	{ "garbage-records", hostile_garbage_records },
-	{ "bad-indices", hostile_bad_indices },
-	{ "scribble", hostile_scribble },
-	{ "slot-churn", hostile_slot_churn },
-	{ "doorbell-storm", hostile_doorbell_storm },
-	{ "partial-header", hostile_partial_header },
-	{ "shm-overread", hostile_shm_overread },
-	{ "pool-flood", hostile_pool_flood },
-	{ "vanish", hostile_vanish },
-	{ "event-cons-lie", hostile_event_cons_lie },
-	{ "record-flood", hostile_record_flood },
-	{ "budget-stall", hostile_budget_stall },
-	{ "window-flood", hostile_window_flood },
+	{ "garbage-records", ivwl_hostile_garbage_records },
+	{ "bad-indices", ivwl_hostile_bad_indices },
+	{ "scribble", ivwl_hostile_scribble },
+	{ "slot-churn", ivwl_hostile_slot_churn },
+	{ "doorbell-storm", ivwl_hostile_doorbell_storm },
+	{ "partial-header", ivwl_hostile_partial_header },
+	{ "shm-overread", ivwl_hostile_shm_overread },
+	{ "pool-flood", ivwl_hostile_pool_flood },
+	{ "vanish", ivwl_hostile_vanish },
+	{ "event-cons-lie", ivwl_hostile_event_cons_lie },
+	{ "record-flood", ivwl_hostile_record_flood },
+	{ "budget-stall", ivwl_hostile_budget_stall },
+	{ "window-flood", ivwl_hostile_window_flood },
 };
 
 /* The modes "all" runs, in this order. */
@@ -59,9 +59,9 @@ usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: hostile-peer --socket PATH --mode MODE "
-		   "[--seconds N] [--seed S]\n"
-		   "                    [--spare partial-header] "
-		   "[--count N] [--verbose]\nmodes: all");
+		"[--seconds N] [--seed S]\n"
+		"                    [--spare partial-header] "
+		"[--count N] [--verbose]\nmodes: all");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(f, " %s", modes[i].name);
 	fprintf(f, "\n");
@@ -79,9 +79,9 @@ find_mode(const char *name)
 }
 
 static void
-report(struct hostile *h, const char *name, int64_t ms)
+report(struct ivwl_hostile *h, const char *name, int64_t ms)
 {
-	const struct hostile_stats *s = &h->st;
+	const struct ivwl_hostile_stats *s = &h->st;
 
 	printf("hostile-peer: %s: seconds=%.1f opens=%llu acks=%llu "
 	       "refusals=%llu closed=%llu timeouts=%llu records=%llu "
@@ -101,28 +101,28 @@ report(struct hostile *h, const char *name, int64_t ms)
 }
 
 static void
-run_mode(struct hostile *h, const struct mode *m, double seconds)
+run_mode(struct ivwl_hostile *h, const struct mode *m, double seconds)
 {
-	int64_t start = hostile_now_ms();
+	int64_t start = ivwl_hostile_now_ms();
 
 	memset(&h->st, 0, sizeof(h->st));
 	h->deadline_ms = start + (int64_t)(seconds * 1000);
 	printf("hostile-peer: %s: start\n", m->name);
 	fflush(stdout);
 	m->run(h);
-	report(h, m->name, hostile_now_ms() - start);
+	report(h, m->name, ivwl_hostile_now_ms() - start);
 }
 
 /* Between modes of "all": our slots closed properly, a clean start. */
 static void
-close_all(struct hostile *h)
+close_all(struct ivwl_hostile *h)
 {
 	uint32_t k;
 
 	for (k = 0; k < h->slots; k++)
-		if (h->slot[k].phase != SLOT_IDLE)
-			hostile_slot_close(h, k);
-	hostile_claim(h);
+		if (h->slot[k].phase != IVWL_HOSTILE_IDLE)
+			ivwl_hostile_slot_close(h, k);
+	ivwl_hostile_claim(h);
 }
 
 int
@@ -139,7 +139,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hostile h;
+	struct ivwl_hostile h;
 	const char *socket_path = NULL, *mode = NULL;
 	const struct mode *m = NULL;
 	double seconds = 10;
@@ -176,7 +176,7 @@ main(int argc, char *argv[])
 		       ((unsigned long long)clock() << 20);
 	h.rng = seed | 1;
 
-	if (hostile_attach(&h, socket_path) < 0)
+	if (ivwl_hostile_attach(&h, socket_path) < 0)
 		return 1;
 	printf("hostile-peer: attached as peer %u: %llu MiB region, "
 	       "%u vectors, %u slots, ring %u KiB, seed %llu%s\n",
@@ -184,7 +184,7 @@ main(int argc, char *argv[])
 	       (unsigned long long)(h.layout.region_size >> 20), h.nr_vectors,
 	       h.slots, h.layout.ring_size >> 10, seed,
 	       h.spare_partial ? ", sparing partial-header" : "");
-	hostile_claim(&h);
+	ivwl_hostile_claim(&h);
 
 	if (m) {
 		run_mode(&h, m, seconds);
@@ -194,6 +194,6 @@ main(int argc, char *argv[])
 			close_all(&h);
 		}
 	}
-	hostile_detach(&h);
+	ivwl_hostile_detach(&h);
 	return 0;
 }

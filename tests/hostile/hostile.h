@@ -15,14 +15,14 @@
 #include "region.h"
 #include "ring.h"
 
-enum hostile_phase {
-	SLOT_IDLE = 0,		/* not ours, or closed */
-	SLOT_PENDING,		/* OPEN stored, no answer yet */
-	SLOT_LIVE,		/* the display serves our generation */
+enum ivwl_hostile_phase {
+	IVWL_HOSTILE_IDLE = 0,		/* not ours, or closed */
+	IVWL_HOSTILE_PENDING,		/* OPEN stored, no answer yet */
+	IVWL_HOSTILE_LIVE,		/* the display serves our generation */
 };
 
-struct hostile_slot {
-	enum hostile_phase phase;
+struct ivwl_hostile_slot {
+	enum ivwl_hostile_phase phase;
 	uint32_t gen;		/* the generation we stored last */
 	int64_t since_ms;	/* when it went PENDING */
 	struct ivwl_ring request;	/* produced here */
@@ -30,7 +30,7 @@ struct hostile_slot {
 	uint32_t next_id;	/* next client object id of the session */
 };
 
-struct hostile_stats {
+struct ivwl_hostile_stats {
 	uint64_t opens;		/* OPEN generations stored */
 	uint64_t acks;		/* the display served one */
 	uint64_t refusals;	/* it answered CLOSED at once */
@@ -47,7 +47,7 @@ struct hostile_stats {
 	uint64_t state_writes;	/* slot state words written */
 };
 
-struct hostile {
+struct ivwl_hostile {
 	struct ivwl_device *dev;
 	uint8_t *base;
 	struct ivwl_layout layout;
@@ -58,12 +58,12 @@ struct hostile {
 	bool spare_partial;	/* keep request prod 8-aligned */
 	uint32_t count;		/* --count: mode's own size, 0 default */
 	bool verbose;
-	struct hostile_slot slot[IVWL_SLOT_COUNT];
-	struct hostile_stats st;
+	struct ivwl_hostile_slot slot[IVWL_SLOT_COUNT];
+	struct ivwl_hostile_stats st;
 };
 
 /* Wayland messages and the fd descriptors that go with them. */
-struct wl_out {
+struct ivwl_out {
 	uint8_t data[IVWL_WAYLAND_MAX_DATA];
 	uint32_t len;
 	uint32_t start;		/* of the message being built */
@@ -72,156 +72,160 @@ struct wl_out {
 };
 
 /* What a session learnt from the registry. */
-struct wl_globals {
+struct ivwl_hostile_globals {
 	uint32_t shm, compositor, wm_base;	/* global names, 0 if absent */
 	bool done;				/* the sync came back */
 };
 
 /* One event as read back from the event ring. */
-struct wl_event {
+struct ivwl_hostile_event {
 	uint32_t object;
 	uint16_t opcode;
 	uint16_t size;
 	const uint8_t *args;	/* size - 8 bytes */
 };
 
-typedef void (*hostile_event_func_t)(void *data, const struct wl_event *ev);
+typedef void (*ivwl_hostile_event_func_t)(void *data,
+					  const struct ivwl_hostile_event *ev);
 
 /* ---- peer-core.c ---- */
 
 int64_t
-hostile_now_ms(void);
+ivwl_hostile_now_ms(void);
 
 bool
-hostile_time_left(struct hostile *h);
+ivwl_hostile_time_left(struct ivwl_hostile *h);
 
 uint64_t
-hostile_rand(struct hostile *h);
+ivwl_rnd(struct ivwl_hostile *h);
 
 /* Uniform in [0, n), n > 0. */
 uint32_t
-hostile_below(struct hostile *h, uint32_t n);
+ivwl_rnd_below(struct ivwl_hostile *h, uint32_t n);
 
 /* A 32-bit value biased towards edges: 0, ~0, powers of two, +-1. */
 uint32_t
-hostile_edgy32(struct hostile *h);
+ivwl_rnd_edgy32(struct ivwl_hostile *h);
 
 void
-hostile_fill(struct hostile *h, void *buf, uint32_t len);
+ivwl_rnd_fill(struct ivwl_hostile *h, void *buf, uint32_t len);
 
 int
-hostile_attach(struct hostile *h, const char *socket_path);
+ivwl_hostile_attach(struct ivwl_hostile *h, const char *socket_path);
 
 void
-hostile_detach(struct hostile *h);
+ivwl_hostile_detach(struct ivwl_hostile *h);
 
 /* New app epoch, header written, every slot FREE: looks like an agent. */
 void
-hostile_claim(struct hostile *h);
+ivwl_hostile_claim(struct ivwl_hostile *h);
 
 struct ivwl_slot_ctrl *
-hostile_ctrl(struct hostile *h, uint32_t k);
+ivwl_hostile_ctrl(struct ivwl_hostile *h, uint32_t k);
 
 uint8_t *
-hostile_request_data(struct hostile *h, uint32_t k);
+ivwl_hostile_request_data(struct ivwl_hostile *h, uint32_t k);
 
 void
-hostile_ring(struct hostile *h, uint32_t vector);
+ivwl_hostile_ring(struct ivwl_hostile *h, uint32_t vector);
 
 /* The proper handshake: reset our lines, OPEN gen + 1, ring vector 0. */
 void
-hostile_slot_open(struct hostile *h, uint32_t k);
+ivwl_hostile_slot_open(struct ivwl_hostile *h, uint32_t k);
 
 /* FREE with the current generation, ring vector 0. */
 void
-hostile_slot_close(struct hostile *h, uint32_t k);
+ivwl_hostile_slot_close(struct ivwl_hostile *h, uint32_t k);
 
 /* Reads the display's answer and moves the slot's phase. */
 void
-hostile_slot_poll(struct hostile *h, uint32_t k);
+ivwl_hostile_slot_poll(struct ivwl_hostile *h, uint32_t k);
 
 /* Opens k and waits for the answer.  true when served. */
 bool
-hostile_slot_open_wait(struct hostile *h, uint32_t k, int timeout_ms);
+ivwl_hostile_slot_open_wait(struct ivwl_hostile *h, uint32_t k, int timeout_ms);
 
 /* Keeps every usable slot open or opening; returns how many are live. */
 uint32_t
-hostile_keep_open(struct hostile *h);
+ivwl_hostile_keep_open(struct ivwl_hostile *h);
 
 /* Commits one record of any type; rings the slot's vector if owed, or
  * always when ring is true.  0, -EAGAIN (full), or the ring's error. */
 int
-hostile_send(struct hostile *h, uint32_t k, uint16_t type,
-	     const void *payload, uint32_t len, bool ring);
+ivwl_hostile_send(struct ivwl_hostile *h, uint32_t k, uint16_t type,
+		  const void *payload, uint32_t len, bool ring);
 
 int
-hostile_send_wayland(struct hostile *h, uint32_t k, const struct wl_out *out);
+ivwl_hostile_send_wayland(struct ivwl_hostile *h, uint32_t k,
+			  const struct ivwl_out *out);
 
 /* Reads every event record waiting; returns how many events. */
 int
-hostile_drain_events(struct hostile *h, uint32_t k,
-		     hostile_event_func_t func, void *data);
+ivwl_hostile_drain_events(struct ivwl_hostile *h, uint32_t k,
+			  ivwl_hostile_event_func_t func, void *data);
 
 /*
  * Opens k, binds nothing yet: get_registry + sync, reads the globals.
  * true when the sync came back within timeout_ms.
  */
 bool
-hostile_session_start(struct hostile *h, uint32_t k, struct wl_globals *g,
-		      int timeout_ms);
+ivwl_hostile_session_start(struct ivwl_hostile *h, uint32_t k,
+			   struct ivwl_hostile_globals *g,
+			   int timeout_ms);
 
 /* wl_display.sync on a live session and waits for it; true when done. */
 bool
-hostile_roundtrip(struct hostile *h, uint32_t k, hostile_event_func_t func,
-		  void *data, int timeout_ms);
+ivwl_hostile_roundtrip(struct ivwl_hostile *h, uint32_t k,
+		       ivwl_hostile_event_func_t func,
+		       void *data, int timeout_ms);
 
 /* Message builder. */
 void
-wl_out_reset(struct wl_out *out);
+ivwl_out_reset(struct ivwl_out *out);
 
 bool
-wl_out_room(const struct wl_out *out, uint32_t bytes);
+ivwl_out_room(const struct ivwl_out *out, uint32_t bytes);
 
 void
-wl_out_begin(struct wl_out *out, uint32_t object, uint16_t opcode);
+ivwl_out_begin(struct ivwl_out *out, uint32_t object, uint16_t opcode);
 
 void
-wl_out_u32(struct wl_out *out, uint32_t v);
+ivwl_out_u32(struct ivwl_out *out, uint32_t v);
 
 void
-wl_out_string(struct wl_out *out, const char *s);
+ivwl_out_string(struct ivwl_out *out, const char *s);
 
 void
-wl_out_end(struct wl_out *out);
+ivwl_out_end(struct ivwl_out *out);
 
 void
-wl_out_fd(struct wl_out *out, const struct ivwl_fd_desc *desc);
+ivwl_out_fd(struct ivwl_out *out, const struct ivwl_fd_desc *desc);
 
 /* A REGION descriptor for [offset, offset + length). */
 struct ivwl_fd_desc
-wl_region_desc(uint64_t offset, uint64_t length);
+ivwl_out_region_desc(uint64_t offset, uint64_t length);
 
 /* wl_registry.bind(name, interface, version, id) on registry 2. */
 void
-wl_out_bind(struct wl_out *out, uint32_t name, const char *interface,
-	    uint32_t version, uint32_t id);
+ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
+	      uint32_t version, uint32_t id);
 
 /* ---- modes.c ---- */
 
 void
-hostile_garbage_records(struct hostile *h);
+ivwl_hostile_garbage_records(struct ivwl_hostile *h);
 
 void
-hostile_bad_indices(struct hostile *h);
+ivwl_hostile_bad_indices(struct ivwl_hostile *h);
 
 void
-hostile_scribble(struct hostile *h);
+ivwl_hostile_scribble(struct ivwl_hostile *h);
 
 void
-hostile_slot_churn(struct hostile *h);
+ivwl_hostile_slot_churn(struct ivwl_hostile *h);
 
 void
-hostile_doorbell_storm(struct hostile *h);
+ivwl_hostile_doorbell_storm(struct ivwl_hostile *h);
 
 /*
  * Lets the display fill slot k's event ring, then publishes an event
@@ -229,32 +233,32 @@ hostile_doorbell_storm(struct hostile *h);
  * -1 picks one.
  */
 void
-hostile_event_lie(struct hostile *h, uint32_t k, int how);
+ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how);
 
 /* ---- bugs.c: reproducers of known display-side bugs ---- */
 
 void
-hostile_partial_header(struct hostile *h);
+ivwl_hostile_partial_header(struct ivwl_hostile *h);
 
 void
-hostile_shm_overread(struct hostile *h);
+ivwl_hostile_shm_overread(struct ivwl_hostile *h);
 
 void
-hostile_pool_flood(struct hostile *h);
+ivwl_hostile_pool_flood(struct ivwl_hostile *h);
 
 void
-hostile_vanish(struct hostile *h);
+ivwl_hostile_vanish(struct ivwl_hostile *h);
 
 void
-hostile_event_cons_lie(struct hostile *h);
+ivwl_hostile_event_cons_lie(struct ivwl_hostile *h);
 
 void
-hostile_record_flood(struct hostile *h);
+ivwl_hostile_record_flood(struct ivwl_hostile *h);
 
 void
-hostile_budget_stall(struct hostile *h);
+ivwl_hostile_budget_stall(struct ivwl_hostile *h);
 
 void
-hostile_window_flood(struct hostile *h);
+ivwl_hostile_window_flood(struct ivwl_hostile *h);
 
 #endif

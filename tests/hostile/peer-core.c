@@ -20,7 +20,7 @@
 static uint64_t record_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
 
 int64_t
-hostile_now_ms(void)
+ivwl_hostile_now_ms(void)
 {
 	struct timespec ts;
 
@@ -29,13 +29,13 @@ hostile_now_ms(void)
 }
 
 bool
-hostile_time_left(struct hostile *h)
+ivwl_hostile_time_left(struct ivwl_hostile *h)
 {
-	return hostile_now_ms() < h->deadline_ms;
+	return ivwl_hostile_now_ms() < h->deadline_ms;
 }
 
 uint64_t
-hostile_rand(struct hostile *h)
+ivwl_rnd(struct ivwl_hostile *h)
 {
 	/* xorshift64* */
 	h->rng ^= h->rng >> 12;
@@ -45,17 +45,17 @@ hostile_rand(struct hostile *h)
 }
 
 uint32_t
-hostile_below(struct hostile *h, uint32_t n)
+ivwl_rnd_below(struct ivwl_hostile *h, uint32_t n)
 {
-	return (uint32_t)((hostile_rand(h) >> 32) % n);
+	return (uint32_t)((ivwl_rnd(h) >> 32) % n);
 }
 
 uint32_t
-hostile_edgy32(struct hostile *h)
+ivwl_rnd_edgy32(struct ivwl_hostile *h)
 {
-	uint32_t bit = 1u << hostile_below(h, 32);
+	uint32_t bit = 1u << ivwl_rnd_below(h, 32);
 
-	switch (hostile_below(h, 10)) {
+	switch (ivwl_rnd_below(h, 10)) {
 	case 0: return 0;
 	case 1: return 0xffffffffu;
 	case 2: return 0x7fffffffu;
@@ -63,14 +63,14 @@ hostile_edgy32(struct hostile *h)
 	case 4: return bit;
 	case 5: return bit - 1;
 	case 6: return bit + 1;
-	case 7: return hostile_below(h, 16);
-	case 8: return 0u - hostile_below(h, 16);
-	default: return (uint32_t)hostile_rand(h);
+	case 7: return ivwl_rnd_below(h, 16);
+	case 8: return 0u - ivwl_rnd_below(h, 16);
+	default: return (uint32_t)ivwl_rnd(h);
 	}
 }
 
 void
-hostile_fill(struct hostile *h, void *buf, uint32_t len)
+ivwl_rnd_fill(struct ivwl_hostile *h, void *buf, uint32_t len)
 {
 	uint8_t *p = buf;
 	uint64_t r = 0;
@@ -78,13 +78,13 @@ hostile_fill(struct hostile *h, void *buf, uint32_t len)
 
 	for (i = 0; i < len; i++) {
 		if (i % 8 == 0)
-			r = hostile_rand(h);
+			r = ivwl_rnd(h);
 		p[i] = (uint8_t)(r >> (8 * (i % 8)));
 	}
 }
 
 int
-hostile_attach(struct hostile *h, const char *socket_path)
+ivwl_hostile_attach(struct ivwl_hostile *h, const char *socket_path)
 {
 	const char *err = "unknown";
 	int ret;
@@ -103,7 +103,8 @@ hostile_attach(struct hostile *h, const char *socket_path)
 	}
 	h->slots = ivwl_usable_slots(&h->layout, h->nr_vectors);
 	if (ivwl_device_peer_id(h->dev) != IVWL_PEER_APP || h->slots == 0) {
-		fprintf(stderr, "hostile-peer: not the app side, or no slots\n");
+		fprintf(stderr, "hostile-peer: not the app side, "
+			"or no slots\n");
 		goto err_device;
 	}
 	return 0;
@@ -115,7 +116,7 @@ err_device:
 }
 
 void
-hostile_detach(struct hostile *h)
+ivwl_hostile_detach(struct ivwl_hostile *h)
 {
 	if (h->dev)
 		ivwl_device_destroy(h->dev);
@@ -123,7 +124,7 @@ hostile_detach(struct hostile *h)
 }
 
 struct ivwl_slot_ctrl *
-hostile_ctrl(struct hostile *h, uint32_t k)
+ivwl_hostile_ctrl(struct ivwl_hostile *h, uint32_t k)
 {
 	struct ivwl_slot_view view;
 
@@ -132,7 +133,7 @@ hostile_ctrl(struct hostile *h, uint32_t k)
 }
 
 uint8_t *
-hostile_request_data(struct hostile *h, uint32_t k)
+ivwl_hostile_request_data(struct ivwl_hostile *h, uint32_t k)
 {
 	struct ivwl_slot_view view;
 
@@ -141,36 +142,37 @@ hostile_request_data(struct hostile *h, uint32_t k)
 }
 
 void
-hostile_ring(struct hostile *h, uint32_t vector)
+ivwl_hostile_ring(struct ivwl_hostile *h, uint32_t vector)
 {
 	if (ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY, vector) == 0)
 		h->st.doorbells++;
 }
 
 void
-hostile_claim(struct hostile *h)
+ivwl_hostile_claim(struct ivwl_hostile *h)
 {
 	struct ivwl_side_block *own = ivwl_region_side(h->base, IVWL_SIDE_APP);
 	uint32_t k, state, gen;
 
 	ivwl_region_write_header(h->base, &h->layout);
 	for (k = 0; k < h->layout.slot_count; k++) {
-		ivwl_slot_state_load(&hostile_ctrl(h, k)->app, &state, &gen);
-		ivwl_slot_state_store(&hostile_ctrl(h, k)->app,
+		ivwl_slot_state_load(&ivwl_hostile_ctrl(h, k)->app, &state,
+				     &gen);
+		ivwl_slot_state_store(&ivwl_hostile_ctrl(h, k)->app,
 				      IVWL_APP_SLOT_FREE, gen);
 		h->slot[k].gen = gen;
-		h->slot[k].phase = SLOT_IDLE;
+		h->slot[k].phase = IVWL_HOSTILE_IDLE;
 	}
 	ivwl_shm_store(&own->peer_id, IVWL_PEER_APP);
 	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
-	hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
 }
 
 static void
-bind_rings(struct hostile *h, uint32_t k)
+bind_rings(struct ivwl_hostile *h, uint32_t k)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 	struct ivwl_slot_view view;
 
 	ivwl_region_slot(h->base, &h->layout, k, &view);
@@ -181,67 +183,68 @@ bind_rings(struct hostile *h, uint32_t k)
 }
 
 void
-hostile_slot_open(struct hostile *h, uint32_t k)
+ivwl_hostile_slot_open(struct ivwl_hostile *h, uint32_t k)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 
 	bind_rings(h, k);
 	ivwl_ring_reset(&s->request);
 	ivwl_ring_reset(&s->event);
 	s->gen++;
 	s->next_id = REGISTRY_ID;
-	ivwl_slot_state_store(&hostile_ctrl(h, k)->app, IVWL_APP_SLOT_OPEN,
+	ivwl_slot_state_store(&ivwl_hostile_ctrl(h, k)->app, IVWL_APP_SLOT_OPEN,
 			      s->gen);
-	s->phase = SLOT_PENDING;
-	s->since_ms = hostile_now_ms();
+	s->phase = IVWL_HOSTILE_PENDING;
+	s->since_ms = ivwl_hostile_now_ms();
 	h->st.opens++;
 	h->st.state_writes++;
-	hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
 }
 
 void
-hostile_slot_close(struct hostile *h, uint32_t k)
+ivwl_hostile_slot_close(struct ivwl_hostile *h, uint32_t k)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 
-	ivwl_slot_state_store(&hostile_ctrl(h, k)->app, IVWL_APP_SLOT_FREE,
+	ivwl_slot_state_store(&ivwl_hostile_ctrl(h, k)->app, IVWL_APP_SLOT_FREE,
 			      s->gen);
-	s->phase = SLOT_IDLE;
+	s->phase = IVWL_HOSTILE_IDLE;
 	h->st.state_writes++;
-	hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
 }
 
 void
-hostile_slot_poll(struct hostile *h, uint32_t k)
+ivwl_hostile_slot_poll(struct ivwl_hostile *h, uint32_t k)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 	uint32_t state, gen;
 
-	if (s->phase == SLOT_IDLE)
+	if (s->phase == IVWL_HOSTILE_IDLE)
 		return;
-	ivwl_slot_state_load(&hostile_ctrl(h, k)->display, &state, &gen);
-	if (s->phase == SLOT_PENDING) {
+	ivwl_slot_state_load(&ivwl_hostile_ctrl(h, k)->display, &state, &gen);
+	if (s->phase == IVWL_HOSTILE_PENDING) {
 		if (gen == s->gen && state == IVWL_DISPLAY_SLOT_OPEN) {
-			s->phase = SLOT_LIVE;
+			s->phase = IVWL_HOSTILE_LIVE;
 			h->st.acks++;
 		} else if (gen == s->gen &&
 			   state == IVWL_DISPLAY_SLOT_CLOSED) {
-			s->phase = SLOT_IDLE;
+			s->phase = IVWL_HOSTILE_IDLE;
 			h->st.refusals++;
-		} else if (hostile_now_ms() - s->since_ms > OPEN_TIMEOUT_MS) {
-			s->phase = SLOT_IDLE;
+		} else if (ivwl_hostile_now_ms() - s->since_ms >
+			   OPEN_TIMEOUT_MS) {
+			s->phase = IVWL_HOSTILE_IDLE;
 			h->st.timeouts++;
 		}
 		return;
 	}
 	if (gen != s->gen || state != IVWL_DISPLAY_SLOT_OPEN) {
-		s->phase = SLOT_IDLE;
+		s->phase = IVWL_HOSTILE_IDLE;
 		h->st.closed++;
 	}
 }
 
 static void
-wait_a_little(struct hostile *h, uint32_t k)
+wait_a_little(struct ivwl_hostile *h, uint32_t k)
 {
 	struct pollfd pfd = {
 		.fd = ivwl_device_vector_fd(h->dev, ivwl_slot_vector(k)),
@@ -253,20 +256,21 @@ wait_a_little(struct hostile *h, uint32_t k)
 }
 
 bool
-hostile_slot_open_wait(struct hostile *h, uint32_t k, int timeout_ms)
+ivwl_hostile_slot_open_wait(struct ivwl_hostile *h, uint32_t k, int timeout_ms)
 {
-	int64_t end = hostile_now_ms() + timeout_ms;
+	int64_t end = ivwl_hostile_now_ms() + timeout_ms;
 
-	hostile_slot_open(h, k);
-	while (h->slot[k].phase == SLOT_PENDING && hostile_now_ms() < end) {
+	ivwl_hostile_slot_open(h, k);
+	while (h->slot[k].phase == IVWL_HOSTILE_PENDING &&
+	       ivwl_hostile_now_ms() < end) {
 		wait_a_little(h, k);
-		hostile_slot_poll(h, k);
+		ivwl_hostile_slot_poll(h, k);
 	}
-	return h->slot[k].phase == SLOT_LIVE;
+	return h->slot[k].phase == IVWL_HOSTILE_LIVE;
 }
 
 static void
-pump_device(struct hostile *h)
+pump_device(struct ivwl_hostile *h)
 {
 	struct pollfd pfd = {
 		.fd = ivwl_device_event_fd(h->dev),
@@ -278,26 +282,26 @@ pump_device(struct hostile *h)
 }
 
 uint32_t
-hostile_keep_open(struct hostile *h)
+ivwl_hostile_keep_open(struct ivwl_hostile *h)
 {
 	uint32_t k, live = 0;
 
 	pump_device(h);
 	for (k = 0; k < h->slots; k++) {
-		hostile_slot_poll(h, k);
-		if (h->slot[k].phase == SLOT_IDLE)
-			hostile_slot_open(h, k);
-		if (h->slot[k].phase == SLOT_LIVE)
+		ivwl_hostile_slot_poll(h, k);
+		if (h->slot[k].phase == IVWL_HOSTILE_IDLE)
+			ivwl_hostile_slot_open(h, k);
+		if (h->slot[k].phase == IVWL_HOSTILE_LIVE)
 			live++;
 	}
 	return live;
 }
 
 int
-hostile_send(struct hostile *h, uint32_t k, uint16_t type,
-	     const void *payload, uint32_t len, bool ring)
+ivwl_hostile_send(struct ivwl_hostile *h, uint32_t k, uint16_t type,
+		  const void *payload, uint32_t len, bool ring)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 	struct iovec iov = { (void *)payload, len };
 	int ret;
 
@@ -308,26 +312,28 @@ hostile_send(struct hostile *h, uint32_t k, uint16_t type,
 		return ret;
 	h->st.records++;
 	if (ring || ivwl_ring_kick_needed(&s->request))
-		hostile_ring(h, ivwl_slot_vector(k));
+		ivwl_hostile_ring(h, ivwl_slot_vector(k));
 	return 0;
 }
 
 int
-hostile_send_wayland(struct hostile *h, uint32_t k, const struct wl_out *out)
+ivwl_hostile_send_wayland(struct ivwl_hostile *h, uint32_t k,
+			  const struct ivwl_out *out)
 {
 	uint32_t len = ivwl_record_wayland_size(out->nfds, out->len);
 
 	ivwl_record_wayland_build(record_buf, out->fds, out->nfds, out->data,
 				  out->len);
-	return hostile_send(h, k, IVWL_RECORD_WAYLAND, record_buf, len, false);
+	return ivwl_hostile_send(h, k, IVWL_RECORD_WAYLAND, record_buf, len,
+				 false);
 }
 
 static int
-dispatch_wayland(struct hostile *h, const void *payload, uint32_t len,
-		 hostile_event_func_t func, void *data)
+dispatch_wayland(struct ivwl_hostile *h, const void *payload, uint32_t len,
+		 ivwl_hostile_event_func_t func, void *data)
 {
 	struct ivwl_wayland_record rec;
-	struct wl_event ev;
+	struct ivwl_hostile_event ev;
 	uint32_t pos = 0, word;
 	int n = 0;
 
@@ -351,10 +357,10 @@ dispatch_wayland(struct hostile *h, const void *payload, uint32_t len,
 }
 
 int
-hostile_drain_events(struct hostile *h, uint32_t k,
-		     hostile_event_func_t func, void *data)
+ivwl_hostile_drain_events(struct ivwl_hostile *h, uint32_t k,
+			  ivwl_hostile_event_func_t func, void *data)
 {
-	struct hostile_slot *s = &h->slot[k];
+	struct ivwl_hostile_slot *s = &h->slot[k];
 	uint16_t type;
 	int n, events = 0;
 
@@ -368,7 +374,7 @@ hostile_drain_events(struct hostile *h, uint32_t k,
 						   func, data);
 	}
 	if (ivwl_ring_kick_needed(&s->event))
-		hostile_ring(h, ivwl_slot_vector(k));
+		ivwl_hostile_ring(h, ivwl_slot_vector(k));
 	h->st.events += (uint64_t)events;
 	return events;
 }
@@ -376,16 +382,16 @@ hostile_drain_events(struct hostile *h, uint32_t k,
 /* ---- a minimal client ---------------------------------------------- */
 
 struct session_wait {
-	struct hostile *h;
-	struct wl_globals *g;
+	struct ivwl_hostile *h;
+	struct ivwl_hostile_globals *g;
 	uint32_t callback;
 	bool done;
-	hostile_event_func_t func;
+	ivwl_hostile_event_func_t func;
 	void *data;
 };
 
 static void
-on_session_event(void *data, const struct wl_event *ev)
+on_session_event(void *data, const struct ivwl_hostile_event *ev)
 {
 	struct session_wait *w = data;
 	uint32_t name, slen;
@@ -419,17 +425,17 @@ on_session_event(void *data, const struct wl_event *ev)
 }
 
 static bool
-wait_callback(struct hostile *h, uint32_t k, struct session_wait *w,
+wait_callback(struct ivwl_hostile *h, uint32_t k, struct session_wait *w,
 	      int timeout_ms)
 {
-	int64_t end = hostile_now_ms() + timeout_ms;
+	int64_t end = ivwl_hostile_now_ms() + timeout_ms;
 
-	while (!w->done && hostile_now_ms() < end) {
-		hostile_drain_events(h, k, on_session_event, w);
+	while (!w->done && ivwl_hostile_now_ms() < end) {
+		ivwl_hostile_drain_events(h, k, on_session_event, w);
 		if (w->done)
 			break;
-		hostile_slot_poll(h, k);
-		if (h->slot[k].phase != SLOT_LIVE)
+		ivwl_hostile_slot_poll(h, k);
+		if (h->slot[k].phase != IVWL_HOSTILE_LIVE)
 			return false;
 		wait_a_little(h, k);
 	}
@@ -437,26 +443,27 @@ wait_callback(struct hostile *h, uint32_t k, struct session_wait *w,
 }
 
 bool
-hostile_session_start(struct hostile *h, uint32_t k, struct wl_globals *g,
-		      int timeout_ms)
+ivwl_hostile_session_start(struct ivwl_hostile *h, uint32_t k,
+			   struct ivwl_hostile_globals *g,
+			   int timeout_ms)
 {
 	struct session_wait w = { .h = h, .g = g };
-	struct wl_out out;
+	struct ivwl_out out;
 
 	memset(g, 0, sizeof(*g));
-	if (!hostile_slot_open_wait(h, k, timeout_ms))
+	if (!ivwl_hostile_slot_open_wait(h, k, timeout_ms))
 		return false;
-	wl_out_reset(&out);
-	wl_out_begin(&out, IVWL_WIRE_DISPLAY_ID,
-		     IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
-	wl_out_u32(&out, REGISTRY_ID);
-	wl_out_end(&out);
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, IVWL_WIRE_DISPLAY_ID,
+		       IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
+	ivwl_out_u32(&out, REGISTRY_ID);
+	ivwl_out_end(&out);
 	w.callback = REGISTRY_ID + 1;
-	wl_out_begin(&out, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC);
-	wl_out_u32(&out, w.callback);
-	wl_out_end(&out);
+	ivwl_out_begin(&out, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC);
+	ivwl_out_u32(&out, w.callback);
+	ivwl_out_end(&out);
 	h->slot[k].next_id = w.callback + 1;
-	if (hostile_send_wayland(h, k, &out) < 0)
+	if (ivwl_hostile_send_wayland(h, k, &out) < 0)
 		return false;
 	g->done = wait_callback(h, k, &w, timeout_ms);
 	if (g->done)
@@ -465,18 +472,19 @@ hostile_session_start(struct hostile *h, uint32_t k, struct wl_globals *g,
 }
 
 bool
-hostile_roundtrip(struct hostile *h, uint32_t k, hostile_event_func_t func,
-		  void *data, int timeout_ms)
+ivwl_hostile_roundtrip(struct ivwl_hostile *h, uint32_t k,
+		       ivwl_hostile_event_func_t func,
+		       void *data, int timeout_ms)
 {
 	struct session_wait w = { .h = h, .func = func, .data = data };
-	struct wl_out out;
+	struct ivwl_out out;
 
 	w.callback = h->slot[k].next_id++;
-	wl_out_reset(&out);
-	wl_out_begin(&out, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC);
-	wl_out_u32(&out, w.callback);
-	wl_out_end(&out);
-	if (hostile_send_wayland(h, k, &out) < 0)
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC);
+	ivwl_out_u32(&out, w.callback);
+	ivwl_out_end(&out);
+	if (ivwl_hostile_send_wayland(h, k, &out) < 0)
 		return false;
 	return wait_callback(h, k, &w, timeout_ms);
 }
@@ -484,7 +492,7 @@ hostile_roundtrip(struct hostile *h, uint32_t k, hostile_event_func_t func,
 /* ---- message builder ------------------------------------------------ */
 
 void
-wl_out_reset(struct wl_out *out)
+ivwl_out_reset(struct ivwl_out *out)
 {
 	out->len = 0;
 	out->start = 0;
@@ -492,43 +500,43 @@ wl_out_reset(struct wl_out *out)
 }
 
 bool
-wl_out_room(const struct wl_out *out, uint32_t bytes)
+ivwl_out_room(const struct ivwl_out *out, uint32_t bytes)
 {
 	return bytes <= sizeof(out->data) - out->len;
 }
 
 void
-wl_out_begin(struct wl_out *out, uint32_t object, uint16_t opcode)
+ivwl_out_begin(struct ivwl_out *out, uint32_t object, uint16_t opcode)
 {
 	out->start = out->len;
-	wl_out_u32(out, object);
-	wl_out_u32(out, opcode);
+	ivwl_out_u32(out, object);
+	ivwl_out_u32(out, opcode);
 }
 
 void
-wl_out_u32(struct wl_out *out, uint32_t v)
+ivwl_out_u32(struct ivwl_out *out, uint32_t v)
 {
-	if (!wl_out_room(out, 4))
+	if (!ivwl_out_room(out, 4))
 		return;
 	memcpy(out->data + out->len, &v, 4);
 	out->len += 4;
 }
 
 void
-wl_out_string(struct wl_out *out, const char *s)
+ivwl_out_string(struct ivwl_out *out, const char *s)
 {
 	uint32_t n = (uint32_t)strlen(s) + 1, padded = (n + 3) & ~3u;
 
-	if (!wl_out_room(out, 4 + padded))
+	if (!ivwl_out_room(out, 4 + padded))
 		return;
-	wl_out_u32(out, n);
+	ivwl_out_u32(out, n);
 	memset(out->data + out->len, 0, padded);
 	memcpy(out->data + out->len, s, n);
 	out->len += padded;
 }
 
 void
-wl_out_end(struct wl_out *out)
+ivwl_out_end(struct ivwl_out *out)
 {
 	uint32_t size = out->len - out->start, word;
 
@@ -538,14 +546,14 @@ wl_out_end(struct wl_out *out)
 }
 
 void
-wl_out_fd(struct wl_out *out, const struct ivwl_fd_desc *desc)
+ivwl_out_fd(struct ivwl_out *out, const struct ivwl_fd_desc *desc)
 {
 	if (out->nfds < IVWL_WAYLAND_MAX_FDS)
 		out->fds[out->nfds++] = *desc;
 }
 
 struct ivwl_fd_desc
-wl_region_desc(uint64_t offset, uint64_t length)
+ivwl_out_region_desc(uint64_t offset, uint64_t length)
 {
 	struct ivwl_fd_desc d = {
 		.kind = IVWL_FD_REGION,
@@ -557,13 +565,13 @@ wl_region_desc(uint64_t offset, uint64_t length)
 }
 
 void
-wl_out_bind(struct wl_out *out, uint32_t name, const char *interface,
-	    uint32_t version, uint32_t id)
+ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
+	      uint32_t version, uint32_t id)
 {
-	wl_out_begin(out, REGISTRY_ID, IVWL_REQ_WL_REGISTRY_BIND);
-	wl_out_u32(out, name);
-	wl_out_string(out, interface);
-	wl_out_u32(out, version);
-	wl_out_u32(out, id);
-	wl_out_end(out);
+	ivwl_out_begin(out, REGISTRY_ID, IVWL_REQ_WL_REGISTRY_BIND);
+	ivwl_out_u32(out, name);
+	ivwl_out_string(out, interface);
+	ivwl_out_u32(out, version);
+	ivwl_out_u32(out, id);
+	ivwl_out_end(out);
 }
