@@ -685,3 +685,78 @@ ivwl_hostile_window_flood(struct ivwl_hostile *h)
 		usleep(100 * 1000);
 	}
 }
+
+/* ---- region-bomb, damage-bomb -------------------------------------- */
+
+/*
+ * 1x1 rectangles that never touch, merged into one pixman region by the
+ * compositor: a wl_region (add) or a surface's pending damage
+ * (damage_buffer, never committed).  Each merge walks every rectangle
+ * before it, so n requests cost n^2 / 2.  Reports how long roundtrips
+ * took meanwhile.
+ */
+static void
+bomb(struct ivwl_hostile *h, const char *name, bool damage)
+{
+	struct ivwl_hostile_globals g;
+	struct ivwl_out out;
+	uint32_t comp, target, i, rects = 0, *id;
+	int64_t t, worst = 0;
+
+	if (!ivwl_hostile_session_start(h, 0, &g, 2000) || !g.compositor) {
+		printf("hostile-peer: %s: no session\n", name);
+		return;
+	}
+	id = &h->slot[0].next_id;
+	comp = (*id)++;
+	target = (*id)++;
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	ivwl_out_begin(&out, comp, damage ?
+		       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE :
+		       IVWL_REQ_WL_COMPOSITOR_CREATE_REGION);
+	ivwl_out_u32(&out, target);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+
+	while (ivwl_hostile_time_left(h) &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		for (i = 0; i < 16; i++) {
+			ivwl_out_reset(&out);
+			while (ivwl_out_room(&out, 24)) {
+				ivwl_out_begin(&out, target, damage ?
+					IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER :
+					IVWL_REQ_WL_REGION_ADD);
+				ivwl_out_u32(&out, (rects % 1024) * 2);
+				ivwl_out_u32(&out, (rects / 1024) * 2);
+				ivwl_out_u32(&out, 1);
+				ivwl_out_u32(&out, 1);
+				ivwl_out_end(&out);
+				rects++;
+			}
+			while (ivwl_hostile_send_wayland(h, 0, &out) ==
+			       -EAGAIN && ivwl_hostile_time_left(h))
+				usleep(1000);
+		}
+		t = ivwl_hostile_now_ms();
+		if (!ivwl_hostile_roundtrip(h, 0, NULL, NULL, 30000))
+			break;
+		if (ivwl_hostile_now_ms() - t > worst)
+			worst = ivwl_hostile_now_ms() - t;
+	}
+	printf("hostile-peer: %s: %u rectangles, slowest roundtrip %lld ms, "
+	       "connection %s\n", name, rects, (long long)worst,
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "open" : "closed");
+}
+
+void
+ivwl_hostile_region_bomb(struct ivwl_hostile *h)
+{
+	bomb(h, "region-bomb", false);
+}
+
+void
+ivwl_hostile_damage_bomb(struct ivwl_hostile *h)
+{
+	bomb(h, "damage-bomb", true);
+}

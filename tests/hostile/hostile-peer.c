@@ -17,7 +17,8 @@
  *   record-flood     valid empty records as fast as four rings take them
  *   all              each of the above in turn
  * and reproducers of single weaknesses (bugs.c): partial-header,
- * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall.
+ * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
+ * window-flood, region-bomb, damage-bomb.
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -48,6 +49,8 @@ static const struct mode modes[] = {
 	{ "record-flood", ivwl_hostile_record_flood },
 	{ "budget-stall", ivwl_hostile_budget_stall },
 	{ "window-flood", ivwl_hostile_window_flood },
+	{ "region-bomb", ivwl_hostile_region_bomb },
+	{ "damage-bomb", ivwl_hostile_damage_bomb },
 };
 
 /* The modes "all" runs, in this order. */

@@ -261,4 +261,10 @@ ivwl_hostile_budget_stall(struct ivwl_hostile *h);
 void
 ivwl_hostile_window_flood(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_region_bomb(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_damage_bomb(struct ivwl_hostile *h);
+
 #endif

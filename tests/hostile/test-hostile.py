@@ -537,6 +537,41 @@ def case_bug_window_flood_stalls_good_vm(s):
     s.check_weston()
 
 
+def bomb_case(s, mode, what):
+    """mode merges disjoint 1x1 rectangles into one pixman region of
+    weston's: quadratic work for linear bytes.  After a few seconds of
+    it the good VM's client must still draw 90 frames in 10 s."""
+    s.start_peer(mode, 22)
+    time.sleep(8)
+    a, dump = pattern(s, "good", "during", frames=90)
+    t = time.monotonic()
+    try:
+        s.wait_line(a, "ready", timeout=10)
+    except Failure as e:
+        s.wait_peer(40)
+        print(s.peer_log().strip())
+        raise Failure(f"BUG {mode}: while the evil VM grew {what} by "
+                      f"disjoint 1x1 rectangles the good VM's client did "
+                      f"not draw 90 frames in 10 s ({e}); nothing bounds "
+                      f"the rectangles of a region")
+    print(f"good client: 90 frames in {time.monotonic() - t:.1f} s")
+    print(s.wait_peer(40).strip())
+    s.check_weston()
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+
+
+def case_bug_region_bomb_stalls_good_vm(s):
+    """wl_region.add of rectangles that never touch, on one region:
+    weston's pixman_region32_union_rect walks every rectangle so far."""
+    bomb_case(s, "region-bomb", "a wl_region")
+
+
+def case_bug_damage_bomb_stalls_good_vm(s):
+    """wl_surface.damage_buffer of rectangles that never touch, never
+    committed: weston merges each into the surface's pending damage."""
+    bomb_case(s, "damage-bomb", "a surface's pending damage")
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
@@ -554,6 +589,8 @@ CASES = {
         case_bug_event_cons_lie_without_reason,
     "bug-budget-lost-wakeup": case_bug_budget_lost_wakeup,
     "bug-window-flood-stalls-good-vm": case_bug_window_flood_stalls_good_vm,
+    "bug-region-bomb-stalls-good-vm": case_bug_region_bomb_stalls_good_vm,
+    "bug-damage-bomb-stalls-good-vm": case_bug_damage_bomb_stalls_good_vm,
 }
 
 
