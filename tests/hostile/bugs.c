@@ -4,10 +4,12 @@
  * plugin from a broken one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "hostile.h"
 #include "ivwl-protocols.h"
 #include "shm-access.h"
@@ -759,4 +761,176 @@ void
 ivwl_hostile_damage_bomb(struct ivwl_hostile *h)
 {
 	bomb(h, "damage-bomb", true);
+}
+
+/* ---- clipboard-flood ------------------------------------------------ */
+
+#define CLIP_MIME "text/plain;charset=utf-8"
+#define CLIP_CHUNK (64u << 10)
+
+struct clip {
+	struct ivwl_hostile *h;
+	uint32_t k;
+	uint32_t source;		/* our wl_data_source */
+	struct ivwl_channels chs;
+	struct ivwl_channel *ch;	/* weston's pipe, bridged */
+	int fd;				/* we write the selection here */
+	bool finished;
+	uint64_t sent;
+};
+
+static uint64_t clip_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
+
+/* wl_data_source.send(mime, fd): weston wants the selection's bytes. */
+static void
+clip_wayland(struct clip *c, const void *payload, uint32_t len)
+{
+	struct ivwl_wayland_record rec;
+	uint32_t pos = 0, object, word, size, fd_index = 0;
+
+	if (ivwl_record_parse_wayland(payload, len, &c->h->layout, &rec) < 0)
+		return;
+	while (rec.data_len - pos >= 8) {
+		memcpy(&object, rec.data + pos, 4);
+		memcpy(&word, rec.data + pos + 4, 4);
+		size = word >> 16;
+		if (size < 8 || size > rec.data_len - pos)
+			return;
+		if (object == c->source &&
+		    (word & 0xffff) == IVWL_EVT_WL_DATA_SOURCE_SEND &&
+		    fd_index < rec.nfds && !c->ch &&
+		    ivwl_channel_source_new(&c->chs, &rec.fds[fd_index],
+					    &c->fd, &c->ch) == 0) {
+			fcntl(c->fd, F_SETFL, O_NONBLOCK);
+			fd_index++;
+		}
+		pos += (size + 3u) & ~3u;
+	}
+}
+
+static void
+clip_events(struct clip *c)
+{
+	struct ivwl_hostile_slot *s = &c->h->slot[c->k];
+	struct ivwl_channel *done;
+	uint16_t type;
+	int n;
+
+	while ((n = ivwl_ring_read(&s->event, &type, clip_buf,
+				   ivwl_ring_max_payload(&s->event))) >= 0) {
+		if (type == IVWL_RECORD_WAYLAND) {
+			clip_wayland(c, clip_buf, (uint32_t)n);
+		} else if (ivwl_channels_handle(&c->chs, type, clip_buf,
+						(uint32_t)n, &done) == 0 &&
+			   done) {
+			if (done == c->ch) {
+				c->ch = NULL;
+				c->finished = true;
+			}
+			ivwl_channel_destroy(&c->chs, done);
+		}
+	}
+	if (ivwl_ring_kick_needed(&s->event))
+		ivwl_hostile_ring(c->h, ivwl_slot_vector(c->k));
+}
+
+/* Feeds the pipe and moves what it holds into the ring. */
+static void
+clip_feed(struct clip *c, uint64_t limit)
+{
+	struct ivwl_hostile_slot *s = &c->h->slot[c->k];
+	static uint8_t chunk[CLIP_CHUNK];
+	ssize_t n;
+
+	if (c->fd >= 0 && c->sent < limit) {
+		memset(chunk, 'x', sizeof(chunk));
+		n = write(c->fd, chunk, sizeof(chunk));
+		if (n > 0)
+			c->sent += (uint64_t)n;
+	}
+	if (c->fd >= 0 && c->sent >= limit) {
+		close(c->fd);		/* EOF: the selection is complete */
+		c->fd = -1;
+	}
+	if (c->ch && ivwl_channel_pump(c->ch, &s->request) == 1) {
+		ivwl_channel_destroy(&c->chs, c->ch);
+		c->ch = NULL;
+		c->finished = true;
+	}
+	if (ivwl_ring_kick_needed(&s->request))
+		ivwl_hostile_ring(c->h, ivwl_slot_vector(c->k));
+}
+
+/*
+ * Offers a selection (no input focus needed: weston takes any serial
+ * while no selection is set) and, when weston's clipboard manager asks
+ * for its bytes, sends --count MiB (256 by default) of them.
+ */
+void
+ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
+{
+	struct ivwl_hostile_globals g;
+	struct clip c = { .h = h, .k = 0, .fd = -1 };
+	uint64_t limit = (uint64_t)(h->count ? h->count : 256) << 20;
+	uint32_t *id, seat, ddm, device;
+	struct ivwl_out out;
+
+	if (!ivwl_hostile_session_start(h, 0, &g, 2000) || !g.seat ||
+	    !g.data_device_manager) {
+		printf("hostile-peer: clipboard-flood: no session\n");
+		return;
+	}
+	ivwl_channels_init(&c.chs, IVWL_SIDE_APP);
+	id = &h->slot[0].next_id;
+	seat = (*id)++;
+	ddm = (*id)++;
+	c.source = (*id)++;
+	device = (*id)++;
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.seat, "wl_seat", 1, seat);
+	ivwl_out_bind(&out, g.data_device_manager, "wl_data_device_manager",
+		      3, ddm);
+	ivwl_out_begin(&out, ddm,
+		       IVWL_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE);
+	ivwl_out_u32(&out, c.source);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_OFFER);
+	ivwl_out_string(&out, CLIP_MIME);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, ddm,
+		       IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE);
+	ivwl_out_u32(&out, device);
+	ivwl_out_u32(&out, seat);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION);
+	ivwl_out_u32(&out, c.source);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+
+	while (ivwl_hostile_time_left(h) && !c.finished &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		clip_events(&c);
+		clip_feed(&c, limit);
+		ivwl_hostile_slot_poll(h, 0);
+		if (!c.ch)
+			usleep(1000);
+	}
+	printf("hostile-peer: clipboard-flood: weston %s the selection; "
+	       "%llu MiB written, transfer %s, connection %s\n",
+	       c.sent || c.ch ? "asked for" : "never asked for",
+	       (unsigned long long)(c.sent >> 20),
+	       c.finished ? "finished" : "unfinished",
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "open" : "closed");
+	fflush(stdout);
+	if (c.fd >= 0)
+		close(c.fd);
+	/* keep the selection (and weston's copy of it) alive */
+	while (ivwl_hostile_time_left(h) &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		clip_events(&c);
+		ivwl_hostile_slot_poll(h, 0);
+		usleep(10 * 1000);
+	}
+	ivwl_channels_release(&c.chs);
 }

@@ -18,7 +18,7 @@
  *   all              each of the above in turn
  * and reproducers of single weaknesses (bugs.c): partial-header,
  * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
- * window-flood, region-bomb, damage-bomb.
+ * window-flood, region-bomb, damage-bomb, clipboard-flood.
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -51,6 +51,7 @@ static const struct mode modes[] = {
 	{ "window-flood", ivwl_hostile_window_flood },
 	{ "region-bomb", ivwl_hostile_region_bomb },
 	{ "damage-bomb", ivwl_hostile_damage_bomb },
+	{ "clipboard-flood", ivwl_hostile_clipboard_flood },
 };
 
 /* The modes "all" runs, in this order. */

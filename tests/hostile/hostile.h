@@ -74,6 +74,7 @@ struct ivwl_out {
 /* What a session learnt from the registry. */
 struct ivwl_hostile_globals {
 	uint32_t shm, compositor, wm_base;	/* global names, 0 if absent */
+	uint32_t seat, data_device_manager;
 	bool done;				/* the sync came back */
 };
 
@@ -266,5 +267,8 @@ ivwl_hostile_region_bomb(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_damage_bomb(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 
 #endif

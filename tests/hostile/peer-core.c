@@ -419,6 +419,10 @@ on_session_event(void *data, const struct ivwl_hostile_event *ev)
 			w->g->compositor = name;
 		else if (strncmp(iface, "xdg_wm_base", slen) == 0)
 			w->g->wm_base = name;
+		else if (strncmp(iface, "wl_seat", slen) == 0)
+			w->g->seat = name;
+		else if (strncmp(iface, "wl_data_device_manager", slen) == 0)
+			w->g->data_device_manager = name;
 	}
 	if (w->func)
 		w->func(w->data, ev);

@@ -21,6 +21,7 @@ import importlib.util
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -64,10 +65,10 @@ class HostileSession(Session):
     """A Session whose evil VM gets no agent: the hostile peer is its app
     side instead."""
 
-    def __init__(self, evil=("evil",), vms=("evil", "good")):
+    def __init__(self, evil=("evil",), vms=("evil", "good"), **kw):
         self.evil = set(evil)
         self.peer = None
-        super().__init__(vms)
+        super().__init__(vms, **kw)
 
     def _start_agent(self, vm):
         if vm not in self.evil:
@@ -572,6 +573,37 @@ def case_bug_damage_bomb_stalls_good_vm(s):
     bomb_case(s, "damage-bomb", "a surface's pending damage")
 
 
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) >> 10
+    return 0
+
+
+def case_bug_clipboard_flood_grows_weston(s):
+    """The evil VM offers a selection (weston takes any serial while none
+    is set, no focus needed) and feeds weston's clipboard manager, which
+    keeps every byte in memory: nothing bounds the bytes a VM may send
+    through a channel, so weston grows by what the VM sends."""
+    before = rss_mib(s.weston.pid)
+    s.start_peer("clipboard-flood", 20, ["--count", "512"])
+    wait_for("the selection's transfer", lambda: "MiB written" in
+             s.peer_log() or s.peer.poll() is not None, timeout=30)
+    print(s.peer_log().strip())
+    s.check_weston()
+    grown = rss_mib(s.weston.pid) - before
+    print(f"weston's RSS grew by {grown} MiB")
+    if grown > 160:
+        raise Failure(f"BUG clipboard flood: weston keeps what the evil "
+                      f"VM sends as its selection, {grown} MiB so far "
+                      f"(nothing bounds a channel's bytes; a VM can make "
+                      f"weston run out of memory)")
+    a, dump = pattern(s, "good", "after")
+    s.wait_line(a, "ready", timeout=20)
+    compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
@@ -591,14 +623,25 @@ CASES = {
     "bug-window-flood-stalls-good-vm": case_bug_window_flood_stalls_good_vm,
     "bug-region-bomb-stalls-good-vm": case_bug_region_bomb_stalls_good_vm,
     "bug-damage-bomb-stalls-good-vm": case_bug_damage_bomb_stalls_good_vm,
+    "bug-clipboard-flood-grows-weston":
+        case_bug_clipboard_flood_grows_weston,
 }
+
+# Cases that need weston with a seat (x11 backend in an Xvfb).
+SEAT_CASES = {"bug-clipboard-flood-grows-weston"}
 
 
 def main():
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
         return 2
-    s = HostileSession()
+    kw = {}
+    if sys.argv[1] in SEAT_CASES:
+        if not shutil.which("Xvfb"):
+            print(f"SKIP {sys.argv[1]}: needs Xvfb for a seat")
+            return 77
+        kw["backend"] = "x11"
+    s = HostileSession(**kw)
     try:
         CASES[sys.argv[1]](s)
         s.check_weston()
