@@ -7,7 +7,7 @@ packages=(
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev python3
 	libwayland-dev wayland-protocols libpixman-1-dev
 	weston libweston-10-dev
-	qemu-system-x86 linux-image-amd64 busybox-static cpio
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio
 	xvfb xdotool x11-utils wl-clipboard foot mpv chromium gtk-3-examples
 )
 
