@@ -862,29 +862,30 @@ clip_feed(struct clip *c, uint64_t limit)
 }
 
 /*
- * Offers a selection (no input focus needed: weston takes any serial
- * while no selection is set) and, when weston's clipboard manager asks
- * for its bytes, sends --count MiB (256 by default) of them.
+ * Offers a selection on slot k (no input focus needed: weston takes any
+ * serial while no selection is set) and, when weston's clipboard manager
+ * asks for its bytes, sends limit of them.  c->source stays ours.
  */
-void
-ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
+static void
+clip_offer_and_feed(struct ivwl_hostile *h, uint32_t k, uint64_t limit,
+		    struct clip *c)
 {
 	struct ivwl_hostile_globals g;
-	struct clip c = { .h = h, .k = 0, .fd = -1 };
-	uint64_t limit = (uint64_t)(h->count ? h->count : 256) << 20;
 	uint32_t *id, seat, ddm, device;
 	struct ivwl_out out;
 
-	if (!ivwl_hostile_session_start(h, 0, &g, 2000) || !g.seat ||
-	    !g.data_device_manager) {
-		printf("hostile-peer: clipboard-flood: no session\n");
+	memset(c, 0, sizeof(*c));
+	c->h = h;
+	c->k = k;
+	c->fd = -1;
+	ivwl_channels_init(&c->chs, IVWL_SIDE_APP);
+	if (!ivwl_hostile_session_start(h, k, &g, 2000) || !g.seat ||
+	    !g.data_device_manager)
 		return;
-	}
-	ivwl_channels_init(&c.chs, IVWL_SIDE_APP);
-	id = &h->slot[0].next_id;
+	id = &h->slot[k].next_id;
 	seat = (*id)++;
 	ddm = (*id)++;
-	c.source = (*id)++;
+	c->source = (*id)++;
 	device = (*id)++;
 	ivwl_out_reset(&out);
 	ivwl_out_bind(&out, g.seat, "wl_seat", 1, seat);
@@ -892,9 +893,9 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
 		      3, ddm);
 	ivwl_out_begin(&out, ddm,
 		       IVWL_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE);
-	ivwl_out_u32(&out, c.source);
+	ivwl_out_u32(&out, c->source);
 	ivwl_out_end(&out);
-	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_OFFER);
+	ivwl_out_begin(&out, c->source, IVWL_REQ_WL_DATA_SOURCE_OFFER);
 	ivwl_out_string(&out, CLIP_MIME);
 	ivwl_out_end(&out);
 	ivwl_out_begin(&out, ddm,
@@ -903,28 +904,45 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
 	ivwl_out_u32(&out, seat);
 	ivwl_out_end(&out);
 	ivwl_out_begin(&out, device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION);
-	ivwl_out_u32(&out, c.source);
+	ivwl_out_u32(&out, c->source);
 	ivwl_out_u32(&out, 0);
 	ivwl_out_end(&out);
-	ivwl_hostile_send_wayland(h, 0, &out);
+	ivwl_hostile_send_wayland(h, k, &out);
 
-	while (ivwl_hostile_time_left(h) && !c.finished &&
-	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
-		clip_events(&c);
-		clip_feed(&c, limit);
-		ivwl_hostile_slot_poll(h, 0);
-		if (!c.ch)
+	while (ivwl_hostile_time_left(h) && !c->finished &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE) {
+		clip_events(c);
+		clip_feed(c, limit);
+		ivwl_hostile_slot_poll(h, k);
+		if (!c->ch)
 			usleep(1000);
 	}
-	printf("hostile-peer: clipboard-flood: weston %s the selection; "
-	       "%llu MiB written, transfer %s, connection %s\n",
-	       c.sent || c.ch ? "asked for" : "never asked for",
-	       (unsigned long long)(c.sent >> 20),
-	       c.finished ? "finished" : "unfinished",
-	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "open" : "closed");
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static void
+clip_report(struct ivwl_hostile *h, const char *mode, struct clip *c)
+{
+	printf("hostile-peer: %s: weston %s the selection; %llu MiB "
+	       "written, transfer %s, connection %s\n", mode,
+	       c->sent || c->ch ? "asked for" : "never asked for",
+	       (unsigned long long)(c->sent >> 20),
+	       c->finished ? "finished" : "unfinished",
+	       h->slot[c->k].phase == IVWL_HOSTILE_LIVE ? "open" : "closed");
 	fflush(stdout);
-	if (c.fd >= 0)
-		close(c.fd);
+}
+
+/* Sends --count MiB (256 by default) as a selection and keeps it. */
+void
+ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
+{
+	struct clip c;
+
+	clip_offer_and_feed(h, 0, (uint64_t)(h->count ? h->count : 256) << 20,
+			    &c);
+	clip_report(h, "clipboard-flood", &c);
 	/* keep the selection (and weston's copy of it) alive */
 	while (ivwl_hostile_time_left(h) &&
 	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
@@ -933,4 +951,184 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
 		usleep(10 * 1000);
 	}
 	ivwl_channels_release(&c.chs);
+}
+
+/* ---- clipboard-hang ------------------------------------------------- */
+
+struct focus {
+	struct window w;
+	uint32_t device;
+	uint32_t offer;		/* the last wl_data_offer weston made */
+	bool selection;		/* ... and it is the selection */
+};
+
+static void
+on_focus_event(void *data, const struct ivwl_hostile_event *ev)
+{
+	struct focus *f = data;
+	uint32_t v;
+
+	on_window_event(&f->w, ev);
+	if (ev->object != f->device || ev->size < 12)
+		return;
+	memcpy(&v, ev->args, 4);
+	if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER)
+		f->offer = v;
+	else if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_SELECTION)
+		f->selection = v && v == f->offer;
+}
+
+/* A mapped 1x1 toplevel and a data device on slot k: weston gives the
+ * new window the keyboard, and with it the selection's offer. */
+static bool
+focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
+{
+	struct ivwl_hostile_globals g;
+	struct ivwl_out out;
+	struct ivwl_fd_desc d = ivwl_out_region_desc(h->layout.heap_offset,
+						     IVWL_PAGE_SIZE);
+	uint32_t *id = &h->slot[k].next_id, shm, comp, seat, ddm, surface;
+	uint32_t top, pool, buffer;
+	int64_t end;
+
+	if (!ivwl_hostile_session_start(h, k, &g, 2000) || !g.seat ||
+	    !g.data_device_manager || !g.shm || !g.compositor || !g.wm_base)
+		return false;
+	shm = (*id)++;
+	comp = (*id)++;
+	f->w.wm_base = (*id)++;
+	seat = (*id)++;
+	ddm = (*id)++;
+	f->device = (*id)++;
+	surface = (*id)++;
+	f->w.xdg_surface = (*id)++;
+	top = (*id)++;
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, g.shm, "wl_shm", 1, shm);
+	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, comp);
+	ivwl_out_bind(&out, g.wm_base, "xdg_wm_base", 1, f->w.wm_base);
+	ivwl_out_bind(&out, g.seat, "wl_seat", 1, seat);
+	ivwl_out_bind(&out, g.data_device_manager, "wl_data_device_manager",
+		      3, ddm);
+	ivwl_out_begin(&out, ddm,
+		       IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE);
+	ivwl_out_u32(&out, f->device);
+	ivwl_out_u32(&out, seat);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	ivwl_out_u32(&out, surface);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, f->w.wm_base,
+		       IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	ivwl_out_u32(&out, f->w.xdg_surface);
+	ivwl_out_u32(&out, surface);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, f->w.xdg_surface,
+		       IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	ivwl_out_u32(&out, top);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, k, &out);
+	end = ivwl_hostile_now_ms() + 3000;
+	while (!f->w.configured && ivwl_hostile_now_ms() < end &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
+		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
+	if (!f->w.configured)
+		return false;
+
+	pool = (*id)++;
+	buffer = (*id)++;
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, f->w.xdg_surface,
+		       IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	ivwl_out_u32(&out, f->w.serial);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	ivwl_out_u32(&out, pool);
+	ivwl_out_u32(&out, IVWL_PAGE_SIZE);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &d);
+	ivwl_out_begin(&out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	ivwl_out_u32(&out, buffer);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_u32(&out, 1);
+	ivwl_out_u32(&out, 1);
+	ivwl_out_u32(&out, 4);
+	ivwl_out_u32(&out, XRGB8888);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
+	ivwl_out_u32(&out, buffer);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, k, &out);
+	end = ivwl_hostile_now_ms() + 3000;
+	while (!f->selection && ivwl_hostile_now_ms() < end &&
+	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
+		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
+	return f->selection;
+}
+
+/*
+ * A selection bigger than the plugin's pipe buffer, cached by weston's
+ * clipboard manager (our source destroyed, weston serves its copy), then
+ * received by a focused client of ours that never grants credit: weston
+ * writes the selection with one blocking write from its main thread.
+ * Probes whether the display still answers a new connection.
+ */
+void
+ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
+{
+	struct ivwl_fd_desc pipe_desc = {
+		.kind = IVWL_FD_PIPE,
+		.flags = IVWL_PIPE_WRITE_END,
+		.channel = 1,		/* odd: an app side channel */
+	};
+	struct focus f = { 0 };
+	struct ivwl_out out;
+	struct clip c;
+	uint32_t probes = 0, answered = 0;
+
+	clip_offer_and_feed(h, 0, (uint64_t)(h->count ? h->count : 128) << 20,
+			    &c);
+	clip_report(h, "clipboard-hang", &c);
+	if (!c.finished)
+		return;
+	/* weston's clipboard manager takes over with its copy */
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_DESTROY);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+	ivwl_hostile_roundtrip(h, 0, NULL, NULL, 2000);
+	ivwl_channels_release(&c.chs);
+
+	if (!focus_and_offer(h, 1, &f)) {
+		printf("hostile-peer: clipboard-hang: no selection offer "
+		       "(no keyboard focus?)\n");
+		return;
+	}
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, f.offer, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
+	ivwl_out_string(&out, CLIP_MIME);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &pipe_desc);
+	ivwl_hostile_send_wayland(h, 1, &out);
+	printf("hostile-peer: clipboard-hang: receiving weston's copy, "
+	       "granting no credit\n");
+	fflush(stdout);
+
+	while (ivwl_hostile_time_left(h)) {
+		/* read what comes (channel data included), grant nothing */
+		ivwl_hostile_drain_events(h, 1, on_focus_event, &f);
+		probes++;
+		if (ivwl_hostile_slot_open_wait(h, 2, 2000))
+			answered++;
+		ivwl_hostile_slot_close(h, 2);
+		usleep(300 * 1000);
+	}
+	printf("hostile-peer: clipboard-hang: the display answered %u of %u "
+	       "new connections after the receive\n", answered, probes);
 }

@@ -18,7 +18,8 @@
  *   all              each of the above in turn
  * and reproducers of single weaknesses (bugs.c): partial-header,
  * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
- * window-flood, region-bomb, damage-bomb, clipboard-flood.
+ * window-flood, region-bomb, damage-bomb, clipboard-flood,
+ * clipboard-hang.
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -52,6 +53,7 @@ static const struct mode modes[] = {
 	{ "region-bomb", ivwl_hostile_region_bomb },
 	{ "damage-bomb", ivwl_hostile_damage_bomb },
 	{ "clipboard-flood", ivwl_hostile_clipboard_flood },
+	{ "clipboard-hang", ivwl_hostile_clipboard_hang },
 };
 
 /* The modes "all" runs, in this order. */

@@ -271,4 +271,7 @@ ivwl_hostile_damage_bomb(struct ivwl_hostile *h);
 void
 ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
+
 #endif

@@ -604,6 +604,33 @@ def case_bug_clipboard_flood_grows_weston(s):
     compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
 
 
+def case_bug_clipboard_hang(s):
+    """A selection bigger than the plugin's pipe-thread buffer (64 MiB),
+    cached by weston's clipboard manager, received by a focused client
+    of the evil VM that grants no credit: the pipe thread stops reading
+    once its buffer is full, and libweston writes the selection with one
+    blocking write() from the main thread, which then never returns."""
+    s.start_peer("clipboard-hang", 15)
+    wait_for("the receive", lambda: "granting no credit" in s.peer_log()
+             or s.peer.poll() is not None, timeout=30)
+    if "granting no credit" not in s.peer_log():
+        print(s.peer_log().strip())
+        raise Failure("the reproducer did not get to receive the "
+                      "selection")
+    time.sleep(2)
+    if not s.weston_responsive(5):
+        raise Failure("BUG clipboard hang: weston stopped answering its "
+                      "clients once the evil VM received a 128 MiB "
+                      "selection without granting credit (libweston's "
+                      "clipboard blocks in write() while "
+                      "plugin/pipe-thread.c stops reading at "
+                      "IVWL_PIPE_THREAD_BUFFER)")
+    a, dump = pattern(s, "good", "after")
+    s.wait_line(a, "ready", timeout=20)
+    compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
+    print(s.wait_peer(40).strip())
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
@@ -625,10 +652,11 @@ CASES = {
     "bug-damage-bomb-stalls-good-vm": case_bug_damage_bomb_stalls_good_vm,
     "bug-clipboard-flood-grows-weston":
         case_bug_clipboard_flood_grows_weston,
+    "bug-clipboard-hang": case_bug_clipboard_hang,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
-SEAT_CASES = {"bug-clipboard-flood-grows-weston"}
+SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang"}
 
 
 def main():
