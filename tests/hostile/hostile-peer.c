@@ -1,10 +1,10 @@
 /*
- * hostile-peer: a hostile app-vm.  Attaches to an ivwl-server's app socket
- * as peer 1 (no agent, no shim) and attacks the display side through the
- * region for a bounded time, then says what it did.
+ * ivwl-hostile-peer: a hostile app-vm.  Attaches to an ivwl-server's app
+ * socket as peer 1 (no agent, no shim) and attacks the display side
+ * through the region for a bounded time, then says what it did.
  *
- *   hostile-peer --socket PATH --mode MODE [--seconds N] [--seed S]
- *                [--spare partial-header] [--count N] [--verbose]
+ *   ivwl-hostile-peer --socket PATH --mode MODE [--seconds N] [--seed S]
+ *                     [--spare partial-header] [--count N] [--verbose]
  *
  * Modes (docs in tests/hostile/README.md):
  *   garbage-records  well-framed records of random types and contents,
@@ -64,9 +64,9 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: hostile-peer --socket PATH --mode MODE "
+	fprintf(f, "usage: ivwl-hostile-peer --socket PATH --mode MODE "
 		"[--seconds N] [--seed S]\n"
-		"                    [--spare partial-header] "
+		"                         [--spare partial-header] "
 		"[--count N] [--verbose]\nmodes: all");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(f, " %s", modes[i].name);
