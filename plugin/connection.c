@@ -2,6 +2,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 
 /* Requests waiting for libwayland: beyond this we stop reading the ring. */
 #define TO_SERVER_LIMIT (256u << 10)
+/* Bytes a VM may send weston through one pipe (selections, drops). */
+#define IVWL_SINK_LIMIT (64u << 20)
 /* Records handled per doorbell before yielding to the rest of weston. */
 #define RECORD_BUDGET 256
 
@@ -52,10 +55,17 @@ handle_channel_record(struct ivwl_connection *conn, uint16_t type,
 {
 	struct ivwl_channel *finished;
 
-	if (ivwl_channels_handle(&conn->channels, type, conn->record, len,
-				 &finished) < 0) {
+	int ret;
+
+	ret = ivwl_channels_handle(&conn->channels, type, conn->record, len,
+				   &finished);
+	if (ret == -EFBIG) {
+		*why = "the app sent more through one pipe than weston takes";
+		return ret;
+	}
+	if (ret < 0) {
 		*why = "the app broke a pipe channel's rules";
-		return -EPROTO;
+		return ret;
 	}
 	if (finished)
 		channel_destroy(conn, finished);
@@ -297,6 +307,10 @@ free_connection(struct ivwl_connection *conn)
 		wl_event_source_remove(conn->idle);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
+	if (conn->alarm)
+		wl_event_source_remove(conn->alarm);
+	if (conn->alarm_fd >= 0)
+		close(conn->alarm_fd);
 	if (conn->source)
 		wl_event_source_remove(conn->source);
 	if (conn->fd >= 0)
@@ -368,6 +382,14 @@ ivwl_connection_abandon(struct ivwl_connection *conn)
 	free_connection(conn);
 }
 
+static int
+on_alarm(int fd, uint32_t mask, void *data)
+{
+	ivwl_connection_destroy(data, "the app did not read a pipe weston "
+				"kept writing into; data was dropped");
+	return 0;
+}
+
 struct ivwl_connection *
 ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 {
@@ -383,7 +405,11 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->slot = slot;
 	conn->generation = generation;
 	conn->fd = -1;
+	conn->alarm_fd = -1;
 	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
+	/* What a VM may push into weston through one pipe (its clipboard
+	 * manager keeps all of a selection in memory). */
+	conn->channels.sink_limit = IVWL_SINK_LIMIT;
 	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
 	ivwl_stream_out_init(&conn->to_server, TO_SERVER_LIMIT);
 	ivwl_stream_in_init(&conn->from_server);
@@ -391,6 +417,9 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	if (!conn->record || ivwl_wire_map_init(&conn->objects) < 0)
 		goto err_conn;
 
+	conn->alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (conn->alarm_fd < 0)
+		goto err_conn;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)
 		goto err_conn;
@@ -404,7 +433,9 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
 	conn->source = wl_event_loop_add_fd(loop, conn->fd, WL_EVENT_READABLE,
 					    on_socket, conn);
-	if (!conn->source) {
+	conn->alarm = wl_event_loop_add_fd(loop, conn->alarm_fd,
+					   WL_EVENT_READABLE, on_alarm, conn);
+	if (!conn->source || !conn->alarm) {
 		wl_client_destroy(conn->client);
 		return NULL;
 	}
@@ -417,6 +448,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 err_conn:
 	if (conn->fd >= 0)
 		close(conn->fd);
+	if (conn->alarm_fd >= 0)
+		close(conn->alarm_fd);
 	ivwl_wire_map_release(&conn->objects);
 	free(conn->record);
 	free(conn);

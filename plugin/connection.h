@@ -39,6 +39,12 @@ struct ivwl_pool {
 	uint64_t length;
 };
 
+/* Rectangles given to a wl_region, or to a surface since its commit. */
+struct ivwl_rect_count {
+	uint32_t id;
+	uint32_t rects;
+};
+
 struct ivwl_buffer_ref {
 	uint32_t id;
 	struct ivwl_pool *pool;
@@ -57,6 +63,8 @@ struct ivwl_connection {
 	struct wl_event_source *source;
 	struct wl_event_source *idle;	/* more requests to pump */
 	struct wl_event_source *kill;	/* disconnect asked by the user */
+	int alarm_fd;			/* eventfd: a pipe thread overflowed */
+	struct wl_event_source *alarm;
 
 	struct ivwl_wire_map objects;
 	struct ivwl_stream_out to_server;	/* requests for libwayland */
@@ -71,6 +79,9 @@ struct ivwl_connection {
 	struct ivwl_buffer_ref *buffers;
 	uint32_t nbuffers;
 	uint32_t nsurfaces;		/* live wl_surfaces */
+	uint32_t nregions;		/* live wl_regions */
+	struct ivwl_rect_count *rect_counts;
+	uint32_t nrect_counts;
 
 	uint64_t *record;		/* private copy of one request record */
 };

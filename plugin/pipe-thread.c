@@ -14,6 +14,7 @@
 struct pipe_thread {
 	int in_fd;
 	int out_fd;
+	int alarm_fd;
 	uint8_t *buf;
 	size_t start, end, cap;
 };
@@ -42,6 +43,35 @@ make_room(struct pipe_thread *t)
 	return 0;
 }
 
+/* Reads in_fd to its end, keeping nothing: the writer must not stay stuck. */
+static void
+drain_and_drop(struct pipe_thread *t)
+{
+	struct pollfd pfd = { .fd = t->in_fd, .events = POLLIN };
+	uint8_t sink[65536];
+	ssize_t n;
+
+	fcntl(t->in_fd, F_SETFL, fcntl(t->in_fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		n = read(t->in_fd, sink, sizeof(sink));
+		if (n > 0 || (n < 0 && errno == EINTR))
+			continue;
+		if (n < 0 && errno == EAGAIN && poll(&pfd, 1, -1) >= 0)
+			continue;
+		return;
+	}
+}
+
+static void
+raise_alarm(struct pipe_thread *t)
+{
+	uint64_t one = 1;
+
+	if (write(t->alarm_fd, &one, sizeof(one)) < 0) {
+		/* the owner is gone already; nothing else to tell */
+	}
+}
+
 static void *
 pipe_thread_run(void *data)
 {
@@ -53,13 +83,29 @@ pipe_thread_run(void *data)
 			{ .fd = t->in_fd, .events = 0 },
 			{ .fd = t->out_fd, .events = 0 },
 		};
+		bool full = false;
 		ssize_t n;
+		int ret;
 
-		if (!eof && make_room(t) == 0)
-			pfd[0].events = POLLIN;
+		if (!eof) {
+			if (make_room(t) == 0)
+				pfd[0].events = POLLIN;
+			else
+				full = true;
+		}
 		if (t->end > t->start)
 			pfd[1].events = POLLOUT;
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		ret = poll(pfd, 2, full ? IVWL_PIPE_THREAD_STALL_MS : -1);
+		if (ret == 0 && full) {
+			/* Nobody drains us and the writer may be weston's
+			 * main thread, blocked: fail loudly, free it. */
+			raise_alarm(t);
+			close(t->out_fd);
+			t->out_fd = -1;
+			drain_and_drop(t);
+			break;
+		}
+		if (ret < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents) {
 			n = read(t->in_fd, t->buf + t->end, t->cap - t->end);
@@ -80,14 +126,16 @@ pipe_thread_run(void *data)
 		}
 	}
 	close(t->in_fd);
-	close(t->out_fd);
+	if (t->out_fd >= 0)
+		close(t->out_fd);
+	close(t->alarm_fd);
 	free(t->buf);
 	free(t);
 	return NULL;
 }
 
 int
-ivwl_pipe_decouple(int in_fd)
+ivwl_pipe_decouple(int in_fd, int alarm_fd)
 {
 	struct pipe_thread *t;
 	pthread_attr_t attr;
@@ -106,6 +154,13 @@ ivwl_pipe_decouple(int in_fd)
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	t->in_fd = in_fd;
 	t->out_fd = p[1];
+	t->alarm_fd = fcntl(alarm_fd, F_DUPFD_CLOEXEC, 0);
+	if (t->alarm_fd < 0) {
+		ret = -errno;
+		close(p[0]);
+		close(p[1]);
+		goto err_free;
+	}
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -117,6 +172,7 @@ ivwl_pipe_decouple(int in_fd)
 	if (ret < 0) {
 		close(p[0]);
 		close(p[1]);
+		close(t->alarm_fd);
 		goto err_free;
 	}
 	return p[0];

@@ -10,12 +10,17 @@
 
 /* Most a decoupled pipe holds in memory before it pushes back. */
 #define IVWL_PIPE_THREAD_BUFFER (64u << 20)
+/* A full buffer that nobody drains for this long may hold weston. */
+#define IVWL_PIPE_THREAD_STALL_MS 1000
 
 /*
  * Takes in_fd (a read end).  Returns the read end of the new pipe, or
- * -errno (in_fd is closed then too).
+ * -errno (in_fd is closed then too).  If the buffer stays full without
+ * progress, the thread writes to alarm_fd (an eventfd, dup'ed here), so
+ * the owner can end the connection loudly, and drains in_fd to its end,
+ * so a writer blocked in weston's main thread is let go.
  */
 int
-ivwl_pipe_decouple(int in_fd);
+ivwl_pipe_decouple(int in_fd, int alarm_fd);
 
 #endif

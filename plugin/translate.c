@@ -28,6 +28,12 @@
 /* Every surface costs weston work on every repaint: bound them. */
 #define IVWL_CONN_MAX_SURFACES 512u
 #define IVWL_VM_MAX_SURFACES 2048u
+/*
+ * Rectangles per wl_region and per surface between commits: pixman merges
+ * each into all the others, so the cost grows with the square.
+ */
+#define IVWL_MAX_RECTS 1024u
+#define IVWL_CONN_MAX_REGIONS 256u
 /* Live objects of one connection, far below the walker's own bound. */
 #define IVWL_CONN_MAX_OBJECTS 32768u
 #define TITLE_MAX 1024u
@@ -128,6 +134,48 @@ buffer_gone(struct ivwl_connection *conn, uint32_t id)
 		pool_maybe_release(conn, pool);
 		return;
 	}
+}
+
+static struct ivwl_rect_count *
+rect_count(struct ivwl_connection *conn, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < conn->nrect_counts; i++)
+		if (conn->rect_counts[i].id == id)
+			return &conn->rect_counts[i];
+	return NULL;
+}
+
+static void
+rect_count_drop(struct ivwl_connection *conn, uint32_t id)
+{
+	struct ivwl_rect_count *c = rect_count(conn, id);
+
+	if (c)
+		*c = conn->rect_counts[--conn->nrect_counts];
+}
+
+/* One more rectangle on object id; false past the bound. */
+static bool
+rect_count_add(struct ivwl_connection *conn, uint32_t id)
+{
+	struct ivwl_rect_count *c = rect_count(conn, id), *n;
+
+	if (!c) {
+		/* regions and surfaces are bounded, and so is this table */
+		if (conn->nrect_counts >=
+		    IVWL_CONN_MAX_REGIONS + IVWL_CONN_MAX_SURFACES)
+			return false;
+		n = realloc(conn->rect_counts,
+			    (conn->nrect_counts + 1) * sizeof(*n));
+		if (!n)
+			return false;
+		conn->rect_counts = n;
+		c = &n[conn->nrect_counts++];
+		*c = (struct ivwl_rect_count){ id, 0 };
+	}
+	return ++c->rects <= IVWL_MAX_RECTS;
 }
 
 static void
@@ -299,7 +347,7 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
 		return ret;
 	}
 	/* weston may be the writer, from this very thread */
-	ch->fd = ivwl_pipe_decouple(ch->fd);
+	ch->fd = ivwl_pipe_decouple(ch->fd, conn->alarm_fd);
 	if (ch->fd < 0) {
 		*why = "cannot start a pipe thread";
 		return ch->fd;
@@ -366,6 +414,32 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		      IVWL_REQ_WL_SURFACE_DESTROY)) {
 		conn->nsurfaces--;
 		conn->vm->surfaces--;
+		rect_count_drop(conn, msg->object);
+	} else if (is(msg, &ivwl_iface_wl_surface,
+		      IVWL_REQ_WL_SURFACE_DAMAGE) ||
+		   is(msg, &ivwl_iface_wl_surface,
+		      IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER) ||
+		   is(msg, &ivwl_iface_wl_region, IVWL_REQ_WL_REGION_ADD) ||
+		   is(msg, &ivwl_iface_wl_region,
+		      IVWL_REQ_WL_REGION_SUBTRACT)) {
+		if (!rect_count_add(conn, msg->object)) {
+			*why = "too many rectangles";
+			return -EDQUOT;
+		}
+	} else if (is(msg, &ivwl_iface_wl_surface,
+		      IVWL_REQ_WL_SURFACE_COMMIT)) {
+		rect_count_drop(conn, msg->object);	/* damage applied */
+	} else if (is(msg, &ivwl_iface_wl_compositor,
+		      IVWL_REQ_WL_COMPOSITOR_CREATE_REGION)) {
+		if (conn->nregions >= IVWL_CONN_MAX_REGIONS) {
+			*why = "too many regions";
+			return -EDQUOT;
+		}
+		conn->nregions++;
+	} else if (is(msg, &ivwl_iface_wl_region,
+		      IVWL_REQ_WL_REGION_DESTROY)) {
+		conn->nregions--;
+		rect_count_drop(conn, msg->object);
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
 		return send_prefixed_title(conn, msg);
@@ -566,6 +640,9 @@ ivwl_translate_release(struct ivwl_connection *conn)
 	conn->npools = 0;
 	conn->vm->surfaces -= conn->nsurfaces;
 	conn->nsurfaces = 0;
+	free(conn->rect_counts);
+	conn->rect_counts = NULL;
+	conn->nrect_counts = 0;
 	free(conn->buffers);
 	conn->buffers = NULL;
 	conn->nbuffers = 0;

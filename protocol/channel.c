@@ -302,6 +302,9 @@ handle_data(struct ivwl_channels *chs, const void *payload, uint32_t len)
 	if (!ch->sink || ch->done || rec.len > ch->credit ||
 	    rec.len > IVWL_CHANNEL_WINDOW - ch->len)
 		return -EPROTO;
+	ch->total += rec.len;
+	if (chs->sink_limit && ch->total > chs->sink_limit)
+		return -EFBIG;	/* too much for one pipe: the caller ends it */
 	memcpy(ch->buf + ch->len, rec.bytes, rec.len);
 	ch->len += rec.len;
 	ch->credit -= rec.len;

@@ -50,6 +50,7 @@ struct ivwl_channel {
 	uint32_t credit;	/* source: may send; sink: granted, unseen */
 	uint32_t written;	/* sink: written since the last grant */
 	uint32_t len;		/* sink: buffered bytes */
+	uint64_t total;		/* sink: bytes received in all */
 	uint8_t *buf;		/* sink: IVWL_CHANNEL_WINDOW bytes */
 	void *user;		/* the caller's event source, if any */
 };
@@ -59,6 +60,7 @@ struct ivwl_channels {
 	enum ivwl_side side;
 	uint32_t next_id;
 	uint32_t count;
+	uint64_t sink_limit;	/* bytes a sink takes in all, 0: no limit */
 };
 
 void
@@ -105,7 +107,7 @@ ivwl_channel_pump(struct ivwl_channel *ch, struct ivwl_ring *ring);
 /*
  * A record for one of our channels.  Returns 0 and sets *finished to the
  * channel the record ended (the caller destroys it) or NULL; -EPROTO when
- * the peer broke the rules.
+ * the peer broke the rules, -EFBIG when a sink got more than sink_limit.
  */
 int
 ivwl_channels_handle(struct ivwl_channels *chs, uint16_t type,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -130,7 +131,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t buf[(IVWL_RING_MAX_SIZE / 2) / 8];
 	struct ivwl_vm vm = { .name = "fuzz" };
-	struct ivwl_connection conn = { .vm = &vm };
+	struct ivwl_connection conn = { .vm = &vm, .alarm_fd = -1 };
 	const char *why;
 	size_t pos = 0;
 
@@ -141,6 +142,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ivwl_stream_out_init(&conn.to_server, 1 << 20);
 	ivwl_channels_init(&conn.channels, IVWL_SIDE_DISPLAY);
+	conn.channels.sink_limit = 64u << 20;
+	conn.alarm_fd = eventfd(0, EFD_CLOEXEC);
 	prologue(&conn, &vm.side.layout, buf);
 
 	while (pos + 3 <= size) {
@@ -179,5 +182,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ivwl_translate_release(&conn);
 	ivwl_wire_map_release(&conn.objects);
 	close(vm.region_fd);
+	close(conn.alarm_fd);
 	return 0;
 }

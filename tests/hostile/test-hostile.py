@@ -615,6 +615,14 @@ def case_bug_clipboard_hang(s):
              or s.peer.poll() is not None, timeout=30)
     if "granting no credit" not in s.peer_log():
         print(s.peer_log().strip())
+        # Since the per-pipe limit, a VM cannot hand weston the 128 MiB
+        # selection this needs; tests/unit/test-pipe-thread.c covers the
+        # stall itself with a blocked writer nobody drains.
+        if "closing: the app sent more through one pipe" in s.weston_log():
+            print("the plugin refused the 128 MiB selection: no hang "
+                  "can be set up")
+            s.check_weston()
+            return
         raise Failure("the reproducer did not get to receive the "
                       "selection")
     time.sleep(2)
