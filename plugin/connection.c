@@ -93,7 +93,7 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 }
 
 static void
-on_idle(void *data);
+more_work(struct ivwl_connection *conn);
 
 /* Moves request records to libwayland while it keeps up. */
 static int
@@ -135,10 +135,8 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	 * never neither, or a ring drained by the budget's last record
 	 * would leave us asleep without a token.
 	 */
-	if (!conn->idle && !ivwl_ring_prepare_sleep(&conn->request))
-		conn->idle = wl_event_loop_add_idle(
-			wl_display_get_event_loop(conn->vm->plugin->display),
-			on_idle, conn);
+	if (!ivwl_ring_prepare_sleep(&conn->request))
+		more_work(conn);
 	return 0;
 }
 
@@ -244,13 +242,32 @@ ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 	return ch->user ? 0 : -ENOMEM;
 }
 
+/*
+ * Work is left after a budget: come back through an fd event, not an idle
+ * source (libwayland runs idle sources added while it runs them before it
+ * polls again, so one flooding app would starve everyone).
+ */
 static void
-on_idle(void *data)
+more_work(struct ivwl_connection *conn)
+{
+	uint64_t one = 1;
+
+	if (write(conn->more_fd, &one, sizeof(one)) < 0) {
+		/* the counter is already set: a wake-up is pending anyway */
+	}
+}
+
+static int
+on_more(int fd, uint32_t mask, void *data)
 {
 	struct ivwl_connection *conn = data;
+	uint64_t v;
 
-	conn->idle = NULL;
+	if (read(conn->more_fd, &v, sizeof(v)) < 0) {
+		/* spurious: nothing pending */
+	}
 	service(conn);
+	return 0;
 }
 
 static void
@@ -303,8 +320,10 @@ static void
 free_connection(struct ivwl_connection *conn)
 {
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
-	if (conn->idle)
-		wl_event_source_remove(conn->idle);
+	if (conn->more)
+		wl_event_source_remove(conn->more);
+	if (conn->more_fd >= 0)
+		close(conn->more_fd);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
 	if (conn->alarm)
@@ -406,6 +425,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->generation = generation;
 	conn->fd = -1;
 	conn->alarm_fd = -1;
+	conn->more_fd = -1;
 	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
 	/* What a VM may push into weston through one pipe (its clipboard
 	 * manager keeps all of a selection in memory). */
@@ -418,7 +438,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 		goto err_conn;
 
 	conn->alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (conn->alarm_fd < 0)
+	conn->more_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (conn->alarm_fd < 0 || conn->more_fd < 0)
 		goto err_conn;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)
@@ -435,7 +456,9 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 					    on_socket, conn);
 	conn->alarm = wl_event_loop_add_fd(loop, conn->alarm_fd,
 					   WL_EVENT_READABLE, on_alarm, conn);
-	if (!conn->source || !conn->alarm) {
+	conn->more = wl_event_loop_add_fd(loop, conn->more_fd,
+					  WL_EVENT_READABLE, on_more, conn);
+	if (!conn->source || !conn->alarm || !conn->more) {
 		wl_client_destroy(conn->client);
 		return NULL;
 	}
@@ -450,6 +473,8 @@ err_conn:
 		close(conn->fd);
 	if (conn->alarm_fd >= 0)
 		close(conn->alarm_fd);
+	if (conn->more_fd >= 0)
+		close(conn->more_fd);
 	ivwl_wire_map_release(&conn->objects);
 	free(conn->record);
 	free(conn);

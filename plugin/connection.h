@@ -61,7 +61,8 @@ struct ivwl_connection {
 	struct wl_client *client;
 	struct wl_listener client_destroy;
 	struct wl_event_source *source;
-	struct wl_event_source *idle;	/* more requests to pump */
+	int more_fd;			/* eventfd: requests left to pump */
+	struct wl_event_source *more;
 	struct wl_event_source *kill;	/* disconnect asked by the user */
 	int alarm_fd;			/* eventfd: a pipe thread overflowed */
 	struct wl_event_source *alarm;
