@@ -94,34 +94,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-now_ms()
-{
-	local t=${EPOCHREALTIME/[.,]/}
-
-	echo $((t / 1000))
-}
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.1 s.
-wait_for()
-{
-	local secs=$1 what=$2 i
-
-	shift 2
-	for ((i = 0; i < secs * 10; i++)); do
-		if "$@"; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	die "timed out after ${secs}s waiting for $what"
-}
-
-show_log()
-{
-	echo "----- $1 -----"
-	tr -d '\r' <"$2" || true
-	echo "----- end of $1 -----"
-}
+. "$(dirname "$0")/vm-lib.sh"
 
 echo "test-ivshmem-vm: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivshmem-vm: region $size bytes, $vectors vectors, limit ${limit}s"
@@ -129,114 +102,12 @@ echo "test-ivshmem-vm: region $size bytes, $vectors vectors, limit ${limit}s"
 "$mkinitramfs" "$tmp/initramfs.gz" "$guest_probe" ||
 	die "cannot build the initramfs (see above)"
 
-"$server" --socket "$sock" --display-socket "$dsock" --size "$size" \
-	--vectors "$vectors" >"$tmp/server.log" 2>&1 &
-server_pid=$!
-
-sockets_ready()
-{
-	kill -0 "$server_pid" 2>/dev/null ||
-		{ show_log ivwl-server "$tmp/server.log"; die "ivwl-server exited at start"; }
-	[ -S "$sock" ] && [ -S "$dsock" ]
-}
-wait_for 10 "ivwl-server's sockets" sockets_ready
-
-"$host_peer" --socket "$dsock" --size "$size" --vectors "$vectors" \
-	--timeout-ms $(((limit + 30) * 1000)) >"$tmp/host-peer.log" 2>&1 &
-peer_pid=$!
-
-peer_ready()
-{
-	kill -0 "$peer_pid" 2>/dev/null ||
-		{ show_log host-peer "$tmp/host-peer.log"; die "host-peer exited at start"; }
-	grep -q '^HOST-PEER: ready' "$tmp/host-peer.log"
-}
-wait_for 20 "host-peer to attach" peer_ready
-
-# guest-probe waits at most this long for each step.
-guest_timeout_ms=$((limit * 1000 / 3))
-append="console=ttyS0 quiet panic=-1"
-append="$append ivwl.run=/bin/guest-probe,--size,$size,--vectors,$vectors,--timeout-ms,$guest_timeout_ms"
-
-t0=$(now_ms)
-timeout --foreground -k 5 "$limit" "$qemu" \
-	-machine q35 -accel tcg -smp 1 -m 512 \
-	-nodefaults -no-user-config -display none -serial stdio \
-	-no-reboot \
-	-kernel "$kernel" -initrd "$tmp/initramfs.gz" -append "$append" \
-	-chardev socket,path="$sock",id=iv \
-	-device ivshmem-doorbell,chardev=iv,vectors="$vectors" \
-	</dev/null >"$tmp/console.log" 2>&1 &
-qemu_pid=$!
-
-# Wait for QEMU; once host-peer has given up, the guest has nobody to
-# talk to: give it 5 s to print its own verdict, then stop it.
-peer_done_ms=
-while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ -z "$peer_done_ms" ] && ! kill -0 "$peer_pid" 2>/dev/null; then
-		peer_done_ms=$(now_ms)
-	fi
-	if [ -n "$peer_done_ms" ] &&
-	   [ $(($(now_ms) - peer_done_ms)) -gt 5000 ] &&
-	   ! grep -q 'PROBE RESULT:' "$tmp/console.log"; then
-		echo "test-ivshmem-vm: host-peer is done, stopping QEMU"
-		kill "$qemu_pid" 2>/dev/null || true
-	fi
-	sleep 0.1
-done
-qemu_rc=0
-wait "$qemu_pid" || qemu_rc=$?
-qemu_pid=
-t1=$(now_ms)
-
-# host-peer notices the guest leaving; give it a moment to say so.
-for ((i = 0; i < 100; i++)); do
-	kill -0 "$peer_pid" 2>/dev/null || break
-	sleep 0.1
-done
-kill "$peer_pid" 2>/dev/null || true
-peer_rc=0
-wait "$peer_pid" || peer_rc=$?
-peer_pid=
-
-server_alive=1
-kill -0 "$server_pid" 2>/dev/null || server_alive=0
-
-show_log "guest console" "$tmp/console.log"
-show_log host-peer "$tmp/host-peer.log"
-show_log ivwl-server "$tmp/server.log"
+vm_boot test-ivshmem-vm /bin/guest-probe 'PROBE RESULT:' 5000
 
 errors=()
-console=$(tr -d '\r' <"$tmp/console.log")
-peer_log=$(cat "$tmp/host-peer.log")
-
-case $qemu_rc in
-0) ;;
-124|137) errors+=("QEMU hit the hard limit of ${limit}s") ;;
-*) errors+=("QEMU exited with status $qemu_rc") ;;
-esac
 grep -q 'PROBE: BAR2 size [0-9]* matches' <<<"$console" ||
 	errors+=("the guest did not confirm BAR2 size $size")
 grep -q 'PROBE RESULT: PASS' <<<"$console" ||
 	errors+=("guest: $(grep -o 'PROBE RESULT: .*' <<<"$console" || echo 'no PROBE RESULT line')")
-grep -q '^HOST-PEER: reply pattern OK' <<<"$peer_log" ||
-	errors+=("host-peer did not see the guest's reply pattern")
-for ((v = 0; v < vectors; v++)); do
-	grep -q "^HOST-PEER: doorbell from the guest on vector $v\$" <<<"$peer_log" ||
-		errors+=("host-peer did not see the guest's doorbell on vector $v")
-done
-grep -q '^HOST-PEER: guest saw our doorbells' <<<"$peer_log" ||
-	errors+=("the guest did not confirm host-peer's doorbells")
-if [ "$peer_rc" != 0 ] || ! grep -q '^HOST-PEER RESULT: PASS' <<<"$peer_log"; then
-	errors+=("host-peer: $(grep -o 'HOST-PEER RESULT: .*' <<<"$peer_log" || echo "no result line, status $peer_rc")")
-fi
-[ "$server_alive" = 1 ] || errors+=("ivwl-server died during the test")
-
-echo "test-ivshmem-vm: QEMU ran $((t1 - t0)) ms (boot, probe and power-off)"
-if [ ${#errors[@]} -gt 0 ]; then
-	for e in "${errors[@]}"; do
-		echo "test-ivshmem-vm: FAIL: $e"
-	done
-	exit 1
-fi
-echo "test-ivshmem-vm: PASS"
+vm_check_host_side
+vm_verdict test-ivshmem-vm
