@@ -9,6 +9,7 @@ packages=(
 	weston libweston-10-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio
 	xvfb xdotool x11-utils wl-clipboard foot mpv chromium gtk-3-examples
+	waypipe
 )
 
 missing=()
