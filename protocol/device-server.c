@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "device-backend.h"
 #include "region.h"
 
 /* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
@@ -50,7 +50,8 @@ struct peer {
 	bool present;		/* has its full set of vectors */
 };
 
-struct ivwl_device {
+struct server_device {
+	struct ivwl_device dev;	/* region_fd: the shm fd */
 	int sock;
 	bool gone;
 
@@ -60,18 +61,11 @@ struct ivwl_device {
 	int partial_fd;
 	bool partial_bad;
 
-	int shm_fd;
-	void *base;
-	uint64_t size;
-
-	uint32_t peer_id;
-	uint32_t nr_vectors;
 	struct peer *peers;	/* indexed by id, own id included */
 	uint32_t npeers;
-
-	ivwl_peer_func_t listener;
-	void *listener_data;
 };
+
+static const struct ivwl_device_ops server_ops;
 
 static int64_t
 now_ms(void)
@@ -116,23 +110,23 @@ peer_clear(struct peer *p)
 }
 
 static struct peer *
-peer_get(struct ivwl_device *dev, uint32_t id)
+peer_get(struct server_device *sd, uint32_t id)
 {
 	struct peer *peers;
 	uint32_t n;
 
-	if (id < dev->npeers)
-		return &dev->peers[id];
+	if (id < sd->npeers)
+		return &sd->peers[id];
 	if (id > MAX_PEER_ID)
 		return NULL;
 	n = id + 1 < 4 ? 4 : id + 1;
-	peers = realloc(dev->peers, n * sizeof(*peers));
+	peers = realloc(sd->peers, n * sizeof(*peers));
 	if (!peers)
 		return NULL;
-	memset(peers + dev->npeers, 0, (n - dev->npeers) * sizeof(*peers));
-	dev->peers = peers;
-	dev->npeers = n;
-	return &dev->peers[id];
+	memset(peers + sd->npeers, 0, (n - sd->npeers) * sizeof(*peers));
+	sd->peers = peers;
+	sd->npeers = n;
+	return &sd->peers[id];
 }
 
 static int
@@ -163,14 +157,14 @@ peer_add_fd(struct peer *p, int fd)
 }
 
 static void
-take_fds(struct ivwl_device *dev, struct msghdr *msg)
+take_fds(struct server_device *sd, struct msghdr *msg)
 {
 	struct cmsghdr *cmsg;
 	size_t i, n;
 	int fd;
 
 	if (msg->msg_flags & MSG_CTRUNC)
-		dev->partial_bad = true;
+		sd->partial_bad = true;
 	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
 		if (cmsg->cmsg_level != SOL_SOCKET ||
 		    cmsg->cmsg_type != SCM_RIGHTS)
@@ -179,11 +173,11 @@ take_fds(struct ivwl_device *dev, struct msghdr *msg)
 		for (i = 0; i < n; i++) {
 			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
 			       sizeof(fd));
-			if (dev->partial_fd < 0) {
-				dev->partial_fd = fd;
+			if (sd->partial_fd < 0) {
+				sd->partial_fd = fd;
 			} else {
 				close(fd);
-				dev->partial_bad = true;
+				sd->partial_bad = true;
 			}
 		}
 	}
@@ -194,7 +188,7 @@ take_fds(struct ivwl_device *dev, struct msghdr *msg)
  * with more than one fd (dropped), -ECONNRESET when the server is gone.
  */
 static int
-recv_message(struct ivwl_device *dev, int64_t *value, int *fd)
+recv_message(struct server_device *sd, int64_t *value, int *fd)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -205,35 +199,35 @@ recv_message(struct ivwl_device *dev, int64_t *value, int *fd)
 	uint64_t wire;
 	ssize_t n;
 
-	while (dev->have < sizeof(dev->partial)) {
-		iov.iov_base = dev->partial + dev->have;
-		iov.iov_len = sizeof(dev->partial) - dev->have;
+	while (sd->have < sizeof(sd->partial)) {
+		iov.iov_base = sd->partial + sd->have;
+		iov.iov_len = sizeof(sd->partial) - sd->have;
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = &iov;
 		msg.msg_iovlen = 1;
 		msg.msg_control = ctrl.buf;
 		msg.msg_controllen = sizeof(ctrl.buf);
 
-		n = recvmsg(dev->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = recvmsg(sd->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 0;
 		if (n < 0)
 			return -ECONNRESET;
-		take_fds(dev, &msg);
+		take_fds(sd, &msg);
 		if (n == 0)
 			return -ECONNRESET;
-		dev->have += (size_t)n;
+		sd->have += (size_t)n;
 	}
 
-	memcpy(&wire, dev->partial, sizeof(wire));
+	memcpy(&wire, sd->partial, sizeof(wire));
 	*value = (int64_t)le64toh(wire);
-	*fd = dev->partial_fd;
-	dev->partial_fd = -1;
-	dev->have = 0;
-	if (dev->partial_bad) {
-		dev->partial_bad = false;
+	*fd = sd->partial_fd;
+	sd->partial_fd = -1;
+	sd->have = 0;
+	if (sd->partial_bad) {
+		sd->partial_bad = false;
 		close_fd(fd);
 		return -EPROTO;
 	}
@@ -242,14 +236,14 @@ recv_message(struct ivwl_device *dev, int64_t *value, int *fd)
 
 /* Like recv_message, but waits until deadline (< 0: no limit). */
 static int
-wait_message(struct ivwl_device *dev, int64_t deadline, int64_t *value,
+wait_message(struct server_device *sd, int64_t deadline, int64_t *value,
 	     int *fd)
 {
-	struct pollfd pfd = { .fd = dev->sock, .events = POLLIN };
+	struct pollfd pfd = { .fd = sd->sock, .events = POLLIN };
 	int ret;
 
 	for (;;) {
-		ret = recv_message(dev, value, fd);
+		ret = recv_message(sd, value, fd);
 		if (ret != 0)
 			return ret;
 		ret = poll(&pfd, 1, ms_left(deadline));
@@ -261,18 +255,18 @@ wait_message(struct ivwl_device *dev, int64_t deadline, int64_t *value,
 }
 
 static void
-peer_left(struct ivwl_device *dev, uint32_t id)
+peer_left(struct server_device *sd, uint32_t id)
 {
 	struct peer *p;
 	bool was_present;
 
-	if (id >= dev->npeers || id == dev->peer_id)
+	if (id >= sd->npeers || id == sd->dev.peer_id)
 		return;
-	p = &dev->peers[id];
+	p = &sd->peers[id];
 	was_present = p->present;
 	peer_clear(p);
-	if (was_present && dev->listener)
-		dev->listener(dev->listener_data, id, false);
+	if (was_present && sd->dev.listener)
+		sd->dev.listener(sd->dev.listener_data, id, false);
 }
 
 /*
@@ -280,29 +274,29 @@ peer_left(struct ivwl_device *dev, uint32_t id)
  * as QEMU does: it is trusted, and dropping keeps every state consistent.
  */
 static void
-handle_message(struct ivwl_device *dev, int64_t value, int fd)
+handle_message(struct server_device *sd, int64_t value, int fd)
 {
 	struct peer *p;
 
 	if (value < 0 || value > MAX_PEER_ID || (uint32_t)value ==
-	    dev->peer_id) {
+	    sd->dev.peer_id) {
 		close_fd(&fd);
 		return;
 	}
 	if (fd < 0) {
-		peer_left(dev, (uint32_t)value);
+		peer_left(sd, (uint32_t)value);
 		return;
 	}
-	p = peer_get(dev, (uint32_t)value);
-	if (!p || p->nfds >= dev->nr_vectors || peer_add_fd(p, fd) < 0) {
+	p = peer_get(sd, (uint32_t)value);
+	if (!p || p->nfds >= sd->dev.nr_vectors || peer_add_fd(p, fd) < 0) {
 		close_fd(&fd);
 		return;
 	}
-	if (p->nfds == dev->nr_vectors) {
+	if (p->nfds == sd->dev.nr_vectors) {
 		p->present = true;
-		if (dev->listener)
-			dev->listener(dev->listener_data, (uint32_t)value,
-				      true);
+		if (sd->dev.listener)
+			sd->dev.listener(sd->dev.listener_data,
+					 (uint32_t)value, true);
 	}
 }
 
@@ -345,7 +339,7 @@ connect_server(const char *path, int64_t deadline, const char **err)
 
 /* A message before the region: peers announced before us, or ours. */
 static int
-setup_peer_message(struct ivwl_device *dev, int64_t value, int fd,
+setup_peer_message(struct server_device *sd, int64_t value, int fd,
 		   const char **err)
 {
 	struct peer *p;
@@ -357,12 +351,12 @@ setup_peer_message(struct ivwl_device *dev, int64_t value, int fd,
 	}
 	/* Someone left while we were being set up. */
 	if (fd < 0) {
-		if ((uint32_t)value != dev->peer_id &&
-		    (uint32_t)value < dev->npeers)
-			peer_clear(&dev->peers[value]);
+		if ((uint32_t)value != sd->dev.peer_id &&
+		    (uint32_t)value < sd->npeers)
+			peer_clear(&sd->peers[value]);
 		return 0;
 	}
-	p = peer_get(dev, (uint32_t)value);
+	p = peer_get(sd, (uint32_t)value);
 	if (!p || peer_add_fd(p, fd) < 0) {
 		close_fd(&fd);
 		*err = "too many vectors";
@@ -372,12 +366,12 @@ setup_peer_message(struct ivwl_device *dev, int64_t value, int fd,
 }
 
 static int
-map_region(struct ivwl_device *dev, int fd, const char **err)
+map_region(struct server_device *sd, int fd, const char **err)
 {
 	struct ivwl_layout layout;
 	struct stat st;
 
-	dev->shm_fd = fd;
+	sd->dev.region_fd = fd;
 	if (fstat(fd, &st) < 0) {
 		*err = "cannot stat the region fd";
 		return -errno;
@@ -387,11 +381,11 @@ map_region(struct ivwl_device *dev, int fd, const char **err)
 		*err = "the region size is not a valid ivwl region size";
 		return -EINVAL;
 	}
-	dev->size = (uint64_t)st.st_size;
-	dev->base = mmap(NULL, dev->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+	sd->dev.size = (uint64_t)st.st_size;
+	sd->dev.base = mmap(NULL, sd->dev.size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 fd, 0);
-	if (dev->base == MAP_FAILED) {
-		dev->base = NULL;
+	if (sd->dev.base == MAP_FAILED) {
+		sd->dev.base = NULL;
 		*err = "cannot map the region";
 		return -errno;
 	}
@@ -400,12 +394,12 @@ map_region(struct ivwl_device *dev, int fd, const char **err)
 
 /* Version, id, then anything until the region comes. */
 static int
-receive_region(struct ivwl_device *dev, int64_t deadline, const char **err)
+receive_region(struct server_device *sd, int64_t deadline, const char **err)
 {
 	int64_t value;
 	int fd, ret;
 
-	ret = wait_message(dev, deadline, &value, &fd);
+	ret = wait_message(sd, deadline, &value, &fd);
 	if (ret < 0)
 		goto err_recv;
 	if (value != PROTOCOL_VERSION || fd >= 0) {
@@ -414,7 +408,7 @@ receive_region(struct ivwl_device *dev, int64_t deadline, const char **err)
 		return -EPROTO;
 	}
 
-	ret = wait_message(dev, deadline, &value, &fd);
+	ret = wait_message(sd, deadline, &value, &fd);
 	if (ret < 0)
 		goto err_recv;
 	if (value < 0 || value > MAX_PEER_ID || fd >= 0) {
@@ -422,18 +416,18 @@ receive_region(struct ivwl_device *dev, int64_t deadline, const char **err)
 		*err = "server sent no valid peer id";
 		return -EPROTO;
 	}
-	dev->peer_id = (uint32_t)value;
-	if (!peer_get(dev, dev->peer_id)) {
+	sd->dev.peer_id = (uint32_t)value;
+	if (!peer_get(sd, sd->dev.peer_id)) {
 		*err = "out of memory";
 		return -ENOMEM;
 	}
 
 	for (;;) {
-		ret = wait_message(dev, deadline, &value, &fd);
+		ret = wait_message(sd, deadline, &value, &fd);
 		if (ret < 0)
 			goto err_recv;
 		if (value != SHM_MESSAGE) {
-			ret = setup_peer_message(dev, value, fd, err);
+			ret = setup_peer_message(sd, value, fd, err);
 			if (ret < 0)
 				return ret;
 			continue;
@@ -442,7 +436,7 @@ receive_region(struct ivwl_device *dev, int64_t deadline, const char **err)
 			*err = "server sent a region message without fd";
 			return -EPROTO;
 		}
-		return map_region(dev, fd, err);
+		return map_region(sd, fd, err);
 	}
 
 err_recv:
@@ -465,22 +459,22 @@ err_recv:
 
 /* The most vectors any peer announced before us: ours are as many. */
 static uint32_t
-expected_vectors(struct ivwl_device *dev)
+expected_vectors(struct server_device *sd)
 {
 	uint32_t id, n = 0;
 
-	for (id = 0; id < dev->npeers; id++)
-		if (id != dev->peer_id && dev->peers[id].nfds > n)
-			n = dev->peers[id].nfds;
+	for (id = 0; id < sd->npeers; id++)
+		if (id != sd->dev.peer_id && sd->peers[id].nfds > n)
+			n = sd->peers[id].nfds;
 	return n;
 }
 
 static int
-receive_own_vectors(struct ivwl_device *dev, int64_t deadline,
+receive_own_vectors(struct server_device *sd, int64_t deadline,
 		    const char **err)
 {
-	struct peer *own = &dev->peers[dev->peer_id];
-	uint32_t expected = expected_vectors(dev);
+	struct peer *own = &sd->peers[sd->dev.peer_id];
+	uint32_t expected = expected_vectors(sd);
 	int64_t value, settle;
 	int fd, ret;
 
@@ -491,7 +485,7 @@ receive_own_vectors(struct ivwl_device *dev, int64_t deadline,
 			if (deadline >= 0 && deadline < settle)
 				settle = deadline;
 		}
-		ret = wait_message(dev, settle, &value, &fd);
+		ret = wait_message(sd, settle, &value, &fd);
 		if (ret == -ETIMEDOUT && own->nfds > 0)
 			break;
 		if (ret == -EPROTO)
@@ -506,20 +500,20 @@ receive_own_vectors(struct ivwl_device *dev, int64_t deadline,
 			close_fd(&fd);
 			continue;
 		}
-		ret = setup_peer_message(dev, value, fd, err);
+		ret = setup_peer_message(sd, value, fd, err);
 		if (ret < 0)
 			return ret;
 		/* A peer joining after our vectors ends the burst. */
-		if (fd >= 0 && (uint32_t)value != dev->peer_id &&
+		if (fd >= 0 && (uint32_t)value != sd->dev.peer_id &&
 		    own->nfds > 0)
 			break;
 		/* A peer that left is no guide to our count any more. */
 		if (fd < 0)
-			expected = expected_vectors(dev);
+			expected = expected_vectors(sd);
 	}
 
-	dev->nr_vectors = own->nfds;
-	if (dev->nr_vectors == 0) {
+	sd->dev.nr_vectors = own->nfds;
+	if (sd->dev.nr_vectors == 0) {
 		*err = "server sent no vectors";
 		return -EPROTO;
 	}
@@ -528,16 +522,16 @@ receive_own_vectors(struct ivwl_device *dev, int64_t deadline,
 
 /* Trims peers to our vector count and marks the complete ones present. */
 static void
-settle_peers(struct ivwl_device *dev)
+settle_peers(struct server_device *sd)
 {
 	uint32_t id;
 
-	for (id = 0; id < dev->npeers; id++) {
-		struct peer *p = &dev->peers[id];
+	for (id = 0; id < sd->npeers; id++) {
+		struct peer *p = &sd->peers[id];
 
-		while (p->nfds > dev->nr_vectors)
+		while (p->nfds > sd->dev.nr_vectors)
 			close(p->fds[--p->nfds]);
-		p->present = p->nfds == dev->nr_vectors;
+		p->present = p->nfds == sd->dev.nr_vectors;
 	}
 }
 
@@ -547,7 +541,7 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	const char *dummy;
-	struct ivwl_device *dev;
+	struct server_device *sd;
 	int ret;
 
 	if (!err)
@@ -555,165 +549,105 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
 	*err = NULL;
 	*out = NULL;
 
-	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
+	sd = calloc(1, sizeof(*sd));
+	if (!sd) {
 		*err = "out of memory";
 		return -ENOMEM;
 	}
-	dev->partial_fd = -1;
-	dev->shm_fd = -1;
+	sd->dev.ops = &server_ops;
+	sd->partial_fd = -1;
+	sd->dev.region_fd = -1;
 
-	dev->sock = connect_server(socket_path, deadline, err);
-	if (dev->sock < 0) {
-		ret = dev->sock;
+	sd->sock = connect_server(socket_path, deadline, err);
+	if (sd->sock < 0) {
+		ret = sd->sock;
 		goto err_free;
 	}
-	ret = receive_region(dev, deadline, err);
+	ret = receive_region(sd, deadline, err);
 	if (ret < 0)
 		goto err_destroy;
-	ret = receive_own_vectors(dev, deadline, err);
+	ret = receive_own_vectors(sd, deadline, err);
 	if (ret < 0)
 		goto err_destroy;
-	settle_peers(dev);
+	settle_peers(sd);
 
-	*out = dev;
+	*out = &sd->dev;
 	return 0;
 
 err_destroy:
-	ivwl_device_destroy(dev);
+	ivwl_device_destroy(&sd->dev);
 	return ret;
 err_free:
-	free(dev);
+	free(sd);
 	return ret;
 }
 
-void
-ivwl_device_destroy(struct ivwl_device *dev)
+static struct server_device *
+to_server(struct ivwl_device *dev)
 {
+	return (struct server_device *)dev;
+}
+
+static void
+server_destroy(struct ivwl_device *dev)
+{
+	struct server_device *sd = to_server(dev);
 	uint32_t id;
 
-	if (!dev)
-		return;
-	for (id = 0; id < dev->npeers; id++) {
-		peer_clear(&dev->peers[id]);
-		free(dev->peers[id].fds);
+	for (id = 0; id < sd->npeers; id++) {
+		peer_clear(&sd->peers[id]);
+		free(sd->peers[id].fds);
 	}
-	free(dev->peers);
-	if (dev->base)
-		munmap(dev->base, dev->size);
-	close_fd(&dev->shm_fd);
-	close_fd(&dev->partial_fd);
-	close_fd(&dev->sock);
-	free(dev);
+	free(sd->peers);
+	if (sd->dev.base)
+		munmap(sd->dev.base, sd->dev.size);
+	close_fd(&sd->dev.region_fd);
+	close_fd(&sd->partial_fd);
+	close_fd(&sd->sock);
+	free(sd);
 }
 
-void *
-ivwl_device_base(struct ivwl_device *dev)
+static bool
+server_peer_present(struct ivwl_device *dev, uint32_t peer)
 {
-	return dev->base;
-}
+	struct server_device *sd = to_server(dev);
 
-uint64_t
-ivwl_device_size(struct ivwl_device *dev)
-{
-	return dev->size;
-}
-
-int
-ivwl_device_region_fd(struct ivwl_device *dev)
-{
-	return dev->shm_fd;
-}
-
-uint32_t
-ivwl_device_peer_id(struct ivwl_device *dev)
-{
-	return dev->peer_id;
-}
-
-uint32_t
-ivwl_device_nr_vectors(struct ivwl_device *dev)
-{
-	return dev->nr_vectors;
+	if (peer == sd->dev.peer_id)
+		return true;
+	return peer < sd->npeers && sd->peers[peer].present;
 }
 
 static int
-ring_eventfd(int fd)
+server_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 {
-	uint64_t one = 1;
-	ssize_t n;
-
-	do {
-		n = write(fd, &one, sizeof(one));
-	} while (n < 0 && errno == EINTR);
-	/* EAGAIN: the counter is saturated, the peer has a wakeup already. */
-	if (n < 0 && errno != EAGAIN)
-		return -errno;
-	return 0;
+	return ivwl_eventfd_ring(to_server(dev)->peers[peer].fds[vector]);
 }
 
-static uint64_t
-drain_eventfd(int fd)
+static int
+server_vector_fd(struct ivwl_device *dev, uint32_t vector)
 {
-	uint64_t v;
-	ssize_t n;
+	struct server_device *sd = to_server(dev);
 
-	do {
-		n = read(fd, &v, sizeof(v));
-	} while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(v) ? v : 0;
+	return sd->peers[sd->dev.peer_id].fds[vector];
 }
 
-bool
-ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer)
+static int
+server_event_fd(struct ivwl_device *dev)
 {
-	if (peer == dev->peer_id)
-		return true;
-	return peer < dev->npeers && dev->peers[peer].present;
+	return to_server(dev)->sock;
 }
 
-int
-ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
+static int
+server_dispatch(struct ivwl_device *dev)
 {
-	if (vector >= dev->nr_vectors)
-		return -EINVAL;
-	if (!ivwl_device_peer_present(dev, peer))
-		return -ENOENT;
-	return ring_eventfd(dev->peers[peer].fds[vector]);
-}
-
-int
-ivwl_device_vector_fd(struct ivwl_device *dev, uint32_t vector)
-{
-	if (vector >= dev->nr_vectors)
-		return -1;
-	return dev->peers[dev->peer_id].fds[vector];
-}
-
-uint64_t
-ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector)
-{
-	if (vector >= dev->nr_vectors)
-		return 0;
-	return drain_eventfd(dev->peers[dev->peer_id].fds[vector]);
-}
-
-int
-ivwl_device_event_fd(struct ivwl_device *dev)
-{
-	return dev->sock;
-}
-
-int
-ivwl_device_dispatch(struct ivwl_device *dev)
-{
+	struct server_device *sd = to_server(dev);
 	int64_t value;
 	int fd, i, ret;
 
-	if (dev->gone)
+	if (sd->gone)
 		return -ECONNRESET;
 	for (i = 0; i < DISPATCH_BUDGET; i++) {
-		ret = recv_message(dev, &value, &fd);
+		ret = recv_message(sd, &value, &fd);
 		if (ret == 0)
 			return 0;
 		if (ret == -EPROTO)
@@ -724,88 +658,32 @@ ivwl_device_dispatch(struct ivwl_device *dev)
 			 * number to someone else while callers still poll
 			 * it.  At EOF it stays readable, so they see this.
 			 */
-			dev->gone = true;
+			sd->gone = true;
 			return -ECONNRESET;
 		}
-		handle_message(dev, value, fd);
+		handle_message(sd, value, fd);
 	}
 	return 0;
-}
-
-void
-ivwl_device_set_peer_listener(struct ivwl_device *dev, ivwl_peer_func_t func,
-			      void *data)
-{
-	dev->listener = func;
-	dev->listener_data = data;
 }
 
 static int
-dup_fd(int fd)
+server_export_doorbell(struct ivwl_device *dev, uint32_t peer,
+		       uint32_t vector, struct ivwl_endpoint *ep)
 {
-	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
-int
-ivwl_device_export_endpoint(struct ivwl_device *dev, uint32_t peer,
-			    uint32_t ring_vector, uint32_t wait_vector,
-			    struct ivwl_endpoint *ep)
-{
-	int ret;
-
-	ep->region_fd = -1;
-	ep->doorbell_fd = -1;
-	ep->wait_fd = -1;
-	if (ring_vector >= dev->nr_vectors || wait_vector >= dev->nr_vectors)
-		return -EINVAL;
-	if (!ivwl_device_peer_present(dev, peer))
-		return -ENOENT;
-
-	ep->region_fd = dup_fd(dev->shm_fd);
-	if (ep->region_fd < 0)
-		goto err_dup;
-	ep->doorbell_fd = dup_fd(dev->peers[peer].fds[ring_vector]);
+	ep->doorbell_fd = fcntl(to_server(dev)->peers[peer].fds[vector],
+				F_DUPFD_CLOEXEC, 0);
 	if (ep->doorbell_fd < 0)
-		goto err_dup;
-	ep->wait_fd = dup_fd(dev->peers[dev->peer_id].fds[wait_vector]);
-	if (ep->wait_fd < 0)
-		goto err_dup;
-	ep->region_size = dev->size;
+		return -errno;
 	ep->doorbell_kind = IVWL_DOORBELL_EVENTFD;
-	ep->doorbell_peer = peer;
-	ep->doorbell_vector = ring_vector;
 	return 0;
-
-err_dup:
-	ret = -errno;
-	ivwl_endpoint_close(ep);
-	return ret;
 }
 
-int
-ivwl_endpoint_ring(const struct ivwl_endpoint *ep)
-{
-	switch (ep->doorbell_kind) {
-	case IVWL_DOORBELL_EVENTFD:
-		return ring_eventfd(ep->doorbell_fd);
-	case IVWL_DOORBELL_IOCTL:
-		/* device-kernel.c (the guest driver backend) provides it. */
-		return -EOPNOTSUPP;
-	default:
-		return -EINVAL;
-	}
-}
-
-uint64_t
-ivwl_endpoint_drain(const struct ivwl_endpoint *ep)
-{
-	return drain_eventfd(ep->wait_fd);
-}
-
-void
-ivwl_endpoint_close(struct ivwl_endpoint *ep)
-{
-	close_fd(&ep->region_fd);
-	close_fd(&ep->doorbell_fd);
-	close_fd(&ep->wait_fd);
-}
+static const struct ivwl_device_ops server_ops = {
+	.destroy = server_destroy,
+	.ring = server_ring,
+	.peer_present = server_peer_present,
+	.vector_fd = server_vector_fd,
+	.event_fd = server_event_fd,
+	.dispatch = server_dispatch,
+	.export_doorbell = server_export_doorbell,
+};

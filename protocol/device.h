@@ -28,6 +28,19 @@ int
 ivwl_device_open_server(const char *socket_path, int timeout_ms,
 			struct ivwl_device **out, const char **err);
 
+/*
+ * Opens /dev/ivwlN of the guest driver (kernel/ivwl.ko), maps the region
+ * and binds an eventfd to each own vector.  The opener owns the device's
+ * vectors: one process per device and side.  Every peer counts as
+ * present (ivshmem tells a guest nothing about peers): read the other
+ * side's block in the region instead.  0 or -errno: -ENOENT no node,
+ * -EACCES not allowed, -ENOTTY not an ivwl device, -EPROTO another ABI
+ * version; *err then says so in words (static string).
+ */
+int
+ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
+			const char **err);
+
 void
 ivwl_device_destroy(struct ivwl_device *dev);
 

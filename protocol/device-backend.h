@@ -1,0 +1,54 @@
+/*
+ * What every device backend (device-server.c, device-kernel.c) fills in.
+ * Private to protocol/: callers see only device.h.
+ *
+ * struct ivwl_device is the first member of each backend's own struct;
+ * device.c answers the questions every backend answers the same way and
+ * passes the rest to the backend's ops.
+ */
+#ifndef IVWL_DEVICE_BACKEND_H
+#define IVWL_DEVICE_BACKEND_H
+
+#include "device.h"
+
+struct ivwl_device_ops {
+	void (*destroy)(struct ivwl_device *dev);
+	/* Peer present and vector in range: checked by device.c. */
+	int (*ring)(struct ivwl_device *dev, uint32_t peer, uint32_t vector);
+	bool (*peer_present)(struct ivwl_device *dev, uint32_t peer);
+	/* Own vector, in range: checked by device.c.  An eventfd. */
+	int (*vector_fd)(struct ivwl_device *dev, uint32_t vector);
+	int (*event_fd)(struct ivwl_device *dev);
+	int (*dispatch)(struct ivwl_device *dev);
+	/*
+	 * New fd and kind for ringing (peer, vector) from another process;
+	 * checked like ring.  Sets ep->doorbell_kind and ep->doorbell_fd.
+	 */
+	int (*export_doorbell)(struct ivwl_device *dev, uint32_t peer,
+			       uint32_t vector, struct ivwl_endpoint *ep);
+};
+
+struct ivwl_device {
+	const struct ivwl_device_ops *ops;
+	void *base;
+	uint64_t size;
+	int region_fd;		/* what base maps, at offset 0 */
+	uint32_t peer_id;
+	uint32_t nr_vectors;	/* own and every peer's */
+	ivwl_peer_func_t listener;
+	void *listener_data;
+};
+
+/* Writes a u64 1; a saturated counter counts as rung. */
+int
+ivwl_eventfd_ring(int fd);
+
+/* Reads and returns the counter, 0 when nothing is pending. */
+uint64_t
+ivwl_eventfd_drain(int fd);
+
+/* IVWL_IOCTL_DOORBELL on an open /dev/ivwlN (device-kernel.c). */
+int
+ivwl_kernel_doorbell(int fd, uint32_t peer, uint32_t vector);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * Device backend for /dev/ivwlN, the guest driver kernel/ivwl.ko.
+ *
+ * The region is mmap() of the device node; we ring a peer with
+ * IVWL_IOCTL_DOORBELL and wait on one eventfd per own vector, bound with
+ * IVWL_IOCTL_SET_EVENTFD, so callers see the same waitable eventfds as
+ * with the server backend.
+ *
+ * Peer presence: ivshmem tells a guest nothing about other peers (QEMU
+ * keeps that to itself and drops doorbells to absent peers), so this
+ * backend reports every peer as present and never calls the peer
+ * listener.  Whether the other side is there is read from the region
+ * instead, as both sides already do: its side block's state and epoch
+ * (docs/region.md).  What a host peer learns from the server at once, a
+ * guest learns when the other side writes its block: at a clean exit
+ * (GONE) or at its next start (new epoch).
+ *
+ * Vector bindings belong to the driver, one eventfd per vector for the
+ * whole device: the process that opens the device here owns its vectors
+ * (the agent in an app-vm, weston in a gui-vm).  A second opener would
+ * take them over.  Processes that get an endpoint from the owner ring
+ * through a dup of its open file and wait on dups of its eventfds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device-backend.h"
+#include "region.h"
+#include "uapi/ivwl.h"
+
+/* The doorbell register has 16 bits of peer id. */
+#define MAX_PEER_ID 65535u
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+struct kernel_device {
+	struct ivwl_device dev;	/* region_fd: the open /dev/ivwlN */
+	int *vector_fds;	/* own eventfds, bound to the driver */
+};
+
+static const struct ivwl_device_ops kernel_ops;
+
+int
+ivwl_kernel_doorbell(int fd, uint32_t peer, uint32_t vector)
+{
+	struct ivwl_doorbell db = {
+		.peer = (uint16_t)peer,
+		.vector = (uint16_t)vector,
+	};
+
+	if (peer > MAX_PEER_ID || vector > UINT16_MAX)
+		return -EINVAL;
+	while (ioctl(fd, IVWL_IOCTL_DOORBELL, &db) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+static int
+open_node(const char *path, const char **err)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		switch (ret) {
+		case -ENOENT:
+			*err = "no such device node (is ivwl.ko loaded and "
+			       "does the VM have an ivshmem-doorbell device?)";
+			break;
+		case -EACCES:
+		case -EPERM:
+			*err = "permission denied (the node is for root and "
+			       "group ivwl: see kernel/udev/60-ivwl.rules)";
+			break;
+		case -ENXIO:
+		case -ENODEV:
+			*err = "the device is gone (driver unbound?)";
+			break;
+		default:
+			*err = "cannot open the device node";
+			break;
+		}
+		return ret;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		*err = "not a character device (want /dev/ivwlN)";
+		return -ENOTTY;
+	}
+	return fd;
+}
+
+static int
+get_info(int fd, struct ivwl_info *info, const char **err)
+{
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, IVWL_IOCTL_GET_INFO, info) < 0) {
+		if (errno == ENOTTY || errno == EINVAL) {
+			*err = "not an ivwl device (it refuses "
+			       "IVWL_IOCTL_GET_INFO)";
+			return -ENOTTY;
+		}
+		*err = "IVWL_IOCTL_GET_INFO failed";
+		return -errno;
+	}
+	if (info->abi != IVWL_ABI_VERSION) {
+		*err = "ivwl.ko speaks another ABI version than this build "
+		       "(IVWL_ABI_VERSION " XSTR(IVWL_ABI_VERSION) "): "
+		       "install a matching driver";
+		return -EPROTO;
+	}
+	if (info->nr_vectors == 0) {
+		*err = "the device has no doorbell vectors";
+		return -EPROTO;
+	}
+	if (info->ivposition > MAX_PEER_ID) {
+		*err = "the device reports an invalid peer id";
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int
+bind_vectors(struct kernel_device *kd, const char **err)
+{
+	struct ivwl_eventfd req;
+	uint32_t v;
+
+	kd->vector_fds = malloc(kd->dev.nr_vectors * sizeof(int));
+	if (!kd->vector_fds) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	for (v = 0; v < kd->dev.nr_vectors; v++)
+		kd->vector_fds[v] = -1;
+
+	for (v = 0; v < kd->dev.nr_vectors; v++) {
+		/*
+		 * Non-blocking: draining must return at once when nothing
+		 * is pending, as with the server's eventfds.
+		 */
+		kd->vector_fds[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (kd->vector_fds[v] < 0) {
+			*err = "cannot create an eventfd";
+			return -errno;
+		}
+		req.vector = v;
+		req.fd = kd->vector_fds[v];
+		if (ioctl(kd->dev.region_fd, IVWL_IOCTL_SET_EVENTFD,
+			  &req) < 0) {
+			*err = "IVWL_IOCTL_SET_EVENTFD failed";
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int
+ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
+			const char **err)
+{
+	struct ivwl_layout layout;
+	struct kernel_device *kd;
+	struct ivwl_info info;
+	const char *dummy;
+	int ret;
+
+	if (!err)
+		err = &dummy;
+	*err = NULL;
+	*out = NULL;
+
+	kd = calloc(1, sizeof(*kd));
+	if (!kd) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	kd->dev.ops = &kernel_ops;
+	kd->dev.region_fd = open_node(path, err);
+	if (kd->dev.region_fd < 0) {
+		ret = kd->dev.region_fd;
+		goto err_free;
+	}
+	ret = get_info(kd->dev.region_fd, &info, err);
+	if (ret < 0)
+		goto err_close;
+	if (ivwl_layout_compute(info.shm_size, &layout) < 0) {
+		*err = "the region size is not a valid ivwl region size "
+		       "(a power of two, 2 MiB to 64 GiB)";
+		ret = -EINVAL;
+		goto err_close;
+	}
+	kd->dev.size = info.shm_size;
+	kd->dev.peer_id = info.ivposition;
+	kd->dev.nr_vectors = info.nr_vectors;
+
+	kd->dev.base = mmap(NULL, kd->dev.size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, kd->dev.region_fd, 0);
+	if (kd->dev.base == MAP_FAILED) {
+		ret = -errno;
+		kd->dev.base = NULL;
+		*err = "cannot map the region";
+		goto err_close;
+	}
+	ret = bind_vectors(kd, err);
+	if (ret < 0)
+		goto err_destroy;
+
+	*out = &kd->dev;
+	return 0;
+
+err_destroy:
+	ivwl_device_destroy(&kd->dev);
+	return ret;
+err_close:
+	close(kd->dev.region_fd);
+err_free:
+	free(kd);
+	return ret;
+}
+
+static struct kernel_device *
+to_kernel(struct ivwl_device *dev)
+{
+	return (struct kernel_device *)dev;
+}
+
+static void
+kernel_destroy(struct ivwl_device *dev)
+{
+	struct kernel_device *kd = to_kernel(dev);
+	uint32_t v;
+
+	/*
+	 * Closing our file unbinds the vectors, unless a process we gave
+	 * an endpoint still holds it open: then they stay bound to eventfds
+	 * that process may be waiting on.
+	 */
+	if (kd->dev.base)
+		munmap(kd->dev.base, kd->dev.size);
+	close(kd->dev.region_fd);
+	for (v = 0; kd->vector_fds && v < kd->dev.nr_vectors; v++)
+		if (kd->vector_fds[v] >= 0)
+			close(kd->vector_fds[v]);
+	free(kd->vector_fds);
+	free(kd);
+}
+
+static int
+kernel_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
+{
+	return ivwl_kernel_doorbell(dev->region_fd, peer, vector);
+}
+
+static bool
+kernel_peer_present(struct ivwl_device *dev, uint32_t peer)
+{
+	/* See the top of the file. */
+	return peer <= MAX_PEER_ID;
+}
+
+static int
+kernel_vector_fd(struct ivwl_device *dev, uint32_t vector)
+{
+	return to_kernel(dev)->vector_fds[vector];
+}
+
+static int
+kernel_event_fd(struct ivwl_device *dev)
+{
+	return -1;
+}
+
+static int
+kernel_dispatch(struct ivwl_device *dev)
+{
+	return 0;
+}
+
+static int
+kernel_export_doorbell(struct ivwl_device *dev, uint32_t peer,
+		       uint32_t vector, struct ivwl_endpoint *ep)
+{
+	/*
+	 * A dup shares our open file: the receiver needs no permission on
+	 * the node and rings with IVWL_IOCTL_DOORBELL like we do.
+	 */
+	ep->doorbell_fd = fcntl(dev->region_fd, F_DUPFD_CLOEXEC, 0);
+	if (ep->doorbell_fd < 0)
+		return -errno;
+	ep->doorbell_kind = IVWL_DOORBELL_IOCTL;
+	return 0;
+}
+
+static const struct ivwl_device_ops kernel_ops = {
+	.destroy = kernel_destroy,
+	.ring = kernel_ring,
+	.peer_present = kernel_peer_present,
+	.vector_fd = kernel_vector_fd,
+	.event_fd = kernel_event_fd,
+	.dispatch = kernel_dispatch,
+	.export_doorbell = kernel_export_doorbell,
+};

@@ -1,0 +1,200 @@
+/*
+ * The device interface (device.h) over its backends: what every backend
+ * answers the same way, and the range and presence checks, live here
+ * once; the rest goes to the backend's ops (device-backend.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "device-backend.h"
+
+int
+ivwl_eventfd_ring(int fd)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	do {
+		n = write(fd, &one, sizeof(one));
+	} while (n < 0 && errno == EINTR);
+	/* EAGAIN: the counter is saturated, the peer has a wakeup already. */
+	if (n < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
+uint64_t
+ivwl_eventfd_drain(int fd)
+{
+	uint64_t v;
+	ssize_t n;
+
+	do {
+		n = read(fd, &v, sizeof(v));
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(v) ? v : 0;
+}
+
+void
+ivwl_device_destroy(struct ivwl_device *dev)
+{
+	if (dev)
+		dev->ops->destroy(dev);
+}
+
+void *
+ivwl_device_base(struct ivwl_device *dev)
+{
+	return dev->base;
+}
+
+uint64_t
+ivwl_device_size(struct ivwl_device *dev)
+{
+	return dev->size;
+}
+
+int
+ivwl_device_region_fd(struct ivwl_device *dev)
+{
+	return dev->region_fd;
+}
+
+uint32_t
+ivwl_device_peer_id(struct ivwl_device *dev)
+{
+	return dev->peer_id;
+}
+
+uint32_t
+ivwl_device_nr_vectors(struct ivwl_device *dev)
+{
+	return dev->nr_vectors;
+}
+
+bool
+ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer)
+{
+	return dev->ops->peer_present(dev, peer);
+}
+
+int
+ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return -EINVAL;
+	if (!dev->ops->peer_present(dev, peer))
+		return -ENOENT;
+	return dev->ops->ring(dev, peer, vector);
+}
+
+int
+ivwl_device_vector_fd(struct ivwl_device *dev, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return -1;
+	return dev->ops->vector_fd(dev, vector);
+}
+
+uint64_t
+ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector)
+{
+	if (vector >= dev->nr_vectors)
+		return 0;
+	return ivwl_eventfd_drain(dev->ops->vector_fd(dev, vector));
+}
+
+int
+ivwl_device_event_fd(struct ivwl_device *dev)
+{
+	return dev->ops->event_fd(dev);
+}
+
+int
+ivwl_device_dispatch(struct ivwl_device *dev)
+{
+	return dev->ops->dispatch(dev);
+}
+
+void
+ivwl_device_set_peer_listener(struct ivwl_device *dev, ivwl_peer_func_t func,
+			      void *data)
+{
+	dev->listener = func;
+	dev->listener_data = data;
+}
+
+int
+ivwl_device_export_endpoint(struct ivwl_device *dev, uint32_t peer,
+			    uint32_t ring_vector, uint32_t wait_vector,
+			    struct ivwl_endpoint *ep)
+{
+	int ret;
+
+	ep->region_fd = -1;
+	ep->doorbell_fd = -1;
+	ep->wait_fd = -1;
+	if (ring_vector >= dev->nr_vectors || wait_vector >= dev->nr_vectors)
+		return -EINVAL;
+	if (!dev->ops->peer_present(dev, peer))
+		return -ENOENT;
+
+	ep->region_fd = fcntl(dev->region_fd, F_DUPFD_CLOEXEC, 0);
+	if (ep->region_fd < 0)
+		goto err_errno;
+	ret = dev->ops->export_doorbell(dev, peer, ring_vector, ep);
+	if (ret < 0)
+		goto err_close;
+	ep->wait_fd = fcntl(dev->ops->vector_fd(dev, wait_vector),
+			    F_DUPFD_CLOEXEC, 0);
+	if (ep->wait_fd < 0)
+		goto err_errno;
+	ep->region_size = dev->size;
+	ep->doorbell_peer = peer;
+	ep->doorbell_vector = ring_vector;
+	return 0;
+
+err_errno:
+	ret = -errno;
+err_close:
+	ivwl_endpoint_close(ep);
+	return ret;
+}
+
+int
+ivwl_endpoint_ring(const struct ivwl_endpoint *ep)
+{
+	switch (ep->doorbell_kind) {
+	case IVWL_DOORBELL_EVENTFD:
+		return ivwl_eventfd_ring(ep->doorbell_fd);
+	case IVWL_DOORBELL_IOCTL:
+		return ivwl_kernel_doorbell(ep->doorbell_fd,
+					    ep->doorbell_peer,
+					    ep->doorbell_vector);
+	default:
+		return -EINVAL;
+	}
+}
+
+uint64_t
+ivwl_endpoint_drain(const struct ivwl_endpoint *ep)
+{
+	return ivwl_eventfd_drain(ep->wait_fd);
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void
+ivwl_endpoint_close(struct ivwl_endpoint *ep)
+{
+	close_fd(&ep->region_fd);
+	close_fd(&ep->doorbell_fd);
+	close_fd(&ep->wait_fd);
+}
