@@ -6,6 +6,11 @@
  * not on the data path: a process that holds a slot rings and is rung
  * through the fds it got here, without the agent.
  *
+ * The region comes from ivwl-server (--server, the agent as a host
+ * process) or from the guest driver (--device /dev/ivwlN, in an app-vm).
+ * With the driver, every fd a shim gets shares the agent's open file of
+ * the device: it needs no access to the node itself.
+ *
  * A slot or range given back is not reused until the display side has
  * let go of it (its slot state moved on, it restarted, or it is gone), so
  * one client's pixels never show up in another client's buffer.
@@ -192,7 +197,12 @@ display_let_go(struct agent *agent, uint32_t slot)
 	struct agent_slot *s = &agent->slots[slot];
 	uint32_t state, generation;
 
+	/*
+	 * GONE: it let go of everything.  The guest driver reports every
+	 * peer present, so a display that left cleanly shows only here.
+	 */
 	if (!ivwl_device_peer_present(agent->dev, IVWL_PEER_DISPLAY) ||
+	    ivwl_shm_load(&display_block(agent)->state) == IVWL_SIDE_GONE ||
 	    display_epoch(agent) != s->display_epoch)
 		return true;
 	ivwl_slot_state_load(&slot_ctrl(agent, slot)->display, &state,
@@ -592,7 +602,7 @@ enum fixed_fd {
 	FD_TIMER,
 	FD_LISTEN,
 	FD_CONTROL,
-	FD_DEVICE,
+	FD_DEVICE,		/* -1 with the guest driver: poll skips it */
 	FD_FIXED_COUNT,
 };
 
@@ -718,17 +728,15 @@ main(int argc, char *argv[])
 		return bad_usage("give exactly one of --server and --device");
 	if (!agent.listen_path || !agent.listen_path[0])
 		return bad_usage("--listen PATH is required");
-	if (device) {
-		agent_log("--device %s: the guest driver backend is not in this "
-			  "build yet", device);
-		return 1;
-	}
 
-	ret = ivwl_device_open_server(server, ATTACH_TIMEOUT_MS, &agent.dev,
-				      &err);
+	if (device)
+		ret = ivwl_device_open_kernel(device, &agent.dev, &err);
+	else
+		ret = ivwl_device_open_server(server, ATTACH_TIMEOUT_MS,
+					      &agent.dev, &err);
 	if (ret < 0) {
-		agent_log("%s: %s (%s)", server, err ? err : "cannot attach",
-			  strerror(-ret));
+		agent_log("%s: %s (%s)", device ? device : server,
+			  err ? err : "cannot attach", strerror(-ret));
 		return 1;
 	}
 	agent.base = ivwl_device_base(agent.dev);

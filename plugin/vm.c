@@ -1,7 +1,11 @@
 /*
  * One app-vm: its region, its doorbells and its open slots.  Attaches to
  * the region when it can and keeps retrying when it cannot, so weston
- * starts whatever order the services come up in.
+ * starts whatever order the services come up in.  The region comes from
+ * ivwl-server (server=, weston on the host) or from the guest driver
+ * (device=/dev/ivwlN, weston in a gui-vm).  The driver says nothing when
+ * the app-vm goes away: its connections then end when its agent says GONE
+ * or starts again with a new epoch (display-side.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -138,6 +142,12 @@ on_peer(void *data, uint32_t peer, bool present)
 						"the app side left");
 }
 
+static const char *
+vm_where(const struct ivwl_vm *vm)
+{
+	return vm->device ? vm->device : vm->server;
+}
+
 static int
 vm_attach(struct ivwl_vm *vm)
 {
@@ -147,10 +157,21 @@ vm_attach(struct ivwl_vm *vm)
 	uint32_t i;
 	int ret;
 
-	ret = ivwl_device_open_server(vm->server, ATTACH_TIMEOUT_MS, &vm->dev,
-				      &err);
-	if (ret < 0)
+	if (vm->device)
+		ret = ivwl_device_open_kernel(vm->device, &vm->dev, &err);
+	else
+		ret = ivwl_device_open_server(vm->server, ATTACH_TIMEOUT_MS,
+					      &vm->dev, &err);
+	if (ret < 0) {
+		/* Once per kind of failure: the retry timer runs forever. */
+		if (err != vm->attach_err)
+			ivwl_log("[%s] %s: %s; retrying every %d ms", vm->name,
+				 vm_where(vm), err ? err : strerror(-ret),
+				 RETRY_MS);
+		vm->attach_err = err;
 		return ret;
+	}
+	vm->attach_err = NULL;
 	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
@@ -161,9 +182,14 @@ vm_attach(struct ivwl_vm *vm)
 		goto err_device;
 	}
 
-	vm->device_source = wl_event_loop_add_fd(loop,
+	/* The guest driver has no membership news: no event fd. */
+	if (ivwl_device_event_fd(vm->dev) >= 0) {
+		vm->device_source = wl_event_loop_add_fd(loop,
 					ivwl_device_event_fd(vm->dev),
 					WL_EVENT_READABLE, on_device, vm);
+		if (!vm->device_source)
+			goto err_sources;
+	}
 	for (i = 0; i <= vm->side.slots; i++) {
 		vm->vectors[i].vm = vm;
 		vm->vectors[i].vector = i;
@@ -173,13 +199,11 @@ vm_attach(struct ivwl_vm *vm)
 		if (!vm->vectors[i].source)
 			goto err_sources;
 	}
-	if (!vm->device_source)
-		goto err_sources;
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
 
 	ivwl_display_side_claim(&vm->side);
 	ivwl_log("[%s] attached to %s: %llu MiB region, %u slots", vm->name,
-		 vm->server,
+		 vm_where(vm),
 		 (unsigned long long)(ivwl_device_size(vm->dev) >> 20),
 		 vm->side.slots);
 	/* Events before we listened are lost: look once now. */
@@ -294,11 +318,6 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 			 vm->name);
 		goto err_vm;
 	}
-	if (vm->device) {
-		ivwl_log("[%s] device=%s: the guest driver backend is not in "
-			 "this build yet", vm->name, vm->device);
-		goto err_vm;
-	}
 	if (!parse_color(color, &vm->color)) {
 		ivwl_log("[%s] color=%s is not 0xAARRGGBB", vm->name, color);
 		goto err_vm;
@@ -309,11 +328,8 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 		goto err_vm;
 
 	wl_list_insert(plugin->vms.prev, &vm->link);
-	if (vm_attach(vm) < 0) {
-		ivwl_log("[%s] cannot attach to %s yet; retrying every %d ms",
-			 vm->name, vm->server, RETRY_MS);
+	if (vm_attach(vm) < 0)
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
-	}
 	free(color);
 	free(allow);
 	return vm;

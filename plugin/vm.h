@@ -26,6 +26,7 @@ struct ivwl_vm {
 	struct ivwl_policy *policy;
 
 	struct ivwl_device *dev;	/* NULL while detached */
+	const char *attach_err;		/* last failure logged, static */
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
 	struct wl_event_source *device_source;
