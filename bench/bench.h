@@ -19,6 +19,13 @@
 int
 ivwl_bench_transport_main(int argc, char *argv[]);
 
+/* `frames` and `mpv` run bench/frames.py, which drives real processes. */
+int
+ivwl_bench_frames_main(int argc, char *argv[]);
+
+int
+ivwl_bench_mpv_main(int argc, char *argv[]);
+
 uint64_t
 ivwl_bench_now_ns(void);
 

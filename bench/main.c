@@ -16,6 +16,10 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "transport", "ring vs unix socket vs stop-and-wait: GB/s, round "
 		       "trip, doorbells", ivwl_bench_transport_main },
+	{ "frames", "frames through weston: native vs ivwl copy vs "
+		    "zero-copy vs waypipe", ivwl_bench_frames_main },
+	{ "mpv", "mpv --vo=wlshm 1080p60 through native, ivwl and waypipe: "
+		 "drops, CPU", ivwl_bench_mpv_main },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Smoke test for `ivwl-bench frames`: a tiny run (small size, few frames)
+over every path that is installed; stdout must be one JSON object per line
+with the required keys and sane numbers.  Nothing about timing."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+REQUIRED = ["path", "size", "cpu_ms_per_frame",
+            "transport_cpu_ms_per_frame", "copied_bytes_per_frame",
+            "latency_p50_us", "latency_p99_us", "fps"]
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: check-frames-json.py IVWL_BENCH [ARGS...]")
+        return 2
+    paths = ["native", "ivwl-copy", "ivwl-zero-copy"]
+    if shutil.which("waypipe"):
+        paths.append("waypipe")
+    cmd = [sys.argv[1], "frames", "--sizes", "320x240", "--damage",
+           "full,band", "--frames", "20", "--warmup", "4", "--paths",
+           ",".join(paths), "--json"] + sys.argv[2:]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, timeout=280)
+    out = proc.stdout.decode()
+    if proc.returncode != 0:
+        print(f"{cmd} exited {proc.returncode}; stdout:\n{out}")
+        return 1
+    rows = []
+    for line in out.splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            print(f"not a JSON object: {e}: {line!r}")
+            return 1
+    failed = []
+    for r in rows:
+        if not isinstance(r, dict):
+            failed.append(f"not an object: {r!r}")
+            continue
+        name = f"{r.get('path')} {r.get('size')} {r.get('damage')}"
+        for k in REQUIRED:
+            if k not in r:
+                failed.append(f"{name}: no {k}")
+        for k in REQUIRED[2:]:
+            v = r.get(k)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+                    v < 0:
+                failed.append(f"{name}: {k} = {v!r}, want a number >= 0")
+        if not r.get("frames_presented", 0) > 0:
+            failed.append(f"{name}: no frame presented")
+        for k in ("cpu_ms_per_frame", "fps", "latency_p50_us"):
+            if not r.get(k, 0) > 0:
+                failed.append(f"{name}: {k} = {r.get(k)!r}, want > 0")
+        if r.get("latency_p99_us", 0) < r.get("latency_p50_us", 0):
+            failed.append(f"{name}: p99 below p50")
+        if r.get("path") == "native" and r.get("copied_bytes_per_frame"):
+            failed.append(f"{name}: native copied bytes")
+        if r.get("path") == "native" and r.get("transport_cpu_ms_per_frame"):
+            failed.append(f"{name}: native transport CPU")
+        if r.get("path") == "ivwl-copy" and \
+                not r.get("copied_bytes_per_frame", 0) > 0:
+            failed.append(f"{name}: the copy path copied nothing")
+        if r.get("path", "").startswith("ivwl") and \
+                not r.get("transport_cpu_ms_per_frame", 0) > 0:
+            failed.append(f"{name}: no transport CPU (relay not found?)")
+    want = {(p, d) for p in paths for d in ("full", "band")}
+    got = {(r.get("path"), r.get("damage")) for r in rows
+           if isinstance(r, dict)}
+    if want - got:
+        failed.append(f"missing cases: {sorted(want - got)}")
+    if failed:
+        print("\n".join(failed))
+        print(out)
+        return 1
+    for r in rows:
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

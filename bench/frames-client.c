@@ -1,0 +1,678 @@
+/*
+ * ivwl-frames-client: the Wayland client of `ivwl-bench frames`.  A plain
+ * client (no ivwl code): it maps one xdg_toplevel, draws into two wl_shm
+ * buffers of a memfd it creates itself, commits one frame per frame
+ * callback and asks wp_presentation for feedback on every commit.
+ *
+ *   ivwl-frames-client --width W --height H [--damage full|band]
+ *                      [--frames N] [--warmup N] [--title T]
+ *
+ * Damage "full" repaints and damages the whole buffer every frame;
+ * "band" repaints and damages one fixed band of 1/8 of the height in the
+ * middle of the window (a video playing in part of a window).  Either
+ * way a frame writes exactly the pixels it damages: every pixel of a
+ * buffer depends only on the frame that last touched its region, and the
+ * band never moves, so the two buffers never need catching up.
+ *
+ * Behind every measured commit goes a wl_display.sync: commit to its done
+ * is the commit's round trip through the transport and weston's commit
+ * handling (the presentation latency is mostly weston's repaint clock).
+ *
+ * Protocol on stdout, one line each, for the driver:
+ *   ready PID                   mapped, warm-up frames done, measuring
+ *   done KEY=VALUE ...          the measured frames are all accounted for
+ * Then it waits for end of file (or a line) on stdin before it
+ * disconnects, so the driver can read every process's counters while the
+ * connection is still up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "presentation-time-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+/* Gives up on a frame callback or feedback that never comes. */
+#define FRAMES_STALL_MS 10000
+
+struct frames_buffer {
+	struct wl_buffer *wl;
+	uint32_t *pixels;
+	bool busy;
+};
+
+/* One commit waiting for its presentation feedback. */
+struct frames_pending {
+	struct frames_client *app;
+	struct wp_presentation_feedback *fb;
+	uint64_t commit_ns;
+	int index;		/* measured frame number, -1 for warm-up */
+};
+
+struct frames_client {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wp_presentation *presentation;
+	clockid_t clock;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct frames_buffer buffers[2];
+	int width, height;
+	bool full_damage;
+	int warmup, frames;
+	const char *title;
+
+	bool configured, frame_due;
+	int committed;		/* every commit, warm-up included */
+	int measured_committed;
+	int outstanding;	/* feedbacks not yet in */
+	int presented, discarded;
+	uint64_t *latency_ns;	/* per measured frame, 0 = not presented */
+	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
+	uint64_t start_ns, last_presented_ns, first_presented_ns;
+	uint64_t touched_bytes;
+};
+
+static uint64_t
+frames_now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+frames_buffer_release(void *data, struct wl_buffer *wl)
+{
+	struct frames_buffer *b = data;
+
+	b->busy = false;
+}
+
+static const struct wl_buffer_listener frames_buffer_listener = {
+	frames_buffer_release,
+};
+
+static int
+frames_create_buffers(struct frames_client *app)
+{
+	size_t stride = (size_t)app->width * 4;
+	size_t size = stride * (size_t)app->height;
+	struct wl_shm_pool *pool;
+	uint8_t *map;
+	int fd, i;
+
+	fd = memfd_create("ivwl-frames", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)(2 * size)) < 0)
+		goto err_fd;
+	map = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto err_fd;
+	pool = wl_shm_create_pool(app->shm, fd, (int32_t)(2 * size));
+	for (i = 0; i < 2; i++) {
+		app->buffers[i].pixels = (uint32_t *)(map + i * size);
+		app->buffers[i].wl = wl_shm_pool_create_buffer(pool,
+			(int32_t)(i * size), app->width, app->height,
+			(int32_t)stride, WL_SHM_FORMAT_XRGB8888);
+		wl_buffer_add_listener(app->buffers[i].wl,
+				       &frames_buffer_listener,
+				       &app->buffers[i]);
+	}
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return 0;
+
+err_fd:
+	close(fd);
+	return -ENOMEM;
+}
+
+/* Rows [*y, *y + *h) are what frames repaint and damage. */
+static void
+frames_damage_rows(const struct frames_client *app, int *y, int *h)
+{
+	if (app->full_damage) {
+		*y = 0;
+		*h = app->height;
+		return;
+	}
+	*h = app->height / 8 > 1 ? app->height / 8 : 1;
+	*y = (app->height - *h) / 2;
+}
+
+/* A colour per frame, a gradient across x so no two rows are memsets. */
+static void
+frames_paint(struct frames_client *app, struct frames_buffer *b, int frame,
+	     int y0, int h)
+{
+	uint32_t base = 0xff000000u | ((uint32_t)frame * 0x030507u & 0xffffffu);
+	uint32_t *row;
+	int x, y;
+
+	for (y = y0; y < y0 + h; y++) {
+		row = b->pixels + (size_t)y * (size_t)app->width;
+		for (x = 0; x < app->width; x++)
+			row[x] = base + (uint32_t)(x + y);
+	}
+	app->touched_bytes += (uint64_t)h * (uint64_t)app->width * 4;
+}
+
+static void
+feedback_sync_output(void *data, struct wp_presentation_feedback *fb,
+		     struct wl_output *output)
+{
+}
+
+static void
+frames_pending_done(struct frames_pending *p)
+{
+	p->app->outstanding--;
+	wp_presentation_feedback_destroy(p->fb);
+	free(p);
+}
+
+static void
+feedback_presented(void *data, struct wp_presentation_feedback *fb,
+		   uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec,
+		   uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo,
+		   uint32_t flags)
+{
+	struct frames_pending *p = data;
+	struct frames_client *app = p->app;
+	uint64_t t = (((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000ull) +
+		     tv_nsec;
+
+	if (p->index >= 0) {
+		app->presented++;
+		/* A presentation before the commit's clock read: count 1 ns. */
+		app->latency_ns[p->index] = t > p->commit_ns ?
+					    t - p->commit_ns : 1;
+		if (!app->first_presented_ns)
+			app->first_presented_ns = t;
+		if (t > app->last_presented_ns)
+			app->last_presented_ns = t;
+	}
+	frames_pending_done(p);
+}
+
+static void
+feedback_discarded(void *data, struct wp_presentation_feedback *fb)
+{
+	struct frames_pending *p = data;
+
+	if (p->index >= 0)
+		p->app->discarded++;
+	frames_pending_done(p);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	feedback_sync_output,
+	feedback_presented,
+	feedback_discarded,
+};
+
+static const struct wl_callback_listener frame_listener;
+
+/* The wl_display.sync sent right behind a measured commit. */
+struct frames_sync {
+	struct frames_client *app;
+	uint64_t commit_ns;
+	int index;
+};
+
+static void
+sync_done(void *data, struct wl_callback *cb, uint32_t serial)
+{
+	struct frames_sync *sy = data;
+	struct frames_client *app = sy->app;
+	uint64_t t = frames_now_ns(app->clock);
+
+	app->rtt_ns[sy->index] = t > sy->commit_ns ? t - sy->commit_ns : 1;
+	app->outstanding--;
+	wl_callback_destroy(cb);
+	free(sy);
+}
+
+static const struct wl_callback_listener sync_listener = {
+	sync_done,
+};
+
+static int
+frames_commit(struct frames_client *app)
+{
+	struct frames_buffer *b = &app->buffers[app->committed % 2];
+	struct frames_pending *p;
+	struct wl_callback *cb;
+	int y, h;
+
+	if (b->busy)
+		b = &app->buffers[(app->committed + 1) % 2];
+	if (b->busy)
+		return -EAGAIN;	/* both held: wait for a release */
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	/*
+	 * The first frame in each buffer is whole (and alike in both), the
+	 * rest is damage.
+	 */
+	frames_damage_rows(app, &y, &h);
+	if (app->committed < 2)
+		frames_paint(app, b, 0, 0, app->height);
+	else
+		frames_paint(app, b, app->committed, y, h);
+
+	wl_surface_attach(app->surface, b->wl, 0, 0);
+	if (app->committed < 2)
+		wl_surface_damage_buffer(app->surface, 0, 0, app->width,
+					 app->height);
+	else
+		wl_surface_damage_buffer(app->surface, 0, y, app->width, h);
+	cb = wl_surface_frame(app->surface);
+	wl_callback_add_listener(cb, &frame_listener, app);
+	p->app = app;
+	p->index = app->committed >= app->warmup ?
+		   app->committed - app->warmup : -1;
+	p->fb = wp_presentation_feedback(app->presentation, app->surface);
+	wp_presentation_feedback_add_listener(p->fb, &feedback_listener, p);
+	app->outstanding++;
+	p->commit_ns = frames_now_ns(app->clock);
+	wl_surface_commit(app->surface);
+	if (p->index >= 0) {
+		/* How long the commit takes to reach weston and back. */
+		struct frames_sync *sy = calloc(1, sizeof(*sy));
+
+		if (sy) {
+			sy->app = app;
+			sy->index = p->index;
+			sy->commit_ns = p->commit_ns;
+			cb = wl_display_sync(app->display);
+			wl_callback_add_listener(cb, &sync_listener, sy);
+			app->outstanding++;
+		}
+	}
+	wl_display_flush(app->display);
+	b->busy = true;
+	app->committed++;
+	if (p->index >= 0)
+		app->measured_committed++;
+	app->frame_due = false;
+	return 0;
+}
+
+static void
+frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	struct frames_client *app = data;
+
+	wl_callback_destroy(cb);
+	app->frame_due = true;
+}
+
+static const struct wl_callback_listener frame_listener = {
+	frame_done,
+};
+
+static void
+presentation_clock_id(void *data, struct wp_presentation *pres,
+		      uint32_t clk_id)
+{
+	struct frames_client *app = data;
+
+	app->clock = (clockid_t)clk_id;
+}
+
+static const struct wp_presentation_listener presentation_listener = {
+	presentation_clock_id,
+};
+
+static void
+wm_base_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
+{
+	xdg_wm_base_pong(wm, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	wm_base_ping,
+};
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
+{
+	struct frames_client *app = data;
+
+	xdg_surface_ack_configure(s, serial);
+	app->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	xdg_surface_configure,
+};
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
+		   struct wl_array *states)
+{
+	/* The size is ours: the benchmark measures this size. */
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *t)
+{
+}
+
+/* Bound at version 1: configure_bounds and wm_capabilities never come. */
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void
+registry_global(void *data, struct wl_registry *reg, uint32_t name,
+		const char *iface, uint32_t version)
+{
+	struct frames_client *app = data;
+
+	if (strcmp(iface, wl_compositor_interface.name) == 0)
+		app->compositor = wl_registry_bind(reg, name,
+			&wl_compositor_interface, 4);
+	else if (strcmp(iface, wl_shm_interface.name) == 0)
+		app->shm = wl_registry_bind(reg, name, &wl_shm_interface, 1);
+	else if (strcmp(iface, xdg_wm_base_interface.name) == 0) {
+		app->wm_base = wl_registry_bind(reg, name,
+			&xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener,
+					 app);
+	} else if (strcmp(iface, wp_presentation_interface.name) == 0) {
+		app->presentation = wl_registry_bind(reg, name,
+			&wp_presentation_interface, 1);
+		wp_presentation_add_listener(app->presentation,
+					     &presentation_listener, app);
+	}
+}
+
+static void
+registry_global_remove(void *data, struct wl_registry *reg, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	registry_global,
+	registry_global_remove,
+};
+
+/* Dispatches once, waiting at most FRAMES_STALL_MS; -1 on error/stall. */
+static int
+frames_dispatch(struct frames_client *app)
+{
+	struct pollfd pfd = {
+		.fd = wl_display_get_fd(app->display),
+		.events = POLLIN,
+	};
+	int n;
+
+	while (wl_display_prepare_read(app->display) != 0)
+		if (wl_display_dispatch_pending(app->display) < 0)
+			return -1;
+	if (wl_display_flush(app->display) < 0 && errno != EAGAIN) {
+		wl_display_cancel_read(app->display);
+		return -1;
+	}
+	do {
+		n = poll(&pfd, 1, FRAMES_STALL_MS);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		wl_display_cancel_read(app->display);
+		fprintf(stderr, "ivwl-frames-client: no event for %d ms\n",
+			FRAMES_STALL_MS);
+		return -1;
+	}
+	if (wl_display_read_events(app->display) < 0)
+		return -1;
+	return wl_display_dispatch_pending(app->display) < 0 ? -1 : 0;
+}
+
+static int
+frames_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of the n sorted values. */
+static double
+frames_percentile_us(const uint64_t *sorted, int n, int pct)
+{
+	int rank;
+
+	if (n <= 0)
+		return 0.0;
+	rank = (pct * n + 99) / 100;
+	if (rank < 1)
+		rank = 1;
+	return (double)sorted[rank - 1] / 1000.0;
+}
+
+/* Sorts the non-zero values of v[0..n) into out; how many there were. */
+static int
+frames_sorted(const uint64_t *v, int n, uint64_t *out)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i])
+			out[k++] = v[i];
+	qsort(out, (size_t)k, sizeof(*out), frames_cmp_u64);
+	return k;
+}
+
+static void
+frames_report(struct frames_client *app)
+{
+	uint64_t *lat = calloc((size_t)app->frames + 1, sizeof(*lat));
+	uint64_t *rtt = calloc((size_t)app->frames + 1, sizeof(*rtt));
+	uint64_t span, sum = 0;
+	struct rusage ru;
+	int i, n, nrtt;
+	double fps = 0.0, cpu_ms;
+
+	if (!lat || !rtt) {
+		free(lat);
+		free(rtt);
+		printf("done error=oom\n");
+		return;
+	}
+	n = frames_sorted(app->latency_ns, app->frames, lat);
+	nrtt = frames_sorted(app->rtt_ns, app->frames, rtt);
+	for (i = 0; i < n; i++)
+		sum += lat[i];
+	span = app->last_presented_ns > app->start_ns ?
+	       app->last_presented_ns - app->start_ns : 0;
+	if (span)
+		fps = (double)app->presented * 1e9 / (double)span;
+	getrusage(RUSAGE_SELF, &ru);
+	cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	printf("done committed=%d presented=%d discarded=%d "
+	       "latency_p50_us=%.1f latency_p99_us=%.1f latency_mean_us=%.1f "
+	       "latency_max_us=%.1f commit_rtt_p50_us=%.1f "
+	       "commit_rtt_p99_us=%.1f fps=%.2f span_ms=%.3f "
+	       "touched_bytes=%llu client_cpu_ms_total=%.3f width=%d "
+	       "height=%d damage=%s\n",
+	       app->measured_committed, app->presented, app->discarded,
+	       frames_percentile_us(lat, n, 50),
+	       frames_percentile_us(lat, n, 99),
+	       n ? (double)sum / n / 1000.0 : 0.0,
+	       n ? (double)lat[n - 1] / 1000.0 : 0.0,
+	       frames_percentile_us(rtt, nrtt, 50),
+	       frames_percentile_us(rtt, nrtt, 99), fps,
+	       (double)span / 1e6, (unsigned long long)app->touched_bytes,
+	       cpu_ms, app->width, app->height,
+	       app->full_damage ? "full" : "band");
+	fflush(stdout);
+	free(lat);
+	free(rtt);
+}
+
+static int
+frames_run(struct frames_client *app)
+{
+	int total = app->warmup + app->frames, ret;
+
+	while (!app->configured)
+		if (frames_dispatch(app) < 0)
+			return -1;
+	if (frames_create_buffers(app) < 0)
+		return -1;
+	app->frame_due = true;
+	while (app->committed < total || app->outstanding > 0) {
+		if (app->committed == app->warmup && app->frame_due &&
+		    !app->start_ns) {
+			/* Warm-up frames all presented or dropped by now? */
+			if (app->outstanding > 0) {
+				if (frames_dispatch(app) < 0)
+					return -1;
+				continue;
+			}
+			app->start_ns = frames_now_ns(app->clock);
+			printf("ready %d\n", (int)getpid());
+			fflush(stdout);
+		}
+		if (app->committed < total && app->frame_due) {
+			ret = frames_commit(app);
+			if (ret == -ENOMEM)
+				return -1;
+			if (ret == 0)
+				continue;
+		}
+		if (frames_dispatch(app) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+frames_usage(FILE *f)
+{
+	fprintf(f, "Usage: ivwl-frames-client --width W --height H "
+		   "[--damage full|band] [--frames N] [--warmup N] "
+		   "[--title T]\n");
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "width", required_argument, NULL, 'w' },
+		{ "height", required_argument, NULL, 'h' },
+		{ "damage", required_argument, NULL, 'd' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'u' },
+		{ "title", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'H' },
+		{ 0 }
+	};
+	struct frames_client app = {
+		.width = 1920, .height = 1080, .full_damage = true,
+		.warmup = 30, .frames = 300, .title = "ivwl-frames",
+		.clock = CLOCK_MONOTONIC,
+	};
+	struct wl_registry *registry;
+	char line[64];
+	int c, status = 1;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': app.width = atoi(optarg); break;
+		case 'h': app.height = atoi(optarg); break;
+		case 'n': app.frames = atoi(optarg); break;
+		case 'u': app.warmup = atoi(optarg); break;
+		case 't': app.title = optarg; break;
+		case 'd':
+			if (strcmp(optarg, "full") == 0)
+				app.full_damage = true;
+			else if (strcmp(optarg, "band") == 0)
+				app.full_damage = false;
+			else {
+				frames_usage(stderr);
+				return 2;
+			}
+			break;
+		case 'H': frames_usage(stdout); return 0;
+		default: frames_usage(stderr); return 2;
+		}
+	}
+	if (app.width < 8 || app.height < 8 || app.width > 16384 ||
+	    app.height > 16384 || app.frames < 1 || app.warmup < 2) {
+		frames_usage(stderr);
+		return 2;
+	}
+	app.latency_ns = calloc((size_t)app.frames, sizeof(*app.latency_ns));
+	app.rtt_ns = calloc((size_t)app.frames, sizeof(*app.rtt_ns));
+	if (!app.latency_ns || !app.rtt_ns)
+		goto err_latency;
+
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "ivwl-frames-client: cannot connect: %s\n",
+			strerror(errno));
+		goto err_latency;
+	}
+	registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &registry_listener, &app);
+	wl_display_roundtrip(app.display);
+	wl_display_roundtrip(app.display);	/* the clock_id event */
+	if (!app.compositor || !app.shm || !app.wm_base ||
+	    !app.presentation) {
+		fprintf(stderr, "ivwl-frames-client: missing a global "
+			"(wl_compositor, wl_shm, xdg_wm_base, "
+			"wp_presentation)\n");
+		goto err_display;
+	}
+
+	app.surface = wl_compositor_create_surface(app.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base,
+						      app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener,
+				 &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_title(app.toplevel, app.title);
+	wl_surface_commit(app.surface);
+
+	if (frames_run(&app) < 0) {
+		fprintf(stderr, "ivwl-frames-client: connection failed or "
+			"stalled after %d commits\n", app.committed);
+		goto err_display;
+	}
+	frames_report(&app);
+	/* Stay connected until the driver has read its counters. */
+	while (fgets(line, sizeof(line), stdin))
+		break;
+	status = 0;
+
+err_display:
+	wl_display_disconnect(app.display);
+err_latency:
+	free(app.latency_ns);
+	free(app.rtt_ns);
+	return status;
+}

@@ -1,0 +1,908 @@
+#!/usr/bin/env python3
+"""`ivwl-bench frames` and `ivwl-bench mpv`: one Wayland client through
+weston by every path, CPU of every process, bytes copied, latency.
+
+    frames.py frames --build DIR [--sizes WxH,..] [--damage full,band]
+                     [--frames N] [--warmup N] [--paths P,..] [--json]
+    frames.py mpv --build DIR [--seconds S] [--paths P,..] [--json]
+
+One weston (headless backend, pixman renderer, ivwl.so loaded with one
+[ivwl-vm]) serves every path:
+
+  native          the client on weston's own socket
+  ivwl-copy       through libivwl-shim.so, ivwl-relay, ivwl-agent and the
+                  region, IVWL_ZERO_COPY=off
+  ivwl-zero-copy  the same, IVWL_ZERO_COPY=on
+  waypipe         `waypipe --compress none --no-gpu` server (app side) and
+                  client (display side) over a unix socket
+
+CPU is read from /proc: the sum over a process's threads of the time on
+CPU in /proc/PID/task/TID/schedstat (ns), for every process that descends
+from this driver (it makes itself a child subreaper, so the relay, which
+detaches from the client, is one of them too), between the client's
+"ready" line (after warm-up) and its "done" line (every measured frame
+presented or discarded; the client stays connected until told).
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
+MPV_PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
+PR_SET_CHILD_SUBREAPER = 36
+
+
+class BenchError(Exception):
+    pass
+
+
+def log(msg):
+    print(f"ivwl-bench: {msg}", file=sys.stderr, flush=True)
+
+
+def wait_for(what, cond, timeout=20.0, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = cond()
+        if got:
+            return got
+        time.sleep(step)
+    raise BenchError(f"timed out waiting for {what}")
+
+
+# ---- /proc ------------------------------------------------------------
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def proc_stat(pid):
+    """(comm, ppid, state) or None."""
+    s = read(f"/proc/{pid}/stat")
+    if not s:
+        return None
+    comm = s[s.index("(") + 1:s.rindex(")")]
+    rest = s[s.rindex(")") + 2:].split()
+    return comm, int(rest[1]), rest[0]
+
+
+def descendants(root):
+    """pid -> comm of every live process under root (root excluded)."""
+    children = {}
+    info = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = proc_stat(int(name))
+        if st:
+            info[int(name)] = st
+            children.setdefault(st[1], []).append(int(name))
+    out, todo = {}, [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            if info[c][2] != "Z":
+                out[c] = info[c][0]
+            todo.append(c)
+    return out
+
+
+def cpu_ns(pid):
+    """(ns on CPU, times scheduled in) summed over pid's threads, or
+    None if it is gone.  Times scheduled in counts wake-ups and
+    preemptions: what costs most in a guest, where every context switch
+    goes through the hypervisor."""
+    total, runs, seen = 0, 0, False
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        s = read(f"/proc/{pid}/task/{tid}/schedstat")
+        if s:
+            f = s.split()
+            total += int(f[0])
+            runs += int(f[2])
+            seen = True
+    return (total, runs) if seen else None
+
+
+def io_bytes(pid):
+    """(rchar, wchar) of pid: bytes through read/write-like system calls."""
+    s = read(f"/proc/{pid}/io")
+    if not s:
+        return 0, 0
+    d = dict(line.split(": ") for line in s.strip().splitlines())
+    return int(d.get("rchar", 0)), int(d.get("wchar", 0))
+
+
+def snapshot(root):
+    snap = {}
+    for pid, comm in descendants(root).items():
+        c = cpu_ns(pid)
+        if c is not None:
+            snap[pid] = (comm, c, io_bytes(pid))
+    return snap
+
+
+def reap_orphans(keep):
+    """Reaps zombie children that are not Popen's (relays, waypipes)."""
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in keep:
+            continue
+        st = proc_stat(int(name))
+        if st and st[1] == me and st[2] == "Z":
+            try:
+                os.waitpid(int(name), os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+# ---- the display side: ivwl-server, weston + ivwl.so, ivwl-agent --------
+
+class Display:
+    def __init__(self, build, width, height, keep_logs=False):
+        self.build = build
+        self.dir = tempfile.mkdtemp(prefix="ivwl-bench-frames.")
+        self.keep_logs = keep_logs
+        self.procs = []
+        self.gui_runtime = self._mkdir("gui")
+        self.app_runtime = self._mkdir("app")
+        self.wp_runtime = self._mkdir("waypipe")
+        self.waypipe = None
+        self.bin = {
+            "server": f"{build}/host/ivwl-server",
+            "agent": f"{build}/client-shim/ivwl-agent",
+            "plugin": f"{build}/plugin/ivwl.so",
+            "shim": f"{build}/client-shim/libivwl-shim.so",
+            "client": f"{build}/bench/ivwl-frames-client",
+        }
+        for k, v in self.bin.items():
+            if not os.path.exists(v):
+                raise BenchError(f"{k} not built: {v}")
+        try:
+            self._start(width, height)
+        except BaseException:
+            self.close()
+            raise
+
+    def _mkdir(self, name):
+        p = os.path.join(self.dir, name)
+        os.mkdir(p, 0o700)
+        return p
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def spawn(self, argv, logname, env=None, **kw):
+        out = open(self.path(logname), "wb")
+        p = subprocess.Popen(argv, stdout=kw.pop("stdout", out),
+                             stderr=out, env=env or dict(os.environ),
+                             stdin=kw.pop("stdin", subprocess.DEVNULL),
+                             **kw)
+        self.procs.append(p)
+        return p
+
+    def _start(self, width, height):
+        sock = self.path("vm.sock")
+        self.server = self.spawn([self.bin["server"], "--socket", sock,
+                                  "--size", "256M"], "server.log")
+        wait_for("ivwl-server", lambda: os.path.exists(sock + ".display"))
+        ini = ["[core]", f"modules={self.bin['plugin']}", "idle-time=0", "",
+               "[shell]", "panel-position=none", "animation=none",
+               "close-animation=none", "startup-animation=none",
+               "focus-animation=none", "",
+               "[ivwl-vm]", "name=bench", f"server={sock}.display",
+               "color=0xff3070c0", ""]
+        with open(self.path("weston.ini"), "w") as f:
+            f.write("\n".join(ini))
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime)
+        for k in ("WAYLAND_DISPLAY", "DISPLAY", "LD_PRELOAD"):
+            env.pop(k, None)
+        self.weston = self.spawn(
+            ["weston", "--backend=headless-backend.so", "--use-pixman",
+             f"--width={width}", f"--height={height}",
+             "--socket=wl-bench", "--idle-time=0",
+             f"--config={self.path('weston.ini')}"], "weston.log", env)
+        wait_for("weston with ivwl.so attached",
+                 lambda: "[bench] attached to" in
+                 (read(self.path("weston.log")) or ""))
+        agent_sock = self.path("agent.sock")
+        self.agent = self.spawn([self.bin["agent"], "--server", sock,
+                                 "--listen", agent_sock], "agent.log")
+        wait_for("ivwl-agent", lambda: os.path.exists(agent_sock))
+
+    def start_waypipe(self):
+        """The display side of waypipe, listening for app-side servers."""
+        if self.waypipe:
+            return
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime,
+                   WAYLAND_DISPLAY="wl-bench")
+        env.pop("LD_PRELOAD", None)
+        sock = self.path("waypipe.sock")
+        self.waypipe = self.spawn(["waypipe", "--compress", "none",
+                                   "--no-gpu", "-s", sock, "client"],
+                                  "waypipe-client.log", env)
+        wait_for("waypipe client", lambda: os.path.exists(sock))
+
+    def env_for(self, path, extra=None):
+        """(argv prefix, env) that runs a client by path."""
+        env = dict(os.environ)
+        for k in ("WAYLAND_DISPLAY", "DISPLAY", "LD_PRELOAD",
+                  "WAYLAND_SOCKET", "IVWL_ZERO_COPY", "IVWL_STATS"):
+            env.pop(k, None)
+        prefix = []
+        if path == "native":
+            env.update(XDG_RUNTIME_DIR=self.gui_runtime,
+                       WAYLAND_DISPLAY="wl-bench")
+        elif path.startswith("ivwl"):
+            # The app side's runtime dir holds no socket: only the
+            # region can carry the window.
+            env.update(XDG_RUNTIME_DIR=self.app_runtime,
+                       WAYLAND_DISPLAY="wayland-0",
+                       IVWL_AGENT=self.path("agent.sock"),
+                       LD_PRELOAD=self.bin["shim"], IVWL_STATS="1",
+                       IVWL_ZERO_COPY="on" if path == "ivwl-zero-copy"
+                       else "off")
+        elif path == "waypipe":
+            self.start_waypipe()
+            env.update(XDG_RUNTIME_DIR=self.wp_runtime)
+            prefix = ["waypipe", "--compress", "none", "--no-gpu", "-s",
+                      self.path("waypipe.sock"), "--display",
+                      "wayland-wp", "server", "--"]
+        else:
+            raise BenchError(f"unknown path {path}")
+        env.update(extra or {})
+        return prefix, env
+
+    def roles(self):
+        r = {self.weston.pid: "weston", self.server.pid: "ivwl-server",
+             self.agent.pid: "ivwl-agent"}
+        return r
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in reversed(self.procs):
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        reap_orphans(set())
+        if not self.keep_logs:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        else:
+            log(f"logs kept in {self.dir}")
+
+
+# ---- one client run ---------------------------------------------------
+
+class Lines:
+    """Reads lines from a pipe without blocking forever."""
+
+    def __init__(self, f):
+        self.f = f
+        self.buf = b""
+
+    def next(self, timeout, alive):
+        end = time.monotonic() + timeout
+        while True:
+            if b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                return line.decode(errors="replace")
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.f], [], [], min(left, 0.5))
+            if r:
+                chunk = os.read(self.f.fileno(), 65536)
+                if not chunk:
+                    if not alive():
+                        return None
+                    time.sleep(0.05)
+                self.buf += chunk
+            elif not alive():
+                return None
+
+
+def classify(pid, comm, roles, client_pid):
+    if pid == client_pid:
+        return "client"
+    if pid in roles:
+        return roles[pid]
+    if comm.startswith("ivwl-relay"):
+        return "ivwl-relay"
+    if comm.startswith("waypipe"):
+        return "waypipe"
+    if comm.startswith("weston"):
+        return "weston"   # its shell helpers (desktop-shell, keyboard)
+    if comm.startswith("mpv") or comm.startswith("vo") or \
+            comm.startswith("vd-"):
+        return "client"
+    return "other:" + comm
+
+
+def usage_between(before, after, roles, client_pid):
+    """role -> {cpu_ns, rchar, wchar, processes}."""
+    out = {}
+    for pid, (comm, (cpu, runs), (rc, wc)) in after.items():
+        b = before.get(pid)
+        if b and b[0] != comm and not comm.startswith("ivwl-relay"):
+            b = None
+        d = out.setdefault(classify(pid, comm, roles, client_pid),
+                           {"cpu_ns": 0, "runs": 0, "rchar": 0, "wchar": 0,
+                            "processes": 0})
+        d["cpu_ns"] += cpu - (b[1][0] if b else 0)
+        d["runs"] += runs - (b[1][1] if b else 0)
+        d["rchar"] += rc - (b[2][0] if b else 0)
+        d["wchar"] += wc - (b[2][1] if b else 0)
+        d["processes"] += 1
+    return out
+
+
+def parse_kv(line):
+    out = {}
+    for m in re.finditer(r"(\w+)=(\S+)", line):
+        v = m.group(2)
+        try:
+            v = int(v)
+        except ValueError:
+            try:
+                v = float(v)
+            except ValueError:
+                pass
+        out[m.group(1)] = v
+    return out
+
+
+def relay_stats(logpath, timeout=10.0):
+    """The relay's IVWL_STATS line (written once the client has left)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        text = read(logpath) or ""
+        for line in text.splitlines():
+            if line.startswith("ivwl-stats:"):
+                return parse_kv(line)
+        time.sleep(0.05)
+    return None
+
+
+TRANSPORT = {
+    "native": (),
+    "ivwl-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
+    "ivwl-zero-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
+    "waypipe": ("waypipe",),
+}
+
+
+def run_frames(disp, path, w, h, damage, frames, warmup, index):
+    prefix, env = disp.env_for(path)
+    logname = f"client-{index}-{path}-{w}x{h}-{damage}.log"
+    argv = prefix + [disp.bin["client"], "--width", str(w), "--height",
+                     str(h), "--damage", damage, "--frames", str(frames),
+                     "--warmup", str(warmup),
+                     "--title", f"frames-{path}-{w}x{h}-{damage}"]
+    p = disp.spawn(argv, logname, env, stdout=subprocess.PIPE,
+                   stdin=subprocess.PIPE)
+    lines = Lines(p.stdout)
+    roles = disp.roles()
+    if path == "waypipe" and disp.waypipe:
+        roles[disp.waypipe.pid] = "waypipe"
+    alive = lambda: p.poll() is None
+    try:
+        ready = None
+        while ready is None:
+            line = lines.next(60 + warmup, alive)
+            if line is None:
+                raise BenchError(f"{path} {w}x{h}: client never got ready; "
+                                 f"see {disp.path(logname)}:\n" +
+                                 (read(disp.path(logname)) or "")[-2000:])
+            if line.startswith("ready "):
+                ready = int(line.split()[1])
+        before = snapshot(os.getpid())
+        t0 = time.monotonic()
+        line = None
+        while line is None or not line.startswith("done "):
+            line = lines.next(60 + frames, alive)
+            if line is None:
+                raise BenchError(f"{path} {w}x{h}: client never finished; "
+                                 f"see {disp.path(logname)}:\n" +
+                                 (read(disp.path(logname)) or "")[-2000:])
+        after = snapshot(os.getpid())
+        wall = time.monotonic() - t0
+        done = parse_kv(line)
+        p.stdin.write(b"bye\n")
+        p.stdin.close()
+        p.wait(30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+    stats = None
+    if path.startswith("ivwl"):
+        stats = relay_stats(disp.path(logname))
+        if stats is None:
+            raise BenchError(f"{path}: no IVWL_STATS line from the relay")
+    reap_orphans({q.pid for q in disp.procs})
+
+    usage = usage_between(before, after, roles, ready)
+    presented = done.get("presented", 0)
+    per = max(presented, 1)
+    cpu = {k: v["cpu_ns"] / 1e6 / per for k, v in usage.items()}
+    total = sum(cpu.values())
+    transport = sum(cpu.get(k, 0.0) for k in TRANSPORT[path])
+    r = {
+        "path": path,
+        "size": f"{w}x{h}",
+        "damage": damage,
+        "cpu_ms_per_frame": total,
+        "transport_cpu_ms_per_frame": transport,
+        "copied_bytes_per_frame": 0.0,
+        "latency_p50_us": done.get("latency_p50_us", 0.0),
+        "latency_p99_us": done.get("latency_p99_us", 0.0),
+        "fps": done.get("fps", 0.0),
+        "commit_rtt_p50_us": done.get("commit_rtt_p50_us", 0.0),
+        "commit_rtt_p99_us": done.get("commit_rtt_p99_us", 0.0),
+        "frames_committed": done.get("committed", 0),
+        "frames_presented": presented,
+        "frames_discarded": done.get("discarded", 0),
+        "cpu_ms_per_frame_by_process": cpu,
+        "switches_per_frame": sum(v["runs"] for v in usage.values()) / per,
+        "switches_per_frame_by_process":
+            {k: v["runs"] / per for k, v in usage.items()},
+        "processes": {k: v["processes"] for k, v in usage.items()},
+        "wall_s": wall,
+        "client_touched_bytes_per_frame":
+            done.get("touched_bytes", 0) / max(done.get("committed", 0) +
+                                               warmup, 1),
+        "damage_bytes_per_frame": (w * h * 4 if damage == "full" else
+                                   w * max(h // 8, 1) * 4),
+    }
+    if stats:
+        commits = max(stats.get("commits", 0), 1)
+        r["copied_bytes_per_frame"] = stats.get("copied_bytes", 0) / commits
+        r["copied_bytes_source"] = ("ivwl-relay IVWL_STATS copied_bytes / "
+                                    "commits (whole connection, warm-up "
+                                    "included)")
+        r["relay_stats"] = stats
+    elif path == "waypipe":
+        wp = usage.get("waypipe", {"rchar": 0, "wchar": 0})
+        r["copied_bytes_per_frame"] = (wp["rchar"] + wp["wchar"]) / per
+        r["copied_bytes_source"] = ("waypipe /proc/PID/io rchar+wchar of "
+                                    "both waypipes (bytes through "
+                                    "system calls; its memcpy into "
+                                    "mirrors is not counted)")
+        r["waypipe_wchar_per_frame"] = wp["wchar"] / per
+    else:
+        r["copied_bytes_source"] = "none: the compositor reads the " \
+                                   "client's memfd"
+    return r
+
+
+# ---- reports ----------------------------------------------------------
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def fmt_ratio(x):
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def fmt_bytes(b):
+    if b >= 1 << 20:
+        return f"{b / (1 << 20):.2f} MiB"
+    if b >= 1 << 10:
+        return f"{b / 1024:.1f} KiB"
+    return f"{b:.0f} B"
+
+
+def add_ratios(rows):
+    for r in rows:
+        same = {x["path"]: x for x in rows
+                if x["size"] == r["size"] and x["damage"] == r["damage"]}
+        for base in ("native", "waypipe"):
+            b = same.get(base)
+            if not b or b is r:
+                continue
+            key = base.replace("-", "_")
+            r[f"cpu_vs_{key}"] = ratio(r["cpu_ms_per_frame"],
+                                       b["cpu_ms_per_frame"])
+            r[f"latency_p50_vs_{key}"] = ratio(r["latency_p50_us"],
+                                               b["latency_p50_us"])
+            if base == "waypipe":
+                r["transport_cpu_vs_waypipe"] = ratio(
+                    r["transport_cpu_ms_per_frame"],
+                    b["transport_cpu_ms_per_frame"])
+
+
+def print_table(rows, header):
+    print(header)
+    groups = []
+    for r in rows:
+        key = (r["size"], r["damage"])
+        if key not in groups:
+            groups.append(key)
+    for size, damage in groups:
+        g = [r for r in rows if r["size"] == size and r["damage"] == damage]
+        by = {r["path"]: r for r in g}
+        paths = [p for p in PATHS if p in by]
+        print(f"\n{size}, {damage} damage "
+              f"({fmt_bytes(g[0]['damage_bytes_per_frame'])} per frame)")
+        print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
+
+        def row(label, fn):
+            print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
+
+        row("frames presented / committed",
+            lambda r: f"{r['frames_presented']}/{r['frames_committed']}")
+        row("fps", lambda r: f"{r['fps']:.1f}")
+        row("latency p50, us", lambda r: f"{r['latency_p50_us']:.0f}")
+        row("latency p99, us", lambda r: f"{r['latency_p99_us']:.0f}")
+        row("commit round trip p50, us",
+            lambda r: f"{r['commit_rtt_p50_us']:.0f}")
+        row("commit round trip p99, us",
+            lambda r: f"{r['commit_rtt_p99_us']:.0f}")
+        row("CPU ms / frame, all processes",
+            lambda r: f"{r['cpu_ms_per_frame']:.3f}")
+        for proc in ("client", "weston", "ivwl-relay", "ivwl-agent",
+                     "ivwl-server", "waypipe"):
+            if any(proc in r["cpu_ms_per_frame_by_process"] for r in g):
+                row(f"  {proc}", lambda r, proc=proc: "%.3f" % r[
+                    "cpu_ms_per_frame_by_process"].get(proc, 0.0))
+        others = sorted({k for r in g for k in r["cpu_ms_per_frame_by_process"]
+                         if k.startswith("other:")})
+        for proc in others:
+            row(f"  {proc}", lambda r, proc=proc: "%.3f" % r[
+                "cpu_ms_per_frame_by_process"].get(proc, 0.0))
+        row("scheduled in / frame, all",
+            lambda r: f"{r['switches_per_frame']:.1f}")
+        row("transport CPU ms / frame",
+            lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
+        row("transport copied / frame",
+            lambda r: fmt_bytes(r["copied_bytes_per_frame"]))
+        if "native" in by:
+            row("CPU vs native", lambda r: fmt_ratio(r.get("cpu_vs_native")))
+            row("latency p50 vs native",
+                lambda r: fmt_ratio(r.get("latency_p50_vs_native")))
+        if "waypipe" in by:
+            row("CPU vs waypipe",
+                lambda r: fmt_ratio(r.get("cpu_vs_waypipe")))
+            row("transport CPU vs waypipe",
+                lambda r: fmt_ratio(r.get("transport_cpu_vs_waypipe")))
+    print("\nCPU: time on CPU between the client's first measured commit "
+          "and its last feedback, / frames presented.\ntransport: ivwl = "
+          "relay + agent + server (the plugin runs inside weston); "
+          "waypipe = both waypipes.\ncopied: ivwl = the relay's "
+          "IVWL_STATS copied_bytes / commits; waypipe = /proc io "
+          "rchar+wchar of both waypipes / frames.")
+
+
+# ---- mpv --------------------------------------------------------------
+
+MPV_LUA = r"""
+-- Prints mpv's frame counters on stdout once the video has reached its
+-- end (--keep-open holds it there until the driver ends it).
+local started = false
+local function counters()
+    local function p(name)
+        local v = mp.get_property_number(name)
+        if v == nil then return "na" end
+        return string.format("%d", v)
+    end
+    return "frame_drop=" .. p("frame-drop-count") ..
+        " decoder_drop=" .. p("decoder-frame-drop-count") ..
+        " vo_delayed=" .. p("vo-delayed-frame-count") ..
+        " mistimed=" .. p("mistimed-frame-count") ..
+        " frame_number=" .. p("estimated-frame-number")
+end
+mp.register_event("playback-restart", function()
+    if not started then
+        started = true
+        io.stdout:write("ivwl-mpv-start\n")
+        io.stdout:flush()
+    end
+end)
+mp.observe_property("eof-reached", "bool", function(_, v)
+    if v then
+        io.stdout:write("ivwl-mpv-done " .. counters() .. "\n")
+        io.stdout:flush()
+    end
+end)
+"""
+
+
+def run_mpv(disp, path, seconds, size, rate, index):
+    prefix, env = disp.env_for(path)
+    lua = disp.path("ivwl-mpv.lua")
+    with open(lua, "w") as f:
+        f.write(MPV_LUA)
+    logname = f"mpv-{index}-{path}.log"
+    w, h = size
+    argv = prefix + ["mpv", "--vo=wlshm", "--no-audio", "--no-config",
+                     "--keep-open=yes", f"--length={seconds}",
+                     f"--script={lua}", "--msg-level=all=warn",
+                     f"--title=mpv-{path}",
+                     f"av://lavfi:testsrc2=size={w}x{h}:rate={rate}"]
+    p = disp.spawn(argv, logname, env, stdout=subprocess.PIPE,
+                   stdin=subprocess.PIPE)
+    lines = Lines(p.stdout)
+    roles = disp.roles()
+    if path == "waypipe" and disp.waypipe:
+        roles[disp.waypipe.pid] = "waypipe"
+    alive = lambda: p.poll() is None
+    # mpv's own pid is the one named "mpv"; under waypipe p is waypipe.
+    try:
+        line = None
+        while line is None or not line.startswith("ivwl-mpv-start"):
+            line = lines.next(60, alive)
+            if line is None:
+                raise BenchError(f"mpv via {path} never started; see "
+                                 f"{disp.path(logname)}:\n" +
+                                 (read(disp.path(logname)) or "")[-2000:])
+        before = snapshot(os.getpid())
+        t0 = time.monotonic()
+        line = None
+        while line is None or not line.startswith("ivwl-mpv-done"):
+            line = lines.next(seconds * 4 + 60, alive)
+            if line is None:
+                raise BenchError(f"mpv via {path} never reached its end; "
+                                 f"see {disp.path(logname)}")
+        after = snapshot(os.getpid())
+        wall = time.monotonic() - t0
+    finally:
+        mpv_pids = [pid for pid, comm in descendants(os.getpid()).items()
+                    if comm == "mpv"]
+        for pid in mpv_pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+    stats = relay_stats(disp.path(logname)) if path.startswith("ivwl") \
+        else None
+    reap_orphans({q.pid for q in disp.procs})
+    client_pid = [pid for pid, (comm, _, _) in after.items()
+                  if comm == "mpv"]
+    usage = usage_between(before, after, roles,
+                          client_pid[0] if client_pid else -1)
+    cpu_s = {k: v["cpu_ns"] / 1e9 for k, v in usage.items()}
+    counters = parse_kv(line)
+    r = {
+        "path": path,
+        "size": f"{w}x{h}",
+        "rate": rate,
+        "seconds": seconds,
+        "wall_s": wall,
+        "frames_expected": int(seconds * rate),
+        "cpu_s": sum(cpu_s.values()),
+        "cpu_percent": 100.0 * sum(cpu_s.values()) / wall if wall else 0.0,
+        "transport_cpu_s": sum(cpu_s.get(k, 0.0) for k in TRANSPORT[path]),
+        "cpu_s_by_process": cpu_s,
+    }
+    r.update({k: v for k, v in counters.items()})
+    if stats:
+        r["relay_stats"] = stats
+    return r
+
+
+def print_mpv(rows, header):
+    print(header)
+    paths = [r["path"] for r in rows]
+    by = {r["path"]: r for r in rows}
+    print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
+
+    def row(label, fn):
+        print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
+
+    row("wall s (first frame to end)", lambda r: f"{r['wall_s']:.2f}")
+    row("frames dropped (VO)", lambda r: str(r.get("frame_drop", "na")))
+    row("frames dropped (decoder)",
+        lambda r: str(r.get("decoder_drop", "na")))
+    row("frames delayed (VO)", lambda r: str(r.get("vo_delayed", "na")))
+    row("mistimed frames", lambda r: str(r.get("mistimed", "na")))
+    row("CPU s, all processes", lambda r: f"{r['cpu_s']:.2f}")
+    row("CPU %, all processes (of 1 core)",
+        lambda r: f"{r['cpu_percent']:.0f}")
+    for proc in ("client", "weston", "ivwl-relay", "ivwl-agent",
+                 "ivwl-server", "waypipe"):
+        if any(proc in r["cpu_s_by_process"] for r in rows):
+            row(f"  {proc}", lambda r, proc=proc: "%.2f" %
+                r["cpu_s_by_process"].get(proc, 0.0))
+    row("transport CPU s", lambda r: f"{r['transport_cpu_s']:.2f}")
+    if "native" in by:
+        row("CPU vs native", lambda r: fmt_ratio(
+            ratio(r["cpu_s"], by["native"]["cpu_s"])))
+    if "waypipe" in by:
+        row("CPU vs waypipe", lambda r: fmt_ratio(
+            ratio(r["cpu_s"], by["waypipe"]["cpu_s"])))
+
+
+# ---- main -------------------------------------------------------------
+
+def parse_sizes(s):
+    out = []
+    for part in s.split(","):
+        m = re.fullmatch(r"(\d+)x(\d+)", part.strip())
+        if not m:
+            raise SystemExit(f"bad size {part!r} (want WxH)")
+        out.append((int(m.group(1)), int(m.group(2))))
+    return out
+
+
+def available_paths(wanted):
+    out = []
+    for p in wanted:
+        if p not in PATHS:
+            raise SystemExit(f"unknown path {p!r}; paths: {', '.join(PATHS)}")
+        if p == "waypipe" and not shutil.which("waypipe"):
+            log("waypipe is not installed (tools/deps.sh): skipping it")
+            continue
+        out.append(p)
+    return out
+
+
+def machine_line():
+    model = "?"
+    for line in (read("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    load = (read("/proc/loadavg") or "? ? ?").split()[:3]
+    return (f"{os.cpu_count()} CPUs ({model}), load average "
+            f"{' '.join(load)}")
+
+
+def main_frames(args):
+    sizes = parse_sizes(args.sizes)
+    damages = [d.strip() for d in args.damage.split(",")]
+    for d in damages:
+        if d not in ("full", "band"):
+            raise SystemExit(f"bad damage {d!r} (full, band)")
+    paths = available_paths([p.strip() for p in args.paths.split(",")])
+    if not paths:
+        raise SystemExit("no path to run")
+    ow = max(w for w, _ in sizes)
+    oh = max(h for _, h in sizes)
+    load0 = machine_line()
+    disp = Display(args.build, ow, oh, args.keep_logs)
+    rows = []
+    try:
+        i = 0
+        for rep in range(args.repeat):
+            for w, h in sizes:
+                for damage in damages:
+                    for path in paths:
+                        if not args.json:
+                            log(f"{path} {w}x{h} {damage} "
+                                f"({args.frames} frames)")
+                        r = run_frames(disp, path, w, h, damage,
+                                       args.frames, args.warmup, i)
+                        r["repeat"] = rep
+                        rows.append(r)
+                        i += 1
+    finally:
+        disp.close()
+    rows = median_rows(rows) if args.repeat > 1 else rows
+    add_ratios(rows)
+    if args.json:
+        for r in rows:
+            print(json.dumps(r, sort_keys=False))
+        return 0
+    print_table(rows, f"ivwl-bench frames: {args.frames} measured frames "
+                f"after {args.warmup} warm-up, weston headless pixman "
+                f"{ow}x{oh}, median of {args.repeat}\n"
+                f"before: {load0}\nafter:  {machine_line()}")
+    return 0
+
+
+def median_rows(rows):
+    """Per (path, size, damage) the run with the median total CPU."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["path"], r["size"], r["damage"]), []).append(r)
+    out = []
+    for key, g in groups.items():
+        g = sorted(g, key=lambda r: r["cpu_ms_per_frame"])
+        m = dict(g[len(g) // 2])
+        m["runs_cpu_ms_per_frame"] = [r["cpu_ms_per_frame"] for r in g]
+        for k in ("latency_p50_us", "latency_p99_us", "fps",
+                  "commit_rtt_p50_us", "commit_rtt_p99_us",
+                  "transport_cpu_ms_per_frame"):
+            vals = sorted(r[k] for r in g)
+            m[k] = vals[len(vals) // 2]
+        out.append(m)
+    order = {k: i for i, k in enumerate(groups)}
+    return sorted(out, key=lambda r: order[(r["path"], r["size"],
+                                            r["damage"])])
+
+
+def main_mpv(args):
+    paths = available_paths([p.strip() for p in args.paths.split(",")])
+    if not shutil.which("mpv"):
+        raise SystemExit("mpv is not installed (tools/deps.sh)")
+    size = parse_sizes(args.size)[0]
+    load0 = machine_line()
+    disp = Display(args.build, size[0], size[1], args.keep_logs)
+    rows = []
+    try:
+        for i, path in enumerate(paths):
+            if not args.json:
+                log(f"mpv via {path}, {args.seconds} s")
+            rows.append(run_mpv(disp, path, args.seconds, size, args.rate,
+                                i))
+    finally:
+        disp.close()
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+        return 0
+    print_mpv(rows, f"ivwl-bench mpv: mpv --vo=wlshm, lavfi testsrc2 "
+              f"{size[0]}x{size[1]} at {args.rate} fps for {args.seconds} s"
+              f" ({int(args.seconds * args.rate)} frames)\n"
+              f"before: {load0}\nafter:  {machine_line()}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="ivwl-bench")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("frames", help="frames-client through every path")
+    f.add_argument("--build", required=True)
+    f.add_argument("--sizes", default="1920x1080,2560x1440,3840x2160")
+    f.add_argument("--damage", default="full,band")
+    f.add_argument("--frames", type=int, default=300)
+    f.add_argument("--warmup", type=int, default=30)
+    f.add_argument("--paths", default=",".join(PATHS))
+    f.add_argument("--repeat", type=int, default=1,
+                   help="runs per case, interleaved; median reported")
+    f.add_argument("--json", action="store_true",
+                   help="one JSON object per line, one line per case")
+    f.add_argument("--keep-logs", action="store_true")
+    m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path")
+    m.add_argument("--build", required=True)
+    m.add_argument("--seconds", type=float, default=10)
+    m.add_argument("--size", default="1920x1080")
+    m.add_argument("--rate", type=int, default=60)
+    m.add_argument("--paths", default=",".join(MPV_PATHS))
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--keep-logs", action="store_true")
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        log("cannot become a child subreaper: the relay's CPU may be lost")
+    try:
+        if args.cmd == "frames":
+            return main_frames(args)
+        return main_mpv(args)
+    except BenchError as e:
+        log(str(e))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
