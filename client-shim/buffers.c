@@ -2,19 +2,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent-client.h"
 #include "buffers.h"
 #include "ivwl-protocols.h"
 #include "record.h"
+#include "shim.h"
+
+struct ivwl_grant {
+	struct ivwl_grant *next;
+	uint64_t dev, ino;		/* the client's file */
+	struct ivwl_extent range;
+	uint32_t pools;			/* pools drawing from it */
+	bool client_maps;		/* the client draws into it */
+};
 
 struct ivwl_shm_pool {
 	struct ivwl_shm_pool *next;
 	uint32_t id;
 	int fd;
-	uint8_t *map;
-	size_t size;
+	uint8_t *map;			/* the client's file, NULL until needed */
+	size_t map_size;
+	size_t size;			/* as the client last gave it */
+	struct ivwl_grant *grant;	/* NULL in copy mode */
 	uint32_t refs;			/* the pool object + its buffers */
 };
 
@@ -25,6 +37,7 @@ struct ivwl_shm_buffer {
 	int32_t offset, width, height, stride;
 	uint32_t format;
 	struct ivwl_extent range;	/* its region buffer */
+	bool in_grant;			/* range is the pool's grant's */
 	struct ivwl_surface *synced_on;	/* surface whose commit filled it */
 	uint64_t synced_at;		/* that surface's commit count */
 };
@@ -81,13 +94,44 @@ ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
 }
 
 static void
+grant_free(struct ivwl_buffers *b, struct ivwl_grant *g)
+{
+	LIST_UNLINK(&b->grants, g);
+	ivwl_agent_free(b->agent_fd, g->range.offset);
+	free(g);
+}
+
+/* Drops what nothing uses: no pool draws from it, the client left it. */
+static void
+grant_check(struct ivwl_buffers *b, struct ivwl_grant *g)
+{
+	if (g->pools == 0 && !g->client_maps)
+		grant_free(b, g);
+}
+
+static struct ivwl_grant *
+grant_find(struct ivwl_buffers *b, uint64_t dev, uint64_t ino)
+{
+	struct ivwl_grant *g;
+
+	for (g = b->grants; g; g = g->next)
+		if (g->client_maps && g->dev == dev && g->ino == ino)
+			return g;
+	return NULL;
+}
+
+static void
 pool_unref(struct ivwl_buffers *b, struct ivwl_shm_pool *pool)
 {
 	if (--pool->refs > 0)
 		return;
 	LIST_UNLINK(&b->pools, pool);
 	if (pool->map)
-		munmap(pool->map, pool->size);
+		munmap(pool->map, pool->map_size);
+	if (pool->grant) {
+		pool->grant->pools--;
+		grant_check(b, pool->grant);
+	}
 	close(pool->fd);
 	free(pool);
 }
@@ -98,7 +142,8 @@ buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
 	LIST_UNLINK(&b->buffers, buf);
 	/* The agent takes the range back; the display may have drawn it
 	 * once more, which shows this client's own pixels. */
-	ivwl_agent_free(b->agent_fd, buf->range.offset);
+	if (!buf->in_grant)
+		ivwl_agent_free(b->agent_fd, buf->range.offset);
 	pool_unref(b, buf->pool);
 	free(buf);
 }
@@ -106,6 +151,7 @@ buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
 void
 ivwl_buffers_release(struct ivwl_buffers *b)
 {
+	struct ivwl_grant *g, *next;
 	struct ivwl_surface *s;
 
 	while (b->buffers)
@@ -118,19 +164,109 @@ ivwl_buffers_release(struct ivwl_buffers *b)
 		b->surfaces = s->next;
 		free(s);
 	}
+	for (g = b->grants; g; g = next) {
+		next = g->next;
+		grant_check(b, g);
+	}
 }
 
-static int
-map_pool(struct ivwl_shm_pool *pool, size_t size)
+void
+ivwl_buffers_release_grants(struct ivwl_buffers *b)
 {
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, pool->fd, 0);
+	while (b->grants) {
+		b->grants->client_maps = false;
+		grant_free(b, b->grants);
+	}
+}
 
+bool
+ivwl_buffers_client_maps(const struct ivwl_buffers *b)
+{
+	const struct ivwl_grant *g;
+
+	for (g = b->grants; g; g = g->next)
+		if (g->client_maps)
+			return true;
+	return false;
+}
+
+int
+ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		   uint64_t size, struct ivwl_extent *out)
+{
+	struct ivwl_grant *g;
+	int ret;
+
+	if (size == 0 || size > b->layout->heap_size)
+		return -ENOSPC;
+	/* The shim never offers a file twice; a lost reply can make it. */
+	g = grant_find(b, dev, ino);
+	if (g && g->range.length >= size) {
+		*out = g->range;
+		return 0;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	ret = ivwl_agent_alloc(b->agent_fd, size, &g->range);
+	if (ret < 0) {
+		free(g);
+		return ret == -ENOMEM ? -ENOSPC : ret;
+	}
+	g->dev = dev;
+	g->ino = ino;
+	g->client_maps = true;
+	g->next = b->grants;
+	b->grants = g;
+	*out = g->range;
+	return 0;
+}
+
+int
+ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		    bool copied_back)
+{
+	struct ivwl_grant *g = grant_find(b, dev, ino);
+	struct ivwl_shm_buffer *buf;
+
+	if (!g)
+		return -ENOENT;
+	if (!copied_back && g->pools > 0)
+		return -EAGAIN;
+	g->client_maps = false;
+	/* The file holds the pixels now: copy it all once, then damage. */
+	for (buf = b->buffers; buf; buf = buf->next)
+		if (buf->in_grant && buf->pool->grant == g)
+			buf->synced_on = NULL;
+	ivwl_shim_debug("grant %#llx+%#llx: the client left it, its pools "
+			"copy from now on",
+			(unsigned long long)g->range.offset,
+			(unsigned long long)g->range.length);
+	grant_check(b, g);
+	return 0;
+}
+
+static bool
+pool_zero_copy(const struct ivwl_shm_pool *pool)
+{
+	return pool->grant && pool->grant->client_maps;
+}
+
+/* Maps the client's file as far as the pool goes, for copying from it. */
+static int
+pool_map(struct ivwl_shm_pool *pool)
+{
+	void *map;
+
+	if (pool->map && pool->map_size == pool->size)
+		return 0;
+	map = mmap(NULL, pool->size, PROT_READ, MAP_SHARED, pool->fd, 0);
 	if (map == MAP_FAILED)
 		return -errno;
 	if (pool->map)
-		munmap(pool->map, pool->size);
+		munmap(pool->map, pool->map_size);
 	pool->map = map;
-	pool->size = size;
+	pool->map_size = pool->size;
 	return 0;
 }
 
@@ -150,12 +286,14 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 {
 	struct ivwl_shm_pool *pool = calloc(1, sizeof(*pool));
 	int32_t size = ivwl_wire_arg_int(msg, 2);
+	struct stat st;
 	int ret;
 
 	if (!pool) {
 		close(fd);
 		return -ENOMEM;
 	}
+
 	pool->id = ivwl_wire_arg_new_id(msg, 0);
 	pool->fd = fd;
 	pool->refs = 1;
@@ -164,13 +302,24 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 		ret = -EINVAL;
 		goto err_pool;
 	}
-	/* Clients like foot make huge sparse pools: mapping costs nothing
-	 * until a buffer in it is copied. */
-	ret = map_pool(pool, (size_t)size);
-	if (ret < 0) {
-		*why = "cannot map the client's pool";
-		goto err_pool;
+	pool->size = (size_t)size;
+	if (fstat(fd, &st) == 0)
+		pool->grant = grant_find(b, st.st_dev, st.st_ino);
+	if (pool->grant) {
+		pool->grant->pools++;
+		b->zero_copy_pools++;
+	} else {
+		/* Clients like foot make huge sparse pools: mapping costs
+		 * nothing until a buffer in it is copied. */
+		ret = pool_map(pool);
+		if (ret < 0) {
+			*why = "cannot map the client's pool";
+			goto err_pool;
+		}
+		b->copy_pools++;
 	}
+	ivwl_shim_debug("pool %u: %s", pool->id,
+			pool->grant ? "zero-copy" : "copy mode");
 	pool->next = b->pools;
 	b->pools = pool;
 
@@ -221,11 +370,19 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		return 0;
 	}
 	size = (uint64_t)buf->stride * buf->height;
-	ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
-	if (ret < 0) {
-		*why = "the region heap is full";
-		free(buf);
-		return ret;
+	if (pool_zero_copy(pool) &&
+	    (uint64_t)buf->offset + size <= pool->grant->range.length) {
+		buf->range.offset = pool->grant->range.offset +
+				    (uint64_t)buf->offset;
+		buf->range.length = size;
+		buf->in_grant = true;
+	} else {
+		ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
+		if (ret < 0) {
+			*why = "the region heap is full";
+			free(buf);
+			return ret;
+		}
 	}
 	rel = buf->range.offset - b->layout->heap_offset;
 	memcpy(bytes + msg->args[1].offset, &(uint32_t){ (uint32_t)rel }, 4);
@@ -354,7 +511,7 @@ copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
 }
 
 /* Copies what may differ between the client buffer and its region copy. */
-static void
+static int
 sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	    struct ivwl_shm_buffer *buf)
 {
@@ -362,11 +519,19 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	uint64_t since = buf->synced_at, c;
 	uint32_t i;
 	bool full;
+	int ret;
 
+	if (buf->in_grant && pool_zero_copy(buf->pool)) {
+		b->zero_copy_commits++;
+		return 0;
+	}
 	/* The pool may have been resized by the client since. */
 	if ((uint64_t)buf->offset + (uint64_t)buf->stride * buf->height >
 	    buf->pool->size)
-		return;
+		return 0;
+	ret = pool_map(buf->pool);
+	if (ret < 0)
+		return ret;
 
 	full = buf->synced_on != s || s->commits - since > IVWL_DAMAGE_HISTORY;
 	for (c = since + 1; !full && c <= s->commits; c++)
@@ -385,6 +550,7 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	}
 	buf->synced_on = s;
 	buf->synced_at = s->commits;
+	return 0;
 }
 
 /* Bytes a commit's damage covers in buf, clipped (overlaps counted). */
@@ -412,7 +578,7 @@ damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *h)
 	return total;
 }
 
-static void
+static int
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
 	struct ivwl_shm_buffer *buf;
@@ -436,14 +602,17 @@ commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 	if (buf) {
 		b->buffer_commits++;
 		b->damaged_bytes += damage_bytes(buf, h);
-		sync_buffer(b, s, buf);
+		return sync_buffer(b, s, buf);
 	}
+	return 0;
 }
 
 static int
-surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
+surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
+		const char **why)
 {
 	struct ivwl_surface *s;
+	int ret;
 
 	if (msg->opcode == IVWL_REQ_WL_SURFACE_DESTROY) {
 		surface_forget(b, msg->object);
@@ -472,8 +641,10 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
 		s->pending_transform = ivwl_wire_arg_int(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
-		commit(b, s);
-		break;
+		ret = commit(b, s);
+		if (ret < 0)
+			*why = "cannot map the client's pool to copy from it";
+		return ret;
 	default:
 		break;
 	}
@@ -519,8 +690,12 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 			return create_buffer(b, msg, bytes, why);
 		case IVWL_REQ_WL_SHM_POOL_RESIZE:
 			pool = LIST_FIND(b->pools, msg->object);
-			if (pool && ivwl_wire_arg_int(msg, 0) > 0 &&
-			    map_pool(pool, (size_t)ivwl_wire_arg_int(msg, 0)) < 0) {
+			if (pool && ivwl_wire_arg_int(msg, 0) > 0)
+				pool->size = (size_t)ivwl_wire_arg_int(msg, 0);
+			/* Zero-copy pools map their file only once they
+			 * copy, after the client leaves the grant. */
+			if (pool && !pool_zero_copy(pool) &&
+			    pool_map(pool) < 0) {
 				*why = "cannot remap a resized pool";
 				return -ENOMEM;
 			}
@@ -544,7 +719,7 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		return 0;
 	}
 	if (msg->iface == &ivwl_iface_wl_surface)
-		return surface_request(b, msg);
+		return surface_request(b, msg, why);
 	if (msg->iface == &ivwl_iface_wp_viewporter ||
 	    msg->iface == &ivwl_iface_wp_viewport)
 		return viewport_request(b, msg);

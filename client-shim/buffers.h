@@ -1,8 +1,16 @@
 /*
+ * The relay's view of the client's wl_shm pools and buffers.
+ *
  * Copy mode: a client's wl_shm buffers live in memory the client made; the
  * display reads region memory.  Each client buffer gets a region buffer of
  * its own, and at every commit only the bytes that can have changed since
  * that region buffer was last filled are copied, once.
+ *
+ * Zero-copy: the shim has moved the client's mappings of a pool's file
+ * onto a grant, a heap range (zero-copy-proto.h).  Buffers inside the
+ * grant are shown to the display where they are, and commits copy
+ * nothing.  When the client stops mapping the grant, its pools go on in
+ * copy mode with the grant as their buffers' region copy.
  */
 #ifndef IVWL_BUFFERS_H
 #define IVWL_BUFFERS_H
@@ -24,6 +32,7 @@ struct ivwl_rect {
 struct ivwl_shm_pool;
 struct ivwl_shm_buffer;
 struct ivwl_surface;
+struct ivwl_grant;
 
 struct ivwl_buffers {
 	int agent_fd;
@@ -32,18 +41,44 @@ struct ivwl_buffers {
 	struct ivwl_shm_pool *pools;
 	struct ivwl_shm_buffer *buffers;
 	struct ivwl_surface *surfaces;
+	struct ivwl_grant *grants;
 	/* For IVWL_STATS: what commits asked for and what was copied. */
 	uint64_t copied_bytes;
 	uint64_t damaged_bytes;		/* damage of each commit, clipped */
 	uint64_t buffer_commits;	/* commits with a buffer attached */
+	uint64_t zero_copy_commits;	/* of those, commits copying nothing */
+	uint64_t zero_copy_pools;
+	uint64_t copy_pools;
 };
 
 void
 ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
 		  const struct ivwl_layout *layout);
 
+/*
+ * Frees pools, buffers and surfaces, and the grants the client no longer
+ * maps.  Grants it still maps stay allocated: see ivwl_buffers_client_maps.
+ */
 void
 ivwl_buffers_release(struct ivwl_buffers *b);
+
+/* Forgets every grant, mapped or not (the agent takes the ranges back). */
+void
+ivwl_buffers_release_grants(struct ivwl_buffers *b);
+
+/* True while the client maps some grant: its ranges must stay its own. */
+bool
+ivwl_buffers_client_maps(const struct ivwl_buffers *b);
+
+/* IVWL_ZC_OFFER: a grant of size bytes for file (dev, ino); 0 or -errno. */
+int
+ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		   uint64_t size, struct ivwl_extent *out);
+
+/* IVWL_ZC_REVERT: 0, -EAGAIN (copy back first) or -ENOENT. */
+int
+ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		    bool copied_back);
 
 /*
  * A request on its way to the display.  May rewrite msg bytes in place

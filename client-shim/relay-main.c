@@ -31,12 +31,12 @@ parse_fd(const char *s)
 }
 
 /*
- * Keeps only our two fds (and stderr for IVWL_DEBUG): any other fd the
+ * Keeps only our fds (and stderr for IVWL_DEBUG): any other fd the
  * client had would stay open here, and a pipe it holds would never see
  * its end while the relay runs.
  */
 static void
-detach_fds(int sock, int status_fd)
+detach_fds(int sock, int status_fd, int zc_fd)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
 	const char *debug = getenv("IVWL_DEBUG");
@@ -48,24 +48,28 @@ detach_fds(int sock, int status_fd)
 			dup2(null, fd);
 	if (null > 2)
 		close(null);
-	for (fd = 3; fd < 5; fd++)
-		if (fd != sock && fd != status_fd)
+	for (fd = 3; fd < 6; fd++)
+		if (fd != sock && fd != status_fd && fd != zc_fd)
 			close(fd);
-	close_range(5, ~0u, 0);
+	close_range(6, ~0u, 0);
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct relay *r;
-	int sock, status_fd;
+	int sock, status_fd, zc_fd = -1;
 	int32_t status;
 	pid_t pid;
 
-	if (argc != 3 || (sock = parse_fd(argv[1])) < 0 ||
-	    (status_fd = parse_fd(argv[2])) < 0)
+	/* ivwl-relay SOCK STATUS [ZERO_COPY]: fds numbered 3 to 5 */
+	if (argc < 3 || argc > 4 || (sock = parse_fd(argv[1])) < 0 ||
+	    (status_fd = parse_fd(argv[2])) < 0 ||
+	    (argc == 4 && (zc_fd = parse_fd(argv[3])) < 0))
 		return 2;
-	detach_fds(sock, status_fd);
+	if (sock > 5 || status_fd > 5 || zc_fd > 5)
+		return 2;
+	detach_fds(sock, status_fd, zc_fd);
 
 	/* The shim reaps this first process; the relay goes on alone. */
 	pid = fork();
@@ -77,7 +81,7 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 
-	status = ivwl_relay_open(sock, &r);
+	status = ivwl_relay_open(sock, zc_fd, &r);
 	if (write(status_fd, &status, sizeof(status)) != sizeof(status))
 		status = -EPIPE;
 	close(status_fd);

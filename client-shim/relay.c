@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "agent-client.h"
 #include "app-slot.h"
 #include "buffers.h"
 #include "channel.h"
@@ -23,6 +24,7 @@
 #include "shim.h"
 #include "stream.h"
 #include "wire.h"
+#include "zero-copy-proto.h"
 
 #define OPEN_TIMEOUT_MS 5000
 #define TO_CLIENT_LIMIT (64u << 20)
@@ -38,6 +40,7 @@ struct blob_in {
 
 struct relay {
 	int sock;
+	int zc_fd;			/* the shim's zero-copy requests */
 	int agent_fd;
 	struct ivwl_app_slot slot;
 	struct ivwl_wire_map objects;
@@ -70,10 +73,13 @@ relay_free(struct relay *r)
 	ivwl_wire_map_release(&r->objects);
 	if (r->slot.base)
 		ivwl_app_slot_detach(&r->slot);
+	ivwl_buffers_release_grants(&r->buffers);
 	if (r->agent_fd >= 0)
 		close(r->agent_fd);
 	if (r->sock >= 0)
 		close(r->sock);
+	if (r->zc_fd >= 0)
+		close(r->zc_fd);
 	free(r->record);
 	free(r);
 }
@@ -364,6 +370,88 @@ pump_events(struct relay *r)
 	return 0;
 }
 
+/* ---- zero-copy handshake with the shim ------------------------------ */
+
+static void
+zc_handle(struct relay *r, struct ivwl_zc_msg *m)
+{
+	struct ivwl_extent range = { 0, 0 };
+	int region_fd = r->slot.info.ep.region_fd;
+
+	switch (m->op) {
+	case IVWL_ZC_OFFER:
+		m->status = ivwl_buffers_grant(&r->buffers, m->dev, m->ino,
+					       m->size, &range);
+		m->offset = range.offset;
+		m->length = range.length;
+		ivwl_shim_debug("zero-copy offer of %llu bytes: %s",
+				(unsigned long long)m->size,
+				m->status < 0 ? strerror(-m->status) :
+						"granted");
+		break;
+	case IVWL_ZC_REVERT:
+		m->status = ivwl_buffers_revert(&r->buffers, m->dev, m->ino,
+						m->flags & IVWL_ZC_COPIED_BACK);
+		break;
+	default:
+		m->status = -EINVAL;
+		break;
+	}
+	ivwl_agent_send(r->zc_fd, m, sizeof(*m), &region_fd,
+			m->op == IVWL_ZC_OFFER && m->status == 0);
+}
+
+/* Serves every pending request; false once the shim's end is closed. */
+static bool
+pump_zero_copy(struct relay *r)
+{
+	struct ivwl_zc_msg m;
+	int fds[4], nfds, n, i;
+
+	if (r->zc_fd < 0)
+		return false;
+	for (;;) {
+		n = ivwl_agent_recv(r->zc_fd, &m, sizeof(m), fds, 4, &nfds);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (n == -EAGAIN)
+			return true;
+		if (n <= 0) {
+			close(r->zc_fd);
+			r->zc_fd = -1;
+			return false;
+		}
+		if (n != (int)sizeof(m)) {
+			m = (struct ivwl_zc_msg){ .status = -EINVAL };
+			ivwl_agent_send(r->zc_fd, &m, sizeof(m), NULL, 0);
+			continue;
+		}
+		zc_handle(r, &m);
+	}
+}
+
+/*
+ * The client's process outlives its connection and still draws into
+ * grants: their ranges must not go to another client of this VM while it
+ * does.  Serves reverts until it leaves them all or exits.
+ */
+static void
+linger_for_grants(struct relay *r)
+{
+	struct pollfd pfd = { .fd = r->zc_fd, .events = POLLIN };
+
+	ivwl_buffers_release(&r->buffers);
+	if (ivwl_buffers_client_maps(&r->buffers))
+		ivwl_shim_debug("the client still maps zero-copy memory: "
+				"keeping it until it lets go");
+	while (ivwl_buffers_client_maps(&r->buffers) && r->zc_fd >= 0) {
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (!pump_zero_copy(r))
+			break;
+	}
+}
+
 /* ---- the thread ----------------------------------------------------- */
 
 static bool
@@ -382,18 +470,19 @@ prepare_sleep(struct relay *r)
 static void
 sleep_until_needed(struct relay *r)
 {
-	struct pollfd pfd[2 + IVWL_CHANNEL_MAX] = {
+	struct pollfd pfd[3 + IVWL_CHANNEL_MAX] = {
 		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
 		{ .fd = r->sock, .events = 0 },
+		{ .fd = r->zc_fd, .events = POLLIN },
 	};
 	struct ivwl_channel *ch;
-	nfds_t n = 2;
+	nfds_t n = 3;
 
 	if (!r->requests_blocked)
 		pfd[1].events |= POLLIN;
 	if (r->to_client.len > 0)
 		pfd[1].events |= POLLOUT;
-	for (ch = r->channels.list; ch && n < 2 + IVWL_CHANNEL_MAX;
+	for (ch = r->channels.list; ch && n < 3 + IVWL_CHANNEL_MAX;
 	     ch = ch->next) {
 		/* Sources wait for ring room like requests do. */
 		if (!ch->sink && r->requests_blocked)
@@ -417,6 +506,8 @@ ivwl_relay_run(struct relay *r)
 	int ret, cret;
 
 	while (!r->client_gone) {
+		/* Before requests: a create_pool may name a new grant. */
+		pump_zero_copy(r);
 		ret = pump_requests(r);
 		if (ret < 0 && ret != -EAGAIN)
 			break;
@@ -440,17 +531,22 @@ ivwl_relay_run(struct relay *r)
 			r->why ? r->why : "the client closed it");
 	if (getenv("IVWL_STATS"))
 		fprintf(stderr, "ivwl-stats: commits=%llu damaged_bytes=%llu "
-			"copied_bytes=%llu\n",
+			"copied_bytes=%llu zero_copy_commits=%llu "
+			"zero_copy_pools=%llu copy_pools=%llu\n",
 			(unsigned long long)r->buffers.buffer_commits,
 			(unsigned long long)r->buffers.damaged_bytes,
-			(unsigned long long)r->buffers.copied_bytes);
+			(unsigned long long)r->buffers.copied_bytes,
+			(unsigned long long)r->buffers.zero_copy_commits,
+			(unsigned long long)r->buffers.zero_copy_pools,
+			(unsigned long long)r->buffers.copy_pools);
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
+	linger_for_grants(r);
 	relay_free(r);
 }
 
 int
-ivwl_relay_open(int sock, struct relay **out)
+ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 {
 	struct ivwl_agent_slot info;
 	struct relay *r;
@@ -460,6 +556,7 @@ ivwl_relay_open(int sock, struct relay **out)
 	if (!r)
 		return -ENOMEM;
 	r->sock = -1;
+	r->zc_fd = -1;
 	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());
 	if (r->agent_fd < 0) {
 		ret = r->agent_fd;
@@ -486,6 +583,10 @@ ivwl_relay_open(int sock, struct relay **out)
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
 	r->sock = sock;
+	if (zc_fd >= 0) {
+		fcntl(zc_fd, F_SETFL, fcntl(zc_fd, F_GETFL) | O_NONBLOCK);
+		r->zc_fd = zc_fd;
+	}
 	ivwl_shim_debug("slot %u generation %u: relaying", info.slot,
 			info.generation);
 	*out = r;

@@ -10,6 +10,7 @@
  *                then IVWL_RELAY_DEFAULT)
  *   IVWL_SHIM    "off" disables the shim
  *   IVWL_DEBUG   "1" logs what the shim does on stderr
+ *   IVWL_ZERO_COPY  auto, on or off: see zero-copy.c
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "zero-copy.h"
 
 typedef int (*connect_func_t)(int, const struct sockaddr *, socklen_t);
 
@@ -170,13 +172,17 @@ read_status(int fd)
 	return status;
 }
 
-/* Starts ivwl-relay on relay_end; 0 once it serves the connection. */
+/*
+ * Starts ivwl-relay on relay_end, and zc_end (-1 for none) for zero-copy
+ * requests; 0 once it serves the connection.
+ */
 static int
-start_relay(int relay_end)
+start_relay(int relay_end, int zc_end)
 {
 	posix_spawn_file_actions_t actions;
-	char path[PATH_MAX], sock_arg[16], status_arg[16];
-	char *argv[] = { path, sock_arg, status_arg, NULL };
+	char path[PATH_MAX], sock_arg[16], status_arg[16], zc_arg[16];
+	char *argv[] = { path, sock_arg, status_arg,
+			 zc_end >= 0 ? zc_arg : NULL, NULL };
 	char **env;
 	int status_pipe[2], ret, wstatus;
 	pid_t pid;
@@ -185,12 +191,15 @@ start_relay(int relay_end)
 		return -errno;
 	relay_path(path, sizeof(path));
 	env = relay_environ();
-	/* Fixed numbers in the child: both fds are dup2()ed there. */
+	/* Fixed numbers in the child: the fds are dup2()ed there. */
 	snprintf(sock_arg, sizeof(sock_arg), "%d", 3);
 	snprintf(status_arg, sizeof(status_arg), "%d", 4);
+	snprintf(zc_arg, sizeof(zc_arg), "%d", 5);
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_adddup2(&actions, relay_end, 3);
 	posix_spawn_file_actions_adddup2(&actions, status_pipe[1], 4);
+	if (zc_end >= 0)
+		posix_spawn_file_actions_adddup2(&actions, zc_end, 5);
 	ret = env ? -posix_spawn(&pid, path, &actions, NULL, argv, env) :
 		    -ENOMEM;
 	posix_spawn_file_actions_destroy(&actions);
@@ -212,7 +221,7 @@ WL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	static connect_func_t real_connect;
-	int relay_end = -1, ret;
+	int relay_end = -1, zc[2] = { -1, -1 }, ret;
 
 	if (!real_connect)
 		real_connect = (connect_func_t)dlsym(RTLD_NEXT, "connect");
@@ -224,13 +233,22 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 		errno = -ret;
 		return -1;
 	}
-	ret = start_relay(relay_end);
+	if (ivwl_zero_copy_enabled() &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zc) < 0)
+		zc[0] = zc[1] = -1;
+	ret = start_relay(relay_end, zc[1]);
 	close(relay_end);
+	if (zc[1] >= 0)
+		close(zc[1]);
 	if (ret < 0) {
 		ivwl_shim_debug("no slot for this connection: %s",
 				strerror(-ret));
+		if (zc[0] >= 0)
+			close(zc[0]);
 		errno = ECONNREFUSED;
 		return -1;
 	}
+	if (zc[0] >= 0)
+		ivwl_zero_copy_add_connection(fd, zc[0]);
 	return 0;
 }

@@ -4,12 +4,23 @@
  * what the client drew.
  *
  *   ivwl-pattern-client [--frames N] [--width W] [--height H] [--hold-ms T]
+ *                       [--pool own|child|regrow|remap|sparse]
  *
  * Frame 0 is a full frame; frames 1..N-1 each repaint one band with a new
  * colour and damage only that band, alternating two buffers, so a relay
  * that copied the wrong bytes leaves a visible mistake.  After the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
+ *
+ * --pool says how the pool's memory behaves, for the paths of ivwl's
+ * zero-copy mode (client-shim/zero-copy.c):
+ *   own     a memfd this process makes and maps (the default)
+ *   child   a memfd a forked child makes and hands over
+ *   regrow  halfway through, the pool grows: the file is truncated
+ *           larger, mapped anew at the bigger size, the old mapping
+ *           dropped, and buffer 0 moves to the new space
+ *   remap   halfway through, the pool is unmapped and mapped again
+ *   sparse  the pool is 256 MiB bigger than its buffers need
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
@@ -62,6 +75,11 @@ struct app {
 	struct buffer buffers[2];
 	int width, height, frames, next;
 	bool configured, frame_done;
+	const char *pool_mode;
+	struct wl_shm_pool *pool;
+	int fd;
+	uint8_t *map;
+	size_t map_size;
 };
 
 static void
@@ -76,32 +94,136 @@ static const struct wl_buffer_listener buffer_listener = {
 	buffer_release,
 };
 
+/* A memfd made by another process, as a GPU process would hand one. */
+static int
+memfd_from_child(void)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cm;
+	int sv[2], fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		fd = memfd_create("pattern-child", MFD_CLOEXEC);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+		_exit(fd < 0 || sendmsg(sv[1], &mh, 0) != 1);
+	}
+	close(sv[1]);
+	if (pid > 0 && recvmsg(sv[0], &mh, 0) == 1 &&
+	    (cm = CMSG_FIRSTHDR(&mh)) && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	close(sv[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return fd;
+}
+
+static void
+new_buffer(struct app *app, int i, size_t offset)
+{
+	int32_t stride = app->width * 4;
+
+	app->buffers[i].pixels = (uint32_t *)(app->map + offset);
+	app->buffers[i].wl = wl_shm_pool_create_buffer(app->pool,
+		(int32_t)offset, app->width, app->height, stride,
+		WL_SHM_FORMAT_XRGB8888);
+	wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener,
+			       &app->buffers[i]);
+}
+
 static int
 create_buffers(struct app *app)
 {
-	size_t stride = (size_t)app->width * 4;
-	size_t size = stride * app->height;
-	struct wl_shm_pool *pool;
-	uint8_t *map;
-	int fd, i;
+	size_t size = (size_t)app->width * 4 * app->height;
+	size_t pool_size = 2 * size;
+	int i;
 
-	fd = memfd_create("pattern", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, 2 * size) < 0)
+	if (strcmp(app->pool_mode, "sparse") == 0)
+		pool_size += 256u << 20;
+	if (strcmp(app->pool_mode, "child") == 0)
+		app->fd = memfd_from_child();
+	else
+		app->fd = memfd_create("pattern", MFD_CLOEXEC);
+	if (app->fd < 0 || ftruncate(app->fd, (off_t)pool_size) < 0)
 		return -1;
-	map = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
+	app->map = mmap(NULL, pool_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			app->fd, 0);
+	if (app->map == MAP_FAILED)
 		return -1;
-	pool = wl_shm_create_pool(app->shm, fd, 2 * size);
+	app->map_size = pool_size;
+	app->pool = wl_shm_create_pool(app->shm, app->fd, (int32_t)pool_size);
 	for (i = 0; i < 2; i++) {
-		app->buffers[i].pixels = (uint32_t *)(map + i * size);
 		app->buffers[i].frame = -1;
-		app->buffers[i].wl = wl_shm_pool_create_buffer(pool, i * size,
-			app->width, app->height, stride, WL_SHM_FORMAT_XRGB8888);
-		wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener,
-				       &app->buffers[i]);
+		new_buffer(app, i, i * size);
 	}
-	wl_shm_pool_destroy(pool);
-	close(fd);
+	return 0;
+}
+
+/*
+ * Mapped anew, likely at a new address: the pixels must have followed.
+ * unmap_old false: the caller has unmapped the old mapping already.
+ */
+static int
+remap_pool(struct app *app, size_t new_size, bool unmap_old)
+{
+	uint8_t *old = app->map;
+	int i;
+
+	app->map = mmap(NULL, new_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			app->fd, 0);
+	if (app->map == MAP_FAILED)
+		return -1;
+	if (unmap_old)
+		munmap(old, app->map_size);
+	app->map_size = new_size;
+	for (i = 0; i < 2; i++)
+		app->buffers[i].pixels = (uint32_t *)(app->map +
+			((uint8_t *)app->buffers[i].pixels - old));
+	return 0;
+}
+
+/* Halfway through, the pool changes as --pool asks. */
+static int
+change_pool(struct app *app)
+{
+	size_t size = (size_t)app->width * 4 * app->height;
+	struct buffer *b = &app->buffers[0];
+	int frame = b->frame;
+
+	if (strcmp(app->pool_mode, "remap") == 0) {
+		/* All of it unmapped first, then mapped again. */
+		munmap(app->map, app->map_size);
+		return remap_pool(app, app->map_size, false);
+	}
+	if (strcmp(app->pool_mode, "regrow") != 0)
+		return 0;
+	if (ftruncate(app->fd, (off_t)(3 * size)) < 0 ||
+	    remap_pool(app, 3 * size, true) < 0)
+		return -1;
+	wl_shm_pool_resize(app->pool, (int32_t)(3 * size));
+	memcpy(app->map + 2 * size, b->pixels, size);
+	if (!b->busy)
+		wl_buffer_destroy(b->wl);
+	new_buffer(app, 0, 2 * size);
+	b->frame = frame;
 	return 0;
 }
 
@@ -306,9 +428,11 @@ main(int argc, char *argv[])
 		{ "hold-ms", required_argument, NULL, 't' },
 		{ "title", required_argument, NULL, 'n' },
 		{ "dump", required_argument, NULL, 'd' },
+		{ "pool", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct app app = { .width = 240, .height = 180, .frames = 12 };
+	struct app app = { .width = 240, .height = 180, .frames = 12,
+			   .pool_mode = "own" };
 	const char *title = "pattern", *dump = NULL;
 	int hold_ms = 30000, c;
 
@@ -320,10 +444,13 @@ main(int argc, char *argv[])
 		case 't': hold_ms = atoi(optarg); break;
 		case 'n': title = optarg; break;
 		case 'd': dump = optarg; break;
+		case 'p': app.pool_mode = optarg; break;
 		default: return 2;
 		}
 	}
-	if (app.frames < 1 || app.width < 16 || app.height < 16)
+	if (app.frames < 1 || app.width < 16 || app.height < 16 ||
+	    !strstr(" own child regrow remap sparse ", app.pool_mode) ||
+	    strchr(app.pool_mode, ' '))
 		return 2;
 
 	app.display = wl_display_connect(NULL);
@@ -352,6 +479,12 @@ main(int argc, char *argv[])
 		return 1;
 
 	while (app.next < app.frames) {
+		if (app.next == app.frames / 2 && app.next > 0 &&
+		    change_pool(&app) < 0) {
+			fprintf(stderr, "pattern-client: cannot change the "
+				"pool: %s\n", strerror(errno));
+			return 1;
+		}
 		draw(&app);
 		if (dispatch_until(&app, &app.frame_done) < 0)
 			return 1;

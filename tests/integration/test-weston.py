@@ -90,6 +90,79 @@ def case_pattern_pixels(s):
     compare_window(s, view, dump, 240, 180)
 
 
+def relay_stats(session, proc, log):
+    """Ends the client; returns its relay's IVWL_STATS numbers."""
+    proc.terminate()
+    proc.wait()
+    path = session.path(log)
+
+    def stats_line():
+        with open(path) as f:
+            for line in f:
+                if line.startswith("ivwl-stats:"):
+                    return line
+        return None
+    line = wait_for(f"the relay's stats line in {log}", stats_line, 10.0)
+    return {k: int(v) for k, v in
+            (kv.split("=") for kv in line.split()[1:])}
+
+
+def zero_copy_run(s, name, pool, env=None, frames=12):
+    """A pattern client with --pool pool: pixel-exact, then its stats."""
+    dump = s.path(f"{name}.raw")
+    p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                  "--title", name, "--dump", dump, "--pool", pool],
+                 log=f"{name}.log", extra_env=dict(env or {},
+                                                   IVWL_STATS="1"))
+    s.wait_line(p, "ready")
+    compare_window(s, s.wait_view(f"[work] {name}"), dump, 240, 180)
+    st = relay_stats(s, p, f"{name}.log")
+    print(f"{name}: {st}")
+    if st["commits"] < frames:
+        raise Failure(f"{name}: {st['commits']} commits for {frames} "
+                      f"frames")
+    return st
+
+
+def expect(name, ok, what):
+    if not ok:
+        raise Failure(f"{name}: expected {what}")
+
+
+def case_zero_copy(s):
+    st = zero_copy_run(s, "zc-auto", "own")
+    expect("zc-auto", st["zero_copy_pools"] == 1 and st["copy_pools"] == 0
+           and st["copied_bytes"] == 0 and
+           st["zero_copy_commits"] == st["commits"],
+           "its own memfd drawn in place, no byte copied")
+    st = zero_copy_run(s, "zc-off", "own", {"IVWL_ZERO_COPY": "off"})
+    expect("zc-off", st["zero_copy_pools"] == 0 and
+           st["copied_bytes"] >= 240 * 180 * 4,
+           "IVWL_ZERO_COPY=off to copy")
+    st = zero_copy_run(s, "zc-forced", "child", {"IVWL_ZERO_COPY": "on"})
+    expect("zc-forced", st["zero_copy_pools"] == 1 and
+           st["copied_bytes"] == 0,
+           "IVWL_ZERO_COPY=on to draw even a child's memfd in place")
+
+
+def case_zero_copy_fallbacks(s):
+    st = zero_copy_run(s, "zc-child", "child")
+    expect("zc-child", st["zero_copy_pools"] == 0 and
+           st["copy_pools"] == 1 and st["copied_bytes"] > 0,
+           "copy mode for a memfd another process made")
+    for mode in ("regrow", "remap"):
+        name = f"zc-{mode}"
+        st = zero_copy_run(s, name, mode)
+        expect(name, st["zero_copy_pools"] == 1 and
+               0 < st["zero_copy_commits"] < st["commits"] and
+               st["copied_bytes"] > 0,
+               "zero-copy first, copy mode once the pool "
+               f"{mode.rstrip('e')}s")
+    st = zero_copy_run(s, "zc-sparse", "sparse")
+    expect("zc-sparse", st["copy_pools"] == 1 and st["copied_bytes"] > 0,
+           "copy mode for a pool bigger than the region's free heap")
+
+
 def case_simple_shm(s):
     s.client(["weston-simple-shm"])
     view = s.wait_view("[work] simple-shm")
@@ -318,6 +391,8 @@ def case_clipboard(s):
 
 CASES = {
     "pattern-pixels": (case_pattern_pixels, ("work",)),
+    "zero-copy": (case_zero_copy, ("work",)),
+    "zero-copy-fallbacks": (case_zero_copy_fallbacks, ("work",)),
     "simple-shm": (case_simple_shm, ("work",)),
     "flower": (case_flower, ("work",)),
     "two-vms": (case_two_vms, ("work", "home")),

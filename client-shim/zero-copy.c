@@ -1,0 +1,801 @@
+/*
+ * Zero-copy, the client's half (libivwl-shim.so).  When the client sends
+ * a shm file it made itself (a wl_shm pool's fd), the shim first asks the
+ * relay for a grant, a heap range of the region as large as the file,
+ * copies the file in and moves every mapping the process has of the file
+ * onto the grant with MAP_FIXED.  Later mmaps of the file land there too,
+ * so the client draws straight into region memory and the relay has
+ * nothing to copy.
+ *
+ * A file goes back to copy mode (its mappings moved back onto the file,
+ * which gets the grant's bytes first) when the client maps it beyond the
+ * grant or privately, sends it on another connection, or unmaps it all.
+ * Files are never moved when another process may write them: in auto mode
+ * only files this process created through memfd_create, shm_open or
+ * syscall(SYS_memfd_create) qualify.
+ *
+ *   IVWL_ZERO_COPY  auto (default): files this process created
+ *                   on: any shm file the process maps shared
+ *                   off: copy mode for every pool
+ *
+ * Known limits: a thread writing a mapping while it is being moved can
+ * lose those writes; mremap() is not followed; after fork() the child
+ * keeps inherited mappings but not the bookkeeping.
+ */
+/* Both mmap and mmap64 are defined here: no header renaming of mmap. */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "zero-copy-proto.h"
+#include "zero-copy.h"
+
+/* The relay answers at once unless it is stuck: then give up on it. */
+#define REPLY_TIMEOUT_MS 5000
+#define OWN_FILES 256
+
+enum zc_mode {
+	ZC_OFF,
+	ZC_AUTO,
+	ZC_ON,
+};
+
+struct zc_conn {
+	struct zc_conn *next;
+	int wl_fd;
+	dev_t wl_dev;
+	ino_t wl_ino;
+	int ctl_fd;			/* -1 once the relay stopped answering */
+	int region_fd;			/* -1 until the first grant */
+};
+
+/* One mapping the client has of a file, now onto its grant. */
+struct zc_map {
+	uintptr_t addr;
+	size_t len;
+	uint64_t off;			/* in the file */
+	int prot;
+};
+
+struct zc_file {
+	struct zc_file *next;
+	dev_t dev;
+	ino_t ino;
+	int fd;				/* ours, to write the grant back */
+	struct zc_conn *conn;
+	uint64_t grant_off, grant_len;
+	uint8_t *view;			/* our own mapping of the grant */
+	struct zc_map *maps;
+	size_t nmaps, cap;
+};
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+typedef void *(*mmap_func_t)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_func_t)(void *, size_t);
+typedef ssize_t (*sendmsg_func_t)(int, const struct msghdr *, int);
+typedef int (*memfd_func_t)(const char *, unsigned int);
+typedef int (*shm_open_func_t)(const char *, int, mode_t);
+typedef long (*syscall_func_t)(long, ...);
+
+static struct {
+	mmap_func_t mmap, mmap64;
+	munmap_func_t munmap;
+	sendmsg_func_t sendmsg;
+	memfd_func_t memfd_create;
+	shm_open_func_t shm_open;
+	syscall_func_t syscall;
+} real;
+
+static enum zc_mode mode = ZC_AUTO;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct zc_conn *conns;
+static struct zc_file *files;
+static int nfiles;			/* read without the lock: fast paths */
+static struct file_id own[OWN_FILES];
+static unsigned int own_next;
+
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * The child shares the relay socket with its parent, whose requests and
+ * replies would interleave with its own: it keeps its inherited mappings
+ * (shared with the parent, so they stay right) and forgets the rest.
+ */
+static void
+fork_child(void)
+{
+	conns = NULL;
+	files = NULL;
+	__atomic_store_n(&nfiles, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * Other libraries' constructors may call in before ours has run: each
+ * call finds its real function itself (the same value whoever wins).
+ */
+#define REAL(name, type)                                                 \
+	(real.name ? real.name :                                          \
+		     (real.name = (type)dlsym(RTLD_NEXT, #name)))
+
+__attribute__((constructor)) static void
+zc_init(void)
+{
+	const char *v = getenv("IVWL_ZERO_COPY");
+
+	if (!v || !v[0] || strcmp(v, "auto") == 0) {
+		mode = ZC_AUTO;
+	} else if (strcmp(v, "on") == 0) {
+		mode = ZC_ON;
+	} else if (strcmp(v, "off") == 0) {
+		mode = ZC_OFF;
+	} else {
+		mode = ZC_OFF;
+		fprintf(stderr, "ivwl-shim: IVWL_ZERO_COPY=%s: expected auto, "
+			"on or off; using copy mode\n", v);
+	}
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+bool
+ivwl_zero_copy_enabled(void)
+{
+	return mode != ZC_OFF;
+}
+
+/* ---- files this process made ----------------------------------------- */
+
+static void
+note_own(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || mode != ZC_AUTO || fstat(fd, &st) < 0)
+		return;
+	pthread_mutex_lock(&lock);
+	own[own_next++ % OWN_FILES] = (struct file_id){ st.st_dev, st.st_ino };
+	pthread_mutex_unlock(&lock);
+}
+
+static bool
+is_own(dev_t dev, ino_t ino)
+{
+	unsigned int i;
+
+	for (i = 0; i < OWN_FILES; i++)
+		if (own[i].ino == ino && own[i].dev == dev && ino != 0)
+			return true;
+	return false;
+}
+
+/* ---- the relay --------------------------------------------------------- */
+
+static int
+recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct pollfd pfd = { .fd = c->ctl_fd, .events = POLLIN };
+	struct cmsghdr *cm;
+	ssize_t n;
+	int r;
+
+	do {
+		r = poll(&pfd, 1, REPLY_TIMEOUT_MS);
+	} while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -ETIMEDOUT;
+	do {
+		n = recvmsg(c->ctl_fd, &mh, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		int fd;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+		if (fd_out && *fd_out < 0)
+			*fd_out = fd;
+		else
+			close(fd);
+	}
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
+}
+
+/* One request, one reply; the reply's status, or -errno on the way. */
+static int
+request(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
+{
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	int ret;
+
+	if (fd_out)
+		*fd_out = -1;
+	if (c->ctl_fd < 0)
+		return -ENOTCONN;
+	do {
+		n = REAL(sendmsg, sendmsg_func_t)(c->ctl_fd, &mh, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	ret = n == (ssize_t)sizeof(*m) ? recv_reply(c, m, fd_out) :
+	      n < 0 ? -errno : -EPROTO;
+	if (ret < 0) {
+		/* Replies could come out of step now: stop asking. */
+		ivwl_shim_debug("zero-copy: the relay does not answer (%s)",
+				strerror(-ret));
+		close(c->ctl_fd);
+		c->ctl_fd = -1;
+		if (fd_out && *fd_out >= 0)
+			close(*fd_out);
+		return ret;
+	}
+	return m->status;
+}
+
+static int
+send_revert(struct zc_file *f, uint32_t flags)
+{
+	struct ivwl_zc_msg m = {
+		.op = IVWL_ZC_REVERT,
+		.flags = flags,
+		.dev = f->dev,
+		.ino = f->ino,
+	};
+
+	return request(f->conn, &m, NULL);
+}
+
+/* ---- moving mappings --------------------------------------------------- */
+
+static int
+track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
+{
+	if (f->nmaps == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 4;
+		struct zc_map *n = realloc(f->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->maps = n;
+		f->cap = cap;
+	}
+	f->maps[f->nmaps++] = (struct zc_map){ addr, len, off, prot };
+	return 0;
+}
+
+static size_t
+page_up(uint64_t n)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return (size_t)((n + page - 1) & ~(page - 1));
+}
+
+/* Writes the grant back into the file, as far as the file now goes. */
+static void
+copy_back(struct zc_file *f)
+{
+	struct stat st;
+	uint64_t len, done = 0;
+	ssize_t n;
+
+	if (fstat(f->fd, &st) < 0)
+		return;
+	len = (uint64_t)st.st_size < f->grant_len ? (uint64_t)st.st_size :
+						     f->grant_len;
+	while (done < len) {
+		n = pwrite(f->fd, f->view + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ivwl_shim_debug("zero-copy: writing pixels back "
+					"failed: %s", strerror(errno));
+			return;
+		}
+		done += (uint64_t)n;
+	}
+}
+
+static void
+file_free(struct zc_file *f)
+{
+	struct zc_file **pp;
+
+	for (pp = &files; *pp && *pp != f; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = f->next;
+	__atomic_store_n(&nfiles, nfiles - 1, __ATOMIC_RELAXED);
+	REAL(munmap, munmap_func_t)(f->view, f->grant_len);
+	close(f->fd);
+	free(f->maps);
+	free(f);
+}
+
+/* The client still maps f: its mappings go back onto the file itself. */
+static void
+file_revert(struct zc_file *f, const char *why)
+{
+	size_t i;
+
+	copy_back(f);
+	for (i = 0; i < f->nmaps; i++) {
+		struct zc_map *m = &f->maps[i];
+
+		if (REAL(mmap, mmap_func_t)((void *)m->addr, m->len, m->prot,
+			      MAP_SHARED | MAP_FIXED, f->fd,
+			      (off_t)m->off) == MAP_FAILED)
+			ivwl_shim_debug("zero-copy: cannot map the file back "
+					"at %#lx: %s", (unsigned long)m->addr,
+					strerror(errno));
+	}
+	send_revert(f, IVWL_ZC_COPIED_BACK);
+	ivwl_shim_debug("zero-copy: file %lu back to copy mode: %s",
+			(unsigned long)f->ino, why);
+	file_free(f);
+}
+
+/* The client unmapped all of f. */
+static void
+file_release(struct zc_file *f)
+{
+	/* Pixels matter only if pools still show them. */
+	if (send_revert(f, 0) != 0) {
+		copy_back(f);
+		send_revert(f, IVWL_ZC_COPIED_BACK);
+	}
+	ivwl_shim_debug("zero-copy: file %lu unmapped, grant given back",
+			(unsigned long)f->ino);
+	file_free(f);
+}
+
+/* Forgets [addr, addr + len) in every file's mappings. */
+static void
+forget_range(uintptr_t addr, size_t len)
+{
+	struct zc_file *f, *next;
+	uintptr_t end = addr + len;
+	size_t i;
+
+	for (f = files; f; f = next) {
+		bool had = f->nmaps > 0;
+
+		next = f->next;
+		for (i = 0; i < f->nmaps;) {
+			struct zc_map *m = &f->maps[i];
+			uintptr_t mend = m->addr + m->len;
+			struct zc_map tail = *m;
+
+			if (mend <= addr || m->addr >= end) {
+				i++;
+				continue;
+			}
+			if (m->addr < addr) {
+				m->len = addr - m->addr;
+				i++;
+			} else {
+				*m = f->maps[--f->nmaps];
+			}
+			if (mend > end) {
+				tail.off += end - tail.addr;
+				tail.len = mend - end;
+				tail.addr = end;
+				track(f, tail.addr, tail.len, tail.off,
+				      tail.prot);
+			}
+		}
+		if (had && f->nmaps == 0)
+			file_release(f);
+	}
+}
+
+static struct zc_file *
+file_find(dev_t dev, ino_t ino)
+{
+	struct zc_file *f;
+
+	for (f = files; f; f = f->next)
+		if (f->ino == ino && f->dev == dev)
+			return f;
+	return NULL;
+}
+
+static struct zc_file *
+file_of_fd(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	return file_find(st.st_dev, st.st_ino);
+}
+
+/*
+ * Adds this process's mappings of the file to f, from /proc/self/maps.
+ * -errno with *why set when the file cannot move: mapped privately, or
+ * further than limit.
+ */
+static int
+find_mappings(const struct stat *st, uint64_t limit, struct zc_file *f,
+	      const char **why)
+{
+	unsigned long start, end, ino;
+	unsigned long long off;
+	unsigned int maj, min;
+	char perms[5], *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+	int ret = 0;
+
+	fp = fopen("/proc/self/maps", "re");
+	if (!fp) {
+		*why = "cannot read /proc/self/maps";
+		return -errno;
+	}
+	while (ret == 0 && getline(&line, &cap, fp) > 0) {
+		if (sscanf(line, "%lx-%lx %4s %llx %x:%x %lu", &start, &end,
+			   perms, &off, &maj, &min, &ino) != 7 ||
+		    ino != st->st_ino || makedev(maj, min) != st->st_dev)
+			continue;
+		if (perms[3] != 's') {
+			*why = "the process maps it privately";
+			ret = -EPERM;
+		} else if (off + (end - start) > limit) {
+			*why = "the process maps it beyond its size";
+			ret = -ERANGE;
+		} else {
+			ret = track(f, start, end - start, off,
+				    (perms[0] == 'r' ? PROT_READ : 0) |
+				    (perms[1] == 'w' ? PROT_WRITE : 0) |
+				    (perms[2] == 'x' ? PROT_EXEC : 0));
+		}
+	}
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+static int
+fill_grant(struct zc_file *f, uint64_t size)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = pread(f->fd, f->view + done, size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			/* Shrunk meanwhile: the rest reads as zeros. */
+			memset(f->view + done, 0, size - done);
+			break;
+		}
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Moves the file's mappings onto a new grant; the file stays in copy
+ * mode when anything fails. */
+static void
+file_move(struct zc_conn *c, int fd, const struct stat *st)
+{
+	struct ivwl_zc_msg m = {
+		.op = IVWL_ZC_OFFER,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.size = page_up((uint64_t)st->st_size),
+	};
+	const char *why = NULL;
+	struct zc_file *f;
+	size_t i, moved;
+	int region_fd, ret;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->conn = c;
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (f->fd < 0 || find_mappings(st, m.size, f, &why) < 0)
+		goto err_file;
+	ret = request(c, &m, &region_fd);
+	if (ret < 0) {
+		why = ret == -ENOSPC ? "no room in the region" :
+					"the relay refused it";
+		goto err_file;
+	}
+	if (c->region_fd < 0)
+		c->region_fd = region_fd;
+	else if (region_fd >= 0)
+		close(region_fd);
+	f->grant_off = m.offset;
+	f->grant_len = m.length;
+	f->view = REAL(mmap, mmap_func_t)(NULL, f->grant_len, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, c->region_fd, (off_t)f->grant_off);
+	if (c->region_fd < 0 || f->view == MAP_FAILED) {
+		f->view = NULL;
+		why = "cannot map the grant";
+		goto err_grant;
+	}
+	if (fill_grant(f, (uint64_t)st->st_size) < 0) {
+		why = "cannot read the file";
+		goto err_grant;
+	}
+	for (moved = 0; moved < f->nmaps; moved++) {
+		struct zc_map *zm = &f->maps[moved];
+
+		if (REAL(mmap, mmap_func_t)((void *)zm->addr, zm->len, zm->prot,
+			      MAP_SHARED | MAP_FIXED, c->region_fd,
+			      (off_t)(f->grant_off + zm->off)) == MAP_FAILED)
+			break;
+	}
+	if (moved < f->nmaps) {
+		for (i = 0; i < moved; i++)
+			REAL(mmap, mmap_func_t)((void *)f->maps[i].addr, f->maps[i].len,
+				  f->maps[i].prot, MAP_SHARED | MAP_FIXED,
+				  f->fd, (off_t)f->maps[i].off);
+		why = "cannot move a mapping";
+		goto err_grant;
+	}
+	f->next = files;
+	files = f;
+	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
+	ivwl_shim_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
+			"mappings) drawn in the region at %#llx", fd,
+			(unsigned long)f->ino, (unsigned long long)m.size,
+			f->nmaps, (unsigned long long)f->grant_off);
+	return;
+
+err_grant:
+	if (f->view)
+		REAL(munmap, munmap_func_t)(f->view, f->grant_len);
+	send_revert(f, IVWL_ZC_COPIED_BACK);
+err_file:
+	ivwl_shim_debug("zero-copy: fd %d stays in copy mode: %s", fd,
+			why ? why : strerror(errno));
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->maps);
+	free(f);
+}
+
+static void
+consider_fd(struct zc_conn *c, int fd)
+{
+	struct zc_file *f;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return;
+	f = file_find(st.st_dev, st.st_ino);
+	if (f && f->conn == c)
+		return;
+	if (f)
+		file_revert(f, "sent on another Wayland connection");
+	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
+		ivwl_shim_debug("zero-copy: fd %d stays in copy mode: this "
+				"process did not create it", fd);
+		return;
+	}
+	if (c->ctl_fd >= 0)
+		file_move(c, fd, &st);
+}
+
+static struct zc_conn *
+conn_of(int fd)
+{
+	struct zc_conn *c;
+	struct stat st;
+
+	for (c = conns; c; c = c->next)
+		if (c->wl_fd == fd)
+			break;
+	/* The number may have been closed and reused since. */
+	if (!c || fstat(fd, &st) < 0 || st.st_ino != c->wl_ino ||
+	    st.st_dev != c->wl_dev)
+		return NULL;
+	return c;
+}
+
+void
+ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
+{
+	struct zc_conn *c, **pp;
+	struct stat st;
+
+	if (fstat(wl_fd, &st) < 0 || !(c = calloc(1, sizeof(*c)))) {
+		close(ctl_fd);
+		return;
+	}
+	c->wl_fd = wl_fd;
+	c->wl_dev = st.st_dev;
+	c->wl_ino = st.st_ino;
+	c->ctl_fd = ctl_fd;
+	c->region_fd = -1;
+	pthread_mutex_lock(&lock);
+	/* A connection whose fd number came back is over. */
+	for (pp = &conns; *pp; pp = &(*pp)->next)
+		if ((*pp)->wl_fd == wl_fd)
+			(*pp)->wl_fd = -1;
+	c->next = conns;
+	__atomic_store_n(&conns, c, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- interposed calls ---------------------------------------------------- */
+
+static void *
+map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
+	 off_t off)
+{
+	struct zc_file *f;
+	void *p;
+
+	if (__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0 ||
+	    (fd < 0 && !(flags & MAP_FIXED)))
+		return fn(addr, len, prot, flags, fd, off);
+
+	pthread_mutex_lock(&lock);
+	if (flags & MAP_FIXED)
+		forget_range((uintptr_t)addr, page_up(len));
+	f = file_of_fd(fd);
+	if (f && (flags & MAP_TYPE) == MAP_SHARED && off >= 0 &&
+	    (uint64_t)off + len <= f->grant_len) {
+		p = fn(addr, len, prot, flags, f->conn->region_fd,
+		       (off_t)(f->grant_off + (uint64_t)off));
+		if (p != MAP_FAILED)
+			track(f, (uintptr_t)p, page_up(len), (uint64_t)off,
+			      prot);
+		pthread_mutex_unlock(&lock);
+		return p;
+	}
+	if (f)
+		file_revert(f, (flags & MAP_TYPE) == MAP_SHARED ?
+			    "mapped beyond its grant" : "mapped privately");
+	p = fn(addr, len, prot, flags, fd, off);
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+WL_SHIM_EXPORT void *
+mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return map_file(REAL(mmap, mmap_func_t), addr, len, prot, flags, fd,
+			off);
+}
+
+WL_SHIM_EXPORT void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return map_file(REAL(mmap64, mmap_func_t), addr, len, prot, flags,
+			fd, off);
+}
+
+WL_SHIM_EXPORT int
+munmap(void *addr, size_t len)
+{
+	int ret = REAL(munmap, munmap_func_t)(addr, len);
+
+	if (ret == 0 && __atomic_load_n(&nfiles, __ATOMIC_RELAXED) > 0) {
+		pthread_mutex_lock(&lock);
+		forget_range((uintptr_t)addr, page_up(len));
+		pthread_mutex_unlock(&lock);
+	}
+	return ret;
+}
+
+WL_SHIM_EXPORT ssize_t
+sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct cmsghdr *cm;
+	struct zc_conn *c;
+	size_t i, n;
+
+	if (mode == ZC_OFF || !__atomic_load_n(&conns, __ATOMIC_ACQUIRE) ||
+	    !msg || !msg->msg_control)
+		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
+
+	pthread_mutex_lock(&lock);
+	c = conn_of(fd);
+	for (cm = c ? CMSG_FIRSTHDR(msg) : NULL; cm;
+	     cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int sent;
+
+			memcpy(&sent, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(sent));
+			consider_fd(c, sent);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
+}
+
+WL_SHIM_EXPORT int
+memfd_create(const char *name, unsigned int flags)
+{
+	int fd = REAL(memfd_create, memfd_func_t)(name, flags);
+
+	note_own(fd);
+	return fd;
+}
+
+WL_SHIM_EXPORT int
+shm_open(const char *name, int oflag, mode_t mode_bits)
+{
+	int fd = REAL(shm_open, shm_open_func_t)(name, oflag, mode_bits);
+
+	note_own(fd);
+	return fd;
+}
+
+/* GTK 3 makes its pools' files with syscall(SYS_memfd_create, ...). */
+WL_SHIM_EXPORT long
+syscall(long number, ...)
+{
+	long a[6];
+	va_list ap;
+	long ret;
+	int i;
+
+	va_start(ap, number);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	ret = REAL(syscall, syscall_func_t)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (number == SYS_memfd_create && ret >= 0)
+		note_own((int)ret);
+	return ret;
+}
