@@ -6,7 +6,10 @@
 # The image holds busybox-static (/init makes a symlink per applet at
 # boot), an /init and each FILE: "path" lands in /bin/<basename of path>,
 # "path=/dest/name" lands in /dest/name (for modules, data files...).
-# Guest binaries must be static: the image has no libc.
+# A dynamically linked FILE (program or shared library) brings its shared
+# library closure as ldd resolves it on this machine, each library at the
+# path ldd names, the program interpreter included: the guest boots this
+# machine's kernel, so this machine's libraries are the right ones.
 #
 # /init mounts proc, sys, dev and /tmp, then runs the command named on the
 # kernel command line by ivwl.run=, words separated by commas:
@@ -32,6 +35,32 @@ is_dynamic()
 {
 	command -v readelf >/dev/null 2>&1 || return 1
 	LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'
+}
+
+# True when an ELF file (program or library) needs shared libraries.
+needs_libs()
+{
+	command -v readelf >/dev/null 2>&1 || return 1
+	LC_ALL=C readelf -d "$1" 2>/dev/null | grep -q '(NEEDED)'
+}
+
+# Copies what ldd says FILE loads into the image, at the same paths.
+copy_closure()
+{
+	local lib
+
+	command -v ldd >/dev/null 2>&1 || die "ldd not found: install libc-bin"
+	LC_ALL=C ldd "$1" >"$tmp/ldd" 2>&1 || die "ldd $1 failed: $(cat "$tmp/ldd")"
+	if grep -q 'not found' "$tmp/ldd"; then
+		die "$1 needs libraries this machine lacks: $(grep 'not found' "$tmp/ldd")"
+	fi
+	# "name => /path (addr)", "/path/ld.so (addr)"; skip the vDSO
+	for lib in $(awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+			  $1 ~ /^\// { print $1 }' "$tmp/ldd"); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 }
 
 [ $# -ge 1 ] || die "usage: mkinitramfs.sh OUT [FILE[=/DEST]]..."
@@ -74,8 +103,8 @@ for spec in "$@"; do
 		;;
 	esac
 	[ -f "$src" ] || die "$src: no such file"
-	if [ -x "$src" ] && is_dynamic "$src"; then
-		die "$src is dynamically linked: the initramfs has no libc"
+	if is_dynamic "$src" || needs_libs "$src"; then
+		copy_closure "$src"
 	fi
 	mkdir -p "$root$(dirname "$dest")"
 	cp "$src" "$root$dest"

@@ -1,0 +1,96 @@
+#!/bin/sh
+# The app-vm of tests/vm/deploy-b: ivwl.ko, ivwl-agent on /dev/ivwl0 and
+# one unmodified Wayland client through the shim.  Prints "GUEST: ..."
+# milestones (with the guest's uptime) that test-deploy-b.py waits for.
+#
+#   guest.sh WIDTH HEIGHT FRAMES TITLE
+width=$1 height=$2 frames=$3 title=$4
+
+say()
+{
+	echo "GUEST: $* (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+}
+
+fail()
+{
+	echo "GUEST: FAIL: $*"
+	echo "----- agent log -----"; cat /tmp/agent.log 2>/dev/null
+	echo "----- client stderr -----"; cat /tmp/client.err 2>/dev/null
+	dmesg | tail -n 30
+	echo "GUEST RESULT: FAIL $*"
+	exit 1
+}
+
+# wait_for TENTHS WHAT COMMAND...: polls every 0.1 s
+wait_for()
+{
+	local n=$1 what=$2 i=0
+
+	shift 2
+	while ! "$@"; do
+		i=$((i + 1))
+		[ $i -lt "$n" ] || fail "timed out waiting for $what"
+		sleep 0.1
+	done
+}
+
+insmod /lib/modules/ivwl.ko || fail "insmod ivwl.ko"
+wait_for 100 /dev/ivwl0 test -c /dev/ivwl0
+say "driver loaded"
+
+ivwl-agent --device /dev/ivwl0 --listen /run/ivwl-agent.sock --verbose \
+	>/tmp/agent.log 2>&1 &
+agent=$!
+agent_up()
+{
+	kill -0 $agent 2>/dev/null || fail "ivwl-agent exited: $(cat /tmp/agent.log)"
+	test -S /run/ivwl-agent.sock
+}
+wait_for 300 "the agent's socket" agent_up
+say "agent listening"
+
+# No Wayland socket in the runtime dir: only the region can carry it.
+mkdir -m 0700 /run/app
+XDG_RUNTIME_DIR=/run/app WAYLAND_DISPLAY=wayland-0 \
+	IVWL_AGENT=/run/ivwl-agent.sock IVWL_RELAY=/bin/ivwl-relay \
+	LD_PRELOAD=/lib/ivwl/libivwl-shim.so \
+	ivwl-pattern-client --width "$width" --height "$height" \
+	--frames "$frames" --title "$title" --dump /tmp/pattern.raw \
+	--hold-ms 600000 >/tmp/client.out 2>/tmp/client.err &
+client=$!
+client_ready()
+{
+	grep -qx ready /tmp/client.out && return 0
+	kill -0 $client 2>/dev/null || fail "the client exited: $(cat /tmp/client.err)"
+	return 1
+}
+wait_for 1200 "the client's frames" client_ready
+say "client ready"
+
+echo "GUEST: DUMP BEGIN"
+gzip -c /tmp/pattern.raw | base64
+echo "GUEST: DUMP END"
+
+# The host compares pixels, then answers with a line on the console.
+say "waiting for the host"
+read -r answer || fail "no answer from the host"
+[ "$answer" = done ] || fail "the host said '$answer'"
+
+kill $client
+wait $client
+say "client ended (status $?)"
+kill $agent
+wait $agent
+status=$?
+say "agent ended (status $status)"
+echo "----- agent log -----"
+cat /tmp/agent.log
+echo "----- end of agent log -----"
+[ $status = 0 ] || fail "ivwl-agent exited with $status"
+grep -q 'peer 1, region 64 MiB' /tmp/agent.log ||
+	fail "the agent did not report peer 1 and a 64 MiB region"
+rmmod ivwl || fail "rmmod ivwl"
+echo "----- guest dmesg -----"
+dmesg | grep -v -E 'ivwl: (loading out-of-tree|module verification failed)'
+echo "----- end of guest dmesg -----"
+echo "GUEST RESULT: PASS"

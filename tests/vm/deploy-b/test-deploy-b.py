@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Deployment B end to end: an app-vm under QEMU (TCG) shows a window in
+weston on the host.
+
+The host runs ivwl-server and weston (headless, pixman) with ivwl.so
+attached to the server's display socket as a host peer, as the integration
+tests do (tests/integration/session.py), but no host agent: the app side
+is a QEMU guest booting this machine's kernel with an initramfs that holds
+ivwl.ko, ivwl-agent, ivwl-relay, libivwl-shim.so and ivwl-pattern-client
+(with their shared libraries, tests/vm/mkinitramfs.sh).  In the guest
+(guest.sh): insmod ivwl.ko, ivwl-agent --device /dev/ivwl0, the pattern
+client with LD_PRELOAD=libivwl-shim.so.
+
+The guest sends the buffer its client drew over the serial console, and
+the host checks that every visible pixel of the window in weston's
+screenshot equals it, and the VM's border colour (test-weston.py's
+compare_window and check_border).  Then the host tells the guest (a line
+on the console) to end the client: the window must leave weston's scene,
+the agent must exit cleanly, ivwl.ko must unload and the guest kernel must
+log no warning.
+
+    test-deploy-b.py --module KO --kernel VMLINUZ --mkinitramfs SH
+                     --guest-script SH
+
+Environment: IVWL_SERVER_BIN, IVWL_PLUGIN (host side), IVWL_AGENT_BIN,
+IVWL_RELAY_BIN, IVWL_SHIM, IVWL_PATTERN_CLIENT (guest side), and
+optionally IVWL_VM_QEMU (default qemu-system-x86_64), IVWL_VM_TIMEOUT
+(hard limit of the QEMU run, default 240 s), IVWL_VM_KEEP=1 (keep logs).
+"""
+
+import argparse
+import base64
+import gzip
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.path.join(HERE, "..", "..", "integration")
+sys.path.insert(0, INTEGRATION)
+from session import ENV, Failure, Session, wait_for  # noqa: E402
+
+
+def load_checks():
+    """compare_window and check_border of the integration cases."""
+    spec = importlib.util.spec_from_file_location(
+        "ivwl_test_weston", os.path.join(INTEGRATION, "test-weston.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.compare_window, mod.check_border
+
+
+compare_window, check_border = load_checks()
+
+VM = "work"
+TITLE = "pattern"
+WIDTH, HEIGHT, FRAMES = 240, 180, 12
+VECTORS = 33            # ivwl-server's default; QEMU's vectors= must match
+BORDER = (0x30, 0x70, 0xc0)     # session.py's colour for the first VM
+
+
+class HostSide(Session):
+    """Session without a host agent: the app side is the VM."""
+
+    def _start_agent(self, vm):
+        pass
+
+    def app_socket(self):
+        return self.path(f"{VM}.sock")
+
+
+class Guest:
+    def __init__(self, qemu, kernel, initrd, sock, log, limit):
+        append = ("console=ttyS0 quiet panic=-1 "
+                  f"ivwl.run=/bin/guest.sh,{WIDTH},{HEIGHT},{FRAMES},"
+                  f"{TITLE}")
+        self.log = log
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            ["timeout", "--foreground", "-k", "5", str(limit), qemu,
+             "-machine", "q35", "-accel", "tcg", "-smp", "1", "-m", "512",
+             "-nodefaults", "-no-user-config", "-display", "none",
+             "-serial", "stdio", "-no-reboot",
+             "-kernel", kernel, "-initrd", initrd, "-append", append,
+             "-chardev", f"socket,path={sock},id=iv",
+             "-device", f"ivshmem-doorbell,chardev=iv,vectors={VECTORS}"],
+            stdin=subprocess.PIPE, stdout=open(log, "wb"),
+            stderr=subprocess.STDOUT)
+
+    def console(self):
+        with open(self.log, "rb") as f:
+            return f.read().decode(errors="replace").replace("\r", "")
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def wait_line(self, marker, timeout):
+        def seen():
+            if marker in self.console():
+                return True
+            if self.proc.poll() is not None:
+                raise Failure(f"QEMU exited ({self.proc.returncode}) "
+                              f"before the guest said {marker!r}")
+            return False
+        wait_for(f"the guest to say {marker!r}", seen, timeout, 0.1)
+        return self.elapsed()
+
+    def say(self, line):
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def guest_dump(console, path):
+    m = re.search(r"GUEST: DUMP BEGIN\n(.*?)GUEST: DUMP END", console, re.S)
+    if not m:
+        raise Failure("no dump of the client's buffer on the console")
+    data = gzip.decompress(base64.b64decode("".join(m.group(1).split())))
+    if len(data) != WIDTH * HEIGHT * 4:
+        raise Failure(f"the guest's dump has {len(data)} bytes")
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def build_initramfs(args, out):
+    files = [
+        ENV["IVWL_AGENT_BIN"],
+        ENV["IVWL_RELAY_BIN"],
+        ENV["IVWL_PATTERN_CLIENT"],
+        ENV["IVWL_SHIM"] + "=/lib/ivwl/libivwl-shim.so",
+        args.guest_script + "=/bin/guest.sh",
+        args.module + "=/lib/modules/ivwl.ko",
+    ]
+    for f in files:
+        src = f.split("=")[0]
+        if not os.path.exists(src):
+            raise Failure(f"{src} not found: build it first")
+    subprocess.run([args.mkinitramfs, out] + files, check=True)
+
+
+def check_guest_log(console, errors):
+    if "GUEST RESULT: PASS" not in console:
+        got = re.findall(r"GUEST RESULT: .*", console)
+        errors.append("guest: " + (got[0] if got else "no GUEST RESULT"))
+    errors += ["guest: " + e for e in re.findall(r"GUEST: FAIL: .*",
+                                                 console)]
+    if not re.search(r"ivwl0: \d+ MiB region \(pages\), \d+ vectors, "
+                     r"peer 1", console):
+        errors.append("no probe line from ivwl.ko in the guest's dmesg")
+    if re.search(r"WARNING:|BUG:|Oops|Call Trace|general protection",
+                 console):
+        errors.append("the guest kernel logged a warning or oops")
+    if "IVWL-INIT: exit status 0" not in console:
+        errors.append("the guest's script did not exit with status 0")
+
+
+def run(args):
+    qemu = ENV.get("IVWL_VM_QEMU", "qemu-system-x86_64")
+    limit = int(ENV.get("IVWL_VM_TIMEOUT", "240"))
+    if not shutil.which(qemu):
+        raise Failure(f"{qemu} not found: install qemu-system-x86")
+    if not os.access(args.kernel, os.R_OK):
+        raise Failure(f"{args.kernel} is not readable")
+
+    t_start = time.monotonic()
+    host = HostSide([VM])
+    guest = None
+    errors = []
+    console = ""
+    try:
+        initrd = host.path("initramfs.gz")
+        build_initramfs(args, initrd)
+        print(f"deploy-b: initramfs {os.path.getsize(initrd) >> 10} KiB, "
+              f"host side up in {time.monotonic() - t_start:.1f} s")
+
+        guest = Guest(qemu, args.kernel, initrd, host.app_socket(),
+                      host.path("console.log"), limit)
+        t_driver = guest.wait_line("GUEST: driver loaded", 120)
+        t_agent = guest.wait_line("GUEST: agent listening", 60)
+        t_ready = guest.wait_line("GUEST: client ready", 120)
+        guest.wait_line("GUEST: waiting for the host", 60)
+        print(f"deploy-b: guest driver at {t_driver:.1f} s, agent at "
+              f"{t_agent:.1f} s, {FRAMES} frames drawn at {t_ready:.1f} s")
+
+        dump = host.path("pattern.raw")
+        guest_dump(guest.console(), dump)
+        view = host.wait_view(f"[{VM}] {TITLE}")
+        compare_window(host, view, dump, WIDTH, HEIGHT)
+        check_border(host, host.wait_view(f"[{VM}] {TITLE}"), BORDER)
+        if f"[{VM}] app side attached" not in host.weston_log():
+            errors.append("the plugin never saw the VM attach")
+
+        # The client goes, then the agent, then the driver.
+        guest.say("done")
+        wait_for("the window to leave weston's scene", lambda: not any(
+            v["title"] == f"[{VM}] {TITLE}" for v in host.scene()), 60, 0.2)
+        print(f"deploy-b: the window left weston at "
+              f"{guest.elapsed():.1f} s")
+        guest.proc.wait(60)
+        t_end = guest.elapsed()
+        check_guest_log(guest.console(), errors)
+        if guest.proc.returncode != 0:
+            errors.append(f"QEMU exited with {guest.proc.returncode}")
+        wait_for("the plugin to see the VM go",
+                 lambda: f"[{VM}] app side left" in host.weston_log(), 10)
+        if host.weston.poll() is not None:
+            errors.append("weston is gone")
+        print(f"deploy-b: QEMU ran {t_end:.1f} s, the whole test "
+              f"{time.monotonic() - t_start:.1f} s")
+    except BaseException:
+        if guest:
+            guest.stop()
+            print("---- guest console ----\n" + guest.console())
+        host.dump_logs()
+        raise
+    finally:
+        if guest:
+            guest.stop()
+            console = guest.console()
+        host.close()
+        if ENV.get("IVWL_VM_KEEP") == "1":
+            print(f"deploy-b: logs kept in {host.dir}")
+        else:
+            shutil.rmtree(host.dir, ignore_errors=True)
+    if errors:
+        print("---- guest console ----\n" + console)
+        raise Failure("; ".join(errors))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--mkinitramfs", required=True)
+    ap.add_argument("--guest-script", required=True)
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(
+        Failure("killed by SIGTERM (timeout?)")))
+    try:
+        run(args)
+    except Failure as e:
+        print(f"deploy-b: FAIL: {e}")
+        return 1
+    print("deploy-b: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
