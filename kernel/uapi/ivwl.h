@@ -7,8 +7,20 @@
  * length must lie inside the region (ENXIO otherwise) and the mapping
  * must be MAP_SHARED (EINVAL otherwise).
  *
+ * read(fd) returns struct ivwl_event records, one per own vector that was
+ * rung since this open file last read it; poll() reports EPOLLIN while
+ * there is one.  See struct ivwl_event.
+ *
  * Every structure has fixed-width fields and explicit padding; the
  * layout is the same for 32- and 64-bit callers.
+ *
+ * Versioning: ivwl_info.abi is bumped only on incompatible changes.
+ * Additions are announced by a bit in ivwl_info.flags, so that a program
+ * built against this header can tell what the running driver offers: a
+ * driver without the bit returns ENOTTY for the ioctl (EINVAL for read)
+ * and user space falls back.  ABI 1 began with GET_INFO, DOORBELL and
+ * SET_EVENTFD; EXPORT_DMABUF (IVWL_INFO_F_EXPORT) and read/poll
+ * (IVWL_INFO_F_READ) were added later without a bump.
  */
 #ifndef _UAPI_LINUX_IVWL_H
 #define _UAPI_LINUX_IVWL_H
@@ -16,12 +28,20 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Reported in ivwl_info.abi; bumped on incompatible changes. */
+/* Reported in ivwl_info.abi; bumped on incompatible changes only. */
 #define IVWL_ABI_VERSION 1
 
 /* ivwl_info.flags */
-/* The region has struct pages (devm_memremap_pages); else memremap(). */
+/*
+ * The region has struct pages (devm_memremap_pages); else memremap().
+ * Without it exported dma-bufs can be mmapped but not attached to a
+ * device (EOPNOTSUPP from the importer's dma_buf_attach()).
+ */
 #define IVWL_INFO_F_PAGES (1u << 0)
+/* IVWL_IOCTL_EXPORT_DMABUF is implemented. */
+#define IVWL_INFO_F_EXPORT (1u << 1)
+/* read() and poll() report doorbells (struct ivwl_event). */
+#define IVWL_INFO_F_READ (1u << 2)
 
 struct ivwl_info {
 	__u32 abi;		/* IVWL_ABI_VERSION */
@@ -31,7 +51,12 @@ struct ivwl_info {
 	__u64 shm_size;		/* bytes of the region (BAR2) */
 };
 
-/* Rings (peer, vector).  vector >= nr_vectors or flags != 0: EINVAL. */
+/*
+ * Rings (peer, vector).  vector >= nr_vectors, peer >= the module
+ * parameter max_peers (default 2: ivwl-server's display peer 0 and app
+ * peer 1) or flags != 0: EINVAL.  Ringing one's own peer id is allowed
+ * (QEMU delivers it to one's own vector).
+ */
 struct ivwl_doorbell {
 	__u16 peer;
 	__u16 vector;
@@ -49,11 +74,52 @@ struct ivwl_eventfd {
 	__s32 fd;
 };
 
+/*
+ * Exports [offset, offset + size) of the region as a dma-buf.  The
+ * ioctl returns the new dma-buf fd (O_CLOEXEC).  The dma-buf is read-only
+ * unless flags has IVWL_EXPORT_F_RDWR, which needs /dev/ivwlN open for
+ * writing (EACCES otherwise).  offset and size must be multiples of the
+ * page size, size non-zero, the range inside the region, flags known and
+ * pad 0: EINVAL otherwise.
+ *
+ * The dma-buf can be mmapped MAP_SHARED (EINVAL for MAP_PRIVATE or a
+ * range beyond its size) and attached to devices when the region has
+ * struct pages (IVWL_INFO_F_PAGES).  DMA_BUF_IOCTL_SYNC succeeds (the
+ * memory is cache-coherent) until the device goes away (ENODEV).  The
+ * dma-buf keeps the driver's state alive: once the PCI device is
+ * unbound its mappings raise SIGBUS, and ivwl.ko cannot be unloaded
+ * while any dma-buf or open file exists.
+ */
+struct ivwl_export {
+	__u64 offset;
+	__u64 size;
+	__u32 flags;		/* IVWL_EXPORT_F_* */
+	__u32 pad;		/* must be 0 */
+};
+
+/* ivwl_export.flags */
+#define IVWL_EXPORT_F_RDWR (1u << 0)
+
+/*
+ * What read() returns: one record per own vector rung since this open
+ * file last read that vector (each open file counts on its own, from
+ * the moment it was opened).  The buffer must hold at least one record
+ * (EINVAL otherwise); read() returns as many whole records as fit, never
+ * the same vector twice, and resumes after the last vector it reported
+ * so that a busy vector cannot starve the others.  With nothing pending
+ * it blocks, or fails with EAGAIN under O_NONBLOCK.  Once the device is
+ * gone read() fails with ENODEV and poll() reports EPOLLHUP | EPOLLERR.
+ */
+struct ivwl_event {
+	__u32 vector;
+	__u32 count;		/* doorbells since the last read, saturated */
+};
+
 #define IVWL_IOCTL_MAGIC 0xb7
 
 #define IVWL_IOCTL_GET_INFO	_IOR(IVWL_IOCTL_MAGIC, 0, struct ivwl_info)
 #define IVWL_IOCTL_DOORBELL	_IOW(IVWL_IOCTL_MAGIC, 1, struct ivwl_doorbell)
 #define IVWL_IOCTL_SET_EVENTFD	_IOW(IVWL_IOCTL_MAGIC, 2, struct ivwl_eventfd)
-/* 3 is reserved for IVWL_IOCTL_EXPORT_DMABUF (not implemented yet). */
+#define IVWL_IOCTL_EXPORT_DMABUF _IOW(IVWL_IOCTL_MAGIC, 3, struct ivwl_export)
 
 #endif /* _UAPI_LINUX_IVWL_H */

@@ -1,22 +1,43 @@
 /*
  * ivwl-ko-guest: runs in the VM with ivwl.ko loaded and drives
  * /dev/ivwl0 against tests/vm/host-peer (same exchange as guest-probe,
- * docs/vm-testing.md, but through the driver):
- *   - checks the node (char device, mode 0600) and IVWL_IOCTL_GET_INFO;
- *   - checks that bad arguments are refused with the right errno;
+ * docs/vm-testing.md, but through the driver), then unbinds, unloads and
+ * reloads the driver with clients attached:
+ *   - the node (char device, mode 0600) and IVWL_IOCTL_GET_INFO;
+ *   - every bad ioctl, read and mmap argument refused with the right errno;
+ *   - read()/poll() of doorbells rung on our own peer (loopback through
+ *     QEMU): exact records, per-file counts, round robin, blocking read;
  *   - binds an eventfd to every vector (SET_EVENTFD);
- *   - mmaps the region, checks the host block, writes the reply block;
+ *   - mmaps the region, checks the host block;
+ *   - exports the reply block as a dma-buf, writes the reply pattern
+ *     through the dma-buf mapping, checks it through the /dev mapping
+ *     (host-peer then checks it on the host), imports it into vgem when
+ *     --vgem is given (a device attachment);
  *   - rings peer 0 on every vector (DOORBELL);
- *   - waits for the host's doorbell on every eventfd, writes the ack.
+ *   - waits for the host's doorbell on every eventfd and in read(),
+ *     writes the ack;
+ *   - with an open fd, a live mmap and a live dma-buf (mapped): rmmod
+ *     fails with EWOULDBLOCK; unbinding the PCI device succeeds, the
+ *     mappings then raise SIGBUS and every call fails with ENODEV;
+ *     once they are closed rmmod succeeds; the module is loaded again
+ *     with no_pages=1 (the memremap fallback) and used again: pattern
+ *     read back through the node and a dma-buf, loopback doorbell,
+ *     device attachment refused with EOPNOTSUPP.
  * The last line is "GUEST RESULT: PASS" or "GUEST RESULT: FAIL <why>".
  *
- *   ivwl-ko-guest --size BYTES --vectors N [--timeout-ms MS] [--dev PATH]
+ *   ivwl-ko-guest --size BYTES --vectors N --module PATH [--vgem]
+ *                 [--timeout-ms MS] [--dev PATH]
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <linux/dma-buf.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +47,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,8 +57,45 @@
 #include "../probe.h"
 
 #define MAX_VECTORS 64
+#define LOOPBACK_ROUNDS 200
+
+/* The two DRM ioctls used on vgem (uapi drm.h; no libdrm in the image). */
+struct ivwl_drm_prime_handle {
+	uint32_t handle;
+	uint32_t flags;
+	int32_t fd;
+};
+
+struct ivwl_drm_gem_close {
+	uint32_t handle;
+	uint32_t pad;
+};
+
+#define IVWL_DRM_IOCTL_GEM_CLOSE _IOW('d', 0x09, struct ivwl_drm_gem_close)
+#define IVWL_DRM_IOCTL_PRIME_FD_TO_HANDLE \
+	_IOWR('d', 0x2e, struct ivwl_drm_prime_handle)
+
+#define ALL_FLAGS (IVWL_INFO_F_PAGES | IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ)
+
+struct ivwl_guest {
+	const char *dev;
+	const char *module;
+	uint64_t size;
+	uint32_t vectors;
+	int timeout_ms;
+	bool vgem;
+
+	int fd;
+	struct ivwl_info info;
+	struct ivwl_layout layout;
+	void *base;
+	void *hole;		/* an unmapped user address */
+	uint64_t host_seed;
+};
 
 static int failures;
+static sigjmp_buf fault_jmp;
+static volatile sig_atomic_t fault_armed;
 
 static void
 say(const char *fmt, ...)
@@ -78,12 +138,46 @@ result(const char *why)
 }
 
 static uint64_t
-now_ms(void)
+now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static uint64_t
+now_ms(void)
+{
+	return now_us() / 1000;
+}
+
+static void
+ivwl_on_sigbus(int sig)
+{
+	if (fault_armed)
+		siglongjmp(fault_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Reads (write false) or writes one byte at p; true if it raised SIGBUS. */
+static bool
+ivwl_touch_faults(volatile uint8_t *p, bool write)
+{
+	bool faulted = false;
+
+	if (sigsetjmp(fault_jmp, 1) == 0) {
+		fault_armed = 1;
+		if (write)
+			*p = 0x5a;
+		else
+			(void)*p;
+	} else {
+		faulted = true;
+	}
+	fault_armed = 0;
+	return faulted;
 }
 
 /* Expects ioctl(fd, cmd, arg) to fail with errno want. */
@@ -93,22 +187,25 @@ expect_ioctl_err(int fd, unsigned long cmd, void *arg, int want,
 {
 	int ret = ioctl(fd, cmd, arg);
 
-	if (ret == 0)
-		bad("%s: succeeded, expected %s", what, strerror(want));
-	else if (errno != want)
+	if (ret >= 0) {
+		bad("%s: succeeded (%d), expected %s", what, ret,
+		    strerror(want));
+		if (cmd == IVWL_IOCTL_EXPORT_DMABUF)
+			close(ret);
+	} else if (errno != want) {
 		bad("%s: %s, expected %s", what, strerror(errno),
 		    strerror(want));
-	else
+	} else {
 		say("%s: %s as expected", what, strerror(want));
+	}
 }
 
-/* Expects mmap of (length, offset, flags) to fail with errno want. */
+/* Expects mmap of (length, offset, prot, flags) to fail with errno want. */
 static void
-expect_mmap_err(int fd, size_t length, off_t offset, int flags, int want,
-		const char *what)
+expect_mmap_err(int fd, size_t length, off_t offset, int prot, int flags,
+		int want, const char *what)
 {
-	void *p = mmap(NULL, length, PROT_READ | PROT_WRITE, flags, fd,
-		       offset);
+	void *p = mmap(NULL, length, prot, flags, fd, offset);
 
 	if (p != MAP_FAILED) {
 		munmap(p, length);
@@ -121,34 +218,109 @@ expect_mmap_err(int fd, size_t length, off_t offset, int flags, int want,
 	}
 }
 
+/* Expects read(fd, buf, len) to fail with errno want. */
 static void
-check_bad_arguments(int fd, const struct ivwl_info *info)
+expect_read_err(int fd, void *buf, size_t len, int want, const char *what)
 {
+	ssize_t n = read(fd, buf, len);
+
+	if (n >= 0)
+		bad("%s: returned %zd, expected %s", what, n, strerror(want));
+	else if (errno != want)
+		bad("%s: %s, expected %s", what, strerror(errno),
+		    strerror(want));
+	else
+		say("%s: %s as expected", what, strerror(want));
+}
+
+static void
+expect_export_err(int fd, uint64_t offset, uint64_t size, uint32_t flags,
+		  uint32_t pad, int want, const char *what)
+{
+	struct ivwl_export ex = {
+		.offset = offset, .size = size, .flags = flags, .pad = pad,
+	};
+
+	expect_ioctl_err(fd, IVWL_IOCTL_EXPORT_DMABUF, &ex, want, what);
+}
+
+static int
+ivwl_export(int fd, uint64_t offset, uint64_t size, uint32_t flags)
+{
+	struct ivwl_export ex = {
+		.offset = offset, .size = size, .flags = flags,
+	};
+
+	return ioctl(fd, IVWL_IOCTL_EXPORT_DMABUF, &ex);
+}
+
+static void
+check_bad_arguments(struct ivwl_guest *g)
+{
+	const struct ivwl_info *info = &g->info;
+	uint64_t size = info->shm_size;
 	struct ivwl_doorbell db;
 	struct ivwl_eventfd ev;
-	uint64_t size = info->shm_size;
+	struct ivwl_event rec[2];
+	int fd = g->fd, rofd, dfd;
 	void *p;
 
+	/* Pointers: NULL and an address with nothing mapped. */
 	expect_ioctl_err(fd, IVWL_IOCTL_GET_INFO, NULL, EFAULT,
 			 "GET_INFO to NULL");
+	expect_ioctl_err(fd, IVWL_IOCTL_GET_INFO, g->hole, EFAULT,
+			 "GET_INFO to an unmapped page");
 	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, NULL, EFAULT,
 			 "DOORBELL from NULL");
+	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, g->hole, EFAULT,
+			 "DOORBELL from an unmapped page");
 	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, NULL, EFAULT,
 			 "SET_EVENTFD from NULL");
+	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, g->hole, EFAULT,
+			 "SET_EVENTFD from an unmapped page");
+	expect_ioctl_err(fd, IVWL_IOCTL_EXPORT_DMABUF, NULL, EFAULT,
+			 "EXPORT_DMABUF from NULL");
+	expect_ioctl_err(fd, IVWL_IOCTL_EXPORT_DMABUF, g->hole, EFAULT,
+			 "EXPORT_DMABUF from an unmapped page");
 
+	/* Unknown commands, and known numbers with the wrong size. */
+	expect_ioctl_err(fd, _IO(IVWL_IOCTL_MAGIC, 0x3f), NULL, ENOTTY,
+			 "unknown ioctl");
+	expect_ioctl_err(fd, _IO(IVWL_IOCTL_MAGIC, 4), NULL, ENOTTY,
+			 "ioctl 4");
+	expect_ioctl_err(fd, _IOR(IVWL_IOCTL_MAGIC, 0, uint32_t), &ev, ENOTTY,
+			 "GET_INFO with a 4-byte argument");
+	expect_ioctl_err(fd, _IOW(IVWL_IOCTL_MAGIC, 3, uint64_t), &ev, ENOTTY,
+			 "EXPORT_DMABUF with an 8-byte argument");
+
+	/* DOORBELL: vectors, peers, flags. */
 	db = (struct ivwl_doorbell){ .peer = 0, .vector = info->nr_vectors };
 	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
 			 "DOORBELL vector nr_vectors");
 	db = (struct ivwl_doorbell){ .peer = 0, .vector = 0xffff };
 	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
 			 "DOORBELL vector 0xffff");
+	db = (struct ivwl_doorbell){ .peer = 2, .vector = 0 };
+	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
+			 "DOORBELL peer 2 (max_peers 2)");
+	db = (struct ivwl_doorbell){ .peer = 0xffff, .vector = 0 };
+	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
+			 "DOORBELL peer 0xffff");
 	db = (struct ivwl_doorbell){ .peer = 0, .vector = 0, .flags = 1 };
 	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
 			 "DOORBELL flags 1");
+	db = (struct ivwl_doorbell){ .peer = 0, .vector = 0,
+				     .flags = 0x80000000u };
+	expect_ioctl_err(fd, IVWL_IOCTL_DOORBELL, &db, EINVAL,
+			 "DOORBELL flags 0x80000000");
 
+	/* SET_EVENTFD */
 	ev = (struct ivwl_eventfd){ .vector = info->nr_vectors, .fd = -1 };
 	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, &ev, EINVAL,
 			 "SET_EVENTFD vector nr_vectors");
+	ev = (struct ivwl_eventfd){ .vector = 0xffffffffu, .fd = -1 };
+	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, &ev, EINVAL,
+			 "SET_EVENTFD vector 0xffffffff");
 	ev = (struct ivwl_eventfd){ .vector = 0, .fd = -2 };
 	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, &ev, EINVAL,
 			 "SET_EVENTFD fd -2");
@@ -159,18 +331,78 @@ check_bad_arguments(int fd, const struct ivwl_info *info)
 	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, &ev, EINVAL,
 			 "SET_EVENTFD fd not an eventfd");
 
-	expect_ioctl_err(fd, _IO(IVWL_IOCTL_MAGIC, 0x3f), NULL, ENOTTY,
-			 "unknown ioctl");
+	/* EXPORT_DMABUF: alignment, size, range, overflow, flags, pad. */
+	expect_export_err(fd, 1, 4096, 0, 0, EINVAL, "EXPORT offset 1");
+	expect_export_err(fd, 2048, 4096, 0, 0, EINVAL, "EXPORT offset 2048");
+	expect_export_err(fd, 0, 0, 0, 0, EINVAL, "EXPORT size 0");
+	expect_export_err(fd, 0, 100, 0, 0, EINVAL, "EXPORT size 100");
+	expect_export_err(fd, 0, 4096 + 512, 0, 0, EINVAL,
+			  "EXPORT size 4608");
+	expect_export_err(fd, size, 4096, 0, 0, EINVAL,
+			  "EXPORT at offset shm_size");
+	expect_export_err(fd, size - 4096, 8192, 0, 0, EINVAL,
+			  "EXPORT across the end");
+	expect_export_err(fd, 0, size + 4096, 0, 0, EINVAL,
+			  "EXPORT one page more than the region");
+	expect_export_err(fd, 4096, -4096ull, 0, 0, EINVAL,
+			  "EXPORT offset + size wraps to 0");
+	expect_export_err(fd, -4096ull, 8192, 0, 0, EINVAL,
+			  "EXPORT offset 2^64 - 4096");
+	expect_export_err(fd, 1ull << 62, 4096, 0, 0, EINVAL,
+			  "EXPORT offset 2^62");
+	expect_export_err(fd, 0, 4096, 2, 0, EINVAL, "EXPORT flags 2");
+	expect_export_err(fd, 0, 4096, 0x80000000u, 0, EINVAL,
+			  "EXPORT flags 0x80000000");
+	expect_export_err(fd, 0, 4096, IVWL_EXPORT_F_RDWR | 4, 0, EINVAL,
+			  "EXPORT flags RDWR | 4");
+	expect_export_err(fd, 0, 4096, 0, 1, EINVAL, "EXPORT pad 1");
 
-	expect_mmap_err(fd, size + 4096, 0, MAP_SHARED, ENXIO,
-			"mmap one page more than the region");
-	expect_mmap_err(fd, 4096, size, MAP_SHARED, ENXIO,
-			"mmap at offset shm_size");
-	expect_mmap_err(fd, 8192, size - 4096, MAP_SHARED, ENXIO,
-			"mmap across the end");
-	expect_mmap_err(fd, 4096, 1ull << 62, MAP_SHARED, ENXIO,
-			"mmap at offset 2^62");
-	expect_mmap_err(fd, 4096, 0, MAP_PRIVATE, EINVAL, "mmap MAP_PRIVATE");
+	/* A read-only open file: no writable dma-buf, no writable mmap. */
+	rofd = open(g->dev, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (rofd < 0) {
+		bad("open %s O_RDONLY: %s", g->dev, strerror(errno));
+	} else {
+		expect_export_err(rofd, 0, 4096, IVWL_EXPORT_F_RDWR, 0, EACCES,
+				  "EXPORT RDWR from an O_RDONLY file");
+		expect_mmap_err(rofd, 4096, 0, PROT_READ | PROT_WRITE,
+				MAP_SHARED, EACCES,
+				"writable mmap of an O_RDONLY file");
+		expect_mmap_err(rofd, 4096, 0, PROT_READ, MAP_PRIVATE, EINVAL,
+				"MAP_PRIVATE mmap of an O_RDONLY file");
+		p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, rofd, 0);
+		if (p == MAP_FAILED)
+			bad("read-only mmap of an O_RDONLY file: %s",
+			    strerror(errno));
+		else if (mprotect(p, 4096, PROT_READ | PROT_WRITE) == 0)
+			bad("mprotect made a read-only mapping writable");
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+		dfd = ivwl_export(rofd, 0, 4096, 0);
+		if (dfd < 0)
+			bad("read-only EXPORT from an O_RDONLY file: %s",
+			    strerror(errno));
+		else
+			close(dfd);
+		/* read(): buffer sizes, nothing pending */
+		expect_read_err(rofd, rec, 0, EINVAL, "read of 0 bytes");
+		expect_read_err(rofd, rec, sizeof(rec[0]) - 1, EINVAL,
+				"read of 7 bytes");
+		expect_read_err(rofd, rec, sizeof(rec), EAGAIN,
+				"O_NONBLOCK read with nothing pending");
+		close(rofd);
+	}
+
+	/* mmap of the node */
+	expect_mmap_err(fd, size + 4096, 0, PROT_READ | PROT_WRITE, MAP_SHARED,
+			ENXIO, "mmap one page more than the region");
+	expect_mmap_err(fd, 4096, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			ENXIO, "mmap at offset shm_size");
+	expect_mmap_err(fd, 8192, size - 4096, PROT_READ | PROT_WRITE,
+			MAP_SHARED, ENXIO, "mmap across the end");
+	expect_mmap_err(fd, 4096, 1ull << 62, PROT_READ | PROT_WRITE,
+			MAP_SHARED, ENXIO, "mmap at offset 2^62");
+	expect_mmap_err(fd, 4096, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+			EINVAL, "mmap MAP_PRIVATE");
 
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		 size - 4096);
@@ -178,6 +410,261 @@ check_bad_arguments(int fd, const struct ivwl_info *info)
 		bad("mmap of the last page: %s", strerror(errno));
 	else
 		munmap(p, 4096);
+
+	/* mmap of a dma-buf: beyond its size, private, writable read-only */
+	dfd = ivwl_export(fd, size - 8192, 8192, 0);
+	if (dfd < 0) {
+		bad("EXPORT of the last two pages: %s", strerror(errno));
+		return;
+	}
+	expect_mmap_err(dfd, 12288, 0, PROT_READ, MAP_SHARED, EINVAL,
+			"dma-buf mmap of 3 pages of 2");
+	expect_mmap_err(dfd, 4096, 8192, PROT_READ, MAP_SHARED, EINVAL,
+			"dma-buf mmap at offset 8192 of 8192");
+	expect_mmap_err(dfd, 4096, 0, PROT_READ, MAP_PRIVATE, EINVAL,
+			"dma-buf mmap MAP_PRIVATE");
+	expect_mmap_err(dfd, 4096, 0, PROT_READ | PROT_WRITE, MAP_SHARED,
+			EACCES, "writable mmap of a read-only dma-buf");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, dfd, 4096);
+	if (p == MAP_FAILED)
+		bad("read-only mmap of the dma-buf's 2nd page: %s",
+		    strerror(errno));
+	else
+		munmap(p, 4096);
+	close(dfd);
+}
+
+/* Checks the flags and size of a dma-buf fd against what we asked. */
+static void
+check_dmabuf_fd(int dfd, uint64_t size, bool rdwr, const char *what)
+{
+	int fl = fcntl(dfd, F_GETFL), fdfl = fcntl(dfd, F_GETFD);
+	off_t end = lseek(dfd, 0, SEEK_END);
+
+	if (!(fdfl & FD_CLOEXEC))
+		bad("%s: dma-buf fd without FD_CLOEXEC", what);
+	if ((fl & O_ACCMODE) != (rdwr ? O_RDWR : O_RDONLY))
+		bad("%s: dma-buf fd access mode %d, expected %d", what,
+		    fl & O_ACCMODE, rdwr ? O_RDWR : O_RDONLY);
+	if (end < 0 || (uint64_t)end != size)
+		bad("%s: dma-buf size %lld, expected %" PRIu64, what,
+		    (long long)end, size);
+	lseek(dfd, 0, SEEK_SET);
+}
+
+static int
+dmabuf_sync(int dfd, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return ioctl(dfd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+static int
+ring(int fd, uint16_t peer, uint16_t vector)
+{
+	struct ivwl_doorbell db = { .peer = peer, .vector = vector };
+
+	return ioctl(fd, IVWL_IOCTL_DOORBELL, &db);
+}
+
+/*
+ * Waits until fd is readable and reads records until the vectors in
+ * want have all been reported; counts[v] gets the sum per vector.
+ * Returns the mask seen.
+ */
+static uint64_t
+collect(int fd, uint64_t want, uint32_t *counts, uint32_t nvec, int ms)
+{
+	struct ivwl_event rec[MAX_VECTORS];
+	uint64_t deadline = now_ms() + ms, seen = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	int i;
+
+	memset(counts, 0, nvec * sizeof(*counts));
+	while ((seen & want) != want && now_ms() < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - now_ms())) <= 0)
+			continue;
+		if (pfd.revents != POLLIN) {
+			bad("poll revents 0x%x, expected POLLIN", pfd.revents);
+			break;
+		}
+		n = read(fd, rec, sizeof(rec));
+		if (n < 0) {
+			bad("read after POLLIN: %s", strerror(errno));
+			break;
+		}
+		if (n == 0 || n % sizeof(rec[0])) {
+			bad("read returned %zd bytes", n);
+			break;
+		}
+		for (i = 0; i < n / (ssize_t)sizeof(rec[0]); i++) {
+			if (rec[i].vector >= nvec) {
+				bad("record for vector %u", rec[i].vector);
+				continue;
+			}
+			counts[rec[i].vector] += rec[i].count;
+			seen |= 1ull << rec[i].vector;
+		}
+	}
+	return seen;
+}
+
+/* Expects nothing to be pending on fd (POLLIN clear, read EAGAIN). */
+static void
+expect_quiet(int fd, const char *what)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct ivwl_event rec;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (poll(&pfd, 1, 0) != 0)
+		bad("%s: poll revents 0x%x, expected none", what, pfd.revents);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	if (read(fd, &rec, sizeof(rec)) >= 0)
+		bad("%s: read returned vector %u count %u, expected EAGAIN",
+		    what, rec.vector, rec.count);
+	else if (errno != EAGAIN)
+		bad("%s: read: %s, expected EAGAIN", what, strerror(errno));
+	fcntl(fd, F_SETFL, fl);
+}
+
+/* One loopback doorbell on vector v, read back as exactly {v, 1}. */
+static bool
+loopback_once(struct ivwl_guest *g, int fd, uint32_t v)
+{
+	uint32_t counts[MAX_VECTORS];
+	uint64_t seen;
+
+	if (ring(fd, g->info.ivposition, v) < 0) {
+		bad("DOORBELL own peer vector %u: %s", v, strerror(errno));
+		return false;
+	}
+	seen = collect(fd, 1ull << v, counts, g->vectors, 5000);
+	if (seen != 1ull << v || counts[v] != 1) {
+		bad("loopback on vector %u: mask 0x%" PRIx64 " count %u, "
+		    "expected mask 0x%llx count 1", v, seen, counts[v],
+		    1ull << v);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Doorbells on our own peer id come back through QEMU as interrupts on
+ * our own vectors: read() and poll() are checked against exact values.
+ */
+static void
+check_read_poll(struct ivwl_guest *g)
+{
+	uint32_t counts[MAX_VECTORS], v, last = g->vectors - 1;
+	struct ivwl_event rec;
+	uint64_t seen, t, total = 0, worst = 0;
+	int fd2, fd3, i, status;
+	pid_t child;
+	ssize_t n;
+
+	expect_quiet(g->fd, "before any doorbell");
+	for (v = 0; v < g->vectors; v++)
+		if (!loopback_once(g, g->fd, v))
+			return;
+	say("loopback doorbell on each of vectors 0..%u read back as "
+	    "{vector, 1}", last);
+	expect_quiet(g->fd, "after reading every loopback doorbell");
+
+	/* Two files count on their own; a file opened later sees nothing. */
+	fd2 = open(g->dev, O_RDWR | O_CLOEXEC);
+	if (fd2 < 0) {
+		bad("second open: %s", strerror(errno));
+		return;
+	}
+	ring(g->fd, g->info.ivposition, 0);
+	ring(g->fd, g->info.ivposition, last);
+	seen = collect(fd2, 1ull | 1ull << last, counts, g->vectors, 5000);
+	if (seen != (1ull | 1ull << last) || counts[0] != 1 ||
+	    counts[last] != 1)
+		bad("second file: mask 0x%" PRIx64 " counts %u/%u, expected "
+		    "vectors 0 and %u once each", seen, counts[0],
+		    counts[last], last);
+	fd3 = open(g->dev, O_RDWR | O_CLOEXEC);
+	expect_quiet(fd3, "file opened after the doorbells");
+	expect_quiet(fd2, "second file after reading");
+
+	/* The first file still has both; an unmapped buffer keeps them. */
+	expect_read_err(g->fd, g->hole, sizeof(rec), EFAULT,
+			"read into an unmapped page");
+	n = read(g->fd, &rec, sizeof(rec));
+	if (n != sizeof(rec) || rec.vector != 0 || rec.count != 1)
+		bad("first record after EFAULT: %zd bytes vector %u count %u, "
+		    "expected vector 0 count 1", n, rec.vector, rec.count);
+	/*
+	 * Round robin: vector 0 again while last is still waiting; fd2
+	 * witnesses the interrupt without touching the first file.
+	 */
+	if (g->vectors > 1) {
+		ring(g->fd, g->info.ivposition, 0);
+		seen = collect(fd2, 1, counts, g->vectors, 5000);
+		if (seen != 1 || counts[0] != 1)
+			bad("second file, round robin doorbell: mask 0x%"
+			    PRIx64 " count %u, expected 0x1 count 1", seen,
+			    counts[0]);
+		n = read(g->fd, &rec, sizeof(rec));
+		if (n != sizeof(rec) || rec.vector != last || rec.count != 1)
+			bad("round robin: vector %u count %u, expected "
+			    "vector %u count 1", rec.vector, rec.count, last);
+		n = read(g->fd, &rec, sizeof(rec));
+		if (n != sizeof(rec) || rec.vector != 0 || rec.count != 1)
+			bad("round robin: vector %u count %u, expected "
+			    "vector 0 count 1", rec.vector, rec.count);
+		else
+			say("one-record reads take turns between vectors");
+		seen = collect(fd3, 1, counts, g->vectors, 5000);
+		if (seen != 1 || counts[0] != 1)
+			bad("third file: mask 0x%" PRIx64 " count %u, "
+			    "expected 0x1 count 1", seen, counts[0]);
+	} else {
+		n = read(g->fd, &rec, sizeof(rec));
+	}
+	expect_quiet(g->fd, "first file after the round robin");
+	expect_quiet(fd2, "second file after the round robin");
+	expect_quiet(fd3, "third file after the round robin");
+	close(fd2);
+	close(fd3);
+
+	/* A blocking read returns when a doorbell arrives. */
+	child = fork();
+	if (child == 0) {
+		usleep(200000);
+		_exit(ring(g->fd, g->info.ivposition, last) < 0 ? 1 : 0);
+	}
+	t = now_us();
+	n = read(g->fd, &rec, sizeof(rec));
+	t = now_us() - t;
+	waitpid(child, &status, 0);
+	if (n != sizeof(rec) || rec.vector != last || rec.count != 1)
+		bad("blocking read: %zd bytes vector %u count %u, expected "
+		    "vector %u count 1", n, rec.vector, rec.count, last);
+	else if (t < 150000)
+		bad("blocking read returned after %" PRIu64 " us, before the "
+		    "doorbell", t);
+	else
+		say("blocking read woke after %" PRIu64 " ms", t / 1000);
+
+	/* Latency of ring -> interrupt -> poll -> read, own peer. */
+	for (i = 0; i < LOOPBACK_ROUNDS; i++) {
+		t = now_us();
+		if (!loopback_once(g, g->fd, i % g->vectors))
+			return;
+		t = now_us() - t;
+		total += t;
+		if (t > worst)
+			worst = t;
+	}
+	say("MEASURE loopback doorbell to read(): %d rounds, mean %" PRIu64
+	    " us, worst %" PRIu64 " us (TCG)", LOOPBACK_ROUNDS,
+	    total / LOOPBACK_ROUNDS, worst);
+	expect_quiet(g->fd, "after the latency rounds");
 }
 
 static int
@@ -193,142 +680,180 @@ bind_eventfd(int fd, uint32_t vector, int efd)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* Returns an fd of the first DRM card (vgem), or -1. */
+static int
+open_card(void)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "vectors", required_argument, NULL, 'v' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dev = "/dev/ivwl0";
-	uint64_t size = 0, deadline, sum, badw, seen = 0, all, n;
-	uint32_t vectors = 0, v;
-	int timeout_ms = 60000, fd, c, efd[MAX_VECTORS];
-	struct pollfd pfd[MAX_VECTORS];
-	struct ivwl_info info;
-	struct ivwl_layout layout;
+	char path[64];
+	int i, fd;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+/*
+ * Imports dfd into vgem: a device attachment (dma_buf_attach +
+ * dma_buf_map_attachment in the exporter).  Returns 0 or -errno.
+ */
+static int
+vgem_import(int dfd)
+{
+	struct ivwl_drm_prime_handle prime = { .fd = dfd };
+	struct ivwl_drm_gem_close gc = { 0 };
+	int card = open_card(), ret = 0;
+
+	if (card < 0)
+		return -ENODEV;
+	if (ioctl(card, IVWL_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime) < 0) {
+		ret = -errno;
+	} else {
+		gc.handle = prime.handle;
+		if (ioctl(card, IVWL_DRM_IOCTL_GEM_CLOSE, &gc) < 0)
+			ret = -1000 - errno;
+	}
+	close(card);
+	return ret;
+}
+
+static int
+wait_for_host_block(struct ivwl_guest *g, uint64_t deadline)
+{
 	struct probe_block *b, copy;
-	struct ivwl_doorbell db;
-	struct stat st;
-	void *base;
+	uint64_t badw, sum;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': size = strtoull(optarg, NULL, 0); break;
-		case 'v': vectors = strtoul(optarg, NULL, 0); break;
-		case 't': timeout_ms = atoi(optarg); break;
-		case 'd': dev = optarg; break;
-		default: return result("bad arguments");
-		}
-	}
-	if (!size || !vectors || vectors > MAX_VECTORS)
-		return result("usage: --size BYTES --vectors N (1..64)");
-	all = vectors >= 64 ? ~0ull : (1ull << vectors) - 1;
-
-	if (stat(dev, &st) < 0)
-		return result("no device node (driver not bound?)");
-	if (!S_ISCHR(st.st_mode))
-		bad("%s is not a character device", dev);
-	if ((st.st_mode & 0777) != 0600)
-		bad("%s has mode %03o, expected 600", dev, st.st_mode & 0777);
-	fd = open(dev, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return result("cannot open the device node");
-
-	if (ioctl(fd, IVWL_IOCTL_GET_INFO, &info) < 0)
-		return result("GET_INFO failed");
-	say("GET_INFO: abi %u ivposition %u nr_vectors %u flags 0x%x "
-	    "shm_size %" PRIu64, info.abi, info.ivposition, info.nr_vectors,
-	    info.flags, (uint64_t)info.shm_size);
-	if (info.abi != IVWL_ABI_VERSION)
-		bad("abi %u, expected %u", info.abi, IVWL_ABI_VERSION);
-	if (info.ivposition != IVWL_PEER_APP)
-		bad("ivposition %u, expected %u", info.ivposition,
-		    IVWL_PEER_APP);
-	if (info.nr_vectors != vectors)
-		bad("nr_vectors %u, expected %u", info.nr_vectors, vectors);
-	if (info.shm_size != size)
-		return result("shm_size does not match --size");
-	if (info.flags & IVWL_INFO_F_PAGES)
-		say("region has struct pages (devm_memremap_pages)");
-	else
-		bad("region mapped without struct pages (memremap fallback)");
-
-	check_bad_arguments(fd, &info);
-
-	/* Bind, rebind and unbind once before the real bindings. */
-	efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (efd[0] < 0)
-		return result("eventfd failed");
-	bind_eventfd(fd, 0, efd[0]);
-	bind_eventfd(fd, 0, efd[0]);
-	bind_eventfd(fd, 0, -1);
-	bind_eventfd(fd, 0, -1);
-	close(efd[0]);
-
-	for (v = 0; v < vectors; v++) {
-		efd[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (efd[v] < 0)
-			return result("eventfd failed");
-		if (bind_eventfd(fd, v, efd[v]) < 0)
-			return result("cannot bind eventfds");
-		pfd[v].fd = efd[v];
-		pfd[v].events = POLLIN;
-	}
-	say("eventfds bound to vectors 0..%u", vectors - 1);
-
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return result("mmap of the whole region failed");
-	if (ivwl_layout_compute(size, &layout) < 0 ||
-	    layout.heap_size < PROBE_HEAP_NEEDED)
-		return result("region too small for the probe layout");
-
-	deadline = now_ms() + timeout_ms;
-	b = probe_block_at(base, &layout, PROBE_BLOCK_HOST);
+	b = probe_block_at(g->base, &g->layout, PROBE_BLOCK_HOST);
 	while (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) !=
 	       PROBE_MAGIC_HOST) {
 		if (now_ms() > deadline)
-			return result("timed out waiting for the host block");
+			return -1;
 		usleep(1000);
 	}
 	memcpy(&copy, b, sizeof(copy));
-	if (copy.length != PROBE_LENGTH)
-		return result("host block has the wrong length");
+	if (copy.length != PROBE_LENGTH) {
+		bad("host block has length %" PRIu64, copy.length);
+		return -1;
+	}
 	badw = probe_verify(probe_block_data(b), copy.length, copy.seed, &sum);
-	if (badw != copy.length / 8 || sum != copy.checksum)
-		return result("host pattern wrong through the mmap");
+	if (badw != copy.length / 8 || sum != copy.checksum) {
+		bad("host pattern wrong through the mmap at word %" PRIu64,
+		    badw);
+		return -1;
+	}
+	g->host_seed = copy.seed;
 	say("host pattern OK through mmap: %" PRIu64 " bytes, seed 0x%016"
 	    PRIx64, copy.length, copy.seed);
+	return 0;
+}
 
-	b = probe_block_at(base, &layout, PROBE_BLOCK_REPLY);
-	b->seed = copy.seed ^ PROBE_REPLY_XOR;
-	b->length = PROBE_LENGTH;
-	b->checksum = probe_fill(probe_block_data(b), PROBE_LENGTH, b->seed);
-	b->value = 0;
-	__atomic_store_n(&b->magic, PROBE_MAGIC_REPLY, __ATOMIC_RELEASE);
-	say("reply block written");
+/*
+ * The reply block (one header page and PROBE_LENGTH bytes) is written
+ * through a dma-buf of exactly that range and checked through the
+ * node's mapping; host-peer checks it on the host.  Returns the dma-buf
+ * fd and its mapping, kept for the unbind test.
+ */
+static int
+reply_through_dmabuf(struct ivwl_guest *g, void **map, uint64_t *map_size)
+{
+	uint64_t off = g->layout.heap_offset + PROBE_BLOCK_REPLY * PROBE_AREA;
+	uint64_t len = PROBE_DATA_OFFSET + PROBE_LENGTH, t, sum, badw;
+	struct probe_block *b, *dev_b;
+	uint64_t seed = g->host_seed ^ PROBE_REPLY_XOR;
+	int dfd, ret;
+	void *p;
 
-	for (v = 0; v < vectors; v++) {
-		db = (struct ivwl_doorbell){ .peer = IVWL_PEER_DISPLAY,
-					     .vector = v };
-		if (ioctl(fd, IVWL_IOCTL_DOORBELL, &db) < 0)
-			bad("DOORBELL peer 0 vector %u: %s", v,
-			    strerror(errno));
+	t = now_us();
+	dfd = ivwl_export(g->fd, off, len, IVWL_EXPORT_F_RDWR);
+	t = now_us() - t;
+	if (dfd < 0) {
+		bad("EXPORT of the reply block (0x%" PRIx64 "+0x%" PRIx64
+		    "): %s", off, len, strerror(errno));
+		return -1;
 	}
-	say("rang peer %u on vectors 0..%u", IVWL_PEER_DISPLAY, vectors - 1);
+	say("MEASURE EXPORT_DMABUF of %" PRIu64 " bytes: %" PRIu64 " us",
+	    len, t);
+	check_dmabuf_fd(dfd, len, true, "reply dma-buf");
 
+	t = now_us();
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 0);
+	t = now_us() - t;
+	if (p == MAP_FAILED) {
+		bad("mmap of the reply dma-buf: %s", strerror(errno));
+		close(dfd);
+		return -1;
+	}
+	say("MEASURE dma-buf mmap of %" PRIu64 " bytes: %" PRIu64 " us",
+	    len, t);
+
+	if (dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE) < 0)
+		bad("DMA_BUF_IOCTL_SYNC start: %s", strerror(errno));
+	b = p;
+	b->seed = seed;
+	b->length = PROBE_LENGTH;
+	t = now_us();
+	b->checksum = probe_fill(probe_block_data(b), PROBE_LENGTH, seed);
+	t = now_us() - t;
+	b->value = 0;
+	if (dmabuf_sync(dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE) < 0)
+		bad("DMA_BUF_IOCTL_SYNC end: %s", strerror(errno));
+	say("MEASURE pattern fill of %llu bytes through the dma-buf "
+	    "mapping: %" PRIu64 " us", PROBE_LENGTH, t);
+
+	/* The same bytes through the node's mapping. */
+	dev_b = probe_block_at(g->base, &g->layout, PROBE_BLOCK_REPLY);
+	badw = probe_verify(probe_block_data(dev_b), PROBE_LENGTH, seed, &sum);
+	if (badw != PROBE_LENGTH / 8 || sum != b->checksum ||
+	    dev_b->seed != seed) {
+		bad("dma-buf writes not seen through /dev mapping (word %"
+		    PRIu64 ")", badw);
+	} else {
+		say("reply pattern written through the dma-buf is seen "
+		    "through the /dev mapping");
+	}
+
+	if (g->vgem) {
+		ret = vgem_import(dfd);
+		if (ret)
+			bad("vgem import of the reply dma-buf: %s",
+			    strerror(-ret));
+		else
+			say("vgem imported the reply dma-buf (device "
+			    "attachment mapped and released)");
+	}
+
+	/* Publish through the dma-buf too. */
+	__atomic_store_n(&b->magic, PROBE_MAGIC_REPLY, __ATOMIC_RELEASE);
+	say("reply block published through the dma-buf");
+	*map = p;
+	*map_size = len;
+	return dfd;
+}
+
+/* Waits for host-peer's doorbells on every eventfd and in read(). */
+static uint64_t
+wait_host_doorbells(struct ivwl_guest *g, int *efd, uint64_t deadline)
+{
+	struct pollfd pfd[MAX_VECTORS];
+	uint32_t counts[MAX_VECTORS], v;
+	uint64_t all, seen = 0, rseen, n;
+
+	all = g->vectors >= 64 ? ~0ull : (1ull << g->vectors) - 1;
+	for (v = 0; v < g->vectors; v++) {
+		pfd[v].fd = efd[v];
+		pfd[v].events = POLLIN;
+	}
 	while (seen != all) {
-		int left = (int)(deadline - now_ms());
+		int64_t left = (int64_t)(deadline - now_ms());
 
-		if ((int64_t)(deadline - now_ms()) <= 0)
+		if (left <= 0)
 			break;
-		if (poll(pfd, vectors, left) < 0 && errno != EINTR)
-			return result("poll failed");
-		for (v = 0; v < vectors; v++) {
+		if (poll(pfd, g->vectors, (int)left) < 0 && errno != EINTR)
+			break;
+		for (v = 0; v < g->vectors; v++) {
 			if (!(pfd[v].revents & POLLIN))
 				continue;
 			if (read(efd[v], &n, sizeof(n)) == sizeof(n) && n) {
@@ -338,21 +863,403 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	if (seen != all)
+	if (seen != all) {
 		bad("host doorbells seen 0x%" PRIx64 " of 0x%" PRIx64, seen,
 		    all);
-	else
-		say("host doorbells woke every eventfd");
+		return seen;
+	}
+	say("host doorbells woke every eventfd");
 
-	b = probe_block_at(base, &layout, PROBE_BLOCK_ACK);
+	/* The same interrupts, once each, through read(). */
+	rseen = collect(g->fd, all, counts, g->vectors, 5000);
+	if (rseen != all)
+		bad("read() saw host doorbells 0x%" PRIx64 " of 0x%" PRIx64,
+		    rseen, all);
+	for (v = 0; v < g->vectors; v++)
+		if (counts[v] != 1)
+			bad("read() count for host vector %u is %u, expected 1",
+			    v, counts[v]);
+	if (rseen == all)
+		say("read() reported every host doorbell once");
+	return seen;
+}
+
+static int
+delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK);
+}
+
+static int
+load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return ret;
+}
+
+static bool
+module_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/ivwl", &st) == 0;
+}
+
+/* Unbinds the PCI device behind /dev/ivwl0 from the driver. */
+static int
+unbind_device(char *bdf, size_t len)
+{
+	char link[256];
+	ssize_t n;
+	int fd;
+
+	n = readlink("/sys/class/misc/ivwl0/device", link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	snprintf(bdf, len, "%s", basename(link));
+	fd = open("/sys/bus/pci/drivers/ivwl/unbind", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, bdf, strlen(bdf));
+	close(fd);
+	return n == (ssize_t)strlen(bdf) ? 0 : -1;
+}
+
+static int
+wait_for_node(const char *dev, int ms)
+{
+	uint64_t deadline = now_ms() + ms;
+	struct stat st;
+
+	while (stat(dev, &st) < 0) {
+		if (now_ms() > deadline)
+			return -1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/*
+ * Unbind and unload with clients attached, then reload (with the
+ * memremap fallback) and use again.
+ */
+static void
+check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
+		    uint64_t dsize)
+{
+	uint64_t seed = g->host_seed ^ PROBE_REPLY_XOR, sum, badw, t;
+	struct ivwl_doorbell db = { .peer = 0, .vector = 0 };
+	struct pollfd pfd = { .fd = g->fd, .events = POLLIN };
+	struct ivwl_info info;
+	struct ivwl_event rec;
+	struct probe_block *b;
+	char bdf[64];
+	int fd, dfd2, ret;
+	void *base, *p;
+
+	/* rmmod with an open fd, a live mmap and a live mapped dma-buf */
+	if (delete_module("ivwl") == 0)
+		bad("rmmod ivwl succeeded with clients attached");
+	else if (errno != EWOULDBLOCK)
+		bad("rmmod ivwl with clients: %s, expected %s",
+		    strerror(errno), strerror(EWOULDBLOCK));
+	else
+		say("rmmod with an open fd, mmap and dma-buf: %s as expected",
+		    strerror(EWOULDBLOCK));
+	if (!module_loaded())
+		bad("ivwl gone from /sys/module after a refused rmmod");
+	if (ivwl_touch_faults(g->base, false))
+		bad("node mapping faults after a refused rmmod");
+
+	/* Unbind the device under the clients' feet. */
+	t = now_us();
+	if (unbind_device(bdf, sizeof(bdf)) < 0) {
+		bad("unbind of ivwl0's PCI device: %s", strerror(errno));
+		return;
+	}
+	say("MEASURE unbind with clients attached: %" PRIu64 " us (%s)",
+	    now_us() - t, bdf);
+	if (access(g->dev, F_OK) == 0 || errno != ENOENT)
+		bad("%s still exists after unbind", g->dev);
+
+	if (!ivwl_touch_faults(g->base, false))
+		bad("node mapping readable after unbind, expected SIGBUS");
+	else if (!ivwl_touch_faults((uint8_t *)g->base + g->size - 1, true))
+		bad("node mapping writable after unbind, expected SIGBUS");
+	else
+		say("node mapping raises SIGBUS after unbind");
+	if (!ivwl_touch_faults(dmap, false) ||
+	    !ivwl_touch_faults((uint8_t *)dmap + dsize - 1, true))
+		bad("dma-buf mapping usable after unbind, expected SIGBUS");
+	else
+		say("dma-buf mapping raises SIGBUS after unbind");
+
+	expect_ioctl_err(g->fd, IVWL_IOCTL_GET_INFO, &info, ENODEV,
+			 "GET_INFO after unbind");
+	expect_ioctl_err(g->fd, IVWL_IOCTL_DOORBELL, &db, ENODEV,
+			 "DOORBELL after unbind");
+	expect_export_err(g->fd, 0, 4096, 0, 0, ENODEV, "EXPORT after unbind");
+	expect_read_err(g->fd, &rec, sizeof(rec), ENODEV,
+			"read after unbind");
+	expect_mmap_err(g->fd, 4096, 0, PROT_READ, MAP_SHARED, ENODEV,
+			"mmap of the node after unbind");
+	expect_mmap_err(dfd, 4096, 0, PROT_READ, MAP_SHARED, ENODEV,
+			"mmap of the dma-buf after unbind");
+	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLHUP | POLLERR))
+		bad("poll after unbind: revents 0x%x, expected POLLHUP|POLLERR",
+		    pfd.revents);
+	if (dmabuf_sync(dfd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW) == 0)
+		bad("DMA_BUF_IOCTL_SYNC after unbind succeeded");
+	else if (errno != ENODEV)
+		bad("DMA_BUF_IOCTL_SYNC after unbind: %s, expected ENODEV",
+		    strerror(errno));
+
+	if (delete_module("ivwl") == 0 || errno != EWOULDBLOCK)
+		bad("rmmod after unbind with clients: %s, expected %s",
+		    strerror(errno), strerror(EWOULDBLOCK));
+
+	/* Let go: the dma-buf first (mapping, then fd), then the node. */
+	munmap(dmap, dsize);
+	close(dfd);
+	munmap(g->base, g->size);
+	g->base = NULL;
+	close(g->fd);
+	g->fd = -1;
+	if (delete_module("ivwl") < 0) {
+		bad("rmmod once every client is gone: %s", strerror(errno));
+		return;
+	}
+	if (module_loaded())
+		bad("/sys/module/ivwl still there after rmmod");
+	say("rmmod succeeded once the clients were gone");
+
+	/* Reload, this time on the memremap fallback, and use again. */
+	t = now_us();
+	if (load_module(g->module, "no_pages=1") < 0) {
+		bad("reload of %s: %s", g->module, strerror(errno));
+		return;
+	}
+	if (wait_for_node(g->dev, 10000) < 0) {
+		bad("no %s after the reload", g->dev);
+		return;
+	}
+	say("MEASURE reload to device node: %" PRIu64 " ms",
+	    (now_us() - t) / 1000);
+	fd = open(g->dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		bad("open after reload: %s", strerror(errno));
+		return;
+	}
+	g->fd = fd;
+	if (ioctl(fd, IVWL_IOCTL_GET_INFO, &info) < 0) {
+		bad("GET_INFO after reload: %s", strerror(errno));
+		return;
+	}
+	if (info.abi != IVWL_ABI_VERSION || info.ivposition != IVWL_PEER_APP ||
+	    info.nr_vectors != g->vectors || info.shm_size != g->size ||
+	    info.flags != (IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ))
+		bad("GET_INFO after reload: abi %u ivposition %u vectors %u "
+		    "size %llu flags 0x%x, expected flags 0x%x (no pages)",
+		    info.abi, info.ivposition, info.nr_vectors,
+		    (unsigned long long)info.shm_size, info.flags,
+		    IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ);
+	else
+		say("reloaded with no_pages=1: GET_INFO flags 0x%x",
+		    info.flags);
+
+	base = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		bad("mmap after reload: %s", strerror(errno));
+		return;
+	}
+	g->base = base;
+	b = probe_block_at(base, &g->layout, PROBE_BLOCK_REPLY);
+	badw = probe_verify(probe_block_data(b), PROBE_LENGTH, seed, &sum);
+	if (badw != PROBE_LENGTH / 8 || b->magic != PROBE_MAGIC_REPLY)
+		bad("reply pattern not intact after reload (word %" PRIu64 ")",
+		    badw);
+	else
+		say("reply pattern intact through the node after reload");
+
+	dfd2 = ivwl_export(fd, g->layout.heap_offset +
+			   PROBE_BLOCK_REPLY * PROBE_AREA,
+			   PROBE_DATA_OFFSET + PROBE_LENGTH, 0);
+	if (dfd2 < 0) {
+		bad("EXPORT on the fallback: %s", strerror(errno));
+	} else {
+		check_dmabuf_fd(dfd2, PROBE_DATA_OFFSET + PROBE_LENGTH, false,
+				"fallback dma-buf");
+		p = mmap(NULL, PROBE_DATA_OFFSET + PROBE_LENGTH, PROT_READ,
+			 MAP_SHARED, dfd2, 0);
+		if (p == MAP_FAILED) {
+			bad("dma-buf mmap on the fallback: %s",
+			    strerror(errno));
+		} else {
+			b = p;
+			badw = probe_verify(probe_block_data(b), PROBE_LENGTH,
+					    seed, &sum);
+			if (badw != PROBE_LENGTH / 8)
+				bad("reply pattern wrong through the fallback "
+				    "dma-buf (word %" PRIu64 ")", badw);
+			else
+				say("reply pattern read through a dma-buf on "
+				    "the fallback");
+			munmap(p, PROBE_DATA_OFFSET + PROBE_LENGTH);
+		}
+		if (g->vgem) {
+			ret = vgem_import(dfd2);
+			if (ret != -EOPNOTSUPP)
+				bad("vgem import on the fallback: %s, expected "
+				    "%s", ret ? strerror(-ret) : "success",
+				    strerror(EOPNOTSUPP));
+			else
+				say("vgem import on the fallback: %s as "
+				    "expected", strerror(EOPNOTSUPP));
+		}
+		close(dfd2);
+	}
+	if (loopback_once(g, fd, 0) && loopback_once(g, fd, g->vectors - 1))
+		say("loopback doorbells work after the reload");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "vectors", required_argument, NULL, 'v' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "module", required_argument, NULL, 'm' },
+		{ "vgem", no_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ivwl_guest g = {
+		.dev = "/dev/ivwl0", .timeout_ms = 60000, .fd = -1,
+	};
+	struct probe_block *b;
+	struct sigaction sa;
+	uint64_t deadline, seen, dsize = 0;
+	uint32_t v;
+	int c, efd[MAX_VECTORS], dfd;
+	struct stat st;
+	void *dmap = NULL;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': g.size = strtoull(optarg, NULL, 0); break;
+		case 'v': g.vectors = strtoul(optarg, NULL, 0); break;
+		case 't': g.timeout_ms = atoi(optarg); break;
+		case 'd': g.dev = optarg; break;
+		case 'm': g.module = optarg; break;
+		case 'g': g.vgem = true; break;
+		default: return result("bad arguments");
+		}
+	}
+	if (!g.size || g.vectors < 2 || g.vectors > MAX_VECTORS || !g.module)
+		return result("usage: --size BYTES --vectors N (2..64) "
+			      "--module PATH [--vgem]");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ivwl_on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	g.hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		      0);
+	if (g.hole == MAP_FAILED)
+		return result("mmap of a scratch page failed");
+	munmap(g.hole, 4096);
+
+	if (stat(g.dev, &st) < 0)
+		return result("no device node (driver not bound?)");
+	if (!S_ISCHR(st.st_mode))
+		bad("%s is not a character device", g.dev);
+	if ((st.st_mode & 0777) != 0600)
+		bad("%s has mode %03o, expected 600", g.dev, st.st_mode & 0777);
+	g.fd = open(g.dev, O_RDWR | O_CLOEXEC);
+	if (g.fd < 0)
+		return result("cannot open the device node");
+
+	if (ioctl(g.fd, IVWL_IOCTL_GET_INFO, &g.info) < 0)
+		return result("GET_INFO failed");
+	say("GET_INFO: abi %u ivposition %u nr_vectors %u flags 0x%x "
+	    "shm_size %" PRIu64, g.info.abi, g.info.ivposition,
+	    g.info.nr_vectors, g.info.flags, (uint64_t)g.info.shm_size);
+	if (g.info.abi != IVWL_ABI_VERSION)
+		bad("abi %u, expected %u", g.info.abi, IVWL_ABI_VERSION);
+	if (g.info.ivposition != IVWL_PEER_APP)
+		bad("ivposition %u, expected %u", g.info.ivposition,
+		    IVWL_PEER_APP);
+	if (g.info.nr_vectors != g.vectors)
+		bad("nr_vectors %u, expected %u", g.info.nr_vectors, g.vectors);
+	if (g.info.shm_size != g.size)
+		return result("shm_size does not match --size");
+	if (g.info.flags != ALL_FLAGS)
+		bad("flags 0x%x, expected 0x%x (pages, export, read)",
+		    g.info.flags, ALL_FLAGS);
+	if (ivwl_layout_compute(g.size, &g.layout) < 0 ||
+	    g.layout.heap_size < PROBE_HEAP_NEEDED)
+		return result("region too small for the probe layout");
+
+	check_bad_arguments(&g);
+	check_read_poll(&g);
+
+	/* Bind, rebind and unbind once before the real bindings. */
+	efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (efd[0] < 0)
+		return result("eventfd failed");
+	bind_eventfd(g.fd, 0, efd[0]);
+	bind_eventfd(g.fd, 0, efd[0]);
+	bind_eventfd(g.fd, 0, -1);
+	bind_eventfd(g.fd, 0, -1);
+	close(efd[0]);
+
+	for (v = 0; v < g.vectors; v++) {
+		efd[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (efd[v] < 0)
+			return result("eventfd failed");
+		if (bind_eventfd(g.fd, v, efd[v]) < 0)
+			return result("cannot bind eventfds");
+	}
+	say("eventfds bound to vectors 0..%u", g.vectors - 1);
+
+	g.base = mmap(NULL, g.size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd,
+		      0);
+	if (g.base == MAP_FAILED)
+		return result("mmap of the whole region failed");
+
+	deadline = now_ms() + g.timeout_ms;
+	if (wait_for_host_block(&g, deadline) < 0)
+		return result("no valid host block");
+
+	dfd = reply_through_dmabuf(&g, &dmap, &dsize);
+	if (dfd < 0)
+		return result("reply through a dma-buf failed");
+
+	for (v = 0; v < g.vectors; v++)
+		if (ring(g.fd, IVWL_PEER_DISPLAY, v) < 0)
+			bad("DOORBELL peer 0 vector %u: %s", v,
+			    strerror(errno));
+	say("rang peer %u on vectors 0..%u", IVWL_PEER_DISPLAY, g.vectors - 1);
+
+	seen = wait_host_doorbells(&g, efd, deadline);
+
+	b = probe_block_at(g.base, &g.layout, PROBE_BLOCK_ACK);
 	b->value = seen;
 	__atomic_store_n(&b->magic, PROBE_MAGIC_ACK, __ATOMIC_RELEASE);
 
-	for (v = 0; v < vectors; v++) {
-		bind_eventfd(fd, v, -1);
+	/* Eventfds stay bound: the unbind must drop them too. */
+	check_unload_reload(&g, dfd, dmap, dsize);
+	for (v = 0; v < g.vectors; v++)
 		close(efd[v]);
-	}
-	munmap(base, size);
-	close(fd);
+	if (g.base)
+		munmap(g.base, g.size);
+	if (g.fd >= 0)
+		close(g.fd);
 	return result(NULL);
 }

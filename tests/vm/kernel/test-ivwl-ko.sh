@@ -2,8 +2,11 @@
 # VM test of kernel/ivwl.ko: a QEMU (TCG) guest with ivshmem-doorbell,
 # served by ivwl-server, loads ivwl.ko from a busybox initramfs and runs
 # ivwl-ko-guest against /dev/ivwl0 while tests/vm/host-peer is peer 0.
-# Passes only when the guest and host-peer both pass, rmmod works, and
-# the guest kernel logged no warning.  See docs/vm-testing.md for the
+# The guest also unbinds, unloads and reloads the driver with clients
+# attached (see ivwl-ko-guest.c).  Passes only when the guest and
+# host-peer both pass, rmmod works, both probes (pages, then the
+# no_pages=1 fallback) were logged, and the guest kernel logged no
+# warning.  See docs/vm-testing.md for the
 # exchange (the same as guest-probe's, through the driver).
 #
 #   test-ivwl-ko.sh --server PATH --guest PATH --host-peer PATH
@@ -95,18 +98,43 @@ echo "test-ivwl-ko: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivwl-ko: module $module ($(modinfo -F vermagic "$module" 2>/dev/null || echo '?'))"
 echo "test-ivwl-ko: region $size bytes, $vectors vectors, limit ${limit}s"
 
-# The guest's command: load the driver, run the test program, unload.
-cat >"$tmp/run-ivwl-ko" <<'GUEST'
+# vgem (from the booted kernel's modules) gives the guest a DRM device
+# to import dma-bufs into: the exporter's attach/map path.  Without it
+# that part is skipped, and said so.
+kver=$(basename "$kernel")
+kver=${kver#vmlinuz-}
+drm=/lib/modules/$kver/kernel/drivers/gpu/drm
+vgem_files=()
+vgem_arg=
+if [ -f "$drm/drm.ko" ] && [ -f "$drm/drm_shmem_helper.ko" ] &&
+   [ -f "$drm/vgem/vgem.ko" ]; then
+	vgem_files=("$drm/drm.ko=/lib/modules/drm.ko"
+		"$drm/drm_shmem_helper.ko=/lib/modules/drm_shmem_helper.ko"
+		"$drm/vgem/vgem.ko=/lib/modules/vgem.ko")
+	vgem_arg=--vgem
+	echo "test-ivwl-ko: vgem from $drm: device import of dma-bufs tested"
+else
+	echo "test-ivwl-ko: NOTE: no uncompressed vgem.ko under $drm: device import of dma-bufs not tested"
+fi
+
+# The guest's command: load the driver, run the test program (which
+# unbinds, unloads and reloads it), unload.
+cat >"$tmp/run-ivwl-ko" <<GUEST
 #!/bin/sh
+if [ -n "$vgem_arg" ]; then
+	for m in drm drm_shmem_helper vgem; do
+		insmod /lib/modules/\$m.ko || { echo "GUEST: FAIL: insmod \$m"; exit 1; }
+	done
+fi
 insmod /lib/modules/ivwl.ko || { echo "GUEST RESULT: FAIL insmod"; exit 1; }
 i=0
-while [ ! -c /dev/ivwl0 ] && [ $i -lt 100 ]; do
+while [ ! -c /dev/ivwl0 ] && [ \$i -lt 100 ]; do
 	sleep 0.1
-	i=$((i + 1))
+	i=\$((i + 1))
 done
-ls -l /dev/ivwl*
-/bin/ivwl-ko-guest "$@"
-status=$?
+ls -l /dev/ivwl* /dev/dri 2>/dev/null
+/bin/ivwl-ko-guest --module /lib/modules/ivwl.ko $vgem_arg "\$@"
+status=\$?
 grep -E 'CPU|ivwl' /proc/interrupts
 if rmmod ivwl; then
 	echo "GUEST: rmmod OK"
@@ -116,15 +144,17 @@ fi
 echo "----- guest dmesg -----"
 dmesg | grep -v -E 'ivwl: (loading out-of-tree|module verification failed)'
 echo "----- end of guest dmesg -----"
-exit $status
+exit \$status
 GUEST
 chmod 0755 "$tmp/run-ivwl-ko"
 
 "$mkinitramfs" "$tmp/initramfs.gz" "$guest" "$tmp/run-ivwl-ko" \
-	"$module=/lib/modules/ivwl.ko" ||
+	"$module=/lib/modules/ivwl.ko" "${vgem_files[@]}" ||
 	die "cannot build the initramfs (see above)"
 
-vm_boot test-ivwl-ko /bin/run-ivwl-ko 'IVWL-INIT: exit status' 10000
+# The guest unbinds, unloads and reloads the driver after host-peer
+# is done: give it time.
+vm_boot test-ivwl-ko /bin/run-ivwl-ko 'IVWL-INIT: exit status' 60000
 
 errors=()
 grep -q '^GUEST RESULT: PASS' <<<"$console" ||
@@ -134,9 +164,14 @@ while read -r line; do
 done < <(grep -o '^GUEST: FAIL: .*' <<<"$console" || true)
 grep -q '^GUEST: rmmod OK' <<<"$console" ||
 	errors+=("the guest could not unload ivwl.ko")
-grep -q 'ivwl0: [0-9]* MiB region (pages), [0-9]* vectors, peer 1' <<<"$console" ||
+grep -q 'ivwl0: [0-9]* MiB region (pages), [0-9]* vectors, peer 1, max_peers 2' <<<"$console" ||
 	errors+=("no probe line from ivwl.ko in the guest's dmesg")
-if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' <<<"$console"; then
+grep -q 'ivwl0: [0-9]* MiB region (memremap), [0-9]* vectors, peer 1, max_peers 2' <<<"$console" ||
+	errors+=("no probe line from the reloaded ivwl.ko (no_pages=1) in the guest's dmesg")
+if grep 'devm_memremap_pages failed' <<<"$console"; then
+	errors+=("devm_memremap_pages failed on the first load (above)")
+fi
+if grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption|INFO: task' <<<"$console"; then
 	errors+=("the guest kernel logged a warning or oops (above)")
 fi
 vm_check_host_side
