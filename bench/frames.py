@@ -155,7 +155,9 @@ def reap_orphans(keep):
 # ---- the display side: ivwl-server, weston + ivwl.so, ivwl-agent --------
 
 class Display:
-    def __init__(self, build, width, height, keep_logs=False):
+    def __init__(self, build, width, height, keep_logs=False,
+                 repaint_window=None):
+        self.repaint_window = repaint_window
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="ivwl-bench-frames.")
         self.keep_logs = keep_logs
@@ -202,7 +204,10 @@ class Display:
         self.server = self.spawn([self.bin["server"], "--socket", sock,
                                   "--size", "256M"], "server.log")
         wait_for("ivwl-server", lambda: os.path.exists(sock + ".display"))
-        ini = ["[core]", f"modules={self.bin['plugin']}", "idle-time=0", "",
+        ini = ["[core]", f"modules={self.bin['plugin']}", "idle-time=0"]
+        if self.repaint_window is not None:
+            ini.append(f"repaint-window={self.repaint_window}")
+        ini += ["",
                "[shell]", "panel-position=none", "animation=none",
                "close-animation=none", "startup-animation=none",
                "focus-animation=none", "",
@@ -595,6 +600,58 @@ def print_table(rows, header):
           "rchar+wchar of both waypipes / frames.")
 
 
+def print_targets(rows):
+    """Issue 5's targets, met or missed, from the rows that exist."""
+    def get(path, size, damage="full"):
+        for r in rows:
+            if (r["path"], r["size"], r["damage"]) == (path, size, damage):
+                return r
+        return None
+
+    def verdict(ok):
+        return "met" if ok else "MISSED"
+
+    out = []
+    zc = [r for r in rows if r["path"] == "ivwl-zero-copy"]
+    if zc:
+        worst = max(r["copied_bytes_per_frame"] for r in zc)
+        out.append(f"zero-copy copies 0 bytes/frame: max "
+                   f"{fmt_bytes(worst)} -> {verdict(worst == 0)}")
+        a, b = get("ivwl-zero-copy", "3840x2160"), \
+            get("ivwl-zero-copy", "1920x1080")
+        if a and b and b["transport_cpu_ms_per_frame"] > 0:
+            x = a["transport_cpu_ms_per_frame"] / \
+                b["transport_cpu_ms_per_frame"]
+            out.append(f"zero-copy transport CPU 4K / 1080p (full): "
+                       f"{a['transport_cpu_ms_per_frame']:.3f} / "
+                       f"{b['transport_cpu_ms_per_frame']:.3f} ms = "
+                       f"{x:.2f}x (<= 1.5x) -> {verdict(x <= 1.5)}")
+    for path in ("ivwl-copy", "ivwl-zero-copy"):
+        r, n, w = get(path, "2560x1440"), get("native", "2560x1440"), \
+            get("waypipe", "2560x1440")
+        if r and n:
+            x = r["cpu_ms_per_frame"] / n["cpu_ms_per_frame"]
+            out.append(f"{path} 2560x1440 full, total CPU vs native: "
+                       f"{x:.2f}x (<= 1.2x) -> {verdict(x <= 1.2)}")
+        if r and w:
+            x = r["cpu_ms_per_frame"] / w["cpu_ms_per_frame"]
+            out.append(f"{path} 2560x1440 full, total CPU vs waypipe: "
+                       f"{x:.2f}x (<= 0.5x) -> {verdict(x <= 0.5)}")
+    for path in ("ivwl-copy", "ivwl-zero-copy"):
+        for r in rows:
+            n = get("native", r["size"], r["damage"])
+            if r["path"] != path or not n:
+                continue
+            d = r["latency_p50_us"] - n["latency_p50_us"]
+            out.append(f"{path} {r['size']} {r['damage']}: latency p50 "
+                       f"native {'+' if d >= 0 else ''}{d:.0f} us "
+                       f"(<= +200) -> {verdict(d <= 200)}")
+    if out:
+        print("\nTargets (issue 5):")
+        for line in out:
+            print("  " + line)
+
+
 # ---- mpv --------------------------------------------------------------
 
 MPV_LUA = r"""
@@ -787,7 +844,7 @@ def main_frames(args):
     ow = max(w for w, _ in sizes)
     oh = max(h for _, h in sizes)
     load0 = machine_line()
-    disp = Display(args.build, ow, oh, args.keep_logs)
+    disp = Display(args.build, ow, oh, args.keep_logs, args.repaint_window)
     rows = []
     try:
         i = 0
@@ -815,6 +872,7 @@ def main_frames(args):
                 f"after {args.warmup} warm-up, weston headless pixman "
                 f"{ow}x{oh}, median of {args.repeat}\n"
                 f"before: {load0}\nafter:  {machine_line()}")
+    print_targets(rows)
     return 0
 
 
@@ -845,7 +903,8 @@ def main_mpv(args):
         raise SystemExit("mpv is not installed (tools/deps.sh)")
     size = parse_sizes(args.size)[0]
     load0 = machine_line()
-    disp = Display(args.build, size[0], size[1], args.keep_logs)
+    disp = Display(args.build, size[0], size[1], args.keep_logs,
+                   args.repaint_window)
     rows = []
     try:
         for i, path in enumerate(paths):
@@ -881,6 +940,9 @@ def main():
     f.add_argument("--json", action="store_true",
                    help="one JSON object per line, one line per case")
     f.add_argument("--keep-logs", action="store_true")
+    f.add_argument("--repaint-window", type=int, default=16,
+                   help="weston.ini [core] repaint-window, ms (weston's "
+                        "default: 7)")
     m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path")
     m.add_argument("--build", required=True)
     m.add_argument("--seconds", type=float, default=10)
@@ -889,6 +951,7 @@ def main():
     m.add_argument("--paths", default=",".join(MPV_PATHS))
     m.add_argument("--json", action="store_true")
     m.add_argument("--keep-logs", action="store_true")
+    m.add_argument("--repaint-window", type=int, default=16)
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
 
