@@ -440,6 +440,9 @@ linger_for_grants(struct relay *r)
 {
 	struct pollfd pfd = { .fd = r->zc_fd, .events = POLLIN };
 
+	/* The client must see its connection end meanwhile. */
+	close(r->sock);
+	r->sock = -1;
 	ivwl_buffers_release(&r->buffers);
 	if (ivwl_buffers_client_maps(&r->buffers))
 		ivwl_shim_debug("the client still maps zero-copy memory: "
