@@ -697,26 +697,51 @@ open_card(void)
 }
 
 /*
- * Imports dfd into vgem: a device attachment (dma_buf_attach +
- * dma_buf_map_attachment in the exporter).  Returns 0 or -errno.
+ * Imports dfd into vgem, a device attachment (dma_buf_attach and
+ * dma_buf_map_attachment in the exporter), and keeps it: *card and
+ * *handle for vgem_release().  Returns 0 or -errno.
  */
+static int
+vgem_import_keep(int dfd, int *card, uint32_t *handle)
+{
+	struct ivwl_drm_prime_handle prime = { .fd = dfd };
+	int ret;
+
+	*card = open_card();
+	if (*card < 0)
+		return -ENODEV;
+	if (ioctl(*card, IVWL_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime) < 0) {
+		ret = -errno;
+		close(*card);
+		*card = -1;
+		return ret;
+	}
+	*handle = prime.handle;
+	return 0;
+}
+
+/* Drops the import: the exporter's unmap and detach.  0 or -errno. */
+static int
+vgem_release(int card, uint32_t handle)
+{
+	struct ivwl_drm_gem_close gc = { .handle = handle };
+	int ret = 0;
+
+	if (ioctl(card, IVWL_DRM_IOCTL_GEM_CLOSE, &gc) < 0)
+		ret = -errno;
+	close(card);
+	return ret;
+}
+
 static int
 vgem_import(int dfd)
 {
-	struct ivwl_drm_prime_handle prime = { .fd = dfd };
-	struct ivwl_drm_gem_close gc = { 0 };
-	int card = open_card(), ret = 0;
+	uint32_t handle;
+	int card, ret;
 
-	if (card < 0)
-		return -ENODEV;
-	if (ioctl(card, IVWL_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime) < 0) {
-		ret = -errno;
-	} else {
-		gc.handle = prime.handle;
-		if (ioctl(card, IVWL_DRM_IOCTL_GEM_CLOSE, &gc) < 0)
-			ret = -1000 - errno;
-	}
-	close(card);
+	ret = vgem_import_keep(dfd, &card, &handle);
+	if (ret == 0)
+		ret = vgem_release(card, handle);
 	return ret;
 }
 
@@ -960,8 +985,11 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 	struct ivwl_event rec;
 	struct probe_block *b;
 	char bdf[64];
-	int fd, dfd2, ret;
+	int fd, dfd2, ret, card = -1, i, status;
+	uint32_t handle = 0;
 	void *base, *p;
+	bool reaped;
+	pid_t child;
 
 	/* rmmod with an open fd, a live mmap and a live mapped dma-buf */
 	if (delete_module("ivwl") == 0)
@@ -977,14 +1005,63 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 	if (ivwl_touch_faults(g->base, false))
 		bad("node mapping faults after a refused rmmod");
 
-	/* Unbind the device under the clients' feet. */
-	t = now_us();
-	if (unbind_device(bdf, sizeof(bdf)) < 0) {
-		bad("unbind of ivwl0's PCI device: %s", strerror(errno));
-		return;
+	/*
+	 * Unbind the device under the clients' feet.  With a vgem
+	 * attachment alive, the unbind has to wait for it (the sg_table
+	 * names the region's struct pages): unbind in a child, check it is
+	 * still waiting once remove() has run, then let the attachment go.
+	 */
+	if (g->vgem && vgem_import_keep(dfd, &card, &handle) < 0) {
+		bad("vgem import before unbind: %s", strerror(errno));
+		card = -1;
 	}
-	say("MEASURE unbind with clients attached: %" PRIu64 " us (%s)",
-	    now_us() - t, bdf);
+	t = now_us();
+	if (card < 0) {
+		if (unbind_device(bdf, sizeof(bdf)) < 0) {
+			bad("unbind of ivwl0's PCI device: %s",
+			    strerror(errno));
+			return;
+		}
+	} else {
+		child = fork();
+		if (child == 0)
+			_exit(unbind_device(bdf, sizeof(bdf)) < 0 ? 1 : 0);
+		for (i = 0; i < 1000; i++) {
+			if (ioctl(g->fd, IVWL_IOCTL_GET_INFO, &info) < 0 &&
+			    errno == ENODEV)
+				break;
+			usleep(10000);
+		}
+		usleep(300000);
+		reaped = waitpid(child, &status, WNOHANG) == child;
+		if (i == 1000)
+			bad("remove() did not run within 10 s of the unbind");
+		else if (reaped)
+			bad("unbind finished while vgem still had the "
+			    "dma-buf mapped");
+		else
+			say("unbind waits while vgem has the dma-buf mapped");
+		t = now_us();
+		ret = vgem_release(card, handle);
+		if (ret)
+			bad("vgem release during unbind: %s", strerror(-ret));
+		for (i = 0; !reaped && i < 1000; i++) {
+			if (waitpid(child, &status, WNOHANG) == child)
+				break;
+			usleep(10000);
+		}
+		if (i == 1000) {
+			bad("unbind still blocked 10 s after vgem let go");
+			return;
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			bad("unbind of ivwl0's PCI device failed");
+			return;
+		}
+		say("unbind completed once vgem let go");
+	}
+	say("MEASURE unbind with clients attached: %" PRIu64 " us%s",
+	    now_us() - t, card < 0 ? "" : " (after vgem let go)");
 	if (access(g->dev, F_OK) == 0 || errno != ENOENT)
 		bad("%s still exists after unbind", g->dev);
 

@@ -1,7 +1,9 @@
 #!/bin/bash
-# Builds kernel/ivwl.ko out of tree for the VM test, without writing into
-# the source tree: copies kernel/ into a private directory and runs kbuild
-# there (Linux 6.1 kbuild has no separate output directory for M=).
+# Builds ivwl.ko out of tree through kbuild without writing into the
+# source tree: copies the sources into a private directory and runs
+# kbuild there (Linux 6.1 kbuild has no separate output directory for
+# M=).  W=1, and any compiler warning fails the build.  Used by
+# kernel/meson.build; by hand, kernel/Makefile does the same in place.
 #
 #   build-ko.sh KDIR SRCDIR WORKDIR OUT
 set -eu
