@@ -3,8 +3,11 @@
 # one unmodified Wayland client through the shim.  Prints "GUEST: ..."
 # milestones (with the guest's uptime) that test-deploy-b.py waits for.
 #
-#   guest.sh WIDTH HEIGHT FRAMES TITLE
-width=$1 height=$2 frames=$3 title=$4
+#   guest.sh WIDTH HEIGHT FRAMES TITLE [wait]
+#
+# With "wait", the client starts only once the host says "go" on the
+# console (deploy-a: the display side is then a VM that boots alongside).
+width=$1 height=$2 frames=$3 title=$4 start=${5:-}
 
 say()
 {
@@ -48,6 +51,12 @@ agent_up()
 }
 wait_for 300 "the agent's socket" agent_up
 say "agent listening"
+
+if [ "$start" = wait ]; then
+	say "waiting to start the client"
+	read -r answer || fail "no answer from the host"
+	[ "$answer" = go ] || fail "the host said '$answer'"
+fi
 
 # No Wayland socket in the runtime dir: only the region can carry it.
 mkdir -m 0700 /run/app

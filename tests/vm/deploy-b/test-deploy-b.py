@@ -74,21 +74,31 @@ class HostSide(Session):
         return self.path(f"{VM}.sock")
 
 
+def app_run(wait=False):
+    """ivwl.run= of the app-vm: guest.sh and its arguments."""
+    run = f"/bin/guest.sh,{WIDTH},{HEIGHT},{FRAMES},{TITLE}"
+    return run + ",wait" if wait else run
+
+
 class Guest:
-    def __init__(self, qemu, kernel, initrd, sock, log, limit):
-        append = ("console=ttyS0 quiet panic=-1 "
-                  f"ivwl.run=/bin/guest.sh,{WIDTH},{HEIGHT},{FRAMES},"
-                  f"{TITLE}")
+    """One QEMU (TCG) with ivshmem-doorbell on sock; run is ivwl.run=
+    (mkinitramfs.sh), the console is log and QEMU's stdin."""
+
+    def __init__(self, qemu, kernel, initrd, sock, log, limit, run,
+                 memory=512, extra=()):
+        append = f"console=ttyS0 quiet panic=-1 ivwl.run={run}"
         self.log = log
         self.t0 = time.monotonic()
         self.proc = subprocess.Popen(
             ["timeout", "--foreground", "-k", "5", str(limit), qemu,
-             "-machine", "q35", "-accel", "tcg", "-smp", "1", "-m", "512",
+             "-machine", "q35", "-accel", "tcg", "-smp", "1",
+             "-m", str(memory),
              "-nodefaults", "-no-user-config", "-display", "none",
              "-serial", "stdio", "-no-reboot",
              "-kernel", kernel, "-initrd", initrd, "-append", append,
              "-chardev", f"socket,path={sock},id=iv",
-             "-device", f"ivshmem-doorbell,chardev=iv,vectors={VECTORS}"],
+             "-device", f"ivshmem-doorbell,chardev=iv,vectors={VECTORS}"]
+            + list(extra),
             stdin=subprocess.PIPE, stdout=open(log, "wb"),
             stderr=subprocess.STDOUT)
 
@@ -99,9 +109,10 @@ class Guest:
     def elapsed(self):
         return time.monotonic() - self.t0
 
-    def wait_line(self, marker, timeout):
+    def wait_line(self, marker, timeout, count=1):
+        """Waits until marker is on the console count times."""
         def seen():
-            if marker in self.console():
+            if self.console().count(marker) >= count:
                 return True
             if self.proc.poll() is not None:
                 raise Failure(f"QEMU exited ({self.proc.returncode}) "
@@ -136,6 +147,7 @@ def guest_dump(console, path):
 
 
 def build_initramfs(args, out):
+    """The app-vm's image: driver, agent, relay, shim and client."""
     files = [
         ENV["IVWL_AGENT_BIN"],
         ENV["IVWL_RELAY_BIN"],
@@ -151,20 +163,25 @@ def build_initramfs(args, out):
     subprocess.run([args.mkinitramfs, out] + files, check=True)
 
 
-def check_guest_log(console, errors):
-    if "GUEST RESULT: PASS" not in console:
-        got = re.findall(r"GUEST RESULT: .*", console)
-        errors.append("guest: " + (got[0] if got else "no GUEST RESULT"))
-    errors += ["guest: " + e for e in re.findall(r"GUEST: FAIL: .*",
-                                                 console)]
+def check_guest_log(console, errors, tag="GUEST", peer=1):
+    """What a guest's console must show: tag RESULT: PASS, no tag: FAIL,
+    ivwl.ko's probe line as peer, no kernel warning, init's status 0."""
+    name = tag.lower()
+    if f"{tag} RESULT: PASS" not in console:
+        got = re.findall(f"{tag} RESULT: .*", console)
+        errors.append(f"{name}: " + (got[0] if got else
+                                     f"no {tag} RESULT line"))
+    errors += [f"{name}: " + e for e in re.findall(f"{tag}: FAIL: .*",
+                                                   console)]
     if not re.search(r"ivwl0: \d+ MiB region \(pages\), \d+ vectors, "
-                     r"peer 1", console):
-        errors.append("no probe line from ivwl.ko in the guest's dmesg")
-    if re.search(r"WARNING:|BUG:|Oops|Call Trace|general protection",
+                     f"peer {peer}", console):
+        errors.append(f"{name}: no probe line from ivwl.ko in dmesg")
+    # "WARNING: CPU": weston's own "WARNING: debug protocol" is no oops
+    if re.search(r"WARNING: CPU|BUG:|Oops|Call Trace|general protection",
                  console):
-        errors.append("the guest kernel logged a warning or oops")
+        errors.append(f"{name}: the kernel logged a warning or oops")
     if "IVWL-INIT: exit status 0" not in console:
-        errors.append("the guest's script did not exit with status 0")
+        errors.append(f"{name}: the init script did not exit with 0")
 
 
 def run(args):
@@ -187,7 +204,7 @@ def run(args):
               f"host side up in {time.monotonic() - t_start:.1f} s")
 
         guest = Guest(qemu, args.kernel, initrd, host.app_socket(),
-                      host.path("console.log"), limit)
+                      host.path("console.log"), limit, app_run())
         t_driver = guest.wait_line("GUEST: driver loaded", 120)
         t_agent = guest.wait_line("GUEST: agent listening", 60)
         t_ready = guest.wait_line("GUEST: client ready", 120)
