@@ -88,6 +88,14 @@ read -r answer || fail "no answer from the host"
 kill $client
 wait $client
 say "client ended (status $?)"
+# Its relay holds /dev/ivwl0 (doorbell and region fds) until it sees the
+# client's socket close; rmmod fails while any process holds the node.
+no_relay()
+{
+	! pidof ivwl-relay >/dev/null
+}
+wait_for 100 "ivwl-relay to exit after its client" no_relay
+say "relay ended"
 kill $agent
 wait $agent
 status=$?
