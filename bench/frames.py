@@ -666,9 +666,7 @@ local function counters()
     end
     return "frame_drop=" .. p("frame-drop-count") ..
         " decoder_drop=" .. p("decoder-frame-drop-count") ..
-        " vo_delayed=" .. p("vo-delayed-frame-count") ..
-        " mistimed=" .. p("mistimed-frame-count") ..
-        " frame_number=" .. p("estimated-frame-number")
+        " vo_delayed=" .. p("vo-delayed-frame-count")
 end
 mp.register_event("playback-restart", function()
     if not started then
@@ -779,7 +777,13 @@ def print_mpv(rows, header):
     row("frames dropped (decoder)",
         lambda r: str(r.get("decoder_drop", "na")))
     row("frames delayed (VO)", lambda r: str(r.get("vo_delayed", "na")))
-    row("mistimed frames", lambda r: str(r.get("mistimed", "na")))
+    row("commits through the relay",
+        lambda r: str(r["relay_stats"]["commits"]) if "relay_stats" in r
+        else "-")
+    row("relay copied / commit", lambda r: fmt_bytes(
+        r["relay_stats"]["copied_bytes"] /
+        max(r["relay_stats"]["commits"], 1)) if "relay_stats" in r
+        else "-")
     row("CPU s, all processes", lambda r: f"{r['cpu_s']:.2f}")
     row("CPU %, all processes (of 1 core)",
         lambda r: f"{r['cpu_percent']:.0f}")
