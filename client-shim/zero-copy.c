@@ -97,13 +97,10 @@ typedef int (*memfd_func_t)(const char *, unsigned int);
 typedef int (*shm_open_func_t)(const char *, int, mode_t);
 typedef long (*syscall_func_t)(long, ...);
 
+/* The next definitions of what we interpose, found on first use. */
 static struct {
-	mmap_func_t mmap, mmap64;
-	munmap_func_t munmap;
-	sendmsg_func_t sendmsg;
-	memfd_func_t memfd_create;
-	shm_open_func_t shm_open;
-	syscall_func_t syscall;
+	void *mmap, *mmap64, *munmap, *sendmsg, *memfd_create, *shm_open;
+	void *syscall;
 } real;
 
 static enum zc_mode mode = ZC_AUTO;
@@ -144,9 +141,19 @@ fork_child(void)
  * Other libraries' constructors may call in before ours has run: each
  * call finds its real function itself (the same value whoever wins).
  */
-#define REAL(name, type)                                                 \
-	(real.name ? real.name :                                          \
-		     (real.name = (type)dlsym(RTLD_NEXT, #name)))
+static void *
+resolve(void **slot, const char *name)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, fn, __ATOMIC_RELAXED);
+	}
+	return fn;
+}
+
+#define REAL(name, type) ((type)resolve(&real.name, #name))
 
 __attribute__((constructor)) static void
 zc_init(void)

@@ -57,9 +57,12 @@ ivwl_stream_out_append(struct ivwl_stream_out *out, const void *bytes,
 		out->buf = n;
 		out->cap = cap;
 	}
-	memcpy(out->buf + out->len, bytes, len);
+	/* memcpy() from NULL is undefined even for 0 bytes */
+	if (len > 0)
+		memcpy(out->buf + out->len, bytes, len);
 	out->len += len;
-	memcpy(out->fds + out->nfds, fds, nfds * sizeof(int));
+	if (nfds > 0)
+		memcpy(out->fds + out->nfds, fds, nfds * sizeof(int));
 	out->nfds += nfds;
 	return 0;
 }

@@ -18,6 +18,22 @@ import zlib
 ENV = os.environ
 
 
+def sanitized(env, preload=None):
+    """env for a program that loads our sanitized code into a plain
+    binary (weston with ivwl.so, a client with the shim): with
+    IVWL_ASAN_RUNTIME set, ASan's runtime must be loaded first."""
+    runtime = ENV.get("IVWL_ASAN_RUNTIME")
+    libs = [runtime] if runtime else []
+    if preload:
+        libs.append(preload)
+    if libs:
+        env["LD_PRELOAD"] = ":".join(libs)
+    if runtime:
+        # weston and clients are not ours: their leaks are not our bugs
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return env
+
+
 class Failure(Exception):
     pass
 
@@ -131,7 +147,7 @@ class Session:
                     f"color={colors[i % len(colors)]}", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
-        env = dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime)
+        env = sanitized(dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime))
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("DISPLAY", None)
         backend = "--backend=headless-backend.so"
@@ -161,8 +177,8 @@ class Session:
         """Starts argv as an app of vm: through the shim, no socket."""
         env = dict(ENV, XDG_RUNTIME_DIR=self.path(f"app-{vm}"),
                    WAYLAND_DISPLAY="wayland-0",
-                   IVWL_AGENT=self.path(f"{vm}-agent.sock"),
-                   LD_PRELOAD=ENV["IVWL_SHIM"])
+                   IVWL_AGENT=self.path(f"{vm}-agent.sock"))
+        sanitized(env, ENV["IVWL_SHIM"])
         env.pop("DISPLAY", None)
         env.update(extra_env or {})
         log = log or f"client-{len(self.clients)}.log"
