@@ -53,9 +53,15 @@
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+
+#ifdef CONFIG_X86
+#include <asm/memtype.h>
+#include <asm/pgtable.h>
+#endif
 
 #include "uapi/ivwl.h"
 
@@ -74,6 +80,11 @@ static unsigned int max_peers = 2;
 module_param(max_peers, uint, 0444);
 MODULE_PARM_DESC(max_peers,
 		 "DOORBELL refuses peer ids >= this (default 2: ivwl-server's display and app peers; 0 or > 65536: 65536)");
+
+static bool move_high = true;
+module_param(move_high, bool, 0444);
+MODULE_PARM_DESC(move_high,
+		 "Move a 64-bit BAR2 that firmware placed below 4 GiB above it, out of the MTRR-uncached 32-bit PCI hole (default on)");
 
 static bool no_pages;
 module_param(no_pages, bool, 0444);
@@ -699,6 +710,65 @@ static const struct file_operations ivwl_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * Firmware (SeaBIOS) tends to put a small 64-bit BAR in the 32-bit PCI
+ * hole, which its MTRRs make uncached: PAT then turns every write-back
+ * request for the region into uncached-minus, and a hypervisor that
+ * honours guest memory types (KVM with a passed-through device) makes
+ * every access to the region uncached.  Above 4 GiB the MTRR default
+ * (write-back) applies, so move the BAR there while nothing uses it;
+ * pci_assign_resource() tries a 64-bit window above 4 GiB first.  On
+ * failure the BAR stays where it was.
+ */
+static void ivwl_move_high(struct pci_dev *pdev)
+{
+	struct resource *res = &pdev->resource[IVWL_BAR_SHM];
+	resource_size_t start = res->start, size = resource_size(res);
+	struct resource old = *res;
+
+	if (!move_high || !(res->flags & IORESOURCE_MEM_64) ||
+	    start >= SZ_4G || !res->parent)
+		return;
+	pci_release_resource(pdev, IVWL_BAR_SHM);
+	if (!pci_assign_resource(pdev, IVWL_BAR_SHM)) {
+		dev_info(&pdev->dev, "BAR 2 moved from %pR to %pR\n", &old,
+			 res);
+		return;
+	}
+	/* Still programmed at the old address: claim it again. */
+	res->start = start;
+	res->end = start + size - 1;
+	res->flags &= ~IORESOURCE_UNSET;
+	if (pci_claim_resource(pdev, IVWL_BAR_SHM))
+		dev_warn(&pdev->dev, "BAR 2 lost its old place %pR\n", &old);
+	else
+		dev_info(&pdev->dev, "BAR 2 stays at %pR: no room above 4 GiB\n",
+			 res);
+}
+
+/* Whether the kernel mapping at addr is write-back (PAT). */
+static bool ivwl_mapped_wb(void *addr)
+{
+#ifdef CONFIG_X86
+	unsigned int level;
+	pgprot_t prot;
+	pte_t *pte;
+
+	if (!pat_enabled())
+		return false;	/* MTRRs alone decide: unknown */
+	pte = lookup_address((unsigned long)addr, &level);
+	if (!pte || !pte_present(*pte))
+		return false;
+	prot = pte_pgprot(*pte);
+	if (level != PG_LEVEL_4K)
+		prot = pgprot_large_2_4k(prot);
+	return (pgprot_val(prot) & _PAGE_CACHE_MASK) ==
+	       cachemode2protval(_PAGE_CACHE_MODE_WB);
+#else
+	return true;
+#endif
+}
+
 /* Gives the region struct pages and a write-back kernel mapping. */
 static int ivwl_map_pages(struct ivwl_dev *idev)
 {
@@ -752,6 +822,18 @@ static int ivwl_map_shm(struct ivwl_dev *idev)
 	return 0;
 }
 
+/* Sets IVWL_INFO_F_WB when the region ended up write-back. */
+static void ivwl_check_wb(struct ivwl_dev *idev)
+{
+	if (ivwl_mapped_wb(idev->shm)) {
+		idev->flags |= IVWL_INFO_F_WB;
+		return;
+	}
+	dev_warn(&idev->pdev->dev,
+		 "region at %pa is not mapped write-back (MTRR-uncached range?): every access may be uncached; see move_high\n",
+		 &idev->shm_phys);
+}
+
 static void ivwl_free_irqs(struct ivwl_dev *idev, u32 n)
 {
 	while (n--)
@@ -800,6 +882,7 @@ static int ivwl_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct ivwl_dev *idev;
 	int ret;
 
+	ivwl_move_high(pdev);
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -842,6 +925,7 @@ static int ivwl_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = ivwl_map_shm(idev);
 	if (ret)
 		goto err_put;
+	ivwl_check_wb(idev);
 	ret = ivwl_setup_irqs(idev);
 	if (ret)
 		goto err_put;
@@ -856,11 +940,13 @@ static int ivwl_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_irqs;
 	pci_set_drvdata(pdev, idev);
 
-	dev_info(&pdev->dev, "%s: %llu MiB region (%s), %u vectors, peer %u, max_peers %u\n",
+	dev_info(&pdev->dev, "%s: %llu MiB region (%s), %u vectors, peer %u, max_peers %u, %s at %pa\n",
 		 idev->name, idev->shm_size >> 20,
 		 idev->flags & IVWL_INFO_F_PAGES ? "pages" : "memremap",
 		 idev->nr_vectors, ioread32(idev->regs + IVWL_REG_IVPOSITION),
-		 idev->max_peers);
+		 idev->max_peers,
+		 idev->flags & IVWL_INFO_F_WB ? "write-back" : "NOT write-back",
+		 &idev->shm_phys);
 	return 0;
 
 err_irqs:

@@ -19,8 +19,9 @@
  * built against this header can tell what the running driver offers: a
  * driver without the bit returns ENOTTY for the ioctl (EINVAL for read)
  * and user space falls back.  ABI 1 began with GET_INFO, DOORBELL and
- * SET_EVENTFD; EXPORT_DMABUF (IVWL_INFO_F_EXPORT) and read/poll
- * (IVWL_INFO_F_READ) were added later without a bump.
+ * SET_EVENTFD; EXPORT_DMABUF (IVWL_INFO_F_EXPORT), read/poll
+ * (IVWL_INFO_F_READ) and the write-back report (IVWL_INFO_F_WB) were
+ * added later without a bump.
  */
 #ifndef _UAPI_LINUX_IVWL_H
 #define _UAPI_LINUX_IVWL_H
@@ -42,6 +43,15 @@
 #define IVWL_INFO_F_EXPORT (1u << 1)
 /* read() and poll() report doorbells (struct ivwl_event). */
 #define IVWL_INFO_F_READ (1u << 2)
+/*
+ * The guest maps the region write-back (x86: PAT says so).  Without it
+ * the mapping is uncached-minus, typically because firmware put BAR2 in
+ * the MTRR-uncached 32-bit PCI hole and it could not be moved above
+ * 4 GiB (module parameter move_high): every access is then uncached
+ * where the hypervisor honours guest memory types (KVM with a passed-
+ * through device).  Drivers from before this bit never set it.
+ */
+#define IVWL_INFO_F_WB (1u << 3)
 
 struct ivwl_info {
 	__u32 abi;		/* IVWL_ABI_VERSION */

@@ -26,7 +26,12 @@
  * The last line is "GUEST RESULT: PASS" or "GUEST RESULT: FAIL <why>".
  *
  *   ivwl-ko-guest --size BYTES --vectors N --module PATH [--vgem]
+ *                 [--bar high|low] [--params 'P=V ...']
  *                 [--timeout-ms MS] [--dev PATH]
+ *
+ * --bar says where BAR2 must be and so which memory type the mapping
+ * must have (see check_memtype()); --params are the parameters ivwl.ko
+ * was first loaded with (the reload adds no_pages=1).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -84,6 +89,8 @@ struct ivwl_guest {
 	uint32_t vectors;
 	int timeout_ms;
 	bool vgem;
+	bool bar_high;		/* expect BAR2 moved above 4 GiB, write-back */
+	const char *params;	/* ivwl.ko parameters of the first load */
 
 	int fd;
 	struct ivwl_info info;
@@ -935,6 +942,87 @@ module_loaded(void)
 	return stat("/sys/module/ivwl", &st) == 0;
 }
 
+/*
+ * BAR2's physical range, from the PCI device behind the node (line 2 of
+ * its sysfs resource file).  0 on success.
+ */
+static int
+bar2_range(uint64_t *start, uint64_t *end)
+{
+	char line[256];
+	FILE *f;
+	int i, ret = -1;
+
+	f = fopen("/sys/class/misc/ivwl0/device/resource", "re");
+	if (!f)
+		return -1;
+	for (i = 0; i <= 2 && fgets(line, sizeof(line), f); i++)
+		if (i == 2 && sscanf(line, "%" SCNx64 " %" SCNx64, start,
+				     end) == 2)
+			ret = 0;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Where BAR2 is and what memory type the guest maps it with.  With
+ * g->bar_high, BAR2 must lie above 4 GiB (ivwl.ko's move_high), the
+ * driver must report IVWL_INFO_F_WB and every PAT memtype entry over
+ * BAR2 (the kernel mapping and each user mapping reserve one) must be
+ * write-back; without, BAR2 stays in the 32-bit PCI hole, which the
+ * firmware's MTRRs make uncached: no IVWL_INFO_F_WB, every entry
+ * uncached-minus.  Needs debugfs at /sys/kernel/debug (test-ivwl-ko.sh
+ * mounts it).
+ */
+static void
+check_memtype(const struct ivwl_guest *g, uint32_t flags, const char *when)
+{
+	const char *want = g->bar_high ? "write-back" : "uncached-minus";
+	uint64_t start, end, a, b;
+	char line[256], type[64];
+	int match = 0, other = 0;
+	FILE *f;
+
+	if (bar2_range(&start, &end) < 0) {
+		bad("%s: cannot read BAR2's range from sysfs", when);
+		return;
+	}
+	if ((start >= (1ull << 32)) != g->bar_high)
+		bad("%s: BAR2 at 0x%" PRIx64 ", expected %s 4 GiB", when,
+		    start, g->bar_high ? "above" : "below");
+	if (!!(flags & IVWL_INFO_F_WB) != g->bar_high)
+		bad("%s: GET_INFO flags 0x%x %s IVWL_INFO_F_WB", when, flags,
+		    g->bar_high ? "without" : "with");
+	f = fopen("/sys/kernel/debug/x86/pat_memtype_list", "re");
+	if (!f) {
+		bad("%s: no /sys/kernel/debug/x86/pat_memtype_list: %s", when,
+		    strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "PAT: [mem 0x%" SCNx64 "-0x%" SCNx64 "] %63s",
+			   &a, &b, type) != 3)
+			continue;
+		if (b <= start || a > end)
+			continue;
+		if (strcmp(type, want) == 0) {
+			match++;
+		} else {
+			other++;
+			bad("%s: BAR2 memtype entry %s, expected %s", when,
+			    line, want);
+		}
+	}
+	fclose(f);
+	if (match < 2)
+		bad("%s: %d %s PAT memtype entries over BAR2 [0x%" PRIx64
+		    "-0x%" PRIx64 "], expected at least 2 (kernel, user)",
+		    when, match, want, start, end);
+	else if (!other)
+		say("%s: BAR2 at 0x%" PRIx64 ", %d PAT memtype entries over "
+		    "it, all %s", when, start, match, want);
+}
+
 /* Unbinds the PCI device behind /dev/ivwl0 from the driver. */
 static int
 unbind_device(char *bdf, size_t len)
@@ -984,7 +1072,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 	struct ivwl_info info;
 	struct ivwl_event rec;
 	struct probe_block *b;
-	char bdf[64];
+	char bdf[64], params[256];
 	int fd, dfd2, ret, card = -1, i, status;
 	uint32_t handle = 0;
 	void *base, *p;
@@ -1118,7 +1206,8 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 
 	/* Reload, this time on the memremap fallback, and use again. */
 	t = now_us();
-	if (load_module(g->module, "no_pages=1") < 0) {
+	snprintf(params, sizeof(params), "%s no_pages=1", g->params);
+	if (load_module(g->module, params) < 0) {
 		bad("reload of %s: %s", g->module, strerror(errno));
 		return;
 	}
@@ -1140,12 +1229,13 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 	}
 	if (info.abi != IVWL_ABI_VERSION || info.ivposition != IVWL_PEER_APP ||
 	    info.nr_vectors != g->vectors || info.shm_size != g->size ||
-	    info.flags != (IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ))
+	    (info.flags & ~IVWL_INFO_F_WB) !=
+	    (IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ))
 		bad("GET_INFO after reload: abi %u ivposition %u vectors %u "
-		    "size %llu flags 0x%x, expected flags 0x%x (no pages)",
-		    info.abi, info.ivposition, info.nr_vectors,
-		    (unsigned long long)info.shm_size, info.flags,
-		    IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ);
+		    "size %llu flags 0x%x, expected flags 0x%x (no pages) "
+		    "and maybe write-back", info.abi, info.ivposition,
+		    info.nr_vectors, (unsigned long long)info.shm_size,
+		    info.flags, IVWL_INFO_F_EXPORT | IVWL_INFO_F_READ);
 	else
 		say("reloaded with no_pages=1: GET_INFO flags 0x%x",
 		    info.flags);
@@ -1187,6 +1277,8 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 			else
 				say("reply pattern read through a dma-buf on "
 				    "the fallback");
+			check_memtype(g, info.flags,
+				      "fallback, node and dma-buf mapped");
 			munmap(p, PROBE_DATA_OFFSET + PROBE_LENGTH);
 		}
 		if (g->vgem) {
@@ -1215,10 +1307,13 @@ main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "vgem", no_argument, NULL, 'g' },
+		{ "bar", required_argument, NULL, 'b' },
+		{ "params", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ivwl_guest g = {
 		.dev = "/dev/ivwl0", .timeout_ms = 60000, .fd = -1,
+		.bar_high = true, .params = "",
 	};
 	struct probe_block *b;
 	struct sigaction sa;
@@ -1236,6 +1331,8 @@ main(int argc, char **argv)
 		case 'd': g.dev = optarg; break;
 		case 'm': g.module = optarg; break;
 		case 'g': g.vgem = true; break;
+		case 'b': g.bar_high = strcmp(optarg, "low") != 0; break;
+		case 'p': g.params = optarg; break;
 		default: return result("bad arguments");
 		}
 	}
@@ -1276,9 +1373,9 @@ main(int argc, char **argv)
 		bad("nr_vectors %u, expected %u", g.info.nr_vectors, g.vectors);
 	if (g.info.shm_size != g.size)
 		return result("shm_size does not match --size");
-	if (g.info.flags != ALL_FLAGS)
-		bad("flags 0x%x, expected 0x%x (pages, export, read)",
-		    g.info.flags, ALL_FLAGS);
+	if ((g.info.flags & ~IVWL_INFO_F_WB) != ALL_FLAGS)
+		bad("flags 0x%x, expected 0x%x (pages, export, read) and "
+		    "maybe write-back", g.info.flags, ALL_FLAGS);
 	if (ivwl_layout_compute(g.size, &g.layout) < 0 ||
 	    g.layout.heap_size < PROBE_HEAP_NEEDED)
 		return result("region too small for the probe layout");
@@ -1317,6 +1414,7 @@ main(int argc, char **argv)
 	dfd = reply_through_dmabuf(&g, &dmap, &dsize);
 	if (dfd < 0)
 		return result("reply through a dma-buf failed");
+	check_memtype(&g, g.info.flags, "pages, node and dma-buf mapped");
 
 	for (v = 0; v < g.vectors; v++)
 		if (ring(g.fd, IVWL_PEER_DISPLAY, v) < 0)

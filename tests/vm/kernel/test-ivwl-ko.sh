@@ -11,6 +11,12 @@
 #
 #   test-ivwl-ko.sh --server PATH --guest PATH --host-peer PATH
 #                   --module PATH --kernel PATH [--mkinitramfs PATH]
+#                   [--params 'P=V ...'] [--bar high|low]
+#
+# --params: ivwl.ko parameters (insmod and the guest's reload).  --bar:
+# where BAR2 must end up, high (above 4 GiB, write-back: move_high's
+# default) or low (left in the MTRR-uncached 32-bit PCI hole with
+# move_high=0: uncached-minus, and the driver must say so).
 #
 # Environment (all optional):
 #   IVWL_VM_QEMU     QEMU binary (default qemu-system-x86_64)
@@ -27,6 +33,8 @@ host_peer=
 module=
 kernel=
 mkinitramfs=$here/../mkinitramfs.sh
+params=
+bar=high
 
 die()
 {
@@ -42,6 +50,8 @@ while [ $# -gt 0 ]; do
 	--module) module=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--mkinitramfs) mkinitramfs=$2; shift 2 ;;
+	--params) params=$2; shift 2 ;;
+	--bar) bar=$2; shift 2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 done
@@ -96,7 +106,12 @@ trap 'exit 143' TERM
 
 echo "test-ivwl-ko: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivwl-ko: module $module ($(modinfo -F vermagic "$module" 2>/dev/null || echo '?'))"
-echo "test-ivwl-ko: region $size bytes, $vectors vectors, limit ${limit}s"
+echo "test-ivwl-ko: region $size bytes, $vectors vectors, limit ${limit}s, params '$params', BAR2 $bar"
+case $bar in
+high) memtype=write-back ;;
+low) memtype='NOT write-back' ;;
+*) die "--bar high or low, not $bar" ;;
+esac
 
 # vgem (from the booted kernel's modules) gives the guest a DRM device
 # to import dma-bufs into: the exporter's attach/map path.  Without it
@@ -121,19 +136,22 @@ fi
 # unbinds, unloads and reloads it), unload.
 cat >"$tmp/run-ivwl-ko" <<GUEST
 #!/bin/sh
+# debugfs: the guest checks BAR2's PAT memory type
+mount -t debugfs debugfs /sys/kernel/debug
 if [ -n "$vgem_arg" ]; then
 	for m in drm drm_shmem_helper vgem; do
 		insmod /lib/modules/\$m.ko || { echo "GUEST: FAIL: insmod \$m"; exit 1; }
 	done
 fi
-insmod /lib/modules/ivwl.ko || { echo "GUEST RESULT: FAIL insmod"; exit 1; }
+insmod /lib/modules/ivwl.ko $params || { echo "GUEST RESULT: FAIL insmod"; exit 1; }
 i=0
 while [ ! -c /dev/ivwl0 ] && [ \$i -lt 100 ]; do
 	sleep 0.1
 	i=\$((i + 1))
 done
 ls -l /dev/ivwl* /dev/dri 2>/dev/null
-/bin/ivwl-ko-guest --module /lib/modules/ivwl.ko $vgem_arg "\$@"
+/bin/ivwl-ko-guest --module /lib/modules/ivwl.ko $vgem_arg --bar $bar \\
+	--params "$params" "\$@"
 status=\$?
 grep -E 'CPU|ivwl' /proc/interrupts
 if rmmod ivwl; then
@@ -164,10 +182,17 @@ while read -r line; do
 done < <(grep -o '^GUEST: FAIL: .*' <<<"$console" || true)
 grep -q '^GUEST: rmmod OK' <<<"$console" ||
 	errors+=("the guest could not unload ivwl.ko")
-grep -q 'ivwl0: [0-9]* MiB region (pages), [0-9]* vectors, peer 1, max_peers 2' <<<"$console" ||
-	errors+=("no probe line from ivwl.ko in the guest's dmesg")
-grep -q 'ivwl0: [0-9]* MiB region (memremap), [0-9]* vectors, peer 1, max_peers 2' <<<"$console" ||
-	errors+=("no probe line from the reloaded ivwl.ko (no_pages=1) in the guest's dmesg")
+grep -q "ivwl0: [0-9]* MiB region (pages), [0-9]* vectors, peer 1, max_peers 2, $memtype at" <<<"$console" ||
+	errors+=("no probe line from ivwl.ko in the guest's dmesg ($memtype)")
+grep -q "ivwl0: [0-9]* MiB region (memremap), [0-9]* vectors, peer 1, max_peers 2, $memtype at" <<<"$console" ||
+	errors+=("no probe line from the reloaded ivwl.ko (no_pages=1) in the guest's dmesg ($memtype)")
+if [ "$bar" = high ]; then
+	grep -q 'ivwl [0-9a-f:.]*: BAR 2 moved from \[mem 0x[0-9a-f]\{1,8\}-[^]]*\] to \[mem 0x[1-9a-f][0-9a-f]\{8,\}-' <<<"$console" ||
+		errors+=("no 'BAR 2 moved' line above 4 GiB in the guest's dmesg")
+else
+	grep -q 'region at 0x[0-9a-f]* is not mapped write-back' <<<"$console" ||
+		errors+=("the driver did not warn that the region is not write-back")
+fi
 if grep 'devm_memremap_pages failed' <<<"$console"; then
 	errors+=("devm_memremap_pages failed on the first load (above)")
 fi
