@@ -849,7 +849,7 @@ def main_frames(args):
     oh = max(h for _, h in sizes)
     load0 = machine_line()
     disp = Display(args.build, ow, oh, args.keep_logs, args.repaint_window)
-    rows = []
+    rows, failed = [], []
     try:
         i = 0
         for rep in range(args.repeat):
@@ -859,8 +859,16 @@ def main_frames(args):
                         if not args.json:
                             log(f"{path} {w}x{h} {damage} "
                                 f"({args.frames} frames)")
-                        r = run_frames(disp, path, w, h, damage,
-                                       args.frames, args.warmup, i)
+                        try:
+                            r = run_frames(disp, path, w, h, damage,
+                                           args.frames, args.warmup, i)
+                        except BenchError as e:
+                            # One broken path must not hide the others.
+                            log(f"FAILED: {path} {w}x{h} {damage}: {e}")
+                            failed.append(f"{path} {w}x{h} {damage}")
+                            reap_orphans({q.pid for q in disp.procs})
+                            i += 1
+                            continue
                         r["repeat"] = rep
                         rows.append(r)
                         i += 1
@@ -868,16 +876,19 @@ def main_frames(args):
         disp.close()
     rows = median_rows(rows) if args.repeat > 1 else rows
     add_ratios(rows)
+    status = 1 if failed else 0
+    if failed:
+        log(f"{len(failed)} case(s) failed: {', '.join(failed)}")
     if args.json:
         for r in rows:
             print(json.dumps(r, sort_keys=False))
-        return 0
+        return status
     print_table(rows, f"ivwl-bench frames: {args.frames} measured frames "
                 f"after {args.warmup} warm-up, weston headless pixman "
                 f"{ow}x{oh}, median of {args.repeat}\n"
                 f"before: {load0}\nafter:  {machine_line()}")
     print_targets(rows)
-    return 0
+    return status
 
 
 def median_rows(rows):
@@ -933,17 +944,26 @@ def main():
     ap = argparse.ArgumentParser(prog="ivwl-bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("frames", help="frames-client through every path")
-    f.add_argument("--build", required=True)
-    f.add_argument("--sizes", default="1920x1080,2560x1440,3840x2160")
-    f.add_argument("--damage", default="full,band")
-    f.add_argument("--frames", type=int, default=300)
-    f.add_argument("--warmup", type=int, default=30)
-    f.add_argument("--paths", default=",".join(PATHS))
+    f.add_argument("--build", required=True,
+                   help="build tree with host/, client-shim/, plugin/, "
+                        "bench/ (ivwl-bench passes its own)")
+    f.add_argument("--sizes", default="1920x1080,2560x1440,3840x2160",
+                   help="window sizes, WxH,... (default %(default)s)")
+    f.add_argument("--damage", default="full,band",
+                   help="full and/or band (1/8 of the height)")
+    f.add_argument("--frames", type=int, default=300,
+                   help="measured frames per case (default %(default)s)")
+    f.add_argument("--warmup", type=int, default=30,
+                   help="frames before measuring (default %(default)s)")
+    f.add_argument("--paths", default=",".join(PATHS),
+                   help="default %(default)s; waypipe is skipped when "
+                        "not installed")
     f.add_argument("--repeat", type=int, default=1,
                    help="runs per case, interleaved; median reported")
     f.add_argument("--json", action="store_true",
                    help="one JSON object per line, one line per case")
-    f.add_argument("--keep-logs", action="store_true")
+    f.add_argument("--keep-logs", action="store_true",
+                   help="keep the temporary dir with every process's log")
     f.add_argument("--repaint-window", type=int, default=16,
                    help="weston.ini [core] repaint-window, ms (weston's "
                         "default: 7)")
