@@ -244,8 +244,9 @@ static int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
 		return -ENODEV;
 	}
 	/*
-	 * vm_page_prot of a shared mapping is write-back, the same memory
-	 * type the kernel mapping reserved for the range (PAT).
+	 * remap_pfn_range() takes the memory type the kernel mapping
+	 * reserved for the range (PAT): write-back unless the range is
+	 * MTRR-uncached (see ivwl_move_high()).
 	 */
 	vma->vm_flags |= VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_ops = &ivwl_vm_ops;

@@ -16,9 +16,12 @@
  *   - rings peer 0 on every vector (DOORBELL);
  *   - waits for the host's doorbell on every eventfd and in read(),
  *     writes the ack;
+ *   - where BAR2 is and its memory type: IVWL_INFO_F_WB and every PAT
+ *     memtype entry over BAR2 against --bar (check_memtype());
  *   - with an open fd, a live mmap and a live dma-buf (mapped): rmmod
- *     fails with EWOULDBLOCK; unbinding the PCI device succeeds, the
- *     mappings then raise SIGBUS and every call fails with ENODEV;
+ *     fails with EWOULDBLOCK; unbinding the PCI device succeeds (after
+ *     waiting for a vgem import to let go), the mappings then raise
+ *     SIGBUS and every call fails with ENODEV;
  *     once they are closed rmmod succeeds; the module is loaded again
  *     with no_pages=1 (the memremap fallback) and used again: pattern
  *     read back through the node and a dma-buf, loopback doorbell,
@@ -33,7 +36,6 @@
  * must have (see check_memtype()); --params are the parameters ivwl.ko
  * was first loaded with (the reload adds no_pages=1).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
