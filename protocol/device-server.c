@@ -382,8 +382,8 @@ map_region(struct server_device *sd, int fd, const char **err)
 		return -EINVAL;
 	}
 	sd->dev.size = (uint64_t)st.st_size;
-	sd->dev.base = mmap(NULL, sd->dev.size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, 0);
+	sd->dev.base = mmap(NULL, sd->dev.size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
 	if (sd->dev.base == MAP_FAILED) {
 		sd->dev.base = NULL;
 		*err = "cannot map the region";
