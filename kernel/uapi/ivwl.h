@@ -95,8 +95,9 @@ struct ivwl_eventfd {
  * The dma-buf can be mmapped MAP_SHARED (EINVAL for MAP_PRIVATE or a
  * range beyond its size) and attached to devices when the region has
  * struct pages (IVWL_INFO_F_PAGES).  Read-only governs CPU mappings
- * only: importers map for DMA in both directions (DRM always does).  DMA_BUF_IOCTL_SYNC succeeds (the
- * memory is cache-coherent) until the device goes away (ENODEV).  The
+ * only: importers map for DMA in both directions (DRM always does).
+ * DMA_BUF_IOCTL_SYNC succeeds (the memory is cache-coherent) until the
+ * device goes away (ENODEV).  The
  * dma-buf keeps the driver's state alive: once the PCI device is
  * unbound its mappings raise SIGBUS, and ivwl.ko cannot be unloaded
  * while any dma-buf or open file exists.
