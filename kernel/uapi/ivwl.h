@@ -97,10 +97,9 @@ struct ivwl_eventfd {
  * struct pages (IVWL_INFO_F_PAGES).  Read-only governs CPU mappings
  * only: importers map for DMA in both directions (DRM always does).
  * DMA_BUF_IOCTL_SYNC succeeds (the memory is cache-coherent) until the
- * device goes away (ENODEV).  The
- * dma-buf keeps the driver's state alive: once the PCI device is
- * unbound its mappings raise SIGBUS, and ivwl.ko cannot be unloaded
- * while any dma-buf or open file exists.
+ * device goes away (ENODEV).  The dma-buf keeps the driver's state
+ * alive: once the PCI device is unbound its mappings raise SIGBUS, and
+ * ivwl.ko cannot be unloaded while any dma-buf or open file exists.
  */
 struct ivwl_export {
 	__u64 offset;
