@@ -641,13 +641,16 @@ check_read_poll(struct ivwl_guest *g)
 	close(fd2);
 	close(fd3);
 
-	/* A blocking read returns when a doorbell arrives. */
+	/*
+	 * A blocking read returns when a doorbell arrives.  Timed from
+	 * before the fork, so a parent scheduled late cannot fail it.
+	 */
+	t = now_us();
 	child = fork();
 	if (child == 0) {
 		usleep(200000);
 		_exit(ring(g->fd, g->info.ivposition, last) < 0 ? 1 : 0);
 	}
-	t = now_us();
 	n = read(g->fd, &rec, sizeof(rec));
 	t = now_us() - t;
 	waitpid(child, &status, 0);
