@@ -879,6 +879,10 @@ def main_frames(args):
     status = 1 if failed else 0
     if failed:
         log(f"{len(failed)} case(s) failed: {', '.join(failed)}")
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
     if args.json:
         for r in rows:
             print(json.dumps(r, sort_keys=False))
@@ -929,6 +933,10 @@ def main_mpv(args):
                                 i))
     finally:
         disp.close()
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
     if args.json:
         for r in rows:
             print(json.dumps(r))
@@ -962,6 +970,8 @@ def main():
                    help="runs per case, interleaved; median reported")
     f.add_argument("--json", action="store_true",
                    help="one JSON object per line, one line per case")
+    f.add_argument("--json-out", metavar="FILE",
+                   help="also write the JSON lines to FILE")
     f.add_argument("--keep-logs", action="store_true",
                    help="keep the temporary dir with every process's log")
     f.add_argument("--repaint-window", type=int, default=16,
@@ -974,6 +984,7 @@ def main():
     m.add_argument("--rate", type=int, default=60)
     m.add_argument("--paths", default=",".join(MPV_PATHS))
     m.add_argument("--json", action="store_true")
+    m.add_argument("--json-out", metavar="FILE")
     m.add_argument("--keep-logs", action="store_true")
     m.add_argument("--repaint-window", type=int, default=16)
     args = ap.parse_args()
