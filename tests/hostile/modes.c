@@ -528,8 +528,11 @@ ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how)
 			break;
 	}
 	ivwl_hostile_ring(h, ivwl_slot_vector(k));
-	end = ivwl_hostile_now_ms() + 100;
-	while (ivwl_hostile_now_ms() < end &&
+	/* The answers overflow the ring: wait until the display has filled
+	 * it (a slow one, under a sanitizer, takes a while), or a lie told
+	 * while it still produces can turn true under its feet. */
+	end = ivwl_hostile_now_ms() + 5000;
+	while (ivwl_hostile_now_ms() < end && ivwl_hostile_time_left(h) &&
 	       ivwl_shm_load(&r->producer.prod) - h->slot[k].event.pos <
 	       size - 4096)
 		usleep(1000);
