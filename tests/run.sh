@@ -1,7 +1,9 @@
 #!/bin/bash
 # Runs every test: installs dependencies, builds, runs the whole suite,
-# then the unit, fuzz, host and transport tests again under ASan + UBSan,
-# then every fuzz target under libFuzzer for 20 s.
+# then the unit, fuzz, host, transport and hostile tests and the
+# integration cases with our own clients again under ASan + UBSan (the
+# plugin inside weston, the shim inside clients), then every fuzz target
+# under libFuzzer for 20 s.
 # Ends with one line "N passed, N failed".
 #   tests/run.sh [--quick]   --quick: skip the sanitizer and libFuzzer passes
 set -eu
@@ -53,10 +55,15 @@ PY
 
 meson_run build -Dwerror=true --
 if [ $quick -eq 0 ]; then
+	# ivwl.so and the shim load into weston and clients that are not
+	# sanitized: ASan's runtime has to be loaded into those first
+	IVWL_ASAN_RUNTIME=$(gcc -print-file-name=libasan.so)
+	export IVWL_ASAN_RUNTIME
 	meson_run build-sanitize -Dwerror=true -Db_sanitize=address,undefined \
 		-Dc_args=-fno-sanitize-recover=all \
 		-Db_lundef=false -- --suite unit --suite fuzz --suite host \
-		--suite transport
+		--suite transport --suite hostile --suite sanitized
+	unset IVWL_ASAN_RUNTIME
 	# the same targets under libFuzzer, coverage-guided, for a while each
 	fuzz_out=$(tools/fuzz.sh 20 2>&1) || true
 	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
