@@ -3,11 +3,13 @@
 # one unmodified Wayland client through the shim.  Prints "GUEST: ..."
 # milestones (with the guest's uptime) that test-deploy-b.py waits for.
 #
-#   guest.sh WIDTH HEIGHT FRAMES TITLE [wait]
+#   guest.sh WIDTH HEIGHT FRAMES TITLE [now|wait] [auto|on|off]
 #
 # With "wait", the client starts only once the host says "go" on the
 # console (deploy-a: the display side is then a VM that boots alongside).
-width=$1 height=$2 frames=$3 title=$4 start=${5:-}
+# The last word is the shim's IVWL_ZERO_COPY (default auto); the shim's
+# IVWL_DEBUG lines are printed at the end.
+width=$1 height=$2 frames=$3 title=$4 start=${5:-now} zero_copy=${6:-auto}
 
 say()
 {
@@ -62,7 +64,8 @@ fi
 mkdir -m 0700 /run/app
 XDG_RUNTIME_DIR=/run/app WAYLAND_DISPLAY=wayland-0 \
 	IVWL_AGENT=/run/ivwl-agent.sock IVWL_RELAY=/bin/ivwl-relay \
-	LD_PRELOAD=/lib/ivwl/libivwl-shim.so \
+	LD_PRELOAD=/lib/ivwl/libivwl-shim.so IVWL_ZERO_COPY="$zero_copy" \
+	IVWL_DEBUG=1 \
 	ivwl-pattern-client --width "$width" --height "$height" \
 	--frames "$frames" --title "$title" --dump /tmp/pattern.raw \
 	--hold-ms 600000 >/tmp/client.out 2>/tmp/client.err &
@@ -103,6 +106,9 @@ say "agent ended (status $status)"
 echo "----- agent log -----"
 cat /tmp/agent.log
 echo "----- end of agent log -----"
+echo "----- client stderr -----"
+cat /tmp/client.err
+echo "----- end of client stderr -----"
 [ $status = 0 ] || fail "ivwl-agent exited with $status"
 grep -q 'peer 1, region 64 MiB' /tmp/agent.log ||
 	fail "the agent did not report peer 1 and a 64 MiB region"

@@ -20,7 +20,7 @@ the agent must exit cleanly, ivwl.ko must unload and the guest kernel must
 log no warning.
 
     test-deploy-b.py --module KO --kernel VMLINUZ --mkinitramfs SH
-                     --guest-script SH
+                     --guest-script SH [--zero-copy auto|on|off]
 
 Environment: IVWL_SERVER_BIN, IVWL_PLUGIN (host side), IVWL_AGENT_BIN,
 IVWL_RELAY_BIN, IVWL_SHIM, IVWL_PATTERN_CLIENT (guest side), and
@@ -74,10 +74,10 @@ class HostSide(Session):
         return self.path(f"{VM}.sock")
 
 
-def app_run(wait=False):
+def app_run(wait=False, zero_copy="auto"):
     """ivwl.run= of the app-vm: guest.sh and its arguments."""
-    run = f"/bin/guest.sh,{WIDTH},{HEIGHT},{FRAMES},{TITLE}"
-    return run + ",wait" if wait else run
+    return (f"/bin/guest.sh,{WIDTH},{HEIGHT},{FRAMES},{TITLE},"
+            f"{'wait' if wait else 'now'},{zero_copy}")
 
 
 class Guest:
@@ -184,6 +184,17 @@ def check_guest_log(console, errors, tag="GUEST", peer=1):
         errors.append(f"{name}: the init script did not exit with 0")
 
 
+def check_buffer_mode(console, zero_copy, errors):
+    """The shim took the path asked for (its IVWL_DEBUG lines)."""
+    zero = re.search(r"pool \d+: zero-copy", console) is not None
+    if zero_copy == "on" and not zero:
+        errors.append("IVWL_ZERO_COPY=on but no pool went zero-copy")
+    if zero_copy == "off" and zero:
+        errors.append("IVWL_ZERO_COPY=off but a pool went zero-copy")
+    how = "in place (zero-copy)" if zero else "by copy"
+    print(f"deploy-b: the client's pixels reached the region {how}")
+
+
 def run(args):
     qemu = ENV.get("IVWL_VM_QEMU", "qemu-system-x86_64")
     limit = int(ENV.get("IVWL_VM_TIMEOUT", "240"))
@@ -204,7 +215,8 @@ def run(args):
               f"host side up in {time.monotonic() - t_start:.1f} s")
 
         guest = Guest(qemu, args.kernel, initrd, host.app_socket(),
-                      host.path("console.log"), limit, app_run())
+                      host.path("console.log"), limit,
+                      app_run(zero_copy=args.zero_copy))
         t_driver = guest.wait_line("GUEST: driver loaded", 120)
         t_agent = guest.wait_line("GUEST: agent listening", 60)
         t_ready = guest.wait_line("GUEST: client ready", 120)
@@ -229,6 +241,7 @@ def run(args):
         guest.proc.wait(60)
         t_end = guest.elapsed()
         check_guest_log(guest.console(), errors)
+        check_buffer_mode(guest.console(), args.zero_copy, errors)
         if guest.proc.returncode != 0:
             errors.append(f"QEMU exited with {guest.proc.returncode}")
         wait_for("the plugin to see the VM go",
@@ -263,6 +276,8 @@ def main():
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--mkinitramfs", required=True)
     ap.add_argument("--guest-script", required=True)
+    ap.add_argument("--zero-copy", choices=("auto", "on", "off"),
+                    default="auto", help="the guest shim's IVWL_ZERO_COPY")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(
         Failure("killed by SIGTERM (timeout?)")))
