@@ -652,6 +652,48 @@ conn_of(int fd)
 	return c;
 }
 
+static bool
+conn_has_files(const struct zc_conn *c)
+{
+	const struct zc_file *f;
+
+	for (f = files; f; f = f->next)
+		if (f->conn == c)
+			return true;
+	return false;
+}
+
+/*
+ * The shim never sees a connection close; its relay closes the handshake
+ * socket when it exits (it waits while grants are mapped).  A process
+ * that connects again and again must not keep the fds of the old ones.
+ */
+static void
+prune_conns(void)
+{
+	struct zc_conn **pp = &conns, *c;
+	struct pollfd pfd;
+
+	while ((c = *pp)) {
+		pfd = (struct pollfd){ .fd = c->ctl_fd, .events = POLLIN };
+		if (c->ctl_fd >= 0 && (poll(&pfd, 1, 0) != 1 ||
+				       !(pfd.revents & (POLLHUP | POLLERR)))) {
+			pp = &c->next;
+			continue;
+		}
+		if (conn_has_files(c)) {
+			pp = &c->next;
+			continue;
+		}
+		*pp = c->next;
+		if (c->ctl_fd >= 0)
+			close(c->ctl_fd);
+		if (c->region_fd >= 0)
+			close(c->region_fd);
+		free(c);
+	}
+}
+
 void
 ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 {
@@ -668,6 +710,7 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 	c->ctl_fd = ctl_fd;
 	c->region_fd = -1;
 	pthread_mutex_lock(&lock);
+	prune_conns();
 	/* A connection whose fd number came back is over. */
 	for (pp = &conns; *pp; pp = &(*pp)->next)
 		if ((*pp)->wl_fd == wl_fd)
