@@ -49,30 +49,31 @@ say "driver loaded"
 p9=trans=virtio,version=9p2000.L,msize=512000
 mkdir -p /host
 mount -t 9p -o "$p9,ro" hostroot /host || fail "mount the host root"
-# The host's own /proc, /sys, /dev, /tmp and /run stay hidden.
+# The host's own /proc, /sys, /dev and /run stay hidden.  /tmp stays
+# visible (read-only): build trees and OUT may live there.
 mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -o bind /dev /host/dev
-mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
-mkdir -p "/host$out"
+[ -d "/host$out" ] || fail "$out is not visible in the shared root"
 mount -t 9p -o "$p9" out "/host$out" || fail "mount the test directory"
-mkdir -m 0700 /host/run/gui
+mkdir -m 0700 /host/run/gui /host/run/gui/home
 say "host root mounted"
 
 # in_root CMD...: runs CMD in the host's root with weston's environment
 in_root()
 {
 	chroot /host /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin \
-		HOME=/tmp XDG_RUNTIME_DIR=/run/gui WAYLAND_DISPLAY=wl-ivwl "$@"
+		HOME=/run/gui/home XDG_RUNTIME_DIR=/run/gui \
+		WAYLAND_DISPLAY=wl-ivwl "$@"
 }
 
 # Not through in_root: $! must be weston itself (chroot and env exec).
-chroot /host /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
-	XDG_RUNTIME_DIR=/run/gui weston --backend=headless-backend.so \
-	--use-pixman --width="$width" --height="$height" --socket=wl-ivwl \
-	--idle-time=0 --debug --config="$out/weston.ini" \
-	--log="$out/weston.log" &
+chroot /host /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin \
+	HOME=/run/gui/home XDG_RUNTIME_DIR=/run/gui \
+	weston --backend=headless-backend.so --use-pixman \
+	--width="$width" --height="$height" --socket=wl-ivwl --idle-time=0 \
+	--debug --config="$out/weston.ini" --log="$out/weston.log" &
 weston=$!
 attached()
 {
