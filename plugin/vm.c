@@ -18,10 +18,14 @@
 #include "device.h"
 #include "display-side.h"
 #include "ivwl-plugin.h"
+#include "shm-access.h"
 #include "vm.h"
 
 #define RETRY_MS 1000
 #define ATTACH_TIMEOUT_MS 2000
+/* How often the app side's heartbeat is read (device= only). */
+#define LIVENESS_MS 1000
+#define DEFAULT_APP_TIMEOUT_S 10
 
 static void
 vm_detach(struct ivwl_vm *vm, bool shutdown);
@@ -122,10 +126,19 @@ on_device(int fd, uint32_t mask, void *data)
 }
 
 static void
+end_connections(struct ivwl_vm *vm, const char *why)
+{
+	uint32_t i;
+
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i])
+			ivwl_connection_destroy(vm->conns[i], why);
+}
+
+static void
 on_peer(void *data, uint32_t peer, bool present)
 {
 	struct ivwl_vm *vm = data;
-	uint32_t i;
 
 	if (peer != IVWL_PEER_APP)
 		return;
@@ -136,10 +149,51 @@ on_peer(void *data, uint32_t peer, bool present)
 		return;
 	}
 	/* Its slot words will never change again: end what we serve. */
+	end_connections(vm, "the app side left");
+}
+
+static bool
+serving(const struct ivwl_vm *vm)
+{
+	uint32_t i;
+
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
-			ivwl_connection_destroy(vm->conns[i],
-						"the app side left");
+			return true;
+	return false;
+}
+
+/*
+ * The guest driver says nothing when the app-vm dies, and a dead app
+ * side never writes GONE: its windows would stay on screen with their
+ * last frame.  Its agent bumps its heartbeat every second; one that
+ * stands still for app-timeout while we serve connections is taken for
+ * gone.  Ending connections is all it costs: an app that was only slow
+ * (a paused VM) opens new ones.  The app writes the word, so it can
+ * only fool us about itself.
+ */
+static int
+on_liveness(void *data)
+{
+	struct ivwl_vm *vm = data;
+	struct ivwl_side_block *app = ivwl_region_side(vm->side.base,
+						       IVWL_SIDE_APP);
+	uint64_t beat = ivwl_shm_load64(&app->heartbeat);
+
+	wl_event_source_timer_update(vm->liveness_timer, LIVENESS_MS);
+	if (beat != vm->app_heartbeat || !serving(vm)) {
+		vm->app_heartbeat = beat;
+		vm->app_silent_ms = 0;
+		return 0;
+	}
+	vm->app_silent_ms += LIVENESS_MS;
+	if (vm->app_silent_ms < vm->app_timeout_ms)
+		return 0;
+	ivwl_log("[%s] app side silent for %u s; ending its connections",
+		 vm->name, vm->app_silent_ms / 1000);
+	vm->app_silent_ms = 0;
+	end_connections(vm, "the app side stopped");
+	return 0;
 }
 
 static const char *
@@ -200,6 +254,14 @@ vm_attach(struct ivwl_vm *vm)
 			goto err_sources;
 	}
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
+	if (!vm->device_source && vm->app_timeout_ms) {
+		vm->liveness_timer = wl_event_loop_add_timer(loop,
+							     on_liveness, vm);
+		if (!vm->liveness_timer)
+			goto err_sources;
+		vm->app_silent_ms = 0;
+		wl_event_source_timer_update(vm->liveness_timer, LIVENESS_MS);
+	}
 
 	ivwl_display_side_claim(&vm->side);
 	ivwl_log("[%s] attached to %s: %llu MiB region, %u slots", vm->name,
@@ -241,6 +303,9 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	if (vm->device_source)
 		wl_event_source_remove(vm->device_source);
 	vm->device_source = NULL;
+	if (vm->liveness_timer)
+		wl_event_source_remove(vm->liveness_timer);
+	vm->liveness_timer = NULL;
 	if (vm->dev) {
 		ivwl_display_side_release(&vm->side);
 		ivwl_device_destroy(vm->dev);
@@ -296,6 +361,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	struct wl_event_loop *loop = wl_display_get_event_loop(plugin->display);
 	struct ivwl_vm *vm;
 	char *color = NULL, *allow = NULL;
+	int app_timeout;
 
 	vm = calloc(1, sizeof(*vm));
 	if (!vm)
@@ -307,6 +373,8 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	weston_config_section_get_string(section, "device", &vm->device, NULL);
 	weston_config_section_get_string(section, "color", &color, NULL);
 	weston_config_section_get_string(section, "allow", &allow, NULL);
+	weston_config_section_get_int(section, "app-timeout", &app_timeout,
+				      DEFAULT_APP_TIMEOUT_S);
 
 	if (!valid_name(vm->name)) {
 		ivwl_log("[ivwl-vm] needs name= of 1-32 letters, digits, "
@@ -318,6 +386,12 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 			 vm->name);
 		goto err_vm;
 	}
+	if (app_timeout < 0 || app_timeout > 3600) {
+		ivwl_log("[%s] app-timeout=%d is not 0 to 3600 seconds",
+			 vm->name, app_timeout);
+		goto err_vm;
+	}
+	vm->app_timeout_ms = (uint32_t)app_timeout * 1000;
 	if (!parse_color(color, &vm->color)) {
 		ivwl_log("[%s] color=%s is not 0xAARRGGBB", vm->name, color);
 		goto err_vm;

@@ -31,6 +31,14 @@ struct ivwl_vm {
 	struct ivwl_display_side side;
 	struct wl_event_source *device_source;
 	struct wl_event_source *retry_timer;
+	/*
+	 * Without membership news (device=): the app side's heartbeat,
+	 * and how long it has not moved while we served it.
+	 */
+	struct wl_event_source *liveness_timer;
+	uint32_t app_timeout_ms;	/* 0: never give up on it */
+	uint64_t app_heartbeat;
+	uint32_t app_silent_ms;
 	struct ivwl_vm_vector vectors[IVWL_SLOT_COUNT + 1];
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */

@@ -118,6 +118,32 @@ INI
 			fi
 		done
 	fi
+	kill "$weston_pid" 2>/dev/null
+	wait "$weston_pid" 2>/dev/null
+	weston_pid=
+
+	# A bad app-timeout= stops weston, as any bad [ivwl-vm] section.
+	cat >"$tmp/bad.ini" <<INI
+[core]
+modules=$IVWL_PLUGIN
+
+[ivwl-vm]
+name=bad
+device=/dev/null
+app-timeout=-1
+INI
+	env -u WAYLAND_DISPLAY -u DISPLAY XDG_RUNTIME_DIR="$tmp/run" \
+		timeout 30 weston --backend=headless-backend.so --use-pixman \
+		--socket=wl-devcli --idle-time=0 --config="$tmp/bad.ini" \
+		>"$tmp/bad.log" 2>&1
+	status=$?
+	if [ $status = 0 ] || [ $status = 124 ] ||
+	   ! grep -q 'app-timeout=-1 is not 0 to 3600 seconds' "$tmp/bad.log"; then
+		fail "plugin: app-timeout=-1: weston status $status"
+		cat "$tmp/bad.log"
+	else
+		echo "ok   plugin: app-timeout=-1 refused, weston exited $status"
+	fi
 else
 	echo "skip plugin: no IVWL_PLUGIN or no weston"
 fi

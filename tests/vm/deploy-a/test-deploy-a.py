@@ -16,6 +16,12 @@ what the gui-vm's weston shows with the integration checks
 weston-debug's scene graph and weston-screenshooter's PNGs into the
 test's directory, shared writable over 9p at the same path.
 
+Then the app-vm's QEMU is killed: the guest driver gives the gui-vm no
+word of it, so its window must leave when the agent's heartbeat has
+stood still for the plugin's app-timeout, not before.  (deploy-b covers
+the clean end: client, relay, agent, rmmod.)  Last the gui-vm's weston
+exits 0 and ivwl.ko unloads.
+
     test-deploy-a.py --module KO --kernel VMLINUZ --mkinitramfs SH
                      --guest-script SH --gui-script SH
 
@@ -52,6 +58,8 @@ ENV, Failure, Session, wait_for = (session.ENV, session.Failure,
 
 VM = B.VM
 GUI_WIDTH, GUI_HEIGHT = 800, 600
+# The plugin's app-timeout: how long a silent app side keeps its windows.
+APP_TIMEOUT_S = 5
 
 
 class HostSide(B.HostSide):
@@ -68,7 +76,7 @@ class HostSide(B.HostSide):
                "close-animation=none", "startup-animation=none",
                "focus-animation=none", "",
                "[ivwl-vm]", f"name={VM}", "device=/dev/ivwl0",
-               "color=0xff3070c0", ""]
+               "color=0xff3070c0", f"app-timeout={APP_TIMEOUT_S}", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         os.chmod(self.dir, 0o755)
@@ -178,24 +186,34 @@ def run(args):
         B.compare_window(host, view, dump, B.WIDTH, B.HEIGHT)
         B.check_border(host, host.wait_view(title), B.BORDER)
 
-        app.say("done")
-        wait_for("the window to leave the gui-vm's weston", lambda: not any(
-            v["title"] == title for v in host.scene()), 120, 0.5)
-        print(f"deploy-a: the window left weston at {gui.elapsed():.1f} s")
-        app.proc.wait(60)
+        # The app-vm dies without a word (QEMU killed): nothing tells the
+        # gui-vm but the agent's heartbeat standing still.
+        app.stop()
+        t_kill = time.monotonic()
+        wait_for("the dead app-vm's window to leave the gui-vm's weston",
+                 lambda: not any(v["title"] == title
+                                 for v in host.scene()),
+                 APP_TIMEOUT_S + 60, 0.5)
+        gone = time.monotonic() - t_kill
+        print(f"deploy-a: app-vm killed; its window left weston "
+              f"{gone:.1f} s later (app-timeout={APP_TIMEOUT_S})")
+        if gone < APP_TIMEOUT_S - 1:
+            errors.append(f"the window left after {gone:.1f} s, before "
+                          f"app-timeout={APP_TIMEOUT_S} s")
         gui.say("quit")
         gui.proc.wait(60)
         print(f"deploy-a: gui-vm ran {gui.elapsed():.1f} s, the whole "
               f"test {time.monotonic() - t_start:.1f} s")
         log = host.weston_log()
         for want in (f"[{VM}] attached to /dev/ivwl0",
-                     f"[{VM}] slot 0 generation 1: new client"):
+                     f"[{VM}] slot 0 generation 1: new client",
+                     f"[{VM}] app side silent for {APP_TIMEOUT_S} s; "
+                     "ending its connections"):
             if want not in log:
                 errors.append(f"the gui-vm's weston never logged {want!r}")
-        for name, vm in (("app-vm", app), ("gui-vm", gui)):
-            if vm.proc.returncode != 0:
-                errors.append(f"{name}'s QEMU exited with "
-                              f"{vm.proc.returncode}")
+        if gui.proc.returncode != 0:
+            errors.append(f"the gui-vm's QEMU exited with "
+                          f"{gui.proc.returncode}")
     except BaseException:
         for name, vm in (("app-vm", app), ("gui-vm", gui)):
             if vm:
@@ -213,7 +231,11 @@ def run(args):
             print(f"deploy-a: logs kept in {host.dir}")
         else:
             shutil.rmtree(host.dir, ignore_errors=True)
-    B.check_guest_log(consoles["app-vm"], errors, "GUEST", 1)
+    # The app-vm was killed mid-run: no result line, no dmesg dump, no
+    # clean exit; what it printed must still hold no failure or oops.
+    app_errors = []
+    B.check_guest_log(consoles["app-vm"], app_errors, "GUEST", 1)
+    errors += [e for e in app_errors if "FAIL:" in e or "oops" in e]
     B.check_guest_log(consoles["gui-vm"], errors, "GUI", 0)
     if errors:
         for name, text in consoles.items():
