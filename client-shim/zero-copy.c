@@ -772,13 +772,18 @@ mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 WL_SHIM_EXPORT int
 munmap(void *addr, size_t len)
 {
-	int ret = REAL(munmap, munmap_func_t)(addr, len);
+	munmap_func_t fn = REAL(munmap, munmap_func_t);
+	int ret;
 
-	if (ret == 0 && __atomic_load_n(&nfiles, __ATOMIC_RELAXED) > 0) {
-		pthread_mutex_lock(&lock);
+	if (__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0)
+		return fn(addr, len);
+	/* Under the lock: another thread's mmap may reuse the range at
+	 * once, and its mapping must not be forgotten instead. */
+	pthread_mutex_lock(&lock);
+	ret = fn(addr, len);
+	if (ret == 0)
 		forget_range((uintptr_t)addr, page_up(len));
-		pthread_mutex_unlock(&lock);
-	}
+	pthread_mutex_unlock(&lock);
 	return ret;
 }
 
