@@ -4,7 +4,8 @@
  *
  * One misc device /dev/ivwlN per PCI device (kernel/uapi/ivwl.h):
  *   - mmap maps the shared region (BAR2) write-back, bounds-checked;
- *   - IVWL_IOCTL_GET_INFO, IVWL_IOCTL_DOORBELL, IVWL_IOCTL_SET_EVENTFD;
+ *   - IVWL_IOCTL_GET_INFO, IVWL_IOCTL_DOORBELL, IVWL_IOCTL_SET_EVENTFD
+ *     (a vector's eventfd belongs to the open file that bound it);
  *   - IVWL_IOCTL_EXPORT_DMABUF exports a page-aligned sub-range as a
  *     dma-buf;
  *   - read() and poll() report doorbells on our own vectors.
@@ -96,7 +97,8 @@ struct ivwl_dev;
 struct ivwl_vector {
 	struct ivwl_dev *idev;
 	struct eventfd_ctx __rcu *ctx;
-	struct file *owner;	/* the open file that bound ctx */
+	/* The open file that bound ctx (NULL when unbound); rw. */
+	struct file *owner;
 	atomic64_t count;	/* interrupts so far */
 	int irq;
 };
@@ -466,11 +468,19 @@ static long ivwl_doorbell(struct ivwl_dev *idev, void __user *arg)
 	return 0;
 }
 
+/*
+ * A vector's binding belongs to the open file that made it (dups and
+ * forks of it are the same file): another file gets EBUSY until the
+ * owner unbinds or is released, so a second opener cannot silently take
+ * over the vectors of the first.
+ */
 static long ivwl_set_eventfd(struct ivwl_dev *idev, struct file *filp,
 			     void __user *arg)
 {
 	struct ivwl_eventfd req;
 	struct eventfd_ctx *ctx = NULL;
+	struct ivwl_vector *vec;
+	long ret = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -483,15 +493,17 @@ static long ivwl_set_eventfd(struct ivwl_dev *idev, struct file *filp,
 	}
 
 	down_write(&idev->rw);
-	if (idev->dead) {
-		up_write(&idev->rw);
-		if (ctx)
-			eventfd_ctx_put(ctx);
-		return -ENODEV;
-	}
-	ivwl_bind(&idev->vec[req.vector], ctx, filp);
+	vec = &idev->vec[req.vector];
+	if (idev->dead)
+		ret = -ENODEV;
+	else if (vec->owner && vec->owner != filp)
+		ret = -EBUSY;
+	else
+		ivwl_bind(vec, ctx, filp);
 	up_write(&idev->rw);
-	return 0;
+	if (ret && ctx)
+		eventfd_ctx_put(ctx);
+	return ret;
 }
 
 /* dma-buf export */

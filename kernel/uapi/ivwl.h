@@ -75,9 +75,21 @@ struct ivwl_doorbell {
 
 /*
  * Binds an eventfd to one of our own vectors: each interrupt on it
- * signals the eventfd.  fd -1 unbinds.  The binding belongs to the open
- * file that made it and goes away when that file is closed.
- * vector >= nr_vectors: EINVAL; fd not open: EBADF; not an eventfd: EINVAL.
+ * signals the eventfd.  fd -1 unbinds.
+ *
+ * The binding belongs to the open file that made it (the struct file:
+ * dup()ed and inherited fds of it are the same file and may rebind,
+ * ring and read like the original) and goes away when that file is
+ * released, that is when its last fd is closed.  While a vector is bound
+ * through one open file, SET_EVENTFD on it through any other open file
+ * of the device fails with EBUSY, unbinding included: a second process
+ * opening the node cannot take over the first one's vectors.  Binding a
+ * vector nobody has bound, or unbinding one that is not bound, works
+ * from any open file.
+ *
+ * vector >= nr_vectors: EINVAL; fd < -1: EINVAL; fd not open: EBADF; not
+ * an eventfd: EINVAL; bound through another open file: EBUSY.  (Early
+ * ABI 1 drivers let the last caller win, without EBUSY.)
  */
 struct ivwl_eventfd {
 	__u32 vector;

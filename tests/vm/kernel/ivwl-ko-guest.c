@@ -7,7 +7,9 @@
  *   - every bad ioctl, read and mmap argument refused with the right errno;
  *   - read()/poll() of doorbells rung on our own peer (loopback through
  *     QEMU): exact records, per-file counts, round robin, blocking read;
- *   - binds an eventfd to every vector (SET_EVENTFD);
+ *   - binds an eventfd to every vector (SET_EVENTFD); bindings belong to
+ *     the open file that made them: EBUSY from another file, a dup of
+ *     the owner rebinds, the binding goes when the owner is released;
  *   - mmaps the region, checks the host block;
  *   - exports the reply block as a dma-buf, writes the reply pattern
  *     through the dma-buf mapping, checks it through the /dev mapping
@@ -690,6 +692,135 @@ bind_eventfd(int fd, uint32_t vector, int efd)
 		return -1;
 	}
 	return 0;
+}
+
+/* Expects SET_EVENTFD (vector, efd) on fd to fail with errno want. */
+static void
+expect_bind_err(int fd, uint32_t vector, int efd, int want, const char *what)
+{
+	struct ivwl_eventfd ev = { .vector = vector, .fd = efd };
+
+	expect_ioctl_err(fd, IVWL_IOCTL_SET_EVENTFD, &ev, want, what);
+}
+
+/* The eventfd's counter, consumed; 0 when nothing is pending. */
+static uint64_t
+eventfd_take(int efd)
+{
+	uint64_t n;
+
+	if (read(efd, &n, sizeof(n)) == sizeof(n))
+		return n;
+	if (errno != EAGAIN)
+		bad("read of an eventfd: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * One loopback doorbell on vector v; once g->fd's read() has seen it the
+ * handler has already signalled the bound eventfd.  want_a and want_b:
+ * what efd_a and efd_b must have counted.
+ */
+static void
+loopback_eventfds(struct ivwl_guest *g, uint32_t v, int efd_a,
+		  uint64_t want_a, int efd_b, uint64_t want_b, const char *what)
+{
+	uint64_t a, b;
+
+	if (!loopback_once(g, g->fd, v))
+		return;
+	a = eventfd_take(efd_a);
+	b = eventfd_take(efd_b);
+	if (a != want_a || b != want_b)
+		bad("%s: eventfds counted %" PRIu64 " and %" PRIu64 ", expected "
+		    "%" PRIu64 " and %" PRIu64, what, a, b, want_a, want_b);
+	else
+		say("%s: the doorbell signalled %s", what,
+		    want_a ? "the first eventfd only" :
+		    want_b ? "the second eventfd only" : "neither eventfd");
+}
+
+/*
+ * Vector bindings belong to the open file that made them: a second
+ * open file gets EBUSY (binding and unbinding) while the first holds
+ * the vector, a dup of the first is the same file, and once the first
+ * file is released (its last fd closed) the second can bind.  Two
+ * files of our own besides g->fd, which only watches through read().
+ */
+static void
+check_eventfd_owner(struct ivwl_guest *g)
+{
+	uint32_t v0 = 0, v1 = g->vectors - 1;
+	int fa, fb, fa_dup, efd_a, efd_b;
+
+	fa = open(g->dev, O_RDWR | O_CLOEXEC);
+	fb = open(g->dev, O_RDWR | O_CLOEXEC);
+	efd_a = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	efd_b = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fa < 0 || fb < 0 || efd_a < 0 || efd_b < 0) {
+		bad("ownership test: open or eventfd: %s", strerror(errno));
+		goto out;
+	}
+	if (bind_eventfd(fa, v0, efd_a) < 0)
+		goto out;
+	expect_bind_err(fb, v0, efd_b, EBUSY,
+			"SET_EVENTFD on a vector bound by another open file");
+	expect_bind_err(fb, v0, -1, EBUSY,
+			"unbinding a vector bound by another open file");
+	expect_bind_err(fb, v0, efd_a, EBUSY,
+			"SET_EVENTFD of the owner's own eventfd from another "
+			"open file");
+	loopback_eventfds(g, v0, efd_a, 1, efd_b, 0,
+			  "owner bound, other file refused");
+
+	/* The other file may take a vector nobody holds, and keep it. */
+	if (bind_eventfd(fb, v1, efd_b) == 0) {
+		expect_bind_err(fa, v1, efd_a, EBUSY,
+				"the first file binding a vector the second "
+				"holds");
+		loopback_eventfds(g, v1, efd_a, 0, efd_b, 1,
+				  "second file's own vector");
+		bind_eventfd(fb, v1, -1);
+		loopback_eventfds(g, v1, efd_a, 0, efd_b, 0,
+				  "second file's vector unbound");
+	}
+
+	/* A dup is the same file: it rebinds, and keeps the file alive. */
+	fa_dup = fcntl(fa, F_DUPFD_CLOEXEC, 0);
+	if (fa_dup < 0) {
+		bad("dup of the first file: %s", strerror(errno));
+		goto out;
+	}
+	if (bind_eventfd(fa_dup, v0, efd_a) == 0)
+		say("a dup of the owning file rebinds its vector");
+	close(fa);
+	fa = -1;
+	expect_bind_err(fb, v0, efd_b, EBUSY,
+			"SET_EVENTFD while a dup of the owner is open");
+	loopback_eventfds(g, v0, efd_a, 1, efd_b, 0,
+			  "owner's fd closed, its dup open");
+
+	/* Released: the binding is gone and the other file can bind. */
+	close(fa_dup);
+	loopback_eventfds(g, v0, efd_a, 0, efd_b, 0,
+			  "owning file released");
+	if (bind_eventfd(fb, v0, efd_b) == 0)
+		say("after the owner was released a second open file binds "
+		    "its vector");
+	loopback_eventfds(g, v0, efd_a, 0, efd_b, 1,
+			  "new owner after the release");
+	bind_eventfd(fb, v0, -1);
+	bind_eventfd(fb, v0, -1);
+out:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	if (efd_a >= 0)
+		close(efd_a);
+	if (efd_b >= 0)
+		close(efd_b);
+	expect_quiet(g->fd, "after the ownership checks");
 }
 
 /* Returns an fd of the first DRM card (vgem), or -1. */
@@ -1387,6 +1518,7 @@ main(int argc, char **argv)
 
 	check_bad_arguments(&g);
 	check_read_poll(&g);
+	check_eventfd_owner(&g);
 
 	/* Bind, rebind and unbind once before the real bindings. */
 	efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
