@@ -15,14 +15,22 @@
  * guest learns when the other side writes its block: at a clean exit
  * (GONE) or at its next start (new epoch).
  *
- * Vector bindings belong to the driver, one eventfd per vector for the
- * whole device: the process that opens the device here owns its vectors
- * (the agent in an app-vm, weston in a gui-vm).  A second opener would
- * take them over.  Processes that get an endpoint from the owner ring
- * through a dup of its open file and wait on dups of its eventfds.
+ * Vector bindings: one eventfd per vector for the whole device, owned by
+ * the open file that bound it (kernel/uapi/ivwl.h).  The process that
+ * opens the device here owns its vectors (the agent in an app-vm,
+ * weston in a gui-vm); a second opener gets EBUSY and fails with a
+ * message saying so, until the owner's file is gone.  Processes that
+ * get an endpoint from the owner ring through a dup of its open file
+ * (the same file: they keep the bindings alive) and wait on dups of its
+ * eventfds.
+ *
+ * A region the guest does not map write-back (no IVWL_INFO_F_WB) works
+ * but may be uncached, so slow: warned about on stderr at open, see
+ * docs/driver.md "Memory type".
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -131,6 +139,23 @@ get_info(int fd, struct ivwl_info *info, const char **err)
 	return 0;
 }
 
+/*
+ * No IVWL_INFO_F_WB: the guest maps the region uncached-minus (BAR2 in
+ * the MTRR-uncached 32-bit PCI hole), or the driver predates the flag.
+ * Everything works, slowly where the hypervisor honours guest memory
+ * types.  The device API has no log of its own: stderr, where
+ * ivwl-agent logs (and weston, unless started with --log).
+ */
+static void
+warn_not_wb(const char *path)
+{
+	fprintf(stderr, "ivwl: warning: %s: the guest does not map the "
+		"region write-back (GET_INFO without IVWL_INFO_F_WB): it may "
+		"be uncached and every access slow; see the driver's "
+		"\"BAR 2\" and \"not write-back\" lines in dmesg and "
+		"docs/driver.md \"Memory type\"\n", path);
+}
+
 static int
 bind_vectors(struct kernel_device *kd, const char **err)
 {
@@ -159,7 +184,12 @@ bind_vectors(struct kernel_device *kd, const char **err)
 		req.fd = kd->vector_fds[v];
 		if (ioctl(kd->dev.region_fd, IVWL_IOCTL_SET_EVENTFD,
 			  &req) < 0) {
-			*err = "IVWL_IOCTL_SET_EVENTFD failed";
+			if (errno == EBUSY)
+				*err = "the device's doorbell vectors are "
+				       "bound by another process: is another "
+				       "ivwl-agent or weston using it?";
+			else
+				*err = "IVWL_IOCTL_SET_EVENTFD failed";
 			return -errno;
 		}
 	}
@@ -201,6 +231,8 @@ ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
 		ret = -EINVAL;
 		goto err_close;
 	}
+	if (!(info.flags & IVWL_INFO_F_WB))
+		warn_not_wb(path);
 	kd->dev.size = info.shm_size;
 	kd->dev.peer_id = info.ivposition;
 	kd->dev.nr_vectors = info.nr_vectors;

@@ -10,6 +10,8 @@
  *   - binds an eventfd to every vector (SET_EVENTFD); bindings belong to
  *     the open file that made them: EBUSY from another file, a dup of
  *     the owner rebinds, the binding goes when the owner is released;
+ *   - protocol/'s device API on the node: a second opener fails with
+ *     EBUSY and says why, a region not mapped write-back is warned about;
  *   - mmaps the region, checks the host block;
  *   - exports the reply block as a dma-buf, writes the reply pattern
  *     through the dma-buf mapping, checks it through the /dev mapping
@@ -62,6 +64,7 @@
 #include <unistd.h>
 
 #include "../../../kernel/uapi/ivwl.h"
+#include "device.h"
 #include "region.h"
 #include "../probe.h"
 
@@ -823,6 +826,110 @@ out:
 	expect_quiet(g->fd, "after the ownership checks");
 }
 
+/*
+ * ivwl_device_open_kernel() (protocol/device-kernel.c) on stderr
+ * captured through a pipe: *out is what it wrote there (NUL-ended).
+ */
+static int
+device_open_captured(struct ivwl_guest *g, struct ivwl_device **dev,
+		     const char **err, char *out, size_t len)
+{
+	int p[2], saved, ret;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return ivwl_device_open_kernel(g->dev, dev, err);
+	fflush(stderr);
+	saved = fcntl(2, F_DUPFD_CLOEXEC, 0);
+	dup2(p[1], 2);
+	ret = ivwl_device_open_kernel(g->dev, dev, err);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(p[1]);
+	n = read(p[0], out, len - 1);
+	while (n > 0 && out[n - 1] == '\n')
+		n--;
+	out[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	return ret;
+}
+
+/*
+ * protocol/'s device API on the real driver: the opener owns every
+ * vector and is woken through them; a second opener fails with EBUSY
+ * and a message that says why; a region not mapped write-back is warned
+ * about on stderr (and only then).
+ */
+static void
+check_device_api(struct ivwl_guest *g)
+{
+	struct ivwl_device *dev = NULL, *dev2 = NULL;
+	const char *err = NULL;
+	char log[1024];
+	bool warned;
+	uint64_t n;
+	int ret;
+
+	ret = device_open_captured(g, &dev, &err, log, sizeof(log));
+	if (ret < 0) {
+		bad("ivwl_device_open_kernel: %s (%s)", strerror(-ret),
+		    err ? err : "no message");
+		return;
+	}
+	warned = strstr(log, "not map the region write-back") != NULL;
+	if (warned == g->bar_high)
+		bad("ivwl_device_open_kernel with BAR2 %s: %s", g->bar_high ?
+		    "write-back" : "not write-back", warned ?
+		    "warned that the region is not write-back" :
+		    "no warning about the memory type");
+	else if (warned)
+		say("the device API warns: %s", log);
+	else
+		say("the device API opens a write-back region without a "
+		    "warning");
+	if (ivwl_device_nr_vectors(dev) != g->vectors)
+		bad("device API: %u vectors, expected %u",
+		    ivwl_device_nr_vectors(dev), g->vectors);
+
+	if (loopback_once(g, g->fd, g->vectors - 1)) {
+		n = ivwl_device_vector_drain(dev, g->vectors - 1);
+		if (n != 1)
+			bad("device API: vector %u drained %" PRIu64
+			    ", expected 1", g->vectors - 1, n);
+		else
+			say("device API: loopback doorbell seen on its "
+			    "vector's eventfd");
+	}
+
+	err = NULL;
+	ret = device_open_captured(g, &dev2, &err, log, sizeof(log));
+	if (ret != -EBUSY)
+		bad("second ivwl_device_open_kernel: %s, expected %s",
+		    ret ? strerror(-ret) : "success", strerror(EBUSY));
+	else if (!err || !strstr(err, "bound by another process"))
+		bad("second ivwl_device_open_kernel: EBUSY with message "
+		    "\"%s\"", err ? err : "(none)");
+	else
+		say("second ivwl_device_open_kernel: %s as expected (%s)",
+		    strerror(EBUSY), err);
+	if (ret == 0)
+		ivwl_device_destroy(dev2);
+
+	ivwl_device_destroy(dev);
+	ret = device_open_captured(g, &dev, &err, log, sizeof(log));
+	if (ret < 0)
+		bad("ivwl_device_open_kernel after the owner's destroy: %s",
+		    strerror(-ret));
+	else
+		say("ivwl_device_open_kernel works again once the owner "
+		    "is destroyed");
+	if (ret == 0)
+		ivwl_device_destroy(dev);
+	expect_quiet(g->fd, "after the device API checks");
+}
+
 /* Returns an fd of the first DRM card (vgem), or -1. */
 static int
 open_card(void)
@@ -1519,6 +1626,7 @@ main(int argc, char **argv)
 	check_bad_arguments(&g);
 	check_read_poll(&g);
 	check_eventfd_owner(&g);
+	check_device_api(&g);
 
 	/* Bind, rebind and unbind once before the real bindings. */
 	efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
