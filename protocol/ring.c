@@ -77,6 +77,7 @@ ivwl_ring_reset(struct ivwl_ring *ring)
 	ring->peer = 0;
 	ring->broken = false;
 	ring->kicked_token = 0;
+	ring->checked_pos = 0;
 	ring->pending_len = 0;
 	ring->pending_pad = 0;
 	ivwl_shm_store(own_token(ring), 0);
@@ -330,10 +331,12 @@ bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring)
 {
 	uint32_t token;
+	bool moved = ring->pos != ring->checked_pos;
 
 	ivwl_shm_full_fence();
 	token = ivwl_shm_load(peer_token(ring));
-	if (token == 0 || token == ring->kicked_token)
+	ring->checked_pos = ring->pos;
+	if (!moved || token == 0 || token == ring->kicked_token)
 		return false;
 	ring->kicked_token = token;
 	return true;

@@ -44,6 +44,7 @@ struct ivwl_ring {
 	uint32_t peer;		/* peer index as last validated */
 	uint32_t sleep_token;	/* last token this side published */
 	uint32_t kicked_token;	/* peer token already rung for */
+	uint32_t checked_pos;	/* own index at the last kick_needed() */
 	uint32_t pending_len;	/* reserved record, 0 when none */
 	uint32_t pending_pad;	/* pad bytes in front of it */
 };
@@ -113,8 +114,12 @@ ivwl_ring_woken(struct ivwl_ring *ring);
 
 /*
  * Either side, after publishing progress (records for a producer, freed
- * space for a consumer): true when the peer sleeps on a token not yet rung
- * for, i.e. exactly when a doorbell is owed.
+ * space for a consumer): true when this side has moved its index since
+ * the last call and the peer sleeps on a token not yet rung for, i.e.
+ * exactly when a doorbell is owed.  A peer that went to sleep without us
+ * moving has seen all we published (prepare_sleep checks after its token
+ * is visible): ringing it anyway makes two idle sides wake each other
+ * forever.
  */
 bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring);

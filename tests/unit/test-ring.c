@@ -399,6 +399,17 @@ test_sleep_tokens(void)
 	CHECK(ivwl_ring_prepare_sleep(&p.rx));
 	CHECK_EQ(put(&p.tx, 1, "d", 1), 0);
 	CHECK(ivwl_ring_kick_needed(&p.tx));
+
+	/* woken, it reads all and sleeps again while we wrote nothing: no
+	 * kick is owed (one would wake it for nothing, and its side, woken
+	 * the same way, would ring back: an idle ping-pong) */
+	ivwl_ring_woken(&p.rx);
+	while (ivwl_ring_read(&p.rx, &type, buf, sizeof(buf)) >= 0)
+		;
+	CHECK(ivwl_ring_prepare_sleep(&p.rx));
+	CHECK(!ivwl_ring_kick_needed(&p.tx));
+	CHECK_EQ(put(&p.tx, 1, "e", 1), 0);
+	CHECK(ivwl_ring_kick_needed(&p.tx));
 	pair_fini(&p);
 }
 
