@@ -510,6 +510,14 @@ copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
 	b->copied_bytes += (uint64_t)row_len * (uint64_t)(y1 - y0);
 }
 
+static bool
+rect_contains(struct ivwl_rect outer, struct ivwl_rect inner)
+{
+	return inner.x >= outer.x && inner.y >= outer.y &&
+	       (int64_t)inner.x + inner.w <= (int64_t)outer.x + outer.w &&
+	       (int64_t)inner.y + inner.h <= (int64_t)outer.y + outer.h;
+}
+
 /* Copies what may differ between the client buffer and its region copy. */
 static int
 sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
@@ -540,12 +548,24 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	if (full) {
 		copy_rect(b, buf, all);
 	} else {
+		struct ivwl_rect set[IVWL_DAMAGE_HISTORY * 8];
+		uint32_t n = 0, j;
+
 		for (c = since + 1; c <= s->commits; c++) {
 			struct ivwl_damage *h =
 				&s->history[c % IVWL_DAMAGE_HISTORY];
 
 			for (i = 0; i < h->n; i++)
-				copy_rect(b, buf, h->rects[i]);
+				set[n++] = h->rects[i];
+		}
+		/* A rectangle inside another one is copied with that one. */
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < n; j++)
+				if (j != i && rect_contains(set[j], set[i]) &&
+				    (j < i || !rect_contains(set[i], set[j])))
+					break;
+			if (j == n)
+				copy_rect(b, buf, set[i]);
 		}
 	}
 	buf->synced_on = s;
