@@ -19,10 +19,12 @@
  * the open file that bound it (kernel/uapi/ivwl.h).  The process that
  * opens the device here owns its vectors (the agent in an app-vm,
  * weston in a gui-vm); a second opener gets EBUSY and fails with a
- * message saying so, until the owner's file is gone.  Processes that
- * get an endpoint from the owner ring through a dup of its open file
- * (the same file: they keep the bindings alive) and wait on dups of its
- * eventfds.
+ * message saying so, until the owner's file is gone.  The node is opened
+ * twice: one file binds the vectors and never leaves this process, the
+ * other maps the region and rings, and is what endpoints get dups of.
+ * Relays and zero-copy clients hold those dups for as long as they
+ * live; were they dups of the binding file, a crashed agent's bindings
+ * would live on in them and keep its restarted successor out.
  *
  * A region the guest does not map write-back (no IVWL_INFO_F_WB) works
  * but may be uncached, so slow: warned about on stderr at open, see
@@ -50,7 +52,8 @@
 #define XSTR(x) STR(x)
 
 struct kernel_device {
-	struct ivwl_device dev;	/* region_fd: the open /dev/ivwlN */
+	struct ivwl_device dev;	/* region_fd: maps and rings, shared */
+	int bind_fd;		/* binds vector_fds, never shared */
 	int *vector_fds;	/* own eventfds, bound to the driver */
 };
 
@@ -182,8 +185,7 @@ bind_vectors(struct kernel_device *kd, const char **err)
 		}
 		req.vector = v;
 		req.fd = kd->vector_fds[v];
-		if (ioctl(kd->dev.region_fd, IVWL_IOCTL_SET_EVENTFD,
-			  &req) < 0) {
+		if (ioctl(kd->bind_fd, IVWL_IOCTL_SET_EVENTFD, &req) < 0) {
 			if (errno == EBUSY)
 				*err = "the device's doorbell vectors are "
 				       "bound by another process: is another "
@@ -217,6 +219,7 @@ ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
 		return -ENOMEM;
 	}
 	kd->dev.ops = &kernel_ops;
+	kd->bind_fd = -1;
 	kd->dev.region_fd = open_node(path, err);
 	if (kd->dev.region_fd < 0) {
 		ret = kd->dev.region_fd;
@@ -244,6 +247,11 @@ ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
 		kd->dev.base = NULL;
 		*err = "cannot map the region";
 		goto err_close;
+	}
+	kd->bind_fd = open_node(path, err);
+	if (kd->bind_fd < 0) {
+		ret = kd->bind_fd;
+		goto err_destroy;
 	}
 	ret = bind_vectors(kd, err);
 	if (ret < 0)
@@ -274,11 +282,9 @@ kernel_destroy(struct ivwl_device *dev)
 	struct kernel_device *kd = to_kernel(dev);
 	uint32_t v;
 
-	/*
-	 * Closing our file unbinds the vectors, unless a process we gave
-	 * an endpoint still holds it open: then they stay bound to eventfds
-	 * that process may be waiting on.
-	 */
+	/* Closing the binding file unbinds the vectors at once. */
+	if (kd->bind_fd >= 0)
+		close(kd->bind_fd);
 	if (kd->dev.base)
 		munmap(kd->dev.base, kd->dev.size);
 	close(kd->dev.region_fd);
