@@ -43,12 +43,13 @@ insmod /lib/modules/ivwl.ko || fail "insmod ivwl.ko"
 wait_for 100 /dev/ivwl0 test -c /dev/ivwl0
 say "driver loaded"
 
+agent_log=/tmp/agent.log
 ivwl-agent --device /dev/ivwl0 --listen /run/ivwl-agent.sock --verbose \
-	>/tmp/agent.log 2>&1 &
+	>$agent_log 2>&1 &
 agent=$!
 agent_up()
 {
-	kill -0 $agent 2>/dev/null || fail "ivwl-agent exited: $(cat /tmp/agent.log)"
+	kill -0 $agent 2>/dev/null || fail "ivwl-agent exited: $(cat $agent_log)"
 	test -S /run/ivwl-agent.sock
 }
 wait_for 300 "the agent's socket" agent_up
@@ -88,7 +89,21 @@ say "waiting for the host"
 read -r answer || fail "no answer from the host"
 [ "$answer" = done ] || fail "the host said '$answer'"
 
-kill $client
+# A crashed agent's successor binds the device at once, while the old
+# agent's relay and a zero-copy client still hold /dev/ivwl0 open; its
+# new epoch ends the old connection.
+kill -9 $agent
+wait $agent 2>/dev/null
+rm -f /run/ivwl-agent.sock
+agent_log=/tmp/agent2.log
+ivwl-agent --device /dev/ivwl0 --listen /run/ivwl-agent.sock --verbose \
+	>$agent_log 2>&1 &
+agent=$!
+pidof ivwl-relay >/dev/null || fail "the relay ended before the agent restarted"
+wait_for 300 "a restarted agent's socket" agent_up
+say "agent restarted after a crash, the old connection still open"
+
+kill $client 2>/dev/null
 wait $client
 say "client ended (status $?)"
 # Its relay holds /dev/ivwl0 (doorbell and region fds) until it sees the
@@ -104,13 +119,13 @@ wait $agent
 status=$?
 say "agent ended (status $status)"
 echo "----- agent log -----"
-cat /tmp/agent.log
+cat /tmp/agent.log $agent_log
 echo "----- end of agent log -----"
 echo "----- client stderr -----"
 cat /tmp/client.err
 echo "----- end of client stderr -----"
 [ $status = 0 ] || fail "ivwl-agent exited with $status"
-grep -q 'peer 1, region 64 MiB' /tmp/agent.log ||
+grep -q 'peer 1, region 64 MiB' $agent_log ||
 	fail "the agent did not report peer 1 and a 64 MiB region"
 rmmod ivwl || fail "rmmod ivwl"
 echo "----- guest dmesg -----"
