@@ -53,6 +53,10 @@ struct relay {
 	uint64_t *record;
 	bool requests_blocked;
 	bool client_gone;
+	/* Worth a read: poll said so, or we did not poll.  Each saves a
+	 * syscall that would say EAGAIN (they cost on a VM's vCPU). */
+	bool sock_ready;
+	bool zc_ready;
 	const char *why;
 };
 
@@ -158,9 +162,13 @@ pump_requests(struct relay *r)
 				return ret;
 			ivwl_stream_in_consume(in, (size_t)n);
 		}
-		n = ivwl_stream_in_read(in, r->sock);
-		if (n == -EAGAIN)
+		if (!r->sock_ready)
 			break;
+		n = ivwl_stream_in_read(in, r->sock);
+		if (n == -EAGAIN) {
+			r->sock_ready = false;
+			break;
+		}
 		if (n == 0) {
 			r->client_gone = true;
 			break;
@@ -410,12 +418,16 @@ pump_zero_copy(struct relay *r)
 
 	if (r->zc_fd < 0)
 		return false;
+	if (!r->zc_ready)
+		return true;
 	for (;;) {
 		n = ivwl_agent_recv(r->zc_fd, &m, sizeof(m), fds, 4, &nfds);
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
-		if (n == -EAGAIN)
+		if (n == -EAGAIN) {
+			r->zc_ready = false;
 			return true;
+		}
 		if (n <= 0) {
 			close(r->zc_fd);
 			r->zc_fd = -1;
@@ -450,6 +462,7 @@ linger_for_grants(struct relay *r)
 	while (ivwl_buffers_client_maps(&r->buffers) && r->zc_fd >= 0) {
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 			break;
+		r->zc_ready = true;
 		if (!pump_zero_copy(r))
 			break;
 	}
@@ -495,8 +508,19 @@ sleep_until_needed(struct relay *r)
 	}
 	if (prepare_sleep(r)) {
 		/* The timeout only bounds how late a dead display is seen. */
-		poll(pfd, n, 1000);
-		ivwl_endpoint_drain(&r->slot.info.ep);
+		if (poll(pfd, n, 1000) < 0) {
+			r->sock_ready = r->zc_ready = true;
+			pfd[0].revents = POLLIN;
+		} else {
+			/* Not polled for input while blocked: unchanged. */
+			if (pfd[1].events & POLLIN)
+				r->sock_ready = pfd[1].revents != 0;
+			r->zc_ready = pfd[2].revents != 0;
+		}
+		if (pfd[0].revents)
+			ivwl_endpoint_drain(&r->slot.info.ep);
+	} else {
+		r->sock_ready = r->zc_ready = true;
 	}
 	ivwl_ring_woken(&r->slot.event);
 	if (r->requests_blocked)
@@ -560,6 +584,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		return -ENOMEM;
 	r->sock = -1;
 	r->zc_fd = -1;
+	r->sock_ready = r->zc_ready = true;
 	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());
 	if (r->agent_fd < 0) {
 		ret = r->agent_fd;
