@@ -28,7 +28,11 @@ update_interest(struct ivwl_connection *conn)
 		mask |= WL_EVENT_READABLE;
 	if (conn->to_server.len > 0)
 		mask |= WL_EVENT_WRITABLE;
+	/* an epoll_ctl() per service would cost more than the service */
+	if (mask == conn->interest)
+		return;
 	wl_event_source_fd_update(conn->source, mask);
+	conn->interest = mask;
 }
 
 static void
@@ -163,9 +167,14 @@ pump_events(struct ivwl_connection *conn, const char **why)
 		}
 		if (ret < 0)
 			return ret;
-		n = ivwl_stream_in_read(&conn->from_server, conn->fd);
-		if (n == -EAGAIN)
+		/* Doorbells say nothing of libwayland's end: on_socket does. */
+		if (!conn->sock_ready)
 			break;
+		n = ivwl_stream_in_read(&conn->from_server, conn->fd);
+		if (n == -EAGAIN) {
+			conn->sock_ready = false;
+			break;
+		}
 		if (n == 0) {
 			*why = "libwayland closed the connection";
 			return -ECONNRESET;
@@ -306,6 +315,8 @@ on_socket(int fd, uint32_t mask, void *data)
 		ivwl_connection_destroy(conn, "libwayland hung up");
 		return 0;
 	}
+	if (mask & WL_EVENT_READABLE)
+		conn->sock_ready = true;
 	service(conn);
 	return 0;
 }
@@ -454,6 +465,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
 	conn->source = wl_event_loop_add_fd(loop, conn->fd, WL_EVENT_READABLE,
 					    on_socket, conn);
+	conn->interest = WL_EVENT_READABLE;
+	conn->sock_ready = true;
 	conn->alarm = wl_event_loop_add_fd(loop, conn->alarm_fd,
 					   WL_EVENT_READABLE, on_alarm, conn);
 	conn->more = wl_event_loop_add_fd(loop, conn->more_fd,

@@ -72,6 +72,8 @@ struct ivwl_connection {
 	struct ivwl_stream_in from_server;	/* events from libwayland */
 	struct ivwl_wayland_batch batch;	/* events for the ring */
 	bool events_blocked;		/* event ring full */
+	bool sock_ready;		/* libwayland's end may have events */
+	uint32_t interest;		/* WL_EVENT_* asked of conn->source */
 
 	struct ivwl_blob *blobs;	/* channel data owed before the batch */
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
