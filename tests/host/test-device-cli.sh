@@ -77,6 +77,13 @@ else
 		--device "$tmp/node" --listen "$tmp/a"
 fi
 
+# A sanitized ivwl.so (tests/run.sh's sanitizer pass) needs ASan's
+# runtime loaded into weston first.
+weston_env=()
+if [ -n "${IVWL_ASAN_RUNTIME:-}" ]; then
+	weston_env=(LD_PRELOAD="$IVWL_ASAN_RUNTIME" ASAN_OPTIONS=detect_leaks=0)
+fi
+
 # The plugin: device= on a missing node and on /dev/null; weston stays up.
 if [ -n "${IVWL_PLUGIN:-}" ] && command -v weston >/dev/null 2>&1; then
 	mkdir -m 0700 "$tmp/run"
@@ -92,7 +99,8 @@ device=/nonexistent/ivwl0
 name=null
 device=/dev/null
 INI
-	env -u WAYLAND_DISPLAY -u DISPLAY XDG_RUNTIME_DIR="$tmp/run" \
+	env -u WAYLAND_DISPLAY -u DISPLAY "${weston_env[@]}" \
+		XDG_RUNTIME_DIR="$tmp/run" \
 		weston --backend=headless-backend.so --use-pixman \
 		--socket=wl-devcli --idle-time=0 --config="$tmp/weston.ini" \
 		>"$tmp/weston.log" 2>&1 &
@@ -132,7 +140,8 @@ name=bad
 device=/dev/null
 app-timeout=-1
 INI
-	env -u WAYLAND_DISPLAY -u DISPLAY XDG_RUNTIME_DIR="$tmp/run" \
+	env -u WAYLAND_DISPLAY -u DISPLAY "${weston_env[@]}" \
+		XDG_RUNTIME_DIR="$tmp/run" \
 		timeout 30 weston --backend=headless-backend.so --use-pixman \
 		--socket=wl-devcli --idle-time=0 --config="$tmp/bad.ini" \
 		>"$tmp/bad.log" 2>&1
