@@ -1095,8 +1095,10 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 	clip_offer_and_feed(h, 0, (uint64_t)(h->count ? h->count : 128) << 20,
 			    &c);
 	clip_report(h, "clipboard-hang", &c);
-	if (!c.finished)
+	if (!c.finished) {
+		ivwl_channels_release(&c.chs);
 		return;
+	}
 	/* weston's clipboard manager takes over with its copy */
 	ivwl_out_reset(&out);
 	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_DESTROY);
