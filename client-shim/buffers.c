@@ -17,6 +17,7 @@ struct ivwl_grant {
 	struct ivwl_extent range;
 	uint32_t pools;			/* pools drawing from it */
 	bool client_maps;		/* the client draws into it */
+	bool frozen;			/* the client's file is gone: final */
 };
 
 struct ivwl_shm_pool {
@@ -224,13 +225,20 @@ ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 
 int
 ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    bool copied_back)
+		    bool copied_back, bool gone)
 {
 	struct ivwl_grant *g = grant_find(b, dev, ino);
 	struct ivwl_shm_buffer *buf;
 
 	if (!g)
 		return -ENOENT;
+	if (gone) {
+		/* Nothing will change its pixels: shown as they are. */
+		g->client_maps = false;
+		g->frozen = true;
+		grant_check(b, g);
+		return 0;
+	}
 	if (!copied_back && g->pools > 0)
 		return -EAGAIN;
 	g->client_maps = false;
@@ -249,7 +257,8 @@ ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 static bool
 pool_zero_copy(const struct ivwl_shm_pool *pool)
 {
-	return pool->grant && pool->grant->client_maps;
+	return pool->grant && (pool->grant->client_maps ||
+			       pool->grant->frozen);
 }
 
 /* Maps the client's file as far as the pool goes, for copying from it. */

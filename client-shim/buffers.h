@@ -78,7 +78,7 @@ ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 /* IVWL_ZC_REVERT: 0, -EAGAIN (copy back first) or -ENOENT. */
 int
 ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    bool copied_back);
+		    bool copied_back, bool gone);
 
 /*
  * A request on its way to the display.  May rewrite msg bytes in place

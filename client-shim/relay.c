@@ -399,7 +399,8 @@ zc_handle(struct relay *r, struct ivwl_zc_msg *m)
 		break;
 	case IVWL_ZC_REVERT:
 		m->status = ivwl_buffers_revert(&r->buffers, m->dev, m->ino,
-						m->flags & IVWL_ZC_COPIED_BACK);
+						m->flags & IVWL_ZC_COPIED_BACK,
+						m->flags & IVWL_ZC_GONE);
 		break;
 	default:
 		m->status = -EINVAL;

@@ -33,6 +33,12 @@ enum ivwl_zc_op {
 };
 
 #define IVWL_ZC_COPIED_BACK (1u << 0)
+/*
+ * With IVWL_ZC_REVERT: the file has no name and no fd left in the client,
+ * so nothing can write or read it again.  The grant holds the pixels for
+ * good: pools still using it show it as it is, and no copy is needed.
+ */
+#define IVWL_ZC_GONE (1u << 1)
 
 struct ivwl_zc_msg {
 	uint32_t op;

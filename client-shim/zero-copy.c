@@ -24,6 +24,7 @@
  */
 /* Both mmap and mmap64 are defined here: no header renaming of mmap. */
 #undef _FILE_OFFSET_BITS
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -386,17 +387,61 @@ file_revert(struct zc_file *f, const char *why)
 	file_free(f);
 }
 
+/*
+ * True when the process can reach f's file no more: no name (a memfd, an
+ * unlinked file) and no fd of the client's own.  Then the grant's pixels
+ * are final and need not go back into the file.
+ */
+static bool
+file_gone(struct zc_file *f)
+{
+	struct dirent *de;
+	struct stat st;
+	bool open = false;
+	DIR *dir;
+	int fd;
+
+	if (fstat(f->fd, &st) < 0 || st.st_nlink > 0)
+		return false;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return false;
+	while (!open && (de = readdir(dir))) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] == '.' || fd == f->fd || fd == dirfd(dir))
+			continue;
+		open = fstat(fd, &st) == 0 && st.st_ino == f->ino &&
+		       st.st_dev == f->dev;
+	}
+	closedir(dir);
+	return !open;
+}
+
 /* The client unmapped all of f. */
 static void
 file_release(struct zc_file *f)
 {
+	bool copied;
+
+	/* GTK unmaps a pool whose wl_buffer destroy it has not sent yet:
+	 * writing 4.6 MB back each time would be for nothing. */
+	if (file_gone(f) && send_revert(f, IVWL_ZC_GONE) == 0) {
+		ivwl_shim_debug("zero-copy: file %lu closed and unmapped, "
+				"its grant holds its last pixels",
+				(unsigned long)f->ino);
+		file_free(f);
+		return;
+	}
 	/* Pixels matter only if pools still show them. */
-	if (send_revert(f, 0) != 0) {
+	copied = send_revert(f, 0) != 0;
+
+	if (copied) {
 		copy_back(f);
 		send_revert(f, IVWL_ZC_COPIED_BACK);
 	}
-	ivwl_shim_debug("zero-copy: file %lu unmapped, grant given back",
-			(unsigned long)f->ino);
+	ivwl_shim_debug("zero-copy: file %lu unmapped, grant given back%s",
+			(unsigned long)f->ino, copied ?
+			" (written back first: a pool still uses it)" : "");
 	file_free(f);
 }
 

@@ -20,6 +20,9 @@
  *           larger, mapped anew at the bigger size, the old mapping
  *           dropped, and buffer 0 moves to the new space
  *   remap   halfway through, the pool is unmapped and mapped again
+ *   close   halfway through, the fd is closed and the pool unmapped (the
+ *           pixels are kept aside); later frames commit the buffers
+ *           again, full damage, without drawing
  *   sparse  the pool is 256 MiB bigger than its buffers need
  */
 #include <errno.h>
@@ -73,8 +76,10 @@ struct app {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	struct buffer buffers[2];
+	struct buffer *last;	/* committed last */
 	int width, height, frames, next;
 	bool configured, frame_done;
+	bool frozen;		/* --pool close: nothing to draw into */
 	const char *pool_mode;
 	struct wl_shm_pool *pool;
 	int fd;
@@ -206,12 +211,27 @@ change_pool(struct app *app)
 {
 	size_t size = (size_t)app->width * 4 * app->height;
 	struct buffer *b = &app->buffers[0];
-	int frame = b->frame;
+	int frame = b->frame, i;
 
 	if (strcmp(app->pool_mode, "remap") == 0) {
 		/* All of it unmapped first, then mapped again. */
 		munmap(app->map, app->map_size);
 		return remap_pool(app, app->map_size, false);
+	}
+	if (strcmp(app->pool_mode, "close") == 0) {
+		/* The window must keep what the buffers held. */
+		for (i = 0; i < 2; i++) {
+			uint32_t *copy = malloc(size);
+
+			if (!copy)
+				return -1;
+			memcpy(copy, app->buffers[i].pixels, size);
+			app->buffers[i].pixels = copy;
+		}
+		close(app->fd);
+		munmap(app->map, app->map_size);
+		app->frozen = true;
+		return 0;
 	}
 	if (strcmp(app->pool_mode, "regrow") != 0)
 		return 0;
@@ -263,15 +283,17 @@ draw(struct app *app)
 
 	if (b->busy)
 		b = &app->buffers[(app->next + 1) % 2];
-	paint(app, b, app->next, &band_y, &band_h);
+	if (!app->frozen)
+		paint(app, b, app->next, &band_y, &band_h);
 	wl_surface_attach(app->surface, b->wl, 0, 0);
-	if (app->next == 0)
+	if (app->next == 0 || app->frozen)
 		wl_surface_damage_buffer(app->surface, 0, 0, app->width,
 					 app->height);
 	else
 		wl_surface_damage_buffer(app->surface, 0, band_y, app->width,
 					 band_h);
 	b->busy = true;
+	app->last = b;
 	cb = wl_surface_frame(app->surface);
 	wl_callback_add_listener(cb, &frame_listener, app);
 	wl_surface_commit(app->surface);
@@ -380,12 +402,10 @@ dispatch_until(struct app *app, bool *flag)
 static int
 write_dump(struct app *app, const char *path)
 {
-	struct buffer *last = &app->buffers[0];
+	struct buffer *last = app->last;
 	FILE *f;
 	size_t n = (size_t)app->width * app->height;
 
-	if (app->buffers[1].frame > last->frame)
-		last = &app->buffers[1];
 	f = fopen(path, "wb");
 	if (!f || fwrite(last->pixels, 4, n, f) != n) {
 		fprintf(stderr, "pattern-client: cannot write %s\n", path);
@@ -449,7 +469,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (app.frames < 1 || app.width < 16 || app.height < 16 ||
-	    !strstr(" own child regrow remap sparse ", app.pool_mode) ||
+	    !strstr(" own child regrow remap close sparse ", app.pool_mode) ||
 	    strchr(app.pool_mode, ' '))
 		return 2;
 

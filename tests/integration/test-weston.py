@@ -158,6 +158,12 @@ def case_zero_copy_fallbacks(s):
                st["copied_bytes"] > 0,
                "zero-copy first, copy mode once the pool "
                f"{mode.rstrip('e')}s")
+    st = zero_copy_run(s, "zc-close", "close")
+    expect("zc-close", st["zero_copy_pools"] == 1 and
+           st["copied_bytes"] == 0 and
+           st["zero_copy_commits"] == st["commits"],
+           "a pool closed and unmapped to stay shown from its grant, "
+           "nothing written back or copied")
     st = zero_copy_run(s, "zc-sparse", "sparse")
     expect("zc-sparse", st["copy_pools"] == 1 and st["copied_bytes"] > 0,
            "copy mode for a pool bigger than the region's free heap")
