@@ -223,6 +223,33 @@ def case_client_killed(s):
     compare_window(s, s.wait_view("[work] after"), dump, 240, 180)
 
 
+def case_kill_binding(s):
+    """weston's kill binding (mod+K) on a VM's window ends that window's
+    connection (weston would SIGKILL its own pid for a socketpair client);
+    the VM's other window stays, pixel for pixel."""
+    other, other_dump = pattern(s, "work", "bystander")
+    s.wait_line(other, "ready")
+    victim, _ = pattern(s, "work", "victim", frames=1000000)
+    view = s.wait_view("[work] victim")
+    x0, y0, x1, y1 = view["rect"]
+    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2),
+              "click", "1")
+    time.sleep(0.3)
+    s.xdotool("key", "super+k")
+    wait_for("the victim's view to go", lambda: not any(
+        v["title"] == "[work] victim" for v in s.scene()))
+    if "closing: killed by the user" not in s.weston_log():
+        raise Failure("weston's log does not say the user killed it")
+    try:
+        victim.wait(10)
+    except subprocess.TimeoutExpired:
+        raise Failure("the killed client did not see its connection end")
+    if s.weston.poll() is not None or other.poll() is not None:
+        raise Failure("the kill took more than the victim")
+    compare_window(s, s.wait_view("[work] bystander"), other_dump, 240, 180)
+    print("mod+K ended the victim's connection only")
+
+
 def case_weston_shutdown(s):
     a, _ = pattern(s, "work", "one", frames=1000000)
     b, _ = pattern(s, "work", "two", frames=3)
@@ -410,6 +437,7 @@ CASES = {
     "keyboard-foot": (case_keyboard_foot, ("work",), "x11"),
     "clipboard-50mib": (case_clipboard, ("work",), "x11"),
     "gtk": (case_gtk, ("work",), "x11"),
+    "kill-binding": (case_kill_binding, ("work",), "x11"),
 }
 
 
