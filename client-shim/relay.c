@@ -384,14 +384,24 @@ static void
 zc_handle(struct relay *r, struct ivwl_zc_msg *m)
 {
 	struct ivwl_extent range = { 0, 0 };
-	int region_fd = r->slot.info.ep.region_fd;
+	int fd = r->slot.info.ep.region_fd, grant_fd = -1;
 
 	switch (m->op) {
 	case IVWL_ZC_OFFER:
+		m->flags = 0;
 		m->status = ivwl_buffers_grant(&r->buffers, m->dev, m->ino,
 					       m->size, &range);
 		m->offset = range.offset;
 		m->length = range.length;
+		/* With the guest driver the client maps its own pixels
+		 * and nothing else of the region. */
+		if (m->status == 0)
+			grant_fd = ivwl_endpoint_export_range(
+				&r->slot.info.ep, range.offset, range.length);
+		if (grant_fd >= 0) {
+			fd = grant_fd;
+			m->flags = IVWL_ZC_GRANT_FD;
+		}
 		ivwl_shim_debug("zero-copy offer of %llu bytes: %s",
 				(unsigned long long)m->size,
 				m->status < 0 ? strerror(-m->status) :
@@ -406,8 +416,10 @@ zc_handle(struct relay *r, struct ivwl_zc_msg *m)
 		m->status = -EINVAL;
 		break;
 	}
-	ivwl_agent_send(r->zc_fd, m, sizeof(*m), &region_fd,
+	ivwl_agent_send(r->zc_fd, m, sizeof(*m), &fd,
 			m->op == IVWL_ZC_OFFER && m->status == 0);
+	if (grant_fd >= 0)
+		close(grant_fd);
 }
 
 /* Serves every pending request; false once the shim's end is closed. */

@@ -19,8 +19,12 @@
 enum ivwl_zc_op {
 	/*
 	 * Asks for a grant of size bytes for the file.  Reply: status, the
-	 * range (offset and length in the region) and the region's fd over
-	 * SCM_RIGHTS.  -ENOSPC when the heap has no room for it.
+	 * range (offset and length in the region) and an fd over
+	 * SCM_RIGHTS to map it through: with IVWL_ZC_GRANT_FD in flags a
+	 * dma-buf of the grant alone (the guest driver's export: the client
+	 * reaches nothing else of the region), mapped from offset 0; else
+	 * the region's fd, mapped from the grant's offset.  -ENOSPC when the
+	 * heap has no room for it.
 	 */
 	IVWL_ZC_OFFER = 1,
 	/*
@@ -33,6 +37,8 @@ enum ivwl_zc_op {
 };
 
 #define IVWL_ZC_COPIED_BACK (1u << 0)
+/* In the reply to IVWL_ZC_OFFER: the fd is the grant's own dma-buf. */
+#define IVWL_ZC_GRANT_FD (1u << 2)
 /*
  * With IVWL_ZC_REVERT: the file has no name and no fd left in the client,
  * so nothing can write or read it again.  The grant holds the pixels for

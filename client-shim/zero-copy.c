@@ -63,7 +63,6 @@ struct zc_conn {
 	dev_t wl_dev;
 	ino_t wl_ino;
 	int ctl_fd;			/* -1 once the relay stopped answering */
-	int region_fd;			/* -1 until the first grant */
 };
 
 /* One mapping the client has of a file, now onto its grant. */
@@ -80,7 +79,9 @@ struct zc_file {
 	ino_t ino;
 	int fd;				/* ours, to write the grant back */
 	struct zc_conn *conn;
-	uint64_t grant_off, grant_len;
+	uint64_t grant_off, grant_len;	/* in the region */
+	int map_fd;			/* maps the grant from map_off */
+	uint64_t map_off;
 	uint8_t *view;			/* our own mapping of the grant */
 	struct zc_map *maps;
 	size_t nmaps, cap;
@@ -277,8 +278,10 @@ request(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 				strerror(-ret));
 		close(c->ctl_fd);
 		c->ctl_fd = -1;
-		if (fd_out && *fd_out >= 0)
+		if (fd_out && *fd_out >= 0) {
 			close(*fd_out);
+			*fd_out = -1;
+		}
 		return ret;
 	}
 	return m->status;
@@ -360,6 +363,7 @@ file_free(struct zc_file *f)
 	__atomic_store_n(&nfiles, nfiles - 1, __ATOMIC_RELAXED);
 	REAL(munmap, munmap_func_t)(f->view, f->grant_len);
 	close(f->fd);
+	close(f->map_fd);
 	free(f->maps);
 	free(f);
 }
@@ -587,7 +591,7 @@ file_move(struct zc_conn *c, int fd, const struct stat *st)
 	const char *why = NULL;
 	struct zc_file *f;
 	size_t i, moved;
-	int region_fd, ret;
+	int ret;
 
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -595,24 +599,26 @@ file_move(struct zc_conn *c, int fd, const struct stat *st)
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
 	f->conn = c;
+	f->map_fd = -1;
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (f->fd < 0 || find_mappings(st, m.size, f, &why) < 0)
 		goto err_file;
-	ret = request(c, &m, &region_fd);
+	ret = request(c, &m, &f->map_fd);
 	if (ret < 0) {
 		why = ret == -ENOSPC ? "no room in the region" :
 					"the relay refused it";
 		goto err_file;
 	}
-	if (c->region_fd < 0)
-		c->region_fd = region_fd;
-	else if (region_fd >= 0)
-		close(region_fd);
 	f->grant_off = m.offset;
 	f->grant_len = m.length;
-	f->view = REAL(mmap, mmap_func_t)(NULL, f->grant_len, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, c->region_fd, (off_t)f->grant_off);
-	if (c->region_fd < 0 || f->view == MAP_FAILED) {
+	f->map_off = m.flags & IVWL_ZC_GRANT_FD ? 0 : f->grant_off;
+	f->view = MAP_FAILED;
+	if (f->map_fd >= 0)
+		f->view = REAL(mmap, mmap_func_t)(NULL, f->grant_len,
+						  PROT_READ | PROT_WRITE,
+						  MAP_SHARED, f->map_fd,
+						  (off_t)f->map_off);
+	if (f->view == MAP_FAILED) {
 		f->view = NULL;
 		why = "cannot map the grant";
 		goto err_grant;
@@ -625,8 +631,8 @@ file_move(struct zc_conn *c, int fd, const struct stat *st)
 		struct zc_map *zm = &f->maps[moved];
 
 		if (REAL(mmap, mmap_func_t)((void *)zm->addr, zm->len, zm->prot,
-			      MAP_SHARED | MAP_FIXED, c->region_fd,
-			      (off_t)(f->grant_off + zm->off)) == MAP_FAILED)
+			      MAP_SHARED | MAP_FIXED, f->map_fd,
+			      (off_t)(f->map_off + zm->off)) == MAP_FAILED)
 			break;
 	}
 	if (moved < f->nmaps) {
@@ -641,9 +647,11 @@ file_move(struct zc_conn *c, int fd, const struct stat *st)
 	files = f;
 	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
 	ivwl_shim_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
-			"mappings) drawn in the region at %#llx", fd,
+			"mappings) drawn in the region at %#llx%s", fd,
 			(unsigned long)f->ino, (unsigned long long)m.size,
-			f->nmaps, (unsigned long long)f->grant_off);
+			f->nmaps, (unsigned long long)f->grant_off,
+			f->map_off == f->grant_off ? "" :
+			", mapped through a dma-buf of the grant alone");
 	return;
 
 err_grant:
@@ -655,6 +663,8 @@ err_file:
 			why ? why : strerror(errno));
 	if (f->fd >= 0)
 		close(f->fd);
+	if (f->map_fd >= 0)
+		close(f->map_fd);
 	free(f->maps);
 	free(f);
 }
@@ -733,8 +743,6 @@ prune_conns(void)
 		*pp = c->next;
 		if (c->ctl_fd >= 0)
 			close(c->ctl_fd);
-		if (c->region_fd >= 0)
-			close(c->region_fd);
 		free(c);
 	}
 }
@@ -753,7 +761,6 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 	c->wl_dev = st.st_dev;
 	c->wl_ino = st.st_ino;
 	c->ctl_fd = ctl_fd;
-	c->region_fd = -1;
 	pthread_mutex_lock(&lock);
 	prune_conns();
 	/* A connection whose fd number came back is over. */
@@ -784,8 +791,8 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	f = file_of_fd(fd);
 	if (f && (flags & MAP_TYPE) == MAP_SHARED && off >= 0 &&
 	    (uint64_t)off + len <= f->grant_len) {
-		p = fn(addr, len, prot, flags, f->conn->region_fd,
-		       (off_t)(f->grant_off + (uint64_t)off));
+		p = fn(addr, len, prot, flags, f->map_fd,
+		       (off_t)(f->map_off + (uint64_t)off));
 		if (p != MAP_FAILED)
 			track(f, (uintptr_t)p, page_up(len), (uint64_t)off,
 			      prot);

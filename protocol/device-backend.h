@@ -51,4 +51,8 @@ ivwl_eventfd_drain(int fd);
 int
 ivwl_kernel_doorbell(int fd, uint32_t peer, uint32_t vector);
 
+/* IVWL_IOCTL_EXPORT_DMABUF, read-write: the dma-buf fd or -errno. */
+int
+ivwl_kernel_export(int fd, uint64_t offset, uint64_t length);
+
 #endif

@@ -75,6 +75,22 @@ ivwl_kernel_doorbell(int fd, uint32_t peer, uint32_t vector)
 	return 0;
 }
 
+int
+ivwl_kernel_export(int fd, uint64_t offset, uint64_t length)
+{
+	struct ivwl_export ex = {
+		.offset = offset,
+		.size = length,
+		.flags = IVWL_EXPORT_F_RDWR,
+	};
+	int ret;
+
+	do {
+		ret = ioctl(fd, IVWL_IOCTL_EXPORT_DMABUF, &ex);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
 static int
 open_node(const char *path, const char **err)
 {

@@ -183,6 +183,16 @@ ivwl_endpoint_drain(const struct ivwl_endpoint *ep)
 	return ivwl_eventfd_drain(ep->wait_fd);
 }
 
+int
+ivwl_endpoint_export_range(const struct ivwl_endpoint *ep, uint64_t offset,
+			   uint64_t length)
+{
+	/* The doorbell's kind says which backend made the endpoint. */
+	if (ep->doorbell_kind != IVWL_DOORBELL_IOCTL)
+		return -EOPNOTSUPP;
+	return ivwl_kernel_export(ep->region_fd, offset, length);
+}
+
 static void
 close_fd(int *fd)
 {

@@ -131,6 +131,16 @@ ivwl_endpoint_ring(const struct ivwl_endpoint *ep);
 uint64_t
 ivwl_endpoint_drain(const struct ivwl_endpoint *ep);
 
+/*
+ * A new fd that maps [offset, offset + length) of the region from its own
+ * offset 0 and nothing else (the guest driver's dma-buf export), for a
+ * process that must reach that range only.  -EOPNOTSUPP where the region
+ * is one file for all (ivwl-server's), -errno otherwise.
+ */
+int
+ivwl_endpoint_export_range(const struct ivwl_endpoint *ep, uint64_t offset,
+			   uint64_t length);
+
 void
 ivwl_endpoint_close(struct ivwl_endpoint *ep);
 

@@ -191,6 +191,10 @@ def check_buffer_mode(console, zero_copy, errors):
         errors.append("IVWL_ZERO_COPY=on but no pool went zero-copy")
     if zero_copy == "off" and zero:
         errors.append("IVWL_ZERO_COPY=off but a pool went zero-copy")
+    # with the guest driver the client maps its grant alone, not the region
+    if zero and "mapped through a dma-buf of the grant alone" not in console:
+        errors.append("a zero-copy client mapped more than its grant "
+                      "(no dma-buf of the grant)")
     how = "in place (zero-copy)" if zero else "by copy"
     print(f"deploy-b: the client's pixels reached the region {how}")
 
