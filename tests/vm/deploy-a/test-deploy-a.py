@@ -28,11 +28,9 @@ exits 0 and ivwl.ko unloads.
 Environment as tests/vm/deploy-b/test-deploy-b.py.
 """
 
-import argparse
 import importlib.util
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -244,26 +242,8 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--mkinitramfs", required=True)
-    ap.add_argument("--guest-script", required=True)
-    ap.add_argument("--gui-script", required=True)
-    args = ap.parse_args()
-    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(
-        Failure("killed by SIGTERM (timeout?)")))
-    if not os.path.exists(ENV.get("IVWL_PATTERN_CLIENT", "")):
-        # built by tests/integration only with wayland-client
-        print("deploy-a: SKIP: no ivwl-pattern-client in this build")
-        return 77
-    try:
-        run(args)
-    except Failure as e:
-        print(f"deploy-a: FAIL: {e}")
-        return 1
-    print("deploy-a: PASS")
-    return 0
+    return B.deployment_main("deploy-a", lambda ap: ap.add_argument(
+        "--gui-script", required=True), run)
 
 
 if __name__ == "__main__":

@@ -274,28 +274,34 @@ def run(args):
         raise Failure("; ".join(errors))
 
 
-def main():
+def deployment_main(name, extra_args, run_test):
+    """What deploy-a and deploy-b share: the arguments every deployment
+    takes plus extra_args(parser), SIGTERM (meson's timeout) as a Failure,
+    the skip (77) without the pattern client, and the verdict line."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("--mkinitramfs", required=True)
-    ap.add_argument("--guest-script", required=True)
-    ap.add_argument("--zero-copy", choices=("auto", "on", "off"),
-                    default="auto", help="the guest shim's IVWL_ZERO_COPY")
+    for arg in ("--module", "--kernel", "--mkinitramfs", "--guest-script"):
+        ap.add_argument(arg, required=True)
+    extra_args(ap)
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(
         Failure("killed by SIGTERM (timeout?)")))
     if not os.path.exists(ENV.get("IVWL_PATTERN_CLIENT", "")):
         # built by tests/integration only with wayland-client
-        print("deploy-b: SKIP: no ivwl-pattern-client in this build")
+        print(f"{name}: SKIP: no ivwl-pattern-client in this build")
         return 77
     try:
-        run(args)
+        run_test(args)
     except Failure as e:
-        print(f"deploy-b: FAIL: {e}")
+        print(f"{name}: FAIL: {e}")
         return 1
-    print("deploy-b: PASS")
+    print(f"{name}: PASS")
     return 0
+
+
+def main():
+    return deployment_main("deploy-b", lambda ap: ap.add_argument(
+        "--zero-copy", choices=("auto", "on", "off"), default="auto",
+        help="the guest shim's IVWL_ZERO_COPY"), run)
 
 
 if __name__ == "__main__":
