@@ -99,6 +99,20 @@ static const struct wl_buffer_listener buffer_listener = {
 	buffer_release,
 };
 
+static bool
+known_pool_mode(const char *mode)
+{
+	static const char *const modes[] = {
+		"own", "child", "regrow", "remap", "close", "sparse",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(mode, modes[i]) == 0)
+			return true;
+	return false;
+}
+
 /* A memfd made by another process, as a GPU process would hand one. */
 static int
 memfd_from_child(void)
@@ -469,8 +483,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (app.frames < 1 || app.width < 16 || app.height < 16 ||
-	    !strstr(" own child regrow remap close sparse ", app.pool_mode) ||
-	    strchr(app.pool_mode, ' '))
+	    !known_pool_mode(app.pool_mode))
 		return 2;
 
 	app.display = wl_display_connect(NULL);
