@@ -66,35 +66,8 @@ command -v timeout >/dev/null 2>&1 || die "timeout not found: install coreutils"
 [ -x "$guest_probe" ] || die "guest-probe not found at $guest_probe"
 [ -x "$host_peer" ] || die "host-peer not found at $host_peer"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivwl-vm.XXXXXX")
-sock=$tmp/ivshmem.sock
-dsock=$tmp/ivshmem.display.sock
-server_pid=
-peer_pid=
-qemu_pid=
-
-cleanup()
-{
-	local pid
-
-	trap - EXIT INT TERM
-	for pid in $qemu_pid $peer_pid $server_pid; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in $qemu_pid $peer_pid $server_pid; do
-		wait "$pid" 2>/dev/null || true
-	done
-	if [ "${IVWL_VM_KEEP:-0}" = 1 ]; then
-		echo "test-ivshmem-vm: logs kept in $tmp"
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
 . "$(dirname "$0")/vm-lib.sh"
+vm_workdir ivwl-vm test-ivshmem-vm
 
 echo "test-ivshmem-vm: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivshmem-vm: region $size bytes, $vectors vectors, limit ${limit}s"

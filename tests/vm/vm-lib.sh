@@ -1,8 +1,42 @@
 # Shared by the VM tests (sourced): start ivwl-server and host-peer, boot
 # QEMU with the caller's initramfs, wait, and judge what the host side saw.
-# The caller defines die() and cleanup() (which stops $server_pid,
-# $peer_pid and $qemu_pid when set) and sets server, host_peer, qemu,
-# kernel, size, vectors, limit, sock, dsock and tmp.
+# The caller defines die(), calls vm_workdir and sets server, host_peer,
+# qemu, kernel, size, vectors and limit.
+
+# vm_workdir PREFIX NAME: a fresh $tmp (PREFIX.XXXXXX) with the paths of
+# the server's sockets, and a cleanup at exit that stops what vm_boot
+# started and removes $tmp (kept with IVWL_VM_KEEP=1; NAME says where).
+vm_workdir()
+{
+	vm_name=$2
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	sock=$tmp/ivshmem.sock
+	dsock=$tmp/ivshmem.display.sock
+	server_pid=
+	peer_pid=
+	qemu_pid=
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+cleanup()
+{
+	local pid
+
+	trap - EXIT INT TERM
+	for pid in $qemu_pid $peer_pid $server_pid; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in $qemu_pid $peer_pid $server_pid; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ "${IVWL_VM_KEEP:-0}" = 1 ]; then
+		echo "$vm_name: logs kept in $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
 
 now_ms()
 {

@@ -74,35 +74,8 @@ command -v timeout >/dev/null 2>&1 || die "timeout not found: install coreutils"
 [ -x "$host_peer" ] || die "host-peer not found at $host_peer"
 [ -f "$module" ] || die "ivwl.ko not found at $module"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ivwl-ko-vm.XXXXXX")
-sock=$tmp/ivshmem.sock
-dsock=$tmp/ivshmem.display.sock
-server_pid=
-peer_pid=
-qemu_pid=
-
-cleanup()
-{
-	local pid
-
-	trap - EXIT INT TERM
-	for pid in $qemu_pid $peer_pid $server_pid; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in $qemu_pid $peer_pid $server_pid; do
-		wait "$pid" 2>/dev/null || true
-	done
-	if [ "${IVWL_VM_KEEP:-0}" = 1 ]; then
-		echo "test-ivwl-ko: logs kept in $tmp"
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
 . "$(dirname "$0")/../vm-lib.sh"
+vm_workdir ivwl-ko-vm test-ivwl-ko
 
 echo "test-ivwl-ko: kernel $kernel, $($qemu --version | head -n 1)"
 echo "test-ivwl-ko: module $module ($(modinfo -F vermagic "$module" 2>/dev/null || echo '?'))"
