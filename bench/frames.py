@@ -279,6 +279,17 @@ class Display:
              self.agent.pid: "ivwl-agent"}
         return r
 
+    def start_measured(self, path, argv, env, logname):
+        """Starts a measured client through path: the process, its stdout
+        lines, the roles of the processes to account (waypipe's display
+        side among them) and a liveness test."""
+        p = self.spawn(argv, logname, env, stdout=subprocess.PIPE,
+                       stdin=subprocess.PIPE)
+        roles = self.roles()
+        if path == "waypipe" and self.waypipe:
+            roles[self.waypipe.pid] = "waypipe"
+        return p, Lines(p.stdout), roles, lambda: p.poll() is None
+
     def close(self):
         for p in reversed(self.procs):
             if p.poll() is None:
@@ -403,13 +414,7 @@ def run_frames(disp, path, w, h, damage, frames, warmup, index):
                      str(h), "--damage", damage, "--frames", str(frames),
                      "--warmup", str(warmup),
                      "--title", f"frames-{path}-{w}x{h}-{damage}"]
-    p = disp.spawn(argv, logname, env, stdout=subprocess.PIPE,
-                   stdin=subprocess.PIPE)
-    lines = Lines(p.stdout)
-    roles = disp.roles()
-    if path == "waypipe" and disp.waypipe:
-        roles[disp.waypipe.pid] = "waypipe"
-    alive = lambda: p.poll() is None
+    p, lines, roles, alive = disp.start_measured(path, argv, env, logname)
     try:
         ready = None
         while ready is None:
@@ -696,13 +701,7 @@ def run_mpv(disp, path, seconds, size, rate, index):
                      f"--script={lua}", "--msg-level=all=warn",
                      f"--title=mpv-{path}",
                      f"av://lavfi:testsrc2=size={w}x{h}:rate={rate}"]
-    p = disp.spawn(argv, logname, env, stdout=subprocess.PIPE,
-                   stdin=subprocess.PIPE)
-    lines = Lines(p.stdout)
-    roles = disp.roles()
-    if path == "waypipe" and disp.waypipe:
-        roles[disp.waypipe.pid] = "waypipe"
-    alive = lambda: p.poll() is None
+    p, lines, roles, alive = disp.start_measured(path, argv, env, logname)
     # mpv's own pid is the one named "mpv"; under waypipe p is waypipe.
     try:
         line = None
