@@ -194,6 +194,23 @@ ivwl_touch_faults(volatile uint8_t *p, bool write)
 	return faulted;
 }
 
+/*
+ * Judges a call expected to fail with errno want, which returned ret
+ * (negative: failed, errno set).
+ */
+static void
+judge_failure(long ret, int want, const char *what)
+{
+	if (ret >= 0)
+		bad("%s: succeeded (%ld), expected %s", what, ret,
+		    strerror(want));
+	else if (errno != want)
+		bad("%s: %s, expected %s", what, strerror(errno),
+		    strerror(want));
+	else
+		say("%s: %s as expected", what, strerror(want));
+}
+
 /* Expects ioctl(fd, cmd, arg) to fail with errno want. */
 static void
 expect_ioctl_err(int fd, unsigned long cmd, void *arg, int want,
@@ -201,17 +218,9 @@ expect_ioctl_err(int fd, unsigned long cmd, void *arg, int want,
 {
 	int ret = ioctl(fd, cmd, arg);
 
-	if (ret >= 0) {
-		bad("%s: succeeded (%d), expected %s", what, ret,
-		    strerror(want));
-		if (cmd == IVWL_IOCTL_EXPORT_DMABUF)
-			close(ret);
-	} else if (errno != want) {
-		bad("%s: %s, expected %s", what, strerror(errno),
-		    strerror(want));
-	} else {
-		say("%s: %s as expected", what, strerror(want));
-	}
+	judge_failure(ret, want, what);
+	if (ret >= 0 && cmd == IVWL_IOCTL_EXPORT_DMABUF)
+		close(ret);
 }
 
 /* Expects mmap of (length, offset, prot, flags) to fail with errno want. */
@@ -221,30 +230,16 @@ expect_mmap_err(int fd, size_t length, off_t offset, int prot, int flags,
 {
 	void *p = mmap(NULL, length, prot, flags, fd, offset);
 
-	if (p != MAP_FAILED) {
+	judge_failure(p == MAP_FAILED ? -1 : 0, want, what);
+	if (p != MAP_FAILED)
 		munmap(p, length);
-		bad("%s: succeeded, expected %s", what, strerror(want));
-	} else if (errno != want) {
-		bad("%s: %s, expected %s", what, strerror(errno),
-		    strerror(want));
-	} else {
-		say("%s: %s as expected", what, strerror(want));
-	}
 }
 
 /* Expects read(fd, buf, len) to fail with errno want. */
 static void
 expect_read_err(int fd, void *buf, size_t len, int want, const char *what)
 {
-	ssize_t n = read(fd, buf, len);
-
-	if (n >= 0)
-		bad("%s: returned %zd, expected %s", what, n, strerror(want));
-	else if (errno != want)
-		bad("%s: %s, expected %s", what, strerror(errno),
-		    strerror(want));
-	else
-		say("%s: %s as expected", what, strerror(want));
+	judge_failure(read(fd, buf, len), want, what);
 }
 
 static void
