@@ -43,6 +43,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "agent-client.h"
 #include "shim.h"
 #include "zero-copy-proto.h"
 #include "zero-copy.h"
@@ -212,46 +213,24 @@ is_own(dev_t dev, ino_t ino)
 static int
 recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { m, sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
 	struct pollfd pfd = { .fd = c->ctl_fd, .events = POLLIN };
-	struct cmsghdr *cm;
-	ssize_t n;
-	int r;
+	int r, n, fd, nfds;
 
 	do {
 		r = poll(&pfd, 1, REPLY_TIMEOUT_MS);
 	} while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return -ETIMEDOUT;
-	do {
-		n = recvmsg(c->ctl_fd, &mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		int fd;
-
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_RIGHTS ||
-		    cm->cmsg_len < CMSG_LEN(sizeof(int)))
-			continue;
-		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	n = ivwl_agent_recv(c->ctl_fd, m, sizeof(*m), &fd, 1, &nfds);
+	if (nfds > 0) {
 		if (fd_out && *fd_out < 0)
 			*fd_out = fd;
 		else
 			close(fd);
 	}
 	if (n < 0)
-		return -errno;
-	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
+		return n;
+	return n == (int)sizeof(*m) ? 0 : -EPROTO;
 }
 
 /* One request, one reply; the reply's status, or -errno on the way. */
