@@ -4,7 +4,7 @@
 set -eu
 
 packages=(
-	meson ninja-build pkg-config gcc clang libclang-rt-14-dev python3
+	meson ninja-build pkg-config gcc make clang libclang-rt-14-dev python3
 	libwayland-dev wayland-protocols libpixman-1-dev
 	weston libweston-10-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio
