@@ -157,6 +157,19 @@ ivwl_wire_map_lookup(const struct ivwl_wire_map *map, uint32_t id,
 	return 0;
 }
 
+bool
+ivwl_wire_enum_valid(const struct ivwl_enum *e, uint32_t v)
+{
+	uint32_t i;
+
+	if (e->bitfield)
+		return (v & ~e->mask) == 0;
+	for (i = 0; i < e->count; i++)
+		if (e->values[i] == v)
+			return true;
+	return false;
+}
+
 const struct ivwl_message *
 ivwl_wire_message(const struct ivwl_interface *iface, enum ivwl_wire_dir dir,
 		  uint32_t opcode)

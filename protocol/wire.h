@@ -62,13 +62,28 @@ struct ivwl_interface;
  * Bit k of nullable allows a null value for argument k (s, o, n, a only).
  * types[k] is the interface of an o or n argument, NULL when any interface
  * goes (and for every other type); types itself is NULL when no argument
- * names an interface.  A new_id of no fixed interface is preceded by the
+ * names an interface; enums likewise for int and uint arguments that name
+ * an enum.  A new_id of no fixed interface is preceded by the
  * interface name (s) and version (u), as on the wire.
  */
+/*
+ * An enum of the XML, for arguments that name one.  A bitfield's value is
+ * valid when it has no bit outside mask; any other enum's is one of
+ * values (since-versions of entries are not followed).
+ */
+struct ivwl_enum {
+	const char *name;	/* "interface.enum" */
+	bool bitfield;
+	uint32_t mask;		/* all entries or'ed */
+	uint32_t count;
+	const uint32_t *values;
+};
+
 struct ivwl_message {
 	const char *name;
 	const char *signature;
 	const struct ivwl_interface *const *types;
+	const struct ivwl_enum *const *enums;	/* like types, for enums */
 	uint32_t nullable;
 	uint16_t since;
 	uint8_t nargs;
@@ -192,6 +207,10 @@ ivwl_wire_arg_array(const struct ivwl_wire_msg *msg, unsigned int index,
 /* Index of an h argument among the message's fds, or -1. */
 int
 ivwl_wire_arg_fd_index(const struct ivwl_wire_msg *msg, unsigned int index);
+
+/* True when v is a value of e (see struct ivwl_enum). */
+bool
+ivwl_wire_enum_valid(const struct ivwl_enum *e, uint32_t v);
 
 /* A message table entry, or NULL if opcode is out of range. */
 const struct ivwl_message *

@@ -36,10 +36,11 @@ class ScanError(Exception):
 
 
 class Arg:
-    def __init__(self, code, interface=None, nullable=False):
+    def __init__(self, code, interface=None, nullable=False, enum=None):
         self.code = code
         self.interface = interface
         self.nullable = nullable
+        self.enum = enum        # "iface.name" once resolved, or None
 
 
 class Message:
@@ -50,12 +51,20 @@ class Message:
         self.args = args
 
 
+class Enum:
+    def __init__(self, name, bitfield, values):
+        self.name = name
+        self.bitfield = bitfield
+        self.values = values
+
+
 class Interface:
-    def __init__(self, name, version, requests, events, source):
+    def __init__(self, name, version, requests, events, enums, source):
         self.name = name
         self.version = version
         self.requests = requests
         self.events = events
+        self.enums = enums
         self.source = source
 
 
@@ -82,7 +91,24 @@ def parse_arg(node, where):
         return [Arg("s"), Arg("u"), Arg("n", None, nullable)]
     if kind not in ("object", "new_id"):
         interface = None
-    return [Arg(ARG_CODES[kind], interface, nullable)]
+    enum = node.get("enum")
+    if enum is not None and kind not in ("int", "uint"):
+        raise ScanError(f"{where}: enum on a {kind}")
+    return [Arg(ARG_CODES[kind], interface, nullable, enum)]
+
+
+def parse_enum(node, where):
+    name = node.get("name")
+    if not name or not c_string_ok(name):
+        raise ScanError(f"{where}: bad enum name {name!r}")
+    values = []
+    for entry in node.findall("entry"):
+        try:
+            values.append(int(entry.get("value"), 0) & 0xFFFFFFFF)
+        except (TypeError, ValueError):
+            raise ScanError(f"{where}.{name}: bad value "
+                            f"{entry.get('value')!r}")
+    return Enum(name, node.get("bitfield") == "true", values)
 
 
 def parse_message(node, iface_name, iface_version, where):
@@ -121,18 +147,31 @@ def parse_file(path):
                     for m in node.findall("request")]
         events = [parse_message(m, name, version, where)
                   for m in node.findall("event")]
-        interfaces.append(Interface(name, version, requests, events, path))
+        enums = {e.name: e for e in (parse_enum(n, where)
+                                     for n in node.findall("enum"))}
+        interfaces.append(Interface(name, version, requests, events, enums,
+                                    path))
     return interfaces
 
 
 def check_references(interfaces):
-    known = {i.name for i in interfaces}
+    """Every interface an argument names exists; enum references become
+    "interface.enum" and must name an enum of some input file."""
+    known = {i.name: i for i in interfaces}
     for iface in interfaces:
         for msg in iface.requests + iface.events:
             for arg in msg.args:
                 if arg.interface is not None and arg.interface not in known:
                     raise ScanError(f"{iface.name}.{msg.name}: interface "
                                     f"{arg.interface} is in no input file")
+                if arg.enum is None:
+                    continue
+                owner, _, enum = arg.enum.rpartition(".")
+                owner = owner or iface.name
+                if owner not in known or enum not in known[owner].enums:
+                    raise ScanError(f"{iface.name}.{msg.name}: enum "
+                                    f"{arg.enum} is in no input file")
+                arg.enum = f"{owner}.{enum}"
 
 
 def c_string_ok(name):
@@ -162,7 +201,36 @@ def emit_header(out, interfaces):
     w("\n#endif\n")
 
 
+def enum_symbol(ref):
+    return "ivwl_enum_" + ref.replace(".", "__")
+
+
+def emit_enums(w, iface, used):
+    for name, enum in sorted(iface.enums.items()):
+        if f"{iface.name}.{name}" not in used:
+            continue
+        sym = enum_symbol(f"{iface.name}.{name}")
+        mask = 0
+        for v in enum.values:
+            mask |= v
+        values = ", ".join(f"0x{v:x}u" for v in enum.values)
+        w(f"static const uint32_t {sym}_values[] = {{ {values} }};\n")
+        w(f"static const struct ivwl_enum {sym} = {{\n")
+        w(f'\t.name = "{iface.name}.{name}",\n')
+        w(f"\t.bitfield = {'true' if enum.bitfield else 'false'},\n")
+        w(f"\t.mask = 0x{mask:x}u,\n")
+        w(f"\t.count = {len(enum.values)},\n")
+        w(f"\t.values = {sym}_values,\n}};\n\n")
+
+
 def emit_message_array(w, iface, kind, msgs):
+    for msg in msgs:
+        if any(a.enum for a in msg.args):
+            w(f"static const struct ivwl_enum *const "
+              f"{kind}_enums_{iface.name}__{msg.name}[] = {{\n")
+            for a in msg.args:
+                w(f"\t&{enum_symbol(a.enum)},\n" if a.enum else "\tNULL,\n")
+            w("};\n\n")
     for msg in msgs:
         if any(a.interface for a in msg.args):
             w(f"static const struct ivwl_interface *const "
@@ -185,9 +253,12 @@ def emit_message_array(w, iface, kind, msgs):
         types = "NULL"
         if any(a.interface for a in msg.args):
             types = f"{kind}_types_{iface.name}__{msg.name}"
+        enums = "NULL"
+        if any(a.enum for a in msg.args):
+            enums = f"{kind}_enums_{iface.name}__{msg.name}"
         flags = "IVWL_MESSAGE_DESTRUCTOR" if msg.destructor else "0"
         w(f'\t{{ .name = "{msg.name}", .signature = "{sig}", '
-          f".types = {types},\n")
+          f".types = {types}, .enums = {enums},\n")
         w(f"\t  .nullable = 0x{nullable:x}u, .since = {msg.since}, "
           f".nargs = {len(msg.args)}, .flags = {flags} }},\n")
     w("};\n\n")
@@ -198,6 +269,12 @@ def emit_source(out, interfaces):
     w("/* Generated by ivwl-scanner.py from Wayland protocol XML. */\n")
     w("#include <stddef.h>\n\n")
     w('#include "ivwl-protocols.h"\n\n')
+    # enums first, those an argument names: a message may name another
+    # interface's enum
+    used = {a.enum for i in interfaces for m in i.requests + i.events
+            for a in m.args if a.enum}
+    for iface in interfaces:
+        emit_enums(w, iface, used)
     for iface in interfaces:
         w(f"/* {iface.name}, from {os.path.basename(iface.source)} */\n\n")
         emit_message_array(w, iface, "request", iface.requests)

@@ -876,8 +876,50 @@ test_cuts_and_flips(void)
 	ivwl_wire_map_release(&map);
 }
 
+/* Enum arguments carry the XML's values, other files' enums included. */
+static void
+test_enums(void)
+{
+	const struct ivwl_message *m;
+	const struct ivwl_enum *e;
+
+	m = &ivwl_iface_wl_surface.requests
+		[IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM];
+	REQUIRE(m->enums && m->enums[0]);
+	e = m->enums[0];
+	CHECK(strcmp(e->name, "wl_output.transform") == 0);
+	CHECK(!e->bitfield);
+	CHECK(ivwl_wire_enum_valid(e, 0));
+	CHECK(ivwl_wire_enum_valid(e, 7));
+	CHECK(!ivwl_wire_enum_valid(e, 8));
+	CHECK(!ivwl_wire_enum_valid(e, (uint32_t)-1));
+
+	/* wl_data_offer.set_actions(dnd_actions, preferred_action) */
+	m = &ivwl_iface_wl_data_offer.requests
+		[IVWL_REQ_WL_DATA_OFFER_SET_ACTIONS];
+	REQUIRE(m->enums && m->enums[0] && m->enums[1]);
+	e = m->enums[0];
+	CHECK(strcmp(e->name, "wl_data_device_manager.dnd_action") == 0);
+	CHECK(e->bitfield);
+	CHECK(ivwl_wire_enum_valid(e, 0));
+	CHECK(ivwl_wire_enum_valid(e, 7));
+	CHECK(!ivwl_wire_enum_valid(e, 8));
+
+	/* xdg_toplevel.resize_edge has gaps: 3 and 7 are no edge */
+	m = &ivwl_iface_xdg_toplevel.requests[IVWL_REQ_XDG_TOPLEVEL_RESIZE];
+	REQUIRE(m->enums && m->enums[2]);
+	CHECK(m->enums[0] == NULL && m->enums[1] == NULL);
+	CHECK(ivwl_wire_enum_valid(m->enums[2], 10));
+	CHECK(!ivwl_wire_enum_valid(m->enums[2], 3));
+	CHECK(!ivwl_wire_enum_valid(m->enums[2], 11));
+
+	m = &ivwl_iface_wl_surface.requests[IVWL_REQ_WL_SURFACE_ATTACH];
+	CHECK(m->enums == NULL);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_tables),
+	TEST(test_enums),
 	TEST(test_interface_find),
 	TEST(test_session_stream),
 	TEST(test_keymap_event),
