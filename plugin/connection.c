@@ -18,6 +18,8 @@
 #define IVWL_SINK_LIMIT (64u << 20)
 /* Records handled per doorbell before yielding to the rest of weston. */
 #define RECORD_BUDGET 256
+/* More popups than a connection can make (surfaces per connection). */
+#define IVWL_POPUP_TEARDOWN_MAX 512u
 
 static void
 update_interest(struct ivwl_connection *conn)
@@ -347,12 +349,35 @@ free_connection(struct ivwl_connection *conn)
 		close(conn->fd);
 	ivwl_stream_out_release(&conn->to_server);
 	ivwl_stream_in_release(&conn->from_server);
+	ivwl_firewall_release(&conn->firewall);
 	ivwl_wire_map_release(&conn->objects);
 	ivwl_translate_release(conn);
 	while (conn->channels.list)
 		channel_destroy(conn, conn->channels.list);
 	free(conn->record);
 	free(conn);
+}
+
+/*
+ * libwayland destroys a client's objects in id order, so a parent popup
+ * goes before its child and weston 10 posts an error through the
+ * already destroyed xdg_wm_base (a crash).  This listener runs before
+ * that: end the popups here first, newest first, as the protocol asks a
+ * client to.
+ */
+static void
+destroy_popups(struct ivwl_connection *conn)
+{
+	uint32_t ids[IVWL_POPUP_TEARDOWN_MAX], n, i;
+	struct wl_resource *popup;
+
+	n = ivwl_firewall_popups(&conn->firewall, ids,
+				 IVWL_POPUP_TEARDOWN_MAX);
+	for (i = 0; i < n; i++) {
+		popup = wl_client_get_object(conn->client, ids[i]);
+		if (popup)
+			wl_resource_destroy(popup);
+	}
 }
 
 /* libwayland destroyed the client: a protocol error, weston, shutdown. */
@@ -363,6 +388,7 @@ on_client_destroy(struct wl_listener *listener, void *data)
 		wl_container_of(listener, conn, client_destroy);
 
 	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
+	destroy_popups(conn);
 	wl_list_remove(&conn->client_destroy.link);
 	conn->client = NULL;
 	free_connection(conn);
@@ -401,17 +427,6 @@ ivwl_connection_kill_later(struct ivwl_connection *conn)
 			on_kill, conn);
 }
 
-void
-ivwl_connection_abandon(struct ivwl_connection *conn)
-{
-	/* weston tears its clients down itself, after the shell is gone:
-	 * destroying one now would call into a dead desktop-shell. */
-	if (conn->client)
-		wl_list_remove(&conn->client_destroy.link);
-	conn->client = NULL;
-	free_connection(conn);
-}
-
 static int
 on_alarm(int fd, uint32_t mask, void *data)
 {
@@ -446,6 +461,9 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	ivwl_stream_in_init(&conn->from_server);
 	conn->record = malloc(ivwl_ring_max_payload(&conn->request));
 	if (!conn->record || ivwl_wire_map_init(&conn->objects) < 0)
+		goto err_conn;
+	if (ivwl_firewall_init(&conn->firewall, &conn->objects,
+			       &vm->totals) < 0)
 		goto err_conn;
 
 	conn->alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -488,6 +506,7 @@ err_conn:
 		close(conn->alarm_fd);
 	if (conn->more_fd >= 0)
 		close(conn->more_fd);
+	ivwl_firewall_release(&conn->firewall);
 	ivwl_wire_map_release(&conn->objects);
 	free(conn->record);
 	free(conn);

@@ -10,6 +10,7 @@
 #include <wayland-server-core.h>
 
 #include "channel.h"
+#include "firewall.h"
 #include "record.h"
 #include "ring.h"
 #include "stream.h"
@@ -37,12 +38,6 @@ struct ivwl_pool {
 	uint32_t buffers;		/* live wl_buffers made from it */
 	uint64_t offset;
 	uint64_t length;
-};
-
-/* Rectangles given to a wl_region, or to a surface since its commit. */
-struct ivwl_rect_count {
-	uint32_t id;
-	uint32_t rects;
 };
 
 struct ivwl_buffer_ref {
@@ -81,10 +76,7 @@ struct ivwl_connection {
 	uint32_t npools;		/* mappings, see ivwl_pool */
 	struct ivwl_buffer_ref *buffers;
 	uint32_t nbuffers;
-	uint32_t nsurfaces;		/* live wl_surfaces */
-	uint32_t nregions;		/* live wl_regions */
-	struct ivwl_rect_count *rect_counts;
-	uint32_t nrect_counts;
+	struct ivwl_firewall firewall;	/* requests' semantics, budgets */
 
 	uint64_t *record;		/* private copy of one request record */
 };
@@ -100,10 +92,6 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why);
 /* Disconnects from the event loop, not from inside weston's caller. */
 void
 ivwl_connection_kill_later(struct ivwl_connection *conn);
-
-/* At compositor shutdown: let go without touching the wl_client. */
-void
-ivwl_connection_abandon(struct ivwl_connection *conn);
 
 struct wl_client *
 ivwl_connection_client(struct ivwl_connection *conn);

@@ -111,8 +111,15 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		goto err_vms;
 
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);
+	/*
+	 * First in line: weston 10's desktop-shell tears its layers down in
+	 * its own destroy listener and crashes on windows with popups still
+	 * there (fixed in weston 11).  The VM clients end before that, as a
+	 * disconnect would end them, while the shell is whole.
+	 */
 	plugin->destroy_listener.notify = plugin_destroy;
-	wl_signal_add(&compositor->destroy_signal, &plugin->destroy_listener);
+	wl_list_insert(&compositor->destroy_signal.listener_list,
+		       &plugin->destroy_listener.link);
 	plugin->kill_listener.notify = on_kill;
 	wl_signal_add(&compositor->kill_signal, &plugin->kill_listener);
 	return 0;

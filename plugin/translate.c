@@ -25,17 +25,6 @@
 #define IVWL_CONN_MAX_POOLS 128u
 #define IVWL_VM_MAX_POOLS 512u
 #define IVWL_CONN_MAX_BUFFERS 1024u
-/* Every surface costs weston work on every repaint: bound them. */
-#define IVWL_CONN_MAX_SURFACES 512u
-#define IVWL_VM_MAX_SURFACES 2048u
-/*
- * Rectangles per wl_region and per surface between commits: pixman merges
- * each into all the others, so the cost grows with the square.
- */
-#define IVWL_MAX_RECTS 1024u
-#define IVWL_CONN_MAX_REGIONS 256u
-/* Live objects of one connection, far below the walker's own bound. */
-#define IVWL_CONN_MAX_OBJECTS 32768u
 #define TITLE_MAX 1024u
 
 static bool
@@ -136,48 +125,6 @@ buffer_gone(struct ivwl_connection *conn, uint32_t id)
 	}
 }
 
-static struct ivwl_rect_count *
-rect_count(struct ivwl_connection *conn, uint32_t id)
-{
-	uint32_t i;
-
-	for (i = 0; i < conn->nrect_counts; i++)
-		if (conn->rect_counts[i].id == id)
-			return &conn->rect_counts[i];
-	return NULL;
-}
-
-static void
-rect_count_drop(struct ivwl_connection *conn, uint32_t id)
-{
-	struct ivwl_rect_count *c = rect_count(conn, id);
-
-	if (c)
-		*c = conn->rect_counts[--conn->nrect_counts];
-}
-
-/* One more rectangle on object id; false past the bound. */
-static bool
-rect_count_add(struct ivwl_connection *conn, uint32_t id)
-{
-	struct ivwl_rect_count *c = rect_count(conn, id), *n;
-
-	if (!c) {
-		/* regions and surfaces are bounded, and so is this table */
-		if (conn->nrect_counts >=
-		    IVWL_CONN_MAX_REGIONS + IVWL_CONN_MAX_SURFACES)
-			return false;
-		n = realloc(conn->rect_counts,
-			    (conn->nrect_counts + 1) * sizeof(*n));
-		if (!n)
-			return false;
-		conn->rect_counts = n;
-		c = &n[conn->nrect_counts++];
-		*c = (struct ivwl_rect_count){ id, 0 };
-	}
-	return ++c->rects <= IVWL_MAX_RECTS;
-}
-
 static void
 put_u32(uint8_t *msg, uint16_t offset, uint32_t v)
 {
@@ -274,6 +221,12 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	}
 	if (width <= 0 || (uint64_t)width * bpp > (uint64_t)(int64_t)stride) {
 		*why = "wl_buffer stride shorter than its rows";
+		return -EPROTO;
+	}
+	/* pixman takes rows of whole 32-bit words only, and says so in
+	 * weston's log on every commit */
+	if (stride % 4 != 0) {
+		*why = "wl_buffer stride not a multiple of 4";
 		return -EPROTO;
 	}
 	if (offset < 0 || height <= 0 || stride <= 0 ||
@@ -401,45 +354,6 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	} else if (is(msg, &ivwl_iface_wl_buffer,
 		      IVWL_REQ_WL_BUFFER_DESTROY)) {
 		buffer_gone(conn, msg->object);
-	} else if (is(msg, &ivwl_iface_wl_compositor,
-		      IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE)) {
-		if (conn->nsurfaces >= IVWL_CONN_MAX_SURFACES ||
-		    conn->vm->surfaces >= IVWL_VM_MAX_SURFACES) {
-			*why = "too many surfaces";
-			return -EDQUOT;
-		}
-		conn->nsurfaces++;
-		conn->vm->surfaces++;
-	} else if (is(msg, &ivwl_iface_wl_surface,
-		      IVWL_REQ_WL_SURFACE_DESTROY)) {
-		conn->nsurfaces--;
-		conn->vm->surfaces--;
-		rect_count_drop(conn, msg->object);
-	} else if (is(msg, &ivwl_iface_wl_surface,
-		      IVWL_REQ_WL_SURFACE_DAMAGE) ||
-		   is(msg, &ivwl_iface_wl_surface,
-		      IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER) ||
-		   is(msg, &ivwl_iface_wl_region, IVWL_REQ_WL_REGION_ADD) ||
-		   is(msg, &ivwl_iface_wl_region,
-		      IVWL_REQ_WL_REGION_SUBTRACT)) {
-		if (!rect_count_add(conn, msg->object)) {
-			*why = "too many rectangles";
-			return -EDQUOT;
-		}
-	} else if (is(msg, &ivwl_iface_wl_surface,
-		      IVWL_REQ_WL_SURFACE_COMMIT)) {
-		rect_count_drop(conn, msg->object);	/* damage applied */
-	} else if (is(msg, &ivwl_iface_wl_compositor,
-		      IVWL_REQ_WL_COMPOSITOR_CREATE_REGION)) {
-		if (conn->nregions >= IVWL_CONN_MAX_REGIONS) {
-			*why = "too many regions";
-			return -EDQUOT;
-		}
-		conn->nregions++;
-	} else if (is(msg, &ivwl_iface_wl_region,
-		      IVWL_REQ_WL_REGION_DESTROY)) {
-		conn->nregions--;
-		rect_count_drop(conn, msg->object);
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
 		return send_prefixed_title(conn, msg);
@@ -484,14 +398,13 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			*why = "a request names more fds than the record has";
 			return -EPROTO;
 		}
+		ret = ivwl_firewall_request(&conn->firewall, &msg, why);
+		if (ret < 0)
+			return ret;
 		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_REQUEST, &msg);
 		if (ret < 0) {
 			*why = "request breaks object lifetime rules";
 			return ret;
-		}
-		if (conn->objects.client.live > IVWL_CONN_MAX_OBJECTS) {
-			*why = "too many objects";
-			return -EDQUOT;
 		}
 		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
@@ -638,11 +551,6 @@ ivwl_translate_release(struct ivwl_connection *conn)
 		free(pool);
 	}
 	conn->npools = 0;
-	conn->vm->surfaces -= conn->nsurfaces;
-	conn->nsurfaces = 0;
-	free(conn->rect_counts);
-	conn->rect_counts = NULL;
-	conn->nrect_counts = 0;
 	free(conn->buffers);
 	conn->buffers = NULL;
 	conn->nbuffers = 0;
@@ -669,6 +577,22 @@ clamp_global_version(struct ivwl_wire_msg *msg, uint8_t *bytes)
 	iface = name ? ivwl_wire_interface_find(name) : NULL;
 	if (iface && version > iface->version)
 		memcpy(bytes + msg->args[2].offset, &iface->version, 4);
+}
+
+/* weston ends the client after this: say why, with the VM and slot. */
+static void
+log_display_error(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_wire_object o;
+	uint32_t id = ivwl_wire_arg_object(msg, 0);
+	const char *text = ivwl_wire_arg_string(msg, 2);
+
+	if (ivwl_wire_map_lookup(&conn->objects, id, &o) < 0)
+		o.iface = NULL;
+	ivwl_log("[%s] slot %u generation %u: weston sent a protocol error: "
+		 "%s@%u code %u: %s", conn->vm->name, conn->slot,
+		 conn->generation, o.iface ? o.iface->name : "?", id,
+		 ivwl_wire_arg_uint(msg, 1), text ? text : "");
 }
 
 int
@@ -698,6 +622,9 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 			*why = "an event breaks object lifetime rules";
 			return ret;
 		}
+		ivwl_firewall_event(&conn->firewall, &msg);
+		if (is(&msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_ERROR))
+			log_display_error(conn, &msg);
 		ret = translate_event_fds(conn, &msg, descs, why);
 		if (ret < 0)
 			return ret;

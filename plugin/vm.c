@@ -136,6 +136,38 @@ end_connections(struct ivwl_vm *vm, const char *why)
 }
 
 static void
+on_ring_failed_idle(void *data)
+{
+	struct ivwl_vm *vm = data;
+
+	vm->ring_failed_idle = NULL;
+	end_connections(vm, "the app side blocks its doorbells");
+}
+
+/*
+ * Ringing the app failed for good (device.h): it keeps a write to its
+ * eventfd blocked, so none of its connections can be woken again.  This
+ * may be called from inside a connection's teardown or service: end them
+ * from the event loop instead, and serve no new ones (display-side.c)
+ * until another app side joins.
+ */
+static void
+on_ring_failed(void *data, int error)
+{
+	struct ivwl_vm *vm = data;
+	struct wl_event_loop *loop =
+		wl_display_get_event_loop(vm->plugin->display);
+
+	ivwl_log("[%s] app side makes ringing impossible: %s; ending its "
+		 "connections until it leaves", vm->name,
+		 error == -ETIMEDOUT ? "a doorbell write stayed blocked" :
+		 strerror(-error));
+	if (!vm->ring_failed_idle)
+		vm->ring_failed_idle = wl_event_loop_add_idle(loop,
+					on_ring_failed_idle, vm);
+}
+
+static void
 on_peer(void *data, uint32_t peer, bool present)
 {
 	struct ivwl_vm *vm = data;
@@ -145,6 +177,11 @@ on_peer(void *data, uint32_t peer, bool present)
 	ivwl_log("[%s] app side %s", vm->name, present ? "attached" :
 							  "left");
 	if (present) {
+		/* A new app side: whatever the last one did is past. */
+		if (vm->ring_failed_idle)
+			wl_event_source_remove(vm->ring_failed_idle);
+		vm->ring_failed_idle = NULL;
+		ivwl_display_side_ring_reset(&vm->side);
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
 		return;
 	}
@@ -235,6 +272,7 @@ vm_attach(struct ivwl_vm *vm)
 			 ivwl_device_nr_vectors(vm->dev));
 		goto err_device;
 	}
+	ivwl_display_side_set_ring_listener(&vm->side, on_ring_failed, vm);
 
 	/* The guest driver has no membership news: no event fd. */
 	if (ivwl_device_event_fd(vm->dev) >= 0) {
@@ -289,11 +327,9 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
-		if (shutdown)
-			ivwl_connection_abandon(vm->conns[i]);
-		else
-			ivwl_connection_destroy(vm->conns[i],
-						"region detached");
+		ivwl_connection_destroy(vm->conns[i], shutdown ?
+					"weston is shutting down" :
+					"region detached");
 	}
 	for (i = 0; i < IVWL_SLOT_COUNT + 1; i++) {
 		if (vm->vectors[i].source)
@@ -311,6 +347,10 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 		ivwl_device_destroy(vm->dev);
 	}
 	vm->dev = NULL;
+	/* After the last ring above: nothing is left to end. */
+	if (vm->ring_failed_idle)
+		wl_event_source_remove(vm->ring_failed_idle);
+	vm->ring_failed_idle = NULL;
 }
 
 static int
@@ -421,7 +461,11 @@ err_vm:
 	return NULL;
 }
 
-/* Only at compositor shutdown (or a failed start). */
+/*
+ * Only at compositor shutdown (or a failed start).  The plugin's destroy
+ * listener runs before the shell's (ivwl-plugin.c), so the VM's clients
+ * end as if they had disconnected, with the shell still there.
+ */
 void
 ivwl_vm_destroy(struct ivwl_vm *vm)
 {

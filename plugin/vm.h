@@ -5,6 +5,7 @@
 #include <wayland-server-core.h>
 
 #include "display-side.h"
+#include "firewall.h"
 #include "ivwl-plugin.h"
 
 struct ivwl_connection;
@@ -39,10 +40,12 @@ struct ivwl_vm {
 	uint32_t app_timeout_ms;	/* 0: never give up on it */
 	uint64_t app_heartbeat;
 	uint32_t app_silent_ms;
+	/* The app side blocks its doorbells: end its connections from here. */
+	struct wl_event_source *ring_failed_idle;
 	struct ivwl_vm_vector vectors[IVWL_SLOT_COUNT + 1];
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
-	uint32_t surfaces;		/* of all its connections */
+	struct ivwl_firewall_totals totals;	/* of all its connections */
 };
 
 /* A connection tells its VM it is gone (slot answered CLOSED). */

@@ -43,7 +43,10 @@ struct ivwl_device {
 int
 ivwl_eventfd_ring(int fd);
 
-/* Reads and returns the counter, 0 when nothing is pending. */
+/*
+ * Reads and returns the counter, 0 when nothing is pending.  Does not
+ * block even when O_NONBLOCK was cleared behind our back (Linux 5.11+).
+ */
 uint64_t
 ivwl_eventfd_drain(int fd);
 

@@ -13,6 +13,11 @@
  * announced before us when there are any, else from our own fds as they
  * arrive, waiting SETTLE_MS for stragglers once the socket runs dry.  Own
  * fds that arrive after open are refused, so nr_vectors never changes.
+ *
+ * The eventfds we ring a peer through are the open file descriptions it
+ * holds: it may clear O_NONBLOCK and fill them, so each peer we ring gets
+ * a ringer thread that does the writing (ringer.h); no write to them ever
+ * happens in the caller's thread.
  */
 #include <endian.h>
 #include <errno.h>
@@ -29,6 +34,7 @@
 
 #include "device-backend.h"
 #include "region.h"
+#include "ringer.h"
 
 /* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
 #define MAX_PEER_ID 65535u
@@ -48,6 +54,7 @@ struct peer {
 	uint32_t nfds;
 	uint32_t capacity;
 	bool present;		/* has its full set of vectors */
+	struct ivwl_ringer *ringer;	/* from its first ring on */
 };
 
 struct server_device {
@@ -103,6 +110,9 @@ peer_clear(struct peer *p)
 {
 	uint32_t i;
 
+	/* Rings to a peer that left are moot: stop even a blocked write. */
+	ivwl_ringer_destroy(p->ringer, 0);
+	p->ringer = NULL;
 	for (i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
 	p->nfds = 0;
@@ -594,6 +604,11 @@ server_destroy(struct ivwl_device *dev)
 	struct server_device *sd = to_server(dev);
 	uint32_t id;
 
+	/* Peers that stay hear our last doorbells (a display saying GONE). */
+	for (id = 0; id < sd->npeers; id++) {
+		ivwl_ringer_destroy(sd->peers[id].ringer, IVWL_RINGER_FLUSH_MS);
+		sd->peers[id].ringer = NULL;
+	}
 	for (id = 0; id < sd->npeers; id++) {
 		peer_clear(&sd->peers[id]);
 		free(sd->peers[id].fds);
@@ -620,7 +635,16 @@ server_peer_present(struct ivwl_device *dev, uint32_t peer)
 static int
 server_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 {
-	return ivwl_eventfd_ring(to_server(dev)->peers[peer].fds[vector]);
+	struct peer *p = &to_server(dev)->peers[peer];
+	int ret;
+
+	/* Present: its fds are complete and stay until it leaves. */
+	if (!p->ringer) {
+		ret = ivwl_ringer_create(p->fds, p->nfds, &p->ringer);
+		if (ret < 0)
+			return ret;
+	}
+	return ivwl_ringer_ring(p->ringer, vector);
 }
 
 static int

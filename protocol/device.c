@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "device-backend.h"
@@ -24,15 +26,37 @@ ivwl_eventfd_ring(int fd)
 	return 0;
 }
 
+/*
+ * The fds we drain may be shared with a peer that rings us through them:
+ * it can clear O_NONBLOCK and read the counter itself between our epoll
+ * and our read, which would then sleep until it rings again.  RWF_NOWAIT
+ * makes this one read non-blocking whatever the flags say (eventfd honours
+ * it since Linux 5.11).
+ */
 uint64_t
 ivwl_eventfd_drain(int fd)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	uint64_t v;
+	struct iovec iov = { &v, sizeof(v) };
 	ssize_t n;
 
 	do {
-		n = read(fd, &v, sizeof(v));
+		n = preadv2(fd, &iov, 1, -1, RWF_NOWAIT);
 	} while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+		/*
+		 * Older kernels: read only what poll() just saw.  The peer
+		 * can still empty the counter in between and block us until
+		 * its next ring; this narrows the window, it does not close
+		 * it.
+		 */
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+			return 0;
+		do {
+			n = read(fd, &v, sizeof(v));
+		} while (n < 0 && errno == EINTR);
+	}
 	return n == (ssize_t)sizeof(v) ? v : 0;
 }
 

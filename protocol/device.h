@@ -64,7 +64,13 @@ ivwl_device_nr_vectors(struct ivwl_device *dev);
 int
 ivwl_device_region_fd(struct ivwl_device *dev);
 
-/* -EINVAL for a vector out of range, -ENOENT for an absent peer. */
+/*
+ * -EINVAL for a vector out of range, -ENOENT for an absent peer.  Never
+ * blocks.  With ivwl-server the doorbell is written by a thread of the
+ * device (ringer.h) and may arrive just after this returns; -ETIMEDOUT
+ * says the peer makes ringing impossible (it keeps a write to its
+ * eventfd blocked), and stays until the peer leaves.
+ */
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);
 
@@ -72,7 +78,11 @@ ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);
 int
 ivwl_device_vector_fd(struct ivwl_device *dev, uint32_t vector);
 
-/* Consumes pending doorbells of own vector; returns how many were seen. */
+/*
+ * Consumes pending doorbells of own vector; returns how many were seen.
+ * Never blocks, even on an eventfd a peer cleared O_NONBLOCK on (Linux
+ * 5.11 and later; see ivwl_eventfd_drain).
+ */
 uint64_t
 ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector);
 

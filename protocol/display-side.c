@@ -33,6 +33,35 @@ ivwl_display_side_init(struct ivwl_display_side *ds, struct ivwl_device *dev)
 }
 
 void
+ivwl_display_side_set_ring_listener(struct ivwl_display_side *ds,
+				    void (*func)(void *data, int error),
+				    void *data)
+{
+	ds->ring_failed = func;
+	ds->ring_failed_data = data;
+}
+
+void
+ivwl_display_side_ring_reset(struct ivwl_display_side *ds)
+{
+	ds->ring_error = 0;
+}
+
+static int
+ring_app(struct ivwl_display_side *ds, uint32_t vector)
+{
+	int ret = ivwl_device_ring(ds->dev, IVWL_PEER_APP, vector);
+
+	/* -ENOENT: no app side now; it looks at every slot when it comes. */
+	if (ret == -ETIMEDOUT && !ds->ring_error) {
+		ds->ring_error = ret;
+		if (ds->ring_failed)
+			ds->ring_failed(ds->ring_failed_data, ret);
+	}
+	return ret;
+}
+
+void
 ivwl_display_side_claim(struct ivwl_display_side *ds)
 {
 	struct ivwl_side_block *own = ivwl_region_side(ds->base,
@@ -50,7 +79,7 @@ ivwl_display_side_claim(struct ivwl_display_side *ds)
 	ivwl_shm_store(&own->peer_id, ivwl_device_peer_id(ds->dev));
 	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
-	ivwl_device_ring(ds->dev, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
+	ring_app(ds, IVWL_VECTOR_CONTROL);
 }
 
 void
@@ -60,13 +89,13 @@ ivwl_display_side_release(struct ivwl_display_side *ds)
 						       IVWL_SIDE_DISPLAY);
 
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_GONE);
-	ivwl_device_ring(ds->dev, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
+	ring_app(ds, IVWL_VECTOR_CONTROL);
 }
 
-void
+int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot)
 {
-	ivwl_device_ring(ds->dev, IVWL_PEER_APP, ivwl_slot_vector(slot));
+	return ring_app(ds, ivwl_slot_vector(slot));
 }
 
 void
@@ -125,6 +154,9 @@ ivwl_display_side_sync(struct ivwl_display_side *ds,
 		}
 		if (ds->open[i] || state != IVWL_APP_SLOT_OPEN ||
 		    gen == ds->generation[i])
+			continue;
+		/* It could never be woken: leave its open unanswered. */
+		if (ds->ring_error)
 			continue;
 
 		ds->generation[i] = gen;

@@ -22,6 +22,16 @@ struct ivwl_display_side {
 	uint32_t app_epoch;
 	bool open[IVWL_SLOT_COUNT];
 	uint32_t generation[IVWL_SLOT_COUNT];
+	/*
+	 * 0, or -ETIMEDOUT once a ring found that the app side makes
+	 * ringing impossible (device.h).  Then no new connection is served
+	 * until ivwl_display_side_ring_reset().  Rings happen deep inside
+	 * callers that cannot act on it (a connection being destroyed), so
+	 * the first failure is also told to ring_failed.
+	 */
+	int ring_error;
+	void (*ring_failed)(void *data, int error);
+	void *ring_failed_data;
 };
 
 struct ivwl_display_side_listener {
@@ -38,6 +48,20 @@ struct ivwl_display_side_listener {
 int
 ivwl_display_side_init(struct ivwl_display_side *ds, struct ivwl_device *dev);
 
+/*
+ * func is called once, from inside whichever call rang, when ringing the
+ * app fails for good: it should end the connections later, from the
+ * event loop, not from there.
+ */
+void
+ivwl_display_side_set_ring_listener(struct ivwl_display_side *ds,
+				    void (*func)(void *data, int error),
+				    void *data);
+
+/* A new app side joined: ring it, and serve it, again. */
+void
+ivwl_display_side_ring_reset(struct ivwl_display_side *ds);
+
 /* New epoch, ready, and every connection of an earlier instance closed. */
 void
 ivwl_display_side_claim(struct ivwl_display_side *ds);
@@ -46,7 +70,10 @@ ivwl_display_side_claim(struct ivwl_display_side *ds);
 void
 ivwl_display_side_release(struct ivwl_display_side *ds);
 
-/* Looks at every slot once and reports changes through the listener. */
+/*
+ * Looks at every slot once and reports changes through the listener.
+ * While ring_error is set it only reports closes.
+ */
 void
 ivwl_display_side_sync(struct ivwl_display_side *ds,
 		       const struct ivwl_display_side_listener *listener,
@@ -64,8 +91,8 @@ void
 ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
 			struct ivwl_ring *request, struct ivwl_ring *event);
 
-/* Rings the app on the slot's vector. */
-void
+/* Rings the app on the slot's vector: ivwl_device_ring's result. */
+int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);
 
 #endif

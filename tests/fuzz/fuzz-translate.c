@@ -27,6 +27,12 @@ ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 	return 0;
 }
 
+/* No weston here: the plugin's log goes nowhere. */
+void
+ivwl_log(const char *fmt, ...)
+{
+}
+
 struct builder {
 	uint8_t msg[512];
 	uint32_t len;
@@ -138,7 +144,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ivwl_layout_compute(64ull << 20, &vm.side.layout) < 0)
 		abort();
 	vm.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
-	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0)
+	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0 ||
+	    ivwl_firewall_init(&conn.firewall, &conn.objects, &vm.totals) < 0)
 		abort();
 	ivwl_stream_out_init(&conn.to_server, 1 << 20);
 	ivwl_channels_init(&conn.channels, IVWL_SIDE_DISPLAY);
@@ -180,6 +187,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ivwl_stream_out_release(&conn.to_server);
 	ivwl_channels_release(&conn.channels);
 	ivwl_translate_release(&conn);
+	ivwl_firewall_release(&conn.firewall);
 	ivwl_wire_map_release(&conn.objects);
 	close(vm.region_fd);
 	close(conn.alarm_fd);

@@ -75,6 +75,7 @@ struct ivwl_out {
 struct ivwl_hostile_globals {
 	uint32_t shm, compositor, wm_base;	/* global names, 0 if absent */
 	uint32_t seat, data_device_manager;
+	uint32_t subcompositor, primary_selection;
 	bool done;				/* the sync came back */
 };
 
@@ -273,5 +274,25 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_eventfd_block(struct ivwl_hostile *h);
+
+/* ---- semantics.c: Wayland semantics weston 10 does not survive ---- */
+
+void
+ivwl_hostile_role_subsurface(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_mime_flood(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_popup_chain(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_popup_hold(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
 
 #endif

@@ -423,6 +423,11 @@ on_session_event(void *data, const struct ivwl_hostile_event *ev)
 			w->g->seat = name;
 		else if (strncmp(iface, "wl_data_device_manager", slen) == 0)
 			w->g->data_device_manager = name;
+		else if (strncmp(iface, "wl_subcompositor", slen) == 0)
+			w->g->subcompositor = name;
+		else if (strncmp(iface, "zwp_primary_selection_device_"
+				 "manager_v1", slen) == 0)
+			w->g->primary_selection = name;
 	}
 	if (w->func)
 		w->func(w->data, ev);

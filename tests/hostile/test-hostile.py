@@ -639,6 +639,190 @@ def case_bug_clipboard_hang(s):
     print(s.wait_peer(40).strip())
 
 
+def case_bug_eventfd_block_hangs_weston(s):
+    """With ivwl-server the app peer holds the very eventfds the display
+    writes to ring it: it clears O_NONBLOCK on them, fills each counter
+    to 0xfffffffffffffffe and opens a slot, and weston blocks forever in
+    write() (protocol/device.c ivwl_eventfd_ring <- server_ring <-
+    ivwl_display_side_kick <- ivwl_display_side_sync <- plugin/vm.c
+    on_vector).  Then it clears O_NONBLOCK on the display's own vectors
+    and empties them right after ringing, so a read() after epoll blocks
+    too.  weston must keep going and end the evil VM's connections with a
+    reason."""
+    reason = "the app side blocks its doorbells"
+    s.start_peer("eventfd-block", 8)
+    time.sleep(1.0)
+    a, dump = pattern(s, "good", "during", frames=60)
+    try:
+        s.wait_line(a, "ready", timeout=20)
+    except Failure as e:
+        raise Failure(f"BUG eventfd block: the evil VM cleared O_NONBLOCK "
+                      f"on its shared eventfds and filled them, and the "
+                      f"good VM's client stopped ({e}): weston blocks in "
+                      f"write() ringing the evil VM (protocol/device.c "
+                      f"ivwl_eventfd_ring from plugin/vm.c on_vector)")
+    log = s.wait_peer(30)
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    if s.weston.poll() is None and not s.weston_responsive():
+        raise Failure("BUG eventfd block: weston stopped answering once "
+                      "the evil VM emptied the display's vectors right "
+                      "after ringing them: it sleeps in read() after epoll "
+                      "said readable (protocol/device.c "
+                      "ivwl_eventfd_drain)")
+    s.check_weston()
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+    if "phase 2:" not in log:
+        raise Failure("the reproducer did not get to its second phase")
+    b, dump_b = pattern(s, "good", "after")
+    try:
+        s.wait_line(b, "ready", timeout=20)
+    except Failure as e:
+        raise Failure(f"a new good client failed after the attack ({e})")
+    compare_window(s, s.wait_view("[good] after"), dump_b, 240, 180)
+    evil = check_closings(s, False)
+    if not any(c[3] == reason for c in evil):
+        raise Failure(f"weston never ended an evil connection with "
+                      f"'{reason}'")
+    if "[evil] app side makes ringing impossible" not in s.weston_log():
+        raise Failure("weston did not log that the evil app side makes "
+                      "ringing impossible")
+
+
+# ---- Wayland semantics weston 10 does not survive (semantics.c) ------------
+
+def peer_run(s, mode, seconds, extra=()):
+    """Runs mode to its end; weston must have lived through it."""
+    s.start_peer(mode, seconds, extra)
+    log = s.wait_peer(seconds + 30)
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    if s.weston.poll() is not None:
+        raise Failure(f"BUG {mode}: weston died; its log ends with:\n"
+                      f"{s.weston_log()[-3000:]}")
+    if "did NOT answer" in log:
+        raise Failure(f"BUG {mode}: the display stopped answering new "
+                      f"connections")
+    return log
+
+
+def good_client_after(s):
+    a, dump = pattern(s, "good", "after")
+    s.wait_line(a, "ready", timeout=20)
+    compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
+
+
+def case_bug_subsurface_of_xdg_surface_aborts_weston(s):
+    """create_surface A and B, get_xdg_surface(A), get_subsurface(A, B):
+    weston 10 gives A its xdg role only at get_toplevel, so A takes a
+    second role, and weston_subsurface_destroy asserts when the app
+    closes (weston exits, every VM loses its windows)."""
+    log = peer_run(s, "role-subsurface", 8)
+    if "accepted the second role" in log:
+        raise Failure("BUG role: the plugin let a surface with an "
+                      "xdg_surface become a subsurface")
+    check_closings(s, True)
+    good_client_after(s)
+
+
+def fd_count(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def watch_peer(s, sample):
+    """Calls sample() every half second while the peer runs; the max."""
+    peak = 0
+    while s.peer.poll() is None:
+        peak = max(peak, sample())
+        time.sleep(0.5)
+    return max(peak, sample())
+
+
+def case_bug_mime_flood_grows_weston(s):
+    """Unique 4 KB MIME types through wl_data_source.offer, no seat or
+    focus needed: weston keeps every string until the source goes (about
+    220 MB/s without a bound)."""
+    before = rss_mib(s.weston.pid)
+    s.start_peer("mime-flood", 10)
+    grown = watch_peer(s, lambda: rss_mib(s.weston.pid) - before)
+    print(s.wait_peer(30).strip())
+    s.check_weston()
+    print(f"weston's RSS grew by at most {grown} MiB")
+    if grown > 64:
+        raise Failure(f"BUG MIME flood: weston grew by {grown} MiB keeping "
+                      f"the evil VM's MIME types (no budget on offers)")
+    check_closings(s, True)
+    good_client_after(s)
+
+
+def popup_case(s, count):
+    log = peer_run(s, "popup-chain", 20, ["--count", str(count)])
+    made = re.search(r"popup-chain: (\d+) grabbing popups", log)
+    if not made or int(made.group(1)) < 2:
+        raise Failure("the reproducer did not nest two grabbing popups")
+    time.sleep(1.0)
+    s.check_weston()
+    good_client_after(s)
+    return log
+
+
+def case_bug_popup_chain_app_close_crashes_weston(s):
+    """A toplevel, a grabbing popup of it and one of that popup, then the
+    app closes its slot: libwayland destroys the client's objects in id
+    order, the parent popup first, and libweston-desktop posts "not the
+    topmost popup" through an xdg_wm_base already gone (SEGV)."""
+    popup_case(s, 2)
+
+
+def case_bug_popup_chain_plugin_close_crashes_weston(s):
+    """The same chain, nested until the plugin itself ends the connection
+    (a bound on nesting, formerly "too many surfaces"): its close takes
+    the same path through wl_client_destroy."""
+    log = popup_case(s, 40)
+    if "the display closed the connection" not in log:
+        raise Failure("the plugin never closed the deep popup chain")
+    check_closings(s, True)
+
+
+def case_bug_shutdown_with_popups_crashes_weston(s):
+    """weston 10's desktop-shell frees popup views while it walks its
+    layers at shutdown (fixed in weston 11): SIGTERM with a VM's window
+    and its grabbing popups on screen must still exit cleanly."""
+    s.start_peer("popup-hold", 30, ["--count", "2"])
+    wait_for("the popups", lambda: "held until the end" in s.peer_log() or
+             s.peer.poll() is not None, timeout=20)
+    if "held until the end" not in s.peer_log():
+        raise Failure(f"the popups were not set up:\n{s.peer_log()}")
+    a, _ = pattern(s, "good", "during", frames=1000000)
+    s.wait_view("[good] during")
+    status = s.stop_weston()
+    log = s.weston_log()
+    if status != 0 or "Segmentation" in log or "Aborted" in log or \
+            "caught signal 11" in log:
+        raise Failure(f"BUG shutdown: weston exited with {status} with VM "
+                      f"popups on screen:\n{log[-3000:]}")
+    print("weston exited cleanly with VM windows and popups on screen")
+
+
+def case_bug_keyboard_flood_exhausts_fds(s):
+    """Every slot loops on wl_seat.get_keyboard and never reads: each
+    keyboard's keymap fd waits in weston until read, weston runs out of
+    fds and libwayland kills clients of every VM."""
+    before = fd_count(s.weston.pid)
+    s.start_peer("keyboard-flood", 10)
+    grown = watch_peer(s, lambda: fd_count(s.weston.pid) - before)
+    print(s.wait_peer(30).strip())
+    s.check_weston()
+    print(f"weston's fds grew by at most {grown} (from {before})")
+    if grown > 300:
+        raise Failure(f"BUG keyboard flood: weston holds {grown} more fds "
+                      f"for the evil VM's keyboards")
+    if "Too many open files" in s.weston_log():
+        raise Failure("BUG keyboard flood: weston ran out of fds")
+    check_closings(s, True)
+    good_client_after(s)
+
+
 CASES = {
     "garbage-records": case_garbage_records,
     "bad-indices": case_bad_indices,
@@ -661,10 +845,29 @@ CASES = {
     "bug-clipboard-flood-grows-weston":
         case_bug_clipboard_flood_grows_weston,
     "bug-clipboard-hang": case_bug_clipboard_hang,
+    "bug-eventfd-block-hangs-weston": case_bug_eventfd_block_hangs_weston,
+    "bug-subsurface-of-xdg-surface-aborts-weston":
+        case_bug_subsurface_of_xdg_surface_aborts_weston,
+    "bug-mime-flood-grows-weston": case_bug_mime_flood_grows_weston,
+    "bug-popup-chain-app-close-crashes-weston":
+        case_bug_popup_chain_app_close_crashes_weston,
+    "bug-popup-chain-plugin-close-crashes-weston":
+        case_bug_popup_chain_plugin_close_crashes_weston,
+    "bug-keyboard-flood-exhausts-fds": case_bug_keyboard_flood_exhausts_fds,
+    "bug-shutdown-with-popups-crashes-weston":
+        case_bug_shutdown_with_popups_crashes_weston,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
-SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang"}
+SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
+              "bug-popup-chain-app-close-crashes-weston",
+              "bug-popup-chain-plugin-close-crashes-weston",
+              "bug-keyboard-flood-exhausts-fds",
+              "bug-shutdown-with-popups-crashes-weston"}
+
+
+# Cases that end weston themselves (and check how it ended).
+STOPS_WESTON = {"bug-shutdown-with-popups-crashes-weston"}
 
 
 def main():
@@ -680,7 +883,8 @@ def main():
     s = HostileSession(**kw)
     try:
         CASES[sys.argv[1]](s)
-        s.check_weston()
+        if sys.argv[1] not in STOPS_WESTON:
+            s.check_weston()
         print(f"PASS {sys.argv[1]}")
         return 0
     except (Failure, subprocess.TimeoutExpired) as e:

