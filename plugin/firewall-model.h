@@ -19,10 +19,13 @@
 #define IVWL_FW_VM_SURFACES 2048u
 #define IVWL_FW_CONN_REGIONS 256u
 #define IVWL_FW_MAX_RECTS 1024u
+#define IVWL_FW_CONN_RECTS 16384u
 #define IVWL_FW_CONN_POSITIONERS 64u
 #define IVWL_FW_CONN_DATA_SOURCES 64u
 #define IVWL_FW_SOURCE_MIME_TYPES 128u
 #define IVWL_FW_MIME_LENGTH 255u
+/* weston keeps each MIME type as its own allocation: charge for that */
+#define IVWL_FW_MIME_OVERHEAD 32u
 #define IVWL_FW_CONN_MIME_BYTES (64u << 10)
 #define IVWL_FW_VM_MIME_BYTES (512u << 10)
 #define IVWL_FW_CONN_KEYBOARDS 8u

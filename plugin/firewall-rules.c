@@ -125,14 +125,33 @@ add_rect(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *o = self(fw, msg);
 
-	if (o && ++o->amount > IVWL_FW_MAX_RECTS)
+	if (!o)
+		return 0;
+	if (o->amount >= IVWL_FW_MAX_RECTS)
 		return ivwl_fw_over(fw, msg, "rectangles", IVWL_FW_MAX_RECTS);
+	/* and in all: each is kept in a pixman region of weston's */
+	if (fw->rects >= IVWL_FW_CONN_RECTS)
+		return ivwl_fw_over(fw, msg, "rectangles per connection",
+				    IVWL_FW_CONN_RECTS);
+	o->amount++;
+	fw->rects++;
 	return 0;
+}
+
+/* An object's rectangles are gone (region destroyed, damage applied). */
+static void
+drop_rects(struct ivwl_firewall *fw, fw_obj *o)
+{
+	if (!o)
+		return;
+	fw->rects -= o->amount;
+	o->amount = 0;
 }
 
 static int
 region_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
+	drop_rects(fw, self(fw, msg));
 	ivwl_fw_drop(fw, msg->object);
 	fw->regions--;
 	return 0;
@@ -150,6 +169,7 @@ surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		return ret;
 	fw->surfaces--;
 	fw->vm->surfaces--;
+	drop_rects(fw, s);
 	unlink_all(fw, IVWL_IFACE_WL_SURFACE, msg->object);
 	if (s && s->role_object) {
 		/* its role object lives on, inert, until destroyed */
@@ -192,7 +212,7 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 
 	if (!s)
 		return 0;
-	s->amount = 0;		/* the damage is applied */
+	drop_rects(fw, s);	/* the damage is applied */
 	if (s->flags & IVWL_FW_ATTACHED)
 		s->flags |= IVWL_FW_MAPPED;
 	else if (s->flags & IVWL_FW_DETACHED)
@@ -801,6 +821,7 @@ source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (len > IVWL_FW_MIME_LENGTH)
 		return ivwl_fw_refuse(fw, msg, "a MIME type of %u bytes (at "
 				      "most %u)", len, IVWL_FW_MIME_LENGTH);
+	len += IVWL_FW_MIME_OVERHEAD;
 	if (src->children >= IVWL_FW_SOURCE_MIME_TYPES)
 		return ivwl_fw_over(fw, msg, "MIME types per source",
 				    IVWL_FW_SOURCE_MIME_TYPES);

@@ -43,6 +43,7 @@ struct ivwl_firewall {
 	/* budgets: live counts of what weston keeps */
 	uint32_t surfaces;
 	uint32_t regions;
+	uint32_t rects;			/* in regions and pending damage */
 	uint32_t positioners;
 	uint32_t data_sources;
 	uint32_t mime_bytes;

@@ -48,8 +48,14 @@
 #define IVWL_WIRE_SERVER_ID_START 0xff000000u
 #define IVWL_WIRE_DISPLAY_ID 1u
 
-/* Per side (client ids, server ids): ids index at most this far. */
-#define IVWL_WIRE_MAX_OBJECTS (1u << 18)
+/*
+ * Per side (client ids, server ids): ids index at most this far.  Both
+ * this map and libwayland's grow to the highest id used, so this bounds
+ * what a peer's ids cost (8 bytes an id, each).  Clients reuse freed
+ * ids: their highest is about their most objects alive at once, which
+ * the display side bounds far lower (plugin/firewall-model.h).
+ */
+#define IVWL_WIRE_MAX_OBJECTS (1u << 16)
 
 /* ivwl_message.flags */
 #define IVWL_MESSAGE_DESTRUCTOR 0x1u

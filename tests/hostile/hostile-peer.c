@@ -19,7 +19,7 @@
  * and reproducers of single weaknesses (bugs.c): partial-header,
  * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
  * window-flood, region-bomb, damage-bomb, clipboard-flood,
- * clipboard-hang, eventfd-block.
+ * clipboard-hang, and eventfd-block (bugs-eventfd.c).
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */

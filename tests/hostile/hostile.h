@@ -275,6 +275,8 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
 
+/* ---- bugs-eventfd.c ---- */
+
 void
 ivwl_hostile_eventfd_block(struct ivwl_hostile *h);
 
