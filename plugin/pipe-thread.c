@@ -11,13 +11,73 @@
 #include "ivwl-plugin.h"
 #include "pipe-thread.h"
 
+struct ivwl_pipe_budget {
+	int refs;		/* atomic */
+	size_t used;		/* atomic */
+	size_t limit;
+};
+
 struct pipe_thread {
 	int in_fd;
 	int out_fd;
 	int alarm_fd;
+	struct ivwl_pipe_budget *budget;
 	uint8_t *buf;
 	size_t start, end, cap;
 };
+
+struct ivwl_pipe_budget *
+ivwl_pipe_budget_create(size_t limit)
+{
+	struct ivwl_pipe_budget *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->limit = limit;
+	return b;
+}
+
+static struct ivwl_pipe_budget *
+budget_ref(struct ivwl_pipe_budget *b)
+{
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+	return b;
+}
+
+void
+ivwl_pipe_budget_unref(struct ivwl_pipe_budget *b)
+{
+	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(b);
+}
+
+size_t
+ivwl_pipe_budget_used(const struct ivwl_pipe_budget *b)
+{
+	return __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+}
+
+/* Takes n more bytes of the budget, or none when they are not there. */
+static bool
+budget_take(struct ivwl_pipe_budget *b, size_t n)
+{
+	size_t used = __atomic_load_n(&b->used, __ATOMIC_RELAXED);
+
+	do {
+		if (n > b->limit - used)
+			return false;
+	} while (!__atomic_compare_exchange_n(&b->used, &used, used + n, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void
+budget_give(struct ivwl_pipe_budget *b, size_t n)
+{
+	__atomic_sub_fetch(&b->used, n, __ATOMIC_RELAXED);
+}
 
 static int
 make_room(struct pipe_thread *t)
@@ -35,9 +95,14 @@ make_room(struct pipe_thread *t)
 	if (t->cap >= IVWL_PIPE_THREAD_BUFFER)
 		return -ENOBUFS;
 	cap = t->cap ? 2 * t->cap : 65536;
+	/* the VM's other pipes may hold the rest: a full buffer then */
+	if (!budget_take(t->budget, cap - t->cap))
+		return -ENOBUFS;
 	n = realloc(t->buf, cap);
-	if (!n)
+	if (!n) {
+		budget_give(t->budget, cap - t->cap);
 		return -ENOMEM;
+	}
 	t->buf = n;
 	t->cap = cap;
 	return 0;
@@ -129,13 +194,15 @@ pipe_thread_run(void *data)
 	if (t->out_fd >= 0)
 		close(t->out_fd);
 	close(t->alarm_fd);
+	budget_give(t->budget, t->cap);
+	ivwl_pipe_budget_unref(t->budget);
 	free(t->buf);
 	free(t);
 	return NULL;
 }
 
 int
-ivwl_pipe_decouple(int in_fd, int alarm_fd)
+ivwl_pipe_decouple(int in_fd, int alarm_fd, struct ivwl_pipe_budget *budget)
 {
 	struct pipe_thread *t;
 	pthread_attr_t attr;
@@ -154,6 +221,7 @@ ivwl_pipe_decouple(int in_fd, int alarm_fd)
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	t->in_fd = in_fd;
 	t->out_fd = p[1];
+	t->budget = budget;
 	t->alarm_fd = fcntl(alarm_fd, F_DUPFD_CLOEXEC, 0);
 	if (t->alarm_fd < 0) {
 		ret = -errno;
@@ -166,10 +234,12 @@ ivwl_pipe_decouple(int in_fd, int alarm_fd)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	budget_ref(budget);
 	ret = -pthread_create(&thread, &attr, pipe_thread_run, t);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0) {
+		ivwl_pipe_budget_unref(budget);
 		close(p[0]);
 		close(p[1]);
 		close(t->alarm_fd);

@@ -10,17 +10,41 @@
 
 /* Most a decoupled pipe holds in memory before it pushes back. */
 #define IVWL_PIPE_THREAD_BUFFER (64u << 20)
+/* Most all decoupled pipes of one VM hold: two whole buffers. */
+#define IVWL_PIPE_VM_BUFFER (128u << 20)
+
+#include <stddef.h>
+
+/*
+ * What the pipe threads of one VM may hold in memory together, shared by
+ * them and the VM: threads outlive their connection and the VM, so the
+ * last of them to let go frees it.
+ */
+struct ivwl_pipe_budget;
+
+/* A budget of limit bytes, held once by the caller; NULL without memory. */
+struct ivwl_pipe_budget *
+ivwl_pipe_budget_create(size_t limit);
+
+void
+ivwl_pipe_budget_unref(struct ivwl_pipe_budget *budget);
+
+/* Bytes the budget's threads hold now (for tests and logs). */
+size_t
+ivwl_pipe_budget_used(const struct ivwl_pipe_budget *budget);
 /* A full buffer that nobody drains for this long may hold weston. */
 #define IVWL_PIPE_THREAD_STALL_MS 1000
 
 /*
  * Takes in_fd (a read end).  Returns the read end of the new pipe, or
- * -errno (in_fd is closed then too).  If the buffer stays full without
- * progress, the thread writes to alarm_fd (an eventfd, dup'ed here), so
- * the owner can end the connection loudly, and drains in_fd to its end,
- * so a writer blocked in weston's main thread is let go.
+ * -errno (in_fd is closed then too).  The buffer grows within its own
+ * bound and what budget has left (the thread holds a reference).  If it
+ * stays full without progress, the thread writes to alarm_fd (an
+ * eventfd, dup'ed here), so the owner can end the connection loudly, and
+ * drains in_fd to its end, so a writer blocked in weston's main thread
+ * is let go.
  */
 int
-ivwl_pipe_decouple(int in_fd, int alarm_fd);
+ivwl_pipe_decouple(int in_fd, int alarm_fd, struct ivwl_pipe_budget *budget);
 
 #endif

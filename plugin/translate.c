@@ -300,7 +300,8 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
 		return ret;
 	}
 	/* weston may be the writer, from this very thread */
-	ch->fd = ivwl_pipe_decouple(ch->fd, conn->alarm_fd);
+	ch->fd = ivwl_pipe_decouple(ch->fd, conn->alarm_fd,
+				    conn->vm->pipe_budget);
 	if (ch->fd < 0) {
 		*why = "cannot start a pipe thread";
 		return ch->fd;

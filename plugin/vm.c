@@ -437,8 +437,9 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 		goto err_vm;
 	}
 	vm->policy = ivwl_policy_create(allow);
+	vm->pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
 	vm->retry_timer = wl_event_loop_add_timer(loop, on_retry, vm);
-	if (!vm->policy || !vm->retry_timer)
+	if (!vm->policy || !vm->pipe_budget || !vm->retry_timer)
 		goto err_vm;
 
 	wl_list_insert(plugin->vms.prev, &vm->link);
@@ -453,6 +454,7 @@ err_vm:
 	free(allow);
 	if (vm->retry_timer)
 		wl_event_source_remove(vm->retry_timer);
+	ivwl_pipe_budget_unref(vm->pipe_budget);
 	ivwl_policy_destroy(vm->policy);
 	free(vm->name);
 	free(vm->server);
@@ -472,6 +474,7 @@ ivwl_vm_destroy(struct ivwl_vm *vm)
 	vm_detach(vm, true);
 	wl_event_source_remove(vm->retry_timer);
 	wl_list_remove(&vm->link);
+	ivwl_pipe_budget_unref(vm->pipe_budget);
 	ivwl_policy_destroy(vm->policy);
 	free(vm->name);
 	free(vm->server);

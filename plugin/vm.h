@@ -6,6 +6,7 @@
 
 #include "display-side.h"
 #include "firewall.h"
+#include "pipe-thread.h"
 #include "ivwl-plugin.h"
 
 struct ivwl_connection;
@@ -46,6 +47,7 @@ struct ivwl_vm {
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
 	struct ivwl_firewall_totals totals;	/* of all its connections */
+	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
 };
 
 /* A connection tells its VM it is gone (slot answered CLOSED). */

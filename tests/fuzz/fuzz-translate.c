@@ -143,6 +143,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ivwl_layout_compute(64ull << 20, &vm.side.layout) < 0)
 		abort();
+	vm.pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
+	if (!vm.pipe_budget)
+		abort();
 	vm.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
 	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0 ||
 	    ivwl_firewall_init(&conn.firewall, &conn.objects, &vm.totals) < 0)
@@ -191,5 +194,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ivwl_wire_map_release(&conn.objects);
 	close(vm.region_fd);
 	close(conn.alarm_fd);
+	ivwl_pipe_budget_unref(vm.pipe_budget);
 	return 0;
 }

@@ -45,9 +45,21 @@ write_all(void *data)
 	return NULL;
 }
 
+/* The threads are detached: they give their memory back as they end. */
+static void
+wait_budget_empty(struct ivwl_pipe_budget *budget)
+{
+	int i;
+
+	for (i = 0; i < 200 && ivwl_pipe_budget_used(budget) > 0; i++)
+		usleep(10000);
+	CHECK_EQ(ivwl_pipe_budget_used(budget), 0);
+}
+
 static void
 test_stalled_reader_frees_blocked_writer(void)
 {
+	struct ivwl_pipe_budget *budget;
 	struct writer w = { 0 };
 	struct pollfd pfd;
 	pthread_t thread;
@@ -57,7 +69,9 @@ test_stalled_reader_frees_blocked_writer(void)
 	REQUIRE(pipe2(p, O_CLOEXEC) == 0);
 	alarm_fd = eventfd(0, EFD_CLOEXEC);
 	REQUIRE(alarm_fd >= 0);
-	out = ivwl_pipe_decouple(p[0], alarm_fd);
+	budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
+	REQUIRE(budget);
+	out = ivwl_pipe_decouple(p[0], alarm_fd, budget);
 	REQUIRE(out >= 0);
 	w.fd = p[1];
 	REQUIRE(pthread_create(&thread, NULL, write_all, &w) == 0);
@@ -74,11 +88,14 @@ test_stalled_reader_frees_blocked_writer(void)
 	pthread_join(thread, NULL);
 	close(out);
 	close(alarm_fd);
+	wait_budget_empty(budget);
+	ivwl_pipe_budget_unref(budget);
 }
 
 static void
 test_drained_reader_gets_everything(void)
 {
+	struct ivwl_pipe_budget *budget;
 	struct writer w = { 0 };
 	uint8_t *buf = malloc(1 << 20);
 	size_t got = 0;
@@ -89,7 +106,9 @@ test_drained_reader_gets_everything(void)
 
 	REQUIRE(buf && pipe2(p, O_CLOEXEC) == 0);
 	alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	out = ivwl_pipe_decouple(p[0], alarm_fd);
+	budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
+	REQUIRE(budget);
+	out = ivwl_pipe_decouple(p[0], alarm_fd, budget);
 	REQUIRE(out >= 0);
 	w.fd = p[1];
 	REQUIRE(pthread_create(&thread, NULL, write_all, &w) == 0);
@@ -108,9 +127,57 @@ test_drained_reader_gets_everything(void)
 	free(buf);
 	close(out);
 	close(alarm_fd);
+	wait_budget_empty(budget);
+	ivwl_pipe_budget_unref(budget);
+}
+
+/*
+ * Two stalled pipes of one VM whose budget holds one buffer: the second
+ * cannot grow past what the first left, stalls, and raises its alarm
+ * too.  What they hold together never passes the budget.
+ */
+static void
+test_vm_budget_is_shared(void)
+{
+	struct ivwl_pipe_budget *budget;
+	struct writer w[2] = { { 0 }, { 0 } };
+	size_t peak = 0, used;
+	pthread_t thread[2];
+	int p[2][2], out[2], alarm_fd, i;
+	uint64_t v, alarms = 0;
+
+	budget = ivwl_pipe_budget_create(IVWL_PIPE_THREAD_BUFFER);
+	alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	REQUIRE(budget && alarm_fd >= 0);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(pipe2(p[i], O_CLOEXEC) == 0);
+		out[i] = ivwl_pipe_decouple(p[i][0], alarm_fd, budget);
+		REQUIRE(out[i] >= 0);
+		w[i].fd = p[i][1];
+		REQUIRE(pthread_create(&thread[i], NULL, write_all,
+				       &w[i]) == 0);
+	}
+	for (i = 0; i < 400 && alarms < 2; i++) {
+		used = ivwl_pipe_budget_used(budget);
+		peak = used > peak ? used : peak;
+		if (read(alarm_fd, &v, sizeof(v)) == sizeof(v))
+			alarms += v;
+		usleep(50000);
+	}
+	CHECK_EQ(alarms, 2);
+	CHECK(peak <= IVWL_PIPE_THREAD_BUFFER);
+	for (i = 0; i < 2; i++) {
+		pthread_join(thread[i], NULL);
+		CHECK_EQ(w[i].written, PAYLOAD);
+		close(out[i]);
+	}
+	close(alarm_fd);
+	wait_budget_empty(budget);
+	ivwl_pipe_budget_unref(budget);
 }
 
 IVWL_TEST_MAIN(
 	TEST(test_stalled_reader_frees_blocked_writer),
 	TEST(test_drained_reader_gets_everything),
+	TEST(test_vm_budget_is_shared),
 )
