@@ -738,19 +738,26 @@ def watch_peer(s, sample):
     return max(peak, sample())
 
 
+def growth_case(s, mode, measure, what, limit, bug):
+    """mode runs for 10 s while measure() is sampled: weston's what must
+    not grow by more than limit, and weston must live on."""
+    before = measure()
+    s.start_peer(mode, 10)
+    grown = watch_peer(s, lambda: measure() - before)
+    print(s.wait_peer(30).strip())
+    s.check_weston()
+    print(f"weston's {what} grew by at most {grown} (from {before})")
+    if grown > limit:
+        raise Failure(f"BUG {bug}: weston's {what} grew by {grown}")
+
+
 def case_bug_mime_flood_grows_weston(s):
     """Unique 4 KB MIME types through wl_data_source.offer, no seat or
     focus needed: weston keeps every string until the source goes (about
     220 MB/s without a bound)."""
-    before = rss_mib(s.weston.pid)
-    s.start_peer("mime-flood", 10)
-    grown = watch_peer(s, lambda: rss_mib(s.weston.pid) - before)
-    print(s.wait_peer(30).strip())
-    s.check_weston()
-    print(f"weston's RSS grew by at most {grown} MiB")
-    if grown > 64:
-        raise Failure(f"BUG MIME flood: weston grew by {grown} MiB keeping "
-                      f"the evil VM's MIME types (no budget on offers)")
+    growth_case(s, "mime-flood", lambda: rss_mib(s.weston.pid), "MiB of RSS",
+                64, "MIME flood: weston keeps the evil VM's MIME types (no "
+                "budget on offers)")
     check_closings(s, True)
     good_client_after(s)
 
@@ -808,15 +815,9 @@ def case_bug_keyboard_flood_exhausts_fds(s):
     """Every slot loops on wl_seat.get_keyboard and never reads: each
     keyboard's keymap fd waits in weston until read, weston runs out of
     fds and libwayland kills clients of every VM."""
-    before = fd_count(s.weston.pid)
-    s.start_peer("keyboard-flood", 10)
-    grown = watch_peer(s, lambda: fd_count(s.weston.pid) - before)
-    print(s.wait_peer(30).strip())
-    s.check_weston()
-    print(f"weston's fds grew by at most {grown} (from {before})")
-    if grown > 300:
-        raise Failure(f"BUG keyboard flood: weston holds {grown} more fds "
-                      f"for the evil VM's keyboards")
+    growth_case(s, "keyboard-flood", lambda: fd_count(s.weston.pid),
+                "open fds", 300, "keyboard flood: weston holds fds for the "
+                "evil VM's keyboards")
     if "Too many open files" in s.weston_log():
         raise Failure("BUG keyboard flood: weston ran out of fds")
     check_closings(s, True)
