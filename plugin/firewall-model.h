@@ -62,6 +62,8 @@ enum ivwl_fw_flag {
 	IVWL_FW_ANCHOR = 1u << 9,	/* set_anchor_rect done */
 	IVWL_FW_DEFUNCT = 1u << 10,	/* xdg_surface whose role object is
 					 * gone: weston freed its state */
+	IVWL_FW_CONSTRAINED = 1u << 11,	/* wl_surface: a pointer lock or
+					 * confinement of it lives */
 };
 
 /*

@@ -161,12 +161,18 @@ static int
 surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *s = self(fw, msg);
-	int ret;
 
-	ret = check_no_popups(fw, msg, s ? ivwl_fw_find_as(fw, s->role_object,
-			      &ivwl_iface_xdg_surface) : NULL);
-	if (ret < 0)
-		return ret;
+	/*
+	 * weston 10 keeps a mapped window's state for its close animation
+	 * and later reaches its wl_surface through a NULL resource (at
+	 * shutdown among others): the xdg_surface goes first.
+	 */
+	if (s && ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface))
+		return ivwl_fw_refuse(fw, msg, "its xdg_surface %u is alive "
+				      "(destroy it first)", s->role_object);
+	if (s && (s->flags & IVWL_FW_CONSTRAINED))
+		return ivwl_fw_refuse(fw, msg, "a pointer constraint of it is "
+				      "alive (destroy it first)");
 	fw->surfaces--;
 	fw->vm->surfaces--;
 	drop_rects(fw, s);
@@ -212,6 +218,11 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 
 	if (!s)
 		return 0;
+	/* weston 10.0.1 then warps the pointer through the gone view */
+	if ((s->flags & (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED)) ==
+	    (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED))
+		return ivwl_fw_refuse(fw, msg, "unmaps a surface with a pointer "
+				      "constraint (destroy it first)");
 	drop_rects(fw, s);	/* the damage is applied */
 	if (s->flags & IVWL_FW_ATTACHED)
 		s->flags |= IVWL_FW_MAPPED;
@@ -914,6 +925,55 @@ data_device_start_drag(struct ivwl_firewall *fw,
 	return ret;
 }
 
+/* ---- zwp_pointer_constraints_v1 ----------------------------------------- */
+
+/* One lock or confinement of a surface at a time (already_constrained). */
+static int
+constrain_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		  const struct ivwl_interface *iface)
+{
+	fw_obj *s = surface_arg(fw, msg, 1), *c;
+
+	if (!s)
+		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
+				      "does not know");
+	if (s->flags & IVWL_FW_CONSTRAINED)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is constrained "
+				      "already (already_constrained)", s->id);
+	c = add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	if (!c)
+		return out_of_memory(fw, msg);
+	c->surface = s->id;
+	s->flags |= IVWL_FW_CONSTRAINED;
+	return 0;
+}
+
+static int
+constraints_lock_pointer(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	return constrain_pointer(fw, msg, &ivwl_iface_zwp_locked_pointer_v1);
+}
+
+static int
+constraints_confine_pointer(struct ivwl_firewall *fw,
+			    const struct ivwl_wire_msg *msg)
+{
+	return constrain_pointer(fw, msg, &ivwl_iface_zwp_confined_pointer_v1);
+}
+
+static int
+constraint_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *c = self(fw, msg), *s;
+
+	s = c ? ivwl_fw_find_as(fw, c->surface, &ivwl_iface_wl_surface) : NULL;
+	if (s)
+		s->flags &= ~IVWL_FW_CONSTRAINED;
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
 /* ---- wp_presentation --------------------------------------------------- */
 
 static int
@@ -1005,6 +1065,15 @@ const struct ivwl_fw_rule ivwl_fw_request_rules[] = {
 	     ZWP_PRIMARY_SELECTION_DEVICE_V1_SET_SELECTION,
 	     primary_device_set_selection),
 	RULE(wp_presentation, WP_PRESENTATION_FEEDBACK, presentation_feedback),
+	RULE(zwp_pointer_constraints_v1,
+	     ZWP_POINTER_CONSTRAINTS_V1_LOCK_POINTER, constraints_lock_pointer),
+	RULE(zwp_pointer_constraints_v1,
+	     ZWP_POINTER_CONSTRAINTS_V1_CONFINE_POINTER,
+	     constraints_confine_pointer),
+	RULE(zwp_locked_pointer_v1, ZWP_LOCKED_POINTER_V1_DESTROY,
+	     constraint_destroy),
+	RULE(zwp_confined_pointer_v1, ZWP_CONFINED_POINTER_V1_DESTROY,
+	     constraint_destroy),
 };
 
 const uint32_t ivwl_fw_request_rule_count =
