@@ -62,11 +62,66 @@ _hostile = _load_hostile()
 HostileSession = _hostile.HostileSession
 rss_mib = _hostile.rss_mib
 backtrace = _hostile.backtrace
+CLOSING = _hostile.CLOSING
+BENIGN = _hostile.BENIGN
 
 CRASH = re.compile(r"ERROR: AddressSanitizer|runtime error:|caught signal|"
                    r"Assertion .* failed|ERROR: LeakSanitizer")
 FRAME = re.compile(r"^\s*#\d+ ")
 GOOD_FRAMES = 60
+
+
+def normalise(reason):
+    """A closing reason without its object ids and numbers, so that the
+    same rule broken on different objects counts once."""
+    reason = re.sub(r"@\d+", "@N", reason)
+    reason = re.sub(r"0x[0-9a-fA-F]+|\b\d+\b", "N", reason)
+    return reason.strip()
+
+
+def closing_reasons(log, vm="evil"):
+    """{normalised reason: count} of the connections of vm ivwl closed."""
+    hist = {}
+    for m in CLOSING.finditer(log):
+        if m.group(1) == vm:
+            why = normalise(m.group(4))
+            hist[why] = hist.get(why, 0) + 1
+    return hist
+
+
+CONN_END = re.compile(r"^# conn \d+ slot \d+: (\d+) requests,", re.M)
+
+
+def conn_depths(trace):
+    """Requests each connection of the fuzzer's trace sent."""
+    try:
+        with open(trace, errors="replace") as f:
+            return [int(n) for n in CONN_END.findall(f.read())]
+    except FileNotFoundError:
+        return []
+
+
+def merge(total, hist):
+    for why, n in hist.items():
+        total[why] = total.get(why, 0) + n
+    return total
+
+
+def print_histogram(hist, top=10, indent="    "):
+    n = sum(hist.values())
+    print(f"{indent}closing reasons: {n} closings, {len(hist)} distinct"
+          f"{', top ' + str(top) if len(hist) > top else ''}:")
+    for why, k in sorted(hist.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{indent}  {k:7d} {100.0 * k / n:5.1f} %  {why[:150]}")
+
+
+def depth_line(depths):
+    if not depths:
+        return "no connection ended"
+    d = sorted(depths)
+    return (f"{len(d)} connections, requests each: median "
+            f"{statistics.median(d):.0f}, p10 {d[len(d) // 10]}, p90 "
+            f"{d[(len(d) * 9) // 10]}, max {d[-1]}")
 
 
 def fuzzer_bin():
@@ -214,7 +269,7 @@ def run_once(seed, backend, seconds, findings, extra=()):
     """One weston, one fuzzer run.  Returns a dict of what was seen."""
     out = {"seed": seed, "backend": backend, "seconds": seconds,
            "finding": None, "growth": 0, "fps": [], "hangs": 0,
-           "worst_ms": 0}
+           "worst_ms": 0, "reasons": {}, "depths": []}
     s = FuzzSession(backend=backend)
     probe = None
     try:
@@ -275,6 +330,8 @@ def run_once(seed, backend, seconds, findings, extra=()):
         elif out["growth"] > ARGS.max_growth:
             kind = "memory"
             crash = [f"weston grew by {out['growth']} MiB"]
+        out["reasons"] = closing_reasons(s.weston_log())
+        out["depths"] = conn_depths(trace)
         if kind:
             out["finding"] = save(s, kind, seed, backend, seconds, crash,
                                   findings)
@@ -323,6 +380,13 @@ def summary_line(r):
         (f"FINDING {r['finding']['kind']}" if r["finding"] else "clean")
 
 
+def print_run(r):
+    print(summary_line(r))
+    print("    " + depth_line(r["depths"]))
+    print_histogram(r["reasons"])
+    sys.stdout.flush()
+
+
 def report(results):
     fps = [x for r in results for x in r["fps"]]
     found = [r["finding"] for r in results if r["finding"]]
@@ -342,6 +406,11 @@ def report(results):
         print(f"good-VM fps: min {min(fps):.0f} %, median "
               f"{statistics.median(fps):.0f} % of baseline")
     print(f"hangs: {sum(r['hangs'] for r in results)}")
+    print("depth: " + depth_line([d for r in results for d in r["depths"]]))
+    total = {}
+    for r in results:
+        merge(total, r["reasons"])
+    print_histogram(total, indent="")
     return found
 
 
@@ -358,7 +427,7 @@ def mode_long(minutes, findings):
         backend = backends[i % len(backends)]
         i += 1
         results.append(run_once(seed, backend, seconds, findings))
-        print(summary_line(results[-1]), flush=True)
+        print_run(results[-1])
     found = report(results)
     print(f"fuzz-weston: long mode: {len(results)} runs, {len(found)} "
           f"findings")
@@ -383,7 +452,7 @@ def mode_ci(path, findings):
             print(f"skipping seed {seed}: x11 needs Xvfb")
             continue
         results.append(run_once(seed, backend, seconds, findings))
-        print(summary_line(results[-1]), flush=True)
+        print_run(results[-1])
     found = report(results)
     if found:
         print(f"FAIL wayland-fuzz: {len(found)} findings in "

@@ -60,6 +60,7 @@ static const struct mode modes[] = {
 	{ "popup-chain", ivwl_hostile_popup_chain },
 	{ "popup-hold", ivwl_hostile_popup_hold },
 	{ "keyboard-flood", ivwl_hostile_keyboard_flood },
+	{ "inert-requests", ivwl_hostile_inert_requests },
 };
 
 /* The modes "all" runs, in this order. */

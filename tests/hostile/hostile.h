@@ -297,4 +297,7 @@ ivwl_hostile_popup_hold(struct ivwl_hostile *h);
 void
 ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_inert_requests(struct ivwl_hostile *h);
+
 #endif

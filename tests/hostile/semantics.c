@@ -469,3 +469,176 @@ ivwl_hostile_keyboard_flood(struct ivwl_hostile *h)
 	       (unsigned long long)keyboards, (unsigned long long)sessions,
 	       (unsigned long long)ended);
 }
+
+/* ---- inert-requests ------------------------------------------------- */
+
+/* A toplevel on slot k, mapped when map is true; its ids. */
+struct sem_window {
+	uint32_t surface, xdg, top;
+};
+
+static bool
+sem_toplevel(struct sem *s, struct sem_window *w, bool map)
+{
+	struct ivwl_out out;
+
+	ivwl_out_reset(&out);
+	w->surface = sem_surface(s, &out);
+	w->xdg = sem_xdg_surface(s, &out, w->surface);
+	w->top = new_id(s);
+	ivwl_out_begin(&out, w->xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	ivwl_out_u32(&out, w->top);
+	ivwl_out_end(&out);
+	if (map)
+		return sem_configure_and_map(s, &out, w->xdg, w->surface);
+	return ivwl_hostile_send_wayland(s->h, s->k, &out) == 0;
+}
+
+/* One request with up to four word arguments. */
+static void
+sem_send(struct sem *s, uint32_t object, uint16_t opcode, int nargs,
+	 uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	uint32_t args[4] = { a, b, c, d };
+	struct ivwl_out out;
+	int i;
+
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, object, opcode);
+	for (i = 0; i < nargs; i++)
+		ivwl_out_u32(&out, args[i]);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(s->h, s->k, &out);
+}
+
+enum inert_variant {
+	INERT_SURFACE_GONE,	/* wl_surface first, then the toplevel */
+	INERT_ROLE_GONE,	/* the toplevel, then get_toplevel again */
+	INERT_WM_BASE_GONE,	/* xdg_wm_base, then ack_configure */
+	INERT_POPUP_PARENT_GONE,/* the popup's parent, then the popup */
+	INERT_SUBSURFACE_PARENT_GONE,	/* the parent, then place_above */
+	INERT_VARIANTS,
+};
+
+static const char *const inert_names[] = {
+	"wl_surface destroyed under its toplevel",
+	"toplevel destroyed, xdg_surface reused",
+	"xdg_wm_base destroyed under its surfaces",
+	"popup's parent destroyed under it",
+	"subsurface's parent destroyed, then place_above",
+};
+
+static void
+inert_attack(struct sem *s, enum inert_variant v)
+{
+	struct sem_window w, child;
+	uint32_t positioner, popup, sub, sibling;
+	struct ivwl_out out;
+
+	switch (v) {
+	case INERT_SURFACE_GONE:
+		sem_toplevel(s, &w, false);
+		sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0,
+			 0);
+		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_MIN_SIZE, 2, 1, 1,
+			 0, 0);
+		break;
+	case INERT_ROLE_GONE:
+		sem_toplevel(s, &w, false);
+		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
+		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, 1,
+			 new_id(s), 0, 0, 0);
+		break;
+	case INERT_WM_BASE_GONE:
+		sem_toplevel(s, &w, false);
+		sem_send(s, s->wm_base, IVWL_REQ_XDG_WM_BASE_DESTROY, 0, 0, 0, 0,
+			 0);
+		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, 1, 1, 0,
+			 0, 0);
+		break;
+	case INERT_POPUP_PARENT_GONE:
+		if (!sem_toplevel(s, &w, true))
+			return;
+		ivwl_out_reset(&out);
+		positioner = sem_positioner(s, &out);
+		child.surface = sem_surface(s, &out);
+		child.xdg = sem_xdg_surface(s, &out, child.surface);
+		popup = new_id(s);
+		ivwl_out_begin(&out, child.xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP);
+		ivwl_out_u32(&out, popup);
+		ivwl_out_u32(&out, w.xdg);
+		ivwl_out_u32(&out, positioner);
+		ivwl_out_end(&out);
+		if (!sem_configure_and_map(s, &out, child.xdg, child.surface))
+			return;
+		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
+		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+		sem_send(s, child.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0,
+			 0, 0);
+		break;
+	case INERT_SUBSURFACE_PARENT_GONE:
+		/* two subsurfaces of one parent, then the parent goes */
+		ivwl_out_reset(&out);
+		w.surface = sem_surface(s, &out);
+		child.surface = sem_surface(s, &out);
+		sibling = sem_surface(s, &out);
+		sub = new_id(s);
+		ivwl_out_begin(&out, s->subcomp,
+			       IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+		ivwl_out_u32(&out, sub);
+		ivwl_out_u32(&out, child.surface);
+		ivwl_out_u32(&out, w.surface);
+		ivwl_out_end(&out);
+		ivwl_out_begin(&out, s->subcomp,
+			       IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+		ivwl_out_u32(&out, new_id(s));
+		ivwl_out_u32(&out, sibling);
+		ivwl_out_u32(&out, w.surface);
+		ivwl_out_end(&out);
+		ivwl_hostile_send_wayland(s->h, s->k, &out);
+		sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0,
+			 0);
+		sem_send(s, sub, IVWL_REQ_WL_SUBSURFACE_PLACE_ABOVE, 1,
+			 sibling, 0, 0, 0);
+		break;
+	case INERT_VARIANTS:
+		break;
+	}
+	ivwl_hostile_roundtrip(s->h, s->k, on_event, s, 500);
+}
+
+/*
+ * Requests on xdg and subsurface objects whose state weston 10 already
+ * freed: it dereferences NULL (the SEGV at 0x28 or 0x38 in
+ * libweston-desktop) or, for a popup whose parent is gone, writes into
+ * freed memory.  Each variant on a slot of its own; --count N runs the
+ * N-th alone.
+ */
+void
+ivwl_hostile_inert_requests(struct ivwl_hostile *h)
+{
+	uint32_t v, k, first = 0, end = INERT_VARIANTS;
+	struct sem s;
+	bool refused;
+
+	if (h->count >= 1 && h->count <= INERT_VARIANTS) {
+		first = h->count - 1;
+		end = h->count;
+	}
+	for (v = first; v < end && ivwl_hostile_time_left(h); v++) {
+		k = v % h->slots;
+		if (!sem_start(h, k, &s) || !s.subcomp) {
+			printf("hostile-peer: inert-requests: no session\n");
+			return;
+		}
+		inert_attack(&s, v);
+		refused = closed_within(h, k, 1000);
+		ivwl_hostile_slot_close(h, k);
+		usleep(200 * 1000);
+		printf("hostile-peer: inert-requests: %s: the display %s it; "
+		       "then it %s a new connection\n", inert_names[v],
+		       refused ? "refused" : "accepted",
+		       display_answers(h, (k + 1) % h->slots));
+		fflush(stdout);
+	}
+}

@@ -738,6 +738,25 @@ def watch_peer(s, sample):
     return max(peak, sample())
 
 
+def case_bug_inert_role_objects_crash_weston(s):
+    """Requests on xdg objects whose state weston 10 freed (their
+    wl_surface, role object or xdg_wm_base destroyed first), a popup
+    committed after its parent went, place_above after the parent
+    surface went: NULL dereferences in libweston-desktop (the SEGV at
+    0x28 that random requests found within seconds) and a write into
+    freed memory."""
+    log = peer_run(s, "inert-requests", 20)
+    lines = re.findall(r"inert-requests: (.*): the display (\w+) it", log)
+    if len(lines) != 5:
+        raise Failure(f"the reproducer ran {len(lines)} of 5 variants")
+    accepted = [what for what, verdict in lines if verdict != "refused"]
+    if accepted:
+        raise Failure(f"BUG inert objects: the plugin let through: "
+                      f"{accepted}")
+    check_closings(s, True)
+    good_client_after(s)
+
+
 def growth_case(s, mode, measure, what, limit, bug):
     """mode runs for 10 s while measure() is sampled: weston's what must
     not grow by more than limit, and weston must live on."""
@@ -850,6 +869,8 @@ CASES = {
     "bug-subsurface-of-xdg-surface-aborts-weston":
         case_bug_subsurface_of_xdg_surface_aborts_weston,
     "bug-mime-flood-grows-weston": case_bug_mime_flood_grows_weston,
+    "bug-inert-role-objects-crash-weston":
+        case_bug_inert_role_objects_crash_weston,
     "bug-popup-chain-app-close-crashes-weston":
         case_bug_popup_chain_app_close_crashes_weston,
     "bug-popup-chain-plugin-close-crashes-weston":
