@@ -5,6 +5,8 @@
 #ifndef IVWL_FIREWALL_MODEL_H
 #define IVWL_FIREWALL_MODEL_H
 
+#include <wayland-util.h>
+
 #include "firewall.h"
 #include "ivwl-protocols.h"
 
@@ -86,16 +88,19 @@ struct ivwl_fw_object {
 	uint32_t role_object;
 	/* xdg_toplevel, xdg_popup: their xdg_surface */
 	uint32_t xdg_surface;
-	/* wl_surface (subsurface): parent wl_surface; xdg_popup: parent
-	 * xdg_surface; xdg_toplevel: parent xdg_toplevel or 0;
-	 * xdg_surface: the xdg_wm_base that made it */
-	uint32_t parent;
-	/* xdg_surface: live popups it parents; xdg_wm_base: live
-	 * xdg_surfaces; data sources: MIME types offered */
-	uint32_t children;
+	/*
+	 * Who it hangs from, NULL when nobody (or once that one is gone):
+	 * wl_surface of a subsurface: the parent wl_surface; xdg_popup: the
+	 * parent xdg_surface; xdg_toplevel: the toplevel set_parent named;
+	 * xdg_surface: the xdg_wm_base that made it.
+	 */
+	struct ivwl_fw_object *parent;
+	struct wl_list children;	/* the objects whose parent it is */
+	struct wl_list link;		/* in parent->children */
 	/* wl_surface, wl_region: rectangles since commit / in all;
-	 * data sources: MIME bytes */
+	 * data sources: bytes of MIME types */
 	uint32_t amount;
+	uint32_t mime_types;		/* data sources: types offered */
 };
 
 struct ivwl_fw_object *
@@ -111,8 +116,17 @@ struct ivwl_fw_object *
 ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
 	    const struct ivwl_interface *iface);
 
+/* Forgets id; what hung from it is orphaned (parent NULL). */
 void
 ivwl_fw_drop(struct ivwl_firewall *fw, uint32_t id);
+
+/* Hangs o from parent (NULL: from nobody). */
+void
+ivwl_fw_set_parent(struct ivwl_fw_object *o, struct ivwl_fw_object *parent);
+
+/* Everything that hangs from o hangs from nobody now. */
+void
+ivwl_fw_orphan(struct ivwl_fw_object *o);
 
 /* Sets fw->why to "iface@id.request: " + the rule; returns -EPROTO. */
 int

@@ -71,19 +71,6 @@ take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	return 0;
 }
 
-/* Every object whose field points at id forgets it (id is gone). */
-static void
-unlink_all(struct ivwl_firewall *fw, uint16_t iface, uint32_t id)
-{
-	fw_obj *o;
-	uint32_t i;
-
-	for (i = 0; i < fw->nbuckets; i++)
-		for (o = fw->buckets[i]; o; o = o->next)
-			if (o->iface == iface && o->parent == id)
-				o->parent = 0;
-}
-
 /* ---- wl_compositor, wl_surface, wl_region ---------------------------- */
 
 static int
@@ -176,8 +163,9 @@ surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	fw->surfaces--;
 	fw->vm->surfaces--;
 	drop_rects(fw, s);
-	unlink_all(fw, IVWL_IFACE_WL_SURFACE, msg->object);
 	if (s && s->role_object) {
+		/* its subsurfaces lose their parent now */
+		ivwl_fw_orphan(s);
 		/* its role object lives on, inert, until destroyed */
 		s->flags |= IVWL_FW_GONE;
 		return 0;
@@ -271,15 +259,10 @@ is_ancestor(struct ivwl_firewall *fw, uint32_t surface, fw_obj *parent)
 {
 	uint32_t steps = 0;
 
-	while (parent && steps++ <= IVWL_FW_CONN_SURFACES) {
-		if (parent->id == surface)
-			return true;
-		if (!parent->parent)
-			return false;
-		parent = ivwl_fw_find_as(fw, parent->parent,
-					 &ivwl_iface_wl_surface);
-	}
-	return parent != NULL;	/* a loop: refuse */
+	for (; parent; parent = parent->parent)
+		if (parent->id == surface || steps++ > IVWL_FW_CONN_SURFACES)
+			return true;	/* a loop past the bound too */
+	return false;
 }
 
 static int
@@ -311,7 +294,7 @@ subcompositor_get_subsurface(struct ivwl_firewall *fw,
 		return out_of_memory(fw, msg);
 	sub->surface = s->id;
 	s->role_object = id;
-	s->parent = parent->id;
+	ivwl_fw_set_parent(s, parent);
 	return 0;
 }
 
@@ -324,7 +307,7 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		  NULL;
 	if (s) {
 		s->role_object = 0;
-		s->parent = 0;
+		ivwl_fw_set_parent(s, NULL);
 		if (s->flags & IVWL_FW_GONE)
 			ivwl_fw_drop(fw, s->id);
 	}
@@ -345,7 +328,7 @@ subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (sib == s)
 		return ivwl_fw_refuse(fw, msg, "a surface is not its own "
 				      "sibling");
-	if (sib->id != s->parent &&
+	if (sib != s->parent &&
 	    !(sib->role == IVWL_FW_ROLE_SUBSURFACE && sib->role_object &&
 	      sib->parent == s->parent))
 		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is neither a "
@@ -372,10 +355,9 @@ wm_base_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *wm = self(fw, msg);
 
-	if (wm && wm->children)
-		return ivwl_fw_refuse(fw, msg, "%u xdg_surfaces it made are "
-				      "alive (defunct_surfaces)",
-				      wm->children);
+	if (wm && !wl_list_empty(&wm->children))
+		return ivwl_fw_refuse(fw, msg, "xdg_surfaces it made are alive "
+				      "(defunct_surfaces)");
 	ivwl_fw_drop(fw, msg->object);
 	return 0;
 }
@@ -465,10 +447,8 @@ wm_base_get_xdg_surface(struct ivwl_firewall *fw,
 	if (!xdg)
 		return out_of_memory(fw, msg);
 	xdg->surface = s->id;
-	xdg->parent = msg->object;
+	ivwl_fw_set_parent(xdg, wm);
 	s->role_object = id;
-	if (wm)
-		wm->children++;
 	return 0;
 }
 
@@ -481,7 +461,7 @@ surface_of_xdg(struct ivwl_firewall *fw, const fw_obj *xdg)
 static int
 xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *xdg = self(fw, msg), *s, *wm;
+	fw_obj *xdg = self(fw, msg), *s;
 
 	if (!xdg)
 		return 0;
@@ -497,10 +477,6 @@ xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		if (s->flags & IVWL_FW_GONE)
 			ivwl_fw_drop(fw, s->id);
 	}
-	wm = ivwl_fw_find_as(fw, xdg->parent, &ivwl_iface_xdg_wm_base);
-	if (wm)
-		wm->children--;
-	unlink_all(fw, IVWL_IFACE_XDG_POPUP, msg->object);
 	ivwl_fw_drop(fw, msg->object);
 	return 0;
 }
@@ -599,9 +575,8 @@ xdg_surface_get_popup(struct ivwl_firewall *fw,
 			  &ret);
 	if (!popup)
 		return ret;
-	popup->parent = parent->id;
+	ivwl_fw_set_parent(popup, parent);
 	popup->depth = depth;
-	parent->children++;
 	return 0;
 }
 
@@ -641,9 +616,9 @@ static int
 check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		const fw_obj *xdg)
 {
-	if (xdg && xdg->children)
-		return ivwl_fw_refuse(fw, msg, "%u popups on it are alive "
-				      "(destroy them first)", xdg->children);
+	if (xdg && !wl_list_empty(&xdg->children))
+		return ivwl_fw_refuse(fw, msg, "popups on it are alive "
+				      "(destroy them first)");
 	return 0;
 }
 
@@ -655,7 +630,6 @@ toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (top && check_no_popups(fw, msg, ivwl_fw_find_as(fw,
 			top->xdg_surface, &ivwl_iface_xdg_surface)) < 0)
 		return -EPROTO;
-	unlink_all(fw, IVWL_IFACE_XDG_TOPLEVEL, msg->object);
 	if (top)
 		role_object_gone(fw, top);
 	return 0;
@@ -665,18 +639,19 @@ toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *top = self(fw, msg), *p;
-	uint32_t parent = ivwl_wire_arg_object(msg, 0), steps = 0;
+	fw_obj *top = self(fw, msg), *parent, *p;
+	uint32_t steps = 0;
 
-	for (p = ivwl_fw_find_as(fw, parent, &ivwl_iface_xdg_toplevel); p;
-	     p = ivwl_fw_find_as(fw, p->parent, &ivwl_iface_xdg_toplevel)) {
-		if (p->id == msg->object || steps++ > IVWL_FW_CONN_SURFACES)
+	parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
+				 &ivwl_iface_xdg_toplevel);
+	for (p = parent; p; p = p->parent) {
+		if (p == top || steps++ > IVWL_FW_CONN_SURFACES)
 			return ivwl_fw_refuse(fw, msg, "xdg_toplevel@%u would "
 					      "be its own ancestor "
-					      "(invalid_parent)", parent);
+					      "(invalid_parent)", parent->id);
 	}
 	if (top)
-		top->parent = parent;
+		ivwl_fw_set_parent(top, parent);
 	return 0;
 }
 
@@ -684,16 +659,13 @@ toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 popup_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *popup = self(fw, msg), *xdg, *parent;
+	fw_obj *popup = self(fw, msg), *xdg;
 
 	if (!popup)
 		return 0;
 	xdg = ivwl_fw_find_as(fw, popup->xdg_surface, &ivwl_iface_xdg_surface);
 	if (check_no_popups(fw, msg, xdg) < 0)
 		return -EPROTO;
-	parent = ivwl_fw_find_as(fw, popup->parent, &ivwl_iface_xdg_surface);
-	if (parent && parent->children)
-		parent->children--;
 	role_object_gone(fw, popup);
 	return 0;
 }
@@ -709,7 +681,7 @@ popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (popup->flags & (IVWL_FW_COMMITTED | IVWL_FW_GRAB))
 		return ivwl_fw_refuse(fw, msg, "a grab after the first commit "
 				      "or a second grab (invalid_grab)");
-	parent = ivwl_fw_find_as(fw, popup->parent, &ivwl_iface_xdg_surface);
+	parent = popup->parent;
 	above = parent ? ivwl_fw_find(fw, parent->role_object) : NULL;
 	if (!above || (above->iface == IVWL_IFACE_XDG_POPUP &&
 		       !(above->flags & IVWL_FW_GRAB)))
@@ -833,7 +805,7 @@ source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		return ivwl_fw_refuse(fw, msg, "a MIME type of %u bytes (at "
 				      "most %u)", len, IVWL_FW_MIME_LENGTH);
 	len += IVWL_FW_MIME_OVERHEAD;
-	if (src->children >= IVWL_FW_SOURCE_MIME_TYPES)
+	if (src->mime_types >= IVWL_FW_SOURCE_MIME_TYPES)
 		return ivwl_fw_over(fw, msg, "MIME types per source",
 				    IVWL_FW_SOURCE_MIME_TYPES);
 	if (fw->mime_bytes + len > IVWL_FW_CONN_MIME_BYTES)
@@ -842,7 +814,7 @@ source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (fw->vm->mime_bytes + len > IVWL_FW_VM_MIME_BYTES)
 		return ivwl_fw_over(fw, msg, "bytes of MIME types per VM",
 				    IVWL_FW_VM_MIME_BYTES);
-	src->children++;
+	src->mime_types++;
 	src->amount += len;
 	fw->mime_bytes += len;
 	fw->vm->mime_bytes += len;

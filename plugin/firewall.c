@@ -84,11 +84,32 @@ ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
 	o->id = id;
 	o->iface = iface->index;
 	o->seq = ++fw->seq;
+	wl_list_init(&o->children);
+	wl_list_init(&o->link);
 	b = bucket_of(fw, id);
 	o->next = fw->buckets[b];
 	fw->buckets[b] = o;
 	fw->tracked++;
 	return o;
+}
+
+void
+ivwl_fw_set_parent(struct ivwl_fw_object *o, struct ivwl_fw_object *parent)
+{
+	wl_list_remove(&o->link);
+	wl_list_init(&o->link);
+	o->parent = parent;
+	if (parent)
+		wl_list_insert(&parent->children, &o->link);
+}
+
+void
+ivwl_fw_orphan(struct ivwl_fw_object *o)
+{
+	struct ivwl_fw_object *child, *tmp;
+
+	wl_list_for_each_safe(child, tmp, &o->children, link)
+		ivwl_fw_set_parent(child, NULL);
 }
 
 void
@@ -102,6 +123,8 @@ ivwl_fw_drop(struct ivwl_firewall *fw, uint32_t id)
 		if (o->id != id)
 			continue;
 		*pp = o->next;
+		ivwl_fw_set_parent(o, NULL);
+		ivwl_fw_orphan(o);
 		free(o);
 		fw->tracked--;
 		return;

@@ -61,6 +61,7 @@ static const struct mode modes[] = {
 	{ "popup-hold", ivwl_hostile_popup_hold },
 	{ "keyboard-flood", ivwl_hostile_keyboard_flood },
 	{ "inert-requests", ivwl_hostile_inert_requests },
+	{ "destroy-storm", ivwl_hostile_destroy_storm },
 };
 
 /* The modes "all" runs, in this order. */

@@ -85,6 +85,7 @@ struct ivwl_hostile_event {
 	uint16_t opcode;
 	uint16_t size;
 	const uint8_t *args;	/* size - 8 bytes */
+	const uint8_t *bytes;	/* the whole message, header first */
 };
 
 typedef void (*ivwl_hostile_event_func_t)(void *data,
@@ -299,5 +300,8 @@ ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_inert_requests(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_destroy_storm(struct ivwl_hostile *h);
 
 #endif

@@ -642,3 +642,108 @@ ivwl_hostile_inert_requests(struct ivwl_hostile *h)
 		fflush(stdout);
 	}
 }
+
+/* ---- destroy-storm -------------------------------------------------- */
+
+#define STORM_BINDS 14000u	/* model objects, within the budgets */
+#define STORM_IDS 2000u		/* surfaces per round, ids reused */
+#define STORM_SLOTS 4u		/* their objects within the VM's budget */
+
+/*
+ * Fills a slot's model with objects (xdg_wm_base bound again and
+ * again), then creates and destroys surfaces as fast as the ring takes
+ * them: a firewall that walks its whole model on every destroy spends
+ * seconds per wake-up, and every VM's windows stall.
+ */
+/* Sends out, waiting while the ring is full; false once the slot ended. */
+static bool
+storm_send(struct sem *s, const struct ivwl_out *out)
+{
+	while (ivwl_hostile_send_wayland(s->h, s->k, out) < 0) {
+		ivwl_hostile_slot_poll(s->h, s->k);
+		if (!live(s) || !ivwl_hostile_time_left(s->h))
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static bool
+storm_fill(struct sem *s)
+{
+	struct ivwl_out out;
+	uint32_t n = 0;
+
+	while (n < STORM_BINDS && live(s) && ivwl_hostile_time_left(s->h)) {
+		ivwl_out_reset(&out);
+		while (n < STORM_BINDS && ivwl_out_room(&out, 48)) {
+			ivwl_out_bind(&out, s->g.wm_base, "xdg_wm_base", 1,
+				      new_id(s));
+			n++;
+		}
+		if (!storm_send(s, &out))
+			return false;
+	}
+	return n == STORM_BINDS &&
+	       ivwl_hostile_roundtrip(s->h, s->k, NULL, NULL, 10000);
+}
+
+static uint64_t
+storm_round(struct sem *s, uint32_t first)
+{
+	struct ivwl_out out;
+	uint32_t id = first;
+	uint64_t n = 0;
+
+	while (id < first + STORM_IDS && live(s)) {
+		ivwl_out_reset(&out);
+		while (id < first + STORM_IDS && ivwl_out_room(&out, 20)) {
+			ivwl_out_begin(&out, s->comp,
+				       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+			ivwl_out_u32(&out, id);
+			ivwl_out_end(&out);
+			ivwl_out_begin(&out, id, IVWL_REQ_WL_SURFACE_DESTROY);
+			ivwl_out_end(&out);
+			id++;
+			n++;
+		}
+		if (!storm_send(s, &out))
+			break;
+	}
+	return n;
+}
+
+void
+ivwl_hostile_destroy_storm(struct ivwl_hostile *h)
+{
+	uint32_t nslots = h->slots < STORM_SLOTS ? h->slots : STORM_SLOTS;
+	uint32_t first[STORM_SLOTS], k, ready = 0;
+	struct sem s[STORM_SLOTS];
+	uint64_t destroys = 0;
+	int64_t t, worst = 0;
+
+	for (k = 0; k < nslots; k++) {
+		if (!sem_start(h, k, &s[k]) || !storm_fill(&s[k]))
+			break;
+		first[k] = s[k].h->slot[k].next_id;
+		s[k].h->slot[k].next_id += STORM_IDS;
+		ready++;
+	}
+	printf("hostile-peer: destroy-storm: %u slots with %u objects each\n",
+	       ready, STORM_BINDS);
+	fflush(stdout);
+	while (ready && ivwl_hostile_time_left(h)) {
+		for (k = 0; k < ready; k++)
+			destroys += storm_round(&s[k], first[k]);
+		/* the ids are free again once weston said delete_id */
+		t = ivwl_hostile_now_ms();
+		for (k = 0; k < ready; k++)
+			if (live(&s[k]))
+				ivwl_hostile_roundtrip(h, k, NULL, NULL, 30000);
+		if (ivwl_hostile_now_ms() - t > worst)
+			worst = ivwl_hostile_now_ms() - t;
+	}
+	printf("hostile-peer: destroy-storm: %llu surfaces destroyed, slowest "
+	       "round of roundtrips %lld ms\n", (unsigned long long)destroys,
+	       (long long)worst);
+}
