@@ -1053,14 +1053,21 @@ const uint32_t ivwl_fw_request_rule_count =
 
 /* ---- events ------------------------------------------------------------ */
 
+/*
+ * Callbacks and feedbacks end when weston destroys them: after done,
+ * presented or discarded, and also without any of those when their
+ * surface goes.  Either way libwayland then sends delete_id for the id,
+ * and only then may the client reuse it.
+ */
 void
 ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *o;
 
-	if (!(msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))
+	if (msg->iface != &ivwl_iface_wl_display ||
+	    msg->opcode != IVWL_EVT_WL_DISPLAY_DELETE_ID)
 		return;
-	o = ivwl_fw_find(fw, msg->object);
+	o = ivwl_fw_find(fw, ivwl_wire_arg_uint(msg, 0));
 	if (!o)
 		return;
 	if (o->iface == IVWL_IFACE_WL_CALLBACK)
@@ -1069,5 +1076,5 @@ ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		fw->feedbacks--;
 	else
 		return;
-	ivwl_fw_drop(fw, msg->object);
+	ivwl_fw_drop(fw, o->id);
 }
