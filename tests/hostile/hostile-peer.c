@@ -62,6 +62,7 @@ static const struct mode modes[] = {
 	{ "keyboard-flood", ivwl_hostile_keyboard_flood },
 	{ "inert-requests", ivwl_hostile_inert_requests },
 	{ "destroy-storm", ivwl_hostile_destroy_storm },
+	{ "budget-fill", ivwl_hostile_budget_fill },
 };
 
 /* The modes "all" runs, in this order. */

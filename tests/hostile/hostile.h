@@ -304,4 +304,7 @@ ivwl_hostile_inert_requests(struct ivwl_hostile *h);
 void
 ivwl_hostile_destroy_storm(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_budget_fill(struct ivwl_hostile *h);
+
 #endif

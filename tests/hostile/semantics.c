@@ -747,3 +747,216 @@ ivwl_hostile_destroy_storm(struct ivwl_hostile *h)
 	       "round of roundtrips %lld ms\n", (unsigned long long)destroys,
 	       (long long)worst);
 }
+
+/* ---- budget-fill ---------------------------------------------------- */
+
+/*
+ * Every budget of the firewall filled to its limit, never past it (a
+ * refusal would end the connection and weston would free it all), on
+ * every slot: what weston keeps for a VM at worst.  The limits are the
+ * firewall's (plugin/firewall-model.h); the VM-wide ones are shared out
+ * between the slots.
+ */
+#define FILL_CONN_OBJECTS 16384u
+#define FILL_VM_OBJECTS 65536u
+#define FILL_CONN_SURFACES 512u
+#define FILL_VM_SURFACES 2048u
+#define FILL_CONN_REGIONS 256u
+#define FILL_MAX_RECTS 1024u
+#define FILL_CONN_RECTS 16384u
+#define FILL_CONN_MIME_BYTES (64u << 10)
+#define FILL_VM_MIME_BYTES (512u << 10)
+#define FILL_MIME_COST (255u + 32u)
+#define FILL_MIME_PER_SOURCE 128u
+#define FILL_CONN_CALLBACKS 1024u
+#define FILL_CONN_POSITIONERS 64u
+/* objects a session takes before filling: registry, sync, the binds */
+#define FILL_SESSION_OBJECTS 16u
+
+struct fill {
+	struct sem s;
+	uint32_t objects;	/* made on this slot, the session's too */
+	uint32_t share;		/* of the VM's objects it may make */
+};
+
+/* Queues one message; sends the record when full.  False once dead. */
+static bool
+fill_room(struct fill *f, struct ivwl_out *out, uint32_t bytes)
+{
+	if (ivwl_out_room(out, bytes))
+		return true;
+	if (!storm_send(&f->s, out))
+		return false;
+	ivwl_out_reset(out);
+	return true;
+}
+
+/* A new object of the message (object, opcode); 0 past the share. */
+static uint32_t
+fill_new(struct fill *f, struct ivwl_out *out, uint32_t object,
+	 uint16_t opcode)
+{
+	uint32_t id;
+
+	if (f->objects >= f->share)
+		return 0;
+	id = new_id(&f->s);
+	ivwl_out_begin(out, object, opcode);
+	ivwl_out_u32(out, id);
+	ivwl_out_end(out);
+	f->objects++;
+	return id;
+}
+
+/* Surfaces, each with frame callbacks weston keeps (never shown). */
+static bool
+fill_surfaces(struct fill *f, struct ivwl_out *out, uint32_t surfaces)
+{
+	uint32_t i, callbacks = 0, surface = 0;
+
+	for (i = 0; i < surfaces; i++) {
+		if (!fill_room(f, out, 16))
+			return false;
+		surface = fill_new(f, out, f->s.comp,
+				   IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	}
+	while (surface && callbacks < FILL_CONN_CALLBACKS) {
+		if (!fill_room(f, out, 24))
+			return false;
+		if (!fill_new(f, out, surface, IVWL_REQ_WL_SURFACE_FRAME))
+			break;
+		ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+		ivwl_out_end(out);
+		callbacks++;
+	}
+	return true;
+}
+
+/* Regions of 1024 disjoint rectangles, up to the connection's total. */
+static bool
+fill_regions(struct fill *f, struct ivwl_out *out)
+{
+	uint32_t rects = 0, region = 0, n = 0;
+
+	while (rects < FILL_CONN_RECTS) {
+		if (!fill_room(f, out, 40))
+			return false;
+		if (rects % FILL_MAX_RECTS == 0)
+			region = fill_new(f, out, f->s.comp,
+				IVWL_REQ_WL_COMPOSITOR_CREATE_REGION);
+		if (!region)
+			break;
+		ivwl_out_begin(out, region, IVWL_REQ_WL_REGION_ADD);
+		ivwl_out_u32(out, (n % 64) * 4);
+		ivwl_out_u32(out, (n / 64) * 4);
+		ivwl_out_u32(out, 2);
+		ivwl_out_u32(out, 2);
+		ivwl_out_end(out);
+		rects++;
+		n = (n + 1) % FILL_MAX_RECTS;
+	}
+	return true;
+}
+
+/* MIME types of 255 bytes, the connection's share of the VM's. */
+static bool
+fill_mime(struct fill *f, struct ivwl_out *out, uint32_t bytes)
+{
+	char mime[256];
+	uint32_t used = 0, types = 0, source = 0;
+
+	memset(mime, 'm', sizeof(mime) - 1);
+	mime[sizeof(mime) - 1] = '\0';
+	while (f->s.ddm && used + FILL_MIME_COST <= bytes) {
+		if (!fill_room(f, out, 16 + sizeof(mime) + 8))
+			return false;
+		if (types % FILL_MIME_PER_SOURCE == 0)
+			source = fill_new(f, out, f->s.ddm,
+				IVWL_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE);
+		if (!source)
+			break;
+		snprintf(mime, 12, "x/%08x", types);
+		mime[strlen(mime)] = 'm';
+		ivwl_out_begin(out, source, IVWL_REQ_WL_DATA_SOURCE_OFFER);
+		ivwl_out_string(out, mime);
+		ivwl_out_end(out);
+		used += FILL_MIME_COST;
+		types++;
+	}
+	return true;
+}
+
+/* The rest of the slot's share: positioners, then xdg_wm_base binds. */
+static bool
+fill_objects(struct fill *f, struct ivwl_out *out)
+{
+	uint32_t positioners = 0;
+
+	while (f->objects < f->share) {
+		if (!fill_room(f, out, 48))
+			return false;
+		if (positioners < FILL_CONN_POSITIONERS) {
+			fill_new(f, out, f->s.wm_base,
+				 IVWL_REQ_XDG_WM_BASE_CREATE_POSITIONER);
+			positioners++;
+			continue;
+		}
+		ivwl_out_bind(out, f->s.g.wm_base, "xdg_wm_base", 1,
+			      new_id(&f->s));
+		f->objects++;
+	}
+	return true;
+}
+
+static bool
+fill_slot(struct ivwl_hostile *h, struct fill *f, uint32_t k,
+	  uint32_t surfaces, uint32_t mime_bytes)
+{
+	struct ivwl_out out;
+
+	if (!sem_start(h, k, &f->s))
+		return false;
+	f->objects = FILL_SESSION_OBJECTS;
+	ivwl_out_reset(&out);
+	if (!fill_surfaces(f, &out, surfaces) || !fill_regions(f, &out) ||
+	    !fill_mime(f, &out, mime_bytes) || !fill_objects(f, &out))
+		return false;
+	return storm_send(&f->s, &out) &&
+	       ivwl_hostile_roundtrip(h, k, NULL, NULL, 20000);
+}
+
+void
+ivwl_hostile_budget_fill(struct ivwl_hostile *h)
+{
+	static struct fill fills[IVWL_SLOT_COUNT];
+	uint32_t k, filled = 0, surfaces, mime, vm_left;
+	uint32_t left_surfaces = FILL_VM_SURFACES;
+	uint32_t left_mime = FILL_VM_MIME_BYTES;
+
+	/* every session needs its few objects, whatever comes before */
+	vm_left = FILL_VM_OBJECTS - h->slots * FILL_SESSION_OBJECTS;
+	for (k = 0; k < h->slots && ivwl_hostile_time_left(h); k++) {
+		surfaces = left_surfaces < FILL_CONN_SURFACES ?
+			   left_surfaces : FILL_CONN_SURFACES;
+		mime = left_mime < FILL_CONN_MIME_BYTES ? left_mime :
+							  FILL_CONN_MIME_BYTES;
+		/* a little under the limits: ids wait for delete_id */
+		fills[k].share = FILL_SESSION_OBJECTS +
+			(vm_left < FILL_CONN_OBJECTS - 64 ? vm_left :
+			 FILL_CONN_OBJECTS - 64);
+		if (!fill_slot(h, &fills[k], k, surfaces, mime)) {
+			printf("hostile-peer: budget-fill: slot %u was ended "
+			       "while filling\n", k);
+			break;
+		}
+		left_surfaces -= surfaces;
+		left_mime -= mime / FILL_MIME_COST * FILL_MIME_COST;
+		vm_left -= fills[k].objects - FILL_SESSION_OBJECTS;
+		filled++;
+	}
+	printf("hostile-peer: budget-fill: %u slots filled, holding\n", filled);
+	fflush(stdout);
+	while (ivwl_hostile_time_left(h))
+		for (k = 0; k < filled; k++)
+			ivwl_hostile_roundtrip(h, k, NULL, NULL, 200);
+}

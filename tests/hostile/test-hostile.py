@@ -766,6 +766,42 @@ def case_bug_inert_role_objects_crash_weston(s):
     good_client_after(s)
 
 
+# docs/security.md: what weston and the plugin can hold for one VM
+VM_MEMORY_BOUND_MIB = 330
+
+
+def case_budget_fill_within_memory_bound(s):
+    """Every budget of the firewall filled to its limit on every slot of
+    the evil VM (surfaces with frame callbacks never done, regions of
+    1024 rectangles, MIME types, positioners, objects): weston's RSS
+    growth stays within the bound docs/security.md states per VM, and
+    the good VM still draws."""
+    before = rss_mib(s.weston.pid)
+    s.start_peer("budget-fill", 40)
+    wait_for("the budgets filled", lambda: "holding" in s.peer_log() or
+             s.peer.poll() is not None, timeout=45)
+    print("\n".join(ln for ln in s.peer_log().splitlines()
+                    if ln.startswith("hostile-peer:")))
+    if "holding" not in s.peer_log() or "ended while filling" in \
+            s.peer_log():
+        raise Failure("the peer did not fill every budget")
+    time.sleep(1.0)
+    grown = rss_mib(s.weston.pid) - before
+    print(f"weston's RSS grew by {grown} MiB with every budget of the "
+          f"evil VM full (bound {VM_MEMORY_BOUND_MIB} MiB)")
+    s.check_weston()
+    if grown > VM_MEMORY_BOUND_MIB:
+        raise Failure(f"weston grew by {grown} MiB for one VM, past the "
+                      f"documented bound of {VM_MEMORY_BOUND_MIB} MiB")
+    evil = [c for c in closings(s) if c[0] == "evil"]
+    if evil:
+        raise Failure(f"the plugin ended connections that stayed within "
+                      f"the budgets: {evil[:3]}")
+    a, dump = pattern(s, "good", "during", frames=60)
+    s.wait_line(a, "ready", timeout=20)
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+
+
 def growth_case(s, mode, measure, what, limit, bug):
     """mode runs for 10 s while measure() is sampled: weston's what must
     not grow by more than limit, and weston must live on."""
@@ -881,6 +917,7 @@ CASES = {
     "bug-inert-role-objects-crash-weston":
         case_bug_inert_role_objects_crash_weston,
     "bug-destroy-storm-stalls-good-vm": case_bug_destroy_storm_stalls_good_vm,
+    "budget-fill": case_budget_fill_within_memory_bound,
     "bug-popup-chain-app-close-crashes-weston":
         case_bug_popup_chain_app_close_crashes_weston,
     "bug-popup-chain-plugin-close-crashes-weston":
