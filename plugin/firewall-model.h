@@ -52,7 +52,8 @@ enum ivwl_fw_role {
 
 enum ivwl_fw_flag {
 	IVWL_FW_GONE = 1u << 0,		/* wl_surface destroyed, role
-					 * objects still alive: inert */
+					 * objects still alive: inert
+					 * (set on both) */
 	IVWL_FW_MAPPED = 1u << 1,	/* a buffer committed */
 	IVWL_FW_ATTACHED = 1u << 2,	/* pending: a buffer attached */
 	IVWL_FW_DETACHED = 1u << 3,	/* pending: null attached */

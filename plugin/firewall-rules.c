@@ -164,10 +164,15 @@ surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	fw->vm->surfaces--;
 	drop_rects(fw, s);
 	if (s && s->role_object) {
+		fw_obj *role = ivwl_fw_find(fw, s->role_object);
+
 		/* its subsurfaces lose their parent now */
 		ivwl_fw_orphan(s);
-		/* its role object lives on, inert, until destroyed */
+		/* its role object lives on, inert, until destroyed; marked
+		 * itself: a new wl_surface may take the id after delete_id */
 		s->flags |= IVWL_FW_GONE;
+		if (role)
+			role->flags |= IVWL_FW_GONE;
 		return 0;
 	}
 	ivwl_fw_drop(fw, msg->object);
@@ -305,7 +310,8 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
-	if (s) {
+	/* not a new wl_surface that took the id of its destroyed one */
+	if (s && s->role_object == sub->id) {
 		s->role_object = 0;
 		ivwl_fw_set_parent(s, NULL);
 		if (s->flags & IVWL_FW_GONE)
@@ -1054,20 +1060,28 @@ const uint32_t ivwl_fw_request_rule_count =
 /* ---- events ------------------------------------------------------------ */
 
 /*
- * Callbacks and feedbacks end when weston destroys them: after done,
- * presented or discarded, and also without any of those when their
- * surface goes.  Either way libwayland then sends delete_id for the id,
- * and only then may the client reuse it.
+ * Callbacks and feedbacks end with done, presented or discarded (their
+ * destructor events), or, when weston destroys them without any of those
+ * as their surface goes, with the delete_id libwayland sends for the id.
+ * Whichever comes first ends them; the model object goes with it, so
+ * the delete_id after a done ends nothing more.
  */
 void
 ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
+	uint32_t id;
 	fw_obj *o;
 
-	if (msg->iface != &ivwl_iface_wl_display ||
-	    msg->opcode != IVWL_EVT_WL_DISPLAY_DELETE_ID)
+	if (msg->iface == &ivwl_iface_wl_display &&
+	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID)
+		id = ivwl_wire_arg_uint(msg, 0);
+	else if ((msg->iface == &ivwl_iface_wl_callback ||
+		  msg->iface == &ivwl_iface_wp_presentation_feedback) &&
+		 (msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))
+		id = msg->object;
+	else
 		return;
-	o = ivwl_fw_find(fw, ivwl_wire_arg_uint(msg, 0));
+	o = ivwl_fw_find(fw, id);
 	if (!o)
 		return;
 	if (o->iface == IVWL_IFACE_WL_CALLBACK)

@@ -295,7 +295,7 @@ check_inert(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 				  IVWL_MESSAGE_DESTRUCTOR))
 		return 0;
 	s = ivwl_fw_find_as(fw, o->surface, &ivwl_iface_wl_surface);
-	if (s && !(s->flags & IVWL_FW_GONE))
+	if (s && !(s->flags & IVWL_FW_GONE) && !(o->flags & IVWL_FW_GONE))
 		return 0;
 	return ivwl_fw_refuse(fw, msg, "its wl_surface is destroyed: only "
 			      "destroy may follow");
@@ -325,8 +325,16 @@ ivwl_firewall_request(struct ivwl_firewall *fw,
 		return ret;
 	rules = rule_index[msg->iface->index];
 	if (rules && rules[msg->opcode])
-		return rules[msg->opcode]->check(fw, msg);
-	return 0;
+		ret = rules[msg->opcode]->check(fw, msg);
+	/*
+	 * Counted now, not at this connection's next message: the map takes
+	 * them after us, and another connection of the VM may ask first.
+	 */
+	if (ret == 0) {
+		fw->vm->objects += more;
+		fw->counted_objects += more;
+	}
+	return ret;
 }
 
 void

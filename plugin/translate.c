@@ -26,6 +26,8 @@
 #define IVWL_VM_MAX_POOLS 512u
 #define IVWL_CONN_MAX_BUFFERS 1024u
 #define TITLE_MAX 1024u
+_Static_assert(IVWL_CONN_MAX_POOLS == 128 && IVWL_VM_MAX_POOLS == 512 &&
+	       IVWL_CONN_MAX_BUFFERS == 1024, "the refusals say these");
 
 static bool
 is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
@@ -156,7 +158,8 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	ret = add_pool(conn, ivwl_wire_arg_new_id(msg, 0), desc->offset,
 		       desc->length);
 	if (ret < 0) {
-		*why = "too many wl_shm pool mappings";
+		*why = "wl_shm.create_pool: over the budget of 128 pool "
+		       "mappings per connection, 512 per VM";
 		return ret;
 	}
 	*fd = dup(conn->vm->region_fd);
@@ -236,7 +239,8 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		return -EPROTO;
 	}
 	if (add_buffer(conn, ivwl_wire_arg_new_id(msg, 0), pool) < 0) {
-		*why = "too many wl_shm buffers";
+		*why = "wl_shm_pool.create_buffer: over the budget of 1024 "
+		       "wl_shm buffers";
 		return -EDQUOT;
 	}
 	put_u32(bytes, msg->args[1].offset,
