@@ -153,8 +153,33 @@ struct ivwl_fw_rule {
 	ivwl_fw_rule_t check;
 };
 
-extern const struct ivwl_fw_rule ivwl_fw_request_rules[];
-extern const uint32_t ivwl_fw_request_rule_count;
+/* firewall-rules.c: the core protocol's and the other extensions' */
+extern const struct ivwl_fw_rule ivwl_fw_core_rules[];
+extern const uint32_t ivwl_fw_core_rule_count;
+/* firewall-xdg.c: xdg-shell's */
+extern const struct ivwl_fw_rule ivwl_fw_xdg_rules[];
+extern const uint32_t ivwl_fw_xdg_rule_count;
+
+/* Helpers of the rules (firewall.c). */
+struct ivwl_fw_object *
+ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
+
+/* The model of the wl_surface in argument i (checked alive already). */
+struct ivwl_fw_object *
+ivwl_fw_surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    unsigned int i);
+
+/* Sets why and returns -ENOMEM. */
+int
+ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
+
+int
+ivwl_fw_take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		  struct ivwl_fw_object *s, enum ivwl_fw_role role);
+
+/* firewall-xdg.c: surface s committed; its popup may grab no more. */
+void
+ivwl_fw_popup_committed(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
 
 /* firewall-rules.c: an event weston sent ends what it ends. */
 void

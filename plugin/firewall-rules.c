@@ -1,8 +1,10 @@
 /*
- * The firewall's rules, one function per message that needs more than
- * the generic checks, found through ivwl_fw_request_rules[] by
- * interface and opcode.  Each follows a rule of the protocol's XML that
- * weston 10 does not enforce, or not before it breaks, or a budget.
+ * The firewall's rules of the core protocol and the other extensions
+ * (xdg-shell's are in firewall-xdg.c): one function per message that
+ * needs more than the generic checks, found through the table at the
+ * end by interface and opcode.  Each follows a rule of the protocol's
+ * XML that weston 10 does not enforce, or not before it breaks, or a
+ * budget.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,66 +12,6 @@
 #include "firewall-model.h"
 
 typedef struct ivwl_fw_object fw_obj;
-
-static int
-check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		const fw_obj *xdg);
-
-static const char *const role_names[] = {
-	[IVWL_FW_ROLE_NONE] = "none",
-	[IVWL_FW_ROLE_XDG] = "xdg_surface",
-	[IVWL_FW_ROLE_TOPLEVEL] = "xdg_toplevel",
-	[IVWL_FW_ROLE_POPUP] = "xdg_popup",
-	[IVWL_FW_ROLE_SUBSURFACE] = "wl_subsurface",
-	[IVWL_FW_ROLE_CURSOR] = "cursor",
-	[IVWL_FW_ROLE_DRAG_ICON] = "drag icon",
-};
-
-static fw_obj *
-self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	return ivwl_fw_find(fw, msg->object);
-}
-
-/* The model of the wl_surface in argument i (checked alive already). */
-static fw_obj *
-surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	    unsigned int i)
-{
-	return ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, i),
-			       &ivwl_iface_wl_surface);
-}
-
-static fw_obj *
-add(struct ivwl_firewall *fw, uint32_t id, const struct ivwl_interface *iface)
-{
-	return ivwl_fw_add(fw, id, iface);
-}
-
-static int
-out_of_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	ivwl_fw_refuse(fw, msg, "out of memory");
-	return -ENOMEM;
-}
-
-/*
- * A surface takes role once: it may take the same role again only when
- * no role object of it lives (wl_surface: "role" error).
- */
-static int
-take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	  fw_obj *s, enum ivwl_fw_role role)
-{
-	if (!s)
-		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
-				      "does not know");
-	if (s->role != IVWL_FW_ROLE_NONE && s->role != role)
-		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has the "
-				      "%s role", s->id, role_names[s->role]);
-	s->role = role;
-	return 0;
-}
 
 /* ---- wl_compositor, wl_surface, wl_region ---------------------------- */
 
@@ -83,8 +25,8 @@ compositor_create_surface(struct ivwl_firewall *fw,
 	if (fw->vm->surfaces >= IVWL_FW_VM_SURFACES)
 		return ivwl_fw_over(fw, msg, "surfaces per VM",
 				    IVWL_FW_VM_SURFACES);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_surface))
-		return out_of_memory(fw, msg);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_surface))
+		return ivwl_fw_no_memory(fw, msg);
 	fw->surfaces++;
 	fw->vm->surfaces++;
 	return 0;
@@ -97,8 +39,8 @@ compositor_create_region(struct ivwl_firewall *fw,
 	if (fw->regions >= IVWL_FW_CONN_REGIONS)
 		return ivwl_fw_over(fw, msg, "wl_regions per connection",
 				    IVWL_FW_CONN_REGIONS);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_region))
-		return out_of_memory(fw, msg);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_region))
+		return ivwl_fw_no_memory(fw, msg);
 	fw->regions++;
 	return 0;
 }
@@ -110,7 +52,7 @@ compositor_create_region(struct ivwl_firewall *fw,
 static int
 add_rect(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *o = self(fw, msg);
+	fw_obj *o = ivwl_fw_self(fw, msg);
 
 	if (!o)
 		return 0;
@@ -138,7 +80,7 @@ drop_rects(struct ivwl_firewall *fw, fw_obj *o)
 static int
 region_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	drop_rects(fw, self(fw, msg));
+	drop_rects(fw, ivwl_fw_self(fw, msg));
 	ivwl_fw_drop(fw, msg->object);
 	fw->regions--;
 	return 0;
@@ -147,7 +89,7 @@ region_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *s = self(fw, msg);
+	fw_obj *s = ivwl_fw_self(fw, msg);
 
 	/*
 	 * weston 10 keeps a mapped window's state for its close animation
@@ -182,7 +124,7 @@ surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 surface_attach(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *s = self(fw, msg);
+	fw_obj *s = ivwl_fw_self(fw, msg);
 
 	if (!s)
 		return 0;
@@ -192,22 +134,10 @@ surface_attach(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
-static void
-popup_committed(struct ivwl_firewall *fw, fw_obj *s)
-{
-	fw_obj *xdg, *popup;
-
-	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
-	popup = xdg ? ivwl_fw_find_as(fw, xdg->role_object,
-				      &ivwl_iface_xdg_popup) : NULL;
-	if (popup)
-		popup->flags |= IVWL_FW_COMMITTED;
-}
-
 static int
 surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *s = self(fw, msg);
+	fw_obj *s = ivwl_fw_self(fw, msg);
 
 	if (!s)
 		return 0;
@@ -223,7 +153,7 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		s->flags &= ~IVWL_FW_MAPPED;
 	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
 	if (s->role == IVWL_FW_ROLE_POPUP)
-		popup_committed(fw, s);
+		ivwl_fw_popup_committed(fw, s);
 	return 0;
 }
 
@@ -234,8 +164,8 @@ surface_frame(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (fw->callbacks >= IVWL_FW_CONN_CALLBACKS)
 		return ivwl_fw_over(fw, msg, "frame callbacks in flight",
 				    IVWL_FW_CONN_CALLBACKS);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_callback))
-		return out_of_memory(fw, msg);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_callback))
+		return ivwl_fw_no_memory(fw, msg);
 	fw->callbacks++;
 	return 0;
 }
@@ -275,7 +205,7 @@ subcompositor_get_subsurface(struct ivwl_firewall *fw,
 			     const struct ivwl_wire_msg *msg)
 {
 	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
-	fw_obj *s = surface_arg(fw, msg, 1), *parent = surface_arg(fw, msg, 2);
+	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *parent = ivwl_fw_surface_arg(fw, msg, 2);
 	fw_obj *sub;
 	int ret;
 
@@ -291,12 +221,12 @@ subcompositor_get_subsurface(struct ivwl_firewall *fw,
 	if (is_ancestor(fw, s->id, parent))
 		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is an ancestor "
 				      "of its parent", s->id);
-	ret = take_role(fw, msg, s, IVWL_FW_ROLE_SUBSURFACE);
+	ret = ivwl_fw_take_role(fw, msg, s, IVWL_FW_ROLE_SUBSURFACE);
 	if (ret < 0)
 		return ret;
-	sub = add(fw, id, &ivwl_iface_wl_subsurface);
+	sub = ivwl_fw_add(fw, id, &ivwl_iface_wl_subsurface);
 	if (!sub)
-		return out_of_memory(fw, msg);
+		return ivwl_fw_no_memory(fw, msg);
 	sub->surface = s->id;
 	s->role_object = id;
 	ivwl_fw_set_parent(s, parent);
@@ -306,7 +236,7 @@ subcompositor_get_subsurface(struct ivwl_firewall *fw,
 static int
 subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *sub = self(fw, msg), *s;
+	fw_obj *sub = ivwl_fw_self(fw, msg), *s;
 
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
@@ -325,7 +255,7 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *sub = self(fw, msg), *s, *sib = surface_arg(fw, msg, 0);
+	fw_obj *sub = ivwl_fw_self(fw, msg), *s, *sib = ivwl_fw_surface_arg(fw, msg, 0);
 
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
@@ -342,361 +272,6 @@ subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
-/* ---- xdg_wm_base, xdg_positioner --------------------------------------- */
-
-static int
-registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	const char *name = ivwl_wire_arg_string(msg, 1);
-
-	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
-	if (name && strcmp(name, ivwl_iface_xdg_wm_base.name) == 0 &&
-	    !add(fw, ivwl_wire_arg_new_id(msg, 3), &ivwl_iface_xdg_wm_base))
-		return out_of_memory(fw, msg);
-	return 0;
-}
-
-static int
-wm_base_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *wm = self(fw, msg);
-
-	if (wm && !wl_list_empty(&wm->children))
-		return ivwl_fw_refuse(fw, msg, "xdg_surfaces it made are alive "
-				      "(defunct_surfaces)");
-	ivwl_fw_drop(fw, msg->object);
-	return 0;
-}
-
-static int
-wm_base_create_positioner(struct ivwl_firewall *fw,
-			  const struct ivwl_wire_msg *msg)
-{
-	if (fw->positioners >= IVWL_FW_CONN_POSITIONERS)
-		return ivwl_fw_over(fw, msg, "xdg_positioners",
-				    IVWL_FW_CONN_POSITIONERS);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_xdg_positioner))
-		return out_of_memory(fw, msg);
-	fw->positioners++;
-	return 0;
-}
-
-static int
-positioner_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	ivwl_fw_drop(fw, msg->object);
-	fw->positioners--;
-	return 0;
-}
-
-static int
-positioner_set_size(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *p = self(fw, msg);
-
-	if (ivwl_wire_arg_int(msg, 0) <= 0 || ivwl_wire_arg_int(msg, 1) <= 0)
-		return ivwl_fw_refuse(fw, msg, "a size must be positive "
-				      "(invalid_input)");
-	if (p)
-		p->flags |= IVWL_FW_SIZE;
-	return 0;
-}
-
-static int
-positioner_set_anchor_rect(struct ivwl_firewall *fw,
-			   const struct ivwl_wire_msg *msg)
-{
-	fw_obj *p = self(fw, msg);
-
-	if (ivwl_wire_arg_int(msg, 2) < 0 || ivwl_wire_arg_int(msg, 3) < 0)
-		return ivwl_fw_refuse(fw, msg, "a negative size "
-				      "(invalid_input)");
-	if (p)
-		p->flags |= IVWL_FW_ANCHOR;
-	return 0;
-}
-
-/* The XML gives this bitfield no enum attribute: its bits are 0..5. */
-static int
-positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
-				     const struct ivwl_wire_msg *msg)
-{
-	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
-
-	if (bits & ~0x3fu)
-		return ivwl_fw_refuse(fw, msg, "unknown bits 0x%x", bits);
-	return 0;
-}
-
-/* ---- xdg_surface, xdg_toplevel, xdg_popup ------------------------------ */
-
-static int
-wm_base_get_xdg_surface(struct ivwl_firewall *fw,
-			const struct ivwl_wire_msg *msg)
-{
-	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
-	fw_obj *s = surface_arg(fw, msg, 1), *wm = self(fw, msg), *xdg;
-	int ret;
-
-	if (s && s->role_object)
-		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has a "
-				      "live role object", s->id);
-	/* the xdg kinds are one family until get_toplevel/get_popup */
-	if (s && (s->role == IVWL_FW_ROLE_TOPLEVEL ||
-		  s->role == IVWL_FW_ROLE_POPUP))
-		ret = 0;
-	else
-		ret = take_role(fw, msg, s, IVWL_FW_ROLE_XDG);
-	if (ret < 0)
-		return ret;
-	xdg = add(fw, id, &ivwl_iface_xdg_surface);
-	if (!xdg)
-		return out_of_memory(fw, msg);
-	xdg->surface = s->id;
-	ivwl_fw_set_parent(xdg, wm);
-	s->role_object = id;
-	return 0;
-}
-
-static fw_obj *
-surface_of_xdg(struct ivwl_firewall *fw, const fw_obj *xdg)
-{
-	return ivwl_fw_find_as(fw, xdg->surface, &ivwl_iface_wl_surface);
-}
-
-static int
-xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *xdg = self(fw, msg), *s;
-
-	if (!xdg)
-		return 0;
-	if (xdg->role_object)
-		return ivwl_fw_refuse(fw, msg, "its role object %u is alive "
-				      "(defunct_role_object)",
-				      xdg->role_object);
-	if (check_no_popups(fw, msg, xdg) < 0)
-		return -EPROTO;
-	s = surface_of_xdg(fw, xdg);
-	if (s) {
-		s->role_object = 0;
-		if (s->flags & IVWL_FW_GONE)
-			ivwl_fw_drop(fw, s->id);
-	}
-	ivwl_fw_drop(fw, msg->object);
-	return 0;
-}
-
-/* An xdg_surface gets one role object, of its surface's role. */
-static fw_obj *
-construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	  enum ivwl_fw_role role, const struct ivwl_interface *iface,
-	  int *ret)
-{
-	fw_obj *xdg = self(fw, msg), *s, *o;
-
-	*ret = 0;
-	if (!xdg || !(s = surface_of_xdg(fw, xdg))) {
-		*ret = ivwl_fw_refuse(fw, msg, "an xdg_surface the firewall "
-				      "does not know");
-		return NULL;
-	}
-	if (xdg->role_object || (xdg->flags & IVWL_FW_DEFUNCT)) {
-		*ret = ivwl_fw_refuse(fw, msg, "already constructed");
-		return NULL;
-	}
-	if (s->role == IVWL_FW_ROLE_XDG)
-		s->role = IVWL_FW_ROLE_NONE;	/* the role is chosen now */
-	*ret = take_role(fw, msg, s, role);
-	if (*ret < 0)
-		return NULL;
-	o = add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
-	if (!o) {
-		*ret = out_of_memory(fw, msg);
-		return NULL;
-	}
-	o->xdg_surface = xdg->id;
-	o->surface = s->id;
-	xdg->role_object = o->id;
-	return o;
-}
-
-static int
-xdg_surface_get_toplevel(struct ivwl_firewall *fw,
-			 const struct ivwl_wire_msg *msg)
-{
-	int ret;
-
-	construct(fw, msg, IVWL_FW_ROLE_TOPLEVEL, &ivwl_iface_xdg_toplevel,
-		  &ret);
-	return ret;
-}
-
-/* The popup's parent: a constructed xdg_surface; how deep it nests. */
-static int
-popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	     fw_obj **parent, uint8_t *depth)
-{
-	fw_obj *role;
-
-	*parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 1),
-				  &ivwl_iface_xdg_surface);
-	if (!*parent)
-		return ivwl_fw_refuse(fw, msg, "no parent: ivwl has no other "
-				      "protocol to give one (invalid_popup_"
-				      "parent)");
-	if ((*parent)->id == msg->object)
-		return ivwl_fw_refuse(fw, msg, "a popup cannot be its own "
-				      "parent");
-	role = ivwl_fw_find(fw, (*parent)->role_object);
-	if (!role || !surface_of_xdg(fw, *parent) ||
-	    (surface_of_xdg(fw, *parent)->flags & IVWL_FW_GONE))
-		return ivwl_fw_refuse(fw, msg, "the parent has no toplevel or "
-				      "popup role (invalid_popup_parent)");
-	*depth = role->iface == IVWL_IFACE_XDG_POPUP ? role->depth + 1 : 1;
-	if (*depth > IVWL_FW_POPUP_DEPTH)
-		return ivwl_fw_over(fw, msg, "nested popups",
-				    IVWL_FW_POPUP_DEPTH);
-	return 0;
-}
-
-static int
-xdg_surface_get_popup(struct ivwl_firewall *fw,
-		      const struct ivwl_wire_msg *msg)
-{
-	fw_obj *parent, *positioner, *popup;
-	uint8_t depth = 0;
-	int ret;
-
-	ret = popup_parent(fw, msg, &parent, &depth);
-	if (ret < 0)
-		return ret;
-	positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
-				     &ivwl_iface_xdg_positioner);
-	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
-		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
-		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
-				      "anchor rectangle (invalid_positioner)");
-	popup = construct(fw, msg, IVWL_FW_ROLE_POPUP, &ivwl_iface_xdg_popup,
-			  &ret);
-	if (!popup)
-		return ret;
-	ivwl_fw_set_parent(popup, parent);
-	popup->depth = depth;
-	return 0;
-}
-
-/* set_window_geometry, ack_configure: only once a role is given. */
-static int
-xdg_surface_constructed(struct ivwl_firewall *fw,
-			const struct ivwl_wire_msg *msg)
-{
-	fw_obj *xdg = self(fw, msg);
-
-	if (!xdg || !xdg->role_object)
-		return ivwl_fw_refuse(fw, msg, "no live role object "
-				      "(not_constructed)");
-	return 0;
-}
-
-static void
-role_object_gone(struct ivwl_firewall *fw, fw_obj *o)
-{
-	fw_obj *xdg = ivwl_fw_find_as(fw, o->xdg_surface,
-				      &ivwl_iface_xdg_surface);
-
-	if (xdg) {
-		xdg->role_object = 0;
-		xdg->flags |= IVWL_FW_DEFUNCT;
-	}
-	ivwl_fw_drop(fw, o->id);
-}
-
-/*
- * weston 10 keeps a popup's pointer to its parent's state and writes
- * through it on the popup's next commit once the parent is gone (use
- * after free): the parent's role object, xdg_surface and wl_surface
- * live as long as a popup on it does.
- */
-static int
-check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		const fw_obj *xdg)
-{
-	if (xdg && !wl_list_empty(&xdg->children))
-		return ivwl_fw_refuse(fw, msg, "popups on it are alive "
-				      "(destroy them first)");
-	return 0;
-}
-
-static int
-toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *top = self(fw, msg);
-
-	if (top && check_no_popups(fw, msg, ivwl_fw_find_as(fw,
-			top->xdg_surface, &ivwl_iface_xdg_surface)) < 0)
-		return -EPROTO;
-	if (top)
-		role_object_gone(fw, top);
-	return 0;
-}
-
-/* invalid_parent: not itself, not one of its descendants. */
-static int
-toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *top = self(fw, msg), *parent, *p;
-	uint32_t steps = 0;
-
-	parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
-				 &ivwl_iface_xdg_toplevel);
-	for (p = parent; p; p = p->parent) {
-		if (p == top || steps++ > IVWL_FW_CONN_SURFACES)
-			return ivwl_fw_refuse(fw, msg, "xdg_toplevel@%u would "
-					      "be its own ancestor "
-					      "(invalid_parent)", parent->id);
-	}
-	if (top)
-		ivwl_fw_set_parent(top, parent);
-	return 0;
-}
-
-/* Nested popups go in the reverse order they came (not_the_topmost). */
-static int
-popup_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *popup = self(fw, msg), *xdg;
-
-	if (!popup)
-		return 0;
-	xdg = ivwl_fw_find_as(fw, popup->xdg_surface, &ivwl_iface_xdg_surface);
-	if (check_no_popups(fw, msg, xdg) < 0)
-		return -EPROTO;
-	role_object_gone(fw, popup);
-	return 0;
-}
-
-/* Before the first commit, once, under a toplevel or a grabbing popup. */
-static int
-popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	fw_obj *popup = self(fw, msg), *parent, *above;
-
-	if (!popup)
-		return 0;
-	if (popup->flags & (IVWL_FW_COMMITTED | IVWL_FW_GRAB))
-		return ivwl_fw_refuse(fw, msg, "a grab after the first commit "
-				      "or a second grab (invalid_grab)");
-	parent = popup->parent;
-	above = parent ? ivwl_fw_find(fw, parent->role_object) : NULL;
-	if (!above || (above->iface == IVWL_IFACE_XDG_POPUP &&
-		       !(above->flags & IVWL_FW_GRAB)))
-		return ivwl_fw_refuse(fw, msg, "the parent is neither a "
-				      "toplevel nor a grabbing popup");
-	popup->flags |= IVWL_FW_GRAB;
-	return 0;
-}
-
 /* ---- wl_seat and its devices ------------------------------------------- */
 
 /* Each keyboard costs weston a keymap fd in flight: bound them. */
@@ -709,8 +284,8 @@ seat_get_keyboard(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (fw->vm->keyboards >= IVWL_FW_VM_KEYBOARDS)
 		return ivwl_fw_over(fw, msg, "keyboards per VM",
 				    IVWL_FW_VM_KEYBOARDS);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_keyboard))
-		return out_of_memory(fw, msg);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_keyboard))
+		return ivwl_fw_no_memory(fw, msg);
 	fw->keyboards++;
 	fw->vm->keyboards++;
 	return 0;
@@ -763,7 +338,7 @@ pointer_set_cursor(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	if (!ivwl_wire_arg_object(msg, 1))
 		return 0;
-	return take_role(fw, msg, surface_arg(fw, msg, 1),
+	return ivwl_fw_take_role(fw, msg, ivwl_fw_surface_arg(fw, msg, 1),
 			 IVWL_FW_ROLE_CURSOR);
 }
 
@@ -776,8 +351,8 @@ create_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	if (fw->data_sources >= IVWL_FW_CONN_DATA_SOURCES)
 		return ivwl_fw_over(fw, msg, "data sources",
 				    IVWL_FW_CONN_DATA_SOURCES);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 0), iface))
-		return out_of_memory(fw, msg);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface))
+		return ivwl_fw_no_memory(fw, msg);
 	fw->data_sources++;
 	return 0;
 }
@@ -803,7 +378,7 @@ source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	const char *mime = ivwl_wire_arg_string(msg, 0);
 	uint32_t len = mime ? (uint32_t)strlen(mime) : 0;
-	fw_obj *src = self(fw, msg);
+	fw_obj *src = ivwl_fw_self(fw, msg);
 
 	if (!src)
 		return 0;
@@ -830,7 +405,7 @@ source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 source_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *src = self(fw, msg);
+	fw_obj *src = ivwl_fw_self(fw, msg);
 
 	if (src) {
 		fw->mime_bytes -= src->amount;
@@ -845,7 +420,7 @@ source_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 source_set_actions(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *src = self(fw, msg);
+	fw_obj *src = ivwl_fw_self(fw, msg);
 
 	if (src && (src->flags & (IVWL_FW_ACTIONS | IVWL_FW_USED)))
 		return ivwl_fw_refuse(fw, msg, "actions set twice or after "
@@ -898,7 +473,7 @@ data_device_start_drag(struct ivwl_firewall *fw,
 		return ivwl_fw_refuse(fw, msg, "the drag icon is the origin");
 	ret = use_source(fw, msg, &ivwl_iface_wl_data_source);
 	if (ret == 0 && icon)
-		ret = take_role(fw, msg, surface_arg(fw, msg, 2),
+		ret = ivwl_fw_take_role(fw, msg, ivwl_fw_surface_arg(fw, msg, 2),
 				IVWL_FW_ROLE_DRAG_ICON);
 	return ret;
 }
@@ -910,7 +485,7 @@ static int
 constrain_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		  const struct ivwl_interface *iface)
 {
-	fw_obj *s = surface_arg(fw, msg, 1), *c;
+	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *c;
 
 	if (!s)
 		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
@@ -918,9 +493,9 @@ constrain_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	if (s->flags & IVWL_FW_CONSTRAINED)
 		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is constrained "
 				      "already (already_constrained)", s->id);
-	c = add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	c = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
 	if (!c)
-		return out_of_memory(fw, msg);
+		return ivwl_fw_no_memory(fw, msg);
 	c->surface = s->id;
 	s->flags |= IVWL_FW_CONSTRAINED;
 	return 0;
@@ -943,7 +518,7 @@ constraints_confine_pointer(struct ivwl_firewall *fw,
 static int
 constraint_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *c = self(fw, msg), *s;
+	fw_obj *c = ivwl_fw_self(fw, msg), *s;
 
 	s = c ? ivwl_fw_find_as(fw, c->surface, &ivwl_iface_wl_surface) : NULL;
 	if (s)
@@ -961,9 +536,9 @@ presentation_feedback(struct ivwl_firewall *fw,
 	if (fw->feedbacks >= IVWL_FW_CONN_FEEDBACKS)
 		return ivwl_fw_over(fw, msg, "presentation feedbacks in flight",
 				    IVWL_FW_CONN_FEEDBACKS);
-	if (!add(fw, ivwl_wire_arg_new_id(msg, 1),
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 1),
 		 &ivwl_iface_wp_presentation_feedback))
-		return out_of_memory(fw, msg);
+		return ivwl_fw_no_memory(fw, msg);
 	fw->feedbacks++;
 	return 0;
 }
@@ -973,8 +548,7 @@ presentation_feedback(struct ivwl_firewall *fw,
 #define RULE(iface, req, fn) \
 	{ &ivwl_iface_##iface, IVWL_REQ_##req, fn }
 
-const struct ivwl_fw_rule ivwl_fw_request_rules[] = {
-	RULE(wl_registry, WL_REGISTRY_BIND, registry_bind),
+const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
 	RULE(wl_compositor, WL_COMPOSITOR_CREATE_SURFACE,
 	     compositor_create_surface),
 	RULE(wl_compositor, WL_COMPOSITOR_CREATE_REGION,
@@ -995,27 +569,6 @@ const struct ivwl_fw_rule ivwl_fw_request_rules[] = {
 	RULE(wl_subsurface, WL_SUBSURFACE_DESTROY, subsurface_destroy),
 	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_ABOVE, subsurface_place),
 	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_BELOW, subsurface_place),
-	RULE(xdg_wm_base, XDG_WM_BASE_DESTROY, wm_base_destroy),
-	RULE(xdg_wm_base, XDG_WM_BASE_CREATE_POSITIONER,
-	     wm_base_create_positioner),
-	RULE(xdg_wm_base, XDG_WM_BASE_GET_XDG_SURFACE,
-	     wm_base_get_xdg_surface),
-	RULE(xdg_positioner, XDG_POSITIONER_DESTROY, positioner_destroy),
-	RULE(xdg_positioner, XDG_POSITIONER_SET_SIZE, positioner_set_size),
-	RULE(xdg_positioner, XDG_POSITIONER_SET_ANCHOR_RECT,
-	     positioner_set_anchor_rect),
-	RULE(xdg_positioner, XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
-	     positioner_set_constraint_adjustment),
-	RULE(xdg_surface, XDG_SURFACE_DESTROY, xdg_surface_destroy),
-	RULE(xdg_surface, XDG_SURFACE_GET_TOPLEVEL, xdg_surface_get_toplevel),
-	RULE(xdg_surface, XDG_SURFACE_GET_POPUP, xdg_surface_get_popup),
-	RULE(xdg_surface, XDG_SURFACE_SET_WINDOW_GEOMETRY,
-	     xdg_surface_constructed),
-	RULE(xdg_surface, XDG_SURFACE_ACK_CONFIGURE, xdg_surface_constructed),
-	RULE(xdg_toplevel, XDG_TOPLEVEL_DESTROY, toplevel_destroy),
-	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_PARENT, toplevel_set_parent),
-	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),
-	RULE(xdg_popup, XDG_POPUP_GRAB, popup_grab),
 	RULE(wl_seat, WL_SEAT_GET_KEYBOARD, seat_get_keyboard),
 	RULE(wl_seat, WL_SEAT_GET_POINTER, seat_get_pointer),
 	RULE(wl_seat, WL_SEAT_GET_TOUCH, seat_get_touch),
@@ -1054,8 +607,8 @@ const struct ivwl_fw_rule ivwl_fw_request_rules[] = {
 	     constraint_destroy),
 };
 
-const uint32_t ivwl_fw_request_rule_count =
-	sizeof(ivwl_fw_request_rules) / sizeof(ivwl_fw_request_rules[0]);
+const uint32_t ivwl_fw_core_rule_count =
+	sizeof(ivwl_fw_core_rules) / sizeof(ivwl_fw_core_rules[0]);
 
 /* ---- events ------------------------------------------------------------ */
 

@@ -166,19 +166,69 @@ ivwl_fw_over(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	return -EDQUOT;
 }
 
-/* Rules by interface index, then opcode: built once from the table. */
+static const char *const role_names[] = {
+	[IVWL_FW_ROLE_NONE] = "none",
+	[IVWL_FW_ROLE_XDG] = "xdg_surface",
+	[IVWL_FW_ROLE_TOPLEVEL] = "xdg_toplevel",
+	[IVWL_FW_ROLE_POPUP] = "xdg_popup",
+	[IVWL_FW_ROLE_SUBSURFACE] = "wl_subsurface",
+	[IVWL_FW_ROLE_CURSOR] = "cursor",
+	[IVWL_FW_ROLE_DRAG_ICON] = "drag icon",
+};
+
+struct ivwl_fw_object *
+ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	return ivwl_fw_find(fw, msg->object);
+}
+
+/* The model of the wl_surface in argument i (checked alive already). */
+struct ivwl_fw_object *
+ivwl_fw_surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    unsigned int i)
+{
+	return ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, i),
+			       &ivwl_iface_wl_surface);
+}
+
+int
+ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_refuse(fw, msg, "out of memory");
+	return -ENOMEM;
+}
+
+/*
+ * A surface takes role once: it may take the same role again only when
+ * no role object of it lives (wl_surface: "role" error).
+ */
+int
+ivwl_fw_take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		  struct ivwl_fw_object *s, enum ivwl_fw_role role)
+{
+	if (!s)
+		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
+				      "does not know");
+	if (s->role != IVWL_FW_ROLE_NONE && s->role != role)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has the "
+				      "%s role", s->id, role_names[s->role]);
+	s->role = role;
+	return 0;
+}
+
+/* Rules by interface index, then opcode: built once from the tables. */
 static const struct ivwl_fw_rule **rule_index[IVWL_IFACE_COUNT];
 static pthread_once_t rule_index_once = PTHREAD_ONCE_INIT;
 static bool rule_index_failed;
 
 static void
-build_rule_index(void)
+index_rules(const struct ivwl_fw_rule *table, uint32_t count)
 {
 	const struct ivwl_fw_rule *r;
 	uint32_t i;
 
-	for (i = 0; i < ivwl_fw_request_rule_count; i++) {
-		r = &ivwl_fw_request_rules[i];
+	for (i = 0; i < count; i++) {
+		r = &table[i];
 		if (!rule_index[r->iface->index])
 			rule_index[r->iface->index] = calloc(
 				r->iface->request_count,
@@ -190,6 +240,13 @@ build_rule_index(void)
 		}
 		rule_index[r->iface->index][r->opcode] = r;
 	}
+}
+
+static void
+build_rule_index(void)
+{
+	index_rules(ivwl_fw_core_rules, ivwl_fw_core_rule_count);
+	index_rules(ivwl_fw_xdg_rules, ivwl_fw_xdg_rule_count);
 }
 
 int

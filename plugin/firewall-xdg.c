@@ -1,0 +1,416 @@
+/*
+ * The firewall's rules of xdg-shell: surfaces take their role once, the
+ * role object goes before the xdg_surface and the xdg_surface before the
+ * wl_surface, popups nest under a live parent and go topmost first.
+ * weston 10's libweston-desktop frees its state with the role object and
+ * leaves NULLs behind, and keeps pointers to a popup's parent: each rule
+ * here keeps a request from reaching one of those.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "firewall-model.h"
+
+typedef struct ivwl_fw_object fw_obj;
+
+static int
+check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		const fw_obj *xdg);
+
+/* ---- xdg_wm_base, xdg_positioner --------------------------------------- */
+
+static int
+registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const char *name = ivwl_wire_arg_string(msg, 1);
+
+	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
+	if (name && strcmp(name, ivwl_iface_xdg_wm_base.name) == 0 &&
+	    !ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 3), &ivwl_iface_xdg_wm_base))
+		return ivwl_fw_no_memory(fw, msg);
+	return 0;
+}
+
+static int
+wm_base_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *wm = ivwl_fw_self(fw, msg);
+
+	if (wm && !wl_list_empty(&wm->children))
+		return ivwl_fw_refuse(fw, msg, "xdg_surfaces it made are alive "
+				      "(defunct_surfaces)");
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+static int
+wm_base_create_positioner(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg)
+{
+	if (fw->positioners >= IVWL_FW_CONN_POSITIONERS)
+		return ivwl_fw_over(fw, msg, "xdg_positioners",
+				    IVWL_FW_CONN_POSITIONERS);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_xdg_positioner))
+		return ivwl_fw_no_memory(fw, msg);
+	fw->positioners++;
+	return 0;
+}
+
+static int
+positioner_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	fw->positioners--;
+	return 0;
+}
+
+static int
+positioner_set_size(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *p = ivwl_fw_self(fw, msg);
+
+	if (ivwl_wire_arg_int(msg, 0) <= 0 || ivwl_wire_arg_int(msg, 1) <= 0)
+		return ivwl_fw_refuse(fw, msg, "a size must be positive "
+				      "(invalid_input)");
+	if (p)
+		p->flags |= IVWL_FW_SIZE;
+	return 0;
+}
+
+static int
+positioner_set_anchor_rect(struct ivwl_firewall *fw,
+			   const struct ivwl_wire_msg *msg)
+{
+	fw_obj *p = ivwl_fw_self(fw, msg);
+
+	if (ivwl_wire_arg_int(msg, 2) < 0 || ivwl_wire_arg_int(msg, 3) < 0)
+		return ivwl_fw_refuse(fw, msg, "a negative size "
+				      "(invalid_input)");
+	if (p)
+		p->flags |= IVWL_FW_ANCHOR;
+	return 0;
+}
+
+/* The XML gives this bitfield no enum attribute: its bits are 0..5. */
+static int
+positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
+				     const struct ivwl_wire_msg *msg)
+{
+	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
+
+	if (bits & ~0x3fu)
+		return ivwl_fw_refuse(fw, msg, "unknown bits 0x%x", bits);
+	return 0;
+}
+
+/* ---- xdg_surface, xdg_toplevel, xdg_popup ------------------------------ */
+
+static int
+wm_base_get_xdg_surface(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
+	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *wm = ivwl_fw_self(fw, msg), *xdg;
+	int ret;
+
+	if (s && s->role_object)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has a "
+				      "live role object", s->id);
+	/* the xdg kinds are one family until get_toplevel/get_popup */
+	if (s && (s->role == IVWL_FW_ROLE_TOPLEVEL ||
+		  s->role == IVWL_FW_ROLE_POPUP))
+		ret = 0;
+	else
+		ret = ivwl_fw_take_role(fw, msg, s, IVWL_FW_ROLE_XDG);
+	if (ret < 0)
+		return ret;
+	xdg = ivwl_fw_add(fw, id, &ivwl_iface_xdg_surface);
+	if (!xdg)
+		return ivwl_fw_no_memory(fw, msg);
+	xdg->surface = s->id;
+	ivwl_fw_set_parent(xdg, wm);
+	s->role_object = id;
+	return 0;
+}
+
+static fw_obj *
+surface_of_xdg(struct ivwl_firewall *fw, const fw_obj *xdg)
+{
+	return ivwl_fw_find_as(fw, xdg->surface, &ivwl_iface_wl_surface);
+}
+
+static int
+xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *xdg = ivwl_fw_self(fw, msg), *s;
+
+	if (!xdg)
+		return 0;
+	if (xdg->role_object)
+		return ivwl_fw_refuse(fw, msg, "its role object %u is alive "
+				      "(defunct_role_object)",
+				      xdg->role_object);
+	if (check_no_popups(fw, msg, xdg) < 0)
+		return -EPROTO;
+	s = surface_of_xdg(fw, xdg);
+	if (s) {
+		s->role_object = 0;
+		if (s->flags & IVWL_FW_GONE)
+			ivwl_fw_drop(fw, s->id);
+	}
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+/* An xdg_surface gets one role object, of its surface's role. */
+static fw_obj *
+construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	  enum ivwl_fw_role role, const struct ivwl_interface *iface,
+	  int *ret)
+{
+	fw_obj *xdg = ivwl_fw_self(fw, msg), *s, *o;
+
+	*ret = 0;
+	if (!xdg || !(s = surface_of_xdg(fw, xdg))) {
+		*ret = ivwl_fw_refuse(fw, msg, "an xdg_surface the firewall "
+				      "does not know");
+		return NULL;
+	}
+	if (xdg->role_object || (xdg->flags & IVWL_FW_DEFUNCT)) {
+		*ret = ivwl_fw_refuse(fw, msg, "already constructed");
+		return NULL;
+	}
+	if (s->role == IVWL_FW_ROLE_XDG)
+		s->role = IVWL_FW_ROLE_NONE;	/* the role is chosen now */
+	*ret = ivwl_fw_take_role(fw, msg, s, role);
+	if (*ret < 0)
+		return NULL;
+	o = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	if (!o) {
+		*ret = ivwl_fw_no_memory(fw, msg);
+		return NULL;
+	}
+	o->xdg_surface = xdg->id;
+	o->surface = s->id;
+	xdg->role_object = o->id;
+	return o;
+}
+
+static int
+xdg_surface_get_toplevel(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	int ret;
+
+	construct(fw, msg, IVWL_FW_ROLE_TOPLEVEL, &ivwl_iface_xdg_toplevel,
+		  &ret);
+	return ret;
+}
+
+/* The popup's parent: a constructed xdg_surface; how deep it nests. */
+static int
+popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	     fw_obj **parent, uint8_t *depth)
+{
+	fw_obj *role;
+
+	*parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 1),
+				  &ivwl_iface_xdg_surface);
+	if (!*parent)
+		return ivwl_fw_refuse(fw, msg, "no parent: ivwl has no other "
+				      "protocol to give one (invalid_popup_"
+				      "parent)");
+	if ((*parent)->id == msg->object)
+		return ivwl_fw_refuse(fw, msg, "a popup cannot be its own "
+				      "parent");
+	role = ivwl_fw_find(fw, (*parent)->role_object);
+	if (!role || !surface_of_xdg(fw, *parent) ||
+	    (surface_of_xdg(fw, *parent)->flags & IVWL_FW_GONE))
+		return ivwl_fw_refuse(fw, msg, "the parent has no toplevel or "
+				      "popup role (invalid_popup_parent)");
+	*depth = role->iface == IVWL_IFACE_XDG_POPUP ? role->depth + 1 : 1;
+	if (*depth > IVWL_FW_POPUP_DEPTH)
+		return ivwl_fw_over(fw, msg, "nested popups",
+				    IVWL_FW_POPUP_DEPTH);
+	return 0;
+}
+
+static int
+xdg_surface_get_popup(struct ivwl_firewall *fw,
+		      const struct ivwl_wire_msg *msg)
+{
+	fw_obj *parent, *positioner, *popup;
+	uint8_t depth = 0;
+	int ret;
+
+	ret = popup_parent(fw, msg, &parent, &depth);
+	if (ret < 0)
+		return ret;
+	positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
+				     &ivwl_iface_xdg_positioner);
+	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
+		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
+		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
+				      "anchor rectangle (invalid_positioner)");
+	popup = construct(fw, msg, IVWL_FW_ROLE_POPUP, &ivwl_iface_xdg_popup,
+			  &ret);
+	if (!popup)
+		return ret;
+	ivwl_fw_set_parent(popup, parent);
+	popup->depth = depth;
+	return 0;
+}
+
+/* set_window_geometry, ack_configure: only once a role is given. */
+static int
+xdg_surface_constructed(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	fw_obj *xdg = ivwl_fw_self(fw, msg);
+
+	if (!xdg || !xdg->role_object)
+		return ivwl_fw_refuse(fw, msg, "no live role object "
+				      "(not_constructed)");
+	return 0;
+}
+
+static void
+role_object_gone(struct ivwl_firewall *fw, fw_obj *o)
+{
+	fw_obj *xdg = ivwl_fw_find_as(fw, o->xdg_surface,
+				      &ivwl_iface_xdg_surface);
+
+	if (xdg) {
+		xdg->role_object = 0;
+		xdg->flags |= IVWL_FW_DEFUNCT;
+	}
+	ivwl_fw_drop(fw, o->id);
+}
+
+/*
+ * weston 10 keeps a popup's pointer to its parent's state and writes
+ * through it on the popup's next commit once the parent is gone (use
+ * after free): the parent's role object, xdg_surface and wl_surface
+ * live as long as a popup on it does.
+ */
+static int
+check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		const fw_obj *xdg)
+{
+	if (xdg && !wl_list_empty(&xdg->children))
+		return ivwl_fw_refuse(fw, msg, "popups on it are alive "
+				      "(destroy them first)");
+	return 0;
+}
+
+static int
+toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *top = ivwl_fw_self(fw, msg);
+
+	if (top && check_no_popups(fw, msg, ivwl_fw_find_as(fw,
+			top->xdg_surface, &ivwl_iface_xdg_surface)) < 0)
+		return -EPROTO;
+	if (top)
+		role_object_gone(fw, top);
+	return 0;
+}
+
+/* invalid_parent: not itself, not one of its descendants. */
+static int
+toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *top = ivwl_fw_self(fw, msg), *parent, *p;
+	uint32_t steps = 0;
+
+	parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
+				 &ivwl_iface_xdg_toplevel);
+	for (p = parent; p; p = p->parent) {
+		if (p == top || steps++ > IVWL_FW_CONN_SURFACES)
+			return ivwl_fw_refuse(fw, msg, "xdg_toplevel@%u would "
+					      "be its own ancestor "
+					      "(invalid_parent)", parent->id);
+	}
+	if (top)
+		ivwl_fw_set_parent(top, parent);
+	return 0;
+}
+
+/* Nested popups go in the reverse order they came (not_the_topmost). */
+static int
+popup_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *popup = ivwl_fw_self(fw, msg), *xdg;
+
+	if (!popup)
+		return 0;
+	xdg = ivwl_fw_find_as(fw, popup->xdg_surface, &ivwl_iface_xdg_surface);
+	if (check_no_popups(fw, msg, xdg) < 0)
+		return -EPROTO;
+	role_object_gone(fw, popup);
+	return 0;
+}
+
+/* Before the first commit, once, under a toplevel or a grabbing popup. */
+static int
+popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *popup = ivwl_fw_self(fw, msg), *parent, *above;
+
+	if (!popup)
+		return 0;
+	if (popup->flags & (IVWL_FW_COMMITTED | IVWL_FW_GRAB))
+		return ivwl_fw_refuse(fw, msg, "a grab after the first commit "
+				      "or a second grab (invalid_grab)");
+	parent = popup->parent;
+	above = parent ? ivwl_fw_find(fw, parent->role_object) : NULL;
+	if (!above || (above->iface == IVWL_IFACE_XDG_POPUP &&
+		       !(above->flags & IVWL_FW_GRAB)))
+		return ivwl_fw_refuse(fw, msg, "the parent is neither a "
+				      "toplevel nor a grabbing popup");
+	popup->flags |= IVWL_FW_GRAB;
+	return 0;
+}
+
+void
+ivwl_fw_popup_committed(struct ivwl_firewall *fw, fw_obj *s)
+{
+	fw_obj *xdg, *popup;
+
+	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
+	popup = xdg ? ivwl_fw_find_as(fw, xdg->role_object,
+				      &ivwl_iface_xdg_popup) : NULL;
+	if (popup)
+		popup->flags |= IVWL_FW_COMMITTED;
+}
+
+#define RULE(iface, req, fn) \
+	{ &ivwl_iface_##iface, IVWL_REQ_##req, fn }
+
+const struct ivwl_fw_rule ivwl_fw_xdg_rules[] = {
+	RULE(wl_registry, WL_REGISTRY_BIND, registry_bind),
+	RULE(xdg_wm_base, XDG_WM_BASE_DESTROY, wm_base_destroy),
+	RULE(xdg_wm_base, XDG_WM_BASE_CREATE_POSITIONER,
+	     wm_base_create_positioner),
+	RULE(xdg_wm_base, XDG_WM_BASE_GET_XDG_SURFACE,
+	     wm_base_get_xdg_surface),
+	RULE(xdg_positioner, XDG_POSITIONER_DESTROY, positioner_destroy),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_SIZE, positioner_set_size),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_ANCHOR_RECT,
+	     positioner_set_anchor_rect),
+	RULE(xdg_positioner, XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+	     positioner_set_constraint_adjustment),
+	RULE(xdg_surface, XDG_SURFACE_DESTROY, xdg_surface_destroy),
+	RULE(xdg_surface, XDG_SURFACE_GET_TOPLEVEL, xdg_surface_get_toplevel),
+	RULE(xdg_surface, XDG_SURFACE_GET_POPUP, xdg_surface_get_popup),
+	RULE(xdg_surface, XDG_SURFACE_SET_WINDOW_GEOMETRY,
+	     xdg_surface_constructed),
+	RULE(xdg_surface, XDG_SURFACE_ACK_CONFIGURE, xdg_surface_constructed),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_DESTROY, toplevel_destroy),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_PARENT, toplevel_set_parent),
+	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),
+	RULE(xdg_popup, XDG_POPUP_GRAB, popup_grab),
+};
+
+const uint32_t ivwl_fw_xdg_rule_count =
+	sizeof(ivwl_fw_xdg_rules) / sizeof(ivwl_fw_xdg_rules[0]);
