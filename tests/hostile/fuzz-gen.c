@@ -29,11 +29,22 @@ recent_serial(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
 	return c->input_serial;
 }
 
+/* Edge values now?  Always for a wild connection, now and then (as a
+ * violation) for a careful one: weston ends a client for most of them
+ * (negative sizes, serials it never sent, geometry past any output). */
+static bool
+edgy(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
+{
+	return !c->careful || ivwl_fuzz_violate(f);
+}
+
 static uint32_t
-gen_int(struct ivwl_fuzz *f)
+gen_int(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
 {
 	struct ivwl_hostile *h = &f->h;
 
+	if (!edgy(f, c))
+		return 1 + ivwl_rnd_below(h, 400);
 	switch (ivwl_rnd_below(h, 10)) {
 	case 0: return 0;
 	case 1: return 1;
@@ -51,6 +62,9 @@ gen_uint(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
 {
 	struct ivwl_hostile *h = &f->h;
 
+	if (!edgy(f, c))
+		return ivwl_rnd_below(h, 4) ? ivwl_rnd_below(h, 12) :
+		       1 + ivwl_rnd_below(h, 400);
 	switch (ivwl_rnd_below(h, 10)) {
 	case 0: return recent_serial(f, c);
 	case 1: return 0;
@@ -62,12 +76,13 @@ gen_uint(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
 }
 
 static uint32_t
-gen_fixed(struct ivwl_fuzz *f)
+gen_fixed(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
 {
-	if (ivwl_rnd_below(&f->h, 4) == 0)
+	if (edgy(f, c) && ivwl_rnd_below(&f->h, 4) == 0)
 		return ivwl_rnd_edgy32(&f->h);
-	return (uint32_t)((int32_t)gen_int(f) * 256 +
-			  (int32_t)ivwl_rnd_below(&f->h, 256));
+	/* in unsigned arithmetic: INT_MIN * 256 wraps as 24.8 does, where
+	 * int would overflow (UBSan ended the fuzzer on it) */
+	return gen_int(f, c) * 256u + ivwl_rnd_below(&f->h, 256);
 }
 
 static const char *const words[] = {
@@ -155,6 +170,12 @@ gen_object(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c,
 	}
 	if (nullable && ivwl_rnd_below(h, 6) == 0)
 		return 0;
+	/* weston ends a client for a positioner without size or anchor */
+	if (type == &ivwl_iface_xdg_positioner) {
+		id = ivwl_fuzz_pick_complete(f, c);
+		if (id)
+			return id;
+	}
 	id = ivwl_fuzz_pick(f, c, type);
 	if (!id && !nullable)
 		id = ivwl_fuzz_pick(f, c, NULL);
@@ -224,21 +245,20 @@ room_left(const struct ivwl_out *out, const char *sig_rest)
 	       IVWL_WIRE_MAX_MESSAGE - used - need : 0;
 }
 
+/*
+ * The name, interface and version of a bind, all of one global g: weston
+ * ends a client that names one global and another's interface (the bug
+ * that ended most of this fuzzer's connections before it had a shadow).
+ */
 static void
-bind_args(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, struct ivwl_out *out)
+bind_args(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, struct ivwl_out *out,
+	  const struct ivwl_fuzz_global *g)
 {
 	struct ivwl_hostile *h = &f->h;
-	const struct ivwl_fuzz_global *g;
 	const struct ivwl_interface *other;
 	uint32_t top, version;
 
-	if (c->nglobals == 0) {
-		ivwl_out_string(out, "wl_compositor");
-		ivwl_out_u32(out, 1);
-		ivwl_out_u32(out, gen_new_id(f, c));
-		return;
-	}
-	g = &c->globals[ivwl_rnd_below(h, c->nglobals)];
+	ivwl_out_u32(out, g->name);
 	top = g->version;
 	if (g->table && g->table->version < top)
 		top = g->table->version;
@@ -271,9 +291,8 @@ ivwl_fuzz_bind_random(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 		return false;
 	ivwl_out_reset(&out);
 	ivwl_out_begin(&out, registry, IVWL_REQ_WL_REGISTRY_BIND);
-	ivwl_out_u32(&out, c->globals[ivwl_rnd_below(&f->h,
-						     c->nglobals)].name);
-	bind_args(f, c, &out);
+	bind_args(f, c, &out, &c->globals[ivwl_rnd_below(&f->h,
+							  c->nglobals)]);
 	ivwl_out_end(&out);
 	return ivwl_fuzz_emit(f, c, &out, NULL);
 }
@@ -316,7 +335,7 @@ semantic(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, uint32_t target,
 	struct ivwl_out out;
 	uint32_t side;
 
-	if (ivwl_rnd_below(h, 10) == 0)
+	if (!c->careful && ivwl_rnd_below(h, 10) == 0)
 		return false;
 	if (iface == &ivwl_iface_wl_shm && op == IVWL_REQ_WL_SHM_CREATE_POOL)
 		return ivwl_fuzz_make_pool(f, c, target, IVWL_PAGE_SIZE *
@@ -330,6 +349,11 @@ semantic(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, uint32_t target,
 	ivwl_out_reset(&out);
 	if (iface == &ivwl_iface_xdg_surface &&
 	    op == IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE) {
+		/* a serial weston never sent, or one acked already,
+		 * ends the client */
+		if (!c->obj[target].serial_new)
+			return true;
+		c->obj[target].acked = true;
 		ivwl_out_begin(&out, target, op);
 		ivwl_out_u32(&out, c->obj[target].serial);
 		ivwl_out_end(&out);
@@ -347,6 +371,12 @@ semantic(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, uint32_t target,
 	if (iface == &ivwl_iface_wl_registry &&
 	    op == IVWL_REQ_WL_REGISTRY_BIND)
 		return ivwl_fuzz_bind_random(f, c);
+	/* a careful client attaches what the surface's role takes */
+	if (c->careful && iface == &ivwl_iface_wl_surface &&
+	    op == IVWL_REQ_WL_SURFACE_ATTACH) {
+		ivwl_fuzz_paint(f, c, target);
+		return true;
+	}
 	return false;
 }
 
@@ -373,6 +403,10 @@ ivwl_fuzz_random_request(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 	if (target < IVWL_WIRE_SERVER_ID_START &&
 	    semantic(f, c, target, iface, op))
 		return true;
+	/* a bind's arguments only make sense together: see bind_args() */
+	if (iface == &ivwl_iface_wl_registry &&
+	    op == IVWL_REQ_WL_REGISTRY_BIND)
+		return ivwl_fuzz_bind_random(f, c);
 
 	ivwl_out_reset(&out);
 	ivwl_out_begin(&out, target, (uint16_t)op);
@@ -381,21 +415,15 @@ ivwl_fuzz_random_request(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 		type = m->types ? m->types[k] : NULL;
 		switch (sig[k]) {
 		case 'i':
-			ivwl_out_u32(&out, gen_int(f));
+			ivwl_out_u32(&out, gen_int(f, c));
 			break;
 		case 'u':
 			ivwl_out_u32(&out, gen_uint(f, c));
 			break;
 		case 'f':
-			ivwl_out_u32(&out, gen_fixed(f));
+			ivwl_out_u32(&out, gen_fixed(f, c));
 			break;
 		case 's':
-			if (sig[k + 1] == 'u' && sig[k + 2] == 'n' &&
-			    !(m->types && m->types[k + 2])) {
-				bind_args(f, c, &out);
-				k += 2;
-				break;
-			}
 			gen_string(f, &out, m->nullable & (1u << k),
 				   room_left(&out, sig + k));
 			break;

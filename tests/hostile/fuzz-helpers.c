@@ -114,23 +114,78 @@ ivwl_fuzz_make_buffer(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 		   ivwl_rnd_below(&f->h, 2) ? XRGB8888 : ARGB8888);
 }
 
+/* The live object of iface whose request named id first, or 0. */
+static uint32_t
+linked(const struct ivwl_fuzz_conn *c, const struct ivwl_interface *iface,
+       uint32_t id)
+{
+	uint32_t k;
+
+	for (k = 2; k < c->count; k++)
+		if (c->obj[k].state == IVWL_FUZZ_LIVE &&
+		    c->obj[k].iface == iface && c->obj[k].link == id)
+			return k;
+	return 0;
+}
+
+/*
+ * Whether weston takes a buffer on surface now, and its size: an
+ * xdg_surface's wl_surface only once a configure was acked, and a
+ * maximized or fullscreen toplevel only at the size weston configured
+ * (0 x 0 leaves it to us).  Anything else ends the client.  *fixed
+ * says the size is weston's.
+ */
+static bool
+paint_size(const struct ivwl_fuzz_conn *c, uint32_t surface, uint32_t *w,
+	   uint32_t *h, bool *fixed)
+{
+	uint32_t xs = linked(c, &ivwl_iface_xdg_surface, surface), top;
+
+	*fixed = false;
+	if (!xs)
+		return true;
+	if (!c->obj[xs].acked)
+		return false;
+	top = linked(c, &ivwl_iface_xdg_toplevel, xs);
+	if (top && c->obj[top].width > 0 && c->obj[top].height > 0 &&
+	    c->obj[top].width <= 4096 && c->obj[top].height <= 4096) {
+		*w = c->obj[top].width;
+		*h = c->obj[top].height;
+		*fixed = true;
+	}
+	return true;
+}
+
+static bool
+has_fixed_size(const struct ivwl_fuzz_conn *c, uint32_t surface)
+{
+	uint32_t w = 0, h = 0;
+	bool fixed;
+
+	return paint_size(c, surface, &w, &h, &fixed) && fixed;
+}
+
 /* A buffer attached to surface, damaged and committed. */
-static void
-paint(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, uint32_t surface)
+void
+ivwl_fuzz_paint(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
+		uint32_t surface)
 {
 	struct ivwl_hostile *h = &f->h;
-	uint32_t shm, pool, buffer = 0, side;
+	uint32_t shm, pool, buffer = 0, w, ht;
+	bool fixed;
 
-	if (ivwl_rnd_below(h, 3) == 0)
+	w = 16 + ivwl_rnd_below(h, 240);
+	ht = 16 + ivwl_rnd_below(h, 240);
+	if (!paint_size(c, surface, &w, &ht, &fixed))
+		return;
+	if (ivwl_rnd_below(h, 3) == 0 && !fixed)
 		buffer = ivwl_fuzz_pick(f, c, &ivwl_iface_wl_buffer);
 	if (!buffer) {
 		shm = ivwl_fuzz_ensure(f, c, "wl_shm", 1);
-		side = 16 + ivwl_rnd_below(h, 240);
 		pool = shm ? ivwl_fuzz_make_pool(f, c, shm,
-						 (uint64_t)side * side * 4) :
+						 (uint64_t)w * ht * 4) :
 		       0;
-		buffer = pool ? ivwl_fuzz_make_buffer(f, c, pool, side, side) :
-			 0;
+		buffer = pool ? ivwl_fuzz_make_buffer(f, c, pool, w, ht) : 0;
 		if (pool && ivwl_rnd_below(h, 2))
 			req(f, c, pool, IVWL_REQ_WL_SHM_POOL_DESTROY, NULL, "");
 	}
@@ -172,18 +227,26 @@ ivwl_fuzz_answer(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 		if (o->iface != &ivwl_iface_xdg_surface)
 			continue;
 		serial = o->serial;
-		if (ivwl_rnd_below(h, 10) == 0) {
-			/* wrong on purpose: an old, a future or no serial */
-			serial += ivwl_rnd_below(h, 3) - 1;
+		if (ivwl_fuzz_violate(f)) {
+			/* wrong on purpose: an old or a future serial;
+			 * weston ends the client, the shadow cannot tell */
+			serial += ivwl_rnd_below(h, 2) ? 1 : (uint32_t)-1;
+			ivwl_fuzz_note(f, c, "violation: a wrong configure "
+				       "serial");
+			f->st.violations++;
+			c->violated = true;
 			req(f, c, id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE,
 			    NULL, "u", serial);
 		} else if (ivwl_rnd_below(h, 10)) {
-			req(f, c, id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE,
-			    "ack", "u", serial);
+			if (req(f, c, id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE,
+				"ack", "u", serial))
+				o->acked = true;
 			f->st.acks++;
 		}
-		if (ivwl_fuzz_is_live(c, o->link) && ivwl_rnd_below(h, 4))
-			paint(f, c, o->link);
+		/* a maximized window must show its new size at once */
+		if (ivwl_fuzz_is_live(c, o->link) &&
+		    (ivwl_rnd_below(h, 4) || has_fixed_size(c, o->link)))
+			ivwl_fuzz_paint(f, c, o->link);
 	}
 }
 
@@ -290,7 +353,7 @@ subsurface(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 		    IVWL_REQ_WL_SUBSURFACE_PLACE_BELOW, NULL, "u", other);
 	if (ivwl_rnd_below(h, 2))
 		req(f, c, sub, IVWL_REQ_WL_SUBSURFACE_SET_DESYNC, NULL, "");
-	paint(f, c, child);
+	ivwl_fuzz_paint(f, c, child);
 	req(f, c, parent, IVWL_REQ_WL_SURFACE_COMMIT, NULL, "");
 	f->st.subsurfaces++;
 }
@@ -314,9 +377,6 @@ data(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 			 ivwl_rnd_below(h, 8));
 		req(f, c, src, IVWL_REQ_WL_DATA_SOURCE_OFFER, NULL, "s", mime);
 	}
-	if (version_of(c, src) >= 3)
-		req(f, c, src, IVWL_REQ_WL_DATA_SOURCE_SET_ACTIONS, NULL, "u",
-		    1 + ivwl_rnd_below(h, 7));
 	f->st.sources++;
 	dev = ivwl_fuzz_pick(f, c, &ivwl_iface_wl_data_device);
 	if (!dev || ivwl_rnd_below(h, 4) == 0)
@@ -326,10 +386,15 @@ data(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 	if (!dev)
 		return;
 	origin = ivwl_fuzz_pick(f, c, &ivwl_iface_wl_surface);
-	if (origin && ivwl_rnd_below(h, 3) == 0)
+	if (origin && ivwl_rnd_below(h, 3) == 0) {
+		/* actions are for drags: weston ends a client that sets
+		 * a source with actions as its selection */
+		if (version_of(c, src) >= 3)
+			req(f, c, src, IVWL_REQ_WL_DATA_SOURCE_SET_ACTIONS,
+			    NULL, "u", 1 + ivwl_rnd_below(h, 7));
 		req(f, c, dev, IVWL_REQ_WL_DATA_DEVICE_START_DRAG, NULL,
 		    "uuuu", src, origin, 0, c->input_serial);
-	else
+	} else
 		req(f, c, dev, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION, NULL,
 		    "uu", src, c->input_serial);
 }
@@ -393,7 +458,7 @@ ivwl_fuzz_helper(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c)
 	case 3:
 		surface = ivwl_fuzz_pick(f, c, &ivwl_iface_wl_surface);
 		if (surface)
-			paint(f, c, surface);
+			ivwl_fuzz_paint(f, c, surface);
 		break;
 	case 4:
 	case 5:

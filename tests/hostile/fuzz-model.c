@@ -96,6 +96,15 @@ ivwl_fuzz_conn_new(struct ivwl_fuzz *f, uint32_t slot)
 	share = (l->heap_size / f->nslots) & ~(uint64_t)(IVWL_PAGE_SIZE - 1);
 	c->heap_off = l->heap_offset + share * slot;
 	c->heap_len = share;
+	c->careful = ivwl_rnd_below(&f->h, 4) != 0;
+	if (f->violate_permille < 1000) {
+		c->shadow = ivwl_fuzz_shadow_new();
+		if (!c->shadow) {
+			free(c->trace.lines);
+			free(c);
+			return NULL;
+		}
+	}
 	f->st.conns++;
 	return c;
 }
@@ -136,6 +145,9 @@ ivwl_fuzz_conn_end(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 				r->lines[(r->head + i) % r->cap]);
 		fflush(f->trace);
 	}
+	if (f->ndepths < IVWL_FUZZ_DEPTHS)
+		f->depths[f->ndepths++] = (uint32_t)c->sent;
+	ivwl_fuzz_shadow_free(c->shadow);
 	for (i = 0; i < r->cap; i++)
 		free(r->lines[i]);
 	free(r->lines);
@@ -224,6 +236,23 @@ ivwl_fuzz_pick(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c,
 			continue;
 		if (ivwl_rnd_below(&f->h, ++seen) == 0)
 			chosen = c->srv[i].id;
+	}
+	return chosen;
+}
+
+uint32_t
+ivwl_fuzz_pick_complete(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c)
+{
+	uint32_t id, seen = 0, chosen = 0;
+
+	for (id = 2; id < c->count; id++) {
+		if (c->obj[id].state != IVWL_FUZZ_LIVE ||
+		    c->obj[id].iface != &ivwl_iface_xdg_positioner ||
+		    c->obj[id].positioner != (IVWL_FUZZ_POS_SIZE |
+					      IVWL_FUZZ_POS_ANCHOR))
+			continue;
+		if (ivwl_rnd_below(&f->h, ++seen) == 0)
+			chosen = id;
 	}
 	return chosen;
 }
@@ -436,6 +465,33 @@ apply_request(struct ivwl_fuzz_conn *c, const struct ivwl_out *out,
 			c->obj[d->args[k].value].pool_len = d->args[2].value;
 		}
 	}
+	/* what weston 10's desktop-shell knows of a toplevel: added at its
+	 * first commit after get_toplevel, removed again when unmapped */
+	if (d->iface == &ivwl_iface_wl_surface && object < c->count &&
+	    d->msg == &d->iface->requests[IVWL_REQ_WL_SURFACE_ATTACH])
+		c->obj[object].null_attached = d->args[0].value == 0;
+	if (d->iface == &ivwl_iface_wl_surface && object < c->count &&
+	    d->msg == &d->iface->requests[IVWL_REQ_WL_SURFACE_COMMIT]) {
+		c->obj[object].committed = !c->obj[object].null_attached;
+		c->obj[object].null_attached = false;
+	}
+	if (d->iface == &ivwl_iface_wp_viewport && object < c->count &&
+	    d->msg == &d->iface->requests[IVWL_REQ_WP_VIEWPORT_SET_SOURCE])
+		c->obj[object].sourced = true;
+	if (d->iface == &ivwl_iface_xdg_surface && object < c->count &&
+	    d->msg == &d->iface->requests[IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL] &&
+	    c->obj[object].link < c->count)
+		c->obj[c->obj[object].link].committed = false;
+	if (d->iface == &ivwl_iface_xdg_positioner && object < c->count &&
+	    d->nargs >= 2 && d->msg == &d->iface->requests[
+			IVWL_REQ_XDG_POSITIONER_SET_SIZE] &&
+	    (int32_t)d->args[0].value > 0 && (int32_t)d->args[1].value > 0)
+		c->obj[object].positioner |= IVWL_FUZZ_POS_SIZE;
+	if (d->iface == &ivwl_iface_xdg_positioner && object < c->count &&
+	    d->nargs >= 4 && d->msg == &d->iface->requests[
+			IVWL_REQ_XDG_POSITIONER_SET_ANCHOR_RECT] &&
+	    (int32_t)d->args[2].value > 0 && (int32_t)d->args[3].value > 0)
+		c->obj[object].positioner |= IVWL_FUZZ_POS_ANCHOR;
 	if (!(d->msg->flags & IVWL_MESSAGE_DESTRUCTOR))
 		return;
 	if (object < c->count && c->obj[object].state == IVWL_FUZZ_LIVE)
@@ -467,6 +523,25 @@ ivwl_fuzz_ids_free(const struct ivwl_fuzz_conn *c, const struct ivwl_out *out)
 	return true;
 }
 
+/* A toplevel weston 10's desktop-shell has no state for yet: its
+ * surface never committed.  set_parent to it crashes weston (--spare). */
+static bool
+unadded_parent(const struct ivwl_fuzz_conn *c, const struct decoded *d)
+{
+	uint32_t top, xs, surface;
+
+	if (d->iface != &ivwl_iface_xdg_toplevel || d->nargs < 1 ||
+	    d->msg != &d->iface->requests[IVWL_REQ_XDG_TOPLEVEL_SET_PARENT])
+		return false;
+	top = d->args[0].value;
+	if (top == 0 || top >= c->count)
+		return false;
+	xs = c->obj[top].link;
+	surface = xs < c->count ? c->obj[xs].link : 0;
+	return surface == 0 || surface >= c->count ||
+	       !c->obj[surface].committed;
+}
+
 bool
 ivwl_fuzz_emit(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 	       const struct ivwl_out *out, const char *tag)
@@ -476,6 +551,7 @@ ivwl_fuzz_emit(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 	struct decoded d = { 0 };
 	uint32_t object, word;
 	uint16_t opcode;
+	const char *why;
 	int ret, tries;
 
 	if (c->dead || out->len < IVWL_WIRE_HEADER_SIZE)
@@ -488,6 +564,27 @@ ivwl_fuzz_emit(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 		d.msg = ivwl_wire_message(d.iface, IVWL_WIRE_REQUEST, opcode);
 	if (d.msg && !decode_args(out->data + 8, out->len - 8, d.msg, &d))
 		d.msg = NULL;
+	if ((f->spare & IVWL_FUZZ_SPARE_SET_PARENT) && d.msg &&
+	    unadded_parent(c, &d))
+		return false;
+	if ((f->spare & IVWL_FUZZ_SPARE_VIEWPORT) && d.msg &&
+	    d.iface == &ivwl_iface_wp_viewport &&
+	    (d.msg->flags & IVWL_MESSAGE_DESTRUCTOR) && object < c->count &&
+	    c->obj[object].sourced)
+		return false;
+	/* after the spares: the shadow follows what it lets through */
+	if (c->shadow && ivwl_fuzz_shadow_request(c->shadow, out, &why) < 0) {
+		/* the display would close the connection for it */
+		f->st.refused++;
+		if (!ivwl_fuzz_violate(f))
+			return false;
+		ivwl_fuzz_note(f, c, "violation: %s", why ? why : "?");
+		f->st.violations++;
+		c->violated = true;
+		/* its model is off from here; the connection ends soon */
+		ivwl_fuzz_shadow_free(c->shadow);
+		c->shadow = NULL;
+	}
 	format_line(f, c, out, &d, object, opcode, tag, line, sizeof(line));
 
 	for (tries = 0;; tries++) {
@@ -512,6 +609,12 @@ ivwl_fuzz_emit(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 	if (d.msg)
 		apply_request(c, out, object, &d);
 	return true;
+}
+
+bool
+ivwl_fuzz_violate(struct ivwl_fuzz *f)
+{
+	return ivwl_rnd_below(&f->h, 1000) < f->violate_permille;
 }
 
 /* ---- events --------------------------------------------------------- */
@@ -589,6 +692,7 @@ on_event(void *data, const struct ivwl_hostile_event *ev)
 	struct decoded d = { 0 };
 	uint32_t k, id;
 
+	ivwl_fuzz_shadow_event(c->shadow, ev->bytes, ev->size);
 	d.iface = ivwl_fuzz_iface_of(c, ev->object, &d.version);
 	if (!d.iface)
 		return;
@@ -622,6 +726,11 @@ on_event(void *data, const struct ivwl_hostile_event *ev)
 		   ev->object < c->count) {
 		c->obj[ev->object].serial = d.args[0].value;
 		c->obj[ev->object].serial_new = true;
+	} else if (is_event(&d, &ivwl_iface_xdg_toplevel,
+			    IVWL_EVT_XDG_TOPLEVEL_CONFIGURE) &&
+		   ev->object < c->count) {
+		c->obj[ev->object].width = d.args[0].value;
+		c->obj[ev->object].height = d.args[1].value;
 	} else if (is_event(&d, &ivwl_iface_wl_pointer,
 			    IVWL_EVT_WL_POINTER_ENTER) ||
 		   is_event(&d, &ivwl_iface_wl_pointer,

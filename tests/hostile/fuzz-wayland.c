@@ -6,7 +6,9 @@
  *
  *   ivwl-wayland-fuzzer --socket PATH [--seconds N] [--seed S] [--slots N]
  *                       [--trace PATH] [--ring N] [--bad PERMILLE]
- *                       [--churn PERMILLE] [--scribble PERMILLE] [--verbose]
+ *                       [--churn PERMILLE] [--scribble PERMILLE]
+ *                       [--violate PERMILLE] [--spare set-parent|viewport]
+ *                       [--verbose]
  *   ivwl-wayland-fuzzer --socket PATH --replay TRACE [--conn N[,N...]]
  *                       [--upto SEQ] [--delay MS] [--seconds HOLD]
  *
@@ -16,6 +18,12 @@
  * for the live ones at exit, SIGTERM included).  --replay sends a
  * trace's lines again in SEQ order, from the words, with serials of
  * lines tagged !ack and !pong taken from the events of the replay.
+ *
+ * Each connection runs every request through a dry run of the plugin's
+ * request path first (fuzz-oracle.c); one that would end the connection
+ * is dropped, or sent as a deliberate violation with --violate's odds
+ * (a trace note "-- violation: WHY" before it).  So most connections
+ * live for hundreds of requests and reach the states weston's bugs need.
  *
  * Ends with one line "wayland-fuzzer: seconds=... key=value ...".
  */
@@ -166,13 +174,19 @@ step(struct ivwl_fuzz *f, uint32_t k)
 		start_conn(f, k);
 		return;
 	}
+	/* events first: a wl_display.error then lands in the trace */
+	ivwl_fuzz_events(f, c);
 	ivwl_hostile_slot_poll(h, k);
 	if (h->slot[k].phase != IVWL_HOSTILE_LIVE) {
 		f->st.display_closed++;
-		end_conn(f, k, "the display closed it");
+		if (!c->violated)
+			f->st.surprises++;
+		end_conn(f, k, c->violated ? "the display closed it" :
+			 "the display closed it, no violation sent");
 		return;
 	}
-	ivwl_fuzz_events(f, c);
+	if (c->dead && !c->violated)
+		f->st.surprises++;
 	if (c->dead || c->count + 64 >= IVWL_FUZZ_MAX_IDS) {
 		ivwl_fuzz_note(f, c, "close");
 		ivwl_hostile_slot_close(h, k);
@@ -383,7 +397,18 @@ replay_line(struct ivwl_fuzz *f, const struct line *l)
 		return;
 	memcpy(&object, out.data, 4);
 	if (tag[0] && object < c->count && out.len >= 12) {
-		/* the serial weston gave this replay, not the original's */
+		/*
+		 * The serial weston gave this replay, not the original's:
+		 * wait for the configure or ping it answers, as the
+		 * recording did; an old serial ends the client early.
+		 */
+		end = ivwl_hostile_now_ms() + 1000;
+		while (!c->obj[object].serial_new &&
+		       ivwl_hostile_now_ms() < end && !stop) {
+			ivwl_fuzz_events(f, c);
+			usleep(1000);
+		}
+		c->obj[object].serial_new = false;
 		serial = c->obj[object].serial;
 		memcpy(out.data + 8, &serial, 4);
 	}
@@ -451,22 +476,38 @@ usage(FILE *out)
 		"[--seed S] [--slots N]\n"
 		"       [--trace PATH] [--ring N] [--bad PERMILLE] "
 		"[--churn PERMILLE]\n"
-		"       [--scribble PERMILLE] [--verbose]\n"
+		"       [--scribble PERMILLE] [--violate PERMILLE] "
+		"[--spare set-parent|viewport] [--verbose]\n"
 		"   or: ivwl-wayland-fuzzer --socket PATH --replay TRACE "
 		"[--conn N,...] [--upto SEQ]\n"
 		"       [--delay MS] [--seconds HOLD] [--trace PATH]\n");
+}
+
+static int
+by_value(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static void
 report(struct ivwl_fuzz *f, unsigned long long seed, int64_t ms)
 {
 	const struct ivwl_fuzz_stats *s = &f->st;
+	uint32_t median = 0;
+
+	qsort(f->depths, f->ndepths, sizeof(f->depths[0]), by_value);
+	if (f->ndepths)
+		median = f->depths[f->ndepths / 2];
 
 	printf("wayland-fuzzer: seconds=%.1f seed=%llu conns=%llu "
 	       "messages=%llu bad_args=%llu errors=%llu closes=%llu "
 	       "reopens=%llu display_closed=%llu windows=%llu buffers=%llu "
 	       "acks=%llu pongs=%llu popups=%llu subsurfaces=%llu "
-	       "sources=%llu scribbles=%llu events=%llu ring_full=%llu\n",
+	       "sources=%llu scribbles=%llu events=%llu ring_full=%llu "
+	       "refused=%llu violations=%llu surprises=%llu "
+	       "median_requests=%u\n",
 	       ms / 1000.0, seed, (unsigned long long)s->conns,
 	       (unsigned long long)s->messages,
 	       (unsigned long long)s->bad_args, (unsigned long long)s->errors,
@@ -479,7 +520,10 @@ report(struct ivwl_fuzz *f, unsigned long long seed, int64_t ms)
 	       (unsigned long long)s->sources,
 	       (unsigned long long)s->scribbles,
 	       (unsigned long long)f->h.st.events,
-	       (unsigned long long)f->h.st.ring_full);
+	       (unsigned long long)f->h.st.ring_full,
+	       (unsigned long long)s->refused,
+	       (unsigned long long)s->violations,
+	       (unsigned long long)s->surprises, median);
 	fflush(stdout);
 }
 
@@ -496,6 +540,8 @@ main(int argc, char *argv[])
 		{ "bad", required_argument, NULL, 'b' },
 		{ "churn", required_argument, NULL, 'c' },
 		{ "scribble", required_argument, NULL, 'x' },
+		{ "violate", required_argument, NULL, 'V' },
+		{ "spare", required_argument, NULL, 'S' },
 		{ "replay", required_argument, NULL, 'p' },
 		{ "conn", required_argument, NULL, 'C' },
 		{ "upto", required_argument, NULL, 'u' },
@@ -516,7 +562,8 @@ main(int argc, char *argv[])
 	f.nslots = 4;
 	f.ring_cap = 20000;
 	f.bad_permille = 10;
-	f.churn_permille = 5;
+	f.churn_permille = 2;
+	f.violate_permille = 5;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': socket_path = optarg; break;
@@ -528,6 +575,17 @@ main(int argc, char *argv[])
 		case 'b': f.bad_permille = (uint32_t)atoi(optarg); break;
 		case 'c': f.churn_permille = (uint32_t)atoi(optarg); break;
 		case 'x': f.scribble_permille = (uint32_t)atoi(optarg); break;
+		case 'V': f.violate_permille = (uint32_t)atoi(optarg); break;
+		case 'S':
+			if (strcmp(optarg, "set-parent") == 0) {
+				f.spare |= IVWL_FUZZ_SPARE_SET_PARENT;
+			} else if (strcmp(optarg, "viewport") == 0) {
+				f.spare |= IVWL_FUZZ_SPARE_VIEWPORT;
+			} else {
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'p': replay_path = optarg; break;
 		case 'C': conns = optarg; break;
 		case 'u': upto = strtoull(optarg, NULL, 0); break;
@@ -543,6 +601,8 @@ main(int argc, char *argv[])
 	}
 	if (seconds < 0)
 		seconds = replay_path ? 2 : 30;
+	if (replay_path)
+		f.violate_permille = 1000;	/* send the trace as it is */
 	if (!seed)
 		seed = (unsigned long long)time(NULL) ^
 		       ((unsigned long long)getpid() << 20);
@@ -555,8 +615,9 @@ main(int argc, char *argv[])
 			return 1;
 		}
 		fprintf(f.trace, "# ivwl-wayland-fuzzer seed %llu slots %u "
-			"bad %u churn %u scribble %u%s%s\n", seed, f.nslots,
-			f.bad_permille, f.churn_permille, f.scribble_permille,
+			"bad %u churn %u scribble %u violate %u%s%s\n", seed,
+			f.nslots, f.bad_permille, f.churn_permille,
+			f.scribble_permille, f.violate_permille,
 			replay_path ? " replay of " : "",
 			replay_path ? replay_path : "");
 	}
@@ -576,6 +637,10 @@ main(int argc, char *argv[])
 	       f.nslots, seed);
 	fflush(stdout);
 	ivwl_hostile_claim(&f.h);
+	if (f.violate_permille < 1000 && ivwl_fuzz_oracle_init(&f) < 0) {
+		fprintf(stderr, "wayland-fuzzer: cannot set up the shadow\n");
+		return 1;
+	}
 
 	start = ivwl_hostile_now_ms();
 	if (replay_path) {

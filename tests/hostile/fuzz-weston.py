@@ -69,6 +69,7 @@ CRASH = re.compile(r"ERROR: AddressSanitizer|runtime error:|caught signal|"
                    r"Assertion .* failed|ERROR: LeakSanitizer")
 FRAME = re.compile(r"^\s*#\d+ ")
 GOOD_FRAMES = 60
+GOOD_TIMEOUT = 60
 
 
 def normalise(reason):
@@ -79,26 +80,59 @@ def normalise(reason):
     return reason.strip()
 
 
+WESTON_ERROR = re.compile(r"ivwl: \[([\w.-]+)\] slot \d+ generation \d+: "
+                          r"weston sent a protocol error: (.*)")
+
+
 def closing_reasons(log, vm="evil"):
-    """{normalised reason: count} of the connections of vm ivwl closed."""
+    """{normalised reason: count} of the connections of vm that ended:
+    ivwl's closings, and weston's protocol errors ("weston: ...")."""
     hist = {}
     for m in CLOSING.finditer(log):
         if m.group(1) == vm:
             why = normalise(m.group(4))
             hist[why] = hist.get(why, 0) + 1
+    for m in WESTON_ERROR.finditer(log):
+        if m.group(1) == vm:
+            why = "weston: " + normalise(m.group(2))
+            hist[why] = hist.get(why, 0) + 1
     return hist
 
 
-CONN_END = re.compile(r"^# conn \d+ slot \d+: (\d+) requests,", re.M)
+CONN_END = re.compile(r"^# conn \d+ slot \d+: (\d+) requests,.*ended: (.*)$")
+REQUEST = re.compile(r"^#\d+ slot \d+ conn \d+: ([\w?]+)@\d+\.([\w#?]+)\(")
 
 
-def conn_depths(trace):
-    """Requests each connection of the fuzzer's trace sent."""
+def read_trace(trace):
+    """(requests each connection of the fuzzer's trace sent, {reason:
+    count} of those the display ended with no violation sent).  weston
+    ends a client for a protocol error without ivwl seeing the error, so
+    such an ending is named after the connection's last request."""
+    depths, surprises = [], {}
+    last, surprise = None, False
+
+    def close_block():
+        if surprise:
+            why = (f"weston ended it, last request {last}" if last else
+                   "weston ended it, no request")
+            surprises[why] = surprises.get(why, 0) + 1
     try:
         with open(trace, errors="replace") as f:
-            return [int(n) for n in CONN_END.findall(f.read())]
+            for line in f:
+                m = CONN_END.match(line)
+                if m:
+                    close_block()
+                    depths.append(int(m.group(1)))
+                    surprise = "no violation sent" in m.group(2)
+                    last = None
+                    continue
+                m = REQUEST.match(line)
+                if m:
+                    last = f"{m.group(1)}.{m.group(2)}"
+        close_block()
     except FileNotFoundError:
-        return []
+        pass
+    return depths, surprises
 
 
 def merge(total, hist):
@@ -109,8 +143,12 @@ def merge(total, hist):
 
 def print_histogram(hist, top=10, indent="    "):
     n = sum(hist.values())
-    print(f"{indent}closing reasons: {n} closings, {len(hist)} distinct"
-          f"{', top ' + str(top) if len(hist) > top else ''}:")
+    ivwl = [why for why in hist if not why.startswith("weston ") and
+            not any(why.startswith(b) for b in BENIGN)]
+    print(f"{indent}closing reasons: {n} closings, {len(hist)} distinct, "
+          f"{len(ivwl)} of them ivwl's (firewall and wire checks), "
+          f"{sum(hist[w] for w in ivwl)} closings"
+          f"{'; top ' + str(top) if len(hist) > top else ''}:")
     for why, k in sorted(hist.items(), key=lambda kv: -kv[1])[:top]:
         print(f"{indent}  {k:7d} {100.0 * k / n:5.1f} %  {why[:150]}")
 
@@ -255,40 +293,59 @@ def ready_now(proc, buf):
 
 
 def measure_good(s, n):
-    """Seconds the good VM takes for GOOD_FRAMES frames, or None."""
+    """Seconds the good VM takes for GOOD_FRAMES frames, or None.  The
+    timeout leaves room for a pattern client and shim under ASan."""
     p = s.good_client(n)
     t0 = time.monotonic()
     try:
-        s.wait_line(p, "ready", timeout=30)
+        s.wait_line(p, "ready", timeout=GOOD_TIMEOUT)
     except Failure:
         return None
     return time.monotonic() - t0
+
+
+def good_baseline(s):
+    """The good VM's seconds for GOOD_FRAMES before the fuzzer starts:
+    the median of two measures, a third try if one failed.  Without one
+    no run can say how much the fuzzer slowed the good VM: a Failure."""
+    base = []
+    for i in range(3):
+        t = measure_good(s, f"base{i}")
+        if t:
+            base.append(t)
+        if len(base) == 2:
+            break
+    if not base:
+        raise Failure(f"the good VM never drew {GOOD_FRAMES} frames in "
+                      f"{GOOD_TIMEOUT} s with no fuzzer running")
+    return statistics.median(base)
 
 
 def run_once(seed, backend, seconds, findings, extra=()):
     """One weston, one fuzzer run.  Returns a dict of what was seen."""
     out = {"seed": seed, "backend": backend, "seconds": seconds,
            "finding": None, "growth": 0, "fps": [], "hangs": 0,
-           "worst_ms": 0, "reasons": {}, "depths": []}
+           "worst_ms": 0, "reasons": {}, "depths": [], "base_fps": 0}
     s = FuzzSession(backend=backend)
     probe = None
     try:
         pid = s.weston.pid
         rss0 = rss_mib(pid)
-        base = [t for t in (measure_good(s, "base0"),
-                            measure_good(s, "base1")) if t]
-        baseline = statistics.median(base) if base else None
+        baseline = good_baseline(s)
+        out["base_fps"] = GOOD_FRAMES / baseline
         rss0 = max(rss0, rss_mib(pid))
         trace = s.path("trace.txt")
         argv = [fuzzer_bin(), "--socket", s.path("evil.sock"), "--seed",
                 str(seed), "--seconds", str(seconds), "--trace", trace] + \
+            [a for name in ARGS.spare for a in ("--spare", name)] + \
             list(extra)
         s.start_fuzzer(argv)
         probe = Probe(os.path.join(s.gui_runtime, "wl-ivwl"))
         probe.start()
         good, buf, t_good, n = None, b"", 0.0, 0
         crash = []
-        end = time.monotonic() + seconds + 30
+        t_start = time.monotonic()
+        end = t_start + seconds + GOOD_TIMEOUT
         while time.monotonic() < end:
             crash = s.crashed()
             if crash or probe.gone:
@@ -301,14 +358,16 @@ def run_once(seed, backend, seconds, findings, extra=()):
             else:
                 done, buf = ready_now(good, buf)
                 took = time.monotonic() - t_good
-                if done or good.poll() is not None or took > 30:
-                    if baseline:
-                        out["fps"].append(100.0 * baseline / took
-                                          if done else 0.0)
+                if done or good.poll() is not None or took > GOOD_TIMEOUT:
+                    out["fps"].append(100.0 * baseline / took
+                                      if done else 0.0)
                     good = None
-            if s.peer.poll() is not None:
+            # a good client started under the fuzzer is waited for:
+            # every run says how fast the good VM was meanwhile
+            if s.peer.poll() is not None and (out["fps"] or good is None):
                 break
-            time.sleep(1.0)
+            time.sleep(0.5)
+        fuzzer_took = time.monotonic() - t_start
         if not crash and s.peer.poll() is not None:
             time.sleep(2.0)     # the fuzzer's last closes, torn down
             crash = s.crashed()
@@ -319,8 +378,18 @@ def run_once(seed, backend, seconds, findings, extra=()):
         print("\n".join(ln for ln in s.fuzzer_log().splitlines()
                         if ln.startswith("wayland-fuzzer:")), flush=True)
         kind = None
+        summary = [ln for ln in s.fuzzer_log().splitlines()
+                   if ln.startswith("wayland-fuzzer: seconds=")]
         if crash:
             kind = "crash"
+        elif not summary or s.peer.returncode not in (0, -15):
+            # the fuzzer itself failed (a sanitizer report, a bug of its
+            # own): the run tested less than it says
+            kind = "fuzzer"
+            crash = [f"ivwl-wayland-fuzzer exited with status "
+                     f"{s.peer.returncode} after {fuzzer_took:.0f} s of "
+                     f"{seconds}; its log ends with:"] + \
+                s.fuzzer_log().splitlines()[-12:]
         elif probe.hangs:
             kind = "hang"
             crash = [f"weston did not answer a wl_display.sync for "
@@ -331,7 +400,8 @@ def run_once(seed, backend, seconds, findings, extra=()):
             kind = "memory"
             crash = [f"weston grew by {out['growth']} MiB"]
         out["reasons"] = closing_reasons(s.weston_log())
-        out["depths"] = conn_depths(trace)
+        out["depths"], surprises = read_trace(trace)
+        merge(out["reasons"], surprises)
         if kind:
             out["finding"] = save(s, kind, seed, backend, seconds, crash,
                                   findings)
@@ -372,10 +442,12 @@ def summary_line(r):
     fps = r["fps"]
     return (f"seed {r['seed']} {r['backend']} {r['seconds']} s: "
             f"growth {r['growth']} MiB, good fps "
-            f"{min(fps):.0f}..{statistics.median(fps):.0f} %, "
+            f"{min(fps):.0f}..{statistics.median(fps):.0f} % of "
+            f"{r['base_fps']:.0f}/s ({len(fps)} samples), "
             if fps else
             f"seed {r['seed']} {r['backend']} {r['seconds']} s: "
-            f"growth {r['growth']} MiB, no good fps, ") + \
+            f"growth {r['growth']} MiB, no good fps (the run ended "
+            f"before a good client finished), ") + \
         f"longest sync {r['worst_ms']} ms, " + \
         (f"FINDING {r['finding']['kind']}" if r["finding"] else "clean")
 
@@ -573,6 +645,9 @@ def main():
     p.add_argument("--backend", default="headless")
     p.add_argument("--budget", type=float, default=600)
     p.add_argument("--run-seconds", type=int, default=60)
+    p.add_argument("--spare", action="append", default=[],
+                   help="a known weston bug the fuzzer steers clear of "
+                   "(ivwl-wayland-fuzzer --spare), to look past it")
     p.add_argument("--max-growth", type=int, default=512,
                    help="MiB of RSS growth that count as a finding")
     ARGS = p.parse_args()

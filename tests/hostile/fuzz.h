@@ -20,6 +20,10 @@
 #define IVWL_FUZZ_MAX_SERVER 256u
 #define IVWL_FUZZ_MAX_GLOBALS 64u
 #define IVWL_FUZZ_TRACE_LINE 16384u
+/* Connections whose depth (requests sent) the summary line reports. */
+#define IVWL_FUZZ_DEPTHS 65536u
+
+struct ivwl_connection;
 
 enum ivwl_fuzz_obj_state {
 	IVWL_FUZZ_FREE = 0,
@@ -37,7 +41,19 @@ struct ivwl_fuzz_obj {
 	uint64_t pool_len;
 	uint32_t link;		/* first object its request named: the
 				 * wl_surface of an xdg_surface, ... */
+	bool acked;		/* xdg_surface: a configure acked, so
+				 * weston takes its buffers */
+	uint32_t width, height;	/* xdg_toplevel: the configured size,
+				 * which a maximized window must match */
+	uint8_t positioner;	/* xdg_positioner: IVWL_FUZZ_POS_* set */
+	bool committed;		/* wl_surface: committed since its role,
+				 * not unmapped since (--spare set-parent) */
+	bool null_attached;	/* wl_surface: pending null buffer */
+	bool sourced;		/* wp_viewport: set_source sent */
 };
+
+#define IVWL_FUZZ_POS_SIZE 1u
+#define IVWL_FUZZ_POS_ANCHOR 2u
 
 struct ivwl_fuzz_server_obj {
 	uint32_t id;
@@ -77,7 +93,20 @@ struct ivwl_fuzz_conn {
 	uint32_t channel_next;	/* odd: app side channels */
 	uint64_t sent;
 	struct ivwl_fuzz_ring trace;
+	/* the plugin's request path, run dry (fuzz-oracle.c); NULL once a
+	 * violation was sent or without --violate below 1000 */
+	struct ivwl_connection *shadow;
+	bool violated;		/* sent a request the shadow refused */
+	/* integers in the ranges weston accepts, serials it sent: most
+	 * connections are careful and live long; the others go for edge
+	 * values that weston ends them for, soon */
+	bool careful;
 };
+
+/* xdg_toplevel.set_parent to a toplevel desktop-shell has not added */
+#define IVWL_FUZZ_SPARE_SET_PARENT 1u
+/* wp_viewport.destroy after its set_source: the next commit asserts */
+#define IVWL_FUZZ_SPARE_VIEWPORT 2u
 
 struct ivwl_fuzz_stats {
 	uint64_t conns;
@@ -87,6 +116,9 @@ struct ivwl_fuzz_stats {
 	uint64_t closes;	/* slot closed by us with state live */
 	uint64_t reopens;	/* OPEN g+1 over a live connection */
 	uint64_t display_closed; /* the display closed one */
+	uint64_t refused;	/* requests the shadow refused ... */
+	uint64_t violations;	/* ... and those sent all the same */
+	uint64_t surprises;	/* display closed it, no violation sent */
 	uint64_t windows, buffers, acks, pongs, popups, subsurfaces;
 	uint64_t sources;
 	uint64_t scribbles;
@@ -103,8 +135,16 @@ struct ivwl_fuzz {
 	uint32_t scribble_permille;	/* per step */
 	uint32_t churn_permille;	/* per step */
 	uint32_t bad_permille;		/* per argument made wrong */
+	/* per request the shadow refuses: send it all the same (1000: no
+	 * shadow, everything is sent) */
+	uint32_t violate_permille;
 	bool quiet_trace;	/* replay: do not trace */
+	/* --spare: known weston 10 crashes steered clear of, so that a run
+	 * looks past them (IVWL_FUZZ_SPARE_*) */
+	uint32_t spare;
 	struct ivwl_fuzz_stats st;
+	uint32_t depths[IVWL_FUZZ_DEPTHS];	/* requests of ended conns */
+	uint32_t ndepths;
 };
 
 /* ---- fuzz-model.c ---- */
@@ -133,6 +173,10 @@ ivwl_fuzz_is_live(const struct ivwl_fuzz_conn *c, uint32_t id);
 uint32_t
 ivwl_fuzz_pick(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c,
 	       const struct ivwl_interface *iface);
+
+/* A random live xdg_positioner with a size and an anchor rectangle. */
+uint32_t
+ivwl_fuzz_pick_complete(struct ivwl_fuzz *f, const struct ivwl_fuzz_conn *c);
 
 const struct ivwl_interface *
 ivwl_fuzz_iface_of(const struct ivwl_fuzz_conn *c, uint32_t id,
@@ -165,6 +209,30 @@ ivwl_fuzz_events(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c);
 uint64_t
 ivwl_fuzz_heap_alloc(struct ivwl_fuzz_conn *c, uint64_t len);
 
+/* true with the odds of --violate: a deliberate protocol violation now */
+bool
+ivwl_fuzz_violate(struct ivwl_fuzz *f);
+
+/* ---- fuzz-oracle.c: the plugin's request path, run dry */
+
+int
+ivwl_fuzz_oracle_init(struct ivwl_fuzz *f);
+
+struct ivwl_connection *
+ivwl_fuzz_shadow_new(void);
+
+void
+ivwl_fuzz_shadow_free(struct ivwl_connection *shadow);
+
+/* 0 if the display would let out through, else < 0 and *why. */
+int
+ivwl_fuzz_shadow_request(struct ivwl_connection *shadow,
+			 const struct ivwl_out *out, const char **why);
+
+void
+ivwl_fuzz_shadow_event(struct ivwl_connection *shadow, const uint8_t *bytes,
+		       uint32_t len);
+
 /* ---- fuzz-gen.c ---- */
 
 /* One random request of a random live object, arguments from the model. */
@@ -191,6 +259,12 @@ ivwl_fuzz_make_pool(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 uint32_t
 ivwl_fuzz_make_buffer(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
 		      uint32_t pool, uint32_t w, uint32_t h);
+
+/* A buffer of the size weston wants attached to surface, damaged and
+ * committed; nothing while weston would refuse one (not configured). */
+void
+ivwl_fuzz_paint(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c,
+		uint32_t surface);
 
 /* Pongs and configure acks that are owed. */
 void

@@ -347,6 +347,7 @@ dispatch_wayland(struct ivwl_hostile *h, const void *payload, uint32_t len,
 		if (ev.size < IVWL_WIRE_HEADER_SIZE ||
 		    ev.size > rec.data_len - pos)
 			break;
+		ev.bytes = rec.data + pos;
 		ev.args = rec.data + pos + IVWL_WIRE_HEADER_SIZE;
 		if (func)
 			func(data, &ev);
