@@ -67,6 +67,11 @@ enum ivwl_fw_flag {
 					 * gone: weston freed its state */
 	IVWL_FW_CONSTRAINED = 1u << 11,	/* wl_surface: a pointer lock or
 					 * confinement of it lives */
+	IVWL_FW_FRACTION = 1u << 12,	/* wp_viewport: its last source
+					 * height is not whole */
+	IVWL_FW_DND = 1u << 13,		/* wl_data_offer of a drag */
+	IVWL_FW_ADDED = 1u << 14,	/* xdg_toplevel weston's shell has
+					 * a window for */
 };
 
 /*
@@ -169,6 +174,16 @@ struct ivwl_fw_object *
 ivwl_fw_surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		    unsigned int i);
 
+/* Writes value over argument i of the request being checked. */
+void
+ivwl_fw_rewrite_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    unsigned int i, uint32_t value);
+
+/* Has weston get object.opcode(args) just before that request. */
+void
+ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
+	       const uint32_t *args, uint32_t nargs);
+
 /* Sets why and returns -ENOMEM. */
 int
 ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
@@ -177,9 +192,9 @@ int
 ivwl_fw_take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		  struct ivwl_fw_object *s, enum ivwl_fw_role role);
 
-/* firewall-xdg.c: surface s committed; its popup may grab no more. */
+/* firewall-xdg.c: surface s committed with its toplevel or popup role. */
 void
-ivwl_fw_popup_committed(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
+ivwl_fw_xdg_committed(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
 
 /* firewall-rules.c: an event weston sent ends what it ends. */
 void

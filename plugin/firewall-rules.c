@@ -152,8 +152,8 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	else if (s->flags & IVWL_FW_DETACHED)
 		s->flags &= ~IVWL_FW_MAPPED;
 	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
-	if (s->role == IVWL_FW_ROLE_POPUP)
-		ivwl_fw_popup_committed(fw, s);
+	if (s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL)
+		ivwl_fw_xdg_committed(fw, s);
 	return 0;
 }
 
@@ -478,6 +478,84 @@ data_device_start_drag(struct ivwl_firewall *fw,
 	return ret;
 }
 
+/* Only drags' offers take actions (invalid_offer): weston 10 asks its
+ * clipboard copy's missing client for a version otherwise. */
+static int
+offer_set_actions(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *offer = ivwl_fw_find_as(fw, msg->object,
+					&ivwl_iface_wl_data_offer);
+
+	if (!offer || !(offer->flags & IVWL_FW_DND))
+		return ivwl_fw_refuse(fw, msg, "not the offer of a drag "
+				      "(invalid_offer)");
+	return 0;
+}
+
+static int
+offer_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+/* ---- wp_viewporter ----------------------------------------------------- */
+
+static int
+viewporter_get_viewport(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *vp;
+
+	vp = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0),
+			 &ivwl_iface_wp_viewport);
+	if (!vp)
+		return ivwl_fw_no_memory(fw, msg);
+	vp->surface = s ? s->id : 0;
+	return 0;
+}
+
+/* What weston 10 keeps of the source height: the last one set. */
+static int
+viewport_set_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const int32_t unset = -256;	/* -1 as wl_fixed */
+	fw_obj *vp = ivwl_fw_self(fw, msg);
+	int32_t h = ivwl_wire_arg_fixed(msg, 3);
+
+	if (!vp || (ivwl_wire_arg_fixed(msg, 0) == unset &&
+		    ivwl_wire_arg_fixed(msg, 1) == unset &&
+		    ivwl_wire_arg_fixed(msg, 2) == unset && h == unset))
+		return 0;
+	if (h & 0xff)
+		vp->flags |= IVWL_FW_FRACTION;
+	else
+		vp->flags &= ~IVWL_FW_FRACTION;
+	return 0;
+}
+
+/*
+ * weston 10 forgets a destroyed viewport's source width but not its
+ * height, and asserts on every later commit of the surface when that
+ * height is not whole.  A whole source just before the destroy leaves
+ * a harmless height behind.
+ */
+static int
+viewport_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	static const uint32_t whole[4] = { 0, 0, 256, 256 };
+	fw_obj *vp = ivwl_fw_self(fw, msg), *s;
+
+	s = vp ? ivwl_fw_find_as(fw, vp->surface, &ivwl_iface_wl_surface) :
+		 NULL;
+	if (vp && (vp->flags & IVWL_FW_FRACTION) && s &&
+	    !(s->flags & IVWL_FW_GONE))
+		ivwl_fw_inject(fw, msg->object,
+			       IVWL_REQ_WP_VIEWPORT_SET_SOURCE, whole, 4);
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
 /* ---- zwp_pointer_constraints_v1 ----------------------------------------- */
 
 /* One lock or confinement of a surface at a time (already_constrained). */
@@ -596,6 +674,12 @@ const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
 	     ZWP_PRIMARY_SELECTION_DEVICE_V1_SET_SELECTION,
 	     primary_device_set_selection),
 	RULE(wp_presentation, WP_PRESENTATION_FEEDBACK, presentation_feedback),
+	RULE(wl_data_offer, WL_DATA_OFFER_SET_ACTIONS, offer_set_actions),
+	RULE(wl_data_offer, WL_DATA_OFFER_DESTROY, offer_destroy),
+	RULE(wp_viewporter, WP_VIEWPORTER_GET_VIEWPORT,
+	     viewporter_get_viewport),
+	RULE(wp_viewport, WP_VIEWPORT_SET_SOURCE, viewport_set_source),
+	RULE(wp_viewport, WP_VIEWPORT_DESTROY, viewport_destroy),
 	RULE(zwp_pointer_constraints_v1,
 	     ZWP_POINTER_CONSTRAINTS_V1_LOCK_POINTER, constraints_lock_pointer),
 	RULE(zwp_pointer_constraints_v1,
@@ -625,6 +709,15 @@ ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	uint32_t id;
 	fw_obj *o;
 
+	/* the offer a drag brings: the only kind that takes actions */
+	if (msg->iface == &ivwl_iface_wl_data_device &&
+	    msg->opcode == IVWL_EVT_WL_DATA_DEVICE_ENTER) {
+		id = ivwl_wire_arg_object(msg, 4);
+		o = id ? ivwl_fw_add(fw, id, &ivwl_iface_wl_data_offer) : NULL;
+		if (o)
+			o->flags |= IVWL_FW_DND;
+		return;
+	}
 	if (msg->iface == &ivwl_iface_wl_display &&
 	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID)
 		id = ivwl_wire_arg_uint(msg, 0);

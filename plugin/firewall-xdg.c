@@ -316,7 +316,12 @@ toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
-/* invalid_parent: not itself, not one of its descendants. */
+/*
+ * invalid_parent: not itself, not one of its descendants.  A parent
+ * weston's shell has no window for yet (never committed) is passed on as
+ * none: the shell dereferences the missing window (SEGV at 0x40), and
+ * the XML makes a parent that is not mapped as good as none.
+ */
 static int
 toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
@@ -331,8 +336,14 @@ toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 					      "be its own ancestor "
 					      "(invalid_parent)", parent->id);
 	}
-	if (top)
+	if (parent && !(parent->flags & IVWL_FW_ADDED)) {
+		ivwl_fw_rewrite_arg(fw, msg, 0, 0);
+		parent = NULL;
+	}
+	if (top) {
+		top->flags |= IVWL_FW_ADDED;
 		ivwl_fw_set_parent(top, parent);
+	}
 	return 0;
 }
 
@@ -372,16 +383,33 @@ popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+/* A popup may grab no more; a toplevel gets its window in the shell. */
 void
-ivwl_fw_popup_committed(struct ivwl_firewall *fw, fw_obj *s)
+ivwl_fw_xdg_committed(struct ivwl_firewall *fw, fw_obj *s)
 {
-	fw_obj *xdg, *popup;
+	fw_obj *xdg, *role;
 
 	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
-	popup = xdg ? ivwl_fw_find_as(fw, xdg->role_object,
-				      &ivwl_iface_xdg_popup) : NULL;
-	if (popup)
-		popup->flags |= IVWL_FW_COMMITTED;
+	role = xdg ? ivwl_fw_find(fw, xdg->role_object) : NULL;
+	if (role && role->iface == IVWL_IFACE_XDG_POPUP)
+		role->flags |= IVWL_FW_COMMITTED;
+	else if (role && role->iface == IVWL_IFACE_XDG_TOPLEVEL)
+		role->flags |= IVWL_FW_ADDED;
+}
+
+/*
+ * weston 10 gives a toplevel its window in the shell at its first
+ * commit, or at the first of these requests, and keeps it until the
+ * toplevel goes.
+ */
+static int
+toplevel_add(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *top = ivwl_fw_self(fw, msg);
+
+	if (top)
+		top->flags |= IVWL_FW_ADDED;
+	return 0;
 }
 
 #define RULE(iface, req, fn) \
@@ -408,6 +436,11 @@ const struct ivwl_fw_rule ivwl_fw_xdg_rules[] = {
 	RULE(xdg_surface, XDG_SURFACE_ACK_CONFIGURE, xdg_surface_constructed),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_DESTROY, toplevel_destroy),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_PARENT, toplevel_set_parent),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_MAXIMIZED, toplevel_add),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_UNSET_MAXIMIZED, toplevel_add),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_FULLSCREEN, toplevel_add),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_UNSET_FULLSCREEN, toplevel_add),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_MINIMIZED, toplevel_add),
 	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),
 	RULE(xdg_popup, XDG_POPUP_GRAB, popup_grab),
 };

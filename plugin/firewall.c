@@ -358,15 +358,39 @@ check_inert(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 			      "destroy may follow");
 }
 
+void
+ivwl_fw_rewrite_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    unsigned int i, uint32_t value)
+{
+	memcpy(fw->bytes + msg->args[i].offset, &value, sizeof(value));
+}
+
+void
+ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
+	       const uint32_t *args, uint32_t nargs)
+{
+	uint32_t size = 8 + 4 * nargs;
+	uint32_t header[2] = { object, size << 16 | opcode };
+
+	if (size > sizeof(fw->inject))
+		return;
+	memcpy(fw->inject, header, sizeof(header));
+	memcpy(fw->inject + 8, args, 4 * nargs);
+	fw->inject_len = size;
+}
+
 int
 ivwl_firewall_request(struct ivwl_firewall *fw,
-		      const struct ivwl_wire_msg *msg, const char **why)
+		      const struct ivwl_wire_msg *msg, uint8_t *bytes,
+		      const char **why)
 {
 	const struct ivwl_fw_rule *const *rules;
 	uint32_t more;
 	int ret;
 
 	*why = fw->why;
+	fw->bytes = bytes;
+	fw->inject_len = 0;
 	count_objects(fw);
 	more = new_ids(msg);
 	if (more && fw->objects->client.live + more > IVWL_FW_CONN_OBJECTS)

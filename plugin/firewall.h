@@ -54,6 +54,15 @@ struct ivwl_firewall {
 	uint32_t feedbacks;		/* wp_presentation_feedback in flight */
 
 	char why[256];			/* the last refusal, in words */
+
+	/*
+	 * A request let through may be changed on its way: its bytes
+	 * (during ivwl_firewall_request), and a request of the firewall's
+	 * to send weston before it (inject_len bytes, 0 for none).
+	 */
+	uint8_t *bytes;
+	uint8_t inject[32];
+	uint32_t inject_len;
 };
 
 int
@@ -66,14 +75,17 @@ void
 ivwl_firewall_release(struct ivwl_firewall *fw);
 
 /*
- * A parsed request, before ivwl_wire_track() applies it to the map.
- * 0 to let it through (the model follows it), or -EPROTO (a rule broken)
- * or -EDQUOT (a budget spent) with *why naming the message and the rule.
- * why points into a buffer of the firewall's, valid until the next call.
+ * A parsed request, before ivwl_wire_track() applies it to the map;
+ * bytes are its own, which a rule may rewrite in place.  0 to let it
+ * through (the model follows it; send fw->inject first if inject_len),
+ * or -EPROTO (a rule broken) or -EDQUOT (a budget spent) with *why
+ * naming the message and the rule.  why points into a buffer of the
+ * firewall's, valid until the next call.
  */
 int
 ivwl_firewall_request(struct ivwl_firewall *fw,
-		      const struct ivwl_wire_msg *msg, const char **why);
+		      const struct ivwl_wire_msg *msg, uint8_t *bytes,
+		      const char **why);
 
 /* An event weston sent: ends what it ends (callbacks, feedbacks). */
 void

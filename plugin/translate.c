@@ -403,9 +403,17 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			*why = "a request names more fds than the record has";
 			return -EPROTO;
 		}
-		ret = ivwl_firewall_request(&conn->firewall, &msg, why);
+		ret = ivwl_firewall_request(&conn->firewall, &msg, p, why);
 		if (ret < 0)
 			return ret;
+		if (conn->firewall.inject_len > 0 &&
+		    ivwl_stream_out_append(&conn->to_server,
+					   conn->firewall.inject,
+					   conn->firewall.inject_len,
+					   NULL, 0) < 0) {
+			*why = "libwayland is not reading its requests";
+			return -ENOBUFS;
+		}
 		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_REQUEST, &msg);
 		if (ret < 0) {
 			*why = "request breaks object lifetime rules";

@@ -76,6 +76,32 @@ build(uint8_t *out, uint32_t object, uint32_t opcode, const char *sig,
 	return len;
 }
 
+/* Notes what the plugin queued for libwayland from one record. */
+static void
+note_sent(struct conn *c)
+{
+	const uint8_t *p = c->c.to_server.buf;
+	size_t left = c->c.to_server.len;
+	uint32_t header[2], size;
+
+	c->sent_count = 0;
+	c->last_sent_arg0 = 0;
+	while (left >= 8) {
+		memcpy(header, p, 8);
+		size = header[1] >> 16;
+		if (size < 8 || size > left)
+			break;
+		if (c->sent_count++ == 0)
+			c->first_sent_opcode = header[1] & 0xffff;
+		c->last_sent_object = header[0];
+		c->last_sent_opcode = header[1] & 0xffff;
+		if (size >= 12)
+			memcpy(&c->last_sent_arg0, p + 8, 4);
+		p += size;
+		left -= size;
+	}
+}
+
 /* One record of one message, as the request ring hands it over. */
 static int
 send_record(struct conn *c, const uint8_t *msg, uint32_t len,
@@ -90,6 +116,7 @@ send_record(struct conn *c, const uint8_t *msg, uint32_t len,
 				     &c->why);
 	/* ids stay dense, as the wire walker wants, after a refusal too */
 	c->next_id = c->c.objects.client.count;
+	note_sent(c);
 	/* libwayland would take these (and the fds): keep memory bounded */
 	ivwl_stream_out_release(&c->c.to_server);
 	ivwl_stream_out_init(&c->c.to_server, 1 << 20);
@@ -207,6 +234,7 @@ conn_open(struct ivwl_vm *vm)
 	bind(c, PRIMARY_MANAGER, "zwp_primary_selection_device_manager_v1", 1);
 	bind(c, PRESENTATION, "wp_presentation", 1);
 	bind(c, CONSTRAINTS, "zwp_pointer_constraints_v1", 1);
+	bind(c, VIEWPORTER, "wp_viewporter", 1);
 	c->next_id = FIRST_ID;
 	return c;
 }

@@ -28,6 +28,7 @@ enum {
 	PRIMARY_MANAGER,
 	PRESENTATION,
 	CONSTRAINTS,
+	VIEWPORTER,
 	FIRST_ID,
 };
 
@@ -35,6 +36,12 @@ struct conn {
 	struct ivwl_connection c;
 	uint32_t next_id;	/* one past the highest client id used */
 	const char *why;
+	/* what the last record gave libwayland */
+	uint32_t sent_count;		/* messages */
+	uint32_t last_sent_object;	/* of the last message */
+	uint32_t last_sent_opcode;
+	uint32_t last_sent_arg0;	/* its first word of arguments */
+	uint32_t first_sent_opcode;	/* of the first message */
 };
 
 struct window {

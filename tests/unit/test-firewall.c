@@ -345,12 +345,29 @@ test_wm_base_destroy(void)
 	close_one(c);
 }
 
+/* A 1x1 buffer committed: the window is mapped. */
+static void
+map_window(struct conn *c, const struct window *w)
+{
+	uint32_t pool = new_id(c), buffer = new_id(c);
+
+	PASS(c, create_pool(c, pool));
+	PASS(c, req(c, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu",
+		    buffer, 0, 1, 1, 4, 0));
+	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_ATTACH, "oii",
+		    buffer, 0, 0));
+	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+}
+
 static void
 test_toplevel_set_parent(void)
 {
 	struct conn *c = open_one();
 	struct window a = new_window(c), b = new_window(c), d = new_window(c);
 
+	map_window(c, &a);
+	map_window(c, &b);
+	map_window(c, &d);
 	PASS(c, req(c, b.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", a.top));
 	PASS(c, req(c, d.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", b.top));
 	REFUSED(c, req(c, a.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", a.top),
@@ -362,6 +379,27 @@ test_toplevel_set_parent(void)
 	/* unparented, b's subtree may go under a's... and a under b */
 	PASS(c, req(c, b.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", 0));
 	PASS(c, req(c, a.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", d.top));
+	close_one(c);
+}
+
+/*
+ * A parent never committed has no window in weston 10's shell, which
+ * dereferences it: the plugin passes none on (an unmapped parent is as
+ * good as none, the XML says), and no link is made that a later
+ * set_parent could loop through.
+ */
+static void
+test_toplevel_set_parent_uncommitted(void)
+{
+	struct conn *c = open_one();
+	struct window a = new_window(c), b = new_window(c);
+
+	map_window(c, &b);
+	PASS(c, req(c, b.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", a.top));
+	CHECK_EQ(c->last_sent_arg0, 0);
+	map_window(c, &a);
+	PASS(c, req(c, a.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, "o", b.top));
+	CHECK_EQ(c->last_sent_arg0, b.top);
 	close_one(c);
 }
 
@@ -677,6 +715,69 @@ test_mime_length(void)
 	close_one(c);
 }
 
+/*
+ * weston 10 keeps a destroyed viewport's source height, and asserts on
+ * the surface's next commit when it is not whole: before such a destroy
+ * the plugin sets a whole source, whatever unset came between.
+ */
+static void
+test_viewport_fraction_destroy(void)
+{
+	struct conn *c = open_one();
+	uint32_t s = new_surface(c), vp = new_id(c), whole, s2;
+	const uint32_t half = 10 * 256 + 128;
+
+	PASS(c, req(c, VIEWPORTER, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no",
+		    vp, s));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "ffff", 0, 0,
+		    half, half));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "ffff", -256,
+		    -256, -256, -256));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_DESTROY, ""));
+	CHECK_EQ(c->sent_count, 2);
+	CHECK_EQ(c->first_sent_opcode, IVWL_REQ_WP_VIEWPORT_SET_SOURCE);
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_WP_VIEWPORT_DESTROY);
+
+	/* a whole height needs nothing */
+	s2 = new_surface(c);
+	whole = new_id(c);
+	PASS(c, req(c, VIEWPORTER, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no",
+		    whole, s2));
+	PASS(c, req(c, whole, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "ffff", 0, 0,
+		    half, 20 * 256));
+	PASS(c, req(c, whole, IVWL_REQ_WP_VIEWPORT_DESTROY, ""));
+	CHECK_EQ(c->sent_count, 1);
+	close_one(c);
+}
+
+/* set_actions on a selection's offer, not a drag's (invalid_offer). */
+static void
+test_offer_set_actions(void)
+{
+	struct conn *c = open_one();
+	uint32_t device = new_data_device(c), s = new_surface(c);
+	/* server ids are dense from 0xff000000, on each connection */
+	uint32_t selection = 0xff000000u, drag = 0xff000000u;
+
+	event(c, device, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", selection);
+	event(c, device, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o", selection);
+	REFUSED(c, req(c, selection, IVWL_REQ_WL_DATA_OFFER_SET_ACTIONS, "uu",
+		       1, 1),
+		-EPROTO, "wl_data_offer", selection, "set_actions",
+		"invalid_offer");
+	close_one(c);
+
+	c = open_one();
+	device = new_data_device(c);
+	s = new_surface(c);
+	event(c, device, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", drag);
+	event(c, device, IVWL_EVT_WL_DATA_DEVICE_ENTER, "uoffo", 7, s, 0, 0,
+	      drag);
+	PASS(c, req(c, drag, IVWL_REQ_WL_DATA_OFFER_SET_ACTIONS, "uu", 1, 1));
+	PASS(c, req(c, drag, IVWL_REQ_WL_DATA_OFFER_DESTROY, ""));
+	close_one(c);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_object_args_live_and_typed),
 	TEST(test_enum_args),
@@ -691,6 +792,9 @@ IVWL_TEST_MAIN(
 	TEST(test_xdg_destroy_order),
 	TEST(test_wm_base_destroy),
 	TEST(test_toplevel_set_parent),
+	TEST(test_toplevel_set_parent_uncommitted),
+	TEST(test_viewport_fraction_destroy),
+	TEST(test_offer_set_actions),
 	TEST(test_popup_parent_and_positioner),
 	TEST(test_popup_depth),
 	TEST(test_popup_grab),
