@@ -61,6 +61,7 @@ static const struct mode modes[] = {
 	{ "popup-hold", ivwl_hostile_popup_hold },
 	{ "keyboard-flood", ivwl_hostile_keyboard_flood },
 	{ "inert-requests", ivwl_hostile_inert_requests },
+	{ "fuzz-findings", ivwl_hostile_fuzz_findings },
 	{ "destroy-storm", ivwl_hostile_destroy_storm },
 	{ "budget-fill", ivwl_hostile_budget_fill },
 };

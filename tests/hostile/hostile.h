@@ -75,7 +75,7 @@ struct ivwl_out {
 struct ivwl_hostile_globals {
 	uint32_t shm, compositor, wm_base;	/* global names, 0 if absent */
 	uint32_t seat, data_device_manager;
-	uint32_t subcompositor, primary_selection;
+	uint32_t subcompositor, primary_selection, viewporter;
 	bool done;				/* the sync came back */
 };
 
@@ -300,6 +300,9 @@ ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_inert_requests(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_fuzz_findings(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_destroy_storm(struct ivwl_hostile *h);

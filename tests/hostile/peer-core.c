@@ -426,6 +426,8 @@ on_session_event(void *data, const struct ivwl_hostile_event *ev)
 			w->g->data_device_manager = name;
 		else if (strncmp(iface, "wl_subcompositor", slen) == 0)
 			w->g->subcompositor = name;
+		else if (strncmp(iface, "wp_viewporter", slen) == 0)
+			w->g->viewporter = name;
 		else if (strncmp(iface, "zwp_primary_selection_device_"
 				 "manager_v1", slen) == 0)
 			w->g->primary_selection = name;

@@ -18,7 +18,7 @@ struct sem {
 	struct ivwl_hostile *h;
 	uint32_t k;
 	struct ivwl_hostile_globals g;
-	uint32_t shm, comp, subcomp, wm_base, seat, ddm, primary;
+	uint32_t shm, comp, subcomp, wm_base, seat, ddm, primary, viewporter;
 	uint32_t pool, buffer;		/* one 32x32 buffer for everything */
 	uint32_t configure_object;	/* the xdg_surface we wait on */
 	uint32_t serial;
@@ -93,6 +93,11 @@ sem_start(struct ivwl_hostile *h, uint32_t k, struct sem *s)
 		s->ddm = new_id(s);
 		ivwl_out_bind(&out, s->g.data_device_manager,
 			      "wl_data_device_manager", 3, s->ddm);
+	}
+	if (s->g.viewporter) {
+		s->viewporter = new_id(s);
+		ivwl_out_bind(&out, s->g.viewporter, "wp_viewporter", 1,
+			      s->viewporter);
 	}
 	if (s->g.primary_selection) {
 		s->primary = new_id(s);
@@ -511,136 +516,227 @@ sem_send(struct sem *s, uint32_t object, uint16_t opcode, int nargs,
 	ivwl_hostile_send_wayland(s->h, s->k, &out);
 }
 
-enum inert_variant {
-	INERT_SURFACE_GONE,	/* wl_surface first, then the toplevel */
-	INERT_ROLE_GONE,	/* the toplevel, then get_toplevel again */
-	INERT_WM_BASE_GONE,	/* xdg_wm_base, then ack_configure */
-	INERT_POPUP_PARENT_GONE,/* the popup's parent, then the popup */
-	INERT_SUBSURFACE_PARENT_GONE,	/* the parent, then place_above */
-	INERT_VARIANTS,
+/* One way to reach state weston freed, on a fresh session. */
+struct variant {
+	const char *name;
+	bool (*attack)(struct sem *s);
 };
 
-static const char *const inert_names[] = {
-	"wl_surface destroyed under its toplevel",
-	"toplevel destroyed, xdg_surface reused",
-	"xdg_wm_base destroyed under its surfaces",
-	"popup's parent destroyed under it",
-	"subsurface's parent destroyed, then place_above",
-};
-
-static void
-inert_attack(struct sem *s, enum inert_variant v)
+/* wl_surface first, then a request on its toplevel. */
+static bool
+surface_gone(struct sem *s)
 {
-	struct sem_window w, child;
-	uint32_t positioner, popup, sub, sibling;
-	struct ivwl_out out;
+	struct sem_window w;
 
-	switch (v) {
-	case INERT_SURFACE_GONE:
-		sem_toplevel(s, &w, false);
-		sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0,
-			 0);
-		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_MIN_SIZE, 2, 1, 1,
-			 0, 0);
-		break;
-	case INERT_ROLE_GONE:
-		sem_toplevel(s, &w, false);
-		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
-		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, 1,
-			 new_id(s), 0, 0, 0);
-		break;
-	case INERT_WM_BASE_GONE:
-		sem_toplevel(s, &w, false);
-		sem_send(s, s->wm_base, IVWL_REQ_XDG_WM_BASE_DESTROY, 0, 0, 0, 0,
-			 0);
-		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, 1, 1, 0,
-			 0, 0);
-		break;
-	case INERT_POPUP_PARENT_GONE:
-		if (!sem_toplevel(s, &w, true))
-			return;
-		ivwl_out_reset(&out);
-		positioner = sem_positioner(s, &out);
-		child.surface = sem_surface(s, &out);
-		child.xdg = sem_xdg_surface(s, &out, child.surface);
-		popup = new_id(s);
-		ivwl_out_begin(&out, child.xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP);
-		ivwl_out_u32(&out, popup);
-		ivwl_out_u32(&out, w.xdg);
-		ivwl_out_u32(&out, positioner);
-		ivwl_out_end(&out);
-		if (!sem_configure_and_map(s, &out, child.xdg, child.surface))
-			return;
-		sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
-		sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_DESTROY, 0, 0, 0, 0, 0);
-		sem_send(s, child.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0,
-			 0, 0);
-		break;
-	case INERT_SUBSURFACE_PARENT_GONE:
-		/* two subsurfaces of one parent, then the parent goes */
-		ivwl_out_reset(&out);
-		w.surface = sem_surface(s, &out);
-		child.surface = sem_surface(s, &out);
-		sibling = sem_surface(s, &out);
-		sub = new_id(s);
-		ivwl_out_begin(&out, s->subcomp,
-			       IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
-		ivwl_out_u32(&out, sub);
-		ivwl_out_u32(&out, child.surface);
-		ivwl_out_u32(&out, w.surface);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s->subcomp,
-			       IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
-		ivwl_out_u32(&out, new_id(s));
-		ivwl_out_u32(&out, sibling);
-		ivwl_out_u32(&out, w.surface);
-		ivwl_out_end(&out);
-		ivwl_hostile_send_wayland(s->h, s->k, &out);
-		sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0,
-			 0);
-		sem_send(s, sub, IVWL_REQ_WL_SUBSURFACE_PLACE_ABOVE, 1,
-			 sibling, 0, 0, 0);
-		break;
-	case INERT_VARIANTS:
-		break;
-	}
-	ivwl_hostile_roundtrip(s->h, s->k, on_event, s, 500);
+	sem_toplevel(s, &w, false);
+	sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_MIN_SIZE, 2, 1, 1, 0, 0);
+	return true;
 }
 
-/*
- * Requests on xdg and subsurface objects whose state weston 10 already
- * freed: it dereferences NULL (the SEGV at 0x28 or 0x38 in
- * libweston-desktop) or, for a popup whose parent is gone, writes into
- * freed memory.  Each variant on a slot of its own; --count N runs the
- * N-th alone.
- */
-void
-ivwl_hostile_inert_requests(struct ivwl_hostile *h)
+/* the toplevel, then get_toplevel again on its xdg_surface */
+static bool
+role_gone(struct sem *s)
 {
-	uint32_t v, k, first = 0, end = INERT_VARIANTS;
+	struct sem_window w;
+
+	sem_toplevel(s, &w, false);
+	sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, 1, new_id(s), 0,
+		 0, 0);
+	return true;
+}
+
+/* xdg_wm_base, then ack_configure on one of its surfaces */
+static bool
+wm_base_gone(struct sem *s)
+{
+	struct sem_window w;
+
+	sem_toplevel(s, &w, false);
+	sem_send(s, s->wm_base, IVWL_REQ_XDG_WM_BASE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, 1, 1, 0, 0, 0);
+	return true;
+}
+
+/* the popup's parent, then a commit of the popup */
+static bool
+popup_parent_gone(struct sem *s)
+{
+	struct sem_window w, child;
+	uint32_t positioner, popup;
+	struct ivwl_out out;
+
+	if (!sem_toplevel(s, &w, true))
+		return false;
+	ivwl_out_reset(&out);
+	positioner = sem_positioner(s, &out);
+	child.surface = sem_surface(s, &out);
+	child.xdg = sem_xdg_surface(s, &out, child.surface);
+	popup = new_id(s);
+	ivwl_out_begin(&out, child.xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP);
+	ivwl_out_u32(&out, popup);
+	ivwl_out_u32(&out, w.xdg);
+	ivwl_out_u32(&out, positioner);
+	ivwl_out_end(&out);
+	if (!sem_configure_and_map(s, &out, child.xdg, child.surface))
+		return false;
+	sem_send(s, w.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, w.xdg, IVWL_REQ_XDG_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, child.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0, 0, 0);
+	return true;
+}
+
+/* two subsurfaces of one parent, the parent goes, then place_above */
+static bool
+subsurface_parent_gone(struct sem *s)
+{
+	uint32_t parent, child, sibling, sub;
+	struct ivwl_out out;
+
+	ivwl_out_reset(&out);
+	parent = sem_surface(s, &out);
+	child = sem_surface(s, &out);
+	sibling = sem_surface(s, &out);
+	sub = new_id(s);
+	ivwl_out_begin(&out, s->subcomp, IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+	ivwl_out_u32(&out, sub);
+	ivwl_out_u32(&out, child);
+	ivwl_out_u32(&out, parent);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, s->subcomp, IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+	ivwl_out_u32(&out, new_id(s));
+	ivwl_out_u32(&out, sibling);
+	ivwl_out_u32(&out, parent);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(s->h, s->k, &out);
+	sem_send(s, parent, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, sub, IVWL_REQ_WL_SUBSURFACE_PLACE_ABOVE, 1, sibling, 0, 0,
+		 0);
+	return true;
+}
+
+static const struct variant inert_variants[] = {
+	{ "wl_surface destroyed under its toplevel", surface_gone },
+	{ "toplevel destroyed, xdg_surface reused", role_gone },
+	{ "xdg_wm_base destroyed under its surfaces", wm_base_gone },
+	{ "popup's parent destroyed under it", popup_parent_gone },
+	{ "subsurface's parent destroyed, then place_above",
+	  subsurface_parent_gone },
+};
+
+/*
+ * Runs each variant of table on a slot of its own (--count N: the N-th
+ * alone) and says whether the display refused it and still answers.
+ */
+static void
+run_variants(struct ivwl_hostile *h, const char *mode,
+	     const struct variant *table, uint32_t n)
+{
+	uint32_t v, k, first = 0, end = n;
 	struct sem s;
 	bool refused;
 
-	if (h->count >= 1 && h->count <= INERT_VARIANTS) {
+	if (h->count >= 1 && h->count <= n) {
 		first = h->count - 1;
 		end = h->count;
 	}
 	for (v = first; v < end && ivwl_hostile_time_left(h); v++) {
 		k = v % h->slots;
 		if (!sem_start(h, k, &s) || !s.subcomp) {
-			printf("hostile-peer: inert-requests: no session\n");
+			printf("hostile-peer: %s: no session\n", mode);
 			return;
 		}
-		inert_attack(&s, v);
+		if (!table[v].attack(&s)) {
+			printf("hostile-peer: %s: %s: could not be set up\n",
+			       mode, table[v].name);
+			ivwl_hostile_slot_close(h, k);
+			continue;
+		}
+		ivwl_hostile_roundtrip(h, k, on_event, &s, 500);
 		refused = closed_within(h, k, 1000);
 		ivwl_hostile_slot_close(h, k);
 		usleep(200 * 1000);
-		printf("hostile-peer: inert-requests: %s: the display %s it; "
-		       "then it %s a new connection\n", inert_names[v],
+		printf("hostile-peer: %s: %s: the display %s it; then it %s a "
+		       "new connection\n", mode, table[v].name,
 		       refused ? "refused" : "accepted",
 		       display_answers(h, (k + 1) % h->slots));
 		fflush(stdout);
 	}
+}
+
+/*
+ * Requests on xdg and subsurface objects whose state weston 10 already
+ * freed: it dereferences NULL (the SEGV at 0x28 or 0x38 in
+ * libweston-desktop) or, for a popup whose parent is gone, writes into
+ * freed memory.
+ */
+void
+ivwl_hostile_inert_requests(struct ivwl_hostile *h)
+{
+	run_variants(h, "inert-requests", inert_variants,
+		     sizeof(inert_variants) / sizeof(inert_variants[0]));
+}
+
+/* ---- fuzz-findings -------------------------------------------------- */
+
+/* set_parent to a toplevel never committed: desktop-shell has no window
+ * for it yet and dereferences NULL (SEGV at 0x40). */
+static bool
+parent_uncommitted(struct sem *s)
+{
+	struct sem_window a, b;
+
+	sem_toplevel(s, &a, false);
+	sem_toplevel(s, &b, false);
+	sem_send(s, b.top, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT, 1, a.top, 0, 0,
+		 0);
+	return true;
+}
+
+/*
+ * A viewport source whose height is not whole, the viewport destroyed,
+ * then a commit: weston 10 forgot the width but not the height, and
+ * asserts (surface->viewport_resource) posting an error through the
+ * gone viewport.
+ */
+static bool
+viewport_fraction(struct sem *s)
+{
+	struct sem_window w;
+	uint32_t vp;
+
+	if (!s->viewporter || !sem_toplevel(s, &w, true))
+		return false;
+	vp = new_id(s);
+	sem_send(s, s->viewporter, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, 2, vp,
+		 w.surface, 0, 0);
+	/* 1 x 1.5 of the 32 x 32 buffer, in wl_fixed */
+	sem_send(s, vp, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, 4, 0, 0, 256,
+		 256 + 128);
+	sem_send(s, vp, IVWL_REQ_WP_VIEWPORT_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_ATTACH, 3, s->buffer, 0, 0,
+		 0);
+	sem_send(s, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0, 0, 0);
+	return true;
+}
+
+static const struct variant fuzz_variants[] = {
+	{ "set_parent to a toplevel never committed", parent_uncommitted },
+	{ "viewport with a fractional source destroyed, then a commit",
+	  viewport_fraction },
+};
+
+/*
+ * Legitimate-looking requests weston 10 does not survive, found by the
+ * Wayland fuzzer: the plugin makes them harmless (rewrites or requests
+ * of its own) rather than refusing them, so weston must answer after.
+ */
+void
+ivwl_hostile_fuzz_findings(struct ivwl_hostile *h)
+{
+	run_variants(h, "fuzz-findings", fuzz_variants,
+		     sizeof(fuzz_variants) / sizeof(fuzz_variants[0]));
 }
 
 /* ---- destroy-storm -------------------------------------------------- */

@@ -802,6 +802,22 @@ def case_budget_fill_within_memory_bound(s):
     compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
 
 
+def case_bug_fuzz_findings_crash_weston(s):
+    """What the Wayland fuzzer found past the firewall's first rules:
+    set_parent to a toplevel never committed (desktop-shell SEGV at
+    0x40) and a viewport with a fractional source destroyed before a
+    commit (assertion in surface_commit).  The plugin lets both through
+    made harmless; weston must live and answer after each."""
+    log = peer_run(s, "fuzz-findings", 20)
+    lines = re.findall(r"fuzz-findings: (.*): the display \w+ it; then it "
+                       r"answered", log)
+    if len(lines) != 2:
+        raise Failure(f"weston answered after {len(lines)} of 2 variants")
+    if "could not be set up" in log:
+        raise Failure("a variant could not be set up")
+    good_client_after(s)
+
+
 def growth_case(s, mode, measure, what, limit, bug):
     """mode runs for 10 s while measure() is sampled: weston's what must
     not grow by more than limit, and weston must live on."""
@@ -917,6 +933,7 @@ CASES = {
     "bug-inert-role-objects-crash-weston":
         case_bug_inert_role_objects_crash_weston,
     "bug-destroy-storm-stalls-good-vm": case_bug_destroy_storm_stalls_good_vm,
+    "bug-fuzz-findings-crash-weston": case_bug_fuzz_findings_crash_weston,
     "budget-fill": case_budget_fill_within_memory_bound,
     "bug-popup-chain-app-close-crashes-weston":
         case_bug_popup_chain_app_close_crashes_weston,
