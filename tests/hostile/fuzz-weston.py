@@ -14,7 +14,8 @@ and "good", whose pattern client draws meanwhile.  It watches for
           signal";
   hang    a client of weston's own socket doing wl_display.sync every
           200 ms waits more than 1 s for an answer;
-  memory  weston's VmRSS, sampled each second, over its baseline;
+  memory  weston's own resident memory (RssAnon, not the regions' shared
+          pages), sampled each second, over its baseline;
   fps     the good VM's frames per second against a baseline measured
           before the fuzzer starts.
 

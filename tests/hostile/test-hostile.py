@@ -583,9 +583,12 @@ def case_bug_damage_bomb_stalls_good_vm(s):
 
 
 def rss_mib(pid):
+    """weston's own resident memory (RssAnon): the pages of the regions
+    it maps are the VMs' memory, shared with them and bounded by the
+    regions' sizes, and would read as growth as weston touches them."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS"):
+            if line.startswith("RssAnon"):
                 return int(line.split()[1]) >> 10
     return 0
 
