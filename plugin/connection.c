@@ -18,8 +18,6 @@
 #define IVWL_SINK_LIMIT (64u << 20)
 /* Records handled per doorbell before yielding to the rest of weston. */
 #define RECORD_BUDGET 256
-/* More popups than a connection can make (surfaces per connection). */
-#define IVWL_POPUP_TEARDOWN_MAX 512u
 
 static void
 update_interest(struct ivwl_connection *conn)
@@ -359,25 +357,27 @@ free_connection(struct ivwl_connection *conn)
 }
 
 /*
- * libwayland destroys a client's objects in id order, so a parent popup
- * goes before its child and weston 10 posts an error through the
- * already destroyed xdg_wm_base (a crash).  This listener runs before
- * that: end the popups here first, newest first, as the protocol asks a
- * client to.
+ * libwayland destroys a client's objects in id order: its xdg_wm_base
+ * before its windows, a parent popup before its child.  weston 10 then
+ * posts "not the topmost popup" through the gone xdg_wm_base, or pings
+ * the client through it when the pointer's focus moves from one of its
+ * dying windows to another (both NULL dereferences).  This listener runs
+ * before that: end the windows here first, in the order a client that
+ * closes them cleanly would.
  */
 static void
-destroy_popups(struct ivwl_connection *conn)
+destroy_windows(struct ivwl_connection *conn)
 {
-	uint32_t ids[IVWL_POPUP_TEARDOWN_MAX], n, i;
-	struct wl_resource *popup;
+	struct wl_resource *resource;
+	uint32_t *ids, n, i;
 
-	n = ivwl_firewall_popups(&conn->firewall, ids,
-				 IVWL_POPUP_TEARDOWN_MAX);
+	n = ivwl_firewall_teardown(&conn->firewall, &ids);
 	for (i = 0; i < n; i++) {
-		popup = wl_client_get_object(conn->client, ids[i]);
-		if (popup)
-			wl_resource_destroy(popup);
+		resource = wl_client_get_object(conn->client, ids[i]);
+		if (resource)
+			wl_resource_destroy(resource);
 	}
+	free(ids);
 }
 
 /* libwayland destroyed the client: a protocol error, weston, shutdown. */
@@ -388,7 +388,7 @@ on_client_destroy(struct wl_listener *listener, void *data)
 		wl_container_of(listener, conn, client_destroy);
 
 	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
-	destroy_popups(conn);
+	destroy_windows(conn);
 	wl_list_remove(&conn->client_destroy.link);
 	conn->client = NULL;
 	free_connection(conn);

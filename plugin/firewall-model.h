@@ -36,6 +36,9 @@
 #define IVWL_FW_CONN_TOUCHES 8u
 #define IVWL_FW_CONN_CALLBACKS 1024u
 #define IVWL_FW_CONN_FEEDBACKS 1024u
+/* Past any output: weston and the border's geometry stay far from
+ * int32 overflow. */
+#define IVWL_FW_MAX_SURFACE_SIZE 32768
 /* Popups nest: each level is a grab weston unwinds one by one. */
 #define IVWL_FW_POPUP_DEPTH 16u
 

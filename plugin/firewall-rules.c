@@ -534,6 +534,21 @@ viewport_set_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+/* A destination unset (-1, -1) or of a size an output could show. */
+static int
+viewport_set_destination(struct ivwl_firewall *fw,
+			 const struct ivwl_wire_msg *msg)
+{
+	int32_t w = ivwl_wire_arg_int(msg, 0), h = ivwl_wire_arg_int(msg, 1);
+
+	if ((w == -1 && h == -1) ||
+	    (w > 0 && h > 0 && w <= IVWL_FW_MAX_SURFACE_SIZE &&
+	     h <= IVWL_FW_MAX_SURFACE_SIZE))
+		return 0;
+	return ivwl_fw_refuse(fw, msg, "a destination of %d x %d (1 to %d, "
+			      "or -1 x -1)", w, h, IVWL_FW_MAX_SURFACE_SIZE);
+}
+
 /*
  * weston 10 forgets a destroyed viewport's source width but not its
  * height, and asserts on every later commit of the surface when that
@@ -680,6 +695,8 @@ const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
 	     viewporter_get_viewport),
 	RULE(wp_viewport, WP_VIEWPORT_SET_SOURCE, viewport_set_source),
 	RULE(wp_viewport, WP_VIEWPORT_DESTROY, viewport_destroy),
+	RULE(wp_viewport, WP_VIEWPORT_SET_DESTINATION,
+	     viewport_set_destination),
 	RULE(zwp_pointer_constraints_v1,
 	     ZWP_POINTER_CONSTRAINTS_V1_LOCK_POINTER, constraints_lock_pointer),
 	RULE(zwp_pointer_constraints_v1,

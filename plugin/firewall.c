@@ -325,6 +325,12 @@ check_args(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 			return ivwl_fw_refuse(fw, msg, "argument %u: %u is "
 					      "no value of %s", i, v,
 					      m->enums[i]->name);
+		/* the map takes new ids after the rules: none may be in use
+		 * while a rule looks at the model */
+		if (msg->args[i].type == 'n' && v != 0 &&
+		    ivwl_wire_map_lookup(fw->objects, v, &o) == 0)
+			return ivwl_fw_refuse(fw, msg, "argument %u: new id %u "
+					      "is in use", i, v);
 		if (msg->args[i].type != 'o' || v == 0)
 			continue;
 		if (ivwl_wire_map_lookup(fw->objects, v, &o) < 0 || o.zombie)
@@ -425,36 +431,87 @@ ivwl_firewall_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	ivwl_fw_rules_event(fw, msg);
 }
 
+/*
+ * Where an object goes when a connection ends, as a client that ends its
+ * windows cleanly would: popups (newest first), toplevels, xdg_surfaces,
+ * subsurfaces, surfaces.  -1: not ended by the plugin.
+ */
 static int
-newest_first(const void *a, const void *b)
+teardown_rank(const struct ivwl_fw_object *o)
+{
+	switch (o->iface) {
+	case IVWL_IFACE_XDG_POPUP:
+		return 0;
+	case IVWL_IFACE_XDG_TOPLEVEL:
+		return 1;
+	case IVWL_IFACE_XDG_SURFACE:
+		return 2;
+	case IVWL_IFACE_WL_SUBSURFACE:
+		return 3;
+	case IVWL_IFACE_WL_SURFACE:
+		return o->flags & IVWL_FW_GONE ? -1 : 4;
+	default:
+		return -1;
+	}
+}
+
+static int
+teardown_first(const void *a, const void *b)
 {
 	const struct ivwl_fw_object *x = *(const struct ivwl_fw_object **)a;
 	const struct ivwl_fw_object *y = *(const struct ivwl_fw_object **)b;
+	int rx = teardown_rank(x), ry = teardown_rank(y);
 
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
 	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
 }
 
-uint32_t
-ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
-		     uint32_t max)
+/* The objects of rank up to last_rank in teardown order, at most max. */
+static uint32_t
+in_teardown_order(const struct ivwl_firewall *fw, uint32_t *ids,
+		  uint32_t max, int last_rank)
 {
 	struct ivwl_fw_object **found, *o;
 	uint32_t i, n = 0;
+	int rank;
 
 	if (fw->tracked == 0)
 		return 0;
 	found = calloc(fw->tracked, sizeof(*found));
 	if (!found)
 		return 0;
-	for (i = 0; i < fw->nbuckets; i++)
-		for (o = fw->buckets[i]; o; o = o->next)
-			if (o->iface == IVWL_IFACE_XDG_POPUP)
+	for (i = 0; i < fw->nbuckets; i++) {
+		for (o = fw->buckets[i]; o; o = o->next) {
+			rank = teardown_rank(o);
+			if (rank >= 0 && rank <= last_rank)
 				found[n++] = o;
-	qsort(found, n, sizeof(*found), newest_first);
+		}
+	}
+	qsort(found, n, sizeof(*found), teardown_first);
 	if (n > max)
 		n = max;
 	for (i = 0; i < n; i++)
 		ids[i] = found[i]->id;
 	free(found);
+	return n;
+}
+
+uint32_t
+ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
+		     uint32_t max)
+{
+	return in_teardown_order(fw, ids, max, 0);
+}
+
+uint32_t
+ivwl_firewall_teardown(const struct ivwl_firewall *fw, uint32_t **ids)
+{
+	uint32_t n;
+
+	*ids = calloc(fw->tracked ? fw->tracked : 1, sizeof(**ids));
+	if (!*ids)
+		return 0;
+	n = in_teardown_order(fw, *ids, fw->tracked, 4);
 	return n;
 }

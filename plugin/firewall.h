@@ -99,4 +99,13 @@ uint32_t
 ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
 		     uint32_t max);
 
+/*
+ * Every live window object of the connection in the order a client that
+ * ends its windows cleanly would destroy them: popups newest first, then
+ * toplevels, xdg_surfaces, subsurfaces and surfaces.  *ids is allocated
+ * (free it); returns how many, 0 also without memory.
+ */
+uint32_t
+ivwl_firewall_teardown(const struct ivwl_firewall *fw, uint32_t **ids);
+
 #endif

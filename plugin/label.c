@@ -122,10 +122,18 @@ err_strips:
 	return -1;
 }
 
+static int32_t
+clamp_size(int32_t v)
+{
+	return v < 0 ? 0 : v > (1 << 24) ? (1 << 24) : v;
+}
+
 static void
 strips_place(struct ivwl_border *b)
 {
-	int32_t w = b->window->width, h = b->window->height, k = BORDER_WIDTH;
+	/* the firewall bounds a VM's surface sizes; stay in range anyway */
+	int32_t w = clamp_size(b->window->width);
+	int32_t h = clamp_size(b->window->height), k = BORDER_WIDTH;
 	const int32_t geo[4][4] = {
 		{ -k, -k, w + 2 * k, k },	/* top */
 		{ -k, h, w + 2 * k, k },	/* bottom */

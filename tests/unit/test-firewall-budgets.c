@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "firewall-model.h"
@@ -688,7 +689,38 @@ test_popups_newest_first(void)
 	vm_free(vm);
 }
 
+/*
+ * What a connection that ends leaves to destroy, in the order a clean
+ * client would: popups newest first, toplevels, xdg_surfaces,
+ * subsurfaces, surfaces.
+ */
+static void
+test_teardown_order(void)
+{
+	struct ivwl_vm *vm = vm_new();
+	struct conn *c = conn_open(vm);
+	struct window w = new_window(c);
+	struct popup p = new_popup(c, w.xdg, false);
+	uint32_t child = new_surface(c), sub, *ids, n;
+
+	sub = new_subsurface(c, child, w.surface);
+	n = ivwl_firewall_teardown(&c->c.firewall, &ids);
+	REQUIRE(ids && n == 8);
+	CHECK_EQ(ids[0], p.popup);
+	CHECK_EQ(ids[1], w.top);
+	CHECK_EQ(ids[2], p.xdg);	/* the newer xdg_surface first */
+	CHECK_EQ(ids[3], w.xdg);
+	CHECK_EQ(ids[4], sub);
+	CHECK_EQ(ids[5], child);	/* surfaces newest first too */
+	CHECK_EQ(ids[6], p.surface);
+	CHECK_EQ(ids[7], w.surface);
+	free(ids);
+	conn_close(c);
+	vm_free(vm);
+}
+
 IVWL_TEST_MAIN(
+	TEST(test_teardown_order),
 	TEST(test_budget_objects_per_connection),
 	TEST(test_budget_objects_per_vm),
 	TEST(test_budget_object_ids),

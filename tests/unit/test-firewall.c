@@ -778,6 +778,46 @@ test_offer_set_actions(void)
 	close_one(c);
 }
 
+/*
+ * A new id that names a live object (found by the fuzzer): the map
+ * refuses it only after the rules ran, and get_xdg_surface's rule freed
+ * the live surface's model making room for the "new" object.
+ */
+static void
+test_new_id_in_use(void)
+{
+	struct conn *c = open_one();
+	uint32_t s = new_surface(c);
+
+	REFUSED(c, req(c, WM_BASE, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no",
+		       s, s),
+		-EPROTO, "xdg_wm_base", WM_BASE, "get_xdg_surface",
+		"is in use");
+	close_one(c);
+}
+
+/* A destination past any output overflowed weston's and the border's
+ * geometry (found by the fuzzer, UBSan in label.c). */
+static void
+test_viewport_destination(void)
+{
+	struct conn *c = open_one();
+	uint32_t s = new_surface(c), vp = new_id(c);
+
+	PASS(c, req(c, VIEWPORTER, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no",
+		    vp, s));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "ii", 640,
+		    480));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "ii", -1,
+		    -1));
+	PASS(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "ii", 32768,
+		    1));
+	REFUSED(c, req(c, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "ii",
+		       2147483647, 2147483647),
+		-EPROTO, "wp_viewport", vp, "set_destination", "a destination");
+	close_one(c);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_object_args_live_and_typed),
 	TEST(test_enum_args),
@@ -795,6 +835,8 @@ IVWL_TEST_MAIN(
 	TEST(test_toplevel_set_parent_uncommitted),
 	TEST(test_viewport_fraction_destroy),
 	TEST(test_offer_set_actions),
+	TEST(test_new_id_in_use),
+	TEST(test_viewport_destination),
 	TEST(test_popup_parent_and_positioner),
 	TEST(test_popup_depth),
 	TEST(test_popup_grab),
