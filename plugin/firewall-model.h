@@ -187,6 +187,15 @@ void
 ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
 	       const uint32_t *args, uint32_t nargs);
 
+/*
+ * The model object of the message's new id, counted in *count: refused
+ * with -EDQUOT when *count is at limit (what names the budget).
+ */
+int
+ivwl_fw_add_counted(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    const struct ivwl_interface *iface, uint32_t *count,
+		    uint32_t limit, const char *what);
+
 /* Sets why and returns -ENOMEM. */
 int
 ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);

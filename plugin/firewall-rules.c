@@ -19,30 +19,26 @@ static int
 compositor_create_surface(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg)
 {
-	if (fw->surfaces >= IVWL_FW_CONN_SURFACES)
-		return ivwl_fw_over(fw, msg, "surfaces per connection",
-				    IVWL_FW_CONN_SURFACES);
+	int ret;
+
 	if (fw->vm->surfaces >= IVWL_FW_VM_SURFACES)
 		return ivwl_fw_over(fw, msg, "surfaces per VM",
 				    IVWL_FW_VM_SURFACES);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_surface))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->surfaces++;
-	fw->vm->surfaces++;
-	return 0;
+	ret = ivwl_fw_add_counted(fw, msg, &ivwl_iface_wl_surface,
+				  &fw->surfaces, IVWL_FW_CONN_SURFACES,
+				  "surfaces per connection");
+	if (ret == 0)
+		fw->vm->surfaces++;
+	return ret;
 }
 
 static int
 compositor_create_region(struct ivwl_firewall *fw,
 			 const struct ivwl_wire_msg *msg)
 {
-	if (fw->regions >= IVWL_FW_CONN_REGIONS)
-		return ivwl_fw_over(fw, msg, "wl_regions per connection",
-				    IVWL_FW_CONN_REGIONS);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_region))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->regions++;
-	return 0;
+	return ivwl_fw_add_counted(fw, msg, &ivwl_iface_wl_region,
+				   &fw->regions, IVWL_FW_CONN_REGIONS,
+				   "wl_regions per connection");
 }
 
 /*
@@ -161,13 +157,9 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 surface_frame(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	if (fw->callbacks >= IVWL_FW_CONN_CALLBACKS)
-		return ivwl_fw_over(fw, msg, "frame callbacks in flight",
-				    IVWL_FW_CONN_CALLBACKS);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_callback))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->callbacks++;
-	return 0;
+	return ivwl_fw_add_counted(fw, msg, &ivwl_iface_wl_callback,
+				   &fw->callbacks, IVWL_FW_CONN_CALLBACKS,
+				   "frame callbacks in flight");
 }
 
 /*
@@ -205,8 +197,8 @@ subcompositor_get_subsurface(struct ivwl_firewall *fw,
 			     const struct ivwl_wire_msg *msg)
 {
 	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
-	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *parent = ivwl_fw_surface_arg(fw, msg, 2);
-	fw_obj *sub;
+	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1);
+	fw_obj *parent = ivwl_fw_surface_arg(fw, msg, 2), *sub;
 	int ret;
 
 	if (!s || !parent)
@@ -255,7 +247,8 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *sub = ivwl_fw_self(fw, msg), *s, *sib = ivwl_fw_surface_arg(fw, msg, 0);
+	fw_obj *sub = ivwl_fw_self(fw, msg), *s;
+	fw_obj *sib = ivwl_fw_surface_arg(fw, msg, 0);
 
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
@@ -278,17 +271,17 @@ subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 seat_get_keyboard(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	if (fw->keyboards >= IVWL_FW_CONN_KEYBOARDS)
-		return ivwl_fw_over(fw, msg, "keyboards per connection",
-				    IVWL_FW_CONN_KEYBOARDS);
+	int ret;
+
 	if (fw->vm->keyboards >= IVWL_FW_VM_KEYBOARDS)
 		return ivwl_fw_over(fw, msg, "keyboards per VM",
 				    IVWL_FW_VM_KEYBOARDS);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_wl_keyboard))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->keyboards++;
-	fw->vm->keyboards++;
-	return 0;
+	ret = ivwl_fw_add_counted(fw, msg, &ivwl_iface_wl_keyboard,
+				  &fw->keyboards, IVWL_FW_CONN_KEYBOARDS,
+				  "keyboards per connection");
+	if (ret == 0)
+		fw->vm->keyboards++;
+	return ret;
 }
 
 static int
@@ -348,13 +341,8 @@ static int
 create_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	      const struct ivwl_interface *iface)
 {
-	if (fw->data_sources >= IVWL_FW_CONN_DATA_SOURCES)
-		return ivwl_fw_over(fw, msg, "data sources",
-				    IVWL_FW_CONN_DATA_SOURCES);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->data_sources++;
-	return 0;
+	return ivwl_fw_add_counted(fw, msg, iface, &fw->data_sources,
+				   IVWL_FW_CONN_DATA_SOURCES, "data sources");
 }
 
 static int
@@ -626,14 +614,10 @@ static int
 presentation_feedback(struct ivwl_firewall *fw,
 		      const struct ivwl_wire_msg *msg)
 {
-	if (fw->feedbacks >= IVWL_FW_CONN_FEEDBACKS)
-		return ivwl_fw_over(fw, msg, "presentation feedbacks in flight",
-				    IVWL_FW_CONN_FEEDBACKS);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 1),
-		 &ivwl_iface_wp_presentation_feedback))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->feedbacks++;
-	return 0;
+	return ivwl_fw_add_counted(fw, msg,
+				   &ivwl_iface_wp_presentation_feedback,
+				   &fw->feedbacks, IVWL_FW_CONN_FEEDBACKS,
+				   "presentation feedbacks in flight");
 }
 
 /* ---- the table --------------------------------------------------------- */

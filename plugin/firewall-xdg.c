@@ -47,13 +47,9 @@ static int
 wm_base_create_positioner(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg)
 {
-	if (fw->positioners >= IVWL_FW_CONN_POSITIONERS)
-		return ivwl_fw_over(fw, msg, "xdg_positioners",
-				    IVWL_FW_CONN_POSITIONERS);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), &ivwl_iface_xdg_positioner))
-		return ivwl_fw_no_memory(fw, msg);
-	fw->positioners++;
-	return 0;
+	return ivwl_fw_add_counted(fw, msg, &ivwl_iface_xdg_positioner,
+				   &fw->positioners, IVWL_FW_CONN_POSITIONERS,
+				   "xdg_positioners");
 }
 
 static int

@@ -176,6 +176,18 @@ static const char *const role_names[] = {
 	[IVWL_FW_ROLE_DRAG_ICON] = "drag icon",
 };
 
+/* The first new_id argument of msg (0 if none: the rules know). */
+static unsigned int
+new_id_index(const struct ivwl_wire_msg *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->nargs; i++)
+		if (msg->args[i].type == 'n')
+			return i;
+	return 0;
+}
+
 struct ivwl_fw_object *
 ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
@@ -196,6 +208,20 @@ ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	ivwl_fw_refuse(fw, msg, "out of memory");
 	return -ENOMEM;
+}
+
+int
+ivwl_fw_add_counted(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		    const struct ivwl_interface *iface, uint32_t *count,
+		    uint32_t limit, const char *what)
+{
+	if (*count >= limit)
+		return ivwl_fw_over(fw, msg, what, limit);
+	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, new_id_index(msg)),
+			 iface))
+		return ivwl_fw_no_memory(fw, msg);
+	(*count)++;
+	return 0;
 }
 
 /*
