@@ -75,6 +75,7 @@ enum ivwl_fw_flag {
 	IVWL_FW_DND = 1u << 13,		/* wl_data_offer of a drag */
 	IVWL_FW_ADDED = 1u << 14,	/* xdg_toplevel weston's shell has
 					 * a window for */
+	IVWL_FW_UNPLUGGED = 1u << 15,	/* wl_output whose global went */
 };
 
 /*
@@ -110,6 +111,7 @@ struct ivwl_fw_object {
 	 * data sources: bytes of MIME types */
 	uint32_t amount;
 	uint32_t mime_types;		/* data sources: types offered */
+	uint32_t global;		/* wl_output: the global's name */
 };
 
 struct ivwl_fw_object *
@@ -203,6 +205,10 @@ ivwl_fw_no_memory(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
 int
 ivwl_fw_take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		  struct ivwl_fw_object *s, enum ivwl_fw_role role);
+
+/* firewall-rules.c: true for a wl_output whose global went. */
+bool
+ivwl_fw_unplugged(struct ivwl_firewall *fw, uint32_t output);
 
 /* firewall-xdg.c: surface s committed with its toplevel or popup role. */
 void

@@ -13,6 +13,72 @@
 
 typedef struct ivwl_fw_object fw_obj;
 
+/* ---- wl_registry, wl_output ------------------------------------------- */
+
+/* Globals whose objects the rules follow from their bind. */
+static int
+registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	const char *name = ivwl_wire_arg_string(msg, 1);
+	uint32_t id = ivwl_wire_arg_new_id(msg, 3);
+	fw_obj *o;
+
+	if (!name)
+		return 0;
+	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
+	if (strcmp(name, ivwl_iface_xdg_wm_base.name) == 0)
+		o = ivwl_fw_add(fw, id, &ivwl_iface_xdg_wm_base);
+	/* a wl_output outlives its global when a monitor is unplugged */
+	else if (strcmp(name, ivwl_iface_wl_output.name) == 0)
+		o = ivwl_fw_add(fw, id, &ivwl_iface_wl_output);
+	else
+		return 0;
+	if (!o)
+		return ivwl_fw_no_memory(fw, msg);
+	o->global = ivwl_wire_arg_uint(msg, 0);
+	return 0;
+}
+
+bool
+ivwl_fw_unplugged(struct ivwl_firewall *fw, uint32_t output)
+{
+	fw_obj *o = ivwl_fw_find_as(fw, output, &ivwl_iface_wl_output);
+
+	return o && (o->flags & IVWL_FW_UNPLUGGED);
+}
+
+static int
+output_release(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	ivwl_fw_drop(fw, msg->object);
+	return 0;
+}
+
+/* weston 10 dereferences the missing head of an unplugged output. */
+static int
+output_manager_get_xdg_output(struct ivwl_firewall *fw,
+			      const struct ivwl_wire_msg *msg)
+{
+	if (ivwl_fw_unplugged(fw, ivwl_wire_arg_object(msg, 1)))
+		return ivwl_fw_refuse(fw, msg, "the wl_output's monitor is "
+				      "gone");
+	return 0;
+}
+
+/* The outputs bound from a global that went are unplugged. */
+static void
+global_removed(struct ivwl_firewall *fw, uint32_t name)
+{
+	fw_obj *o;
+	uint32_t i;
+
+	for (i = 0; i < fw->nbuckets; i++)
+		for (o = fw->buckets[i]; o; o = o->next)
+			if (o->iface == IVWL_IFACE_WL_OUTPUT &&
+			    o->global == name)
+				o->flags |= IVWL_FW_UNPLUGGED;
+}
+
 /* ---- wl_compositor, wl_surface, wl_region ---------------------------- */
 
 static int
@@ -626,6 +692,10 @@ presentation_feedback(struct ivwl_firewall *fw,
 	{ &ivwl_iface_##iface, IVWL_REQ_##req, fn }
 
 const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
+	RULE(wl_registry, WL_REGISTRY_BIND, registry_bind),
+	RULE(wl_output, WL_OUTPUT_RELEASE, output_release),
+	RULE(zxdg_output_manager_v1, ZXDG_OUTPUT_MANAGER_V1_GET_XDG_OUTPUT,
+	     output_manager_get_xdg_output),
 	RULE(wl_compositor, WL_COMPOSITOR_CREATE_SURFACE,
 	     compositor_create_surface),
 	RULE(wl_compositor, WL_COMPOSITOR_CREATE_REGION,
@@ -710,6 +780,11 @@ ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	uint32_t id;
 	fw_obj *o;
 
+	if (msg->iface == &ivwl_iface_wl_registry &&
+	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE) {
+		global_removed(fw, ivwl_wire_arg_uint(msg, 0));
+		return;
+	}
 	/* the offer a drag brings: the only kind that takes actions */
 	if (msg->iface == &ivwl_iface_wl_data_device &&
 	    msg->opcode == IVWL_EVT_WL_DATA_DEVICE_ENTER) {

@@ -17,19 +17,10 @@ static int
 check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		const fw_obj *xdg);
 
-/* ---- xdg_wm_base, xdg_positioner --------------------------------------- */
-
 static int
-registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
-{
-	const char *name = ivwl_wire_arg_string(msg, 1);
+toplevel_add(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
 
-	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
-	if (name && strcmp(name, ivwl_iface_xdg_wm_base.name) == 0 &&
-	    !ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 3), &ivwl_iface_xdg_wm_base))
-		return ivwl_fw_no_memory(fw, msg);
-	return 0;
-}
+/* ---- xdg_wm_base, xdg_positioner --------------------------------------- */
 
 static int
 wm_base_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
@@ -313,6 +304,19 @@ toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 }
 
 /*
+ * An output unplugged since the bind is as good as none here: weston 10
+ * dereferences its missing head.
+ */
+static int
+toplevel_set_fullscreen(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	if (ivwl_fw_unplugged(fw, ivwl_wire_arg_object(msg, 0)))
+		ivwl_fw_rewrite_arg(fw, msg, 0, 0);
+	return toplevel_add(fw, msg);
+}
+
+/*
  * invalid_parent: not itself, not one of its descendants.  A parent
  * weston's shell has no window for yet (never committed) is passed on as
  * none: the shell dereferences the missing window (SEGV at 0x40), and
@@ -412,7 +416,6 @@ toplevel_add(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	{ &ivwl_iface_##iface, IVWL_REQ_##req, fn }
 
 const struct ivwl_fw_rule ivwl_fw_xdg_rules[] = {
-	RULE(wl_registry, WL_REGISTRY_BIND, registry_bind),
 	RULE(xdg_wm_base, XDG_WM_BASE_DESTROY, wm_base_destroy),
 	RULE(xdg_wm_base, XDG_WM_BASE_CREATE_POSITIONER,
 	     wm_base_create_positioner),
@@ -434,7 +437,7 @@ const struct ivwl_fw_rule ivwl_fw_xdg_rules[] = {
 	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_PARENT, toplevel_set_parent),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_MAXIMIZED, toplevel_add),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_UNSET_MAXIMIZED, toplevel_add),
-	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_FULLSCREEN, toplevel_add),
+	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_FULLSCREEN, toplevel_set_fullscreen),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_UNSET_FULLSCREEN, toplevel_add),
 	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_MINIMIZED, toplevel_add),
 	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),

@@ -818,6 +818,44 @@ test_viewport_destination(void)
 	close_one(c);
 }
 
+/*
+ * A monitor unplugged: its wl_output lives on in the client, weston 10
+ * dereferences the missing head of it.  set_fullscreen on it goes to no
+ * output in particular, get_xdg_output of it is refused.
+ */
+static void
+test_output_unplugged(void)
+{
+	struct conn *c = open_one();
+	struct window w = new_window(c);
+	uint32_t plugged = new_id(c), gone, manager;
+
+	PASS(c, req(c, REGISTRY, IVWL_REQ_WL_REGISTRY_BIND, "usun", 40,
+		    "wl_output", 3, plugged));
+	gone = new_id(c);
+	PASS(c, req(c, REGISTRY, IVWL_REQ_WL_REGISTRY_BIND, "usun", 41,
+		    "wl_output", 3, gone));
+	manager = new_id(c);
+	PASS(c, req(c, REGISTRY, IVWL_REQ_WL_REGISTRY_BIND, "usun", 42,
+		    "zxdg_output_manager_v1", 3, manager));
+	event(c, REGISTRY, IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE, "u", 41);
+
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o",
+		    plugged));
+	CHECK_EQ(c->last_sent_arg0, plugged);
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o",
+		    gone));
+	CHECK_EQ(c->last_sent_arg0, 0);
+	PASS(c, req(c, manager, IVWL_REQ_ZXDG_OUTPUT_MANAGER_V1_GET_XDG_OUTPUT,
+		    "no", new_id(c), plugged));
+	REFUSED(c, req(c, manager,
+		       IVWL_REQ_ZXDG_OUTPUT_MANAGER_V1_GET_XDG_OUTPUT, "no",
+		       new_id(c), gone),
+		-EPROTO, "zxdg_output_manager_v1", manager, "get_xdg_output",
+		"monitor is gone");
+	close_one(c);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_object_args_live_and_typed),
 	TEST(test_enum_args),
@@ -837,6 +875,7 @@ IVWL_TEST_MAIN(
 	TEST(test_offer_set_actions),
 	TEST(test_new_id_in_use),
 	TEST(test_viewport_destination),
+	TEST(test_output_unplugged),
 	TEST(test_popup_parent_and_positioner),
 	TEST(test_popup_depth),
 	TEST(test_popup_grab),
