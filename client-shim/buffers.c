@@ -43,25 +43,27 @@ struct ivwl_shm_buffer {
 	uint64_t synced_at;		/* that surface's commit count */
 };
 
-/* The damage of one commit, in buffer coordinates. */
+/* The damage of one commit, or damage on its way to a commit. */
 struct ivwl_damage {
 	bool full;			/* not mapped exactly: all of it */
 	uint32_t n;
-	struct ivwl_rect rects[8];
+	struct ivwl_rect rects[8];	/* none below 0 */
 };
 
 struct ivwl_surface {
 	struct ivwl_surface *next;
 	uint32_t id;
 	uint32_t viewport_id;		/* 0 when none */
-	int32_t scale, pending_scale;
-	int32_t transform, pending_transform;
+	/* how the buffer is placed, as committed and as pending */
+	struct ivwl_buffer_view view, pending_view;
 	bool attached;			/* attach since the last commit */
 	uint32_t pending_buffer;	/* 0: attach(NULL) */
 	uint32_t buffer;		/* current buffer id, 0 when none */
-	bool pending_full;		/* damage we could not map exactly */
-	uint32_t npending;
-	struct ivwl_rect pending[8];	/* buffer coordinates */
+	int32_t width, height;		/* its size, 0 when unknown */
+	/* Since the last commit: wl_surface.damage_buffer's rectangles, and
+	 * wl_surface.damage's, mapped at commit with the state it applies. */
+	struct ivwl_damage pending_buffer_damage;
+	struct ivwl_damage pending_surface_damage;
 	uint64_t commits;
 	/* damage of the last commits, [commits % N] */
 	struct ivwl_damage history[IVWL_DAMAGE_HISTORY];
@@ -413,7 +415,7 @@ surface_get(struct ivwl_buffers *b, uint32_t id)
 	if (!s)
 		return NULL;
 	s->id = id;
-	s->scale = s->pending_scale = 1;
+	s->view = s->pending_view = IVWL_BUFFER_VIEW_IDENTITY;
 	s->next = b->surfaces;
 	b->surfaces = s;
 	return s;
@@ -434,34 +436,51 @@ surface_forget(struct ivwl_buffers *b, uint32_t id)
 	free(s);
 }
 
-static void
-add_damage(struct ivwl_surface *s, struct ivwl_rect r)
+static struct ivwl_rect
+rect_union(struct ivwl_rect a, struct ivwl_rect b)
 {
-	if (r.w <= 0 || r.h <= 0 || s->pending_full)
-		return;
-	if (s->npending == sizeof(s->pending) / sizeof(s->pending[0])) {
-		s->pending_full = true;
-		return;
-	}
-	s->pending[s->npending++] = r;
+	int64_t x0 = a.x < b.x ? a.x : b.x, y0 = a.y < b.y ? a.y : b.y;
+	int64_t ax1 = (int64_t)a.x + a.w, bx1 = (int64_t)b.x + b.w;
+	int64_t ay1 = (int64_t)a.y + a.h, by1 = (int64_t)b.y + b.h;
+	int64_t x1 = ax1 > bx1 ? ax1 : bx1, y1 = ay1 > by1 ? ay1 : by1;
+
+	return (struct ivwl_rect){ (int32_t)x0, (int32_t)y0,
+				   (int32_t)(x1 - x0), (int32_t)(y1 - y0) };
 }
 
-/* Surface-coordinate damage, mapped to the buffer only when exact. */
+/*
+ * Adds a rectangle, clipped to what lies at 0 or beyond (no surface or
+ * buffer has pixels before that, and a union then fits in an int32).
+ * Past 8 rectangles they all become their bounding box: more than was
+ * damaged, seldom the whole buffer.
+ */
 static void
-damage_surface(struct ivwl_surface *s, struct ivwl_wire_msg *msg)
+damage_add(struct ivwl_damage *d, struct ivwl_rect r)
 {
-	int64_t x = ivwl_wire_arg_int(msg, 0), y = ivwl_wire_arg_int(msg, 1);
-	int64_t w = ivwl_wire_arg_int(msg, 2), h = ivwl_wire_arg_int(msg, 3);
-	int64_t k = s->pending_scale;
+	int64_t x0 = r.x > 0 ? r.x : 0, y0 = r.y > 0 ? r.y : 0;
+	int64_t x1 = (int64_t)r.x + r.w, y1 = (int64_t)r.y + r.h;
+	uint32_t i;
 
-	if (s->viewport_id || s->pending_transform != 0 || k < 1 ||
-	    x * k < INT32_MIN || (x + w) * k > INT32_MAX ||
-	    y * k < INT32_MIN || (y + h) * k > INT32_MAX) {
-		s->pending_full = true;
+	x1 = x1 < INT32_MAX ? x1 : INT32_MAX;
+	y1 = y1 < INT32_MAX ? y1 : INT32_MAX;
+	if (d->full || x1 <= x0 || y1 <= y0)
 		return;
+	r = (struct ivwl_rect){ (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
+				(int32_t)(y1 - y0) };
+	if (d->n == sizeof(d->rects) / sizeof(d->rects[0])) {
+		for (i = 0; i < d->n; i++)
+			r = rect_union(r, d->rects[i]);
+		d->n = 0;
 	}
-	add_damage(s, (struct ivwl_rect){ (int32_t)(x * k), (int32_t)(y * k),
-					  (int32_t)(w * k), (int32_t)(h * k) });
+	d->rects[d->n++] = r;
+}
+
+static void
+damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
+{
+	damage_add(d, (struct ivwl_rect){
+		ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
+		ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
 }
 
 static uint32_t
@@ -607,27 +626,54 @@ damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *h)
 	return total;
 }
 
+/*
+ * This commit's damage in buffer coordinates, once s has its new state.
+ * The whole buffer when the part of it the surface shows has moved since
+ * the last commit (new size, transform, scale or crop): a client may
+ * have changed pixels it showed nowhere without damaging them.  A new
+ * destination size alone only scales the same pixels.
+ */
+static void
+commit_damage(struct ivwl_surface *s, const struct ivwl_buffer_view *before,
+	      int32_t width, int32_t height, struct ivwl_damage *h)
+{
+	const struct ivwl_damage *sd = &s->pending_surface_damage;
+	struct ivwl_rect r;
+	uint32_t i;
+
+	*h = s->pending_buffer_damage;
+	if (width != s->width || height != s->height || width == 0 ||
+	    !ivwl_buffer_view_same_pixels(before, &s->view))
+		h->full = true;
+	for (i = 0; i < sd->n && !h->full; i++) {
+		if (ivwl_damage_map(&s->view, width, height, sd->rects[i], &r))
+			damage_add(h, r);
+		else
+			h->full = true;
+	}
+	memset(&s->pending_buffer_damage, 0, sizeof(s->pending_buffer_damage));
+	memset(&s->pending_surface_damage, 0, sizeof(*sd));
+}
+
 static int
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
+	struct ivwl_buffer_view before = s->view;
 	struct ivwl_shm_buffer *buf;
 	struct ivwl_damage *h;
 
-	s->scale = s->pending_scale;
-	s->transform = s->pending_transform;
+	s->view = s->pending_view;
 	if (s->attached)
 		s->buffer = s->pending_buffer;
 	s->attached = false;
+	buf = s->buffer ? LIST_FIND(b->buffers, s->buffer) : NULL;
 
 	s->commits++;
 	h = &s->history[s->commits % IVWL_DAMAGE_HISTORY];
-	h->full = s->pending_full;
-	h->n = s->npending;
-	memcpy(h->rects, s->pending, sizeof(h->rects));
-	s->pending_full = false;
-	s->npending = 0;
-
-	buf = s->buffer ? LIST_FIND(b->buffers, s->buffer) : NULL;
+	commit_damage(s, &before, buf ? buf->width : 0, buf ? buf->height : 0,
+		      h);
+	s->width = buf ? buf->width : 0;
+	s->height = buf ? buf->height : 0;
 	if (buf) {
 		b->buffer_commits++;
 		b->damaged_bytes += damage_bytes(buf, h);
@@ -656,18 +702,16 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		s->pending_buffer = ivwl_wire_arg_object(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE:
-		damage_surface(s, msg);
+		damage_request(&s->pending_surface_damage, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER:
-		add_damage(s, (struct ivwl_rect){
-			ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
-			ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
+		damage_request(&s->pending_buffer_damage, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
-		s->pending_scale = ivwl_wire_arg_int(msg, 0);
+		s->pending_view.scale = ivwl_wire_arg_int(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM:
-		s->pending_transform = ivwl_wire_arg_int(msg, 0);
+		s->pending_view.transform = ivwl_wire_arg_int(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
 		ret = commit(b, s);
@@ -680,23 +724,69 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	return 0;
 }
 
-/* A viewport changes how surface damage maps to the buffer: go wide. */
+/* wl_fixed_t -1.0, which unsets a viewport's source */
+#define IVWL_FIXED_MINUS_ONE (-256)
+
+static void
+viewport_set_source(struct ivwl_buffer_view *v, struct ivwl_wire_msg *msg)
+{
+	v->src_x = ivwl_wire_arg_fixed(msg, 0);
+	v->src_y = ivwl_wire_arg_fixed(msg, 1);
+	v->src_w = ivwl_wire_arg_fixed(msg, 2);
+	v->src_h = ivwl_wire_arg_fixed(msg, 3);
+	v->has_source = v->src_x != IVWL_FIXED_MINUS_ONE ||
+			v->src_y != IVWL_FIXED_MINUS_ONE ||
+			v->src_w != IVWL_FIXED_MINUS_ONE ||
+			v->src_h != IVWL_FIXED_MINUS_ONE;
+}
+
+static void
+viewport_set_destination(struct ivwl_buffer_view *v,
+			 struct ivwl_wire_msg *msg)
+{
+	v->dst_w = ivwl_wire_arg_int(msg, 0);
+	v->dst_h = ivwl_wire_arg_int(msg, 1);
+	v->has_destination = v->dst_w != -1 || v->dst_h != -1;
+}
+
+/*
+ * A viewport's source and destination are pending surface state like the
+ * buffer transform and scale: commit() maps damage with them.  Values
+ * the protocol refuses are kept as sent; ivwl_damage_map() then takes
+ * the whole buffer until the display ends the client.
+ */
 static int
 viewport_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
 {
 	struct ivwl_surface *s;
 
-	if (msg->iface == &ivwl_iface_wp_viewporter &&
-	    msg->opcode == IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT) {
+	if (msg->iface == &ivwl_iface_wp_viewporter) {
+		if (msg->opcode != IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT)
+			return 0;
 		s = surface_get(b, ivwl_wire_arg_object(msg, 1));
 		if (!s)
 			return -ENOMEM;
 		s->viewport_id = ivwl_wire_arg_new_id(msg, 0);
-	} else if (msg->iface == &ivwl_iface_wp_viewport &&
-		   msg->opcode == IVWL_REQ_WP_VIEWPORT_DESTROY) {
-		for (s = b->surfaces; s; s = s->next)
-			if (s->viewport_id == msg->object)
-				s->viewport_id = 0;
+		return 0;
+	}
+	for (s = b->surfaces; s; s = s->next)
+		if (s->viewport_id && s->viewport_id == msg->object)
+			break;
+	if (!s)
+		return 0;	/* its surface is gone */
+	switch (msg->opcode) {
+	case IVWL_REQ_WP_VIEWPORT_DESTROY:
+		/* crop and scale go at the next commit */
+		s->viewport_id = 0;
+		s->pending_view.has_source = false;
+		s->pending_view.has_destination = false;
+		break;
+	case IVWL_REQ_WP_VIEWPORT_SET_SOURCE:
+		viewport_set_source(&s->pending_view, msg);
+		break;
+	case IVWL_REQ_WP_VIEWPORT_SET_DESTINATION:
+		viewport_set_destination(&s->pending_view, msg);
+		break;
 	}
 	return 0;
 }

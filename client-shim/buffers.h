@@ -18,16 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "damage-map.h"
 #include "heap.h"
 #include "record.h"
 #include "region.h"
 #include "wire.h"
 
 #define IVWL_DAMAGE_HISTORY 4u
-
-struct ivwl_rect {
-	int32_t x, y, w, h;
-};
 
 struct ivwl_shm_pool;
 struct ivwl_shm_buffer;
@@ -70,15 +67,37 @@ ivwl_buffers_release_grants(struct ivwl_buffers *b);
 bool
 ivwl_buffers_client_maps(const struct ivwl_buffers *b);
 
-/* IVWL_ZC_OFFER: a grant of size bytes for file (dev, ino); 0 or -errno. */
+/*
+ * IVWL_ZC_OFFER from process owner: a grant of size bytes for file (dev,
+ * ino); 0 or -errno (-EBUSY: another process has it).
+ */
 int
-ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		   uint64_t size, struct ivwl_extent *out);
+ivwl_buffers_grant(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
+		   uint64_t ino, uint64_t size, struct ivwl_extent *out);
 
-/* IVWL_ZC_REVERT: 0, -EAGAIN (copy back first) or -ENOENT. */
+/*
+ * IVWL_ZC_FOLLOW: the grant of file (dev, ino) another process maps as
+ * well; it stays until as many ivwl_buffers_unfollow.  0 or -ENOENT.
+ */
 int
-ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    bool copied_back, bool gone);
+ivwl_buffers_follow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		    struct ivwl_extent *out);
+
+void
+ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino);
+
+/* Bytes granted to owner that no pool has drawn from yet. */
+uint64_t
+ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner);
+
+/* Owner's channel closed: its grants hold their last pixels for good. */
+void
+ivwl_buffers_owner_gone(struct ivwl_buffers *b, uint32_t owner);
+
+/* IVWL_ZC_REVERT from owner: 0, -EAGAIN (copy back first) or -ENOENT. */
+int
+ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
+		    uint64_t ino, bool copied_back, bool gone);
 
 /*
  * A request on its way to the display.  May rewrite msg bytes in place

@@ -21,6 +21,7 @@
 #include "ivwl-protocols.h"
 #include "record.h"
 #include "relay.h"
+#include "relay-zc.h"
 #include "shim.h"
 #include "stream.h"
 #include "wire.h"
@@ -40,7 +41,6 @@ struct blob_in {
 
 struct relay {
 	int sock;
-	int zc_fd;			/* the shim's zero-copy requests */
 	int agent_fd;
 	struct ivwl_app_slot slot;
 	struct ivwl_wire_map objects;
@@ -50,13 +50,13 @@ struct relay {
 	struct ivwl_wayland_batch batch;
 	struct blob_in *blobs;
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
+	struct ivwl_relay_zc zc;	/* grants for the app's processes */
 	uint64_t *record;
 	bool requests_blocked;
 	bool client_gone;
 	/* Worth a read: poll said so, or we did not poll.  Each saves a
 	 * syscall that would say EAGAIN (they cost on a VM's vCPU). */
 	bool sock_ready;
-	bool zc_ready;
 	const char *why;
 };
 
@@ -82,8 +82,7 @@ relay_free(struct relay *r)
 		close(r->agent_fd);
 	if (r->sock >= 0)
 		close(r->sock);
-	if (r->zc_fd >= 0)
-		close(r->zc_fd);
+	ivwl_relay_zc_close(&r->zc);
 	free(r->record);
 	free(r);
 }
@@ -378,109 +377,6 @@ pump_events(struct relay *r)
 	return 0;
 }
 
-/* ---- zero-copy handshake with the shim ------------------------------ */
-
-static void
-zc_handle(struct relay *r, struct ivwl_zc_msg *m)
-{
-	struct ivwl_extent range = { 0, 0 };
-	int fd = r->slot.info.ep.region_fd, grant_fd = -1;
-
-	switch (m->op) {
-	case IVWL_ZC_OFFER:
-		m->flags = 0;
-		m->status = ivwl_buffers_grant(&r->buffers, m->dev, m->ino,
-					       m->size, &range);
-		m->offset = range.offset;
-		m->length = range.length;
-		/* With the guest driver the client maps its own pixels
-		 * and nothing else of the region. */
-		if (m->status == 0)
-			grant_fd = ivwl_endpoint_export_range(
-				&r->slot.info.ep, range.offset, range.length);
-		if (grant_fd >= 0) {
-			fd = grant_fd;
-			m->flags = IVWL_ZC_GRANT_FD;
-		}
-		ivwl_shim_debug("zero-copy offer of %llu bytes: %s",
-				(unsigned long long)m->size,
-				m->status < 0 ? strerror(-m->status) :
-						"granted");
-		break;
-	case IVWL_ZC_REVERT:
-		m->status = ivwl_buffers_revert(&r->buffers, m->dev, m->ino,
-						m->flags & IVWL_ZC_COPIED_BACK,
-						m->flags & IVWL_ZC_GONE);
-		break;
-	default:
-		m->status = -EINVAL;
-		break;
-	}
-	ivwl_agent_send(r->zc_fd, m, sizeof(*m), &fd,
-			m->op == IVWL_ZC_OFFER && m->status == 0);
-	if (grant_fd >= 0)
-		close(grant_fd);
-}
-
-/* Serves every pending request; false once the shim's end is closed. */
-static bool
-pump_zero_copy(struct relay *r)
-{
-	struct ivwl_zc_msg m;
-	int fds[4], nfds, n, i;
-
-	if (r->zc_fd < 0)
-		return false;
-	if (!r->zc_ready)
-		return true;
-	for (;;) {
-		n = ivwl_agent_recv(r->zc_fd, &m, sizeof(m), fds, 4, &nfds);
-		for (i = 0; i < nfds; i++)
-			close(fds[i]);
-		if (n == -EAGAIN) {
-			r->zc_ready = false;
-			return true;
-		}
-		if (n <= 0) {
-			close(r->zc_fd);
-			r->zc_fd = -1;
-			return false;
-		}
-		if (n != (int)sizeof(m)) {
-			m = (struct ivwl_zc_msg){ .status = -EINVAL };
-			ivwl_agent_send(r->zc_fd, &m, sizeof(m), NULL, 0);
-			continue;
-		}
-		zc_handle(r, &m);
-	}
-}
-
-/*
- * The client's process outlives its connection and still draws into
- * grants: their ranges must not go to another client of this VM while it
- * does.  Serves reverts until it leaves them all or exits.
- */
-static void
-linger_for_grants(struct relay *r)
-{
-	struct pollfd pfd = { .fd = r->zc_fd, .events = POLLIN };
-
-	/* The client must see its connection end meanwhile. */
-	close(r->sock);
-	r->sock = -1;
-	ivwl_buffers_release(&r->buffers);
-	if (ivwl_buffers_client_maps(&r->buffers))
-		ivwl_shim_debug("the client still maps zero-copy memory: "
-				"keeping it until it lets go");
-	while (ivwl_buffers_client_maps(&r->buffers) && r->zc_fd >= 0) {
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			break;
-		r->zc_ready = true;
-		if (!pump_zero_copy(r))
-			break;
-	}
-}
-
 /* ---- the thread ----------------------------------------------------- */
 
 static bool
@@ -499,19 +395,20 @@ prepare_sleep(struct relay *r)
 static void
 sleep_until_needed(struct relay *r)
 {
-	struct pollfd pfd[3 + IVWL_CHANNEL_MAX] = {
+	struct pollfd pfd[2 + IVWL_ZC_MAX_CHANNELS + 1 + IVWL_CHANNEL_MAX] = {
 		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
 		{ .fd = r->sock, .events = 0 },
-		{ .fd = r->zc_fd, .events = POLLIN },
 	};
 	struct ivwl_channel *ch;
-	nfds_t n = 3;
+	int nzc = ivwl_relay_zc_pollfds(&r->zc, pfd + 2,
+					IVWL_ZC_MAX_CHANNELS + 1);
+	nfds_t n = 2 + (nfds_t)nzc, max = n + IVWL_CHANNEL_MAX;
 
 	if (!r->requests_blocked)
 		pfd[1].events |= POLLIN;
 	if (r->to_client.len > 0)
 		pfd[1].events |= POLLOUT;
-	for (ch = r->channels.list; ch && n < 3 + IVWL_CHANNEL_MAX;
+	for (ch = r->channels.list; ch && n < max;
 	     ch = ch->next) {
 		/* Sources wait for ring room like requests do. */
 		if (!ch->sink && r->requests_blocked)
@@ -522,18 +419,20 @@ sleep_until_needed(struct relay *r)
 	if (prepare_sleep(r)) {
 		/* The timeout only bounds how late a dead display is seen. */
 		if (poll(pfd, n, 1000) < 0) {
-			r->sock_ready = r->zc_ready = true;
+			r->sock_ready = true;
+			ivwl_relay_zc_all_ready(&r->zc);
 			pfd[0].revents = POLLIN;
 		} else {
 			/* Not polled for input while blocked: unchanged. */
 			if (pfd[1].events & POLLIN)
 				r->sock_ready = pfd[1].revents != 0;
-			r->zc_ready = pfd[2].revents != 0;
+			ivwl_relay_zc_polled(&r->zc, pfd + 2, nzc);
 		}
 		if (pfd[0].revents)
 			ivwl_endpoint_drain(&r->slot.info.ep);
 	} else {
-		r->sock_ready = r->zc_ready = true;
+		r->sock_ready = true;
+		ivwl_relay_zc_all_ready(&r->zc);
 	}
 	ivwl_ring_woken(&r->slot.event);
 	if (r->requests_blocked)
@@ -547,7 +446,7 @@ ivwl_relay_run(struct relay *r)
 
 	while (!r->client_gone) {
 		/* Before requests: a create_pool may name a new grant. */
-		pump_zero_copy(r);
+		ivwl_relay_zc_pump(&r->zc);
 		ret = pump_requests(r);
 		if (ret < 0 && ret != -EAGAIN)
 			break;
@@ -581,7 +480,11 @@ ivwl_relay_run(struct relay *r)
 			(unsigned long long)r->buffers.copy_pools);
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
-	linger_for_grants(r);
+	/* The client must see its connection end meanwhile. */
+	close(r->sock);
+	r->sock = -1;
+	ivwl_buffers_release(&r->buffers);
+	ivwl_relay_zc_linger(&r->zc);
 	relay_free(r);
 }
 
@@ -596,8 +499,8 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	if (!r)
 		return -ENOMEM;
 	r->sock = -1;
-	r->zc_fd = -1;
-	r->sock_ready = r->zc_ready = true;
+	r->sock_ready = true;
+	ivwl_relay_zc_init(&r->zc, &r->buffers, &r->slot.info.ep);
 	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());
 	if (r->agent_fd < 0) {
 		ret = r->agent_fd;
@@ -624,10 +527,8 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
 	r->sock = sock;
-	if (zc_fd >= 0) {
-		fcntl(zc_fd, F_SETFL, fcntl(zc_fd, F_GETFL) | O_NONBLOCK);
-		r->zc_fd = zc_fd;
-	}
+	if (zc_fd >= 0)
+		ivwl_relay_zc_start(&r->zc, zc_fd, sock);
 	ivwl_shim_debug("slot %u generation %u: relaying", info.slot,
 			info.generation);
 	*out = r;

@@ -9,7 +9,21 @@
  * A grant is a heap range holding one shm file of the client: the shim has
  * moved the client's mappings of that file onto the range, so the client
  * draws straight into region memory and the relay copies nothing.  Files
- * are named by (st_dev, st_ino), which both processes see alike.
+ * are named by (st_dev, st_ino), which both processes see alike; an offer
+ * carries the file's fd as well, so that no process can name a file it
+ * does not hold.
+ *
+ * Multi-process apps (chromium: its GPU process makes and draws the
+ * files, its browser process sends them on the Wayland socket) reach the
+ * relay of their Wayland connection through a listening socket in the
+ * abstract namespace, IVWL_ZC_SOCKET_PREFIX and the pid of the process
+ * that connected.  The relay serves only processes of its own uid that
+ * descend from that process; the shim talks only to a listener of its
+ * own uid.  Such a process offers a file when it sends it to another
+ * process (at least IVWL_ZC_SHARED_MIN bytes): it cannot know yet
+ * whether the file becomes a Wayland buffer, so the relay bounds what it
+ * grants this way and no pool uses yet (IVWL_ZC_UNCLAIMED_MAX per
+ * process, -EDQUOT past it).
  */
 #ifndef IVWL_ZERO_COPY_PROTO_H
 #define IVWL_ZERO_COPY_PROTO_H
@@ -24,7 +38,7 @@ enum ivwl_zc_op {
 	 * dma-buf of the grant alone (the guest driver's export: the client
 	 * reaches nothing else of the region), mapped from offset 0; else
 	 * the region's fd, mapped from the grant's offset.  -ENOSPC when the
-	 * heap has no room for it.
+	 * heap has no room for it.  The request carries the file's fd.
 	 */
 	IVWL_ZC_OFFER = 1,
 	/*
@@ -34,7 +48,22 @@ enum ivwl_zc_op {
 	 * again with the flag, after which the relay copies from the file.
 	 */
 	IVWL_ZC_REVERT = 2,
+	/*
+	 * Another process of the app maps a file some process moved: the
+	 * grant is where its pixels are now.  Carries the file's fd; the
+	 * reply is that of IVWL_ZC_OFFER, or -ENOENT when no process moved
+	 * it.  The grant stays while the follower maps it.
+	 */
+	IVWL_ZC_FOLLOW = 3,
+	/* The follower no longer maps the grant of file (dev, ino). */
+	IVWL_ZC_UNFOLLOW = 4,
 };
+
+#define IVWL_ZC_SOCKET_PREFIX "ivwl-zc."
+/* The primary channel and the app's other processes, at most. */
+#define IVWL_ZC_MAX_CHANNELS 64
+#define IVWL_ZC_SHARED_MIN (512u << 10)
+#define IVWL_ZC_UNCLAIMED_MAX (96ull << 20)
 
 #define IVWL_ZC_COPIED_BACK (1u << 0)
 /* In the reply to IVWL_ZC_OFFER: the fd is the grant's own dma-buf. */

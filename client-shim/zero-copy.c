@@ -14,6 +14,13 @@
  * only files this process created through memfd_create, shm_open or
  * syscall(SYS_memfd_create) qualify.
  *
+ * Apps of several processes: a process with no Wayland connection of its
+ * own that sends a large file it made to another process (chromium's GPU
+ * process sending a buffer to its browser process) moves it onto a grant
+ * of the relay serving its app, which it finds by its ancestors' pids
+ * (zero-copy-proto.h).  When the browser process then sends the file in
+ * wl_shm.create_pool, the relay finds the grant by the file's identity.
+ *
  *   IVWL_ZERO_COPY  auto (default): files this process created
  *                   on: any shm file the process maps shared
  *                   off: copy mode for every pool
@@ -40,10 +47,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "proc.h"
 #include "shim.h"
 #include "zero-copy-proto.h"
 #include "zero-copy.h"
@@ -66,6 +75,12 @@ struct zc_conn {
 	int ctl_fd;			/* -1 once the relay stopped answering */
 };
 
+/* The relay of the app's Wayland connection, for files sent elsewhere. */
+static struct {
+	struct zc_conn *conn;
+	bool tried;
+} app;
+
 /* One mapping the client has of a file, now onto its grant. */
 struct zc_map {
 	uintptr_t addr;
@@ -84,6 +99,8 @@ struct zc_file {
 	int map_fd;			/* maps the grant from map_off */
 	uint64_t map_off;
 	uint8_t *view;			/* our own mapping of the grant */
+	bool sent_away;			/* to another process: not ours alone */
+	bool follower;			/* another process moved it */
 	struct zc_map *maps;
 	size_t nmaps, cap;
 };
@@ -94,6 +111,7 @@ struct file_id {
 };
 
 typedef void *(*mmap_func_t)(void *, size_t, int, int, int, off_t);
+typedef int (*connect_func_t)(int, const struct sockaddr *, socklen_t);
 typedef int (*munmap_func_t)(void *, size_t);
 typedef ssize_t (*sendmsg_func_t)(int, const struct msghdr *, int);
 typedef int (*memfd_func_t)(const char *, unsigned int);
@@ -103,7 +121,7 @@ typedef long (*syscall_func_t)(long, ...);
 /* The next definitions of what we interpose, found on first use. */
 static struct {
 	void *mmap, *mmap64, *munmap, *sendmsg, *memfd_create, *shm_open;
-	void *syscall;
+	void *syscall, *connect;
 } real;
 
 static enum zc_mode mode = ZC_AUTO;
@@ -134,6 +152,9 @@ fork_parent(void)
 static void
 fork_child(void)
 {
+	/* Its own ancestors may differ: it looks again if it needs to. */
+	app.conn = NULL;
+	app.tried = false;
 	conns = NULL;
 	files = NULL;
 	__atomic_store_n(&nfiles, 0, __ATOMIC_RELAXED);
@@ -233,12 +254,20 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 	return n == (int)sizeof(*m) ? 0 : -EPROTO;
 }
 
-/* One request, one reply; the reply's status, or -errno on the way. */
+/*
+ * One request, one reply; the reply's status, or -errno on the way.
+ * fd_in (-1 for none) goes with the request.
+ */
 static int
-request(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
+request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in, int *fd_out)
 {
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
 	struct iovec iov = { m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
 	ssize_t n;
 	int ret;
 
@@ -246,6 +275,16 @@ request(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 		*fd_out = -1;
 	if (c->ctl_fd < 0)
 		return -ENOTCONN;
+	if (fd_in >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd_in, sizeof(int));
+	}
 	do {
 		n = REAL(sendmsg, sendmsg_func_t)(c->ctl_fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
@@ -276,7 +315,7 @@ send_revert(struct zc_file *f, uint32_t flags)
 		.ino = f->ino,
 	};
 
-	return request(f->conn, &m, NULL);
+	return request(f->conn, &m, -1, NULL);
 }
 
 /* ---- moving mappings --------------------------------------------------- */
@@ -340,7 +379,8 @@ file_free(struct zc_file *f)
 	if (*pp)
 		*pp = f->next;
 	__atomic_store_n(&nfiles, nfiles - 1, __ATOMIC_RELAXED);
-	REAL(munmap, munmap_func_t)(f->view, f->grant_len);
+	if (f->view)
+		REAL(munmap, munmap_func_t)(f->view, f->grant_len);
 	close(f->fd);
 	close(f->map_fd);
 	free(f->maps);
@@ -404,11 +444,24 @@ file_gone(struct zc_file *f)
 static void
 file_release(struct zc_file *f)
 {
+	struct ivwl_zc_msg m = {
+		.op = IVWL_ZC_UNFOLLOW,
+		.dev = f->dev,
+		.ino = f->ino,
+	};
 	bool copied;
 
+	if (f->follower) {
+		request(f->conn, &m, -1, NULL);
+		file_free(f);
+		return;
+	}
+
 	/* GTK unmaps a pool whose wl_buffer destroy it has not sent yet:
-	 * writing 4.6 MB back each time would be for nothing. */
-	if (file_gone(f) && send_revert(f, IVWL_ZC_GONE) == 0) {
+	 * writing 4.6 MB back each time would be for nothing.  A file
+	 * sent to another process may still be reachable there. */
+	if (!f->sent_away && file_gone(f) &&
+	    send_revert(f, IVWL_ZC_GONE) == 0) {
 		ivwl_shim_debug("zero-copy: file %lu closed and unmapped, "
 				"its grant holds its last pixels",
 				(unsigned long)f->ino);
@@ -559,7 +612,7 @@ fill_grant(struct zc_file *f, uint64_t size)
 /* Moves the file's mappings onto a new grant; the file stays in copy
  * mode when anything fails. */
 static void
-file_move(struct zc_conn *c, int fd, const struct stat *st)
+file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 {
 	struct ivwl_zc_msg m = {
 		.op = IVWL_ZC_OFFER,
@@ -578,14 +631,18 @@ file_move(struct zc_conn *c, int fd, const struct stat *st)
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
 	f->conn = c;
+	f->sent_away = sent_away;
 	f->map_fd = -1;
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (f->fd < 0 || find_mappings(st, m.size, f, &why) < 0)
 		goto err_file;
-	ret = request(c, &m, &f->map_fd);
+	ret = request(c, &m, fd, &f->map_fd);
 	if (ret < 0) {
 		why = ret == -ENOSPC ? "no room in the region" :
-					"the relay refused it";
+		      ret == -EDQUOT ? "the app's grants no pool uses yet "
+				       "are at their bound" :
+		      ret == -EBUSY ? "another process of the app moved it" :
+				      "the relay refused it";
 		goto err_file;
 	}
 	f->grant_off = m.offset;
@@ -657,17 +714,203 @@ consider_fd(struct zc_conn *c, int fd)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		return;
 	f = file_find(st.st_dev, st.st_ino);
-	if (f && f->conn == c)
+	/* A follower's relay finds the grant by the file's identity. */
+	if (f && (f->conn == c || f->follower))
 		return;
 	if (f)
 		file_revert(f, "sent on another Wayland connection");
 	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
-		ivwl_shim_debug("zero-copy: fd %d stays in copy mode: this "
-				"process did not create it", fd);
+		ivwl_shim_debug("zero-copy: fd %d not moved here: this "
+				"process did not create it (the process that "
+				"did may have)", fd);
 		return;
 	}
 	if (c->ctl_fd >= 0)
-		file_move(c, fd, &st);
+		file_move(c, fd, &st, false);
+}
+
+/* ---- files sent to the app's other processes ------------------------ */
+
+/* Only a listener of our own uid may get our pixels. */
+static int
+connect_relay(pid_t pid)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len, clen = sizeof(cred);
+	int fd, n;
+
+	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
+		     IVWL_ZC_SOCKET_PREFIX, (int)pid);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (REAL(connect, connect_func_t)(fd, (struct sockaddr *)&addr,
+					  len) < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
+	    cred.uid != geteuid()) {
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
+}
+
+/* The relay of the nearest ancestor that has one, or NULL. */
+static struct zc_conn *
+app_conn(void)
+{
+	pid_t pid = getppid();
+	int depth, fd = -ENOENT;
+
+	if (app.tried)
+		return app.conn && app.conn->ctl_fd >= 0 ? app.conn : NULL;
+	app.tried = true;
+	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
+		fd = connect_relay(pid);
+		if (fd < 0)
+			pid = ivwl_proc_parent(pid);
+	}
+	if (fd < 0) {
+		ivwl_shim_debug("zero-copy: no relay of this app to reach: "
+				"files sent to other processes stay in copy "
+				"mode (%s)", strerror(-fd));
+		return NULL;
+	}
+	app.conn = calloc(1, sizeof(*app.conn));
+	if (!app.conn) {
+		close(fd);
+		return NULL;
+	}
+	app.conn->wl_fd = -1;
+	app.conn->ctl_fd = fd;
+	ivwl_shim_debug("zero-copy: files sent to other processes are "
+			"offered to the relay of pid %d", (int)pid);
+	return app.conn;
+}
+
+/* Files no relay had moved: asking again would say the same. */
+#define NOT_MOVED 64
+static struct file_id not_moved[NOT_MOVED];
+static unsigned int not_moved_next;
+
+static bool
+was_not_moved(const struct stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < NOT_MOVED; i++)
+		if (not_moved[i].ino == st->st_ino &&
+		    not_moved[i].dev == st->st_dev)
+			return true;
+	return false;
+}
+
+static struct zc_file *
+follow_on(struct zc_conn *c, int fd, const struct stat *st)
+{
+	struct ivwl_zc_msg m = {
+		.op = IVWL_ZC_FOLLOW,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+	};
+	struct zc_file *f;
+	int map_fd;
+
+	if (request(c, &m, fd, &map_fd) != 0)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f || map_fd < 0 || (f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		/* It counts us as a follower: say we are not. */
+		m.op = IVWL_ZC_UNFOLLOW;
+		request(c, &m, -1, NULL);
+		if (map_fd >= 0)
+			close(map_fd);
+		free(f);
+		return NULL;
+	}
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->conn = c;
+	f->follower = true;
+	f->grant_off = m.offset;
+	f->grant_len = m.length;
+	f->map_fd = map_fd;
+	f->map_off = m.flags & IVWL_ZC_GRANT_FD ? 0 : f->grant_off;
+	f->next = files;
+	files = f;
+	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
+	ivwl_shim_debug("zero-copy: file %lu, which another process moved, "
+			"is mapped from its grant at %#llx",
+			(unsigned long)f->ino,
+			(unsigned long long)f->grant_off);
+	return f;
+}
+
+/*
+ * fd is about to be mapped shared.  If another process of the app moved
+ * its file onto a grant, the pixels are there, not in the file.
+ */
+static struct zc_file *
+file_follow(int fd)
+{
+	struct zc_conn *c;
+	struct zc_file *f = NULL;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN ||
+	    is_own(st.st_dev, st.st_ino) || was_not_moved(&st))
+		return NULL;
+	for (c = conns; c && !f; c = c->next)
+		if (c->ctl_fd >= 0)
+			f = follow_on(c, fd, &st);
+	if (!f && (c = app_conn()))
+		f = follow_on(c, fd, &st);
+	if (!f)
+		not_moved[not_moved_next++ % NOT_MOVED] =
+			(struct file_id){ st.st_dev, st.st_ino };
+	return f;
+}
+
+/*
+ * A process without a Wayland connection of its own sends fd to another
+ * process, which may send it on to the display.
+ */
+static void
+consider_sent_away(int fd)
+{
+	struct zc_conn *c;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN ||
+	    file_find(st.st_dev, st.st_ino))
+		return;
+	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
+		ivwl_shim_debug("zero-copy: fd %d sent to another process "
+				"stays in copy mode: this process did not "
+				"create it", fd);
+		return;
+	}
+	c = app_conn();
+	if (c)
+		file_move(c, fd, &st, true);
+}
+
+static bool
+has_wayland_conn(void)
+{
+	const struct zc_conn *c;
+
+	for (c = conns; c; c = c->next)
+		if (c->wl_fd >= 0)
+			return true;
+	return false;
 }
 
 static struct zc_conn *
@@ -760,7 +1003,9 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	struct zc_file *f;
 	void *p;
 
-	if (__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0 ||
+	bool shared = (flags & MAP_TYPE) == MAP_SHARED && fd >= 0;
+
+	if ((__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0 && !shared) ||
 	    (fd < 0 && !(flags & MAP_FIXED)))
 		return fn(addr, len, prot, flags, fd, off);
 
@@ -768,6 +1013,8 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	if (flags & MAP_FIXED)
 		forget_range((uintptr_t)addr, page_up(len));
 	f = file_of_fd(fd);
+	if (!f && shared)
+		f = file_follow(fd);
 	if (f && (flags & MAP_TYPE) == MAP_SHARED && off >= 0 &&
 	    (uint64_t)off + len <= f->grant_len) {
 		p = fn(addr, len, prot, flags, f->map_fd,
@@ -778,7 +1025,13 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 		pthread_mutex_unlock(&lock);
 		return p;
 	}
-	if (f)
+	if (f && f->follower)
+		ivwl_shim_debug("zero-copy: file %lu mapped %s: this mapping "
+				"sees the file, not the pixels another "
+				"process draws", (unsigned long)f->ino,
+				(flags & MAP_TYPE) == MAP_SHARED ?
+				"beyond its grant" : "privately");
+	else if (f)
 		file_revert(f, (flags & MAP_TYPE) == MAP_SHARED ?
 			    "mapped beyond its grant" : "mapped privately");
 	p = fn(addr, len, prot, flags, fd, off);
@@ -824,14 +1077,15 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct cmsghdr *cm;
 	struct zc_conn *c;
 	size_t i, n;
+	bool away;
 
-	if (mode == ZC_OFF || !__atomic_load_n(&conns, __ATOMIC_ACQUIRE) ||
-	    !msg || !msg->msg_control)
+	if (mode == ZC_OFF || !msg || !msg->msg_control)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 
 	pthread_mutex_lock(&lock);
 	c = conn_of(fd);
-	for (cm = c ? CMSG_FIRSTHDR(msg) : NULL; cm;
+	away = !c && !has_wayland_conn();
+	for (cm = c || away ? CMSG_FIRSTHDR(msg) : NULL; cm;
 	     cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET ||
 		    cm->cmsg_type != SCM_RIGHTS)
@@ -842,7 +1096,10 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 
 			memcpy(&sent, CMSG_DATA(cm) + i * sizeof(int),
 			       sizeof(sent));
-			consider_fd(c, sent);
+			if (c)
+				consider_fd(c, sent);
+			else
+				consider_sent_away(sent);
 		}
 	}
 	pthread_mutex_unlock(&lock);

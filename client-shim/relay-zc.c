@@ -1,0 +1,455 @@
+/*
+ * Grants for the app's processes.  The process that connected asks on a
+ * socketpair made at connect (the primary channel); any process of the
+ * same app may connect to the listening socket and ask as well: chromium
+ * draws in its GPU process and sends the files from its browser process.
+ * "The same app" is what the kernel vouches for: the peer's uid is ours
+ * and the peer descends from the process that connected.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent-client.h"
+#include "buffers.h"
+#include "device.h"
+#include "proc.h"
+#include "relay-zc.h"
+#include "shim.h"
+
+/* A process tree deeper than this is not worth walking. */
+#define MAX_ANCESTRY 64
+
+static bool
+descends_from(pid_t pid, pid_t ancestor)
+{
+	int depth;
+
+	for (depth = 0; depth < MAX_ANCESTRY && pid > 1; depth++) {
+		if (pid == ancestor)
+			return true;
+		pid = ivwl_proc_parent(pid);
+	}
+	return false;
+}
+
+static void
+start_listening(struct ivwl_relay_zc *zc)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd, n;
+
+	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
+		     IVWL_ZC_SOCKET_PREFIX, (int)zc->client_pid);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return;
+	/* Taken: another connection of the same process serves its app. */
+	if (bind(fd, (struct sockaddr *)&addr, len) < 0 || listen(fd, 8) < 0) {
+		ivwl_shim_debug("zero-copy: not listening for the app's "
+				"other processes: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	zc->listen_fd = fd;
+	zc->listen_ready = true;
+}
+
+void
+ivwl_relay_zc_init(struct ivwl_relay_zc *zc, struct ivwl_buffers *buffers,
+		   const struct ivwl_endpoint *ep)
+{
+	int i;
+
+	memset(zc, 0, sizeof(*zc));
+	zc->buffers = buffers;
+	zc->ep = ep;
+	zc->listen_fd = -1;
+	zc->next_owner = 1;
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		zc->chans[i].fd = -1;
+}
+
+void
+ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
+		    int client_sock)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	fcntl(primary_fd, F_SETFL, fcntl(primary_fd, F_GETFL) | O_NONBLOCK);
+	zc->chans[0] = (struct ivwl_relay_zc_chan){ .fd = primary_fd,
+						    .ready = true };
+	if (getsockopt(client_sock, SOL_SOCKET, SO_PEERCRED, &cred,
+		       &clen) == 0 && cred.pid > 1) {
+		zc->client_pid = cred.pid;
+		zc->chans[0].pid = cred.pid;
+		start_listening(zc);
+	}
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+/* The request names the file it carries: no naming files one lacks. */
+static bool
+file_matches(int file_fd, const struct ivwl_zc_msg *m)
+{
+	struct stat st;
+
+	return file_fd >= 0 && fstat(file_fd, &st) == 0 &&
+	       S_ISREG(st.st_mode) && (uint64_t)st.st_dev == m->dev &&
+	       (uint64_t)st.st_ino == m->ino;
+}
+
+static int
+check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
+	    const struct ivwl_zc_msg *m, int file_fd)
+{
+	if (!file_matches(file_fd, m))
+		return -EBADF;
+	if (ch->owner != 0 &&
+	    ivwl_buffers_unclaimed(zc->buffers, ch->owner) + m->size >
+	    IVWL_ZC_UNCLAIMED_MAX)
+		return -EDQUOT;
+	return 0;
+}
+
+static int
+grant(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
+      struct ivwl_zc_msg *m, int file_fd, int *grant_fd)
+{
+	struct ivwl_extent range = { 0, 0 };
+	int ret;
+
+	m->flags = 0;
+	ret = check_offer(zc, ch, m, file_fd);
+	if (ret == 0)
+		ret = ivwl_buffers_grant(zc->buffers, ch->owner, m->dev,
+					 m->ino, m->size, &range);
+	m->offset = range.offset;
+	m->length = range.length;
+	/* With the guest driver the client maps its own pixels and
+	 * nothing else of the region. */
+	if (ret == 0)
+		*grant_fd = ivwl_endpoint_export_range(zc->ep, range.offset,
+						       range.length);
+	if (*grant_fd >= 0)
+		m->flags = IVWL_ZC_GRANT_FD;
+	ivwl_shim_debug("zero-copy offer of %llu bytes from pid %d: %s",
+			(unsigned long long)m->size, (int)ch->pid,
+			ret < 0 ? strerror(-ret) : "granted");
+	return ret;
+}
+
+/* Same-app processes only, so this bounds bookkeeping, not an attack. */
+#define MAX_FOLLOWS 4096
+
+static int
+follow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
+       struct ivwl_zc_msg *m, int file_fd, int *grant_fd)
+{
+	struct ivwl_extent range = { 0, 0 };
+	int ret;
+
+	m->flags = 0;
+	if (!file_matches(file_fd, m))
+		return -EBADF;
+	if (ch->nfollows == ch->follows_cap) {
+		uint32_t cap = ch->follows_cap ? 2 * ch->follows_cap : 8;
+		struct ivwl_relay_zc_follow *n;
+
+		if (cap > MAX_FOLLOWS)
+			return -EDQUOT;
+		n = realloc(ch->follows, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		ch->follows = n;
+		ch->follows_cap = cap;
+	}
+	ret = ivwl_buffers_follow(zc->buffers, m->dev, m->ino, &range);
+	if (ret < 0)
+		return ret;
+	ch->follows[ch->nfollows++] = (struct ivwl_relay_zc_follow){
+		m->dev, m->ino };
+	m->offset = range.offset;
+	m->length = range.length;
+	*grant_fd = ivwl_endpoint_export_range(zc->ep, range.offset,
+					       range.length);
+	if (*grant_fd >= 0)
+		m->flags = IVWL_ZC_GRANT_FD;
+	ivwl_shim_debug("zero-copy: pid %d maps grant %#llx of another "
+			"process", (int)ch->pid,
+			(unsigned long long)range.offset);
+	return 0;
+}
+
+static int
+unfollow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
+	 const struct ivwl_zc_msg *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < ch->nfollows; i++) {
+		if (ch->follows[i].dev != m->dev ||
+		    ch->follows[i].ino != m->ino)
+			continue;
+		ch->follows[i] = ch->follows[--ch->nfollows];
+		ivwl_buffers_unfollow(zc->buffers, m->dev, m->ino);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void
+handle(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
+       struct ivwl_zc_msg *m, int file_fd)
+{
+	int fd = zc->ep->region_fd, grant_fd = -1;
+	bool fd_out = false;
+
+	switch (m->op) {
+	case IVWL_ZC_OFFER:
+	case IVWL_ZC_FOLLOW:
+		m->status = m->op == IVWL_ZC_OFFER ?
+			    grant(zc, ch, m, file_fd, &grant_fd) :
+			    follow(zc, ch, m, file_fd, &grant_fd);
+		if (grant_fd >= 0)
+			fd = grant_fd;
+		fd_out = m->status == 0;
+		break;
+	case IVWL_ZC_UNFOLLOW:
+		m->status = unfollow(zc, ch, m);
+		break;
+	case IVWL_ZC_REVERT:
+		m->status = ivwl_buffers_revert(zc->buffers, ch->owner, m->dev,
+						m->ino,
+						m->flags & IVWL_ZC_COPIED_BACK,
+						m->flags & IVWL_ZC_GONE);
+		break;
+	default:
+		m->status = -EINVAL;
+		break;
+	}
+	ivwl_agent_send(ch->fd, m, sizeof(*m), &fd, fd_out);
+	if (grant_fd >= 0)
+		close(grant_fd);
+}
+
+static void
+chan_close(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
+{
+	uint32_t i;
+
+	close(ch->fd);
+	ch->fd = -1;
+	ch->ready = false;
+	for (i = 0; i < ch->nfollows; i++)
+		ivwl_buffers_unfollow(zc->buffers, ch->follows[i].dev,
+				      ch->follows[i].ino);
+	free(ch->follows);
+	ch->follows = NULL;
+	ch->nfollows = ch->follows_cap = 0;
+	ivwl_buffers_owner_gone(zc->buffers, ch->owner);
+}
+
+static void
+pump_chan(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
+{
+	struct ivwl_zc_msg m;
+	int fds[4], nfds, n, i;
+
+	while (ch->fd >= 0 && ch->ready) {
+		n = ivwl_agent_recv(ch->fd, &m, sizeof(m), fds, 4, &nfds);
+		if (n == -EAGAIN) {
+			ch->ready = false;
+		} else if (n <= 0) {
+			chan_close(zc, ch);
+		} else if (n != (int)sizeof(m) || nfds > 1) {
+			m = (struct ivwl_zc_msg){ .status = -EINVAL };
+			ivwl_agent_send(ch->fd, &m, sizeof(m), NULL, 0);
+		} else {
+			handle(zc, ch, &m, nfds == 1 ? fds[0] : -1);
+		}
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+	}
+}
+
+/* ---- the app's other processes ---------------------------------------- */
+
+static struct ivwl_relay_zc_chan *
+free_chan(struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	for (i = 1; i < IVWL_ZC_MAX_CHANNELS; i++)
+		if (zc->chans[i].fd < 0)
+			return &zc->chans[i];
+	return NULL;
+}
+
+static void
+accept_one(struct ivwl_relay_zc *zc, int fd)
+{
+	struct ivwl_relay_zc_chan *ch;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	const char *why = NULL;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
+		why = "no credentials";
+	else if (cred.uid != geteuid())
+		why = "another user";
+	else if (!descends_from(cred.pid, zc->client_pid))
+		why = "not a process of this app";
+	else if (!(ch = free_chan(zc)))
+		why = "too many processes";
+	if (why) {
+		ivwl_shim_debug("zero-copy: refused pid %d: %s",
+				(int)cred.pid, why);
+		close(fd);
+		return;
+	}
+	*ch = (struct ivwl_relay_zc_chan){
+		.fd = fd,
+		.ready = true,
+		.owner = zc->next_owner++,
+		.pid = cred.pid,
+	};
+	ivwl_shim_debug("zero-copy: pid %d of this app asks for grants",
+			(int)cred.pid);
+}
+
+static void
+pump_listen(struct ivwl_relay_zc *zc)
+{
+	int fd;
+
+	while (zc->listen_fd >= 0 && zc->listen_ready) {
+		fd = accept4(zc->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno != EINTR)
+				zc->listen_ready = false;
+			continue;
+		}
+		accept_one(zc, fd);
+	}
+}
+
+/* ---- the relay's loop -------------------------------------------------- */
+
+int
+ivwl_relay_zc_pollfds(const struct ivwl_relay_zc *zc, struct pollfd *pfd,
+		      int max)
+{
+	int i, n = 0;
+
+	if (zc->listen_fd >= 0 && n < max)
+		pfd[n++] = (struct pollfd){ .fd = zc->listen_fd,
+					    .events = POLLIN };
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS && n < max; i++)
+		if (zc->chans[i].fd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = zc->chans[i].fd,
+						    .events = POLLIN };
+	return n;
+}
+
+void
+ivwl_relay_zc_polled(struct ivwl_relay_zc *zc, const struct pollfd *pfd,
+		     int n)
+{
+	int i, k;
+
+	for (k = 0; k < n; k++) {
+		if (pfd[k].fd == zc->listen_fd) {
+			zc->listen_ready = pfd[k].revents != 0;
+			continue;
+		}
+		for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+			if (zc->chans[i].fd == pfd[k].fd)
+				zc->chans[i].ready = pfd[k].revents != 0;
+	}
+}
+
+void
+ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	zc->listen_ready = zc->listen_fd >= 0;
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		zc->chans[i].ready = zc->chans[i].fd >= 0;
+}
+
+void
+ivwl_relay_zc_pump(struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	pump_listen(zc);
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		pump_chan(zc, &zc->chans[i]);
+}
+
+static bool
+any_chan(const struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		if (zc->chans[i].fd >= 0)
+			return true;
+	return false;
+}
+
+void
+ivwl_relay_zc_linger(struct ivwl_relay_zc *zc)
+{
+	struct pollfd pfd[IVWL_ZC_MAX_CHANNELS];
+	int n;
+
+	if (zc->listen_fd >= 0) {
+		close(zc->listen_fd);
+		zc->listen_fd = -1;
+	}
+	if (ivwl_buffers_client_maps(zc->buffers))
+		ivwl_shim_debug("the client still maps zero-copy memory: "
+				"keeping it until it lets go");
+	while (ivwl_buffers_client_maps(zc->buffers) && any_chan(zc)) {
+		n = ivwl_relay_zc_pollfds(zc, pfd, IVWL_ZC_MAX_CHANNELS);
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno != EINTR)
+				break;
+			continue;
+		}
+		ivwl_relay_zc_polled(zc, pfd, n);
+		ivwl_relay_zc_pump(zc);
+	}
+}
+
+void
+ivwl_relay_zc_close(struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	if (zc->listen_fd >= 0)
+		close(zc->listen_fd);
+	zc->listen_fd = -1;
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++) {
+		if (zc->chans[i].fd >= 0)
+			close(zc->chans[i].fd);
+		zc->chans[i].fd = -1;
+		free(zc->chans[i].follows);
+		zc->chans[i].follows = NULL;
+	}
+}

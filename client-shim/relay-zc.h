@@ -1,0 +1,85 @@
+/*
+ * The relay's half of zero-copy: serves grants to the process that owns
+ * the Wayland connection (the primary channel, a socketpair made at
+ * connect) and to the other processes of the same app, which connect to
+ * the relay's listening socket (zero-copy-proto.h).
+ */
+#ifndef IVWL_RELAY_ZC_H
+#define IVWL_RELAY_ZC_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "zero-copy-proto.h"
+
+struct ivwl_buffers;
+struct ivwl_endpoint;
+
+struct ivwl_relay_zc_follow {
+	uint64_t dev, ino;
+};
+
+struct ivwl_relay_zc_chan {
+	int fd;				/* -1: free */
+	bool ready;			/* worth a read */
+	uint32_t owner;			/* tags its grants; 0 is primary */
+	pid_t pid;
+	/* Grants of other processes it maps, to let go of if it dies. */
+	struct ivwl_relay_zc_follow *follows;
+	uint32_t nfollows, follows_cap;
+};
+
+struct ivwl_relay_zc {
+	struct ivwl_buffers *buffers;
+	const struct ivwl_endpoint *ep;
+	pid_t client_pid;		/* the process that connected */
+	int listen_fd;			/* -1 when not listening */
+	bool listen_ready;
+	uint32_t next_owner;
+	struct ivwl_relay_zc_chan chans[IVWL_ZC_MAX_CHANNELS];
+};
+
+/* No channel yet: ivwl_relay_zc_close is safe from here on. */
+void
+ivwl_relay_zc_init(struct ivwl_relay_zc *zc, struct ivwl_buffers *buffers,
+		   const struct ivwl_endpoint *ep);
+
+/*
+ * primary_fd carries the connecting process's requests; client_sock is
+ * the client's end of the Wayland socketpair, whose peer credentials say
+ * which process tree may connect.  Takes primary_fd.
+ */
+void
+ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
+		    int client_sock);
+
+/* Fills up to max pollfds; returns how many. */
+int
+ivwl_relay_zc_pollfds(const struct ivwl_relay_zc *zc, struct pollfd *pfd,
+		      int max);
+
+/* Marks what poll said ready; pfd as filled by ivwl_relay_zc_pollfds. */
+void
+ivwl_relay_zc_polled(struct ivwl_relay_zc *zc, const struct pollfd *pfd,
+		     int n);
+
+/* Everything is worth a read (poll failed, or was not called). */
+void
+ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc);
+
+/* Accepts and serves every pending request. */
+void
+ivwl_relay_zc_pump(struct ivwl_relay_zc *zc);
+
+/*
+ * The connection is over: stops listening, then serves reverts until no
+ * process maps a grant any more (or they all closed their channels).
+ */
+void
+ivwl_relay_zc_linger(struct ivwl_relay_zc *zc);
+
+void
+ivwl_relay_zc_close(struct ivwl_relay_zc *zc);
+
+#endif
