@@ -15,7 +15,10 @@ struct ivwl_grant {
 	struct ivwl_grant *next;
 	uint64_t dev, ino;		/* the client's file */
 	struct ivwl_extent range;
+	uint32_t owner;			/* the process that asked for it */
 	uint32_t pools;			/* pools drawing from it */
+	uint32_t followers;		/* other processes mapping it */
+	bool claimed;			/* some pool has drawn from it */
 	bool client_maps;		/* the client draws into it */
 	bool frozen;			/* the client's file is gone: final */
 };
@@ -108,7 +111,7 @@ grant_free(struct ivwl_buffers *b, struct ivwl_grant *g)
 static void
 grant_check(struct ivwl_buffers *b, struct ivwl_grant *g)
 {
-	if (g->pools == 0 && !g->client_maps)
+	if (g->pools == 0 && !g->client_maps && g->followers == 0)
 		grant_free(b, g);
 }
 
@@ -188,14 +191,14 @@ ivwl_buffers_client_maps(const struct ivwl_buffers *b)
 	const struct ivwl_grant *g;
 
 	for (g = b->grants; g; g = g->next)
-		if (g->client_maps)
+		if (g->client_maps || g->followers > 0)
 			return true;
 	return false;
 }
 
 int
-ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		   uint64_t size, struct ivwl_extent *out)
+ivwl_buffers_grant(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
+		   uint64_t ino, uint64_t size, struct ivwl_extent *out)
 {
 	struct ivwl_grant *g;
 	int ret;
@@ -204,6 +207,8 @@ ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 		return -ENOSPC;
 	/* The shim never offers a file twice; a lost reply can make it. */
 	g = grant_find(b, dev, ino);
+	if (g && g->owner != owner)
+		return -EBUSY;
 	if (g && g->range.length >= size) {
 		*out = g->range;
 		return 0;
@@ -218,6 +223,7 @@ ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 	}
 	g->dev = dev;
 	g->ino = ino;
+	g->owner = owner;
 	g->client_maps = true;
 	g->next = b->grants;
 	b->grants = g;
@@ -226,13 +232,69 @@ ivwl_buffers_grant(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 }
 
 int
-ivwl_buffers_revert(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    bool copied_back, bool gone)
+ivwl_buffers_follow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
+		    struct ivwl_extent *out)
+{
+	struct ivwl_grant *g = grant_find(b, dev, ino);
+
+	if (!g)
+		return -ENOENT;
+	g->followers++;
+	*out = g->range;
+	return 0;
+}
+
+void
+ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino)
+{
+	struct ivwl_grant *g;
+
+	/* Not grant_find: the owner may have left it meanwhile. */
+	for (g = b->grants; g; g = g->next) {
+		if (g->dev == dev && g->ino == ino && g->followers > 0) {
+			g->followers--;
+			grant_check(b, g);
+			return;
+		}
+	}
+}
+
+uint64_t
+ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner)
+{
+	const struct ivwl_grant *g;
+	uint64_t bytes = 0;
+
+	for (g = b->grants; g; g = g->next)
+		if (g->owner == owner && g->client_maps && !g->claimed)
+			bytes += g->range.length;
+	return bytes;
+}
+
+void
+ivwl_buffers_owner_gone(struct ivwl_buffers *b, uint32_t owner)
+{
+	struct ivwl_grant *g, *next;
+
+	for (g = b->grants; g; g = next) {
+		next = g->next;
+		if (g->owner != owner || !g->client_maps)
+			continue;
+		/* Nobody draws into it any more: shown as it is. */
+		g->client_maps = false;
+		g->frozen = true;
+		grant_check(b, g);
+	}
+}
+
+int
+ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
+		    uint64_t ino, bool copied_back, bool gone)
 {
 	struct ivwl_grant *g = grant_find(b, dev, ino);
 	struct ivwl_shm_buffer *buf;
 
-	if (!g)
+	if (!g || g->owner != owner)
 		return -ENOENT;
 	if (gone) {
 		/* Nothing will change its pixels: shown as they are. */
@@ -318,6 +380,7 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 		pool->grant = grant_find(b, st.st_dev, st.st_ino);
 	if (pool->grant) {
 		pool->grant->pools++;
+		pool->grant->claimed = true;
 		b->zero_copy_pools++;
 	} else {
 		/* Clients like foot make huge sparse pools: mapping costs
