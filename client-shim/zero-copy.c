@@ -87,6 +87,7 @@ struct zc_map {
 	size_t len;
 	uint64_t off;			/* in the file */
 	int prot;
+	bool priv;			/* MAP_PRIVATE: cannot move */
 };
 
 struct zc_file {
@@ -101,6 +102,9 @@ struct zc_file {
 	uint8_t *view;			/* our own mapping of the grant */
 	bool sent_away;			/* to another process: not ours alone */
 	bool follower;			/* another process moved it */
+	/* Not moved: only this process's mappings of a file it made, so a
+	 * move needs no /proc/self/maps (chromium's sandbox denies it). */
+	bool candidate;
 	struct zc_map *maps;
 	size_t nmaps, cap;
 };
@@ -132,6 +136,11 @@ static int nfiles;			/* read without the lock: fast paths */
 static struct file_id own[OWN_FILES];
 static unsigned int own_next;
 
+static bool
+has_wayland_conn(void);
+static void
+app_conn_early(void);
+
 static void
 fork_prepare(void)
 {
@@ -152,13 +161,24 @@ fork_parent(void)
 static void
 fork_child(void)
 {
+	bool had_wayland = has_wayland_conn();
+
 	/* Its own ancestors may differ: it looks again if it needs to. */
+	if (app.conn) {
+		if (app.conn->ctl_fd >= 0)
+			close(app.conn->ctl_fd);
+		free(app.conn);
+	}
 	app.conn = NULL;
 	app.tried = false;
 	conns = NULL;
 	files = NULL;
 	__atomic_store_n(&nfiles, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
+	/* chromium forks its GPU process from a zygote that started
+	 * before any relay did, and sandboxes it soon after: now or never. */
+	if (mode != ZC_OFF && !had_wayland)
+		app_conn_early();
 }
 
 /*
@@ -196,6 +216,8 @@ zc_init(void)
 			"on or off; using copy mode\n", v);
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (mode != ZC_OFF)
+		app_conn_early();
 }
 
 bool
@@ -321,7 +343,7 @@ send_revert(struct zc_file *f, uint32_t flags)
 /* ---- moving mappings --------------------------------------------------- */
 
 static int
-track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
+track_map(struct zc_file *f, const struct zc_map *map)
 {
 	if (f->nmaps == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 4;
@@ -332,8 +354,14 @@ track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
 		f->maps = n;
 		f->cap = cap;
 	}
-	f->maps[f->nmaps++] = (struct zc_map){ addr, len, off, prot };
+	f->maps[f->nmaps++] = *map;
 	return 0;
+}
+
+static int
+track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
+{
+	return track_map(f, &(struct zc_map){ addr, len, off, prot, false });
 }
 
 static size_t
@@ -387,6 +415,21 @@ file_free(struct zc_file *f)
 	free(f);
 }
 
+/* Its mappings are on the file again: tracked still, should it move. */
+static void
+become_candidate(struct zc_file *f)
+{
+	REAL(munmap, munmap_func_t)(f->view, f->grant_len);
+	f->view = NULL;
+	close(f->fd);
+	close(f->map_fd);
+	f->fd = f->map_fd = -1;
+	f->conn = NULL;
+	f->grant_off = f->grant_len = f->map_off = 0;
+	f->sent_away = false;
+	f->candidate = true;
+}
+
 /* The client still maps f: its mappings go back onto the file itself. */
 static void
 file_revert(struct zc_file *f, const char *why)
@@ -407,7 +450,7 @@ file_revert(struct zc_file *f, const char *why)
 	send_revert(f, IVWL_ZC_COPIED_BACK);
 	ivwl_shim_debug("zero-copy: file %lu back to copy mode: %s",
 			(unsigned long)f->ino, why);
-	file_free(f);
+	become_candidate(f);
 }
 
 /*
@@ -451,6 +494,10 @@ file_release(struct zc_file *f)
 	};
 	bool copied;
 
+	if (f->candidate) {
+		file_free(f);
+		return;
+	}
 	if (f->follower) {
 		request(f->conn, &m, -1, NULL);
 		file_free(f);
@@ -512,8 +559,7 @@ forget_range(uintptr_t addr, size_t len)
 				tail.off += end - tail.addr;
 				tail.len = mend - end;
 				tail.addr = end;
-				track(f, tail.addr, tail.len, tail.off,
-				      tail.prot);
+				track_map(f, &tail);
 			}
 		}
 		if (had && f->nmaps == 0)
@@ -587,6 +633,32 @@ find_mappings(const struct stat *st, uint64_t limit, struct zc_file *f,
 	return ret;
 }
 
+/* The mappings cand tracked, as find_mappings would have found them. */
+static int
+adopt_mappings(const struct zc_file *cand, uint64_t limit, struct zc_file *f,
+	       const char **why)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < cand->nmaps; i++) {
+		const struct zc_map *m = &cand->maps[i];
+
+		if (m->priv) {
+			*why = "the process maps it privately";
+			return -EPERM;
+		}
+		if (m->off + m->len > limit) {
+			*why = "the process maps it beyond its size";
+			return -ERANGE;
+		}
+		ret = track_map(f, m);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int
 fill_grant(struct zc_file *f, uint64_t size)
 {
@@ -621,7 +693,7 @@ file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 		.size = page_up((uint64_t)st->st_size),
 	};
 	const char *why = NULL;
-	struct zc_file *f;
+	struct zc_file *f, *cand;
 	size_t i, moved;
 	int ret;
 
@@ -634,7 +706,11 @@ file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 	f->sent_away = sent_away;
 	f->map_fd = -1;
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (f->fd < 0 || find_mappings(st, m.size, f, &why) < 0)
+	cand = file_find(st->st_dev, st->st_ino);
+	if (f->fd < 0 ||
+	    (cand ? adopt_mappings(cand, m.size, f, &why) :
+	     !is_own(st->st_dev, st->st_ino) ?
+	     find_mappings(st, m.size, f, &why) : 0) < 0)
 		goto err_file;
 	ret = request(c, &m, fd, &f->map_fd);
 	if (ret < 0) {
@@ -679,6 +755,8 @@ file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 		why = "cannot move a mapping";
 		goto err_grant;
 	}
+	if (cand)
+		file_free(cand);
 	f->next = files;
 	files = f;
 	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
@@ -714,6 +792,8 @@ consider_fd(struct zc_conn *c, int fd)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		return;
 	f = file_find(st.st_dev, st.st_ino);
+	if (f && f->candidate)
+		f = NULL;
 	/* A follower's relay finds the grant by the file's identity. */
 	if (f && (f->conn == c || f->follower))
 		return;
@@ -877,6 +957,48 @@ file_follow(int fd)
 	return f;
 }
 
+static bool
+same_exe(const struct stat *self, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return stat(path, &st) == 0 && st.st_ino == self->st_ino &&
+	       st.st_dev == self->st_dev;
+}
+
+/*
+ * chromium's sandbox denies its GPU process new sockets, so the
+ * process connects before any sandbox is up: at load time.  Only a
+ * process of the same program as an ancestor that has a relay does; a
+ * shell started from a terminal does not hold a channel for nothing.
+ */
+static void
+app_conn_early(void)
+{
+	struct stat self;
+	pid_t pid = getppid();
+	int depth, fd = -1;
+
+	if (stat("/proc/self/exe", &self) < 0)
+		return;
+	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
+		if (same_exe(&self, pid))
+			fd = connect_relay(pid);
+		if (fd < 0)
+			pid = ivwl_proc_parent(pid);
+	}
+	if (fd < 0 || !(app.conn = calloc(1, sizeof(*app.conn)))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	app.conn->wl_fd = -1;
+	app.conn->ctl_fd = fd;
+	app.tried = true;
+}
+
 /*
  * A process without a Wayland connection of its own sends fd to another
  * process, which may send it on to the display.
@@ -884,12 +1006,15 @@ file_follow(int fd)
 static void
 consider_sent_away(int fd)
 {
+	struct zc_file *f;
 	struct zc_conn *c;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN ||
-	    file_find(st.st_dev, st.st_ino))
+	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN)
+		return;
+	f = file_find(st.st_dev, st.st_ino);
+	if (f && !f->candidate)
 		return;
 	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
 		ivwl_shim_debug("zero-copy: fd %d sent to another process "
@@ -996,26 +1121,63 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 
 /* ---- interposed calls ---------------------------------------------------- */
 
+/* A file this process made, large enough to be moved one day. */
+static bool
+worth_tracking(int fd, struct stat *st)
+{
+	return fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_size >= (off_t)IVWL_ZC_SHARED_MIN &&
+	       is_own(st->st_dev, st->st_ino);
+}
+
+static void
+track_candidate(struct zc_file *f, int fd, void *p, size_t len, off_t off,
+		int prot, int flags)
+{
+	struct zc_map map = {
+		.addr = (uintptr_t)p,
+		.len = page_up(len),
+		.off = (uint64_t)off,
+		.prot = prot,
+		.priv = (flags & MAP_TYPE) != MAP_SHARED,
+	};
+	struct stat st;
+
+	if (!f) {
+		if (!worth_tracking(fd, &st) || !(f = calloc(1, sizeof(*f))))
+			return;
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+		f->fd = -1;
+		f->map_fd = -1;
+		f->candidate = true;
+		f->next = files;
+		files = f;
+		__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
+	}
+	if (track_map(f, &map) < 0 && f->nmaps == 0)
+		file_free(f);
+}
+
 static void *
 map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	 off_t off)
 {
+	bool shared = (flags & MAP_TYPE) == MAP_SHARED;
 	struct zc_file *f;
 	void *p;
 
-	bool shared = (flags & MAP_TYPE) == MAP_SHARED && fd >= 0;
-
-	if ((__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0 && !shared) ||
-	    (fd < 0 && !(flags & MAP_FIXED)))
+	if (fd < 0 && (!(flags & MAP_FIXED) ||
+		       __atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0))
 		return fn(addr, len, prot, flags, fd, off);
 
 	pthread_mutex_lock(&lock);
 	if (flags & MAP_FIXED)
 		forget_range((uintptr_t)addr, page_up(len));
 	f = file_of_fd(fd);
-	if (!f && shared)
+	if (!f && shared && fd >= 0)
 		f = file_follow(fd);
-	if (f && (flags & MAP_TYPE) == MAP_SHARED && off >= 0 &&
+	if (f && !f->candidate && shared && off >= 0 &&
 	    (uint64_t)off + len <= f->grant_len) {
 		p = fn(addr, len, prot, flags, f->map_fd,
 		       (off_t)(f->map_off + (uint64_t)off));
@@ -1025,16 +1187,19 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 		pthread_mutex_unlock(&lock);
 		return p;
 	}
-	if (f && f->follower)
+	if (f && f->follower) {
 		ivwl_shim_debug("zero-copy: file %lu mapped %s: this mapping "
 				"sees the file, not the pixels another "
 				"process draws", (unsigned long)f->ino,
-				(flags & MAP_TYPE) == MAP_SHARED ?
-				"beyond its grant" : "privately");
-	else if (f)
-		file_revert(f, (flags & MAP_TYPE) == MAP_SHARED ?
-			    "mapped beyond its grant" : "mapped privately");
+				shared ? "beyond its grant" : "privately");
+	} else if (f && !f->candidate) {
+		file_revert(f, shared ? "mapped beyond its grant" :
+					"mapped privately");
+		f = NULL;
+	}
 	p = fn(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && fd >= 0 && (!f || f->candidate))
+		track_candidate(f, fd, p, len, off, prot, flags);
 	pthread_mutex_unlock(&lock);
 	return p;
 }
