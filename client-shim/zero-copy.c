@@ -14,12 +14,7 @@
  * only files this process created through memfd_create, shm_open or
  * syscall(SYS_memfd_create) qualify.
  *
- * Apps of several processes: a process with no Wayland connection of its
- * own that sends a large file it made to another process (chromium's GPU
- * process sending a buffer to its browser process) moves it onto a grant
- * of the relay serving its app, which it finds by its ancestors' pids
- * (zero-copy-proto.h).  When the browser process then sends the file in
- * wl_shm.create_pool, the relay finds the grant by the file's identity.
+ * Apps of several processes (chromium) are zero-copy-app.c's.
  *
  *   IVWL_ZERO_COPY  auto (default): files this process created
  *                   on: any shm file the process maps shared
@@ -54,103 +49,31 @@
 #include "agent-client.h"
 #include "proc.h"
 #include "shim.h"
+#include "zero-copy-internal.h"
 #include "zero-copy-proto.h"
 #include "zero-copy.h"
 
 /* The relay answers at once unless it is stuck: then give up on it. */
 #define REPLY_TIMEOUT_MS 5000
-#define OWN_FILES 256
 
-enum zc_mode {
-	ZC_OFF,
-	ZC_AUTO,
-	ZC_ON,
+struct ivwl_zc_shim ivwl_zc = {
+	.mode = ZC_AUTO,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
-
-struct zc_conn {
-	struct zc_conn *next;
-	int wl_fd;
-	dev_t wl_dev;
-	ino_t wl_ino;
-	int ctl_fd;			/* -1 once the relay stopped answering */
-};
-
-/* The relay of the app's Wayland connection, for files sent elsewhere. */
-static struct {
-	struct zc_conn *conn;
-	bool tried;
-} app;
-
-/* One mapping the client has of a file, now onto its grant. */
-struct zc_map {
-	uintptr_t addr;
-	size_t len;
-	uint64_t off;			/* in the file */
-	int prot;
-	bool priv;			/* MAP_PRIVATE: cannot move */
-};
-
-struct zc_file {
-	struct zc_file *next;
-	dev_t dev;
-	ino_t ino;
-	int fd;				/* ours, to write the grant back */
-	struct zc_conn *conn;
-	uint64_t grant_off, grant_len;	/* in the region */
-	int map_fd;			/* maps the grant from map_off */
-	uint64_t map_off;
-	uint8_t *view;			/* our own mapping of the grant */
-	bool sent_away;			/* to another process: not ours alone */
-	bool follower;			/* another process moved it */
-	/* Not moved: only this process's mappings of a file it made, so a
-	 * move needs no /proc/self/maps (chromium's sandbox denies it). */
-	bool candidate;
-	struct zc_map *maps;
-	size_t nmaps, cap;
-};
-
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-};
-
-typedef void *(*mmap_func_t)(void *, size_t, int, int, int, off_t);
-typedef int (*connect_func_t)(int, const struct sockaddr *, socklen_t);
-typedef int (*munmap_func_t)(void *, size_t);
-typedef ssize_t (*sendmsg_func_t)(int, const struct msghdr *, int);
-typedef int (*memfd_func_t)(const char *, unsigned int);
-typedef int (*shm_open_func_t)(const char *, int, mode_t);
-typedef long (*syscall_func_t)(long, ...);
-
-/* The next definitions of what we interpose, found on first use. */
-static struct {
-	void *mmap, *mmap64, *munmap, *sendmsg, *memfd_create, *shm_open;
-	void *syscall, *connect;
-} real;
-
-static enum zc_mode mode = ZC_AUTO;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct zc_conn *conns;
-static struct zc_file *files;
-static int nfiles;			/* read without the lock: fast paths */
-static struct file_id own[OWN_FILES];
-static unsigned int own_next;
 
 static bool
 has_wayland_conn(void);
-static void
-app_conn_early(void);
 
 static void
 fork_prepare(void)
 {
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
 }
 
 static void
 fork_parent(void)
 {
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 }
 
 /*
@@ -163,30 +86,23 @@ fork_child(void)
 {
 	bool had_wayland = has_wayland_conn();
 
-	/* Its own ancestors may differ: it looks again if it needs to. */
-	if (app.conn) {
-		if (app.conn->ctl_fd >= 0)
-			close(app.conn->ctl_fd);
-		free(app.conn);
-	}
-	app.conn = NULL;
-	app.tried = false;
-	conns = NULL;
-	files = NULL;
-	__atomic_store_n(&nfiles, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&lock);
+	ivwl_zc_app_forget();
+	ivwl_zc.conns = NULL;
+	ivwl_zc.files = NULL;
+	__atomic_store_n(&ivwl_zc.nfiles, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 	/* chromium forks its GPU process from a zygote that started
 	 * before any relay did, and sandboxes it soon after: now or never. */
-	if (mode != ZC_OFF && !had_wayland)
-		app_conn_early();
+	if (ivwl_zc.mode != ZC_OFF && !had_wayland)
+		ivwl_zc_app_conn_early();
 }
 
 /*
  * Other libraries' constructors may call in before ours has run: each
  * call finds its real function itself (the same value whoever wins).
  */
-static void *
-resolve(void **slot, const char *name)
+void *
+ivwl_zc_resolve(void **slot, const char *name)
 {
 	void *fn = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
@@ -197,33 +113,31 @@ resolve(void **slot, const char *name)
 	return fn;
 }
 
-#define REAL(name, type) ((type)resolve(&real.name, #name))
-
 __attribute__((constructor)) static void
 zc_init(void)
 {
 	const char *v = getenv("IVWL_ZERO_COPY");
 
 	if (!v || !v[0] || strcmp(v, "auto") == 0) {
-		mode = ZC_AUTO;
+		ivwl_zc.mode = ZC_AUTO;
 	} else if (strcmp(v, "on") == 0) {
-		mode = ZC_ON;
+		ivwl_zc.mode = ZC_ON;
 	} else if (strcmp(v, "off") == 0) {
-		mode = ZC_OFF;
+		ivwl_zc.mode = ZC_OFF;
 	} else {
-		mode = ZC_OFF;
+		ivwl_zc.mode = ZC_OFF;
 		fprintf(stderr, "ivwl-shim: IVWL_ZERO_COPY=%s: expected auto, "
 			"on or off; using copy mode\n", v);
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	if (mode != ZC_OFF)
-		app_conn_early();
+	if (ivwl_zc.mode != ZC_OFF)
+		ivwl_zc_app_conn_early();
 }
 
 bool
 ivwl_zero_copy_enabled(void)
 {
-	return mode != ZC_OFF;
+	return ivwl_zc.mode != ZC_OFF;
 }
 
 /* ---- files this process made ----------------------------------------- */
@@ -233,20 +147,22 @@ note_own(int fd)
 {
 	struct stat st;
 
-	if (fd < 0 || mode != ZC_AUTO || fstat(fd, &st) < 0)
+	if (fd < 0 || ivwl_zc.mode != ZC_AUTO || fstat(fd, &st) < 0)
 		return;
-	pthread_mutex_lock(&lock);
-	own[own_next++ % OWN_FILES] = (struct file_id){ st.st_dev, st.st_ino };
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
+	ivwl_zc.own[ivwl_zc.own_next++ % OWN_FILES] =
+		(struct file_id){ st.st_dev, st.st_ino };
+	pthread_mutex_unlock(&ivwl_zc.lock);
 }
 
-static bool
-is_own(dev_t dev, ino_t ino)
+bool
+ivwl_zc_is_own(dev_t dev, ino_t ino)
 {
 	unsigned int i;
 
 	for (i = 0; i < OWN_FILES; i++)
-		if (own[i].ino == ino && own[i].dev == dev && ino != 0)
+		if (ivwl_zc.own[i].ino == ino && ivwl_zc.own[i].dev == dev &&
+		    ino != 0)
 			return true;
 	return false;
 }
@@ -280,8 +196,9 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
  * One request, one reply; the reply's status, or -errno on the way.
  * fd_in (-1 for none) goes with the request.
  */
-static int
-request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in, int *fd_out)
+int
+ivwl_zc_request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in,
+		int *fd_out)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -337,7 +254,7 @@ send_revert(struct zc_file *f, uint32_t flags)
 		.ino = f->ino,
 	};
 
-	return request(f->conn, &m, -1, NULL);
+	return ivwl_zc_request(f->conn, &m, -1, NULL);
 }
 
 /* ---- moving mappings --------------------------------------------------- */
@@ -402,11 +319,11 @@ file_free(struct zc_file *f)
 {
 	struct zc_file **pp;
 
-	for (pp = &files; *pp && *pp != f; pp = &(*pp)->next)
+	for (pp = &ivwl_zc.files; *pp && *pp != f; pp = &(*pp)->next)
 		;
 	if (*pp)
 		*pp = f->next;
-	__atomic_store_n(&nfiles, nfiles - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ivwl_zc.nfiles, ivwl_zc.nfiles - 1, __ATOMIC_RELAXED);
 	if (f->view)
 		REAL(munmap, munmap_func_t)(f->view, f->grant_len);
 	close(f->fd);
@@ -499,7 +416,7 @@ file_release(struct zc_file *f)
 		return;
 	}
 	if (f->follower) {
-		request(f->conn, &m, -1, NULL);
+		ivwl_zc_request(f->conn, &m, -1, NULL);
 		file_free(f);
 		return;
 	}
@@ -536,7 +453,7 @@ forget_range(uintptr_t addr, size_t len)
 	uintptr_t end = addr + len;
 	size_t i;
 
-	for (f = files; f; f = next) {
+	for (f = ivwl_zc.files; f; f = next) {
 		bool had = f->nmaps > 0;
 
 		next = f->next;
@@ -567,12 +484,21 @@ forget_range(uintptr_t addr, size_t len)
 	}
 }
 
-static struct zc_file *
-file_find(dev_t dev, ino_t ino)
+void
+ivwl_zc_file_link(struct zc_file *f)
+{
+	f->next = ivwl_zc.files;
+	ivwl_zc.files = f;
+	__atomic_store_n(&ivwl_zc.nfiles, ivwl_zc.nfiles + 1,
+			 __ATOMIC_RELAXED);
+}
+
+struct zc_file *
+ivwl_zc_file_find(dev_t dev, ino_t ino)
 {
 	struct zc_file *f;
 
-	for (f = files; f; f = f->next)
+	for (f = ivwl_zc.files; f; f = f->next)
 		if (f->ino == ino && f->dev == dev)
 			return f;
 	return NULL;
@@ -585,7 +511,7 @@ file_of_fd(int fd)
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	return file_find(st.st_dev, st.st_ino);
+	return ivwl_zc_file_find(st.st_dev, st.st_ino);
 }
 
 /*
@@ -683,8 +609,9 @@ fill_grant(struct zc_file *f, uint64_t size)
 
 /* Moves the file's mappings onto a new grant; the file stays in copy
  * mode when anything fails. */
-static void
-file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
+void
+ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
+		  bool sent_away)
 {
 	struct ivwl_zc_msg m = {
 		.op = IVWL_ZC_OFFER,
@@ -706,13 +633,13 @@ file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 	f->sent_away = sent_away;
 	f->map_fd = -1;
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	cand = file_find(st->st_dev, st->st_ino);
+	cand = ivwl_zc_file_find(st->st_dev, st->st_ino);
 	if (f->fd < 0 ||
 	    (cand ? adopt_mappings(cand, m.size, f, &why) :
-	     !is_own(st->st_dev, st->st_ino) ?
+	     !ivwl_zc_is_own(st->st_dev, st->st_ino) ?
 	     find_mappings(st, m.size, f, &why) : 0) < 0)
 		goto err_file;
-	ret = request(c, &m, fd, &f->map_fd);
+	ret = ivwl_zc_request(c, &m, fd, &f->map_fd);
 	if (ret < 0) {
 		why = ret == -ENOSPC ? "no room in the region" :
 		      ret == -EDQUOT ? "the app's grants no pool uses yet "
@@ -749,17 +676,18 @@ file_move(struct zc_conn *c, int fd, const struct stat *st, bool sent_away)
 	}
 	if (moved < f->nmaps) {
 		for (i = 0; i < moved; i++)
-			REAL(mmap, mmap_func_t)((void *)f->maps[i].addr, f->maps[i].len,
-				  f->maps[i].prot, MAP_SHARED | MAP_FIXED,
-				  f->fd, (off_t)f->maps[i].off);
+			REAL(mmap, mmap_func_t)((void *)f->maps[i].addr,
+						f->maps[i].len,
+						f->maps[i].prot,
+						MAP_SHARED | MAP_FIXED,
+						f->fd,
+						(off_t)f->maps[i].off);
 		why = "cannot move a mapping";
 		goto err_grant;
 	}
 	if (cand)
 		file_free(cand);
-	f->next = files;
-	files = f;
-	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
+	ivwl_zc_file_link(f);
 	ivwl_shim_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
 			"mappings) drawn in the region at %#llx%s", fd,
 			(unsigned long)f->ino, (unsigned long long)m.size,
@@ -791,7 +719,7 @@ consider_fd(struct zc_conn *c, int fd)
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		return;
-	f = file_find(st.st_dev, st.st_ino);
+	f = ivwl_zc_file_find(st.st_dev, st.st_ino);
 	if (f && f->candidate)
 		f = NULL;
 	/* A follower's relay finds the grant by the file's identity. */
@@ -799,232 +727,14 @@ consider_fd(struct zc_conn *c, int fd)
 		return;
 	if (f)
 		file_revert(f, "sent on another Wayland connection");
-	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
+	if (ivwl_zc.mode == ZC_AUTO && !ivwl_zc_is_own(st.st_dev, st.st_ino)) {
 		ivwl_shim_debug("zero-copy: fd %d not moved here: this "
 				"process did not create it (the process that "
 				"did may have)", fd);
 		return;
 	}
 	if (c->ctl_fd >= 0)
-		file_move(c, fd, &st, false);
-}
-
-/* ---- files sent to the app's other processes ------------------------ */
-
-/* Only a listener of our own uid may get our pixels. */
-static int
-connect_relay(pid_t pid)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct ucred cred;
-	socklen_t len, clen = sizeof(cred);
-	int fd, n;
-
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-		     IVWL_ZC_SOCKET_PREFIX, (int)pid);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (REAL(connect, connect_func_t)(fd, (struct sockaddr *)&addr,
-					  len) < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
-	    cred.uid != geteuid()) {
-		close(fd);
-		return -EACCES;
-	}
-	return fd;
-}
-
-/* The relay of the nearest ancestor that has one, or NULL. */
-static struct zc_conn *
-app_conn(void)
-{
-	pid_t pid = getppid();
-	int depth, fd = -ENOENT;
-
-	if (app.tried)
-		return app.conn && app.conn->ctl_fd >= 0 ? app.conn : NULL;
-	app.tried = true;
-	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
-		fd = connect_relay(pid);
-		if (fd < 0)
-			pid = ivwl_proc_parent(pid);
-	}
-	if (fd < 0) {
-		ivwl_shim_debug("zero-copy: no relay of this app to reach: "
-				"files sent to other processes stay in copy "
-				"mode (%s)", strerror(-fd));
-		return NULL;
-	}
-	app.conn = calloc(1, sizeof(*app.conn));
-	if (!app.conn) {
-		close(fd);
-		return NULL;
-	}
-	app.conn->wl_fd = -1;
-	app.conn->ctl_fd = fd;
-	ivwl_shim_debug("zero-copy: files sent to other processes are "
-			"offered to the relay of pid %d", (int)pid);
-	return app.conn;
-}
-
-/* Files no relay had moved: asking again would say the same. */
-#define NOT_MOVED 64
-static struct file_id not_moved[NOT_MOVED];
-static unsigned int not_moved_next;
-
-static bool
-was_not_moved(const struct stat *st)
-{
-	unsigned int i;
-
-	for (i = 0; i < NOT_MOVED; i++)
-		if (not_moved[i].ino == st->st_ino &&
-		    not_moved[i].dev == st->st_dev)
-			return true;
-	return false;
-}
-
-static struct zc_file *
-follow_on(struct zc_conn *c, int fd, const struct stat *st)
-{
-	struct ivwl_zc_msg m = {
-		.op = IVWL_ZC_FOLLOW,
-		.dev = st->st_dev,
-		.ino = st->st_ino,
-	};
-	struct zc_file *f;
-	int map_fd;
-
-	if (request(c, &m, fd, &map_fd) != 0)
-		return NULL;
-	f = calloc(1, sizeof(*f));
-	if (!f || map_fd < 0 || (f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-		/* It counts us as a follower: say we are not. */
-		m.op = IVWL_ZC_UNFOLLOW;
-		request(c, &m, -1, NULL);
-		if (map_fd >= 0)
-			close(map_fd);
-		free(f);
-		return NULL;
-	}
-	f->dev = st->st_dev;
-	f->ino = st->st_ino;
-	f->conn = c;
-	f->follower = true;
-	f->grant_off = m.offset;
-	f->grant_len = m.length;
-	f->map_fd = map_fd;
-	f->map_off = m.flags & IVWL_ZC_GRANT_FD ? 0 : f->grant_off;
-	f->next = files;
-	files = f;
-	__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
-	ivwl_shim_debug("zero-copy: file %lu, which another process moved, "
-			"is mapped from its grant at %#llx",
-			(unsigned long)f->ino,
-			(unsigned long long)f->grant_off);
-	return f;
-}
-
-/*
- * fd is about to be mapped shared.  If another process of the app moved
- * its file onto a grant, the pixels are there, not in the file.
- */
-static struct zc_file *
-file_follow(int fd)
-{
-	struct zc_conn *c;
-	struct zc_file *f = NULL;
-	struct stat st;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN ||
-	    is_own(st.st_dev, st.st_ino) || was_not_moved(&st))
-		return NULL;
-	for (c = conns; c && !f; c = c->next)
-		if (c->ctl_fd >= 0)
-			f = follow_on(c, fd, &st);
-	if (!f && (c = app_conn()))
-		f = follow_on(c, fd, &st);
-	if (!f)
-		not_moved[not_moved_next++ % NOT_MOVED] =
-			(struct file_id){ st.st_dev, st.st_ino };
-	return f;
-}
-
-static bool
-same_exe(const struct stat *self, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return stat(path, &st) == 0 && st.st_ino == self->st_ino &&
-	       st.st_dev == self->st_dev;
-}
-
-/*
- * chromium's sandbox denies its GPU process new sockets, so the
- * process connects before any sandbox is up: at load time.  Only a
- * process of the same program as an ancestor that has a relay does; a
- * shell started from a terminal does not hold a channel for nothing.
- */
-static void
-app_conn_early(void)
-{
-	struct stat self;
-	pid_t pid = getppid();
-	int depth, fd = -1;
-
-	if (stat("/proc/self/exe", &self) < 0)
-		return;
-	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
-		if (same_exe(&self, pid))
-			fd = connect_relay(pid);
-		if (fd < 0)
-			pid = ivwl_proc_parent(pid);
-	}
-	if (fd < 0 || !(app.conn = calloc(1, sizeof(*app.conn)))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	app.conn->wl_fd = -1;
-	app.conn->ctl_fd = fd;
-	app.tried = true;
-}
-
-/*
- * A process without a Wayland connection of its own sends fd to another
- * process, which may send it on to the display.
- */
-static void
-consider_sent_away(int fd)
-{
-	struct zc_file *f;
-	struct zc_conn *c;
-	struct stat st;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN)
-		return;
-	f = file_find(st.st_dev, st.st_ino);
-	if (f && !f->candidate)
-		return;
-	if (mode == ZC_AUTO && !is_own(st.st_dev, st.st_ino)) {
-		ivwl_shim_debug("zero-copy: fd %d sent to another process "
-				"stays in copy mode: this process did not "
-				"create it", fd);
-		return;
-	}
-	c = app_conn();
-	if (c)
-		file_move(c, fd, &st, true);
+		ivwl_zc_file_move(c, fd, &st, false);
 }
 
 static bool
@@ -1032,7 +742,7 @@ has_wayland_conn(void)
 {
 	const struct zc_conn *c;
 
-	for (c = conns; c; c = c->next)
+	for (c = ivwl_zc.conns; c; c = c->next)
 		if (c->wl_fd >= 0)
 			return true;
 	return false;
@@ -1044,7 +754,7 @@ conn_of(int fd)
 	struct zc_conn *c;
 	struct stat st;
 
-	for (c = conns; c; c = c->next)
+	for (c = ivwl_zc.conns; c; c = c->next)
 		if (c->wl_fd == fd)
 			break;
 	/* The number may have been closed and reused since. */
@@ -1059,7 +769,7 @@ conn_has_files(const struct zc_conn *c)
 {
 	const struct zc_file *f;
 
-	for (f = files; f; f = f->next)
+	for (f = ivwl_zc.files; f; f = f->next)
 		if (f->conn == c)
 			return true;
 	return false;
@@ -1073,7 +783,7 @@ conn_has_files(const struct zc_conn *c)
 static void
 prune_conns(void)
 {
-	struct zc_conn **pp = &conns, *c;
+	struct zc_conn **pp = &ivwl_zc.conns, *c;
 	struct pollfd pfd;
 
 	while ((c = *pp)) {
@@ -1108,15 +818,15 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 	c->wl_dev = st.st_dev;
 	c->wl_ino = st.st_ino;
 	c->ctl_fd = ctl_fd;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
 	prune_conns();
 	/* A connection whose fd number came back is over. */
-	for (pp = &conns; *pp; pp = &(*pp)->next)
+	for (pp = &ivwl_zc.conns; *pp; pp = &(*pp)->next)
 		if ((*pp)->wl_fd == wl_fd)
 			(*pp)->wl_fd = -1;
-	c->next = conns;
-	__atomic_store_n(&conns, c, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&lock);
+	c->next = ivwl_zc.conns;
+	__atomic_store_n(&ivwl_zc.conns, c, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 }
 
 /* ---- interposed calls ---------------------------------------------------- */
@@ -1127,7 +837,7 @@ worth_tracking(int fd, struct stat *st)
 {
 	return fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
 	       st->st_size >= (off_t)IVWL_ZC_SHARED_MIN &&
-	       is_own(st->st_dev, st->st_ino);
+	       ivwl_zc_is_own(st->st_dev, st->st_ino);
 }
 
 static void
@@ -1151,9 +861,7 @@ track_candidate(struct zc_file *f, int fd, void *p, size_t len, off_t off,
 		f->fd = -1;
 		f->map_fd = -1;
 		f->candidate = true;
-		f->next = files;
-		files = f;
-		__atomic_store_n(&nfiles, nfiles + 1, __ATOMIC_RELAXED);
+		ivwl_zc_file_link(f);
 	}
 	if (track_map(f, &map) < 0 && f->nmaps == 0)
 		file_free(f);
@@ -1168,15 +876,15 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	void *p;
 
 	if (fd < 0 && (!(flags & MAP_FIXED) ||
-		       __atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0))
+		       __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0))
 		return fn(addr, len, prot, flags, fd, off);
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
 	if (flags & MAP_FIXED)
 		forget_range((uintptr_t)addr, page_up(len));
 	f = file_of_fd(fd);
 	if (!f && shared && fd >= 0)
-		f = file_follow(fd);
+		f = ivwl_zc_file_follow(fd);
 	if (f && !f->candidate && shared && off >= 0 &&
 	    (uint64_t)off + len <= f->grant_len) {
 		p = fn(addr, len, prot, flags, f->map_fd,
@@ -1184,7 +892,7 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 		if (p != MAP_FAILED)
 			track(f, (uintptr_t)p, page_up(len), (uint64_t)off,
 			      prot);
-		pthread_mutex_unlock(&lock);
+		pthread_mutex_unlock(&ivwl_zc.lock);
 		return p;
 	}
 	if (f && f->follower) {
@@ -1200,7 +908,7 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	p = fn(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED && fd >= 0 && (!f || f->candidate))
 		track_candidate(f, fd, p, len, off, prot, flags);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 	return p;
 }
 
@@ -1224,15 +932,15 @@ munmap(void *addr, size_t len)
 	munmap_func_t fn = REAL(munmap, munmap_func_t);
 	int ret;
 
-	if (__atomic_load_n(&nfiles, __ATOMIC_RELAXED) == 0)
+	if (__atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)
 		return fn(addr, len);
 	/* Under the lock: another thread's mmap may reuse the range at
 	 * once, and its mapping must not be forgotten instead. */
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
 	ret = fn(addr, len);
 	if (ret == 0)
 		forget_range((uintptr_t)addr, page_up(len));
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 	return ret;
 }
 
@@ -1244,10 +952,10 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 	size_t i, n;
 	bool away;
 
-	if (mode == ZC_OFF || !msg || !msg->msg_control)
+	if (ivwl_zc.mode == ZC_OFF || !msg || !msg->msg_control)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ivwl_zc.lock);
 	c = conn_of(fd);
 	away = !c && !has_wayland_conn();
 	for (cm = c || away ? CMSG_FIRSTHDR(msg) : NULL; cm;
@@ -1264,10 +972,10 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 			if (c)
 				consider_fd(c, sent);
 			else
-				consider_sent_away(sent);
+				ivwl_zc_consider_sent_away(sent);
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ivwl_zc.lock);
 	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 }
 
@@ -1302,7 +1010,8 @@ syscall(long number, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	ret = REAL(syscall, syscall_func_t)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	ret = REAL(syscall, syscall_func_t)(number, a[0], a[1], a[2], a[3],
+					    a[4], a[5]);
 	if (number == SYS_memfd_create && ret >= 0)
 		note_own((int)ret);
 	return ret;
