@@ -26,6 +26,10 @@ ivwl_bench_frames_main(int argc, char *argv[]);
 int
 ivwl_bench_mpv_main(int argc, char *argv[]);
 
+/* `chromium` runs bench/chromium.py: browsers showing bench/pages/. */
+int
+ivwl_bench_chromium_main(int argc, char *argv[]);
+
 uint64_t
 ivwl_bench_now_ns(void);
 

@@ -1,11 +1,14 @@
 /*
- * `ivwl-bench frames` and `ivwl-bench mpv`: both start weston, ivwl's
- * processes and waypipe and watch them from outside, which bench/frames.py
- * does.  This execs it with the build tree that holds the binaries:
+ * `ivwl-bench frames`, `ivwl-bench mpv` and `ivwl-bench chromium`: they
+ * start weston, ivwl's processes and waypipe and watch them from outside,
+ * which bench/frames.py (and bench/chromium.py, on top of it) does.  This
+ * execs the script with the build tree that holds the binaries:
  *
  *   python3 SOURCE/bench/frames.py SUBCOMMAND --build BUILD [ARGS...]
+ *   python3 SOURCE/bench/chromium.py chromium --build BUILD [ARGS...]
  *
- * $IVWL_BENCH_FRAMES_PY overrides the script, $IVWL_BUILD_ROOT the tree.
+ * $IVWL_BENCH_FRAMES_PY and $IVWL_BENCH_CHROMIUM_PY override the scripts,
+ * $IVWL_BUILD_ROOT the tree.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,15 +18,15 @@
 #include "bench.h"
 
 static int
-frames_exec(const char *subcommand, int argc, char *argv[])
+script_exec(const char *script_env, const char *script,
+	    const char *subcommand, int argc, char *argv[])
 {
-	const char *script = getenv("IVWL_BENCH_FRAMES_PY");
 	const char *build = getenv("IVWL_BUILD_ROOT");
 	char **args;
 	int i, n = 0;
 
-	if (!script || !script[0])
-		script = IVWL_BENCH_FRAMES_PY;
+	if (getenv(script_env) && getenv(script_env)[0])
+		script = getenv(script_env);
 	if (!build || !build[0])
 		build = IVWL_BENCH_BUILD_ROOT;
 	args = calloc((size_t)argc + 6, sizeof(*args));
@@ -47,11 +50,20 @@ frames_exec(const char *subcommand, int argc, char *argv[])
 int
 ivwl_bench_frames_main(int argc, char *argv[])
 {
-	return frames_exec("frames", argc, argv);
+	return script_exec("IVWL_BENCH_FRAMES_PY", IVWL_BENCH_FRAMES_PY,
+			   "frames", argc, argv);
 }
 
 int
 ivwl_bench_mpv_main(int argc, char *argv[])
 {
-	return frames_exec("mpv", argc, argv);
+	return script_exec("IVWL_BENCH_FRAMES_PY", IVWL_BENCH_FRAMES_PY,
+			   "mpv", argc, argv);
+}
+
+int
+ivwl_bench_chromium_main(int argc, char *argv[])
+{
+	return script_exec("IVWL_BENCH_CHROMIUM_PY", IVWL_BENCH_CHROMIUM_PY,
+			   "chromium", argc, argv);
 }

@@ -20,6 +20,8 @@ static const struct subcommand subcommands[] = {
 		    "zero-copy vs waypipe", ivwl_bench_frames_main },
 	{ "mpv", "mpv --vo=wlshm 1080p60 through native, ivwl and waypipe: "
 		 "drops, CPU", ivwl_bench_mpv_main },
+	{ "chromium", "chromium (or firefox) pages through native, ivwl and "
+		      "waypipe: fps, CPU", ivwl_bench_chromium_main },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Smoke test for `ivwl-bench chromium`: a quick run (2 s warm-up, 3 s
+measured) of one small page at one small size, natively and through both
+ivwl paths; stdout must be one JSON object per line with every key, and
+the numbers that must be positive are.  Nothing about timing.  Exit 77
+(skipped) without chromium."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+PATHS = ["native", "ivwl-copy", "ivwl-zero-copy"]
+NUMBERS = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
+           "cpu_ms_per_frame", "transport_cpu_s",
+           "transport_cpu_ms_per_frame", "copied_bytes_per_frame"]
+POSITIVE = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
+            "cpu_ms_per_frame"]
+
+
+def check(r):
+    name = f"{r.get('path')} {r.get('page')} {r.get('size')}"
+    bad = []
+    for k in ["browser", "path", "page", "size", "viewport",
+              "cpu_s_by_process", "copied_bytes_source"] + NUMBERS:
+        if k not in r:
+            bad.append(f"{name}: no {k}")
+    for k in NUMBERS:
+        v = r.get(k)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            bad.append(f"{name}: {k} = {v!r}, want a number >= 0")
+    for k in POSITIVE:
+        if not r.get(k, 0) > 0:
+            bad.append(f"{name}: {k} = {r.get(k)!r}, want > 0")
+    if not r.get("cpu_s_by_process", {}).get("browser", 0) > 0:
+        bad.append(f"{name}: no CPU for the browser's processes")
+    path = r.get("path", "")
+    if path == "native":
+        if r.get("copied_bytes_per_frame") or "relay_stats" in r:
+            bad.append(f"{name}: native went through a relay")
+        if r.get("cpu_vs_native") != 1.0:
+            bad.append(f"{name}: cpu_vs_native {r.get('cpu_vs_native')!r}")
+    else:
+        st = r.get("relay_stats") or {}
+        for k in ("commits", "damaged_bytes", "copied_bytes",
+                  "zero_copy_commits"):
+            if not isinstance(st.get(k), int):
+                bad.append(f"{name}: relay_stats has no {k}")
+        if not st.get("commits", 0) > 0:
+            bad.append(f"{name}: the relay saw no commit")
+        if not r.get("damaged_bytes_per_frame", 0) > 0:
+            bad.append(f"{name}: no damage per frame")
+        if "relay_stats_reference" not in r:
+            bad.append(f"{name}: no start-up reference")
+        if not r.get("cpu_vs_native", 0) > 0:
+            bad.append(f"{name}: no CPU ratio to native")
+    if path == "ivwl-copy" and not r.get("copied_bytes_per_frame", 0) > 0:
+        bad.append(f"{name}: the copy path copied nothing")
+    return bad
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: check-chromium-json.py IVWL_BENCH [ARGS...]")
+        return 2
+    if not shutil.which("chromium"):
+        print("chromium is not installed (tools/deps.sh): skipped")
+        return 77
+    cmd = [sys.argv[1], "chromium", "--quick", "--sizes", "640x480",
+           "--pages", "small", "--paths", ",".join(PATHS),
+           "--json"] + sys.argv[2:]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, timeout=170)
+    out = proc.stdout.decode()
+    if proc.returncode != 0:
+        print(f"{cmd} exited {proc.returncode}; stdout:\n{out}")
+        return 1
+    rows, bad = [], []
+    for line in out.splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            bad.append(f"not a JSON object: {e}: {line!r}")
+    for r in rows:
+        if isinstance(r, dict):
+            bad += check(r)
+        else:
+            bad.append(f"not an object: {r!r}")
+    got = {r.get("path") for r in rows if isinstance(r, dict)}
+    if set(PATHS) - got:
+        bad.append(f"missing paths: {sorted(set(PATHS) - got)}")
+    if bad:
+        print("\n".join(bad))
+        print(out)
+        return 1
+    for r in rows:
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
