@@ -636,8 +636,7 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 	cand = ivwl_zc_file_find(st->st_dev, st->st_ino);
 	if (f->fd < 0 ||
 	    (cand ? adopt_mappings(cand, m.size, f, &why) :
-	     !ivwl_zc_is_own(st->st_dev, st->st_ino) ?
-	     find_mappings(st, m.size, f, &why) : 0) < 0)
+	     find_mappings(st, m.size, f, &why)) < 0)
 		goto err_file;
 	ret = ivwl_zc_request(c, &m, fd, &f->map_fd);
 	if (ret < 0) {
@@ -831,12 +830,14 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 
 /* ---- interposed calls ---------------------------------------------------- */
 
-/* A file this process made, large enough to be moved one day. */
+/*
+ * A file this process made: every mapping of it goes through mmap() here,
+ * so the list is complete where /proc/self/maps cannot be read.
+ */
 static bool
 worth_tracking(int fd, struct stat *st)
 {
 	return fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
-	       st->st_size >= (off_t)IVWL_ZC_SHARED_MIN &&
 	       ivwl_zc_is_own(st->st_dev, st->st_ino);
 }
 
