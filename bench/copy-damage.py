@@ -6,9 +6,14 @@ frame, two buffers alternating) through weston + ivwl.so at several sizes
 and reads the relay's IVWL_STATS line.  With two buffers, a region buffer
 must catch up with the damage of the last two commits, so the floor is
 about twice the damage of one frame; a transport that copied whole
-buffers would show copied = width * height * 4 per frame.
+buffers would show copied = width * height * 4 per frame.  The client
+runs with IVWL_ZERO_COPY=off: zero-copy would copy nothing at all.
 
-    bench/copy-damage.py [--build DIR] [--frames N] [--json]
+--viewport: the client damages a 64x64 box per frame with
+wl_surface.damage, in surface coordinates, on a surface with an identity
+wp_viewport, as Chromium does; the relay maps that damage to the buffer.
+
+    bench/copy-damage.py [--build DIR] [--frames N] [--viewport] [--json]
 """
 
 import argparse
@@ -26,6 +31,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--viewport", action="store_true",
+                    help="identity wp_viewport, 64x64 wl_surface.damage")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     b = os.path.abspath(args.build)
@@ -44,10 +51,13 @@ def main():
         s = Session(("bench",), width=2048, height=1200)
         try:
             log = f"pattern-{w}.log"
+            extra = (["--viewport", "--surface-damage", "--band", "64x64"]
+                     if args.viewport else [])
             p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames",
                           str(args.frames), "--width", str(w), "--height",
-                          str(h), "--hold-ms", "0"], vm="bench", log=log,
-                         extra_env={"IVWL_STATS": "1"})
+                          str(h), "--hold-ms", "0"] + extra, vm="bench",
+                         log=log, extra_env={"IVWL_STATS": "1",
+                                             "IVWL_ZERO_COPY": "off"})
             p.wait(120)
             # the relay writes its line once the client has left
             stats = None

@@ -5,10 +5,14 @@
  *
  *   ivwl-pattern-client [--frames N] [--width W] [--height H] [--hold-ms T]
  *                       [--pool own|child|regrow|remap|sparse]
+ *                       [--viewport] [--source X,Y,W,H] [--destination W,H]
+ *                       [--transform N] [--scale N] [--surface-damage]
+ *                       [--band WxH]
  *
- * Frame 0 is a full frame; frames 1..N-1 each repaint one band with a new
- * colour and damage only that band, alternating two buffers, so a relay
- * that copied the wrong bytes leaves a visible mistake.  After the last
+ * Frame 0 is a full frame; frames 1..N-1 each repaint one band (whole
+ * rows, or a W x H box with --band) with a new colour and damage only
+ * that band, alternating two buffers, so a relay that copied the wrong
+ * bytes leaves a visible mistake.  After the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
  *
@@ -24,9 +28,23 @@
  *           pixels are kept aside); later frames commit the buffers
  *           again, full damage, without drawing
  *   sparse  the pool is 256 MiB bigger than its buffers need
+ *
+ * How the surface shows its buffers (--width x --height is the buffer),
+ * for the relay's mapping of surface damage (client-shim/damage-map.c):
+ *   --viewport        a wp_viewport with neither source nor destination
+ *                     set, as Chromium makes one
+ *   --source          wp_viewport.set_source, surface units, fractions
+ *                     allowed
+ *   --destination     wp_viewport.set_destination
+ *   --transform N     wl_surface.set_buffer_transform (wl_output.transform)
+ *   --scale N         wl_surface.set_buffer_scale
+ *   --surface-damage  damage with wl_surface.damage, the band mapped to
+ *                     surface coordinates here (rounded outward), instead
+ *                     of wl_surface.damage_buffer
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +58,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 static uint32_t
@@ -52,12 +71,28 @@ pattern_pixel(int x, int y, int gen)
 	return 0xff000000u | r << 16 | g << 8 | b;
 }
 
-/* Frame k >= 1 repaints rows [*y, *y + *h). */
-static void
-pattern_band(int k, int height, int *y, int *h)
+struct band {
+	int x, y, w, h;
+};
+
+/*
+ * Frame k >= 1 repaints a band: whole rows, an eighth of the buffer
+ * high, or a w x h box when --band asks for one (0 x 0 otherwise).
+ */
+static struct band
+pattern_band(int k, int width, int height, int w, int h)
 {
-	*h = height / 8 > 4 ? height / 8 : 4;
-	*y = ((k - 1) * 37) % (height - *h);
+	struct band band = { 0, 0, width, height / 8 > 4 ? height / 8 : 4 };
+
+	if (w > 0) {
+		band.w = w;
+		band.h = h;
+		if (width > w)
+			band.x = ((k - 1) * 53) % (width - w);
+	}
+	if (height > band.h)
+		band.y = ((k - 1) * 37) % (height - band.h);
+	return band;
 }
 
 struct buffer {
@@ -78,9 +113,16 @@ struct app {
 	struct buffer buffers[2];
 	struct buffer *last;	/* committed last */
 	int width, height, frames, next;
+	int band_w, band_h;	/* --band, 0 x 0 for whole rows */
 	bool configured, frame_done;
 	bool frozen;		/* --pool close: nothing to draw into */
 	const char *pool_mode;
+	/* how the surface shows its buffers */
+	struct wp_viewporter *viewporter;
+	bool want_viewport, has_source, has_destination, surface_damage;
+	double src[4];
+	int dst[2];
+	int transform, scale;
 	struct wl_shm_pool *pool;
 	int fd;
 	uint8_t *map;
@@ -263,11 +305,89 @@ change_pool(struct app *app)
 
 static const struct wl_callback_listener frame_listener;
 
-/* Brings b up to frame f: repaints what changed since its content. */
+/*
+ * A buffer point to where the surface shows it, before the viewport:
+ * wl_output.transform undone (weston_transformed_coord() solved for the
+ * surface point), then the buffer scale.  tw x th: the buffer as the
+ * transform turns it.
+ */
 static void
-paint(struct app *app, struct buffer *b, int f, int *band_y, int *band_h)
+buffer_to_view(const struct app *app, double bx, double by, double *u,
+	       double *v)
+{
+	double tw = app->transform & 1 ? app->height : app->width;
+	double th = app->transform & 1 ? app->width : app->height;
+	double tx, ty;
+
+	switch (app->transform) {
+	default:
+	case 0: tx = bx; ty = by; break;
+	case 1: tx = tw - by; ty = bx; break;
+	case 2: tx = tw - bx; ty = th - by; break;
+	case 3: tx = by; ty = th - bx; break;
+	case 4: tx = tw - bx; ty = by; break;
+	case 5: tx = by; ty = bx; break;
+	case 6: tx = bx; ty = th - by; break;
+	case 7: tx = tw - by; ty = th - bx; break;
+	}
+	*u = tx / app->scale;
+	*v = ty / app->scale;
+}
+
+/* A point before the viewport to the surface. */
+static void
+view_to_surface(const struct app *app, double u, double v, double *x,
+		double *y)
+{
+	double tw = (app->transform & 1 ? app->height : app->width) /
+		    app->scale;
+	double th = (app->transform & 1 ? app->width : app->height) /
+		    app->scale;
+	double src[4] = { 0, 0, tw, th };
+	double dst[2];
+
+	if (app->has_source)
+		memcpy(src, app->src, sizeof(src));
+	dst[0] = app->has_destination ? app->dst[0] : src[2];
+	dst[1] = app->has_destination ? app->dst[1] : src[3];
+	*x = (u - src[0]) * dst[0] / src[2];
+	*y = (v - src[1]) * dst[1] / src[3];
+}
+
+/* Damages buffer rectangle (x, y, w, h) the way --surface-damage says. */
+static void
+damage(struct app *app, int x, int y, int w, int h)
+{
+	double u[2], v[2], sx[2], sy[2];
+	int i;
+
+	if (!app->surface_damage) {
+		wl_surface_damage_buffer(app->surface, x, y, w, h);
+		return;
+	}
+	buffer_to_view(app, x, y, &u[0], &v[0]);
+	buffer_to_view(app, x + w, y + h, &u[1], &v[1]);
+	for (i = 0; i < 2; i++)
+		view_to_surface(app, u[i], v[i], &sx[i], &sy[i]);
+	if (sx[0] > sx[1]) {
+		double t = sx[0]; sx[0] = sx[1]; sx[1] = t;
+	}
+	if (sy[0] > sy[1]) {
+		double t = sy[0]; sy[0] = sy[1]; sy[1] = t;
+	}
+	sx[0] = floor(sx[0]);
+	sy[0] = floor(sy[0]);
+	wl_surface_damage(app->surface, (int)sx[0], (int)sy[0],
+			  (int)ceil(sx[1]) - (int)sx[0],
+			  (int)ceil(sy[1]) - (int)sy[0]);
+}
+
+/* Brings b up to frame f: repaints what changed since its content. */
+static struct band
+paint(struct app *app, struct buffer *b, int f)
 {
 	int x, y, from = b->frame < 0 ? 0 : b->frame + 1, k;
+	struct band band;
 
 	if (b->frame < 0) {
 		for (y = 0; y < app->height; y++)
@@ -277,15 +397,16 @@ paint(struct app *app, struct buffer *b, int f, int *band_y, int *band_h)
 		from = 1;
 	}
 	for (k = from; k <= f; k++) {
-		pattern_band(k, app->height, band_y, band_h);
-		for (y = *band_y; y < *band_y + *band_h; y++)
-			for (x = 0; x < app->width; x++)
+		band = pattern_band(k, app->width, app->height, app->band_w,
+				    app->band_h);
+		for (y = band.y; y < band.y + band.h; y++)
+			for (x = band.x; x < band.x + band.w; x++)
 				b->pixels[y * app->width + x] =
 					pattern_pixel(x, y, k);
 	}
 	b->frame = f;
-	if (f > 0)
-		pattern_band(f, app->height, band_y, band_h);
+	return pattern_band(f, app->width, app->height, app->band_w,
+			    app->band_h);
 }
 
 static void
@@ -293,19 +414,17 @@ draw(struct app *app)
 {
 	struct buffer *b = &app->buffers[app->next % 2];
 	struct wl_callback *cb;
-	int band_y = 0, band_h = 0;
+	struct band band = { 0, 0, 0, 0 };
 
 	if (b->busy)
 		b = &app->buffers[(app->next + 1) % 2];
 	if (!app->frozen)
-		paint(app, b, app->next, &band_y, &band_h);
+		band = paint(app, b, app->next);
 	wl_surface_attach(app->surface, b->wl, 0, 0);
 	if (app->next == 0 || app->frozen)
-		wl_surface_damage_buffer(app->surface, 0, 0, app->width,
-					 app->height);
+		damage(app, 0, 0, app->width, app->height);
 	else
-		wl_surface_damage_buffer(app->surface, 0, band_y, app->width,
-					 band_h);
+		damage(app, band.x, band.y, band.w, band.h);
 	b->busy = true;
 	app->last = b;
 	cb = wl_surface_frame(app->surface);
@@ -392,6 +511,9 @@ global(void *data, struct wl_registry *registry, uint32_t name,
 	else if (strcmp(interface, "xdg_wm_base") == 0)
 		app->wm_base = wl_registry_bind(registry, name,
 						&xdg_wm_base_interface, 1);
+	else if (strcmp(interface, "wp_viewporter") == 0)
+		app->viewporter = wl_registry_bind(registry, name,
+						   &wp_viewporter_interface, 1);
 }
 
 static void
@@ -452,6 +574,35 @@ hold_window(struct app *app, int hold_ms)
 	}
 }
 
+/* Pending state the first buffer's commit applies. */
+static int
+set_up_view(struct app *app)
+{
+	struct wp_viewport *viewport;
+
+	if (app->transform != 0)
+		wl_surface_set_buffer_transform(app->surface, app->transform);
+	if (app->scale != 1)
+		wl_surface_set_buffer_scale(app->surface, app->scale);
+	if (!app->want_viewport)
+		return 0;
+	if (!app->viewporter) {
+		fprintf(stderr, "pattern-client: no wp_viewporter\n");
+		return -1;
+	}
+	viewport = wp_viewporter_get_viewport(app->viewporter, app->surface);
+	if (app->has_source)
+		wp_viewport_set_source(viewport,
+				       wl_fixed_from_double(app->src[0]),
+				       wl_fixed_from_double(app->src[1]),
+				       wl_fixed_from_double(app->src[2]),
+				       wl_fixed_from_double(app->src[3]));
+	if (app->has_destination)
+		wp_viewport_set_destination(viewport, app->dst[0],
+					    app->dst[1]);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -463,10 +614,17 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, 'n' },
 		{ "dump", required_argument, NULL, 'd' },
 		{ "pool", required_argument, NULL, 'p' },
+		{ "viewport", no_argument, NULL, 'v' },
+		{ "source", required_argument, NULL, 's' },
+		{ "destination", required_argument, NULL, 'D' },
+		{ "transform", required_argument, NULL, 'T' },
+		{ "scale", required_argument, NULL, 'S' },
+		{ "surface-damage", no_argument, NULL, 'a' },
+		{ "band", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
-			   .pool_mode = "own" };
+			   .pool_mode = "own", .scale = 1 };
 	const char *title = "pattern", *dump = NULL;
 	int hold_ms = 30000, c;
 
@@ -479,11 +637,36 @@ main(int argc, char *argv[])
 		case 'n': title = optarg; break;
 		case 'd': dump = optarg; break;
 		case 'p': app.pool_mode = optarg; break;
+		case 'v': app.want_viewport = true; break;
+		case 's':
+			app.want_viewport = app.has_source = true;
+			if (sscanf(optarg, "%lf,%lf,%lf,%lf", &app.src[0],
+				   &app.src[1], &app.src[2], &app.src[3]) != 4)
+				return 2;
+			break;
+		case 'D':
+			app.want_viewport = app.has_destination = true;
+			if (sscanf(optarg, "%d,%d", &app.dst[0],
+				   &app.dst[1]) != 2)
+				return 2;
+			break;
+		case 'T': app.transform = atoi(optarg); break;
+		case 'S': app.scale = atoi(optarg); break;
+		case 'a': app.surface_damage = true; break;
+		case 'b':
+			if (sscanf(optarg, "%dx%d", &app.band_w,
+				   &app.band_h) != 2)
+				return 2;
+			break;
 		default: return 2;
 		}
 	}
 	if (app.frames < 1 || app.width < 16 || app.height < 16 ||
-	    !known_pool_mode(app.pool_mode))
+	    !known_pool_mode(app.pool_mode) || app.transform < 0 ||
+	    app.transform > 7 || app.scale < 1 || app.width % app.scale ||
+	    app.height % app.scale || app.band_w < 0 || app.band_h < 0 ||
+	    app.band_w > app.width || app.band_h > app.height ||
+	    (app.band_w > 0) != (app.band_h > 0))
 		return 2;
 
 	app.display = wl_display_connect(NULL);
@@ -508,7 +691,7 @@ main(int argc, char *argv[])
 	xdg_toplevel_set_title(app.toplevel, title);
 	wl_surface_commit(app.surface);
 	if (dispatch_until(&app, &app.configured) < 0 ||
-	    create_buffers(&app) < 0)
+	    set_up_view(&app) < 0 || create_buffers(&app) < 0)
 		return 1;
 
 	while (app.next < app.frames) {

@@ -422,6 +422,196 @@ def case_clipboard(s):
     print("50 MiB from a local client pasted in the VM, byte for byte")
 
 
+# ---- copy mode: surface damage through viewport, scale and transform ----
+# The relay maps wl_surface.damage to buffer pixels (client-shim/
+# damage-map.c); a pixel it maps wrong stays stale in the region and
+# shows.  Each client runs twice, natively on weston's own socket and
+# through the region in copy mode, one after the other at the same place
+# in the scene, and the two windows must be equal pixel for pixel.
+
+COPY_ENV = {"IVWL_ZERO_COPY": "off", "IVWL_STATS": "1"}
+
+
+def local_client(s, argv, log):
+    """argv as a client of weston's own socket: the native run."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                         stderr=open(s.path(log), "wb"),
+                         env=s._debug_env(), stdin=subprocess.DEVNULL)
+    s.clients.append(p)
+    return p
+
+
+def window_pixels(s, view):
+    """The view's rectangle of weston's output: rows of RGB bytes."""
+    sw, sh, bpp, rows = s.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    if x0 < 0 or y0 < 0 or x1 > sw or y1 > sh:
+        raise Failure(f"{view['title']!r} at {view['rect']} is not all "
+                      f"on the {sw}x{sh} output")
+    out = []
+    for y in range(y0, y1):
+        row = rows[y][x0 * bpp:x1 * bpp]
+        if bpp == 4:
+            row = bytes(b for i, b in enumerate(row) if i % 4 != 3)
+        out.append(row)
+    return out
+
+
+def settled(s, title, timeout=20.0):
+    """((w, h), pixels) of the window once two screenshots agree."""
+    last = None
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        view = s.wait_view(title)
+        x0, y0, x1, y1 = view["rect"]
+        now = ((x1 - x0, y1 - y0), window_pixels(s, view))
+        if now == last:
+            return now
+        last = now
+        time.sleep(0.2)
+    raise Failure(f"{title!r} kept changing")
+
+
+def same_as_native(what, native, vm):
+    (size, want), (vm_size, got) = native, vm
+    if size != vm_size:
+        raise Failure(f"{what}: {vm_size[0]}x{vm_size[1]} through ivwl, "
+                      f"{size[0]}x{size[1]} natively")
+    wrong, first = 0, None
+    for y, (a, b) in enumerate(zip(want, got)):
+        if a == b:
+            continue
+        for x in range(size[0]):
+            if a[x * 3:x * 3 + 3] != b[x * 3:x * 3 + 3]:
+                wrong += 1
+                first = first or (x, y, tuple(a[x * 3:x * 3 + 3]),
+                                  tuple(b[x * 3:x * 3 + 3]))
+    if wrong:
+        raise Failure(f"{what}: {wrong} of {size[0] * size[1]} pixels "
+                      f"differ from the native run; first at {first[:2]}: "
+                      f"native {first[2]}, through ivwl {first[3]}")
+    print(f"{what}: {size[0]}x{size[1]} pixels equal to the native run")
+
+
+def gone(s, title):
+    wait_for(f"{title!r} to go", lambda: not any(
+        v["title"] == title for v in s.scene()))
+
+
+def end_native(s, proc, title):
+    proc.terminate()
+    proc.wait()
+    gone(s, title)
+
+
+def copy_stats(s, proc, log, title, what):
+    """Ends a VM client run with COPY_ENV; its stats, copy mode checked."""
+    st = relay_stats(s, proc, log)
+    gone(s, title)
+    print(f"{what}: {st}")
+    expect(what, st["copy_pools"] > 0 and st["zero_copy_pools"] == 0 and
+           st["copied_bytes"] > 0, "copy mode (IVWL_ZERO_COPY=off)")
+    return st
+
+
+def case_scaler(s):
+    """weston-scaler's modes: viewport source and destination (fractional
+    source, buffer scale 2), destination only, source only, none."""
+    title = "Scaler Test Box"
+    for mode in ("-b", "-d", "-s", "-n"):
+        p = local_client(s, ["weston-scaler", mode],
+                         f"scaler{mode}-native.log")
+        want = settled(s, title)
+        end_native(s, p, title)
+        log = f"scaler{mode}.log"
+        p = s.client(["weston-scaler", mode], log=log, extra_env=COPY_ENV)
+        same_as_native(f"weston-scaler {mode}", want,
+                       settled(s, "[work] " + title))
+        copy_stats(s, p, log, "[work] " + title, f"weston-scaler {mode}")
+
+
+# weston-transformed takes its buffer transform and scale from keys:
+# Left and Right rotate, space flips, z toggles scale 1 and 2.  From
+# (normal, 1) these steps reach all 8 transforms and both scales.
+TRANSFORMED_STEPS = (("Right", 1, 1), ("Right", 2, 1), ("space", 6, 1),
+                     ("z", 6, 2), ("Right", 7, 2), ("space", 3, 2),
+                     ("Left", 2, 2), ("Left", 1, 2), ("z", 1, 1),
+                     ("space", 5, 1), ("Left", 4, 1), ("Left", 7, 1),
+                     ("z", 7, 2), ("space", 3, 2), ("Right", 0, 2))
+
+
+def transformed_run(s, title, proc):
+    """The window after each of TRANSFORMED_STEPS (proc line-buffered)."""
+    shots = [settled(s, title)]
+    x0, y0, x1, y1 = s.wait_view(title)["rect"]
+    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2),
+              "click", "1")
+    for key, transform, scale in TRANSFORMED_STEPS:
+        s.xdotool("key", key)
+        s.wait_line(proc, f"setting buffer transform to {transform}")
+        time.sleep(0.2)
+        shots.append(settled(s, title))
+    return shots
+
+
+def case_transformed(s):
+    """weston-transformed under every buffer transform at scale 1 and 2."""
+    title = "Transformed"
+    # stdbuf: its "setting buffer transform" lines say a key arrived
+    argv = ["stdbuf", "-oL", "weston-transformed"]
+    p = local_client(s, argv, "transformed-native.log")
+    want = transformed_run(s, title, p)
+    end_native(s, p, title)
+    p = s.client(argv, log="transformed.log", extra_env=COPY_ENV)
+    got = transformed_run(s, "[work] " + title, p)
+    steps = [("normal", 0, 1)] + list(TRANSFORMED_STEPS)
+    for (key, transform, scale), w, g in zip(steps, want, got):
+        same_as_native(f"weston-transformed transform {transform} scale "
+                       f"{scale}", w, g)
+    st = copy_stats(s, p, "transformed.log", "[work] " + title,
+                    "weston-transformed")
+    expect("weston-transformed", st["commits"] > len(TRANSFORMED_STEPS),
+           "a commit at least per step")
+
+
+def case_copy_damage_viewport(s):
+    """A 64x64 box repainted per frame and damaged with wl_surface.damage
+    in a 480x320 buffer, in copy mode: with an identity wp_viewport (as
+    Chromium makes one), a buffer transform, scale 2, or a fractional crop
+    scaled, each commit copies about the box of the last two frames (two
+    buffers), not the window; and the window equals the native run."""
+    w, h, box, frames = 480, 320, 64, 40
+    full, box_bytes = w * h * 4, box * box * 4
+    runs = (("identity-viewport", ["--viewport"]),
+            ("viewport-90", ["--viewport", "--transform", "1"]),
+            ("flipped-270-scale-2", ["--transform", "7", "--scale", "2"]),
+            ("crop-scaled", ["--source", "8.5,4.25,300.75,170",
+                             "--destination", "451,255"]))
+    for name, extra in runs:
+        argv = [ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                "--width", str(w), "--height", str(h), "--band",
+                f"{box}x{box}", "--surface-damage", "--title", name] + extra
+        p = local_client(s, argv, f"{name}-native.log")
+        s.wait_line(p, "ready")
+        want = settled(s, name)
+        end_native(s, p, name)
+        dump = s.path(f"{name}.raw")
+        log = f"{name}.log"
+        p = s.client(argv + ["--dump", dump], log=log, extra_env=COPY_ENV)
+        s.wait_line(p, "ready")
+        view = s.wait_view(f"[work] {name}")
+        if name == "identity-viewport":
+            compare_window(s, view, dump, w, h)
+        same_as_native(name, want, settled(s, f"[work] {name}"))
+        st = copy_stats(s, p, log, f"[work] {name}", name)
+        # the first frame of each buffer is copied whole
+        steady = (st["copied_bytes"] - 2 * full) / max(st["commits"] - 2, 1)
+        print(f"{name}: {steady:.0f} bytes copied per commit after the "
+              f"first two, the box is {box_bytes}, the buffer {full}")
+        expect(name, st["commits"] >= frames and steady <= 3 * box_bytes,
+               f"at most 3 boxes ({3 * box_bytes} bytes) copied per commit")
+
+
 CASES = {
     "pattern-pixels": (case_pattern_pixels, ("work",)),
     "zero-copy": (case_zero_copy, ("work",)),
@@ -438,6 +628,9 @@ CASES = {
     "clipboard-50mib": (case_clipboard, ("work",), "x11"),
     "gtk": (case_gtk, ("work",), "x11"),
     "kill-binding": (case_kill_binding, ("work",), "x11"),
+    "scaler": (case_scaler, ("work",)),
+    "transformed": (case_transformed, ("work",), "x11"),
+    "copy-damage-viewport": (case_copy_damage_viewport, ("work",)),
 }
 
 
