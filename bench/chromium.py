@@ -401,7 +401,7 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
         "copied_bytes_per_frame": 0.0,
         "closed_cleanly": clean,
     }
-    for k in ("video_frames", "video_dropped"):
+    for k in ("raf_fps", "raf_frames", "video_dropped"):
         if k in done:
             r[k] = done[k]
     if stats:
@@ -501,9 +501,12 @@ def print_table(rows, header):
             print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
 
         row("fps (the page's count)", lambda r: f"{r['fps']:.1f}")
-        if any("video_frames" in r for r in by.values()):
-            row("video frames / dropped", lambda r:
-                f"{r.get('video_frames', 0)}/{r.get('video_dropped', 0)}")
+        if any("video_dropped" in r for r in by.values()):
+            row("  video frames dropped", lambda r:
+                str(r.get("video_dropped", "-")))
+        if any(r.get("raf_fps", r["fps"]) != r["fps"] for r in by.values()):
+            row("  requestAnimationFrame / s", lambda r:
+                f"{r.get('raf_fps', 0):.1f}")
         row("CPU % of one core, all", lambda r: f"{r['cpu_percent']:.0f}")
         row("CPU ms / frame, all", lambda r: f"{r['cpu_ms_per_frame']:.2f}")
         for proc in ROLES:

@@ -6,10 +6,15 @@
 // The URL's query sets the window: ?warmup=MS&measure=MS.  Lines written:
 //   ivwl-bench: ready page=NAME viewport=WxH
 //   ivwl-bench: measure page=NAME
-//   ivwl-bench: done page=NAME frames=N ms=T fps=F viewport=WxH [more]
-// A page calls ivwlBench.run(name, {frame, stop, extra}): frame(t) on
-// every animation frame, stop() once the window is over (the page goes
-// still, so nothing more is committed), extra() -> "k=v ..." for done.
+//   ivwl-bench: done page=NAME frames=N ms=T fps=F raf_frames=N
+//               raf_fps=F viewport=WxH [more]
+// A page calls ivwlBench.run(name, hooks): hooks.frame(t) on every
+// animation frame, hooks.begin() when the window starts, hooks.stop()
+// once it is over (the page goes still, so nothing more is committed),
+// hooks.extra() -> "k=v ..." for the done line.  frames are the
+// animation frames unless hooks.frames() counts them (the video page:
+// video frames shown, as a video's frames come slower than the
+// display's).
 "use strict";
 
 const ivwlBench = {
@@ -40,11 +45,13 @@ const ivwlBench = {
         if (t - start >= measure) {
           done = true;
           const ms = t - start;
+          const shown = hooks.frames ? hooks.frames() : frames;
           const extra = hooks.extra ? " " + hooks.extra() : "";
           if (hooks.stop)
             hooks.stop();
-          say(`done page=${name} frames=${frames} ms=${ms.toFixed(1)} ` +
-              `fps=${(frames * 1000 / ms).toFixed(2)} ${viewport()}` +
+          say(`done page=${name} frames=${shown} ms=${ms.toFixed(1)} ` +
+              `fps=${(shown * 1000 / ms).toFixed(2)} raf_frames=${frames} ` +
+              `raf_fps=${(frames * 1000 / ms).toFixed(2)} ${viewport()}` +
               extra);
           return;
         }
