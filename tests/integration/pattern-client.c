@@ -20,6 +20,9 @@
  * zero-copy mode (client-shim/zero-copy.c):
  *   own     a memfd this process makes and maps (the default)
  *   child   a memfd a forked child makes and hands over
+ *   drawer  a forked child makes the memfd, maps it and draws every
+ *           frame into it, as chromium's GPU process does; this process
+ *           maps it too (for --dump) and sends it to the compositor
  *   regrow  halfway through, the pool grows: the file is truncated
  *           larger, mapped anew at the bigger size, the old mapping
  *           dropped, and buffer 0 moves to the new space
@@ -124,6 +127,7 @@ struct app {
 	int dst[2];
 	int transform, scale;
 	struct wl_shm_pool *pool;
+	int drawer;		/* --pool drawer: its socket, else -1 */
 	int fd;
 	uint8_t *map;
 	size_t map_size;
@@ -146,6 +150,7 @@ known_pool_mode(const char *mode)
 {
 	static const char *const modes[] = {
 		"own", "child", "regrow", "remap", "close", "sparse",
+		"drawer",
 	};
 	size_t i;
 
@@ -197,6 +202,122 @@ memfd_from_child(void)
 	return fd;
 }
 
+static int
+send_fd(int sock, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
+}
+
+static struct band
+paint(struct app *app, struct buffer *b, int f);
+
+/* The drawer's request: bring buffer `buffer` up to frame `frame`. */
+struct drawer_job {
+	int buffer, frame;
+};
+
+static void
+drawer_loop(struct app *app, int sock, size_t pool_size)
+{
+	size_t size = (size_t)app->width * 4 * app->height;
+	struct drawer_job job;
+	uint8_t *map;
+	int fd, i;
+
+	fd = memfd_create("pattern-drawer", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)pool_size) < 0)
+		_exit(1);
+	map = mmap(NULL, pool_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || send_fd(sock, fd) < 0)
+		_exit(1);
+	close(fd);
+	for (i = 0; i < 2; i++) {
+		app->buffers[i].pixels = (uint32_t *)(map + i * size);
+		app->buffers[i].frame = -1;
+	}
+	while (read(sock, &job, sizeof(job)) == sizeof(job) &&
+	       job.buffer >= 0 && job.buffer < 2) {
+		paint(app, &app->buffers[job.buffer], job.frame);
+		if (write(sock, "", 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+/* A memfd a forked child makes, maps and draws in until we hang up. */
+static int
+memfd_from_drawer(struct app *app, size_t pool_size)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cm;
+	int sv[2], fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		drawer_loop(app, sv[1], pool_size);
+	}
+	close(sv[1]);
+	if (pid > 0 && recvmsg(sv[0], &mh, 0) == 1 &&
+	    (cm = CMSG_FIRSTHDR(&mh)) && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	if (fd < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	app->drawer = sv[0];
+	return fd;
+}
+
+/* paint(), done by the drawer: the same pixels, another process. */
+static struct band
+paint_in_drawer(struct app *app, struct buffer *b, int f)
+{
+	struct drawer_job job = { (int)(b - app->buffers), f };
+	char ack;
+
+	if (write(app->drawer, &job, sizeof(job)) != sizeof(job) ||
+	    read(app->drawer, &ack, 1) != 1) {
+		fprintf(stderr, "pattern-client: the drawer is gone\n");
+		exit(1);
+	}
+	b->frame = f;
+	return pattern_band(f, app->width, app->height, app->band_w,
+			    app->band_h);
+}
+
 static void
 new_buffer(struct app *app, int i, size_t offset)
 {
@@ -221,6 +342,8 @@ create_buffers(struct app *app)
 		pool_size += 256u << 20;
 	if (strcmp(app->pool_mode, "child") == 0)
 		app->fd = memfd_from_child();
+	else if (strcmp(app->pool_mode, "drawer") == 0)
+		app->fd = memfd_from_drawer(app, pool_size);
 	else
 		app->fd = memfd_create("pattern", MFD_CLOEXEC);
 	if (app->fd < 0 || ftruncate(app->fd, (off_t)pool_size) < 0)
@@ -419,7 +542,8 @@ draw(struct app *app)
 	if (b->busy)
 		b = &app->buffers[(app->next + 1) % 2];
 	if (!app->frozen)
-		band = paint(app, b, app->next);
+		band = app->drawer >= 0 ? paint_in_drawer(app, b, app->next) :
+					  paint(app, b, app->next);
 	wl_surface_attach(app->surface, b->wl, 0, 0);
 	if (app->next == 0 || app->frozen)
 		damage(app, 0, 0, app->width, app->height);
@@ -624,7 +748,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
-			   .pool_mode = "own", .scale = 1 };
+			   .pool_mode = "own", .scale = 1, .drawer = -1 };
 	const char *title = "pattern", *dump = NULL;
 	int hold_ms = 30000, c;
 

@@ -107,15 +107,16 @@ def relay_stats(session, proc, log):
             (kv.split("=") for kv in line.split()[1:])}
 
 
-def zero_copy_run(s, name, pool, env=None, frames=12):
+def zero_copy_run(s, name, pool, env=None, frames=12, w=240, h=180):
     """A pattern client with --pool pool: pixel-exact, then its stats."""
     dump = s.path(f"{name}.raw")
     p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
-                  "--title", name, "--dump", dump, "--pool", pool],
+                  "--title", name, "--dump", dump, "--pool", pool,
+                  "--width", str(w), "--height", str(h)],
                  log=f"{name}.log", extra_env=dict(env or {},
                                                    IVWL_STATS="1"))
     s.wait_line(p, "ready")
-    compare_window(s, s.wait_view(f"[work] {name}"), dump, 240, 180)
+    compare_window(s, s.wait_view(f"[work] {name}"), dump, w, h)
     st = relay_stats(s, p, f"{name}.log")
     print(f"{name}: {st}")
     if st["commits"] < frames:
@@ -143,6 +144,20 @@ def case_zero_copy(s):
     expect("zc-forced", st["zero_copy_pools"] == 1 and
            st["copied_bytes"] == 0,
            "IVWL_ZERO_COPY=on to draw even a child's memfd in place")
+    # chromium's shape: another process makes the file and draws; this
+    # one maps it too (its --dump reads the grant it follows) and sends
+    # it.  Pixel-exact, and the dump must match the window.
+    st = zero_copy_run(s, "zc-drawer", "drawer", w=480, h=360)
+    expect("zc-drawer", st["zero_copy_pools"] == 1 and
+           st["copy_pools"] == 0 and st["copied_bytes"] == 0 and
+           st["zero_copy_commits"] == st["commits"],
+           "a memfd another process of the app made and draws in to be "
+           "drawn in place, no byte copied")
+    st = zero_copy_run(s, "zc-drawer-off", "drawer",
+                       {"IVWL_ZERO_COPY": "off"}, w=480, h=360)
+    expect("zc-drawer-off", st["zero_copy_pools"] == 0 and
+           st["copied_bytes"] > 0,
+           "IVWL_ZERO_COPY=off to copy the drawer's pixels")
 
 
 def case_zero_copy_fallbacks(s):
