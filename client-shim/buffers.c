@@ -260,14 +260,20 @@ ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino)
 }
 
 uint64_t
-ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner)
+ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner,
+		       bool *any_claimed)
 {
 	const struct ivwl_grant *g;
 	uint64_t bytes = 0;
 
-	for (g = b->grants; g; g = g->next)
-		if (g->owner == owner && g->client_maps && !g->claimed)
+	*any_claimed = false;
+	for (g = b->grants; g; g = g->next) {
+		if (owner != IVWL_BUFFERS_ANY_OWNER && g->owner != owner)
+			continue;
+		*any_claimed |= g->claimed;
+		if (g->client_maps && !g->claimed)
 			bytes += g->range.length;
+	}
 	return bytes;
 }
 

@@ -86,9 +86,15 @@ ivwl_buffers_follow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
 void
 ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino);
 
-/* Bytes granted to owner that no pool has drawn from yet. */
+#define IVWL_BUFFERS_ANY_OWNER UINT32_MAX
+
+/*
+ * Bytes granted to owner (or to anyone) that no pool has drawn from yet;
+ * *any_claimed says whether a pool draws from one of its grants.
+ */
 uint64_t
-ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner);
+ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner,
+		       bool *any_claimed);
 
 /* Owner's channel closed: its grants hold their last pixels for good. */
 void

@@ -110,15 +110,29 @@ file_matches(int file_fd, const struct ivwl_zc_msg *m)
 	       (uint64_t)st.st_ino == m->ino;
 }
 
+/*
+ * A process other than the one that connected offers files before anyone
+ * knows they become buffers.  Bounded per process, tighter for one none
+ * of whose files has become a buffer yet (chromium's renderers, without
+ * their sandbox, send files to the GPU process only), and per relay.
+ */
 static int
 check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 	    const struct ivwl_zc_msg *m, int file_fd)
 {
+	uint64_t mine, all;
+	bool proven, any;
+
 	if (!file_matches(file_fd, m))
 		return -EBADF;
-	if (ch->owner != 0 &&
-	    ivwl_buffers_unclaimed(zc->buffers, ch->owner) + m->size >
-	    IVWL_ZC_UNCLAIMED_MAX)
+	if (ch->owner == 0)
+		return 0;
+	mine = ivwl_buffers_unclaimed(zc->buffers, ch->owner, &proven);
+	all = ivwl_buffers_unclaimed(zc->buffers, IVWL_BUFFERS_ANY_OWNER,
+				     &any);
+	if (mine + m->size > (proven ? IVWL_ZC_UNCLAIMED_MAX :
+				       IVWL_ZC_UNPROVEN_MAX) ||
+	    all + m->size > IVWL_ZC_UNCLAIMED_APP_MAX)
 		return -EDQUOT;
 	return 0;
 }

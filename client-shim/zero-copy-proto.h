@@ -22,8 +22,9 @@
  * own uid.  Such a process offers a file when it sends it to another
  * process (at least IVWL_ZC_SHARED_MIN bytes): it cannot know yet
  * whether the file becomes a Wayland buffer, so the relay bounds what it
- * grants this way and no pool uses yet (IVWL_ZC_UNCLAIMED_MAX per
- * process, -EDQUOT past it).
+ * grants this way and no pool uses yet: IVWL_ZC_UNCLAIMED_MAX per
+ * process, IVWL_ZC_UNPROVEN_MAX while none of the process's files is a
+ * buffer, IVWL_ZC_UNCLAIMED_APP_MAX for all of them; -EDQUOT past it.
  */
 #ifndef IVWL_ZERO_COPY_PROTO_H
 #define IVWL_ZERO_COPY_PROTO_H
@@ -64,6 +65,8 @@ enum ivwl_zc_op {
 #define IVWL_ZC_MAX_CHANNELS 64
 #define IVWL_ZC_SHARED_MIN (512u << 10)
 #define IVWL_ZC_UNCLAIMED_MAX (96ull << 20)
+#define IVWL_ZC_UNPROVEN_MAX (32ull << 20)
+#define IVWL_ZC_UNCLAIMED_APP_MAX (192ull << 20)
 
 #define IVWL_ZC_COPIED_BACK (1u << 0)
 /* In the reply to IVWL_ZC_OFFER: the fd is the grant's own dma-buf. */
