@@ -130,9 +130,10 @@ check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 	mine = ivwl_buffers_unclaimed(zc->buffers, ch->owner, &proven);
 	all = ivwl_buffers_unclaimed(zc->buffers, IVWL_BUFFERS_ANY_OWNER,
 				     &any);
-	if (mine + m->size > (proven ? IVWL_ZC_UNCLAIMED_MAX :
-				       IVWL_ZC_UNPROVEN_MAX) ||
-	    all + m->size > IVWL_ZC_UNCLAIMED_APP_MAX)
+	/* Sizes are the peer's: no sum that could wrap. */
+	if (m->size > (proven ? IVWL_ZC_UNCLAIMED_MAX :
+				IVWL_ZC_UNPROVEN_MAX) - mine ||
+	    m->size > IVWL_ZC_UNCLAIMED_APP_MAX - all)
 		return -EDQUOT;
 	return 0;
 }
@@ -285,11 +286,9 @@ pump_chan(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
 		n = ivwl_agent_recv(ch->fd, &m, sizeof(m), fds, 4, &nfds);
 		if (n == -EAGAIN) {
 			ch->ready = false;
-		} else if (n <= 0) {
+		} else if (n <= 0 || nfds > 1) {
+			/* Gone, or a malformed message: not served again. */
 			chan_close(zc, ch);
-		} else if (n != (int)sizeof(m) || nfds > 1) {
-			m = (struct ivwl_zc_msg){ .status = -EINVAL };
-			ivwl_agent_send(ch->fd, &m, sizeof(m), NULL, 0);
 		} else {
 			handle(zc, ch, &m, nfds == 1 ? fds[0] : -1);
 		}

@@ -7,7 +7,7 @@
  *                       [--pool own|child|regrow|remap|sparse]
  *                       [--viewport] [--source X,Y,W,H] [--destination W,H]
  *                       [--transform N] [--scale N] [--surface-damage]
- *                       [--band WxH]
+ *                       [--band WxH] [--spawn PROGRAM]
  *
  * Frame 0 is a full frame; frames 1..N-1 each repaint one band (whole
  * rows, or a W x H box with --band) with a new colour and damage only
@@ -15,6 +15,9 @@
  * bytes leaves a visible mistake.  After the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
+ *
+ * --spawn runs PROGRAM with this process's pid as its argument once the
+ * buffers exist, and waits for it before drawing (ivwl-zc-probe).
  *
  * --pool says how the pool's memory behaves, for the paths of ivwl's
  * zero-copy mode (client-shim/zero-copy.c):
@@ -727,6 +730,29 @@ set_up_view(struct app *app)
 	return 0;
 }
 
+static int
+run_child(const char *program)
+{
+	char pid[16];
+	pid_t child;
+	int status;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	child = fork();
+	if (child == 0) {
+		/* The probe speaks for itself, without the shim. */
+		unsetenv("LD_PRELOAD");
+		execl(program, program, pid, (char *)NULL);
+		_exit(127);
+	}
+	if (child < 0 || waitpid(child, &status, 0) < 0 ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "pattern-client: %s failed\n", program);
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -745,11 +771,12 @@ main(int argc, char *argv[])
 		{ "scale", required_argument, NULL, 'S' },
 		{ "surface-damage", no_argument, NULL, 'a' },
 		{ "band", required_argument, NULL, 'b' },
+		{ "spawn", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
 			   .pool_mode = "own", .scale = 1, .drawer = -1 };
-	const char *title = "pattern", *dump = NULL;
+	const char *title = "pattern", *dump = NULL, *spawn = NULL;
 	int hold_ms = 30000, c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -777,6 +804,7 @@ main(int argc, char *argv[])
 		case 'T': app.transform = atoi(optarg); break;
 		case 'S': app.scale = atoi(optarg); break;
 		case 'a': app.surface_damage = true; break;
+		case 'x': spawn = optarg; break;
 		case 'b':
 			if (sscanf(optarg, "%dx%d", &app.band_w,
 				   &app.band_h) != 2)
@@ -816,6 +844,8 @@ main(int argc, char *argv[])
 	wl_surface_commit(app.surface);
 	if (dispatch_until(&app, &app.configured) < 0 ||
 	    set_up_view(&app) < 0 || create_buffers(&app) < 0)
+		return 1;
+	if (spawn && run_child(spawn) < 0)
 		return 1;
 
 	while (app.next < app.frames) {

@@ -160,6 +160,65 @@ def case_zero_copy(s):
            "IVWL_ZERO_COPY=off to copy the drawer's pixels")
 
 
+def probe_results(path):
+    with open(path) as f:
+        return dict(line.split(" ", 1) for line in f.read().splitlines())
+
+
+def case_zero_copy_trust(s):
+    """The relay's listening socket (relay-zc.c) under attack: from a
+    process of the app, odd requests fail and the relay keeps serving;
+    from outside the app, or as another user, nothing is served."""
+    inside = s.path("probe-inside.txt")
+    dump = s.path("zc-trust.raw")
+    p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--title", "zc-trust",
+                  "--dump", dump, "--spawn", ENV["IVWL_ZC_PROBE"]],
+                 log="zc-trust.log", extra_env={"IVWL_STATS": "1", "IVWL_DEBUG": "1",
+                                                "IVWL_PROBE_OUT": inside})
+    s.wait_line(p, "ready")
+    got = probe_results(inside)
+    print(f"inside the app: {got}")
+    want = {"offer-no-fd": "-9", "offer-other-file": "-9",
+            "offer-huge": "-122", "short-message": "closed",
+            "follow-unmoved": "-2", "unfollow-unfollowed": "-2",
+            "revert-not-granted": "-2", "unknown-op": "-22",
+            "offer": "0"}
+    for k, v in want.items():
+        expect(k, got.get(k) == v, f"status {v}, got {got.get(k)}")
+    # None of the probe's files became a buffer: 32 MiB at most, 1 of
+    # them to the plain offer.
+    mib = int(got["granted-mib"])
+    expect("granted-mib", 24 <= mib <= 31,
+           f"24..31 MiB of files no pool uses, got {mib}")
+    compare_window(s, s.wait_view("[work] zc-trust"), dump, 240, 180)
+
+    outside = s.path("probe-outside.txt")
+    env = dict(os.environ, IVWL_PROBE_OUT=outside)
+    subprocess.run([ENV["IVWL_ZC_PROBE"], str(p.pid)], env=env, check=True,
+                   timeout=30)
+    got = probe_results(outside)
+    print(f"outside the app: {got}")
+    expect("outside", list(got) in (["connect"], ["offer-no-fd"]) and
+           "closed" in got[list(got)[0]],
+           "a process outside the app to be shut out")
+    if os.geteuid() == 0:
+        other = s.path("probe-user.txt")
+        open(other, "w").close()
+        os.chown(other, 65534, 65534)
+        os.chmod(s.dir, 0o711)
+        subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", "--", ENV["IVWL_ZC_PROBE"],
+                        str(p.pid)], env=dict(env, IVWL_PROBE_OUT=other),
+                       check=True, timeout=30)
+        got = probe_results(other)
+        print(f"another user: {got}")
+        expect("another-user", "closed" in "".join(got.values()) and
+               "offer" not in got, "another user to be shut out")
+    st = relay_stats(s, p, "zc-trust.log")
+    expect("zc-trust", st["zero_copy_commits"] == st["commits"] > 0,
+           "the client still drawn in place after the attacks")
+
+
 def case_zero_copy_fallbacks(s):
     st = zero_copy_run(s, "zc-child", "child")
     expect("zc-child", st["zero_copy_pools"] == 0 and
@@ -631,6 +690,7 @@ CASES = {
     "pattern-pixels": (case_pattern_pixels, ("work",)),
     "zero-copy": (case_zero_copy, ("work",)),
     "zero-copy-fallbacks": (case_zero_copy_fallbacks, ("work",)),
+    "zero-copy-trust": (case_zero_copy_trust, ("work",)),
     "simple-shm": (case_simple_shm, ("work",)),
     "flower": (case_flower, ("work",)),
     "two-vms": (case_two_vms, ("work", "home")),
