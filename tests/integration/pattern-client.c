@@ -163,48 +163,6 @@ known_pool_mode(const char *mode)
 	return false;
 }
 
-/* A memfd made by another process, as a GPU process would hand one. */
-static int
-memfd_from_child(void)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	char byte = 0;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cm;
-	int sv[2], fd = -1;
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		fd = memfd_create("pattern-child", MFD_CLOEXEC);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-		_exit(fd < 0 || sendmsg(sv[1], &mh, 0) != 1);
-	}
-	close(sv[1]);
-	if (pid > 0 && recvmsg(sv[0], &mh, 0) == 1 &&
-	    (cm = CMSG_FIRSTHDR(&mh)) && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	close(sv[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return fd;
-}
-
 static int
 send_fd(int sock, int fd)
 {
@@ -227,6 +185,54 @@ send_fd(int sock, int fd)
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
 	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
+}
+
+/* The fd send_fd() sent, or -1. */
+static int
+recv_fd(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &mh, 0) == 1 && (cm = CMSG_FIRSTHDR(&mh)) &&
+	    cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
+}
+
+/* A memfd made by another process, as a GPU process would hand one. */
+static int
+memfd_from_child(void)
+{
+	int sv[2], fd = -1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		fd = memfd_create("pattern-child", MFD_CLOEXEC);
+		_exit(fd < 0 || send_fd(sv[1], fd) < 0);
+	}
+	close(sv[1]);
+	if (pid > 0)
+		fd = recv_fd(sv[0]);
+	close(sv[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return fd;
 }
 
 static struct band
@@ -269,19 +275,6 @@ drawer_loop(struct app *app, int sock, size_t pool_size)
 static int
 memfd_from_drawer(struct app *app, size_t pool_size)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cm;
 	int sv[2], fd = -1;
 	pid_t pid;
 
@@ -293,9 +286,8 @@ memfd_from_drawer(struct app *app, size_t pool_size)
 		drawer_loop(app, sv[1], pool_size);
 	}
 	close(sv[1]);
-	if (pid > 0 && recvmsg(sv[0], &mh, 0) == 1 &&
-	    (cm = CMSG_FIRSTHDR(&mh)) && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	if (pid > 0)
+		fd = recv_fd(sv[0]);
 	if (fd < 0) {
 		close(sv[0]);
 		return -1;
