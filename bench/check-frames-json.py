@@ -3,10 +3,10 @@
 over every path that is installed; stdout must be one JSON object per line
 with the required keys and sane numbers.  Nothing about timing."""
 
-import json
 import shutil
-import subprocess
 import sys
+
+import smoke
 
 REQUIRED = ["path", "size", "cpu_ms_per_frame",
             "transport_cpu_ms_per_frame", "copied_bytes_per_frame",
@@ -14,32 +14,19 @@ REQUIRED = ["path", "size", "cpu_ms_per_frame",
 
 
 def main():
-    if len(sys.argv) < 2:
-        print("usage: check-frames-json.py IVWL_BENCH [ARGS...]")
+    argv = smoke.bench_argv("check-frames-json.py", "frames")
+    if argv is None:
         return 2
     paths = ["native", "ivwl-copy", "ivwl-zero-copy"]
     if shutil.which("waypipe"):
         paths.append("waypipe")
-    cmd = [sys.argv[1], "frames", "--sizes", "320x240", "--damage",
-           "full,band", "--frames", "20", "--warmup", "4", "--paths",
-           ",".join(paths), "--json"] + sys.argv[2:]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, timeout=280)
-    out = proc.stdout.decode()
-    if proc.returncode != 0:
-        print(f"{cmd} exited {proc.returncode}; stdout:\n{out}")
+    out = smoke.run(argv + ["--sizes", "320x240", "--damage", "full,band",
+                            "--frames", "20", "--warmup", "4", "--paths",
+                            ",".join(paths), "--json"] + sys.argv[2:], 280)
+    if out is None:
         return 1
-    rows = []
-    for line in out.splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            print(f"not a JSON object: {e}: {line!r}")
-            return 1
-    failed = []
+    rows, failed = smoke.json_lines(out)
     for r in rows:
-        if not isinstance(r, dict):
-            failed.append(f"not an object: {r!r}")
-            continue
         name = f"{r.get('path')} {r.get('size')} {r.get('damage')}"
         for k in REQUIRED:
             if k not in r:
@@ -67,17 +54,10 @@ def main():
                 not r.get("transport_cpu_ms_per_frame", 0) > 0:
             failed.append(f"{name}: no transport CPU (relay not found?)")
     want = {(p, d) for p in paths for d in ("full", "band")}
-    got = {(r.get("path"), r.get("damage")) for r in rows
-           if isinstance(r, dict)}
+    got = {(r.get("path"), r.get("damage")) for r in rows}
     if want - got:
         failed.append(f"missing cases: {sorted(want - got)}")
-    if failed:
-        print("\n".join(failed))
-        print(out)
-        return 1
-    for r in rows:
-        print(json.dumps(r))
-    return 0
+    return smoke.finish(rows, failed, out)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ each a positive number, and that the receivers verified the data.
 It asserts nothing about timing."""
 
 import json
-import subprocess
 import sys
+
+import smoke
 
 REQUIRED = [
     "ring_gbps", "ring_spin_gbps", "socket_gbps", "stopwait_gbps",
@@ -20,14 +21,11 @@ REQUIRED = [
 
 
 def main():
-    if len(sys.argv) < 2:
-        print("usage: check-transport-json.py IVWL_BENCH [ARGS...]")
+    argv = smoke.bench_argv("check-transport-json.py", "transport")
+    if argv is None:
         return 2
-    cmd = [sys.argv[1], "transport", "--quick", "--json"] + sys.argv[2:]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, timeout=170)
-    out = proc.stdout.decode()
-    if proc.returncode != 0:
-        print(f"{cmd} exited {proc.returncode}; stdout:\n{out}")
+    out = smoke.run(argv + ["--quick", "--json"] + sys.argv[2:], 170)
+    if out is None:
         return 1
     try:
         data = json.loads(out)

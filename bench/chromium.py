@@ -28,8 +28,6 @@ ivwl-zero-copy leaves IVWL_ZERO_COPY unset (auto, the default mode).
 """
 
 import argparse
-import ctypes
-import json
 import os
 import re
 import shutil
@@ -41,9 +39,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from frames import (  # noqa: E402  (frames.py is beside this file)
-    BenchError, Display, PATHS, PR_SET_CHILD_SUBREAPER, TRANSPORT,
-    available_paths, fmt_bytes, fmt_ratio, log, machine_line, parse_kv,
-    parse_sizes, ratio, read, reap_orphans)
+    BenchError, Display, PATHS, TRANSPORT, add_common_args, add_ratios,
+    available_paths, emit_json, fmt_bytes, fmt_ratio, log, machine_line,
+    median_rows, parse_kv, parse_sizes, read, reap_orphans, run, table,
+    try_case)
 
 PAGES = ("full", "small", "scroll", "video")
 PAGES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -251,23 +250,23 @@ def relay_lines(text):
     return (total, n) if n else (None, 0)
 
 
+def kill_all(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def close_browser(p, main_pids, timeout=30.0):
     """SIGTERM to the browser's main process: it closes its windows and
     its Wayland connection, so each relay prints its IVWL_STATS line."""
-    for pid in main_pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+    kill_all(main_pids, signal.SIGTERM)
     try:
         p.wait(timeout)
         return True
     except subprocess.TimeoutExpired:
-        for pid in tree(p.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_all(tree(p.pid), signal.SIGKILL)
         p.kill()
         p.wait()
         return False
@@ -287,11 +286,7 @@ def wait_gone(pids, snap, timeout=20.0):
     while left() and time.monotonic() < end:
         time.sleep(0.1)
     rest = left()
-    for pid in rest:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    kill_all(rest, signal.SIGKILL)
     return not rest
 
 
@@ -446,40 +441,10 @@ def subtract_startup(r, ref):
 
 # ---- reports ----------------------------------------------------------
 
-MEDIAN_KEYS = ("fps", "cpu_ms_per_frame", "transport_cpu_ms_per_frame",
-               "cpu_percent", "copied_bytes_per_frame")
-
-
-def median_rows(rows):
-    """Per (path, page, size) the run with the median total CPU per
-    frame; fps, transport CPU and copies are medians of their own."""
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["path"], r["page"], r["size"]), []).append(r)
-    out = []
-    for g in groups.values():
-        g = sorted(g, key=lambda r: r["cpu_ms_per_frame"])
-        m = dict(g[len(g) // 2])
-        m["runs"] = len(g)
-        m["runs_cpu_ms_per_frame"] = [r["cpu_ms_per_frame"] for r in g]
-        for k in ("fps", "copied_bytes_per_frame"):
-            m[f"runs_{k}"] = [r[k] for r in g]
-        for k in MEDIAN_KEYS:
-            vals = sorted(r[k] for r in g)
-            m[k] = vals[len(vals) // 2]
-        out.append(m)
-    return out
-
-
-def add_ratios(rows):
-    for r in rows:
-        same = {x["path"]: x for x in rows
-                if x["size"] == r["size"] and x["page"] == r["page"]}
-        for base in ("native", "waypipe"):
-            b = same.get(base)
-            if b:
-                r[f"cpu_vs_{base}"] = ratio(r["cpu_ms_per_frame"],
-                                            b["cpu_ms_per_frame"])
+MEDIAN_KEYS = ("fps", "raf_fps", "cpu_ms_per_frame",
+               "transport_cpu_ms_per_frame", "cpu_percent",
+               "copied_bytes_per_frame")
+RATIOS = (("cpu", "cpu_ms_per_frame", ("native", "waypipe")),)
 
 
 def print_table(rows, header):
@@ -495,11 +460,7 @@ def print_table(rows, header):
         first = by[paths[0]]
         print(f"\n{size}, page {page} (viewport {first['viewport']}, "
               f"{first.get('runs', 1)} run(s))")
-        print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
-
-        def row(label, fn):
-            print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
-
+        row = table(paths, by)
         row("fps (the page's count)", lambda r: f"{r['fps']:.1f}")
         if any("video_dropped" in r for r in by.values()):
             row("  video frames dropped", lambda r:
@@ -563,7 +524,8 @@ def main_chromium(args):
     if not paths:
         raise SystemExit("no path to run")
     load0 = machine_line()
-    rows, failed, skipped = [], [], []
+    # no_ref: cases whose copies keep chromium's start-up (no reference)
+    rows, failed, skipped, no_ref = [], [], [], []
     i = 0
     for w, h in sizes:
         disp = Display(args.build, w, h, args.keep_logs,
@@ -582,49 +544,41 @@ def main_chromium(args):
                     if not args.json:
                         log(f"{args.browser} {page} {w}x{h} via {path}: "
                             f"start-up reference")
-                    try:
-                        refs[(path, page)] = run_page(
-                            disp, args, path, page, w, h, i, video,
-                            measure=0)["relay_stats"]
-                    except BenchError as e:
-                        log(f"no start-up reference, copies will include "
-                            f"it: {e}")
-                        reap_orphans({q.pid for q in disp.procs})
+                    r = try_case(disp, no_ref, f"{path} {page} {w}x{h}",
+                                 run_page, disp, args, path, page, w, h, i,
+                                 video, measure=0)
                     i += 1
+                    if r:
+                        refs[(path, page)] = r["relay_stats"]
             for rep in range(args.repeat):
                 for page in run_pages:
                     for path in paths:
                         if not args.json:
                             log(f"{args.browser} {page} {w}x{h} via {path}"
                                 f" (run {rep + 1}/{args.repeat})")
-                        try:
-                            r = run_page(disp, args, path, page, w, h, i,
-                                         video)
-                        except BenchError as e:
-                            log(f"FAILED: {e}")
-                            failed.append(f"{path} {page} {w}x{h}")
-                            reap_orphans({q.pid for q in disp.procs})
-                            i += 1
+                        r = try_case(disp, failed, f"{path} {page} {w}x{h}",
+                                     run_page, disp, args, path, page, w, h,
+                                     i, video)
+                        i += 1
+                        if not r:
                             continue
                         r["repeat"] = rep
                         if (path, page) in refs:
                             subtract_startup(r, refs[(path, page)])
                         rows.append(r)
-                        i += 1
         finally:
             disp.close()
-    rows = median_rows(rows)
-    add_ratios(rows)
+    rows = median_rows(rows, ("path", "page", "size"), MEDIAN_KEYS,
+                       ("cpu_ms_per_frame", "fps", "copied_bytes_per_frame"))
+    add_ratios(rows, ("size", "page"), RATIOS)
+    for r in rows:
+        if r["path"] in ("native", "waypipe"):
+            r[f"cpu_vs_{r['path']}"] = 1.0
     if failed:
         log(f"{len(failed)} case(s) failed: {', '.join(failed)}")
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-    if args.json:
-        for r in rows:
-            print(json.dumps(r))
-    else:
+    if no_ref:
+        log(f"no start-up reference, copies include it: {', '.join(no_ref)}")
+    if not emit_json(rows, args):
         print_table(rows, f"ivwl-bench chromium: {args.browser}, "
                     f"{args.warmup:g} s warm-up then {args.measure:g} s "
                     f"measured, median of {args.repeat} interleaved runs, "
@@ -648,9 +602,6 @@ def main():
                          "(default %(default)s)")
     ap.add_argument("--pages", default=",".join(PAGES),
                     help="default %(default)s")
-    ap.add_argument("--paths", default=",".join(PATHS),
-                    help="default %(default)s; waypipe is skipped when "
-                         "not installed")
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs per case, interleaved; median reported")
     ap.add_argument("--warmup", type=float, default=5.0,
@@ -662,25 +613,8 @@ def main():
     ap.add_argument("--zero-copy", default="auto", choices=("auto", "on"),
                     help="IVWL_ZERO_COPY of the ivwl-zero-copy path "
                          "(default: unset, i.e. auto)")
-    ap.add_argument("--json", action="store_true",
-                    help="one JSON object per line, one line per case")
-    ap.add_argument("--json-out", metavar="FILE",
-                    help="also write the JSON lines to FILE")
-    ap.add_argument("--keep-logs", action="store_true",
-                    help="keep the temporary dir with every process's log")
-    ap.add_argument("--repaint-window", type=int, default=16,
-                    help="weston.ini [core] repaint-window, ms")
-    args = top.parse_args()
-    args.build = os.path.abspath(args.build)
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        log("cannot become a child subreaper: the relay's CPU may be lost")
-    try:
-        return main_chromium(args)
-    except BenchError as e:
-        log(str(e))
-        return 1
+    add_common_args(ap, PATHS)
+    return run(top.parse_args(), main_chromium)
 
 
 if __name__ == "__main__":

@@ -524,23 +524,34 @@ def fmt_bytes(b):
     return f"{b:.0f} B"
 
 
-def add_ratios(rows):
+FRAMES_RATIOS = (("cpu", "cpu_ms_per_frame", ("native", "waypipe")),
+                 ("latency_p50", "latency_p50_us", ("native", "waypipe")),
+                 ("transport_cpu", "transport_cpu_ms_per_frame",
+                  ("waypipe",)))
+
+
+def add_ratios(rows, case, ratios):
+    """r[NAME_vs_BASE] = r[field] / the same case's BASE row's, for every
+    (NAME, field, BASEs) of ratios; a case is the rows that agree on the
+    keys of case and differ in path."""
     for r in rows:
         same = {x["path"]: x for x in rows
-                if x["size"] == r["size"] and x["damage"] == r["damage"]}
-        for base in ("native", "waypipe"):
-            b = same.get(base)
-            if not b or b is r:
-                continue
-            key = base.replace("-", "_")
-            r[f"cpu_vs_{key}"] = ratio(r["cpu_ms_per_frame"],
-                                       b["cpu_ms_per_frame"])
-            r[f"latency_p50_vs_{key}"] = ratio(r["latency_p50_us"],
-                                               b["latency_p50_us"])
-            if base == "waypipe":
-                r["transport_cpu_vs_waypipe"] = ratio(
-                    r["transport_cpu_ms_per_frame"],
-                    b["transport_cpu_ms_per_frame"])
+                if all(x[k] == r[k] for k in case)}
+        for name, field, bases in ratios:
+            for base in bases:
+                b = same.get(base)
+                if b and b is not r:
+                    r[f"{name}_vs_{base}"] = ratio(r[field], b[field])
+
+
+def table(paths, by):
+    """Prints the paths' header line; returns row(label, fn), which
+    prints fn(by[path]) for every path."""
+    print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
+
+    def row(label, fn):
+        print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
+    return row
 
 
 def print_table(rows, header):
@@ -556,11 +567,7 @@ def print_table(rows, header):
         paths = [p for p in PATHS if p in by]
         print(f"\n{size}, {damage} damage "
               f"({fmt_bytes(g[0]['damage_bytes_per_frame'])} per frame)")
-        print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
-
-        def row(label, fn):
-            print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
-
+        row = table(paths, by)
         row("frames presented / committed",
             lambda r: f"{r['frames_presented']}/{r['frames_committed']}")
         row("fps", lambda r: f"{r['fps']:.1f}")
@@ -766,11 +773,7 @@ def print_mpv(rows, header):
     print(header)
     paths = [r["path"] for r in rows]
     by = {r["path"]: r for r in rows}
-    print(f"{'':34}" + "".join(f"{p:>16}" for p in paths))
-
-    def row(label, fn):
-        print(f"{label:34}" + "".join(f"{fn(by[p]):>16}" for p in paths))
-
+    row = table(paths, by)
     row("wall s (first frame to end)", lambda r: f"{r['wall_s']:.2f}")
     row("frames dropped (VO)", lambda r: str(r.get("frame_drop", "na")))
     row("frames dropped (decoder)",
@@ -858,33 +861,26 @@ def main_frames(args):
                         if not args.json:
                             log(f"{path} {w}x{h} {damage} "
                                 f"({args.frames} frames)")
-                        try:
-                            r = run_frames(disp, path, w, h, damage,
-                                           args.frames, args.warmup, i)
-                        except BenchError as e:
-                            # One broken path must not hide the others.
-                            log(f"FAILED: {path} {w}x{h} {damage}: {e}")
-                            failed.append(f"{path} {w}x{h} {damage}")
-                            reap_orphans({q.pid for q in disp.procs})
-                            i += 1
-                            continue
-                        r["repeat"] = rep
-                        rows.append(r)
+                        r = try_case(disp, failed,
+                                     f"{path} {w}x{h} {damage}",
+                                     run_frames, disp, path, w, h, damage,
+                                     args.frames, args.warmup, i)
                         i += 1
+                        if r:
+                            r["repeat"] = rep
+                            rows.append(r)
     finally:
         disp.close()
-    rows = median_rows(rows) if args.repeat > 1 else rows
-    add_ratios(rows)
+    if args.repeat > 1:
+        rows = median_rows(rows, ("path", "size", "damage"),
+                           ("latency_p50_us", "latency_p99_us", "fps",
+                            "commit_rtt_p50_us", "commit_rtt_p99_us",
+                            "transport_cpu_ms_per_frame"))
+    add_ratios(rows, ("size", "damage"), FRAMES_RATIOS)
     status = 1 if failed else 0
     if failed:
         log(f"{len(failed)} case(s) failed: {', '.join(failed)}")
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-    if args.json:
-        for r in rows:
-            print(json.dumps(r, sort_keys=False))
+    if emit_json(rows, args):
         return status
     print_table(rows, f"ivwl-bench frames: {args.frames} measured frames "
                 f"after {args.warmup} warm-up, weston headless pixman "
@@ -894,25 +890,52 @@ def main_frames(args):
     return status
 
 
-def median_rows(rows):
-    """Per (path, size, damage) the run with the median total CPU."""
+def try_case(disp, failed, name, fn, *args, **kw):
+    """fn(*args, **kw), a row; None if it raised a BenchError, whose
+    case is then added to failed: one broken path must not hide the
+    others."""
+    try:
+        return fn(*args, **kw)
+    except BenchError as e:
+        log(f"FAILED: {name}: {e}")
+        failed.append(name)
+        reap_orphans({q.pid for q in disp.procs})
+        return None
+
+
+def median_rows(rows, case, medians, runs=("cpu_ms_per_frame",)):
+    """Per case (the rows that agree on the keys of case, path among them)
+    the run with the median total CPU per frame, in the order the cases
+    came; each key of medians is the median of its own, runs_KEY lists
+    every run's KEY for each key of runs."""
     groups = {}
     for r in rows:
-        groups.setdefault((r["path"], r["size"], r["damage"]), []).append(r)
+        groups.setdefault(tuple(r[k] for k in case), []).append(r)
     out = []
-    for key, g in groups.items():
+    for g in groups.values():
         g = sorted(g, key=lambda r: r["cpu_ms_per_frame"])
         m = dict(g[len(g) // 2])
-        m["runs_cpu_ms_per_frame"] = [r["cpu_ms_per_frame"] for r in g]
-        for k in ("latency_p50_us", "latency_p99_us", "fps",
-                  "commit_rtt_p50_us", "commit_rtt_p99_us",
-                  "transport_cpu_ms_per_frame"):
+        m["runs"] = len(g)
+        for k in runs:
+            m[f"runs_{k}"] = [r[k] for r in g]
+        for k in medians:
             vals = sorted(r[k] for r in g)
             m[k] = vals[len(vals) // 2]
         out.append(m)
-    order = {k: i for i, k in enumerate(groups)}
-    return sorted(out, key=lambda r: order[(r["path"], r["size"],
-                                            r["damage"])])
+    return out
+
+
+def emit_json(rows, args):
+    """--json-out FILE gets the rows as JSON lines; with --json stdout
+    gets them too, and True says the table is not wanted."""
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+    return args.json
 
 
 def main_mpv(args):
@@ -932,13 +955,7 @@ def main_mpv(args):
                                 i))
     finally:
         disp.close()
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-    if args.json:
-        for r in rows:
-            print(json.dumps(r))
+    if emit_json(rows, args):
         return 0
     print_mpv(rows, f"ivwl-bench mpv: mpv --vo=wlshm, lavfi testsrc2 "
               f"{size[0]}x{size[1]} at {args.rate} fps for {args.seconds} s"
@@ -962,40 +979,45 @@ def main():
                    help="measured frames per case (default %(default)s)")
     f.add_argument("--warmup", type=int, default=30,
                    help="frames before measuring (default %(default)s)")
-    f.add_argument("--paths", default=",".join(PATHS),
-                   help="default %(default)s; waypipe is skipped when "
-                        "not installed")
     f.add_argument("--repeat", type=int, default=1,
                    help="runs per case, interleaved; median reported")
-    f.add_argument("--json", action="store_true",
-                   help="one JSON object per line, one line per case")
-    f.add_argument("--json-out", metavar="FILE",
-                   help="also write the JSON lines to FILE")
-    f.add_argument("--keep-logs", action="store_true",
-                   help="keep the temporary dir with every process's log")
-    f.add_argument("--repaint-window", type=int, default=16,
-                   help="weston.ini [core] repaint-window, ms (weston's "
-                        "default: 7)")
+    add_common_args(f, PATHS)
     m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path")
     m.add_argument("--build", required=True)
     m.add_argument("--seconds", type=float, default=10)
     m.add_argument("--size", default="1920x1080")
     m.add_argument("--rate", type=int, default=60)
-    m.add_argument("--paths", default=",".join(MPV_PATHS))
-    m.add_argument("--json", action="store_true")
-    m.add_argument("--json-out", metavar="FILE")
-    m.add_argument("--keep-logs", action="store_true")
-    m.add_argument("--repaint-window", type=int, default=16)
+    add_common_args(m, MPV_PATHS)
     args = ap.parse_args()
-    args.build = os.path.abspath(args.build)
+    return run(args, main_frames if args.cmd == "frames" else main_mpv)
 
+
+def add_common_args(parser, paths):
+    """The options of every subcommand that runs a Display."""
+    parser.add_argument("--paths", default=",".join(paths),
+                        help="default %(default)s; waypipe is skipped "
+                             "when not installed")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per line, one line per case")
+    parser.add_argument("--json-out", metavar="FILE",
+                        help="also write the JSON lines to FILE")
+    parser.add_argument("--keep-logs", action="store_true",
+                        help="keep the temporary dir with every process's "
+                             "log")
+    parser.add_argument("--repaint-window", type=int, default=16,
+                        help="weston.ini [core] repaint-window, ms "
+                             "(weston's default: 7)")
+
+
+def run(args, fn):
+    """fn(args) as a child subreaper (the relays, which detach from the
+    client, come to us), a BenchError its message and exit status 1."""
+    args.build = os.path.abspath(args.build)
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         log("cannot become a child subreaper: the relay's CPU may be lost")
     try:
-        if args.cmd == "frames":
-            return main_frames(args)
-        return main_mpv(args)
+        return fn(args)
     except BenchError as e:
         log(str(e))
         return 1
