@@ -422,21 +422,27 @@ def subtract_startup(r, ref):
     """The relay prints its figures once, when the connection ends, so
     they cover start-up, warm-up and the window.  ref is a run of the
     same case that stopped after its warm-up (measure=0): what is left
-    after taking it off is the animation's steady state, per commit."""
+    after taking it off is the measured window's, per frame the page
+    counted and per commit (chromium commits once a frame, firefox 1.5 to
+    2 times)."""
     st = r["relay_stats"]
     commits = st.get("commits", 0) - ref.get("commits", 0)
-    if commits <= 0:
+    frames = r.get("frames", 0)
+    if commits <= 0 or frames <= 0:
         return
     r["window_commits"] = commits
-    for key, out in (("copied_bytes", "copied_bytes_per_frame"),
-                     ("damaged_bytes", "damaged_bytes_per_frame")):
-        r[out] = max(st.get(key, 0) - ref.get(key, 0), 0) / commits
+    r["commits_per_frame"] = commits / frames
+    for key in ("copied_bytes", "damaged_bytes"):
+        b = max(st.get(key, 0) - ref.get(key, 0), 0)
+        r[f"{key}_per_frame"] = b / frames
+        r[f"{key}_per_commit"] = b / commits
     r["window_zero_copy_commits"] = max(
         st.get("zero_copy_commits", 0) - ref.get("zero_copy_commits", 0), 0)
     r["relay_stats_reference"] = ref
     r["copied_bytes_source"] = (
         "ivwl-relay IVWL_STATS of this run minus those of a start-up "
-        "reference run (same case, stopped after warm-up), per commit")
+        "reference run (same case, stopped after warm-up), per frame the "
+        "page counted")
 
 
 # ---- reports ----------------------------------------------------------
@@ -486,6 +492,8 @@ def print_table(rows, header):
             r["damaged_bytes_per_frame"]) if "relay_stats" in r else "-")
         row("copied / frame (relay)", lambda r: fmt_bytes(
             r["copied_bytes_per_frame"]) if "relay_stats" in r else "-")
+        row("commits / frame (relay)", lambda r: "%.2f" %
+            r["commits_per_frame"] if "commits_per_frame" in r else "-")
         row("zero-copy commits / all", lambda r: "%d/%d" % (
             r.get("window_zero_copy_commits",
                   r["relay_stats"].get("zero_copy_commits", 0)),
@@ -502,9 +510,8 @@ def print_table(rows, header):
           "server (the plugin runs inside weston); waypipe = both "
           "waypipes.\ndamage, copied: the relays' IVWL_STATS (damaged_bytes, "
           "copied_bytes, commits) at the end of the run minus those of a "
-          "run stopped after its warm-up,\nper commit (one commit per "
-          "frame): the animation's steady state without chromium's "
-          "start-up.")
+          "run stopped after its warm-up,\nper frame the page counted: the "
+          "measured window without the browser's start-up.")
 
 
 # ---- main -------------------------------------------------------------
