@@ -1,9 +1,23 @@
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "proc.h"
+#include "zero-copy-proto.h"
+
+socklen_t
+ivwl_zc_relay_address(pid_t pid, struct sockaddr_un *addr)
+{
+	int n;
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "%s%d",
+		     IVWL_ZC_SOCKET_PREFIX, (int)pid);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
 
 pid_t
 ivwl_proc_parent(pid_t pid)

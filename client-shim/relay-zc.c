@@ -43,13 +43,10 @@ descends_from(pid_t pid, pid_t ancestor)
 static void
 start_listening(struct ivwl_relay_zc *zc)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd, n;
+	struct sockaddr_un addr;
+	socklen_t len = ivwl_zc_relay_address(zc->client_pid, &addr);
+	int fd;
 
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-		     IVWL_ZC_SOCKET_PREFIX, (int)zc->client_pid);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return;

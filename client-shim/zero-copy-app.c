@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +48,12 @@ ivwl_zc_app_forget(void)
 static int
 connect_relay(pid_t pid)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sockaddr_un addr;
+	socklen_t len = ivwl_zc_relay_address(pid, &addr), clen;
 	struct ucred cred;
-	socklen_t len, clen = sizeof(cred);
 	int fd, n;
 
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-		     IVWL_ZC_SOCKET_PREFIX, (int)pid);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	clen = sizeof(cred);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -74,27 +71,40 @@ connect_relay(pid_t pid)
 	return fd;
 }
 
-/* The relay of the nearest ancestor that has one, or NULL. */
-static struct zc_conn *
-app_conn(void)
+static bool
+same_exe(const struct stat *self, pid_t pid)
 {
-	pid_t pid = getppid();
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return stat(path, &st) == 0 && st.st_ino == self->st_ino &&
+	       st.st_dev == self->st_dev;
+}
+
+/*
+ * Connects to the relay of the nearest ancestor that has one (of the same
+ * program as self, when self is given); the fd or -errno, *pid its pid.
+ */
+static int
+connect_ancestor(const struct stat *self, pid_t *pid)
+{
 	int depth, fd = -ENOENT;
 
-	if (app.tried)
-		return app.conn && app.conn->ctl_fd >= 0 ? app.conn : NULL;
-	app.tried = true;
-	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
-		fd = connect_relay(pid);
+	*pid = getppid();
+	for (depth = 0; depth < 8 && *pid > 1 && fd < 0; depth++) {
+		if (!self || same_exe(self, *pid))
+			fd = connect_relay(*pid);
 		if (fd < 0)
-			pid = ivwl_proc_parent(pid);
+			*pid = ivwl_proc_parent(*pid);
 	}
-	if (fd < 0) {
-		ivwl_shim_debug("zero-copy: no relay of this app to reach: "
-				"files sent to other processes stay in copy "
-				"mode (%s)", strerror(-fd));
-		return NULL;
-	}
+	return fd;
+}
+
+static struct zc_conn *
+adopt_conn(int fd)
+{
+	app.tried = true;
 	app.conn = calloc(1, sizeof(*app.conn));
 	if (!app.conn) {
 		close(fd);
@@ -102,9 +112,29 @@ app_conn(void)
 	}
 	app.conn->wl_fd = -1;
 	app.conn->ctl_fd = fd;
+	return app.conn;
+}
+
+/* The relay of the nearest ancestor that has one, or NULL. */
+static struct zc_conn *
+app_conn(void)
+{
+	pid_t pid;
+	int fd;
+
+	if (app.tried)
+		return app.conn && app.conn->ctl_fd >= 0 ? app.conn : NULL;
+	fd = connect_ancestor(NULL, &pid);
+	if (fd < 0) {
+		ivwl_shim_debug("zero-copy: no relay of this app to reach: "
+				"files sent to other processes stay in copy "
+				"mode (%s)", strerror(-fd));
+		app.tried = true;
+		return NULL;
+	}
 	ivwl_shim_debug("zero-copy: files sent to other processes are "
 			"offered to the relay of pid %d", (int)pid);
-	return app.conn;
+	return adopt_conn(fd);
 }
 
 /* Files no relay had moved: asking again would say the same. */
@@ -168,36 +198,23 @@ follow_on(struct zc_conn *c, int fd, const struct stat *st)
  * its file onto a grant, the pixels are there, not in the file.
  */
 struct zc_file *
-ivwl_zc_file_follow(int fd)
+ivwl_zc_file_follow(int fd, const struct stat *st)
 {
 	struct zc_conn *c;
 	struct zc_file *f = NULL;
-	struct stat st;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)IVWL_ZC_SHARED_MIN ||
-	    ivwl_zc_is_own(st.st_dev, st.st_ino) || was_not_moved(&st))
+	if (st->st_size < (off_t)IVWL_ZC_SHARED_MIN ||
+	    ivwl_zc_is_own(st->st_dev, st->st_ino) || was_not_moved(st))
 		return NULL;
 	for (c = ivwl_zc.conns; c && !f; c = c->next)
 		if (c->ctl_fd >= 0)
-			f = follow_on(c, fd, &st);
+			f = follow_on(c, fd, st);
 	if (!f && (c = app_conn()))
-		f = follow_on(c, fd, &st);
+		f = follow_on(c, fd, st);
 	if (!f)
 		not_moved[not_moved_next++ % NOT_MOVED] =
-			(struct file_id){ st.st_dev, st.st_ino };
+			(struct file_id){ st->st_dev, st->st_ino };
 	return f;
-}
-
-static bool
-same_exe(const struct stat *self, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return stat(path, &st) == 0 && st.st_ino == self->st_ino &&
-	       st.st_dev == self->st_dev;
 }
 
 /*
@@ -210,25 +227,15 @@ void
 ivwl_zc_app_conn_early(void)
 {
 	struct stat self;
-	pid_t pid = getppid();
-	int depth, fd = -1;
+	pid_t pid;
+	int fd;
 
 	if (stat("/proc/self/exe", &self) < 0)
 		return;
-	for (depth = 0; depth < 8 && pid > 1 && fd < 0; depth++) {
-		if (same_exe(&self, pid))
-			fd = connect_relay(pid);
-		if (fd < 0)
-			pid = ivwl_proc_parent(pid);
-	}
-	if (fd < 0 || !(app.conn = calloc(1, sizeof(*app.conn)))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	app.conn->wl_fd = -1;
-	app.conn->ctl_fd = fd;
-	app.tried = true;
+	/* Not tried for good when nothing answers: the relay may come. */
+	fd = connect_ancestor(&self, &pid);
+	if (fd >= 0)
+		adopt_conn(fd);
 }
 
 /*

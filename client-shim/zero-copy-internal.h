@@ -127,9 +127,12 @@ ivwl_zc_app_conn_early(void);
 void
 ivwl_zc_app_forget(void);
 
-/* fd is about to be mapped shared: the grant another process moved it to. */
+/*
+ * fd, a regular file (st), is about to be mapped shared: the grant
+ * another process moved it to, or NULL.
+ */
 struct zc_file *
-ivwl_zc_file_follow(int fd);
+ivwl_zc_file_follow(int fd, const struct stat *st);
 
 /* A process with no Wayland connection sends fd to another process. */
 void

@@ -194,7 +194,8 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 
 /*
  * One request, one reply; the reply's status, or -errno on the way.
- * fd_in (-1 for none) goes with the request.
+ * fd_in (-1 for none) goes with the request.  Not ivwl_agent_send: its
+ * sendmsg() would be our own, which takes the lock we hold.
  */
 int
 ivwl_zc_request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in,
@@ -502,16 +503,6 @@ ivwl_zc_file_find(dev_t dev, ino_t ino)
 		if (f->ino == ino && f->dev == dev)
 			return f;
 	return NULL;
-}
-
-static struct zc_file *
-file_of_fd(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	return ivwl_zc_file_find(st.st_dev, st.st_ino);
 }
 
 /*
@@ -831,19 +822,13 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 /* ---- interposed calls ---------------------------------------------------- */
 
 /*
- * A file this process made: every mapping of it goes through mmap() here,
- * so the list is complete where /proc/self/maps cannot be read.
+ * Mappings of a file this process made (st): every one goes through
+ * mmap() here, so the list is complete where /proc/self/maps cannot be
+ * read.
  */
-static bool
-worth_tracking(int fd, struct stat *st)
-{
-	return fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
-	       ivwl_zc_is_own(st->st_dev, st->st_ino);
-}
-
 static void
-track_candidate(struct zc_file *f, int fd, void *p, size_t len, off_t off,
-		int prot, int flags)
+track_candidate(struct zc_file *f, const struct stat *st, void *p,
+		size_t len, off_t off, int prot, int flags)
 {
 	struct zc_map map = {
 		.addr = (uintptr_t)p,
@@ -852,13 +837,12 @@ track_candidate(struct zc_file *f, int fd, void *p, size_t len, off_t off,
 		.prot = prot,
 		.priv = (flags & MAP_TYPE) != MAP_SHARED,
 	};
-	struct stat st;
-
 	if (!f) {
-		if (!worth_tracking(fd, &st) || !(f = calloc(1, sizeof(*f))))
+		if (!ivwl_zc_is_own(st->st_dev, st->st_ino) ||
+		    !(f = calloc(1, sizeof(*f))))
 			return;
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
+		f->dev = st->st_dev;
+		f->ino = st->st_ino;
 		f->fd = -1;
 		f->map_fd = -1;
 		f->candidate = true;
@@ -872,8 +856,9 @@ static void *
 map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	 off_t off)
 {
-	bool shared = (flags & MAP_TYPE) == MAP_SHARED;
-	struct zc_file *f;
+	bool shared = (flags & MAP_TYPE) == MAP_SHARED, file;
+	struct zc_file *f = NULL;
+	struct stat st;
 	void *p;
 
 	if (fd < 0 && (!(flags & MAP_FIXED) ||
@@ -883,9 +868,11 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	pthread_mutex_lock(&ivwl_zc.lock);
 	if (flags & MAP_FIXED)
 		forget_range((uintptr_t)addr, page_up(len));
-	f = file_of_fd(fd);
-	if (!f && shared && fd >= 0)
-		f = ivwl_zc_file_follow(fd);
+	file = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (file)
+		f = ivwl_zc_file_find(st.st_dev, st.st_ino);
+	if (!f && file && shared)
+		f = ivwl_zc_file_follow(fd, &st);
 	if (f && !f->candidate && shared && off >= 0 &&
 	    (uint64_t)off + len <= f->grant_len) {
 		p = fn(addr, len, prot, flags, f->map_fd,
@@ -907,8 +894,8 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 		f = NULL;
 	}
 	p = fn(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && fd >= 0 && (!f || f->candidate))
-		track_candidate(f, fd, p, len, off, prot, flags);
+	if (p != MAP_FAILED && file && (!f || f->candidate))
+		track_candidate(f, &st, p, len, off, prot, flags);
 	pthread_mutex_unlock(&ivwl_zc.lock);
 	return p;
 }

@@ -15,7 +15,6 @@
  * (stdout when unset).
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "proc.h"
 #include "zero-copy-proto.h"
 
 static FILE *out;
@@ -33,13 +33,10 @@ static FILE *out;
 static int
 connect_relay(pid_t pid)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd, n;
+	struct sockaddr_un addr;
+	socklen_t len = ivwl_zc_relay_address(pid, &addr);
+	int fd;
 
-	n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-		     IVWL_ZC_SOCKET_PREFIX, (int)pid);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, len) < 0)
 		return -1;
