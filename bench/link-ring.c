@@ -440,7 +440,7 @@ ring_attach(struct ivwl_bench_link *link, enum ivwl_bench_role role,
 						    IVWL_PEER_DISPLAY;
 	r->peer = role == IVWL_BENCH_ROLE_APP ? IVWL_PEER_DISPLAY :
 						IVWL_PEER_APP;
-	r->vector = ivwl_slot_vector(RING_SLOT);
+	r->vector = IVWL_DOORBELL_VECTOR;
 
 	if (r->local_map)
 		ret = attach_local(r, err);

@@ -169,7 +169,6 @@ ivwl_agent_open_slot(int fd, struct ivwl_agent_slot *out)
 	out->ep.doorbell_kind = (uint32_t)rep.val[3];
 	out->ep.doorbell_peer = (uint32_t)(rep.val[4] >> 16);
 	out->ep.doorbell_vector = (uint32_t)(rep.val[4] & 0xffff);
-	out->wait_vector = (uint32_t)rep.val[5];
 	out->ep.region_fd = fds[0];
 	out->ep.doorbell_fd = fds[1];
 	out->ep.wait_fd = fds[2];

@@ -15,7 +15,6 @@
 struct ivwl_agent_slot {
 	uint32_t slot;
 	uint32_t generation;
-	uint32_t wait_vector;
 	struct ivwl_endpoint ep;
 };
 

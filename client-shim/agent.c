@@ -16,6 +16,7 @@
  * one client's pixels never show up in another client's buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,7 +27,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -61,6 +62,11 @@ struct agent_slot {
 	uint32_t generation;
 	uint32_t display_epoch;	/* display epoch when quarantined */
 	struct agent_client *owner;
+	/*
+	 * The eventfd its relay waits on: we take the display's doorbells
+	 * on our one vector and pass each on to the slot it was for.
+	 */
+	int wake_fd;
 };
 
 struct agent {
@@ -75,7 +81,6 @@ struct agent {
 	const char *listen_path;
 	int listen_fd;
 	int signal_fd;
-	int timer_fd;
 	bool verbose;
 };
 
@@ -120,7 +125,32 @@ static void
 notify_display(struct agent *agent)
 {
 	/* -ENOENT while no display is attached: it scans when it comes. */
-	ivwl_device_ring(agent->dev, IVWL_PEER_DISPLAY, IVWL_VECTOR_CONTROL);
+	if (ivwl_doorbell_post(agent->base, IVWL_SIDE_DISPLAY,
+			       IVWL_DOORBELL_CONTROL))
+		ivwl_device_ring(agent->dev, IVWL_PEER_DISPLAY,
+				 IVWL_DOORBELL_VECTOR);
+}
+
+static void
+wake_slot(struct agent *agent, uint32_t slot)
+{
+	uint64_t one = 1;
+
+	/* Non-blocking, ours alone: EAGAIN means already woken. */
+	if (agent->slots[slot].wake_fd >= 0 &&
+	    write(agent->slots[slot].wake_fd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN && agent->verbose)
+		agent_log("waking slot %u: %s", slot, strerror(errno));
+}
+
+/* The display changed state, restarted or left: every relay looks. */
+static void
+wake_all_slots(struct agent *agent)
+{
+	uint32_t i;
+
+	for (i = 0; i < agent->usable_slots; i++)
+		wake_slot(agent, i);
 }
 
 static struct ivwl_slot_ctrl *
@@ -182,6 +212,9 @@ slot_release(struct agent *agent, uint32_t slot)
 
 	s->state = AGENT_SLOT_FREE;
 	s->owner = NULL;
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	s->wake_fd = -1;
 	owner->nslots--;
 	if (owner->dying && owner->nslots == 0) {
 		if (agent->verbose)
@@ -279,7 +312,6 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 {
 	struct ivwl_endpoint ep;
 	struct agent_slot *s;
-	uint32_t vector;
 	int slot, ret, fds[3];
 
 	if (!display_ready(agent))
@@ -291,13 +323,27 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	if (slot < 0)
 		return -EBUSY;
 
-	vector = ivwl_slot_vector((uint32_t)slot);
 	ret = ivwl_device_export_endpoint(agent->dev, IVWL_PEER_DISPLAY,
-					  vector, vector, &ep);
+					  IVWL_DOORBELL_VECTOR,
+					  IVWL_DOORBELL_VECTOR, &ep);
 	if (ret < 0)
 		return ret;
+	/* Not our vector: the relay waits for what we pass on. */
+	close(ep.wait_fd);
+	ep.wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ep.wait_fd < 0) {
+		ret = -errno;
+		ivwl_endpoint_close(&ep);
+		return ret;
+	}
 
 	s = &agent->slots[slot];
+	s->wake_fd = fcntl(ep.wait_fd, F_DUPFD_CLOEXEC, 0);
+	if (s->wake_fd < 0) {
+		ret = -errno;
+		ivwl_endpoint_close(&ep);
+		return ret;
+	}
 	s->generation++;
 	if (s->generation == 0)
 		s->generation = 1;
@@ -316,7 +362,6 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	rep->val[2] = ep.region_size;
 	rep->val[3] = ep.doorbell_kind;
 	rep->val[4] = (uint64_t)ep.doorbell_peer << 16 | ep.doorbell_vector;
-	rep->val[5] = vector;
 	fds[0] = ep.region_fd;
 	fds[1] = ep.doorbell_fd;
 	fds[2] = ep.wait_fd;
@@ -529,6 +574,7 @@ on_peer(void *data, uint32_t peer, bool present)
 		notify_display(agent);
 	else
 		sweep(agent);
+	wake_all_slots(agent);
 }
 
 /* Takes over the app side of the region: a new epoch, every slot free. */
@@ -547,6 +593,8 @@ claim_region(struct agent *agent)
 		return -EPROTO;
 	}
 	ivwl_region_write_header(agent->base, &agent->layout);
+	/* What an earlier agent was rung for: we start from scratch. */
+	ivwl_doorbell_take(agent->base, IVWL_SIDE_APP);
 
 	for (i = 0; i < agent->layout.slot_count; i++) {
 		ivwl_slot_state_load(&slot_ctrl(agent, i)->app, &state,
@@ -578,10 +626,6 @@ release_region(struct agent *agent)
 static int
 setup_fds(struct agent *agent)
 {
-	struct itimerspec tick = {
-		.it_interval = { 1, 0 },
-		.it_value = { 1, 0 },
-	};
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -590,29 +634,41 @@ setup_fds(struct agent *agent)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	agent->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	agent->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-					 TFD_CLOEXEC | TFD_NONBLOCK);
-	if (agent->signal_fd < 0 || agent->timer_fd < 0)
-		return -errno;
-	return timerfd_settime(agent->timer_fd, 0, &tick, NULL) < 0 ? -errno : 0;
+	return agent->signal_fd < 0 ? -errno : 0;
 }
 
 enum fixed_fd {
 	FD_SIGNAL,
-	FD_TIMER,
 	FD_LISTEN,
-	FD_CONTROL,
+	FD_DOORBELL,
 	FD_DEVICE,		/* -1 with the guest driver: poll skips it */
 	FD_FIXED_COUNT,
 };
 
+/*
+ * The display rang our vector.  Each slot bit goes on to its relay, at
+ * once: this is the one hop between a display doorbell and the process
+ * that serves the slot.
+ */
 static void
-drain_fd(int fd)
+on_doorbell(struct agent *agent)
 {
-	uint64_t v;
+	uint64_t bits;
+	uint32_t i;
 
-	while (read(fd, &v, sizeof(v)) > 0)
-		;
+	ivwl_device_vector_drain(agent->dev, IVWL_DOORBELL_VECTOR);
+	bits = ivwl_doorbell_take(agent->base, IVWL_SIDE_APP);
+	for (i = 0; i < agent->usable_slots; i++)
+		if (bits & IVWL_DOORBELL_SLOT(i))
+			wake_slot(agent, i);
+	if (bits & IVWL_DOORBELL_CONTROL) {
+		/* The display's probe: answering it is our sign of life. */
+		ivwl_shm_store64(&own_block(agent)->liveness,
+			ivwl_shm_load64(&display_block(agent)->liveness));
+		wake_all_slots(agent);
+	}
+	/* A slot closed from the display side comes back here. */
+	sweep(agent);
 }
 
 static int
@@ -624,10 +680,9 @@ run(struct agent *agent)
 
 	for (;;) {
 		pfd[FD_SIGNAL] = (struct pollfd){ agent->signal_fd, POLLIN, 0 };
-		pfd[FD_TIMER] = (struct pollfd){ agent->timer_fd, POLLIN, 0 };
 		pfd[FD_LISTEN] = (struct pollfd){ agent->listen_fd, POLLIN, 0 };
-		pfd[FD_CONTROL] = (struct pollfd){
-			ivwl_device_vector_fd(agent->dev, IVWL_VECTOR_CONTROL),
+		pfd[FD_DOORBELL] = (struct pollfd){
+			ivwl_device_vector_fd(agent->dev, IVWL_DOORBELL_VECTOR),
 			POLLIN, 0 };
 		pfd[FD_DEVICE] = (struct pollfd){
 			ivwl_device_event_fd(agent->dev), POLLIN, 0 };
@@ -650,17 +705,8 @@ run(struct agent *agent)
 
 		if (pfd[FD_SIGNAL].revents)
 			return 0;
-		if (pfd[FD_TIMER].revents) {
-			drain_fd(agent->timer_fd);
-			ivwl_shm_store64(&own_block(agent)->heartbeat,
-				ivwl_shm_load64(&own_block(agent)->heartbeat) + 1);
-			sweep(agent);
-		}
-		if (pfd[FD_CONTROL].revents) {
-			ivwl_device_vector_drain(agent->dev,
-						 IVWL_VECTOR_CONTROL);
-			sweep(agent);
-		}
+		if (pfd[FD_DOORBELL].revents)
+			on_doorbell(agent);
 		if (pfd[FD_DEVICE].revents &&
 		    ivwl_device_dispatch(agent->dev) < 0) {
 			agent_log("lost the ivshmem server; exiting");
@@ -707,11 +753,13 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent agent = { .listen_fd = -1, .signal_fd = -1,
-			       .timer_fd = -1 };
+	struct agent agent = { .listen_fd = -1, .signal_fd = -1 };
 	const char *server = NULL, *device = NULL, *err = NULL;
 	int c, ret, status = 1;
+	uint32_t i;
 
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		agent.slots[i].wake_fd = -1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': server = optarg; break;
@@ -746,11 +794,11 @@ main(int argc, char *argv[])
 			  (unsigned long long)ivwl_device_size(agent.dev));
 		goto err_device;
 	}
-	agent.usable_slots = ivwl_usable_slots(&agent.layout,
-					ivwl_device_nr_vectors(agent.dev));
-	if (agent.usable_slots == 0) {
-		agent_log("the device has %u vector(s); at least 2 are needed",
-			  ivwl_device_nr_vectors(agent.dev));
+	/* Vector 0 is all we ring and wait on: let go of the others. */
+	ivwl_device_use_vectors(agent.dev, 1);
+	agent.usable_slots = agent.layout.slot_count;
+	if (ivwl_device_nr_vectors(agent.dev) == 0) {
+		agent_log("the device has no doorbell vector");
 		goto err_device;
 	}
 	if (ivwl_heap_init(&agent.heap, agent.layout.heap_offset,
@@ -789,8 +837,6 @@ err_heap:
 err_device:
 	if (agent.signal_fd >= 0)
 		close(agent.signal_fd);
-	if (agent.timer_fd >= 0)
-		close(agent.timer_fd);
 	ivwl_device_destroy(agent.dev);
 	return status;
 }

@@ -155,7 +155,8 @@ ivwl_app_slot_kick(struct ivwl_app_slot *slot)
 
 	/* Evaluate both: each remembers the token it rang for. */
 	owed = ivwl_ring_kick_needed(&slot->event) || owed;
-	if (owed)
+	if (owed && ivwl_doorbell_post(slot->base, IVWL_SIDE_DISPLAY,
+				       IVWL_DOORBELL_SLOT(slot->info.slot)))
 		ivwl_endpoint_ring(&slot->info.ep);
 	return owed;
 }

@@ -135,6 +135,7 @@ pump_requests(struct relay *r)
 {
 	struct ivwl_stream_in *in = &r->from_client;
 	struct ivwl_wire_msg msg;
+	size_t room;
 	int n, ret;
 
 	for (;;) {
@@ -163,11 +164,19 @@ pump_requests(struct relay *r)
 		}
 		if (!r->sock_ready)
 			break;
+		room = sizeof(in->buf) - in->len;
 		n = ivwl_stream_in_read(in, r->sock);
 		if (n == -EAGAIN) {
 			r->sock_ready = false;
 			break;
 		}
+		/*
+		 * Short: the socket had no more (or the rest carries fds,
+		 * which poll reports at once).  Saves a read that would
+		 * say EAGAIN on every commit.
+		 */
+		if (n > 0 && (size_t)n < room)
+			r->sock_ready = false;
 		if (n == 0) {
 			r->client_gone = true;
 			break;
@@ -417,8 +426,11 @@ sleep_until_needed(struct relay *r)
 		pfd[n++].events = ivwl_channel_events(ch);
 	}
 	if (prepare_sleep(r)) {
-		/* The timeout only bounds how late a dead display is seen. */
-		if (poll(pfd, n, 1000) < 0) {
+		/*
+		 * No timeout: the agent wakes us when the display changes
+		 * state, restarts or leaves (it rings its control bit).
+		 */
+		if (poll(pfd, n, -1) < 0) {
 			r->sock_ready = true;
 			ivwl_relay_zc_all_ready(&r->zc);
 			pfd[0].revents = POLLIN;

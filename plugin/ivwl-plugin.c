@@ -3,10 +3,12 @@
  * section per app-vm (docs/deploy.md).  Each VM's region is served as a
  * set of ordinary wl_clients; this file only wires the VMs into weston.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <libweston/libweston.h>
 #include <weston.h>
@@ -81,6 +83,32 @@ plugin_destroy(struct wl_listener *listener, void *data)
 	free(plugin);
 }
 
+/*
+ * A session starts weston with a soft limit of 1024 open files, which
+ * dozens of VMs and their clients outgrow; the hard limit is the one the
+ * administrator meant.  Each VM costs 8 (docs/deploy.md).
+ */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		ivwl_log("cannot read the open-file limit: %s",
+			 strerror(errno));
+		return;
+	}
+	if (rl.rlim_cur == rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		ivwl_log("cannot raise the open-file limit to %llu: %s",
+			 (unsigned long long)rl.rlim_max, strerror(errno));
+	else
+		ivwl_log("open-file limit raised to %llu",
+			 (unsigned long long)rl.rlim_max);
+}
+
 WL_EXPORT int
 wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 {
@@ -96,6 +124,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->compositor = compositor;
 	plugin->display = compositor->wl_display;
 	wl_list_init(&plugin->vms);
+	raise_fd_limit();
 
 	while (weston_config_next_section(config, &section, &name)) {
 		if (strcmp(name, "ivwl-vm") != 0)

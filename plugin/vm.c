@@ -23,8 +23,6 @@
 
 #define RETRY_MS 1000
 #define ATTACH_TIMEOUT_MS 2000
-/* How often the app side's heartbeat is read (device= only). */
-#define LIVENESS_MS 1000
 #define DEFAULT_APP_TIMEOUT_S 10
 
 static void
@@ -63,6 +61,19 @@ ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface)
 }
 
 static void
+vm_probe(struct ivwl_vm *vm)
+{
+	struct ivwl_side_block *own = ivwl_region_side(vm->side.base,
+						       IVWL_SIDE_DISPLAY);
+
+	/* Our epoch in it: an echo of an earlier weston never matches. */
+	vm->probe = (uint64_t)ivwl_shm_load(&own->epoch) << 32 |
+		    ++vm->probe_seq;
+	ivwl_display_side_probe(&vm->side, vm->probe);
+	wl_event_source_timer_update(vm->liveness_timer, vm->app_timeout_ms);
+}
+
+static void
 on_closed(void *data, uint32_t slot)
 {
 	struct ivwl_vm *vm = data;
@@ -77,6 +88,9 @@ on_opened(void *data, uint32_t slot, uint32_t generation)
 	struct ivwl_vm *vm = data;
 
 	vm->conns[slot] = ivwl_connection_create(vm, slot, generation);
+	/* The first connection starts the probes (device= only). */
+	if (vm->conns[slot] && vm->liveness_timer && !vm->probe)
+		vm_probe(vm);
 	return vm->conns[slot] != NULL;
 }
 
@@ -94,21 +108,21 @@ ivwl_vm_connection_gone(struct ivwl_vm *vm, uint32_t slot)
 }
 
 static int
-on_vector(int fd, uint32_t mask, void *data)
+on_doorbell(int fd, uint32_t mask, void *data)
 {
-	struct ivwl_vm_vector *v = data;
-	struct ivwl_vm *vm = v->vm;
-	struct ivwl_connection *conn;
+	struct ivwl_vm *vm = data;
+	uint64_t bits;
+	uint32_t i;
 
-	/* Level-triggered: drain first, then look at the rings. */
-	ivwl_device_vector_drain(vm->dev, v->vector);
-	if (v->vector == IVWL_VECTOR_CONTROL) {
+	/* Level-triggered: drain first, then take what we were rung for. */
+	ivwl_device_vector_drain(vm->dev, IVWL_DOORBELL_VECTOR);
+	bits = ivwl_display_side_take(&vm->side);
+	if (bits & IVWL_DOORBELL_CONTROL)
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
-		return 0;
-	}
-	conn = vm->conns[v->vector - 1];
-	if (conn)
-		ivwl_connection_doorbell(conn);
+	/* At most one pass over the slots, whatever the app wrote. */
+	for (i = 0; i < vm->side.slots; i++)
+		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])
+			ivwl_connection_doorbell(vm->conns[i]);
 	return 0;
 }
 
@@ -203,33 +217,31 @@ serving(const struct ivwl_vm *vm)
 /*
  * The guest driver says nothing when the app-vm dies, and a dead app
  * side never writes GONE: its windows would stay on screen with their
- * last frame.  Its agent bumps its heartbeat every second; one that
- * stands still for app-timeout while we serve connections is taken for
- * gone.  Ending connections is all it costs: an app that was only slow
- * (a paused VM) opens new ones.  The app writes the word, so it can
- * only fool us about itself.
+ * last frame.  While we serve connections, each app-timeout we check
+ * that the agent echoed the last probe, and send the next: one doorbell
+ * per period, none while the VM shows nothing.  Ending connections is
+ * all a missed echo costs: an app that was only slow (a paused VM) opens
+ * new ones.  The app writes the echo, so it can only fool us about
+ * itself.
  */
 static int
 on_liveness(void *data)
 {
 	struct ivwl_vm *vm = data;
-	struct ivwl_side_block *app = ivwl_region_side(vm->side.base,
-						       IVWL_SIDE_APP);
-	uint64_t beat = ivwl_shm_load64(&app->heartbeat);
 
-	wl_event_source_timer_update(vm->liveness_timer, LIVENESS_MS);
-	if (beat != vm->app_heartbeat || !serving(vm)) {
-		vm->app_heartbeat = beat;
-		vm->app_silent_ms = 0;
+	if (!serving(vm)) {
+		vm->probe = 0;
 		return 0;
 	}
-	vm->app_silent_ms += LIVENESS_MS;
-	if (vm->app_silent_ms < vm->app_timeout_ms)
+	if (vm->probe &&
+	    ivwl_display_side_probe_answer(&vm->side) != vm->probe) {
+		ivwl_log("[%s] app side did not answer for %u s; ending its "
+			 "connections", vm->name, vm->app_timeout_ms / 1000);
+		vm->probe = 0;
+		end_connections(vm, "the app side stopped");
 		return 0;
-	ivwl_log("[%s] app side silent for %u s; ending its connections",
-		 vm->name, vm->app_silent_ms / 1000);
-	vm->app_silent_ms = 0;
-	end_connections(vm, "the app side stopped");
+	}
+	vm_probe(vm);
 	return 0;
 }
 
@@ -245,7 +257,6 @@ vm_attach(struct ivwl_vm *vm)
 	struct wl_event_loop *loop =
 		wl_display_get_event_loop(vm->plugin->display);
 	const char *err = NULL;
-	uint32_t i;
 	int ret;
 
 	if (vm->device)
@@ -263,6 +274,8 @@ vm_attach(struct ivwl_vm *vm)
 		return ret;
 	}
 	vm->attach_err = NULL;
+	/* Vector 0 is all we wait on and ring: let go of the rest. */
+	ivwl_device_use_vectors(vm->dev, 1);
 	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
@@ -282,23 +295,18 @@ vm_attach(struct ivwl_vm *vm)
 		if (!vm->device_source)
 			goto err_sources;
 	}
-	for (i = 0; i <= vm->side.slots; i++) {
-		vm->vectors[i].vm = vm;
-		vm->vectors[i].vector = i;
-		vm->vectors[i].source = wl_event_loop_add_fd(loop,
-			ivwl_device_vector_fd(vm->dev, i), WL_EVENT_READABLE,
-			on_vector, &vm->vectors[i]);
-		if (!vm->vectors[i].source)
-			goto err_sources;
-	}
+	vm->doorbell_source = wl_event_loop_add_fd(loop,
+		ivwl_device_vector_fd(vm->dev, IVWL_DOORBELL_VECTOR),
+		WL_EVENT_READABLE, on_doorbell, vm);
+	if (!vm->doorbell_source)
+		goto err_sources;
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
 	if (!vm->device_source && vm->app_timeout_ms) {
 		vm->liveness_timer = wl_event_loop_add_timer(loop,
 							     on_liveness, vm);
 		if (!vm->liveness_timer)
 			goto err_sources;
-		vm->app_silent_ms = 0;
-		wl_event_source_timer_update(vm->liveness_timer, LIVENESS_MS);
+		vm->probe = 0;
 	}
 
 	ivwl_display_side_claim(&vm->side);
@@ -311,8 +319,13 @@ vm_attach(struct ivwl_vm *vm)
 	return 0;
 
 err_sources:
+	/* Most often EMFILE: weston is out of file descriptors. */
+	ret = -errno;
+	ivwl_log("[%s] cannot watch %s: %s; retrying every %d ms", vm->name,
+		 vm_where(vm), strerror(errno), RETRY_MS);
+	vm->attach_err = "event sources";
 	vm_detach(vm, false);
-	return -ENOMEM;
+	return ret < 0 ? ret : -ENOMEM;
 err_device:
 	ivwl_device_destroy(vm->dev);
 	vm->dev = NULL;
@@ -331,11 +344,9 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 					"weston is shutting down" :
 					"region detached");
 	}
-	for (i = 0; i < IVWL_SLOT_COUNT + 1; i++) {
-		if (vm->vectors[i].source)
-			wl_event_source_remove(vm->vectors[i].source);
-		vm->vectors[i].source = NULL;
-	}
+	if (vm->doorbell_source)
+		wl_event_source_remove(vm->doorbell_source);
+	vm->doorbell_source = NULL;
 	if (vm->device_source)
 		wl_event_source_remove(vm->device_source);
 	vm->device_source = NULL;

@@ -12,12 +12,6 @@
 struct ivwl_connection;
 struct ivwl_policy;
 
-struct ivwl_vm_vector {
-	struct ivwl_vm *vm;
-	uint32_t vector;
-	struct wl_event_source *source;
-};
-
 struct ivwl_vm {
 	struct ivwl_plugin *plugin;
 	struct wl_list link;		/* ivwl_plugin.vms */
@@ -34,16 +28,16 @@ struct ivwl_vm {
 	struct wl_event_source *device_source;
 	struct wl_event_source *retry_timer;
 	/*
-	 * Without membership news (device=): the app side's heartbeat,
-	 * and how long it has not moved while we served it.
+	 * Without membership news (device=): one liveness probe per
+	 * app-timeout while we serve connections (on_liveness).
 	 */
 	struct wl_event_source *liveness_timer;
 	uint32_t app_timeout_ms;	/* 0: never give up on it */
-	uint64_t app_heartbeat;
-	uint32_t app_silent_ms;
+	uint64_t probe;			/* the last one sent, 0: none out */
+	uint32_t probe_seq;
 	/* The app side blocks its doorbells: end its connections from here. */
 	struct wl_event_source *ring_failed_idle;
-	struct ivwl_vm_vector vectors[IVWL_SLOT_COUNT + 1];
+	struct wl_event_source *doorbell_source;	/* our vector 0 */
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
 	struct ivwl_firewall_totals totals;	/* of all its connections */

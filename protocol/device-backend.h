@@ -26,6 +26,10 @@ struct ivwl_device_ops {
 	 */
 	int (*export_doorbell)(struct ivwl_device *dev, uint32_t peer,
 			       uint32_t vector, struct ivwl_endpoint *ep);
+	/* ivwl_device_ring_health; NULL: rings never get stuck. */
+	int (*ring_health)(struct ivwl_device *dev, uint32_t peer);
+	/* Lets go of vectors >= n, own and peers'; 0 < n < nr_vectors. */
+	void (*drop_vectors)(struct ivwl_device *dev, uint32_t n);
 };
 
 struct ivwl_device {

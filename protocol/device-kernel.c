@@ -54,6 +54,7 @@
 struct kernel_device {
 	struct ivwl_device dev;	/* region_fd: maps and rings, shared */
 	int bind_fd;		/* binds vector_fds, never shared */
+	uint32_t nr_vector_fds;	/* nr_vectors before use_vectors */
 	int *vector_fds;	/* own eventfds, bound to the driver */
 };
 
@@ -186,6 +187,7 @@ bind_vectors(struct kernel_device *kd, const char **err)
 		*err = "out of memory";
 		return -ENOMEM;
 	}
+	kd->nr_vector_fds = kd->dev.nr_vectors;
 	for (v = 0; v < kd->dev.nr_vectors; v++)
 		kd->vector_fds[v] = -1;
 
@@ -304,7 +306,7 @@ kernel_destroy(struct ivwl_device *dev)
 	if (kd->dev.base)
 		munmap(kd->dev.base, kd->dev.size);
 	close(kd->dev.region_fd);
-	for (v = 0; kd->vector_fds && v < kd->dev.nr_vectors; v++)
+	for (v = 0; kd->vector_fds && v < kd->nr_vector_fds; v++)
 		if (kd->vector_fds[v] >= 0)
 			close(kd->vector_fds[v]);
 	free(kd->vector_fds);
@@ -357,6 +359,23 @@ kernel_export_doorbell(struct ivwl_device *dev, uint32_t peer,
 	return 0;
 }
 
+static void
+kernel_drop_vectors(struct ivwl_device *dev, uint32_t n)
+{
+	struct kernel_device *kd = to_kernel(dev);
+	struct ivwl_eventfd req = { .fd = -1 };
+	uint32_t v;
+
+	for (v = n; v < kd->dev.nr_vectors; v++) {
+		req.vector = v;
+		/* Unbound, an interrupt on it signals nothing. */
+		if (ioctl(kd->bind_fd, IVWL_IOCTL_SET_EVENTFD, &req) < 0)
+			continue;
+		close(kd->vector_fds[v]);
+		kd->vector_fds[v] = -1;
+	}
+}
+
 static const struct ivwl_device_ops kernel_ops = {
 	.destroy = kernel_destroy,
 	.ring = kernel_ring,
@@ -365,4 +384,5 @@ static const struct ivwl_device_ops kernel_ops = {
 	.event_fd = kernel_event_fd,
 	.dispatch = kernel_dispatch,
 	.export_doorbell = kernel_export_doorbell,
+	.drop_vectors = kernel_drop_vectors,
 };

@@ -702,6 +702,24 @@ server_export_doorbell(struct ivwl_device *dev, uint32_t peer,
 	return 0;
 }
 
+static int
+server_ring_health(struct ivwl_device *dev, uint32_t peer)
+{
+	struct peer *p = &to_server(dev)->peers[peer];
+
+	return p->ringer ? ivwl_ringer_health(p->ringer) : 0;
+}
+
+static void
+server_drop_vectors(struct ivwl_device *dev, uint32_t n)
+{
+	struct server_device *sd = to_server(dev);
+
+	/* Own vectors too: ours are a peer entry like the others. */
+	sd->dev.nr_vectors = n;
+	settle_peers(sd);
+}
+
 static const struct ivwl_device_ops server_ops = {
 	.destroy = server_destroy,
 	.ring = server_ring,
@@ -710,4 +728,6 @@ static const struct ivwl_device_ops server_ops = {
 	.event_fd = server_event_fd,
 	.dispatch = server_dispatch,
 	.export_doorbell = server_export_doorbell,
+	.ring_health = server_ring_health,
+	.drop_vectors = server_drop_vectors,
 };

@@ -97,6 +97,15 @@ ivwl_device_nr_vectors(struct ivwl_device *dev)
 	return dev->nr_vectors;
 }
 
+void
+ivwl_device_use_vectors(struct ivwl_device *dev, uint32_t n)
+{
+	if (n == 0 || n >= dev->nr_vectors)
+		return;
+	dev->ops->drop_vectors(dev, n);
+	dev->nr_vectors = n;
+}
+
 bool
 ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer)
 {
@@ -111,6 +120,14 @@ ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 	if (!dev->ops->peer_present(dev, peer))
 		return -ENOENT;
 	return dev->ops->ring(dev, peer, vector);
+}
+
+int
+ivwl_device_ring_health(struct ivwl_device *dev, uint32_t peer)
+{
+	if (!dev->ops->ring_health || !dev->ops->peer_present(dev, peer))
+		return 0;
+	return dev->ops->ring_health(dev, peer);
 }
 
 int

@@ -57,6 +57,15 @@ uint32_t
 ivwl_device_nr_vectors(struct ivwl_device *dev);
 
 /*
+ * From now on only vectors below n are rung or waited on: the backend
+ * closes what it holds for the others (ivwl-server hands every peer an
+ * eventfd per vector, own and each peer's) and refuses more.  Call right
+ * after open; nr_vectors becomes min(n, nr_vectors).
+ */
+void
+ivwl_device_use_vectors(struct ivwl_device *dev, uint32_t n);
+
+/*
  * The fd behind the mapping (memfd, hugetlbfs file or /dev/ivwlN), still
  * owned by the device: dup it to keep it.  Mapping it at offset 0 gives
  * the region.
@@ -73,6 +82,13 @@ ivwl_device_region_fd(struct ivwl_device *dev);
  */
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);
+
+/*
+ * 0, or -ETIMEDOUT when ringing the peer became impossible for good, as
+ * ivwl_device_ring would say; rings nothing and never blocks.
+ */
+int
+ivwl_device_ring_health(struct ivwl_device *dev, uint32_t peer);
 
 /* Readable while doorbells on own vector are pending; -1 when out of range. */
 int

@@ -27,9 +27,10 @@ ivwl_display_side_init(struct ivwl_display_side *ds, struct ivwl_device *dev)
 	ds->base = ivwl_device_base(dev);
 	if (ivwl_layout_compute(ivwl_device_size(dev), &ds->layout) < 0)
 		return -EINVAL;
-	ds->slots = ivwl_usable_slots(&ds->layout,
-				      ivwl_device_nr_vectors(dev));
-	return ds->slots ? 0 : -EINVAL;
+	if (ivwl_device_nr_vectors(dev) == 0)
+		return -EINVAL;
+	ds->slots = ds->layout.slot_count;
+	return 0;
 }
 
 void
@@ -45,12 +46,26 @@ void
 ivwl_display_side_ring_reset(struct ivwl_display_side *ds)
 {
 	ds->ring_error = 0;
+	/* Bits left from before it came were never rung for. */
+	ds->ring_owed = true;
 }
 
 static int
-ring_app(struct ivwl_display_side *ds, uint32_t vector)
+ring_app(struct ivwl_display_side *ds, uint64_t bits)
 {
-	int ret = ivwl_device_ring(ds->dev, IVWL_PEER_APP, vector);
+	int ret;
+
+	/*
+	 * A doorbell on its way carries the new bits; but an app that
+	 * blocks our writes never takes them, so ask whether it arrived.
+	 */
+	if (ivwl_doorbell_post(ds->base, IVWL_SIDE_APP, bits) ||
+	    ds->ring_owed) {
+		ds->ring_owed = false;
+		ret = ivwl_device_ring(ds->dev, IVWL_PEER_APP,
+				       IVWL_DOORBELL_VECTOR);
+	} else
+		ret = ivwl_device_ring_health(ds->dev, IVWL_PEER_APP);
 
 	/* -ENOENT: no app side now; it looks at every slot when it comes. */
 	if (ret == -ETIMEDOUT && !ds->ring_error) {
@@ -68,6 +83,9 @@ ivwl_display_side_claim(struct ivwl_display_side *ds)
 						       IVWL_SIDE_DISPLAY);
 	uint32_t i, state, gen;
 
+	/* Bits an earlier instance was rung for are answered below. */
+	ivwl_doorbell_take(ds->base, IVWL_SIDE_DISPLAY);
+	ds->ring_owed = true;
 	for (i = 0; i < ds->layout.slot_count; i++) {
 		ivwl_slot_state_load(&slot_ctrl(ds, i)->app, &state, &gen);
 		ds->open[i] = false;
@@ -79,7 +97,7 @@ ivwl_display_side_claim(struct ivwl_display_side *ds)
 	ivwl_shm_store(&own->peer_id, ivwl_device_peer_id(ds->dev));
 	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
-	ring_app(ds, IVWL_VECTOR_CONTROL);
+	ring_app(ds, IVWL_DOORBELL_CONTROL);
 }
 
 void
@@ -89,13 +107,35 @@ ivwl_display_side_release(struct ivwl_display_side *ds)
 						       IVWL_SIDE_DISPLAY);
 
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_GONE);
-	ring_app(ds, IVWL_VECTOR_CONTROL);
+	ring_app(ds, IVWL_DOORBELL_CONTROL);
 }
 
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot)
 {
-	return ring_app(ds, ivwl_slot_vector(slot));
+	return ring_app(ds, IVWL_DOORBELL_SLOT(slot));
+}
+
+uint64_t
+ivwl_display_side_take(struct ivwl_display_side *ds)
+{
+	return ivwl_doorbell_take(ds->base, IVWL_SIDE_DISPLAY);
+}
+
+void
+ivwl_display_side_probe(struct ivwl_display_side *ds, uint64_t probe)
+{
+	struct ivwl_side_block *own = ivwl_region_side(ds->base,
+						       IVWL_SIDE_DISPLAY);
+
+	ivwl_shm_store64(&own->liveness, probe);
+	ring_app(ds, IVWL_DOORBELL_CONTROL);
+}
+
+uint64_t
+ivwl_display_side_probe_answer(struct ivwl_display_side *ds)
+{
+	return ivwl_shm_load64(&app_block(ds)->liveness);
 }
 
 void

@@ -18,7 +18,7 @@ struct ivwl_display_side {
 	struct ivwl_device *dev;
 	void *base;
 	struct ivwl_layout layout;
-	uint32_t slots;			/* usable with the device's vectors */
+	uint32_t slots;			/* the layout's slot count */
 	uint32_t app_epoch;
 	bool open[IVWL_SLOT_COUNT];
 	uint32_t generation[IVWL_SLOT_COUNT];
@@ -32,6 +32,8 @@ struct ivwl_display_side {
 	int ring_error;
 	void (*ring_failed)(void *data, int error);
 	void *ring_failed_data;
+	/* The next ring goes out even if the word says one is on its way. */
+	bool ring_owed;
 };
 
 struct ivwl_display_side_listener {
@@ -91,8 +93,27 @@ void
 ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
 			struct ivwl_ring *request, struct ivwl_ring *event);
 
-/* Rings the app on the slot's vector: ivwl_device_ring's result. */
+/* Rings the app for the slot: ivwl_device_ring's result, or 0. */
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);
+
+/*
+ * What the app rang us for, once our vector is drained: bit k for slot k
+ * (any of them, open or not: the app writes the word) and
+ * IVWL_DOORBELL_CONTROL.
+ */
+uint64_t
+ivwl_display_side_take(struct ivwl_display_side *ds);
+
+/*
+ * Liveness where nothing says that an app-vm died (docs/region.md,
+ * "Liveness"): publish a probe and ring; the app's agent echoes it.
+ */
+void
+ivwl_display_side_probe(struct ivwl_display_side *ds, uint64_t probe);
+
+/* The last probe the app side answered; the app writes it. */
+uint64_t
+ivwl_display_side_probe_answer(struct ivwl_display_side *ds);
 
 #endif

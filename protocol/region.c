@@ -125,20 +125,26 @@ ivwl_slot_state_load(const struct ivwl_slot_state *s, uint32_t *state,
 	*generation = (uint32_t)(v >> 32);
 }
 
-uint32_t
-ivwl_slot_vector(uint32_t slot)
+bool
+ivwl_doorbell_post(void *base, enum ivwl_side to, uint64_t bits)
 {
-	return 1 + slot;
+	uint64_t *word = &ivwl_region_header(base)->doorbell[to].pending;
+
+	/*
+	 * Sequentially consistent: ordered after the ring index the caller
+	 * published, and before the taker's exchange or after it, never in
+	 * between.  A peer may hold the word non-zero to silence doorbells
+	 * to itself; that only stalls its own connections.
+	 */
+	return __atomic_fetch_or(word, bits, __ATOMIC_SEQ_CST) == 0;
 }
 
-uint32_t
-ivwl_usable_slots(const struct ivwl_layout *layout, uint32_t nr_vectors)
+uint64_t
+ivwl_doorbell_take(void *base, enum ivwl_side own)
 {
-	if (nr_vectors <= 1)
-		return 0;
-	if (nr_vectors - 1 < layout->slot_count)
-		return nr_vectors - 1;
-	return layout->slot_count;
+	uint64_t *word = &ivwl_region_header(base)->doorbell[own].pending;
+
+	return __atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST);
 }
 
 bool

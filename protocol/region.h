@@ -1,5 +1,5 @@
 /*
- * ivwl region layout, version 1.  docs/region.md is the prose version of
+ * ivwl region layout, version 2.  docs/region.md is the prose version of
  * this file; keep them in step.
  *
  * One region is shared by exactly two sides: the display side (peer 0,
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define IVWL_REGION_MAGIC "IVWLRGN1"
-#define IVWL_REGION_VERSION 1u
+#define IVWL_REGION_VERSION 2u
 #define IVWL_PAGE_SIZE 4096u
 #define IVWL_CACHELINE 64u
 
@@ -45,9 +45,17 @@ enum ivwl_side {
 	IVWL_SIDE_APP = 1,
 };
 
-/* Vector 0 carries slot state changes; slot k is rung on vector 1 + k. */
-#define IVWL_VECTOR_CONTROL 0u
-#define IVWL_DEFAULT_VECTORS (1u + IVWL_SLOT_COUNT)
+/*
+ * Every doorbell of either side rings the peer's vector 0.  What it is for
+ * is in the rung side's doorbell word: bit k for slot k, and
+ * IVWL_DOORBELL_CONTROL for slot states and side restarts.  A peer needs
+ * one waitable fd per region, whatever the number of slots.
+ */
+#define IVWL_DOORBELL_VECTOR 0u
+#define IVWL_DOORBELL_CONTROL (1ull << 63)
+#define IVWL_DOORBELL_SLOT(k) (1ull << (k))
+/* ivwl-server's default: vector 0 is the only one used. */
+#define IVWL_DEFAULT_VECTORS 1u
 
 /* ivwl_side_block.state */
 enum ivwl_side_state {
@@ -73,9 +81,22 @@ struct ivwl_side_block {
 	uint32_t state;		/* enum ivwl_side_state */
 	uint32_t epoch;		/* bumped on every start of this side */
 	uint32_t peer_id;	/* informational */
-	uint32_t need_control;	/* sleeping on vector 0: ring it on change */
-	uint64_t heartbeat;	/* bumped while alive, for diagnostics */
+	uint32_t reserved1;
+	/*
+	 * Display: the last liveness probe it sent.  App: the last probe
+	 * the agent answered (docs/region.md, "Liveness").
+	 */
+	uint64_t liveness;
 	uint8_t reserved[232];
+};
+
+/*
+ * Bits the other side sets (atomic OR) before ringing, and the rung side
+ * takes (atomic exchange with 0) when woken.  Alone on its cache line.
+ */
+struct ivwl_doorbell_line {
+	uint64_t pending;
+	uint8_t pad[IVWL_CACHELINE - 8];
 };
 
 struct ivwl_region_header {
@@ -92,6 +113,7 @@ struct ivwl_region_header {
 	uint64_t features;
 	uint8_t reserved0[184];
 	struct ivwl_side_block side[2];	/* indexed by enum ivwl_side */
+	struct ivwl_doorbell_line doorbell[2];	/* of the side rung */
 };
 
 /*
@@ -127,7 +149,7 @@ struct ivwl_slot_ctrl {
 };
 
 _Static_assert(sizeof(struct ivwl_side_block) == 256, "side block size");
-_Static_assert(sizeof(struct ivwl_region_header) == 768, "header size");
+_Static_assert(sizeof(struct ivwl_region_header) == 896, "header size");
 _Static_assert(sizeof(struct ivwl_ring_ctrl) == 2 * IVWL_CACHELINE,
 	       "ring ctrl size");
 _Static_assert(sizeof(struct ivwl_slot_ctrl) <= IVWL_PAGE_SIZE,
@@ -191,13 +213,17 @@ void
 ivwl_slot_state_load(const struct ivwl_slot_state *s, uint32_t *state,
 		     uint32_t *generation);
 
-/* Vector on which slot is rung (needs ivwl_usable_slots() > slot). */
-uint32_t
-ivwl_slot_vector(uint32_t slot);
+/*
+ * Adds bits to the doorbell word of side `to`.  True when the caller must
+ * ring that side's vector: the word was empty, so no doorbell is on its
+ * way that the new bits could ride on.
+ */
+bool
+ivwl_doorbell_post(void *base, enum ivwl_side to, uint64_t bits);
 
-/* Slots usable with nr_vectors doorbell vectors (one vector per slot). */
-uint32_t
-ivwl_usable_slots(const struct ivwl_layout *layout, uint32_t nr_vectors);
+/* Takes every bit posted to side `own` (after draining its vector). */
+uint64_t
+ivwl_doorbell_take(void *base, enum ivwl_side own);
 
 /*
  * Checks that [offset, offset + length) lies inside the heap, without

@@ -177,12 +177,10 @@ err_free:
 }
 
 int
-ivwl_ringer_ring(struct ivwl_ringer *r, uint32_t vector)
+ivwl_ringer_health(struct ivwl_ringer *r)
 {
-	uint64_t since, bit = 1ull << (vector % 64);
+	uint64_t since;
 
-	if (vector >= r->nfds)
-		return -EINVAL;
 	if (__atomic_load_n(&r->stuck, __ATOMIC_RELAXED))
 		return -ETIMEDOUT;
 	since = __atomic_load_n(&r->writing_since, __ATOMIC_SEQ_CST);
@@ -191,6 +189,18 @@ ivwl_ringer_ring(struct ivwl_ringer *r, uint32_t vector)
 		__atomic_store_n(&r->stuck, 1, __ATOMIC_RELAXED);
 		return -ETIMEDOUT;
 	}
+	return 0;
+}
+
+int
+ivwl_ringer_ring(struct ivwl_ringer *r, uint32_t vector)
+{
+	uint64_t bit = 1ull << (vector % 64);
+
+	if (vector >= r->nfds)
+		return -EINVAL;
+	if (ivwl_ringer_health(r) < 0)
+		return -ETIMEDOUT;
 	if (__atomic_fetch_add(&r->counts[vector], 1, __ATOMIC_SEQ_CST) != 0)
 		return 0;	/* its bit is set, or the thread takes it now */
 	__atomic_fetch_or(&r->bits[vector / 64], bit, __ATOMIC_SEQ_CST);

@@ -52,6 +52,14 @@ int
 ivwl_ringer_ring(struct ivwl_ringer *r, uint32_t vector);
 
 /*
+ * 0, or -ETIMEDOUT once the peer is stuck (as ivwl_ringer_ring would
+ * say), without ringing: for callers that skip a ring because one is
+ * already on its way, and must still learn that it never arrives.
+ */
+int
+ivwl_ringer_health(struct ivwl_ringer *r);
+
+/*
  * Stops the thread.  It first gets up to flush_ms to write what is
  * queued (0: none, for a peer that left); then it is cancelled, even in
  * the middle of a write the peer blocks, and joined.  NULL is fine.

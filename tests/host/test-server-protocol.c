@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "host-util.h"
+#include "region.h"
 
 #define SIZE (4u << 20)
 #define VECTORS 3
@@ -189,9 +190,11 @@ test_default_vectors(void)
 	struct hu_client display, app;
 
 	start("default", 0);
-	CHECK_EQ(hu_client_join(&display, srv.display, 0, 33, SIZE, false),
+	CHECK_EQ(hu_client_join(&display, srv.display, 0, IVWL_DEFAULT_VECTORS,
+				 SIZE, false),
 		 0);
-	CHECK_EQ(hu_client_join(&app, srv.app, 1, 33, SIZE, true), 0);
+	CHECK_EQ(hu_client_join(&app, srv.app, 1, IVWL_DEFAULT_VECTORS, SIZE,
+				 true), 0);
 	hu_client_expect_join(&display, 1);
 	hu_client_expect_quiet(&display, 50);
 	hu_client_expect_quiet(&app, 0);

@@ -127,7 +127,7 @@ evb_phase2(struct ivwl_hostile *h)
 	int fds[IVWL_SLOT_COUNT + 1];
 	struct ivwl_endpoint ep;
 	uint64_t one = 1, rounds = 0, rung = 0, stolen = 0;
-	uint32_t n = 0, v;
+	uint32_t n = 0, v, first;
 	bool trapped = false;
 
 	for (v = 0; v < h->nr_vectors && v < IVWL_SLOT_COUNT + 1; v++) {
@@ -139,12 +139,14 @@ evb_phase2(struct ivwl_hostile *h)
 		ivwl_endpoint_close(&ep);
 		evb_clear_nonblock(fds[n - 1]);
 	}
-	while (n > 1 && !trapped && ivwl_hostile_time_left(h)) {
-		for (v = 1; v < n; v++)
+	/* One vector (the default now): it is both raced and the probe. */
+	first = n > 1 ? 1 : 0;
+	while (n > 0 && !trapped && ivwl_hostile_time_left(h)) {
+		for (v = first; v < n; v++)
 			if (write(fds[v], &one, sizeof(one)) == sizeof(one))
 				rung++;
 		evb_spin_us(ivwl_rnd_below(h, EVB_MAX_SPIN_US + 1));
-		for (v = n; v-- > 1;)
+		for (v = n; v-- > first;)
 			stolen += evb_read_back(fds[v]) != 0;
 		/* a display kept busy by the rounds reads later: more hits */
 		if (++rounds % EVB_PROBE_EVERY != 0) {

@@ -39,7 +39,7 @@ ivwl_hostile_partial_header(struct ivwl_hostile *h)
 	cons = ivwl_shm_load(&r->consumer.cons);
 	ivwl_shm_store_release(&r->producer.prod, cons + 4);
 	h->st.index_writes++;
-	ivwl_hostile_ring(h, ivwl_slot_vector(0));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(0));
 	usleep(300 * 1000);
 
 	answered = h->slots > 1 && ivwl_hostile_slot_open_wait(h, 1, 2000);
@@ -469,7 +469,7 @@ ivwl_hostile_budget_stall(struct ivwl_hostile *h)
 	for (i = 0; i < RECORD_BUDGET; i++)
 		ivwl_ring_write(&s->request, IVWL_RECORD_WAYLAND, &iov, 1);
 	h->st.records += RECORD_BUDGET;
-	ivwl_hostile_ring(h, ivwl_slot_vector(0));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(0));
 
 	end = ivwl_hostile_now_ms() + 2000;
 	do {
@@ -831,7 +831,7 @@ clip_events(struct clip *c)
 		}
 	}
 	if (ivwl_ring_kick_needed(&s->event))
-		ivwl_hostile_ring(c->h, ivwl_slot_vector(c->k));
+		ivwl_hostile_ring(c->h, IVWL_DOORBELL_SLOT(c->k));
 }
 
 /* Feeds the pipe and moves what it holds into the ring. */
@@ -858,7 +858,7 @@ clip_feed(struct clip *c, uint64_t limit)
 		c->finished = true;
 	}
 	if (ivwl_ring_kick_needed(&s->request))
-		ivwl_hostile_ring(c->h, ivwl_slot_vector(c->k));
+		ivwl_hostile_ring(c->h, IVWL_DOORBELL_SLOT(c->k));
 }
 
 /*

@@ -130,7 +130,7 @@ uint8_t *
 ivwl_hostile_request_data(struct ivwl_hostile *h, uint32_t k);
 
 void
-ivwl_hostile_ring(struct ivwl_hostile *h, uint32_t vector);
+ivwl_hostile_ring(struct ivwl_hostile *h, uint64_t bits);
 
 /* The proper handshake: reset our lines, OPEN gen + 1, ring vector 0. */
 void

@@ -423,7 +423,7 @@ lie_about_prod(struct ivwl_hostile *h, uint32_t k)
 	case 6: set_prod(h, k, cons + 0x80000000u); break;
 	default: set_prod(h, k, (uint32_t)ivwl_rnd(h)); break;
 	}
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 }
 
 /* A record header whose length lies, then prod published past it. */
@@ -456,7 +456,7 @@ lying_header(struct ivwl_hostile *h, uint32_t k)
 	default: publish = pos + ((hd.len + 7u) & ~7u); break;
 	}
 	set_prod(h, k, publish);
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 }
 
 static void
@@ -467,7 +467,7 @@ token_games(struct ivwl_hostile *h, uint32_t k)
 	ivwl_shm_store(&c->request.producer.need_space, ivwl_rnd_edgy32(h));
 	ivwl_shm_store(&c->event.consumer.need_data, ivwl_rnd_edgy32(h));
 	h->st.index_writes += 2;
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 }
 
 static void
@@ -502,7 +502,7 @@ lie_about_cons(struct ivwl_hostile *h, uint32_t k)
 	/* a few requests whose answers the display must write */
 	send_sync(h, k);
 	send_sync(h, k);
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 }
 
 /* Lets the display fill the event ring (syncs nobody reads), then lies
@@ -527,7 +527,7 @@ ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how)
 		if (ivwl_hostile_send_wayland(h, k, &out) < 0)
 			break;
 	}
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 	/* The answers overflow the ring: wait until the display has filled
 	 * it (a slow one, under a sanitizer, takes a while), or a lie told
 	 * while it still produces can turn true under its feet. */
@@ -545,7 +545,7 @@ ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how)
 	}
 	ivwl_shm_store_release(&r->consumer.cons, prod);
 	h->st.index_writes++;
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 }
 
 /* Publishes a good record, then keeps rewriting prod while it is read. */
@@ -556,7 +556,7 @@ racing_prod(struct ivwl_hostile *h, uint32_t k)
 	uint32_t good, prod, i;
 
 	send_sync(h, k);
-	ivwl_hostile_ring(h, ivwl_slot_vector(k));
+	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 	good = h->slot[k].request.pos;
 	for (i = 0; i < 4000; i++) {
 		prod = i % 2 ? good : ivwl_rnd_edgy32(h);
@@ -735,7 +735,7 @@ churn_one(struct ivwl_hostile *h, uint32_t k)
 	}
 	s->phase = IVWL_HOSTILE_IDLE;
 	if (ivwl_rnd_below(h, 8))
-		ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
+		ivwl_hostile_ring(h, IVWL_DOORBELL_CONTROL);
 }
 
 /* Live connections get some objects, so that closing them has work. */

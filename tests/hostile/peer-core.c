@@ -101,7 +101,7 @@ ivwl_hostile_attach(struct ivwl_hostile *h, const char *socket_path)
 		fprintf(stderr, "hostile-peer: unusable region size\n");
 		goto err_device;
 	}
-	h->slots = ivwl_usable_slots(&h->layout, h->nr_vectors);
+	h->slots = h->nr_vectors ? h->layout.slot_count : 0;
 	if (ivwl_device_peer_id(h->dev) != IVWL_PEER_APP || h->slots == 0) {
 		fprintf(stderr, "hostile-peer: not the app side, "
 			"or no slots\n");
@@ -141,10 +141,13 @@ ivwl_hostile_request_data(struct ivwl_hostile *h, uint32_t k)
 	return view.request_data;
 }
 
+/* Rings whether or not a doorbell is already on its way: a peer may. */
 void
-ivwl_hostile_ring(struct ivwl_hostile *h, uint32_t vector)
+ivwl_hostile_ring(struct ivwl_hostile *h, uint64_t bits)
 {
-	if (ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY, vector) == 0)
+	ivwl_doorbell_post(h->base, IVWL_SIDE_DISPLAY, bits);
+	if (ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY,
+			     IVWL_DOORBELL_VECTOR) == 0)
 		h->st.doorbells++;
 }
 
@@ -166,7 +169,7 @@ ivwl_hostile_claim(struct ivwl_hostile *h)
 	ivwl_shm_store(&own->peer_id, IVWL_PEER_APP);
 	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
-	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_DOORBELL_CONTROL);
 }
 
 static void
@@ -198,7 +201,7 @@ ivwl_hostile_slot_open(struct ivwl_hostile *h, uint32_t k)
 	s->since_ms = ivwl_hostile_now_ms();
 	h->st.opens++;
 	h->st.state_writes++;
-	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_DOORBELL_CONTROL);
 }
 
 void
@@ -210,7 +213,7 @@ ivwl_hostile_slot_close(struct ivwl_hostile *h, uint32_t k)
 			      s->gen);
 	s->phase = IVWL_HOSTILE_IDLE;
 	h->st.state_writes++;
-	ivwl_hostile_ring(h, IVWL_VECTOR_CONTROL);
+	ivwl_hostile_ring(h, IVWL_DOORBELL_CONTROL);
 }
 
 void
@@ -247,12 +250,15 @@ static void
 wait_a_little(struct ivwl_hostile *h, uint32_t k)
 {
 	struct pollfd pfd = {
-		.fd = ivwl_device_vector_fd(h->dev, ivwl_slot_vector(k)),
+		.fd = ivwl_device_vector_fd(h->dev, IVWL_DOORBELL_VECTOR),
 		.events = POLLIN,
 	};
 
-	if (poll(&pfd, 1, 1) > 0)
-		ivwl_device_vector_drain(h->dev, ivwl_slot_vector(k));
+	/* Whichever slot it was for: every caller looks at its slot. */
+	if (poll(&pfd, 1, 1) > 0) {
+		ivwl_device_vector_drain(h->dev, IVWL_DOORBELL_VECTOR);
+		ivwl_doorbell_take(h->base, IVWL_SIDE_APP);
+	}
 }
 
 bool
@@ -312,7 +318,7 @@ ivwl_hostile_send(struct ivwl_hostile *h, uint32_t k, uint16_t type,
 		return ret;
 	h->st.records++;
 	if (ring || ivwl_ring_kick_needed(&s->request))
-		ivwl_hostile_ring(h, ivwl_slot_vector(k));
+		ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 	return 0;
 }
 
@@ -375,7 +381,7 @@ ivwl_hostile_drain_events(struct ivwl_hostile *h, uint32_t k,
 						   func, data);
 	}
 	if (ivwl_ring_kick_needed(&s->event))
-		ivwl_hostile_ring(h, ivwl_slot_vector(k));
+		ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));
 	h->st.events += (uint64_t)events;
 	return events;
 }

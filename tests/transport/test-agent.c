@@ -162,9 +162,9 @@ test_no_display_refuses(void)
 	fd = ivwl_agent_connect(agent_sock);
 	REQUIRE(fd >= 0);
 	status_of(fd, &st);
-	/* 4 vectors: control + 3 slots */
-	CHECK_EQ(st.usable_slots, 3);
-	CHECK_EQ(st.free_slots, 3);
+	/* One vector serves every slot; the agent lets go of the rest. */
+	CHECK_EQ(st.usable_slots, IVWL_SLOT_COUNT);
+	CHECK_EQ(st.free_slots, IVWL_SLOT_COUNT);
 	CHECK_EQ(st.heap_free, st.heap_size);
 	CHECK(st.app_epoch >= 1);
 	CHECK_EQ(ivwl_agent_open_slot(fd, &slot), -ECONNREFUSED);
@@ -200,7 +200,10 @@ static void
 display_set(uint32_t slot, uint32_t state, uint32_t gen)
 {
 	ivwl_slot_state_store(&slot_ctrl(slot)->display, state, gen);
-	ivwl_device_ring(display, IVWL_PEER_APP, IVWL_VECTOR_CONTROL);
+	if (ivwl_doorbell_post(ivwl_device_base(display), IVWL_SIDE_APP,
+			       IVWL_DOORBELL_SLOT(slot)))
+		ivwl_device_ring(display, IVWL_PEER_APP,
+				 IVWL_DOORBELL_VECTOR);
 }
 
 /* Polls the agent until cond holds or about 5 s pass. */
@@ -219,7 +222,7 @@ display_set(uint32_t slot, uint32_t state, uint32_t gen)
 static void
 test_quotas_and_errors(void)
 {
-	struct ivwl_agent_slot s[4];
+	struct ivwl_agent_slot s[IVWL_AGENT_MAX_SLOTS_PER_CLIENT + 1];
 	struct ivwl_extent e;
 	struct ivwl_agent_status st;
 	uint32_t state, gen;
@@ -240,12 +243,12 @@ test_quotas_and_errors(void)
 	CHECK_EQ(gen, s[0].generation);
 	CHECK_EQ(s[0].ep.region_size, ivwl_device_size(display));
 	CHECK_EQ(s[0].ep.doorbell_peer, IVWL_PEER_DISPLAY);
-	CHECK_EQ(s[0].ep.doorbell_vector, ivwl_slot_vector(s[0].slot));
+	CHECK_EQ(s[0].ep.doorbell_vector, IVWL_DOORBELL_VECTOR);
 
-	REQUIRE(ivwl_agent_open_slot(fd, &s[1]) == 0);
-	REQUIRE(ivwl_agent_open_slot(fd, &s[2]) == 0);
+	for (i = 1; i < (int)IVWL_AGENT_MAX_SLOTS_PER_CLIENT; i++)
+		REQUIRE(ivwl_agent_open_slot(fd, &s[i]) == 0);
 	CHECK(s[0].slot != s[1].slot && s[1].slot != s[2].slot);
-	CHECK_EQ(ivwl_agent_open_slot(fd, &s[3]), -EBUSY);
+	CHECK_EQ(ivwl_agent_open_slot(fd, &s[i]), -EDQUOT);
 
 	CHECK_EQ(ivwl_agent_alloc(fd, 0, &e), -EINVAL);
 	CHECK_EQ(ivwl_agent_alloc(fd, layout.heap_size + 1, &e), -ENOMEM);
@@ -261,12 +264,12 @@ test_quotas_and_errors(void)
 		 -ENOENT);
 	CHECK_EQ(ivwl_agent_close_slot(fd, 99, 1), -ENOENT);
 	/* closed slots come back right away: the display never served them */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < (int)IVWL_AGENT_MAX_SLOTS_PER_CLIENT; i++) {
 		CHECK_EQ(ivwl_agent_close_slot(fd, s[i].slot, s[i].generation),
 			 0);
 		ivwl_endpoint_close(&s[i].ep);
 	}
-	EVENTUALLY(fd, st, st.free_slots == 3);
+	EVENTUALLY(fd, st, st.free_slots == IVWL_SLOT_COUNT);
 	CHECK_EQ(st.quarantined_slots, 0);
 	close(fd);
 }
@@ -305,7 +308,7 @@ test_sigkill_reclaims_after_display_lets_go(void)
 	fd = ivwl_agent_connect(agent_sock);
 	REQUIRE(fd >= 0);
 	status_of(fd, &st);
-	CHECK_EQ(st.free_slots, 2);
+	CHECK_EQ(st.free_slots, IVWL_SLOT_COUNT - 1);
 	CHECK_EQ(st.heap_size - st.heap_free, 3 << 20);
 
 	/* the display serves the connection, then the client dies */
@@ -319,12 +322,12 @@ test_sigkill_reclaims_after_display_lets_go(void)
 	EVENTUALLY(fd, st, st.quarantined_slots == 1);
 	ivwl_slot_state_load(&slot_ctrl(slot)->app, &state, &gen);
 	CHECK_EQ(state, IVWL_APP_SLOT_FREE);
-	CHECK_EQ(st.free_slots, 2);
+	CHECK_EQ(st.free_slots, IVWL_SLOT_COUNT - 1);
 	CHECK_EQ(st.heap_size - st.heap_free, 3 << 20);
 
 	/* the display lets go: everything comes back */
 	display_set(slot, IVWL_DISPLAY_SLOT_CLOSED, gen);
-	EVENTUALLY(fd, st, st.free_slots == 3);
+	EVENTUALLY(fd, st, st.free_slots == IVWL_SLOT_COUNT);
 	CHECK_EQ(st.quarantined_slots, 0);
 	CHECK_EQ(st.heap_free, st.heap_size);
 	close(fd);
@@ -348,7 +351,7 @@ test_display_leaving_releases_quarantine(void)
 
 	ivwl_device_destroy(display);
 	display = NULL;
-	EVENTUALLY(fd, st, st.free_slots == 3);
+	EVENTUALLY(fd, st, st.free_slots == IVWL_SLOT_COUNT);
 	CHECK_EQ(st.quarantined_slots, 0);
 	close(fd);
 }

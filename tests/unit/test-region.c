@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -105,19 +106,35 @@ test_heap_range_checks(void)
 	CHECK(!ivwl_heap_range_valid(&l, 0, 4096));
 }
 
+/* Only the post that finds the word empty rings; a take empties it. */
 static void
-test_vectors(void)
+test_doorbell_words(void)
 {
-	struct ivwl_layout l;
+	static uint64_t page[IVWL_PAGE_SIZE / 8];
+	void *base = page;
 
-	REQUIRE(ivwl_layout_compute(64ull << 20, &l) == 0);
-	CHECK_EQ(ivwl_usable_slots(&l, 0), 0);
-	CHECK_EQ(ivwl_usable_slots(&l, 1), 0);
-	CHECK_EQ(ivwl_usable_slots(&l, 2), 1);
-	CHECK_EQ(ivwl_usable_slots(&l, IVWL_DEFAULT_VECTORS), IVWL_SLOT_COUNT);
-	CHECK_EQ(ivwl_usable_slots(&l, 1000), IVWL_SLOT_COUNT);
-	CHECK_EQ(ivwl_slot_vector(0), 1);
-	CHECK(ivwl_slot_vector(0) != IVWL_VECTOR_CONTROL);
+	CHECK(ivwl_doorbell_post(base, IVWL_SIDE_DISPLAY,
+				 IVWL_DOORBELL_SLOT(3)));
+	CHECK(!ivwl_doorbell_post(base, IVWL_SIDE_DISPLAY,
+				  IVWL_DOORBELL_SLOT(31)));
+	CHECK(!ivwl_doorbell_post(base, IVWL_SIDE_DISPLAY,
+				  IVWL_DOORBELL_SLOT(3)));
+	/* The other side's word is its own. */
+	CHECK(ivwl_doorbell_post(base, IVWL_SIDE_APP, IVWL_DOORBELL_CONTROL));
+	CHECK_EQ(ivwl_doorbell_take(base, IVWL_SIDE_DISPLAY),
+		 IVWL_DOORBELL_SLOT(3) | IVWL_DOORBELL_SLOT(31));
+	CHECK_EQ(ivwl_doorbell_take(base, IVWL_SIDE_DISPLAY), 0);
+	CHECK(ivwl_doorbell_post(base, IVWL_SIDE_DISPLAY,
+				 IVWL_DOORBELL_CONTROL));
+	CHECK_EQ(ivwl_doorbell_take(base, IVWL_SIDE_APP),
+		 IVWL_DOORBELL_CONTROL);
+	CHECK_EQ(ivwl_doorbell_take(base, IVWL_SIDE_DISPLAY),
+		 IVWL_DOORBELL_CONTROL);
+	/* Slot bits never reach the control bit. */
+	CHECK((IVWL_DOORBELL_SLOT(IVWL_SLOT_COUNT - 1) &
+	       IVWL_DOORBELL_CONTROL) == 0);
+	CHECK_EQ(offsetof(struct ivwl_region_header, doorbell) %
+		 IVWL_CACHELINE, 0);
 }
 
 IVWL_TEST_MAIN(
@@ -126,5 +143,5 @@ IVWL_TEST_MAIN(
 	TEST(test_header_round_trip),
 	TEST(test_slots_do_not_overlap),
 	TEST(test_heap_range_checks),
-	TEST(test_vectors),
+	TEST(test_doorbell_words),
 )
