@@ -30,6 +30,10 @@ ivwl_bench_mpv_main(int argc, char *argv[]);
 int
 ivwl_bench_chromium_main(int argc, char *argv[]);
 
+/* `scale` runs bench/scale.py: N VMs' windows on one weston. */
+int
+ivwl_bench_scale_main(int argc, char *argv[]);
+
 uint64_t
 ivwl_bench_now_ns(void);
 

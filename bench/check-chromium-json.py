@@ -69,13 +69,7 @@ def main():
                             "--json"] + sys.argv[2:], 170)
     if out is None:
         return 1
-    rows, bad = smoke.json_lines(out)
-    for r in rows:
-        bad += check(r)
-    got = {r.get("path") for r in rows}
-    if set(PATHS) - got:
-        bad.append(f"missing paths: {sorted(set(PATHS) - got)}")
-    return smoke.finish(rows, bad, out)
+    return smoke.check_rows(out, check, PATHS)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,6 +6,7 @@
  *
  *   ivwl-frames-client --width W --height H [--damage full|band]
  *                      [--frames N] [--warmup N] [--title T]
+ *   ivwl-frames-client --width W --height H --control [--idle] [--title T]
  *
  * Damage "full" repaints and damages the whole buffer every frame;
  * "band" repaints and damages one fixed band of 1/8 of the height in the
@@ -24,9 +25,22 @@
  * Then it waits for end of file (or a line) on stdin before it
  * disconnects, so the driver can read every process's counters while the
  * connection is still up.
+ *
+ * --control (`ivwl-bench scale`): no measured frames and no
+ * wl_display.sync; it commits one frame per frame callback until told to
+ * stop, and answers commands on stdin, one line each:
+ *   up PID                      (unasked) its first frame was presented
+ *   count     -> count presented=N discarded=N committed=N now_ns=T
+ *   stop      -> stopped committed=N    commits no more, stays connected
+ *   end of file                 disconnects
+ * now_ns is CLOCK_MONOTONIC, so the driver can take frames per second
+ * from two counts without timing the pipe.  --idle commits one frame and
+ * then nothing: a window that is open and still.  While stopped or idle
+ * it sleeps in poll with no timeout, so it wakes only when asked.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,10 +90,14 @@ struct frames_client {
 	const char *title;
 
 	bool configured, frame_due;
+	bool control;		/* --control: runs until stdin ends */
+	bool stopped;		/* --control: commits no more */
+	bool idle;		/* --idle: stops after its first commit */
 	int committed;		/* every commit, warm-up included */
 	int measured_committed;
 	int outstanding;	/* feedbacks not yet in */
 	int presented, discarded;
+	int presented_all, discarded_all;	/* warm-up included */
 	uint64_t *latency_ns;	/* per measured frame, 0 = not presented */
 	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
 	uint64_t start_ns, last_presented_ns, first_presented_ns;
@@ -198,6 +216,7 @@ feedback_presented(void *data, struct wp_presentation_feedback *fb,
 	uint64_t t = (((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000ull) +
 		     tv_nsec;
 
+	app->presented_all++;
 	if (p->index >= 0) {
 		app->presented++;
 		/* A presentation before the commit's clock read: count 1 ns. */
@@ -216,6 +235,7 @@ feedback_discarded(void *data, struct wp_presentation_feedback *fb)
 {
 	struct frames_pending *p = data;
 
+	p->app->discarded_all++;
 	if (p->index >= 0)
 		p->app->discarded++;
 	frames_pending_done(p);
@@ -418,13 +438,18 @@ static const struct wl_registry_listener registry_listener = {
 	registry_global_remove,
 };
 
-/* Dispatches once, waiting at most FRAMES_STALL_MS; -1 on error/stall. */
+/*
+ * Dispatches once, waiting at most timeout_ms (-1: for ever) for events
+ * or for input on extra_fd (-1: none, poll skips it); -1 on error or
+ * stall.  *extra_ready (if not NULL) says whether extra_fd is readable.
+ */
 static int
-frames_dispatch(struct frames_client *app)
+frames_wait(struct frames_client *app, int extra_fd, int timeout_ms,
+	    bool *extra_ready)
 {
-	struct pollfd pfd = {
-		.fd = wl_display_get_fd(app->display),
-		.events = POLLIN,
+	struct pollfd pfd[2] = {
+		{ .fd = wl_display_get_fd(app->display), .events = POLLIN },
+		{ .fd = extra_fd, .events = POLLIN },
 	};
 	int n;
 
@@ -436,17 +461,35 @@ frames_dispatch(struct frames_client *app)
 		return -1;
 	}
 	do {
-		n = poll(&pfd, 1, FRAMES_STALL_MS);
+		n = poll(pfd, 2, timeout_ms);
 	} while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		wl_display_cancel_read(app->display);
-		fprintf(stderr, "ivwl-frames-client: no event for %d ms\n",
-			FRAMES_STALL_MS);
+		if (n == 0)
+			fprintf(stderr, "ivwl-frames-client: no event for "
+				"%d ms\n", timeout_ms);
+		else
+			fprintf(stderr, "ivwl-frames-client: poll: %s\n",
+				strerror(errno));
 		return -1;
+	}
+	if (extra_ready)
+		*extra_ready = pfd[1].revents != 0;
+	/* Only the other fd woke us: nothing to read from the display. */
+	if (!pfd[0].revents) {
+		wl_display_cancel_read(app->display);
+		return 0;
 	}
 	if (wl_display_read_events(app->display) < 0)
 		return -1;
 	return wl_display_dispatch_pending(app->display) < 0 ? -1 : 0;
+}
+
+/* Dispatches once, waiting at most FRAMES_STALL_MS; -1 on error/stall. */
+static int
+frames_dispatch(struct frames_client *app)
+{
+	return frames_wait(app, -1, FRAMES_STALL_MS, NULL);
 }
 
 static int
@@ -532,17 +575,26 @@ frames_report(struct frames_client *app)
 	free(rtt);
 }
 
+/* Waits for the first configure and makes the buffers: ready to draw. */
 static int
-frames_run(struct frames_client *app)
+frames_start(struct frames_client *app)
 {
-	int total = app->warmup + app->frames, ret;
-
 	while (!app->configured)
 		if (frames_dispatch(app) < 0)
 			return -1;
 	if (frames_create_buffers(app) < 0)
 		return -1;
 	app->frame_due = true;
+	return 0;
+}
+
+static int
+frames_run(struct frames_client *app)
+{
+	int total = app->warmup + app->frames, ret;
+
+	if (frames_start(app) < 0)
+		return -1;
 	while (app->committed < total || app->outstanding > 0) {
 		if (app->committed == app->warmup && app->frame_due &&
 		    !app->start_ns) {
@@ -569,12 +621,96 @@ frames_run(struct frames_client *app)
 	return 0;
 }
 
+/*
+ * One command line from the driver (--control); the reply goes out at
+ * once, so the driver can wait for it.
+ */
+static void
+frames_command(struct frames_client *app, const char *cmd)
+{
+	if (strcmp(cmd, "count") == 0)
+		printf("count presented=%d discarded=%d committed=%d "
+		       "now_ns=%llu\n", app->presented_all,
+		       app->discarded_all, app->committed,
+		       (unsigned long long)frames_now_ns(CLOCK_MONOTONIC));
+	else if (strcmp(cmd, "stop") == 0) {
+		app->stopped = true;
+		printf("stopped committed=%d\n", app->committed);
+	} else
+		printf("error unknown command '%s'\n", cmd);
+	fflush(stdout);
+}
+
+/*
+ * Reads what stdin has (poll said it is readable) and runs every whole
+ * line in it; false at end of file.  read(), not stdio: a line stdio
+ * buffered would never wake poll again.
+ */
+static bool
+frames_read_commands(struct frames_client *app, char *buf, size_t *len,
+		     size_t cap)
+{
+	ssize_t n = read(STDIN_FILENO, buf + *len, cap - 1 - *len);
+	char *start = buf, *nl;
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0)
+		return false;
+	*len += (size_t)n;
+	buf[*len] = '\0';
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		frames_command(app, start);
+		start = nl + 1;
+	}
+	*len -= (size_t)(start - buf);
+	memmove(buf, start, *len);
+	if (*len == cap - 1)
+		*len = 0;	/* a line longer than any command: drop it */
+	return true;
+}
+
+/* --control: animates (or, --idle, shows one frame) until stdin ends. */
+static int
+frames_control_run(struct frames_client *app)
+{
+	char buf[256];
+	size_t len = 0;
+	bool up = false, input = false;
+	int ret;
+
+	if (frames_start(app) < 0)
+		return -1;
+	for (;;) {
+		if (!app->stopped && app->frame_due) {
+			ret = frames_commit(app);
+			if (ret == -ENOMEM)
+				return -1;
+			if (ret == 0 && app->idle)
+				app->stopped = true;
+		}
+		if (!up && app->presented_all > 0) {
+			printf("up %d\n", (int)getpid());
+			fflush(stdout);
+			up = true;
+		}
+		if (frames_wait(app, STDIN_FILENO, -1, &input) < 0)
+			return -1;
+		if (input && !frames_read_commands(app, buf, &len,
+						   sizeof(buf)))
+			return 0;
+	}
+}
+
 static void
 frames_usage(FILE *f)
 {
 	fprintf(f, "Usage: ivwl-frames-client --width W --height H "
 		   "[--damage full|band] [--frames N] [--warmup N] "
-		   "[--title T]\n");
+		   "[--title T]\n"
+		   "       ivwl-frames-client --width W --height H --control "
+		   "[--idle] [--title T]\n");
 }
 
 int
@@ -587,6 +723,8 @@ main(int argc, char *argv[])
 		{ "frames", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'u' },
 		{ "title", required_argument, NULL, 't' },
+		{ "control", no_argument, NULL, 'c' },
+		{ "idle", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'H' },
 		{ 0 }
 	};
@@ -606,6 +744,8 @@ main(int argc, char *argv[])
 		case 'n': app.frames = atoi(optarg); break;
 		case 'u': app.warmup = atoi(optarg); break;
 		case 't': app.title = optarg; break;
+		case 'c': app.control = true; break;
+		case 'i': app.idle = true; break;
 		case 'd':
 			if (strcmp(optarg, "full") == 0)
 				app.full_damage = true;
@@ -621,10 +761,14 @@ main(int argc, char *argv[])
 		}
 	}
 	if (app.width < 8 || app.height < 8 || app.width > 16384 ||
-	    app.height > 16384 || app.frames < 1 || app.warmup < 2) {
+	    app.height > 16384 || app.frames < 1 || app.warmup < 2 ||
+	    (app.idle && !app.control)) {
 		frames_usage(stderr);
 		return 2;
 	}
+	/* Every commit is a warm-up one: no sync, no per-frame records. */
+	if (app.control)
+		app.warmup = INT_MAX;
 	app.latency_ns = calloc((size_t)app.frames, sizeof(*app.latency_ns));
 	app.rtt_ns = calloc((size_t)app.frames, sizeof(*app.rtt_ns));
 	if (!app.latency_ns || !app.rtt_ns)
@@ -658,6 +802,14 @@ main(int argc, char *argv[])
 	xdg_toplevel_set_title(app.toplevel, app.title);
 	wl_surface_commit(app.surface);
 
+	if (app.control) {
+		if (frames_control_run(&app) == 0)
+			status = 0;
+		else
+			fprintf(stderr, "ivwl-frames-client: connection failed "
+				"after %d commits\n", app.committed);
+		goto err_display;
+	}
 	if (frames_run(&app) < 0) {
 		fprintf(stderr, "ivwl-frames-client: connection failed or "
 			"stalled after %d commits\n", app.committed);

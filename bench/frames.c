@@ -1,14 +1,16 @@
 /*
- * `ivwl-bench frames`, `ivwl-bench mpv` and `ivwl-bench chromium`: they
- * start weston, ivwl's processes and waypipe and watch them from outside,
- * which bench/frames.py (and bench/chromium.py, on top of it) does.  This
- * execs the script with the build tree that holds the binaries:
+ * `ivwl-bench frames`, `mpv`, `chromium` and `scale`: they start weston,
+ * ivwl's processes and waypipe and watch them from outside, which
+ * bench/frames.py (and bench/chromium.py and bench/scale.py, on top of
+ * it) does.  This execs the script with the build tree that holds the
+ * binaries:
  *
  *   python3 SOURCE/bench/frames.py SUBCOMMAND --build BUILD [ARGS...]
  *   python3 SOURCE/bench/chromium.py chromium --build BUILD [ARGS...]
+ *   python3 SOURCE/bench/scale.py scale --build BUILD [ARGS...]
  *
- * $IVWL_BENCH_FRAMES_PY and $IVWL_BENCH_CHROMIUM_PY override the scripts,
- * $IVWL_BUILD_ROOT the tree.
+ * $IVWL_BENCH_FRAMES_PY, $IVWL_BENCH_CHROMIUM_PY and $IVWL_BENCH_SCALE_PY
+ * override the scripts, $IVWL_BUILD_ROOT the tree.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,4 +68,11 @@ ivwl_bench_chromium_main(int argc, char *argv[])
 {
 	return script_exec("IVWL_BENCH_CHROMIUM_PY", IVWL_BENCH_CHROMIUM_PY,
 			   "chromium", argc, argv);
+}
+
+int
+ivwl_bench_scale_main(int argc, char *argv[])
+{
+	return script_exec("IVWL_BENCH_SCALE_PY", IVWL_BENCH_SCALE_PY,
+			   "scale", argc, argv);
 }

@@ -201,35 +201,54 @@ class Display:
 
     def _start(self, width, height):
         sock = self.path("vm.sock")
-        self.server = self.spawn([self.bin["server"], "--socket", sock,
-                                  "--size", "256M"], "server.log")
+        self.server = self.start_server(sock, "256M", "server.log")
         wait_for("ivwl-server", lambda: os.path.exists(sock + ".display"))
+        self.weston = self.start_weston(width, height,
+                                        [("bench", sock + ".display")])
+        wait_for("weston with ivwl.so attached",
+                 lambda: "[bench] attached to" in
+                 (read(self.path("weston.log")) or ""))
+        agent_sock = self.path("agent.sock")
+        self.agent = self.start_agent(sock, agent_sock, "agent.log")
+        wait_for("ivwl-agent", lambda: os.path.exists(agent_sock))
+
+    def start_server(self, sock, size, logname):
+        """An ivwl-server for one region: the display side attaches to
+        sock.display, the agent to sock."""
+        return self.spawn([self.bin["server"], "--socket", sock,
+                           "--size", size], logname)
+
+    def start_weston(self, width, height, vms, **kw):
+        """weston, headless and pixman, with ivwl.so and one [ivwl-vm]
+        per (name, display socket) of vms, logging to weston.log; kw goes
+        to Popen."""
         ini = ["[core]", f"modules={self.bin['plugin']}", "idle-time=0"]
         if self.repaint_window is not None:
             ini.append(f"repaint-window={self.repaint_window}")
         ini += ["",
                "[shell]", "panel-position=none", "animation=none",
                "close-animation=none", "startup-animation=none",
-               "focus-animation=none", "",
-               "[ivwl-vm]", "name=bench", f"server={sock}.display",
-               "color=0xff3070c0", ""]
+               "focus-animation=none", ""]
+        for name, server in vms:
+            ini += ["[ivwl-vm]", f"name={name}", f"server={server}",
+                    "color=0xff3070c0", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         env = dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime)
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "LD_PRELOAD"):
             env.pop(k, None)
-        self.weston = self.spawn(
+        return self.spawn(
             ["weston", "--backend=headless-backend.so", "--use-pixman",
              f"--width={width}", f"--height={height}",
              "--socket=wl-bench", "--idle-time=0",
-             f"--config={self.path('weston.ini')}"], "weston.log", env)
-        wait_for("weston with ivwl.so attached",
-                 lambda: "[bench] attached to" in
-                 (read(self.path("weston.log")) or ""))
-        agent_sock = self.path("agent.sock")
-        self.agent = self.spawn([self.bin["agent"], "--server", sock,
-                                 "--listen", agent_sock], "agent.log")
-        wait_for("ivwl-agent", lambda: os.path.exists(agent_sock))
+             f"--config={self.path('weston.ini')}"], "weston.log", env,
+            **kw)
+
+    def start_agent(self, sock, agent_sock, logname):
+        """An ivwl-agent for the region of the server at sock, serving
+        shims on agent_sock."""
+        return self.spawn([self.bin["agent"], "--server", sock,
+                           "--listen", agent_sock], logname)
 
     def start_waypipe(self):
         """The display side of waypipe, listening for app-side servers."""

@@ -22,6 +22,8 @@ static const struct subcommand subcommands[] = {
 		 "drops, CPU", ivwl_bench_mpv_main },
 	{ "chromium", "chromium (or firefox) pages through native, ivwl and "
 		      "waypipe: fps, CPU", ivwl_bench_chromium_main },
+	{ "scale", "N VMs' windows on one weston, native vs ivwl: fds, "
+		   "CPU, wake-ups", ivwl_bench_scale_main },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -51,3 +51,15 @@ def finish(rows, bad, out):
     for r in rows:
         print(json.dumps(r))
     return 0
+
+
+def check_rows(out, check, paths):
+    """finish() of out's rows, each checked by check(row) -> [problems],
+    with a problem for each of paths that has no row."""
+    rows, bad = json_lines(out)
+    for r in rows:
+        bad += check(r)
+    got = {r.get("path") for r in rows}
+    if set(paths) - got:
+        bad.append(f"missing paths: {sorted(set(paths) - got)}")
+    return finish(rows, bad, out)
