@@ -615,8 +615,8 @@ scribble_target(struct ivwl_hostile *h)
 
 	switch (ivwl_rnd_below(h, 10)) {
 	case 0:
-		/* the side blocks */
-		return 0x100 + ivwl_rnd_below(h, 0x200);
+		/* the side blocks and the doorbell words */
+		return 0x100 + ivwl_rnd_below(h, 0x280);
 	case 1:
 		return ivwl_rnd_below(h, IVWL_PAGE_SIZE);
 	case 2: case 3: case 4:
@@ -805,6 +805,8 @@ ivwl_hostile_doorbell_storm(struct ivwl_hostile *h)
 		else
 			ivwl_hostile_slot_open_wait(h, k, 500);
 	while (ivwl_hostile_time_left(h)) {
+		/* Every bit, every time: the display looks at all slots. */
+		ivwl_doorbell_post(h->base, IVWL_SIDE_DISPLAY, ~0ull);
 		for (v = 0; v < h->nr_vectors; v++)
 			ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY, v);
 		rings += h->nr_vectors;
