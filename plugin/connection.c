@@ -259,24 +259,18 @@ ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 static void
 more_work(struct ivwl_connection *conn)
 {
-	uint64_t one = 1;
-
-	if (write(conn->more_fd, &one, sizeof(one)) < 0) {
-		/* the counter is already set: a wake-up is pending anyway */
-	}
+	conn->more_pending = true;
+	ivwl_vm_more_work(conn->vm);
 }
 
-static int
-on_more(int fd, uint32_t mask, void *data)
+/* From the VM's more_fd: one fd per VM, whatever its connections. */
+void
+ivwl_connection_more(struct ivwl_connection *conn)
 {
-	struct ivwl_connection *conn = data;
-	uint64_t v;
-
-	if (read(conn->more_fd, &v, sizeof(v)) < 0) {
-		/* spurious: nothing pending */
-	}
+	if (!conn->more_pending)
+		return;
+	conn->more_pending = false;
 	service(conn);
-	return 0;
 }
 
 static void
@@ -331,10 +325,6 @@ static void
 free_connection(struct ivwl_connection *conn)
 {
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
-	if (conn->more)
-		wl_event_source_remove(conn->more);
-	if (conn->more_fd >= 0)
-		close(conn->more_fd);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
 	if (conn->alarm)
@@ -451,7 +441,6 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->generation = generation;
 	conn->fd = -1;
 	conn->alarm_fd = -1;
-	conn->more_fd = -1;
 	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
 	/* What a VM may push into weston through one pipe (its clipboard
 	 * manager keeps all of a selection in memory). */
@@ -467,8 +456,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 		goto err_conn;
 
 	conn->alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	conn->more_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (conn->alarm_fd < 0 || conn->more_fd < 0)
+	if (conn->alarm_fd < 0)
 		goto err_conn;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)
@@ -487,9 +475,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->sock_ready = true;
 	conn->alarm = wl_event_loop_add_fd(loop, conn->alarm_fd,
 					   WL_EVENT_READABLE, on_alarm, conn);
-	conn->more = wl_event_loop_add_fd(loop, conn->more_fd,
-					  WL_EVENT_READABLE, on_more, conn);
-	if (!conn->source || !conn->alarm || !conn->more) {
+	if (!conn->source || !conn->alarm) {
 		wl_client_destroy(conn->client);
 		return NULL;
 	}
@@ -504,8 +490,6 @@ err_conn:
 		close(conn->fd);
 	if (conn->alarm_fd >= 0)
 		close(conn->alarm_fd);
-	if (conn->more_fd >= 0)
-		close(conn->more_fd);
 	ivwl_firewall_release(&conn->firewall);
 	ivwl_wire_map_release(&conn->objects);
 	free(conn->record);

@@ -56,8 +56,7 @@ struct ivwl_connection {
 	struct wl_client *client;
 	struct wl_listener client_destroy;
 	struct wl_event_source *source;
-	int more_fd;			/* eventfd: requests left to pump */
-	struct wl_event_source *more;
+	bool more_pending;		/* requests left: its VM's more_fd */
 	struct wl_event_source *kill;	/* disconnect asked by the user */
 	int alarm_fd;			/* eventfd: a pipe thread overflowed */
 	struct wl_event_source *alarm;
@@ -99,6 +98,10 @@ ivwl_connection_client(struct ivwl_connection *conn);
 /* The app rang this slot's vector. */
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn);
+
+/* Serves it again if it left requests for later (its VM's more_fd). */
+void
+ivwl_connection_more(struct ivwl_connection *conn);
 
 /* connection.c: watch a new channel's fd in weston's event loop. */
 int

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <libweston/libweston.h>
 #include <libweston/config-parser.h>
@@ -123,6 +125,32 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	for (i = 0; i < vm->side.slots; i++)
 		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])
 			ivwl_connection_doorbell(vm->conns[i]);
+	return 0;
+}
+
+void
+ivwl_vm_more_work(struct ivwl_vm *vm)
+{
+	uint64_t one = 1;
+
+	if (write(vm->more_fd, &one, sizeof(one)) < 0) {
+		/* the counter is already set: a wake-up is pending anyway */
+	}
+}
+
+static int
+on_more(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_vm *vm = data;
+	uint64_t v;
+	uint32_t i;
+
+	if (read(vm->more_fd, &v, sizeof(v)) < 0) {
+		/* spurious: nothing pending */
+	}
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i])
+			ivwl_connection_more(vm->conns[i]);
 	return 0;
 }
 
@@ -300,6 +328,13 @@ vm_attach(struct ivwl_vm *vm)
 		WL_EVENT_READABLE, on_doorbell, vm);
 	if (!vm->doorbell_source)
 		goto err_sources;
+	vm->more_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vm->more_fd < 0)
+		goto err_sources;
+	vm->more_source = wl_event_loop_add_fd(loop, vm->more_fd,
+					       WL_EVENT_READABLE, on_more, vm);
+	if (!vm->more_source)
+		goto err_sources;
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
 	if (!vm->device_source && vm->app_timeout_ms) {
 		vm->liveness_timer = wl_event_loop_add_timer(loop,
@@ -347,6 +382,12 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	if (vm->doorbell_source)
 		wl_event_source_remove(vm->doorbell_source);
 	vm->doorbell_source = NULL;
+	if (vm->more_source)
+		wl_event_source_remove(vm->more_source);
+	vm->more_source = NULL;
+	if (vm->more_fd >= 0)
+		close(vm->more_fd);
+	vm->more_fd = -1;
 	if (vm->device_source)
 		wl_event_source_remove(vm->device_source);
 	vm->device_source = NULL;
@@ -418,6 +459,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
+	vm->more_fd = -1;
 	vm->color = 0xff808080;
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);

@@ -38,11 +38,22 @@ struct ivwl_vm {
 	/* The app side blocks its doorbells: end its connections from here. */
 	struct wl_event_source *ring_failed_idle;
 	struct wl_event_source *doorbell_source;	/* our vector 0 */
+	/* Connections that left work after a budget come back through it. */
+	int more_fd;
+	struct wl_event_source *more_source;
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
 	struct ivwl_firewall_totals totals;	/* of all its connections */
 	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
 };
+
+/*
+ * A connection left work for later: wake the VM through an fd, not an
+ * idle source (libwayland runs idle sources added while it runs them
+ * before it polls again, so one flooding app would starve everyone).
+ */
+void
+ivwl_vm_more_work(struct ivwl_vm *vm);
 
 /* A connection tells its VM it is gone (slot answered CLOSED). */
 void
