@@ -17,8 +17,8 @@ weston-debug's scene graph and weston-screenshooter's PNGs into the
 test's directory, shared writable over 9p at the same path.
 
 Then the app-vm's QEMU is killed: the guest driver gives the gui-vm no
-word of it, so its window must leave when the agent's heartbeat has
-stood still for the plugin's app-timeout, not before.  (deploy-b covers
+word of it, so its window must leave when the agent stops answering
+the plugin's liveness probe (one per app-timeout), not before.  (deploy-b covers
 the clean end: client, relay, agent, rmmod.)  Last the gui-vm's weston
 exits 0 and ivwl.ko unloads.
 
