@@ -658,14 +658,15 @@ on_doorbell(struct agent *agent)
 
 	ivwl_device_vector_drain(agent->dev, IVWL_DOORBELL_VECTOR);
 	bits = ivwl_doorbell_take(agent->base, IVWL_SIDE_APP);
-	for (i = 0; i < agent->usable_slots; i++)
-		if (bits & IVWL_DOORBELL_SLOT(i))
-			wake_slot(agent, i);
 	if (bits & IVWL_DOORBELL_CONTROL) {
 		/* The display's probe: answering it is our sign of life. */
 		ivwl_shm_store64(&own_block(agent)->liveness,
 			ivwl_shm_load64(&display_block(agent)->liveness));
 		wake_all_slots(agent);
+	} else {
+		for (i = 0; i < agent->usable_slots; i++)
+			if (bits & IVWL_DOORBELL_SLOT(i))
+				wake_slot(agent, i);
 	}
 	/* A slot closed from the display side comes back here. */
 	sweep(agent);

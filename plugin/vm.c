@@ -65,13 +65,7 @@ ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface)
 static void
 vm_probe(struct ivwl_vm *vm)
 {
-	struct ivwl_side_block *own = ivwl_region_side(vm->side.base,
-						       IVWL_SIDE_DISPLAY);
-
-	/* Our epoch in it: an echo of an earlier weston never matches. */
-	vm->probe = (uint64_t)ivwl_shm_load(&own->epoch) << 32 |
-		    ++vm->probe_seq;
-	ivwl_display_side_probe(&vm->side, vm->probe);
+	vm->probe = ivwl_display_side_probe(&vm->side);
 	wl_event_source_timer_update(vm->liveness_timer, vm->app_timeout_ms);
 }
 

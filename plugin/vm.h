@@ -34,7 +34,6 @@ struct ivwl_vm {
 	struct wl_event_source *liveness_timer;
 	uint32_t app_timeout_ms;	/* 0: never give up on it */
 	uint64_t probe;			/* the last one sent, 0: none out */
-	uint32_t probe_seq;
 	/* The app side blocks its doorbells: end its connections from here. */
 	struct wl_event_source *ring_failed_idle;
 	struct wl_event_source *doorbell_source;	/* our vector 0 */

@@ -122,14 +122,18 @@ ivwl_display_side_take(struct ivwl_display_side *ds)
 	return ivwl_doorbell_take(ds->base, IVWL_SIDE_DISPLAY);
 }
 
-void
-ivwl_display_side_probe(struct ivwl_display_side *ds, uint64_t probe)
+uint64_t
+ivwl_display_side_probe(struct ivwl_display_side *ds)
 {
 	struct ivwl_side_block *own = ivwl_region_side(ds->base,
 						       IVWL_SIDE_DISPLAY);
+	/* Our epoch in it: an echo of an earlier instance never matches. */
+	uint64_t probe = (uint64_t)ivwl_shm_load(&own->epoch) << 32 |
+			 ++ds->probe_seq;
 
 	ivwl_shm_store64(&own->liveness, probe);
 	ring_app(ds, IVWL_DOORBELL_CONTROL);
+	return probe;
 }
 
 uint64_t

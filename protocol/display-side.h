@@ -34,6 +34,7 @@ struct ivwl_display_side {
 	void *ring_failed_data;
 	/* The next ring goes out even if the word says one is on its way. */
 	bool ring_owed;
+	uint32_t probe_seq;		/* the low half of the last probe */
 };
 
 struct ivwl_display_side_listener {
@@ -107,10 +108,11 @@ ivwl_display_side_take(struct ivwl_display_side *ds);
 
 /*
  * Liveness where nothing says that an app-vm died (docs/region.md,
- * "Liveness"): publish a probe and ring; the app's agent echoes it.
+ * "Liveness"): publishes a new probe, never 0, and rings; the app's
+ * agent echoes it.  Returns the probe.
  */
-void
-ivwl_display_side_probe(struct ivwl_display_side *ds, uint64_t probe);
+uint64_t
+ivwl_display_side_probe(struct ivwl_display_side *ds);
 
 /* The last probe the app side answered; the app writes it. */
 uint64_t
