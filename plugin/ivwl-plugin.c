@@ -86,7 +86,7 @@ plugin_destroy(struct wl_listener *listener, void *data)
 /*
  * A session starts weston with a soft limit of 1024 open files, which
  * dozens of VMs and their clients outgrow; the hard limit is the one the
- * administrator meant.  Each VM costs 8 (docs/deploy.md).
+ * administrator meant.  docs/deploy.md counts what each VM costs.
  */
 static void
 raise_fd_limit(void)
