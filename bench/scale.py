@@ -200,6 +200,29 @@ class ScaleDisplay(Display):
         return r
 
 
+def fd_kinds(pid):
+    """{kind: count} of pid's open fds: eventfd, socket, memfd, ... (the
+    target of /proc/PID/fd/N without its inode number)."""
+    kinds = {}
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return kinds
+    for name in names:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        kind = re.sub(r":?\[\d+\]$", "", target)
+        kind = re.sub(r"^anon_inode:\[?([\w-]+)\]?", r"\1", kind)
+        if kind.startswith("/memfd:"):
+            kind = "memfd"
+        elif kind.startswith("/"):
+            kind = "file"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
 def weston_usage(pid):
     """(open fds, {VmRSS, RssAnon, RssFile, RssShmem} in KiB) of pid."""
     try:
@@ -474,6 +497,9 @@ def run_case(args, path, n):
         busy, busy_wall = measure(roles, args.busy)
         counts1 = ask(anim, "count")
         fds, mem = weston_usage(disp.weston.pid)
+        kinds = fd_kinds(disp.weston.pid)
+        if os.environ.get("DUMPFD"):
+            subprocess.run(f"for f in /proc/{disp.weston.pid}/fd/*; do echo $f $(readlink $f); grep -h 'eventfd-count\|pos' /proc/{disp.weston.pid}/fdinfo/$(basename $f); done", shell=True)
         stopped = ask(anim, "stop")
         time.sleep(args.settle)     # the frames still in flight land
         idle, idle_wall = measure(roles, args.idle)
@@ -516,6 +542,7 @@ def run_case(args, path, n):
         "weston_fds_start": fds0,
         "weston_fds_up": fds_up,
         "weston_fds": fds,
+        "weston_fd_kinds": kinds,
         "weston_rss_kib_start": mem0.get("VmRSS", 0),
         "weston_rss_kib": mem.get("VmRSS", 0),
         "weston_rss_kib_detail": mem,
@@ -661,6 +688,11 @@ def print_report(rows, failed, header):
     for n in sorted({r["vms"] for r in rows}):
         print_case(rows, n)
     print_summary(rows)
+    for r in rows:
+        kinds = ", ".join(f"{k} {v}" for k, v in
+                          sorted(r["weston_fd_kinds"].items(),
+                                 key=lambda kv: -kv[1]))
+        print(f"weston fds, {r['path']} N={r['vms']}: {kinds}")
     for r in rows:
         for m in r["vms_missing"]:
             print(f"NOT UP: {r['path']} N={r['vms']} {describe_missing(m)}")

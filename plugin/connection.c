@@ -11,6 +11,7 @@
 #include "connection.h"
 #include "ivwl-plugin.h"
 #include "vm.h"
+#include "watch.h"
 
 /* Requests waiting for libwayland: beyond this we stop reading the ring. */
 #define TO_SERVER_LIMIT (256u << 10)
@@ -31,7 +32,7 @@ update_interest(struct ivwl_connection *conn)
 	/* an epoll_ctl() per service would cost more than the service */
 	if (mask == conn->interest)
 		return;
-	wl_event_source_fd_update(conn->source, mask);
+	ivwl_watch_update(conn->watch, mask);
 	conn->interest = mask;
 }
 
@@ -48,8 +49,7 @@ kick_app(struct ivwl_connection *conn)
 static void
 channel_destroy(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
-	if (ch->user)
-		wl_event_source_remove(ch->user);
+	ivwl_watch_remove(ch->user);
 	ivwl_channel_destroy(&conn->channels, ch);
 }
 
@@ -227,7 +227,7 @@ pump_channels(struct ivwl_connection *conn, const char **why)
 		events = ivwl_channel_events(ch);
 		mask = (events & POLLIN ? WL_EVENT_READABLE : 0) |
 		       (events & POLLOUT ? WL_EVENT_WRITABLE : 0);
-		wl_event_source_fd_update(ch->user, mask);
+		ivwl_watch_update(ch->user, mask);
 	}
 	return 0;
 }
@@ -245,10 +245,9 @@ on_channel(int fd, uint32_t mask, void *data)
 int
 ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
-	ch->user = wl_event_loop_add_fd(
-		wl_display_get_event_loop(conn->vm->plugin->display), ch->fd,
-		0, on_channel, conn);
-	return ch->user ? 0 : -ENOMEM;
+	ch->user = ivwl_watch_add(conn->vm->plugin->watcher, ch->fd, 0,
+				  on_channel, conn);
+	return ch->user ? 0 : -errno;
 }
 
 /*
@@ -263,7 +262,7 @@ more_work(struct ivwl_connection *conn)
 	ivwl_vm_more_work(conn->vm);
 }
 
-/* From the VM's more_fd: one fd per VM, whatever its connections. */
+/* From the plugin's more_fd: one fd for all, whatever the connections. */
 void
 ivwl_connection_more(struct ivwl_connection *conn)
 {
@@ -327,12 +326,10 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
-	if (conn->alarm)
-		wl_event_source_remove(conn->alarm);
+	ivwl_watch_remove(conn->alarm);
 	if (conn->alarm_fd >= 0)
 		close(conn->alarm_fd);
-	if (conn->source)
-		wl_event_source_remove(conn->source);
+	ivwl_watch_remove(conn->watch);
 	if (conn->fd >= 0)
 		close(conn->fd);
 	ivwl_stream_out_release(&conn->to_server);
@@ -425,11 +422,30 @@ on_alarm(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+/* Made with the first pipe: most connections never need one. */
+int
+ivwl_connection_alarm_fd(struct ivwl_connection *conn)
+{
+	int fd;
+
+	if (conn->alarm_fd >= 0)
+		return conn->alarm_fd;
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	conn->alarm = ivwl_watch_add(conn->vm->plugin->watcher, fd,
+				     WL_EVENT_READABLE, on_alarm, conn);
+	if (!conn->alarm) {
+		close(fd);
+		return -errno;
+	}
+	conn->alarm_fd = fd;
+	return fd;
+}
+
 struct ivwl_connection *
 ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 {
-	struct wl_event_loop *loop =
-		wl_display_get_event_loop(vm->plugin->display);
 	struct ivwl_connection *conn;
 	int sv[2];
 
@@ -455,9 +471,6 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 			       &vm->totals) < 0)
 		goto err_conn;
 
-	conn->alarm_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (conn->alarm_fd < 0)
-		goto err_conn;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)
 		goto err_conn;
@@ -469,13 +482,11 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	}
 	conn->client_destroy.notify = on_client_destroy;
 	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
-	conn->source = wl_event_loop_add_fd(loop, conn->fd, WL_EVENT_READABLE,
-					    on_socket, conn);
+	conn->watch = ivwl_watch_add(vm->plugin->watcher, conn->fd,
+				     WL_EVENT_READABLE, on_socket, conn);
 	conn->interest = WL_EVENT_READABLE;
 	conn->sock_ready = true;
-	conn->alarm = wl_event_loop_add_fd(loop, conn->alarm_fd,
-					   WL_EVENT_READABLE, on_alarm, conn);
-	if (!conn->source || !conn->alarm) {
+	if (!conn->watch) {
 		wl_client_destroy(conn->client);
 		return NULL;
 	}
@@ -488,8 +499,6 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 err_conn:
 	if (conn->fd >= 0)
 		close(conn->fd);
-	if (conn->alarm_fd >= 0)
-		close(conn->alarm_fd);
 	ivwl_firewall_release(&conn->firewall);
 	ivwl_wire_map_release(&conn->objects);
 	free(conn->record);

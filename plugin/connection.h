@@ -55,11 +55,11 @@ struct ivwl_connection {
 	int fd;				/* our end of the socketpair */
 	struct wl_client *client;
 	struct wl_listener client_destroy;
-	struct wl_event_source *source;
-	bool more_pending;		/* requests left: its VM's more_fd */
+	struct ivwl_watch *watch;	/* of fd */
+	bool more_pending;		/* requests left: the plugin's more_fd */
 	struct wl_event_source *kill;	/* disconnect asked by the user */
 	int alarm_fd;			/* eventfd: a pipe thread overflowed */
-	struct wl_event_source *alarm;
+	struct ivwl_watch *alarm;	/* both from the first pipe on */
 
 	struct ivwl_wire_map objects;
 	struct ivwl_stream_out to_server;	/* requests for libwayland */
@@ -67,7 +67,7 @@ struct ivwl_connection {
 	struct ivwl_wayland_batch batch;	/* events for the ring */
 	bool events_blocked;		/* event ring full */
 	bool sock_ready;		/* libwayland's end may have events */
-	uint32_t interest;		/* WL_EVENT_* asked of conn->source */
+	uint32_t interest;		/* WL_EVENT_* asked of conn->watch */
 
 	struct ivwl_blob *blobs;	/* channel data owed before the batch */
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
@@ -106,6 +106,11 @@ ivwl_connection_more(struct ivwl_connection *conn);
 /* connection.c: watch a new channel's fd in weston's event loop. */
 int
 ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch);
+
+/* connection.c: the eventfd its pipe threads raise when the app does not
+ * read (pipe-thread.h), made on first use.  fd or -errno. */
+int
+ivwl_connection_alarm_fd(struct ivwl_connection *conn);
 
 /* translate.c: one request record's payload into bytes + fds for
  * libwayland.  0, or -EPROTO with *why set. */

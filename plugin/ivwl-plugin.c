@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <libweston/libweston.h>
 #include <weston.h>
@@ -17,6 +19,7 @@
 #include "connection.h"
 #include "label.h"
 #include "vm.h"
+#include "watch.h"
 
 void
 ivwl_log(const char *fmt, ...)
@@ -66,21 +69,62 @@ on_kill(struct wl_listener *listener, void *data)
 		ivwl_connection_kill_later(ivwl_vm_connection(vm, client));
 }
 
-static void
-plugin_destroy(struct wl_listener *listener, void *data)
+static int
+on_more(int fd, uint32_t mask, void *data)
 {
-	struct ivwl_plugin *plugin =
-		wl_container_of(listener, plugin, destroy_listener);
+	struct ivwl_plugin *plugin = data;
+	struct ivwl_vm *vm, *tmp;
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* spurious: nothing pending */
+	}
+	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
+		ivwl_vm_serve_more(vm);
+	return 0;
+}
+
+static int
+watch_init(struct ivwl_plugin *plugin)
+{
+	plugin->watcher = ivwl_watcher_create(
+		wl_display_get_event_loop(plugin->display));
+	if (!plugin->watcher)
+		return -1;
+	plugin->more_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (plugin->more_fd < 0)
+		return -1;
+	plugin->more_watch = ivwl_watch_add(plugin->watcher, plugin->more_fd,
+					    WL_EVENT_READABLE, on_more, plugin);
+	return plugin->more_watch ? 0 : -1;
+}
+
+static void
+plugin_free(struct ivwl_plugin *plugin)
+{
 	struct ivwl_vm *vm, *tmp;
 
 	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
 		ivwl_vm_destroy(vm);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	ivwl_watch_remove(plugin->more_watch);
+	if (plugin->more_fd >= 0)
+		close(plugin->more_fd);
+	ivwl_watcher_destroy(plugin->watcher);
+	free(plugin);
+}
+
+static void
+plugin_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_plugin *plugin =
+		wl_container_of(listener, plugin, destroy_listener);
+
 	wl_display_set_global_filter(plugin->display, NULL, NULL);
 	wl_list_remove(&plugin->destroy_listener.link);
 	wl_list_remove(&plugin->kill_listener.link);
-	free(plugin);
+	plugin_free(plugin);
 }
 
 /*
@@ -124,7 +168,12 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->compositor = compositor;
 	plugin->display = compositor->wl_display;
 	wl_list_init(&plugin->vms);
+	plugin->more_fd = -1;
 	raise_fd_limit();
+	if (watch_init(plugin) < 0) {
+		ivwl_log("cannot watch file descriptors: %s", strerror(errno));
+		goto err_vms;
+	}
 
 	while (weston_config_next_section(config, &section, &name)) {
 		if (strcmp(name, "ivwl-vm") != 0)
@@ -154,12 +203,6 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	return 0;
 
 err_vms:
-	{
-		struct ivwl_vm *vm, *tmp;
-
-		wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
-			ivwl_vm_destroy(vm);
-	}
-	free(plugin);
+	plugin_free(plugin);
 	return -1;
 }

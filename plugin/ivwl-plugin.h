@@ -12,6 +12,7 @@
 struct weston_compositor;
 struct weston_config_section;
 struct ivwl_vm;
+struct ivwl_watch;
 
 struct ivwl_plugin {
 	struct weston_compositor *compositor;
@@ -20,6 +21,16 @@ struct ivwl_plugin {
 	struct wl_listener kill_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_label *label;
+	/* Every fd the plugin waits on, in one source of weston's loop. */
+	struct ivwl_watcher *watcher;
+	/*
+	 * Connections that left work after a budget come back through it:
+	 * an fd, not an idle source (libwayland runs idle sources added
+	 * while it runs them before it polls again, so one flooding app
+	 * would starve everyone).  One for all VMs, each VM flagged.
+	 */
+	int more_fd;
+	struct ivwl_watch *more_watch;
 };
 
 /* Log with the module's prefix. */
@@ -33,6 +44,10 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 
 void
 ivwl_vm_destroy(struct ivwl_vm *vm);
+
+/* Serves what connections left for later (ivwl_vm_more_work). */
+void
+ivwl_vm_serve_more(struct ivwl_vm *vm);
 
 /* The VM a client was created for, or NULL for a local client. */
 struct ivwl_vm *

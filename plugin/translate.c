@@ -304,8 +304,12 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
 		return ret;
 	}
 	/* weston may be the writer, from this very thread */
-	ch->fd = ivwl_pipe_decouple(ch->fd, conn->alarm_fd,
-				    conn->vm->pipe_budget);
+	ret = ivwl_connection_alarm_fd(conn);
+	if (ret < 0) {
+		*why = "cannot watch a pipe";
+		return ret;
+	}
+	ch->fd = ivwl_pipe_decouple(ch->fd, ret, conn->vm->pipe_budget);
 	if (ch->fd < 0) {
 		*why = "cannot start a pipe thread";
 		return ch->fd;

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <libweston/libweston.h>
@@ -22,6 +21,7 @@
 #include "ivwl-plugin.h"
 #include "shm-access.h"
 #include "vm.h"
+#include "watch.h"
 
 #define RETRY_MS 1000
 #define ATTACH_TIMEOUT_MS 2000
@@ -127,26 +127,24 @@ ivwl_vm_more_work(struct ivwl_vm *vm)
 {
 	uint64_t one = 1;
 
-	if (write(vm->more_fd, &one, sizeof(one)) < 0) {
+	vm->more_pending = true;
+	if (write(vm->plugin->more_fd, &one, sizeof(one)) < 0) {
 		/* the counter is already set: a wake-up is pending anyway */
 	}
 }
 
-static int
-on_more(int fd, uint32_t mask, void *data)
+void
+ivwl_vm_serve_more(struct ivwl_vm *vm)
 {
-	struct ivwl_vm *vm = data;
-	uint64_t v;
 	uint32_t i;
 
-	if (read(vm->more_fd, &v, sizeof(v)) < 0) {
-		/* spurious: nothing pending */
-	}
+	if (!vm->more_pending)
+		return;
+	vm->more_pending = false;
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
 			ivwl_connection_more(vm->conns[i]);
-	return 0;
-}
+	}
 
 static int
 on_device(int fd, uint32_t mask, void *data)
@@ -311,26 +309,19 @@ vm_attach(struct ivwl_vm *vm)
 
 	/* The guest driver has no membership news: no event fd. */
 	if (ivwl_device_event_fd(vm->dev) >= 0) {
-		vm->device_source = wl_event_loop_add_fd(loop,
+		vm->device_watch = ivwl_watch_add(vm->plugin->watcher,
 					ivwl_device_event_fd(vm->dev),
 					WL_EVENT_READABLE, on_device, vm);
-		if (!vm->device_source)
+		if (!vm->device_watch)
 			goto err_sources;
 	}
-	vm->doorbell_source = wl_event_loop_add_fd(loop,
+	vm->doorbell_watch = ivwl_watch_add(vm->plugin->watcher,
 		ivwl_device_vector_fd(vm->dev, IVWL_DOORBELL_VECTOR),
 		WL_EVENT_READABLE, on_doorbell, vm);
-	if (!vm->doorbell_source)
-		goto err_sources;
-	vm->more_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (vm->more_fd < 0)
-		goto err_sources;
-	vm->more_source = wl_event_loop_add_fd(loop, vm->more_fd,
-					       WL_EVENT_READABLE, on_more, vm);
-	if (!vm->more_source)
+	if (!vm->doorbell_watch)
 		goto err_sources;
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);
-	if (!vm->device_source && vm->app_timeout_ms) {
+	if (!vm->device_watch && vm->app_timeout_ms) {
 		vm->liveness_timer = wl_event_loop_add_timer(loop,
 							     on_liveness, vm);
 		if (!vm->liveness_timer)
@@ -373,18 +364,11 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 					"weston is shutting down" :
 					"region detached");
 	}
-	if (vm->doorbell_source)
-		wl_event_source_remove(vm->doorbell_source);
-	vm->doorbell_source = NULL;
-	if (vm->more_source)
-		wl_event_source_remove(vm->more_source);
-	vm->more_source = NULL;
-	if (vm->more_fd >= 0)
-		close(vm->more_fd);
-	vm->more_fd = -1;
-	if (vm->device_source)
-		wl_event_source_remove(vm->device_source);
-	vm->device_source = NULL;
+	ivwl_watch_remove(vm->doorbell_watch);
+	vm->doorbell_watch = NULL;
+	vm->more_pending = false;
+	ivwl_watch_remove(vm->device_watch);
+	vm->device_watch = NULL;
 	if (vm->liveness_timer)
 		wl_event_source_remove(vm->liveness_timer);
 	vm->liveness_timer = NULL;
@@ -453,7 +437,6 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
-	vm->more_fd = -1;
 	vm->color = 0xff808080;
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);

@@ -1,6 +1,7 @@
 #ifndef IVWL_VM_H
 #define IVWL_VM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
 
@@ -25,7 +26,7 @@ struct ivwl_vm {
 	const char *attach_err;		/* last failure logged, static */
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
-	struct wl_event_source *device_source;
+	struct ivwl_watch *device_watch;
 	struct wl_event_source *retry_timer;
 	/*
 	 * Without membership news (device=): one liveness probe per
@@ -36,21 +37,15 @@ struct ivwl_vm {
 	uint64_t probe;			/* the last one sent, 0: none out */
 	/* The app side blocks its doorbells: end its connections from here. */
 	struct wl_event_source *ring_failed_idle;
-	struct wl_event_source *doorbell_source;	/* our vector 0 */
-	/* Connections that left work after a budget come back through it. */
-	int more_fd;
-	struct wl_event_source *more_source;
+	struct ivwl_watch *doorbell_watch;	/* our vector 0 */
+	bool more_pending;		/* see ivwl_plugin.more_fd */
 	struct ivwl_connection *conns[IVWL_SLOT_COUNT];
 	uint32_t pool_mappings;		/* of all its connections */
 	struct ivwl_firewall_totals totals;	/* of all its connections */
 	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
 };
 
-/*
- * A connection left work for later: wake the VM through an fd, not an
- * idle source (libwayland runs idle sources added while it runs them
- * before it polls again, so one flooding app would starve everyone).
- */
+/* A connection left work for later: come back to the VM soon. */
 void
 ivwl_vm_more_work(struct ivwl_vm *vm);
 

@@ -1,6 +1,6 @@
 /*
  * The ringer thread (ringer.h).  Callers only touch memory of ours and
- * an eventfd nobody else holds; every write to the peer's eventfds
+ * a condition variable of ours; every write to the peer's eventfds
  * happens here.
  *
  * Queue: a count per vector, and a bitmap of the vectors whose count may
@@ -9,15 +9,17 @@
  * The thread disarms before it looks at the bitmap and clears each bit
  * before it takes the count, so a ring it misses always finds the bit or
  * the arming cleared and wakes it again.
+ *
+ * The wake-up itself is a condition variable, not an eventfd: a ringer
+ * per attached VM must not cost its owner file descriptors (weston runs
+ * dozens of them under a 1024-file limit).
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,8 +31,11 @@ struct ivwl_ringer {
 	uint64_t *counts;		/* per vector, atomic */
 	uint64_t *bits;			/* vectors with a count, atomic */
 	uint32_t nwords;
-	int wake_fd;			/* ours alone: callers -> thread */
-	int done_fd;			/* ours alone: thread -> destroy */
+	pthread_mutex_t lock;		/* for woken, done and the cvs */
+	pthread_cond_t wake;		/* callers -> thread */
+	pthread_cond_t finished;	/* thread -> destroy */
+	bool woken;
+	bool done;
 	pthread_t thread;
 	int armed;			/* a wake-up is pending */
 	int closing;			/* destroy: flush, then leave */
@@ -55,14 +60,30 @@ now_ns(void)
 }
 
 static void
-signal_fd(int fd)
+wake_thread(struct ivwl_ringer *r)
 {
-	uint64_t one = 1;
+	pthread_mutex_lock(&r->lock);
+	r->woken = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
 
-	/* Only we write it, once per wake-up: it cannot fill. */
-	if (write(fd, &one, sizeof(one)) < 0) {
-		/* EAGAIN: a wake-up is pending anyway */
-	}
+static void
+unlock_on_cancel(void *data)
+{
+	pthread_mutex_unlock(data);
+}
+
+/* Until woken; a cancellation point, as the write is. */
+static NOT_ASAN void
+wait_woken(struct ivwl_ringer *r)
+{
+	pthread_mutex_lock(&r->lock);
+	pthread_cleanup_push(unlock_on_cancel, &r->lock);
+	while (!r->woken)
+		pthread_cond_wait(&r->wake, &r->lock);
+	r->woken = false;
+	pthread_cleanup_pop(1);
 }
 
 /* The only place that may block, for as long as the peer likes. */
@@ -102,29 +123,27 @@ static NOT_ASAN void *
 ringer_run(void *data)
 {
 	struct ivwl_ringer *r = data;
-	struct pollfd pfd = { .fd = r->wake_fd, .events = POLLIN };
-	uint64_t v;
 	bool closing = false;
 
 	do {
-		/* poll() and write() are where pthread_cancel() gets us. */
-		if (poll(&pfd, 1, -1) < 0)
-			continue;
-		if (read(r->wake_fd, &v, sizeof(v)) < 0) {
-			/* spurious: nothing pending */
-		}
+		/* The wait and write() are where pthread_cancel() gets us. */
+		wait_woken(r);
 		/* Every ring came before closing was set: one pass takes all. */
 		closing = __atomic_load_n(&r->closing, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&r->armed, 0, __ATOMIC_SEQ_CST);
 		ring_queued(r);
 	} while (!closing);
-	signal_fd(r->done_fd);
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_cond_signal(&r->finished);
+	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
 
 int
 ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 {
+	pthread_condattr_t attr;
 	struct ivwl_ringer *r;
 	sigset_t all, old;
 	int ret;
@@ -135,8 +154,6 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->wake_fd = -1;
-	r->done_fd = -1;
 	r->nfds = nfds;
 	r->nwords = (nfds + 63) / 64;
 	r->fds = malloc(nfds * sizeof(*r->fds));
@@ -147,12 +164,13 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 		goto err_free;
 	}
 	memcpy(r->fds, fds, nfds * sizeof(*r->fds));
-	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->wake_fd < 0 || r->done_fd < 0) {
-		ret = -errno;
-		goto err_free;
-	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	/* The flush deadline is on the monotonic clock, as are all ours. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->finished, &attr);
+	pthread_condattr_destroy(&attr);
 
 	/* Signals are for the owner's thread (weston's signalfd). */
 	sigfillset(&all);
@@ -160,15 +178,15 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 	ret = -pthread_create(&r->thread, NULL, ringer_run, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
-		goto err_free;
+		goto err_sync;
 	*out = r;
 	return 0;
 
+err_sync:
+	pthread_cond_destroy(&r->finished);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
 err_free:
-	if (r->wake_fd >= 0)
-		close(r->wake_fd);
-	if (r->done_fd >= 0)
-		close(r->done_fd);
 	free(r->bits);
 	free(r->counts);
 	free(r->fds);
@@ -205,23 +223,34 @@ ivwl_ringer_ring(struct ivwl_ringer *r, uint32_t vector)
 		return 0;	/* its bit is set, or the thread takes it now */
 	__atomic_fetch_or(&r->bits[vector / 64], bit, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&r->armed, 1, __ATOMIC_SEQ_CST) == 0)
-		signal_fd(r->wake_fd);
+		wake_thread(r);
 	return 0;
 }
 
 void
 ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms)
 {
-	struct pollfd pfd;
+	struct timespec deadline;
 
 	if (!r)
 		return;
 	if (flush_ms > 0 && !__atomic_load_n(&r->stuck, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&r->closing, 1, __ATOMIC_SEQ_CST);
-		signal_fd(r->wake_fd);
-		pfd = (struct pollfd){ .fd = r->done_fd, .events = POLLIN };
-		while (poll(&pfd, 1, flush_ms) < 0 && errno == EINTR)
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += flush_ms / 1000;
+		deadline.tv_nsec += (long)(flush_ms % 1000) * 1000000;
+		if (deadline.tv_nsec >= 1000000000) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&r->lock);
+		r->woken = true;
+		pthread_cond_signal(&r->wake);
+		while (!r->done &&
+		       pthread_cond_timedwait(&r->finished, &r->lock,
+					      &deadline) != ETIMEDOUT)
 			;
+		pthread_mutex_unlock(&r->lock);
 	}
 	/*
 	 * A write the peer blocks sleeps interruptibly and is a cancellation
@@ -229,8 +258,9 @@ ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms)
 	 */
 	pthread_cancel(r->thread);
 	pthread_join(r->thread, NULL);
-	close(r->wake_fd);
-	close(r->done_fd);
+	pthread_cond_destroy(&r->finished);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
 	free(r->bits);
 	free(r->counts);
 	free(r->fds);

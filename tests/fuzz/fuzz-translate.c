@@ -27,6 +27,12 @@ ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 	return 0;
 }
 
+int
+ivwl_connection_alarm_fd(struct ivwl_connection *conn)
+{
+	return conn->alarm_fd;
+}
+
 /* No weston here: the plugin's log goes nowhere. */
 void
 ivwl_log(const char *fmt, ...)
