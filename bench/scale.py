@@ -498,8 +498,6 @@ def run_case(args, path, n):
         counts1 = ask(anim, "count")
         fds, mem = weston_usage(disp.weston.pid)
         kinds = fd_kinds(disp.weston.pid)
-        if os.environ.get("DUMPFD"):
-            subprocess.run(f"for f in /proc/{disp.weston.pid}/fd/*; do echo $f $(readlink $f); grep -h 'eventfd-count\|pos' /proc/{disp.weston.pid}/fdinfo/$(basename $f); done", shell=True)
         stopped = ask(anim, "stop")
         time.sleep(args.settle)     # the frames still in flight land
         idle, idle_wall = measure(roles, args.idle)
