@@ -16,6 +16,7 @@
 #include <weston.h>
 
 #include "ivwl-plugin.h"
+#include "attach.h"
 #include "connection.h"
 #include "label.h"
 #include "vm.h"
@@ -96,7 +97,11 @@ watch_init(struct ivwl_plugin *plugin)
 		return -1;
 	plugin->more_watch = ivwl_watch_add(plugin->watcher, plugin->more_fd,
 					    WL_EVENT_READABLE, on_more, plugin);
-	return plugin->more_watch ? 0 : -1;
+	if (!plugin->more_watch)
+		return -1;
+	plugin->attacher = ivwl_attacher_create(plugin->watcher,
+						ivwl_vm_attach_done);
+	return plugin->attacher ? 0 : -1;
 }
 
 static void
@@ -108,6 +113,7 @@ plugin_free(struct ivwl_plugin *plugin)
 		ivwl_vm_destroy(vm);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	ivwl_attacher_destroy(plugin->attacher);
 	ivwl_watch_remove(plugin->more_watch);
 	if (plugin->more_fd >= 0)
 		close(plugin->more_fd);

@@ -13,6 +13,7 @@ struct weston_compositor;
 struct weston_config_section;
 struct ivwl_vm;
 struct ivwl_watch;
+struct ivwl_device;
 
 struct ivwl_plugin {
 	struct weston_compositor *compositor;
@@ -23,6 +24,7 @@ struct ivwl_plugin {
 	struct ivwl_label *label;
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;
+	struct ivwl_attacher *attacher;	/* ivwl-server attaches, threaded */
 	/*
 	 * Connections that left work after a budget come back through it:
 	 * an fd, not an idle source (libwayland runs idle sources added
@@ -44,6 +46,11 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 
 void
 ivwl_vm_destroy(struct ivwl_vm *vm);
+
+/* An attach attempt's result (attach.h's ivwl_attach_done_t). */
+void
+ivwl_vm_attach_done(void *owner, struct ivwl_device *dev, int ret,
+		    const char *err);
 
 /* Serves what connections left for later (ivwl_vm_more_work). */
 void

@@ -8,6 +8,7 @@
  * or starts again with a new epoch (display-side.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <libweston/libweston.h>
 #include <libweston/config-parser.h>
 
+#include "attach.h"
 #include "connection.h"
 #include "device.h"
 #include "display-side.h"
@@ -144,7 +146,7 @@ ivwl_vm_serve_more(struct ivwl_vm *vm)
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
 			ivwl_connection_more(vm->conns[i]);
-	}
+}
 
 static int
 on_device(int fd, uint32_t mask, void *data)
@@ -272,38 +274,41 @@ vm_where(const struct ivwl_vm *vm)
 }
 
 static int
-vm_attach(struct ivwl_vm *vm)
+attach_failed(struct ivwl_vm *vm, int ret, const char *err)
+{
+	/* Once per kind of failure: the retry timer runs forever. */
+	if (!err)
+		err = strerror(-ret);
+	if (!vm->attach_err || strcmp(err, vm->attach_err) != 0)
+		ivwl_log("[%s] %s: %s; retrying every %d ms", vm->name,
+			 vm_where(vm), err, RETRY_MS);
+	free(vm->attach_err);
+	vm->attach_err = strdup(err);
+	return ret;
+}
+
+/* Takes dev, attached or not. */
+static int
+attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 {
 	struct wl_event_loop *loop =
 		wl_display_get_event_loop(vm->plugin->display);
-	const char *err = NULL;
+	char why[128];
 	int ret;
 
-	if (vm->device)
-		ret = ivwl_device_open_kernel(vm->device, &vm->dev, &err);
-	else
-		ret = ivwl_device_open_server(vm->server, ATTACH_TIMEOUT_MS,
-					      &vm->dev, &err);
-	if (ret < 0) {
-		/* Once per kind of failure: the retry timer runs forever. */
-		if (err != vm->attach_err)
-			ivwl_log("[%s] %s: %s; retrying every %d ms", vm->name,
-				 vm_where(vm), err ? err : strerror(-ret),
-				 RETRY_MS);
-		vm->attach_err = err;
-		return ret;
-	}
-	vm->attach_err = NULL;
+	vm->dev = dev;
 	/* Vector 0 is all we wait on and ring: let go of the rest. */
 	ivwl_device_use_vectors(vm->dev, 1);
 	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
-		ivwl_log("[%s] region of %llu bytes with %u vectors is not "
-			 "usable", vm->name,
+		snprintf(why, sizeof(why), "region of %llu bytes with %u "
+			 "vectors is not usable",
 			 (unsigned long long)ivwl_device_size(vm->dev),
 			 ivwl_device_nr_vectors(vm->dev));
-		goto err_device;
+		ivwl_device_destroy(vm->dev);
+		vm->dev = NULL;
+		return attach_failed(vm, ret, why);
 	}
 	ivwl_display_side_set_ring_listener(&vm->side, on_ring_failed, vm);
 
@@ -330,6 +335,8 @@ vm_attach(struct ivwl_vm *vm)
 	}
 
 	ivwl_display_side_claim(&vm->side);
+	free(vm->attach_err);
+	vm->attach_err = NULL;
 	ivwl_log("[%s] attached to %s: %llu MiB region, %u slots", vm->name,
 		 vm_where(vm),
 		 (unsigned long long)(ivwl_device_size(vm->dev) >> 20),
@@ -340,16 +347,47 @@ vm_attach(struct ivwl_vm *vm)
 
 err_sources:
 	/* Most often EMFILE: weston is out of file descriptors. */
-	ret = -errno;
-	ivwl_log("[%s] cannot watch %s: %s; retrying every %d ms", vm->name,
-		 vm_where(vm), strerror(errno), RETRY_MS);
-	vm->attach_err = "event sources";
+	ret = errno ? -errno : -ENOMEM;
+	snprintf(why, sizeof(why), "cannot watch its doorbells: %s",
+		 strerror(-ret));
 	vm_detach(vm, false);
-	return ret < 0 ? ret : -ENOMEM;
-err_device:
-	ivwl_device_destroy(vm->dev);
-	vm->dev = NULL;
-	return ret;
+	return attach_failed(vm, ret, why);
+}
+
+/*
+ * 0: attached, or an attempt runs in a thread (ivwl_vm_attach_done);
+ * -errno: failed, try again later.
+ */
+static int
+vm_attach(struct ivwl_vm *vm)
+{
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int ret;
+
+	if (vm->server) {
+		ret = ivwl_attacher_start(vm->plugin->attacher, vm, vm->server,
+					  ATTACH_TIMEOUT_MS);
+		if (ret < 0 && ret != -EBUSY)
+			return attach_failed(vm, ret,
+					     "cannot start an attach thread");
+		return 0;
+	}
+	ret = ivwl_device_open_kernel(vm->device, &dev, &err);
+	if (ret < 0)
+		return attach_failed(vm, ret, err);
+	return attach_device(vm, dev);
+}
+
+void
+ivwl_vm_attach_done(void *owner, struct ivwl_device *dev, int ret,
+		    const char *err)
+{
+	struct ivwl_vm *vm = owner;
+
+	ret = dev ? attach_device(vm, dev) : attach_failed(vm, ret, err);
+	if (ret < 0)
+		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 }
 
 static void
@@ -501,6 +539,7 @@ err_vm:
 void
 ivwl_vm_destroy(struct ivwl_vm *vm)
 {
+	ivwl_attacher_cancel(vm->plugin->attacher, vm);
 	vm_detach(vm, true);
 	wl_event_source_remove(vm->retry_timer);
 	wl_list_remove(&vm->link);
@@ -509,5 +548,6 @@ ivwl_vm_destroy(struct ivwl_vm *vm)
 	free(vm->name);
 	free(vm->server);
 	free(vm->device);
+	free(vm->attach_err);
 	free(vm);
 }

@@ -23,7 +23,7 @@ struct ivwl_vm {
 	struct ivwl_policy *policy;
 
 	struct ivwl_device *dev;	/* NULL while detached */
-	const char *attach_err;		/* last failure logged, static */
+	char *attach_err;		/* last failure logged */
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
 	struct ivwl_watch *device_watch;
