@@ -64,6 +64,7 @@
 #include <asm/pgtable.h>
 #endif
 
+#include "ivwl_compat.h"
 #include "uapi/ivwl.h"
 
 #define IVWL_BAR_REGS 0
@@ -177,7 +178,7 @@ static irqreturn_t ivwl_irq(int irq, void *data)
 	rcu_read_lock();
 	ctx = rcu_dereference(vec->ctx);
 	if (ctx)
-		eventfd_signal(ctx, 1);
+		ivwl_eventfd_signal(ctx);
 	rcu_read_unlock();
 	wake_up_interruptible_poll(&vec->idev->wq, EPOLLIN | EPOLLRDNORM);
 	return IRQ_HANDLED;
@@ -250,7 +251,7 @@ static int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
 	 * reserved for the range (PAT): write-back unless the range is
 	 * MTRR-uncached (see ivwl_move_high()).
 	 */
-	vma->vm_flags |= VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+	ivwl_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &ivwl_vm_ops;
 	vma->vm_private_data = span;
 	ret = remap_pfn_range(vma, vma->vm_start,
@@ -1009,5 +1010,5 @@ static struct pci_driver ivwl_driver = {
 module_pci_driver(ivwl_driver);
 
 MODULE_DESCRIPTION("ivwl: QEMU ivshmem-doorbell guest driver");
-MODULE_IMPORT_NS(DMA_BUF);
+IVWL_IMPORT_NS_DMA_BUF();
 MODULE_LICENSE("GPL");
