@@ -11,7 +11,7 @@ set -eu
 kdir=$1 src=$2 work=$3 out=$4
 
 mkdir -p "$work/uapi"
-cp "$src/Kbuild" "$src/Makefile" "$src/ivwl_main.c" "$work/"
+cp "$src"/Kbuild "$src"/Makefile "$src"/*.c "$src"/*.h "$work/"
 cp "$src/uapi/ivwl.h" "$work/uapi/"
 log=$work/build.log
 if ! make -C "$kdir" M="$(cd "$work" && pwd)" W=1 modules >"$log" 2>&1; then

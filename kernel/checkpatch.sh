@@ -1,9 +1,9 @@
 #!/bin/sh
-# Runs the kernel's checkpatch.pl over the driver's sources (meson
-# target checkpatch-ko).  checkpatch.pl is not in Debian's headers
-# package; it is found, in order, as $CHECKPATCH, KDIR/scripts/, or
-# extracted (once, with its data files) from Debian's linux-source
-# tarball into CACHEDIR.
+# Runs the kernel's checkpatch.pl over the driver's sources, then the
+# tree's kernel-doc over their doc comments (meson target checkpatch-ko).
+# checkpatch.pl is not in Debian's headers package; it is found, in
+# order, as $CHECKPATCH, KDIR/scripts/, or extracted (once, with its
+# data files) from Debian's linux-source tarball into CACHEDIR.
 #
 #   checkpatch.sh KDIR SRCDIR CACHEDIR
 set -eu
@@ -29,5 +29,14 @@ if [ -z "$cp" ]; then
 			"$top/scripts/const_structs.checkpatch"
 	fi
 fi
-perl "$cp" --no-tree --strict --ignore BIT_MACRO -f \
-	"$src/ivwl_main.c" "$src/uapi/ivwl.h"
+# LINUX_VERSION_CODE: ivwl_compat.h exists to test it, for the kernels
+# an out-of-tree module is built for.
+perl "$cp" --no-tree --strict --ignore BIT_MACRO,LINUX_VERSION_CODE -f \
+	"$src"/*.c "$src"/*.h "$src/uapi/ivwl.h"
+# The kernel-doc comments of the structs and ioctls, with the tree's own
+# parser when it ships one (Debian's headers do).
+if [ -x "$kdir/scripts/kernel-doc" ]; then
+	"$kdir/scripts/kernel-doc" -none -Werror \
+		"$src"/*.c "$src"/*.h "$src/uapi/ivwl.h"
+	echo "kernel-doc: no warnings"
+fi

@@ -1,13 +1,18 @@
 #!/bin/sh
-# Prints the kernel build tree to build ivwl.ko against and its release
-# (UTS_RELEASE), one per line, for kernel/meson.build.
+# Prints the kernel build trees to build ivwl.ko against, one per line:
+# the tree and its release (UTS_RELEASE), separated by a space.  The
+# first line is the main one (BUILD/kernel/ivwl.ko); kernel/meson.build
+# builds a module for each line and the VM tests boot each kernel.
 #
-#   find-kdir.sh auto|PATH
+#   find-kdir.sh auto|PATH[,PATH...]
 #
-# auto tries, in order: the running kernel's /lib/modules/$(uname -r)/build,
-# the newest /lib/modules/*/build, the newest
-# /usr/src/linux-headers-*-amd64 (Debian: linux-headers-amd64).  Exits 1
-# (auto: nothing found) or 2 (PATH is not a prepared build tree).
+# auto takes one tree per kernel series (6.1, 6.12, ...): the running
+# kernel's /lib/modules/$(uname -r)/build first, then the newest of the
+# other series among /lib/modules/*/build and
+# /usr/src/linux-headers-*-amd64 (Debian: linux-headers-amd64 and
+# linux-headers-6.12.*+deb12-amd64), newest first.  A list of paths
+# takes exactly those trees, the first being the main one.  Exits 1
+# (auto: nothing found) or 2 (a PATH is not a prepared build tree).
 set -u
 
 release_of()
@@ -21,23 +26,53 @@ usable()
 	[ -f "$1/Makefile" ] && [ -n "$(release_of "$1")" ]
 }
 
+# 6.12.117+deb12-amd64 -> 6.12
+series_of()
+{
+	echo "$1" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p'
+}
+
 if [ "${1:-auto}" != auto ]; then
-	if usable "$1"; then
-		(cd "$1" && pwd -P)
-		release_of "$1"
-		exit 0
-	fi
-	echo "$1: no Makefile and include/generated/utsrelease.h: not a prepared kernel build tree" >&2
-	exit 2
+	old_ifs=$IFS
+	IFS=,
+	set -f
+	for k in $1; do
+		if ! usable "$k"; then
+			echo "$k: no Makefile and include/generated/utsrelease.h: not a prepared kernel build tree" >&2
+			exit 2
+		fi
+		echo "$(cd "$k" && pwd -P) $(release_of "$k")"
+	done
+	IFS=$old_ifs
+	exit 0
 fi
 
-for k in "/lib/modules/$(uname -r)/build" \
-	$(ls -d /lib/modules/*/build 2>/dev/null | sort -rV) \
-	$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -rV); do
-	if usable "$k"; then
-		(cd "$k" && pwd -P)
-		release_of "$k"
-		exit 0
+# "release tree" of every candidate, newest release first; the running
+# kernel's tree goes first whatever its release.
+candidates()
+{
+	running=/lib/modules/$(uname -r)/build
+	if usable "$running"; then
+		echo "$(release_of "$running") $running"
 	fi
-done
-exit 1
+	for k in /lib/modules/*/build /usr/src/linux-headers-*-amd64; do
+		if usable "$k"; then
+			echo "$(release_of "$k") $k"
+		fi
+	done | sort -rV
+}
+
+seen=
+found=1
+candidates | {
+	while read -r release k; do
+		series=$(series_of "$release")
+		case " $seen " in
+		*" $series "*) continue ;;
+		esac
+		seen="$seen $series"
+		echo "$(cd "$k" && pwd -P) $release"
+		found=0
+	done
+	exit $found
+}

@@ -7,7 +7,7 @@
  *   - IVWL_IOCTL_GET_INFO, IVWL_IOCTL_DOORBELL, IVWL_IOCTL_SET_EVENTFD
  *     (a vector's eventfd belongs to the open file that bound it);
  *   - IVWL_IOCTL_EXPORT_DMABUF exports a page-aligned sub-range as a
- *     dma-buf;
+ *     dma-buf (ivwl_dmabuf.c);
  *   - read() and poll() report doorbells on our own vectors.
  *
  * BAR2 gets struct pages through devm_memremap_pages()
@@ -22,7 +22,10 @@
  *
  * MSI-X vectors are allocated and requested once at probe and never
  * masked afterwards; the handler only counts, signals the bound eventfd
- * and wakes readers.
+ * and wakes readers.  It reads the binding under RCU, so an unbound
+ * eventfd is put after a grace period, waited for with rw dropped: once
+ * per SET_EVENTFD that replaces a binding, once per release() or
+ * remove() whatever the number of vectors they unbind.
  *
  * Lifetime: every open file and every dma-buf holds a reference on
  * struct ivwl_dev (and, through fops/dma-buf owner, on the module).
@@ -36,34 +39,29 @@
  * The region is untrusted memory: this driver never reads it.
  */
 #include <linux/dma-buf.h>
-#include <linux/dma-mapping.h>
 #include <linux/eventfd.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
-#include <linux/kref.h>
-#include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/memremap.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
-#include <linux/rwsem.h>
-#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/wait.h>
 
 #ifdef CONFIG_X86
 #include <asm/memtype.h>
 #include <asm/pgtable.h>
 #endif
 
+#include "ivwl_compat.h"
+#include "ivwl_drv.h"
 #include "uapi/ivwl.h"
 
 #define IVWL_BAR_REGS 0
@@ -92,71 +90,6 @@ module_param(no_pages, bool, 0444);
 MODULE_PARM_DESC(no_pages,
 		 "Map the region with memremap() even where devm_memremap_pages() works (exercises the fallback)");
 
-struct ivwl_dev;
-
-struct ivwl_vector {
-	struct ivwl_dev *idev;
-	struct eventfd_ctx __rcu *ctx;
-	/* The open file that bound ctx (NULL when unbound); rw. */
-	struct file *owner;
-	atomic64_t count;	/* interrupts so far */
-	int irq;
-};
-
-/* A mappable window of the region: the whole of it, or a dma-buf. */
-struct ivwl_span {
-	struct ivwl_dev *idev;
-	u64 offset;
-	u64 size;
-};
-
-struct ivwl_dev {
-	struct kref ref;
-	struct pci_dev *pdev;
-	struct miscdevice misc;
-	char name[16];
-	int id;
-
-	/*
-	 * Read: doorbell, info, mmap, faults, dma-buf mapping.  Write:
-	 * eventfd bindings, the file and dma-buf lists, removal.  The
-	 * interrupt handler only uses RCU and atomics.
-	 */
-	struct rw_semaphore rw;
-	bool dead;
-	struct list_head files;
-	struct list_head bufs;
-	wait_queue_head_t wq;	/* readers and pollers */
-
-	void __iomem *regs;
-	phys_addr_t shm_phys;
-	u64 shm_size;
-	void *shm;		/* kernel mapping, write-back */
-	struct dev_pagemap *pgmap;	/* devres: outlives remove() */
-	u32 flags;		/* IVWL_INFO_F_* */
-	u32 max_peers;
-
-	u32 nr_vectors;
-	struct ivwl_vector *vec;
-};
-
-struct ivwl_file {
-	struct ivwl_span span;	/* the whole region */
-	struct file *filp;
-	struct list_head link;
-
-	struct mutex lock;	/* read() */
-	u32 next;		/* first vector the next read() looks at */
-	u64 *seen;		/* vec[v].count already reported */
-	struct ivwl_event *ev;	/* nr_vectors records */
-};
-
-struct ivwl_buf {
-	struct ivwl_span span;
-	struct dma_buf *dmabuf;
-	struct list_head link;
-};
-
 static DEFINE_IDA(ivwl_ida);
 
 static void ivwl_dev_free(struct kref *ref)
@@ -164,8 +97,19 @@ static void ivwl_dev_free(struct kref *ref)
 	struct ivwl_dev *idev = container_of(ref, struct ivwl_dev, ref);
 
 	ida_free(&ivwl_ida, idev->id);
+	kfree(idev->unbound);
 	kfree(idev->vec);
 	kfree(idev);
+}
+
+void ivwl_dev_get(struct ivwl_dev *idev)
+{
+	kref_get(&idev->ref);
+}
+
+void ivwl_dev_put(struct ivwl_dev *idev)
+{
+	kref_put(&idev->ref, ivwl_dev_free);
 }
 
 static irqreturn_t ivwl_irq(int irq, void *data)
@@ -177,25 +121,61 @@ static irqreturn_t ivwl_irq(int irq, void *data)
 	rcu_read_lock();
 	ctx = rcu_dereference(vec->ctx);
 	if (ctx)
-		eventfd_signal(ctx, 1);
+		ivwl_eventfd_signal(ctx);
 	rcu_read_unlock();
 	wake_up_interruptible_poll(&vec->idev->wq, EPOLLIN | EPOLLRDNORM);
 	return IRQ_HANDLED;
 }
 
-/* Replaces the binding of vec; rw held for writing. */
-static void ivwl_bind(struct ivwl_vector *vec, struct eventfd_ctx *ctx,
-		      struct file *owner)
+/*
+ * Replaces the binding of vec and returns the old eventfd, which the
+ * interrupt handler may still be signalling: the caller puts it with
+ * ivwl_put_unbound() once rw is dropped.
+ */
+static struct eventfd_ctx *ivwl_bind(struct ivwl_vector *vec,
+				     struct eventfd_ctx *ctx,
+				     struct file *owner)
+{
+	lockdep_assert_held_write(&vec->idev->rw);
+	vec->owner = ctx ? owner : NULL;
+	return rcu_replace_pointer(vec->ctx, ctx,
+				   lockdep_is_held(&vec->idev->rw));
+}
+
+/*
+ * Unbinds every vector bound through owner, or every vector when owner
+ * is NULL, and stores the old eventfds in unbound (room for nr_vectors).
+ * Returns how many it stored.
+ */
+static u32 ivwl_unbind_all(struct ivwl_dev *idev, struct file *owner,
+			   struct eventfd_ctx **unbound)
 {
 	struct eventfd_ctx *old;
+	u32 v, n = 0;
 
-	old = rcu_replace_pointer(vec->ctx, ctx,
-				  lockdep_is_held(&vec->idev->rw));
-	vec->owner = ctx ? owner : NULL;
-	if (old) {
-		synchronize_rcu();
-		eventfd_ctx_put(old);
+	lockdep_assert_held_write(&idev->rw);
+	for (v = 0; v < idev->nr_vectors; v++) {
+		if (owner && idev->vec[v].owner != owner)
+			continue;
+		old = ivwl_bind(&idev->vec[v], NULL, NULL);
+		if (old)
+			unbound[n++] = old;
 	}
+	return n;
+}
+
+/*
+ * Puts n eventfds unbound under rw after one grace period, so that no
+ * interrupt handler still signals them.  Called without rw: the wait
+ * must not hold up doorbells, mmap and faults of other files.
+ */
+static void ivwl_put_unbound(struct eventfd_ctx **unbound, u32 n)
+{
+	if (!n)
+		return;
+	synchronize_rcu();
+	while (n--)
+		eventfd_ctx_put(unbound[n]);
 }
 
 /*
@@ -227,8 +207,11 @@ static const struct vm_operations_struct ivwl_vm_ops = {
 	.fault = ivwl_vm_fault,
 };
 
-/* Maps [vm_pgoff, vm_pgoff + pages) of span into vma, write-back. */
-static int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
+/*
+ * Maps [vm_pgoff, vm_pgoff + pages) of span into vma, write-back: the
+ * mmap of the node and of dma-bufs.
+ */
+int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
 {
 	struct ivwl_dev *idev = span->idev;
 	u64 pages = span->size >> PAGE_SHIFT;
@@ -250,7 +233,7 @@ static int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
 	 * reserved for the range (PAT): write-back unless the range is
 	 * MTRR-uncached (see ivwl_move_high()).
 	 */
-	vma->vm_flags |= VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+	ivwl_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &ivwl_vm_ops;
 	vma->vm_private_data = span;
 	ret = remap_pfn_range(vma, vma->vm_start,
@@ -261,34 +244,40 @@ static int ivwl_mmap_span(struct ivwl_span *span, struct vm_area_struct *vma)
 	return ret;
 }
 
+static void ivwl_file_free(struct ivwl_file *f)
+{
+	mutex_destroy(&f->lock);
+	kfree(f->unbound);
+	kfree(f->seen);
+	kfree(f->ev);
+	kfree(f);
+}
+
 static int ivwl_open(struct inode *inode, struct file *filp)
 {
 	struct miscdevice *misc = filp->private_data;
 	struct ivwl_dev *idev = container_of(misc, struct ivwl_dev, misc);
+	u32 v, n = idev->nr_vectors;
 	struct ivwl_file *f;
-	u32 v;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
-	f->seen = kcalloc(idev->nr_vectors, sizeof(*f->seen), GFP_KERNEL);
-	f->ev = kcalloc(idev->nr_vectors, sizeof(*f->ev), GFP_KERNEL);
-	if (!f->seen || !f->ev) {
-		kfree(f->seen);
-		kfree(f->ev);
-		kfree(f);
+	mutex_init(&f->lock);
+	f->seen = kcalloc(n, sizeof(*f->seen), GFP_KERNEL);
+	f->ev = kcalloc(n, sizeof(*f->ev), GFP_KERNEL);
+	f->unbound = kcalloc(n, sizeof(*f->unbound), GFP_KERNEL);
+	if (!f->seen || !f->ev || !f->unbound) {
+		ivwl_file_free(f);
 		return -ENOMEM;
 	}
-	mutex_init(&f->lock);
 	down_write(&idev->rw);
 	if (idev->dead) {
 		up_write(&idev->rw);
-		kfree(f->seen);
-		kfree(f->ev);
-		kfree(f);
+		ivwl_file_free(f);
 		return -ENODEV;
 	}
-	kref_get(&idev->ref);
+	ivwl_dev_get(idev);
 	f->span.idev = idev;
 	f->span.size = idev->shm_size;
 	f->filp = filp;
@@ -305,19 +294,15 @@ static int ivwl_release(struct inode *inode, struct file *filp)
 {
 	struct ivwl_file *f = filp->private_data;
 	struct ivwl_dev *idev = f->span.idev;
-	u32 v;
+	u32 n;
 
 	down_write(&idev->rw);
-	for (v = 0; v < idev->nr_vectors; v++)
-		if (idev->vec[v].owner == filp)
-			ivwl_bind(&idev->vec[v], NULL, NULL);
+	n = ivwl_unbind_all(idev, filp, f->unbound);
 	list_del(&f->link);
 	up_write(&idev->rw);
-	mutex_destroy(&f->lock);
-	kfree(f->seen);
-	kfree(f->ev);
-	kfree(f);
-	kref_put(&idev->ref, ivwl_dev_free);
+	ivwl_put_unbound(f->unbound, n);
+	ivwl_file_free(f);
+	ivwl_dev_put(idev);
 	return 0;
 }
 
@@ -477,8 +462,8 @@ static long ivwl_doorbell(struct ivwl_dev *idev, void __user *arg)
 static long ivwl_set_eventfd(struct ivwl_dev *idev, struct file *filp,
 			     void __user *arg)
 {
+	struct eventfd_ctx *ctx = NULL, *old = NULL;
 	struct ivwl_eventfd req;
-	struct eventfd_ctx *ctx = NULL;
 	struct ivwl_vector *vec;
 	long ret = 0;
 
@@ -499,190 +484,13 @@ static long ivwl_set_eventfd(struct ivwl_dev *idev, struct file *filp,
 	else if (vec->owner && vec->owner != filp)
 		ret = -EBUSY;
 	else
-		ivwl_bind(vec, ctx, filp);
+		old = ivwl_bind(vec, ctx, filp);
 	up_write(&idev->rw);
 	if (ret && ctx)
 		eventfd_ctx_put(ctx);
+	if (old)
+		ivwl_put_unbound(&old, 1);
 	return ret;
-}
-
-/* dma-buf export */
-
-static int ivwl_dmabuf_attach(struct dma_buf *dmabuf,
-			      struct dma_buf_attachment *at)
-{
-	struct ivwl_buf *buf = dmabuf->priv;
-
-	/* An sg_table needs struct pages; see the comment at the top. */
-	if (!(buf->span.idev->flags & IVWL_INFO_F_PAGES))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-static struct sg_table *ivwl_dmabuf_map(struct dma_buf_attachment *at,
-					enum dma_data_direction dir)
-{
-	struct ivwl_buf *buf = at->dmabuf->priv;
-	struct ivwl_dev *idev = buf->span.idev;
-	unsigned long pfn = PHYS_PFN(idev->shm_phys + buf->span.offset);
-	u64 seg, left = buf->span.size;
-	struct dev_pagemap *pgmap;
-	struct scatterlist *sg;
-	struct sg_table *sgt;
-	unsigned int i;
-	int ret;
-
-	seg = min_t(u64, dma_get_max_seg_size(at->dev), SZ_1G) & PAGE_MASK;
-	if (!seg)
-		seg = PAGE_SIZE;
-
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return ERR_PTR(-ENOMEM);
-	ret = sg_alloc_table(sgt, DIV_ROUND_UP_ULL(left, seg), GFP_KERNEL);
-	if (ret)
-		goto err_free;
-
-	down_read(&idev->rw);
-	/* Held until unmap: devres keeps the pages until it is dropped. */
-	pgmap = idev->dead ? NULL : get_dev_pagemap(pfn, NULL);
-	up_read(&idev->rw);
-	if (!pgmap) {
-		ret = -ENODEV;
-		goto err_table;
-	}
-
-	for_each_sgtable_sg(sgt, sg, i) {
-		u64 len = min(left, seg);
-
-		sg_set_page(sg, pfn_to_page(pfn), len, 0);
-		pfn += len >> PAGE_SHIFT;
-		left -= len;
-	}
-	ret = dma_map_sgtable(at->dev, sgt, dir, 0);
-	if (ret)
-		goto err_pgmap;
-	return sgt;
-
-err_pgmap:
-	put_dev_pagemap(pgmap);
-err_table:
-	sg_free_table(sgt);
-err_free:
-	kfree(sgt);
-	return ERR_PTR(ret);
-}
-
-static void ivwl_dmabuf_unmap(struct dma_buf_attachment *at,
-			      struct sg_table *sgt,
-			      enum dma_data_direction dir)
-{
-	struct ivwl_buf *buf = at->dmabuf->priv;
-
-	dma_unmap_sgtable(at->dev, sgt, dir, 0);
-	sg_free_table(sgt);
-	kfree(sgt);
-	put_dev_pagemap(buf->span.idev->pgmap);
-}
-
-static void ivwl_dmabuf_release(struct dma_buf *dmabuf)
-{
-	struct ivwl_buf *buf = dmabuf->priv;
-	struct ivwl_dev *idev = buf->span.idev;
-
-	down_write(&idev->rw);
-	list_del(&buf->link);
-	up_write(&idev->rw);
-	kfree(buf);
-	kref_put(&idev->ref, ivwl_dev_free);
-}
-
-/*
- * The region is ordinary cache-coherent memory for the CPU: nothing to
- * flush.  Report a device that went away.
- */
-static int ivwl_dmabuf_cpu_access(struct dma_buf *dmabuf,
-				  enum dma_data_direction dir)
-{
-	struct ivwl_buf *buf = dmabuf->priv;
-
-	return READ_ONCE(buf->span.idev->dead) ? -ENODEV : 0;
-}
-
-static int ivwl_dmabuf_mmap(struct dma_buf *dmabuf,
-			    struct vm_area_struct *vma)
-{
-	struct ivwl_buf *buf = dmabuf->priv;
-
-	return ivwl_mmap_span(&buf->span, vma);
-}
-
-static const struct dma_buf_ops ivwl_dmabuf_ops = {
-	.attach = ivwl_dmabuf_attach,
-	.map_dma_buf = ivwl_dmabuf_map,
-	.unmap_dma_buf = ivwl_dmabuf_unmap,
-	.release = ivwl_dmabuf_release,
-	.begin_cpu_access = ivwl_dmabuf_cpu_access,
-	.end_cpu_access = ivwl_dmabuf_cpu_access,
-	.mmap = ivwl_dmabuf_mmap,
-};
-
-static long ivwl_export(struct ivwl_dev *idev, struct file *filp,
-			void __user *arg)
-{
-	DEFINE_DMA_BUF_EXPORT_INFO(exp);
-	struct ivwl_export req;
-	struct dma_buf *dmabuf;
-	struct ivwl_buf *buf;
-	int fd;
-
-	if (copy_from_user(&req, arg, sizeof(req)))
-		return -EFAULT;
-	if ((req.flags & ~IVWL_EXPORT_F_RDWR) || req.pad)
-		return -EINVAL;
-	if (!req.size || !IS_ALIGNED(req.offset, PAGE_SIZE) ||
-	    !IS_ALIGNED(req.size, PAGE_SIZE))
-		return -EINVAL;
-	if (req.offset >= idev->shm_size ||
-	    req.size > idev->shm_size - req.offset)
-		return -EINVAL;
-	if ((req.flags & IVWL_EXPORT_F_RDWR) && !(filp->f_mode & FMODE_WRITE))
-		return -EACCES;
-
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	buf->span.idev = idev;
-	buf->span.offset = req.offset;
-	buf->span.size = req.size;
-
-	exp.ops = &ivwl_dmabuf_ops;
-	exp.size = req.size;
-	exp.flags = req.flags & IVWL_EXPORT_F_RDWR ? O_RDWR : O_RDONLY;
-	exp.priv = buf;
-
-	down_write(&idev->rw);
-	if (idev->dead) {
-		up_write(&idev->rw);
-		kfree(buf);
-		return -ENODEV;
-	}
-	dmabuf = dma_buf_export(&exp);
-	if (IS_ERR(dmabuf)) {
-		up_write(&idev->rw);
-		kfree(buf);
-		return PTR_ERR(dmabuf);
-	}
-	/* From here on ivwl_dmabuf_release() undoes all of this. */
-	kref_get(&idev->ref);
-	buf->dmabuf = dmabuf;
-	list_add(&buf->link, &idev->bufs);
-	up_write(&idev->rw);
-
-	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
-	if (fd < 0)
-		dma_buf_put(dmabuf);
-	return fd;
 }
 
 static long ivwl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -872,7 +680,9 @@ static int ivwl_setup_irqs(struct ivwl_dev *idev)
 	idev->nr_vectors = ret;
 
 	idev->vec = kcalloc(idev->nr_vectors, sizeof(*idev->vec), GFP_KERNEL);
-	if (!idev->vec) {
+	idev->unbound = kcalloc(idev->nr_vectors, sizeof(*idev->unbound),
+				GFP_KERNEL);
+	if (!idev->vec || !idev->unbound) {
 		pci_free_irq_vectors(pdev);
 		return -ENOMEM;
 	}
@@ -965,7 +775,7 @@ static int ivwl_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_irqs:
 	ivwl_free_irqs(idev, idev->nr_vectors);
 err_put:
-	kref_put(&idev->ref, ivwl_dev_free);
+	ivwl_dev_put(idev);
 	return ret;
 }
 
@@ -974,24 +784,24 @@ static void ivwl_remove(struct pci_dev *pdev)
 	struct ivwl_dev *idev = pci_get_drvdata(pdev);
 	struct ivwl_file *f;
 	struct ivwl_buf *buf;
-	u32 v;
+	u32 n;
 
 	misc_deregister(&idev->misc);
 	ivwl_free_irqs(idev, idev->nr_vectors);
 
 	down_write(&idev->rw);
 	idev->dead = true;
-	for (v = 0; v < idev->nr_vectors; v++)
-		ivwl_bind(&idev->vec[v], NULL, NULL);
+	n = ivwl_unbind_all(idev, NULL, idev->unbound);
 	/* Mappings must not outlive the device's BAR. */
 	list_for_each_entry(f, &idev->files, link)
 		unmap_mapping_range(f->filp->f_mapping, 0, 0, 1);
 	list_for_each_entry(buf, &idev->bufs, link)
 		unmap_mapping_range(buf->dmabuf->file->f_mapping, 0, 0, 1);
 	up_write(&idev->rw);
+	ivwl_put_unbound(idev->unbound, n);
 	wake_up_interruptible_all(&idev->wq);
 
-	kref_put(&idev->ref, ivwl_dev_free);
+	ivwl_dev_put(idev);
 }
 
 static const struct pci_device_id ivwl_ids[] = {
@@ -1009,5 +819,5 @@ static struct pci_driver ivwl_driver = {
 module_pci_driver(ivwl_driver);
 
 MODULE_DESCRIPTION("ivwl: QEMU ivshmem-doorbell guest driver");
-MODULE_IMPORT_NS(DMA_BUF);
+IVWL_IMPORT_NS_DMA_BUF();
 MODULE_LICENSE("GPL");

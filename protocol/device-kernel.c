@@ -135,7 +135,8 @@ get_info(int fd, struct ivwl_info *info, const char **err)
 	memset(info, 0, sizeof(*info));
 	if (ioctl(fd, IVWL_IOCTL_GET_INFO, info) < 0) {
 		if (errno == ENOTTY || errno == EINVAL) {
-			*err = "not an ivwl device (it refuses "
+			*err = "not an ivwl device, or an ivwl.ko older "
+			       "than this build's ioctl numbers (it refuses "
 			       "IVWL_IOCTL_GET_INFO)";
 			return -ENOTTY;
 		}

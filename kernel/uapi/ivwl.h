@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * ivwl: user API of the guest driver for QEMU ivshmem-doorbell
  * (PCI 1af4:1110).  One /dev/ivwlN per device.
@@ -21,7 +21,10 @@
  * and user space falls back.  ABI 1 began with GET_INFO, DOORBELL and
  * SET_EVENTFD; EXPORT_DMABUF (IVWL_INFO_F_EXPORT), read/poll
  * (IVWL_INFO_F_READ) and the write-back report (IVWL_INFO_F_WB) were
- * added later without a bump.
+ * added later without a bump.  The ioctl magic moved from 0xb7 (nsfs's
+ * NSIO) to 0xd5, free in Documentation/userspace-api/ioctl/ioctl-number.rst,
+ * before any release: a driver and a program on either side of that
+ * change refuse each other's ioctls with ENOTTY.
  */
 #ifndef _UAPI_LINUX_IVWL_H
 #define _UAPI_LINUX_IVWL_H
@@ -53,29 +56,42 @@
  */
 #define IVWL_INFO_F_WB (1u << 3)
 
+/**
+ * struct ivwl_info - what IVWL_IOCTL_GET_INFO returns
+ * @abi: IVWL_ABI_VERSION of the driver
+ * @ivposition: own peer id (the IVPosition register)
+ * @nr_vectors: MSI-X vectors in use, our own doorbell vectors
+ * @flags: IVWL_INFO_F_*
+ * @shm_size: bytes of the region (BAR2)
+ */
 struct ivwl_info {
-	__u32 abi;		/* IVWL_ABI_VERSION */
-	__u32 ivposition;	/* own peer id (IVPosition register) */
-	__u32 nr_vectors;	/* MSI-X vectors in use */
-	__u32 flags;		/* IVWL_INFO_F_* */
-	__u64 shm_size;		/* bytes of the region (BAR2) */
+	__u32 abi;
+	__u32 ivposition;
+	__u32 nr_vectors;
+	__u32 flags;
+	__u64 shm_size;
 };
 
-/*
- * Rings (peer, vector).  vector >= nr_vectors, peer >= the module
- * parameter max_peers (default 2: ivwl-server's display peer 0 and app
- * peer 1) or flags != 0: EINVAL.  Ringing one's own peer id is allowed
+/**
+ * struct ivwl_doorbell - argument of IVWL_IOCTL_DOORBELL
+ * @peer: peer id to ring, below the module parameter max_peers
+ *	(default 2: ivwl-server's display peer 0 and app peer 1)
+ * @vector: the peer's vector, below ivwl_info.nr_vectors
+ * @flags: must be 0
+ *
+ * Anything else gets EINVAL.  Ringing one's own peer id is allowed
  * (QEMU delivers it to one's own vector).
  */
 struct ivwl_doorbell {
 	__u16 peer;
 	__u16 vector;
-	__u32 flags;		/* must be 0 */
+	__u32 flags;
 };
 
-/*
- * Binds an eventfd to one of our own vectors: each interrupt on it
- * signals the eventfd.  fd -1 unbinds.
+/**
+ * struct ivwl_eventfd - argument of IVWL_IOCTL_SET_EVENTFD
+ * @vector: one of our own vectors, below ivwl_info.nr_vectors
+ * @fd: eventfd to signal on each interrupt on @vector, or -1 to unbind
  *
  * The binding belongs to the open file that made it (the struct file:
  * dup()ed and inherited fds of it are the same file and may rebind,
@@ -96,7 +112,13 @@ struct ivwl_eventfd {
 	__s32 fd;
 };
 
-/*
+/**
+ * struct ivwl_export - argument of IVWL_IOCTL_EXPORT_DMABUF
+ * @offset: start of the range in the region
+ * @size: length of the range
+ * @flags: IVWL_EXPORT_F_*
+ * @pad: must be 0
+ *
  * Exports [offset, offset + size) of the region as a dma-buf.  The
  * ioctl returns the new dma-buf fd (O_CLOEXEC).  The dma-buf is read-only
  * unless flags has IVWL_EXPORT_F_RDWR, which needs /dev/ivwlN open for
@@ -116,15 +138,20 @@ struct ivwl_eventfd {
 struct ivwl_export {
 	__u64 offset;
 	__u64 size;
-	__u32 flags;		/* IVWL_EXPORT_F_* */
-	__u32 pad;		/* must be 0 */
+	__u32 flags;
+	__u32 pad;
 };
 
 /* ivwl_export.flags */
 #define IVWL_EXPORT_F_RDWR (1u << 0)
 
-/*
- * What read() returns: one record per own vector rung since this open
+/**
+ * struct ivwl_event - what read() returns
+ * @vector: one of our own vectors
+ * @count: doorbells on it since this file last read it, saturated at
+ *	2^32 - 1 (the rest comes in the next read)
+ *
+ * One record per own vector rung since this open
  * file last read that vector (each open file counts on its own, from
  * the moment it was opened).  The buffer must hold at least one record
  * (EINVAL otherwise); read() returns as many whole records as fit, never
@@ -135,14 +162,39 @@ struct ivwl_export {
  */
 struct ivwl_event {
 	__u32 vector;
-	__u32 count;		/* doorbells since the last read, saturated */
+	__u32 count;
 };
 
-#define IVWL_IOCTL_MAGIC 0xb7
+/*
+ * 0xd5 is free in Documentation/userspace-api/ioctl/ioctl-number.rst
+ * (0xb7, used before, is nsfs's NSIO and remoteproc's).
+ */
+#define IVWL_IOCTL_MAGIC 0xd5
 
+/**
+ * define IVWL_IOCTL_GET_INFO - the device's &struct ivwl_info
+ *
+ * EFAULT for a bad pointer, ENODEV once the device is gone.
+ */
 #define IVWL_IOCTL_GET_INFO	_IOR(IVWL_IOCTL_MAGIC, 0, struct ivwl_info)
+
+/**
+ * define IVWL_IOCTL_DOORBELL - ring a peer's vector (&struct ivwl_doorbell)
+ */
 #define IVWL_IOCTL_DOORBELL	_IOW(IVWL_IOCTL_MAGIC, 1, struct ivwl_doorbell)
+
+/**
+ * define IVWL_IOCTL_SET_EVENTFD - bind or unbind a vector's eventfd
+ *
+ * See &struct ivwl_eventfd for who owns a binding.
+ */
 #define IVWL_IOCTL_SET_EVENTFD	_IOW(IVWL_IOCTL_MAGIC, 2, struct ivwl_eventfd)
+
+/**
+ * define IVWL_IOCTL_EXPORT_DMABUF - export a range of the region
+ *
+ * Returns the dma-buf's fd; see &struct ivwl_export.
+ */
 #define IVWL_IOCTL_EXPORT_DMABUF _IOW(IVWL_IOCTL_MAGIC, 3, struct ivwl_export)
 
 #endif /* _UAPI_LINUX_IVWL_H */

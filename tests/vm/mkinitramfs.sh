@@ -10,6 +10,9 @@
 # library closure as ldd resolves it on this machine, each library at the
 # path ldd names, the program interpreter included: the guest boots this
 # machine's kernel, so this machine's libraries are the right ones.
+# An xz-compressed kernel module (Debian's 6.12 ships *.ko.xz) is stored
+# decompressed, its destination without ".xz": busybox's insmod loads
+# plain modules only.
 #
 # /init mounts proc, sys, dev and /tmp, then runs the command named on the
 # kernel command line by ivwl.run=, words separated by commas:
@@ -107,7 +110,14 @@ for spec in "$@"; do
 		copy_closure "$src"
 	fi
 	mkdir -p "$root$(dirname "$dest")"
-	cp "$src" "$root$dest"
+	case $src in
+	*.ko.xz)
+		command -v xz >/dev/null 2>&1 ||
+			die "$src: xz not found: install xz-utils"
+		xz -dc "$src" >"$root${dest%.xz}" || die "$src: xz failed"
+		;;
+	*) cp "$src" "$root$dest" ;;
+	esac
 done
 
 cat >"$root"/init <<'EOF'

@@ -122,7 +122,8 @@ def build_gui_initramfs(args, out, kernel_version):
         words = line.split()
         if len(words) < 2 or words[0] != "insmod":
             continue        # builtin
-        name = os.path.basename(words[1])
+        # mkinitramfs.sh stores a *.ko.xz decompressed, without .xz
+        name = os.path.basename(words[1]).removesuffix(".xz")
         if name not in order:
             order.append(name)
             files.append(f"{words[1]}=/lib/modules/{name}")

@@ -10,6 +10,8 @@
  *   - binds an eventfd to every vector (SET_EVENTFD); bindings belong to
  *     the open file that made them: EBUSY from another file, a dup of
  *     the owner rebinds, the binding goes when the owner is released;
+ *   - times the release of a file with every vector bound (MEASURE
+ *     line; printed, not judged) and checks it unbound them all;
  *   - protocol/'s device API on the node: a second opener fails with
  *     EBUSY and says why, a region not mapped write-back is warned about;
  *   - mmaps the region, checks the host block;
@@ -736,6 +738,68 @@ loopback_eventfds(struct ivwl_guest *g, uint32_t v, int efd_a,
 		say("%s: the doorbell signalled %s", what,
 		    want_a ? "the first eventfd only" :
 		    want_b ? "the second eventfd only" : "neither eventfd");
+}
+
+#define RELEASE_ROUNDS 5
+
+/*
+ * Binds an eventfd to every vector through a file of its own, times
+ * close() (the release runs before close() returns: task work on the
+ * way back to user space), then binds every vector from a second file,
+ * which only works if the release dropped all the bindings.  Prints the
+ * figure; the time is not judged.
+ */
+static void
+measure_release(struct ivwl_guest *g)
+{
+	uint64_t t, best = UINT64_MAX, worst = 0, total = 0;
+	int efd[MAX_VECTORS], fd, fb, r;
+	uint32_t v;
+
+	for (v = 0; v < g->vectors; v++) {
+		efd[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (efd[v] < 0) {
+			bad("release timing: eventfd: %s", strerror(errno));
+			while (v--)
+				close(efd[v]);
+			return;
+		}
+	}
+	for (r = 0; r < RELEASE_ROUNDS; r++) {
+		fd = open(g->dev, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			bad("release timing: open: %s", strerror(errno));
+			break;
+		}
+		for (v = 0; v < g->vectors; v++)
+			if (bind_eventfd(fd, v, efd[v]) < 0)
+				break;
+		t = now_us();
+		close(fd);
+		t = now_us() - t;
+		total += t;
+		best = t < best ? t : best;
+		worst = t > worst ? t : worst;
+
+		fb = open(g->dev, O_RDWR | O_CLOEXEC);
+		for (v = 0; fb >= 0 && v < g->vectors; v++)
+			if (bind_eventfd(fb, v, efd[v]) < 0)
+				break;
+		if (fb < 0 || v < g->vectors)
+			bad("release timing: a vector stayed bound after "
+			    "its owner was released");
+		if (fb >= 0)
+			close(fb);
+		if (v < g->vectors)
+			break;
+	}
+	if (r == RELEASE_ROUNDS)
+		say("MEASURE release of a file with %u bound vectors: mean %"
+		    PRIu64 " us, best %" PRIu64 " us, worst %" PRIu64
+		    " us over %d closes (TCG)", g->vectors,
+		    total / RELEASE_ROUNDS, best, worst, RELEASE_ROUNDS);
+	for (v = 0; v < g->vectors; v++)
+		close(efd[v]);
 }
 
 /*
@@ -1621,6 +1685,7 @@ main(int argc, char **argv)
 	check_bad_arguments(&g);
 	check_read_poll(&g);
 	check_eventfd_owner(&g);
+	measure_release(&g);
 	check_device_api(&g);
 
 	/* Bind, rebind and unbind once before the real bindings. */

@@ -11,17 +11,18 @@
 #
 #   test-ivwl-ko.sh --server PATH --guest PATH --host-peer PATH
 #                   --module PATH --kernel PATH [--mkinitramfs PATH]
-#                   [--params 'P=V ...'] [--bar high|low]
+#                   [--params 'P=V ...'] [--bar high|low] [--vectors N]
 #
 # --params: ivwl.ko parameters (insmod and the guest's reload).  --bar:
 # where BAR2 must end up, high (above 4 GiB, write-back: move_high's
 # default) or low (left in the MTRR-uncached 32-bit PCI hole with
-# move_high=0: uncached-minus, and the driver must say so).
+# move_high=0: uncached-minus, and the driver must say so).  --vectors:
+# doorbell vectors of the device (default IVWL_VM_VECTORS, else 4).
 #
 # Environment (all optional):
 #   IVWL_VM_QEMU     QEMU binary (default qemu-system-x86_64)
 #   IVWL_VM_SIZE     region size in bytes (default 64 MiB)
-#   IVWL_VM_VECTORS  doorbell vectors (default 4)
+#   IVWL_VM_VECTORS  doorbell vectors when --vectors is not given (default 4)
 #   IVWL_VM_TIMEOUT  hard limit for the QEMU run, seconds (default 200)
 #   IVWL_VM_KEEP     1: keep the temporary directory with all logs
 set -eu
@@ -35,6 +36,7 @@ kernel=
 mkinitramfs=$here/../mkinitramfs.sh
 params=
 bar=high
+vectors=${IVWL_VM_VECTORS:-4}
 
 die()
 {
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--mkinitramfs) mkinitramfs=$2; shift 2 ;;
 	--params) params=$2; shift 2 ;;
 	--bar) bar=$2; shift 2 ;;
+	--vectors) vectors=$2; shift 2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 done
@@ -61,7 +64,6 @@ done
 
 qemu=${IVWL_VM_QEMU:-qemu-system-x86_64}
 size=${IVWL_VM_SIZE:-67108864}
-vectors=${IVWL_VM_VECTORS:-4}
 limit=${IVWL_VM_TIMEOUT:-200}
 
 command -v "$qemu" >/dev/null 2>&1 ||
@@ -88,21 +90,28 @@ esac
 
 # vgem (from the booted kernel's modules) gives the guest a DRM device
 # to import dma-bufs into: the exporter's attach/map path.  Without it
-# that part is skipped, and said so.
+# that part is skipped, and said so.  modprobe lists it with what it
+# needs, in load order (6.1: drm, drm_shmem_helper; 6.12 adds
+# drm_kms_helper); mkinitramfs decompresses *.ko.xz.
 kver=$(basename "$kernel")
 kver=${kver#vmlinuz-}
-drm=/lib/modules/$kver/kernel/drivers/gpu/drm
 vgem_files=()
+vgem_mods=()
 vgem_arg=
-if [ -f "$drm/drm.ko" ] && [ -f "$drm/drm_shmem_helper.ko" ] &&
-   [ -f "$drm/vgem/vgem.ko" ]; then
-	vgem_files=("$drm/drm.ko=/lib/modules/drm.ko"
-		"$drm/drm_shmem_helper.ko=/lib/modules/drm_shmem_helper.ko"
-		"$drm/vgem/vgem.ko=/lib/modules/vgem.ko")
+if deps=$(modprobe --show-depends -S "$kver" vgem 2>/dev/null); then
+	while read -r word path _; do
+		[ "$word" = insmod ] || continue
+		name=$(basename "$path")
+		name=${name%.xz}
+		vgem_files+=("$path=/lib/modules/$name")
+		vgem_mods+=("${name%.ko}")
+	done <<<"$deps"
+fi
+if [ ${#vgem_mods[@]} -gt 0 ]; then
 	vgem_arg=--vgem
-	echo "test-ivwl-ko: vgem from $drm: device import of dma-bufs tested"
+	echo "test-ivwl-ko: vgem with ${vgem_mods[*]}: device import of dma-bufs tested"
 else
-	echo "test-ivwl-ko: NOTE: no uncompressed vgem.ko under $drm: device import of dma-bufs not tested"
+	echo "test-ivwl-ko: NOTE: modprobe finds no vgem for $kver: device import of dma-bufs not tested"
 fi
 
 # The guest's command: load the driver, run the test program (which
@@ -112,7 +121,7 @@ cat >"$tmp/run-ivwl-ko" <<GUEST
 # debugfs: the guest checks BAR2's PAT memory type
 mount -t debugfs debugfs /sys/kernel/debug
 if [ -n "$vgem_arg" ]; then
-	for m in drm drm_shmem_helper vgem; do
+	for m in ${vgem_mods[*]}; do
 		insmod /lib/modules/\$m.ko || { echo "GUEST: FAIL: insmod \$m"; exit 1; }
 	done
 fi
