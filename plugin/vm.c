@@ -148,13 +148,24 @@ ivwl_vm_serve_more(struct ivwl_vm *vm)
 			ivwl_connection_more(vm->conns[i]);
 }
 
+static const char *
+vm_where(const struct ivwl_vm *vm)
+{
+	return vm->device ? vm->device : vm->server;
+}
+
 static int
 on_device(int fd, uint32_t mask, void *data)
 {
 	struct ivwl_vm *vm = data;
+	int ret = ivwl_device_dispatch(vm->dev);
 
-	if (ivwl_device_dispatch(vm->dev) < 0) {
-		ivwl_log("[%s] lost the ivshmem server; retrying", vm->name);
+	if (ret < 0) {
+		/* A peer's doorbell we could not take leaves it mute. */
+		ivwl_log("[%s] %s: %s; detached, retrying every %d ms",
+			 vm->name, vm_where(vm), ret == -EMFILE ?
+			 "cannot take an fd the server sent (Too many open "
+			 "files)" : "lost the ivshmem server", RETRY_MS);
 		vm_detach(vm, false);
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 	}
@@ -267,23 +278,28 @@ on_liveness(void *data)
 	return 0;
 }
 
-static const char *
-vm_where(const struct ivwl_vm *vm)
-{
-	return vm->device ? vm->device : vm->server;
-}
-
 static int
 attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 {
-	/* Once per kind of failure: the retry timer runs forever. */
+	char why[160];
+
+	/*
+	 * What the system said, unless the reason says it all already:
+	 * "cannot create a socket" alone does not tell EMFILE from EACCES.
+	 */
 	if (!err)
-		err = strerror(-ret);
-	if (!vm->attach_err || strcmp(err, vm->attach_err) != 0)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	else if (ret == -EPROTO || ret == -ETIMEDOUT || ret == -EINVAL ||
+		 ret == -ECONNRESET || ret == -E2BIG || ret == -ENAMETOOLONG)
+		snprintf(why, sizeof(why), "%s", err);
+	else
+		snprintf(why, sizeof(why), "%s (%s)", err, strerror(-ret));
+	/* Once per kind of failure: the retry timer runs forever. */
+	if (!vm->attach_err || strcmp(why, vm->attach_err) != 0)
 		ivwl_log("[%s] %s: %s; retrying every %d ms", vm->name,
-			 vm_where(vm), err, RETRY_MS);
+			 vm_where(vm), why, RETRY_MS);
 	free(vm->attach_err);
-	vm->attach_err = strdup(err);
+	vm->attach_err = strdup(why);
 	return ret;
 }
 

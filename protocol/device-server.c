@@ -67,6 +67,7 @@ struct server_device {
 	size_t have;
 	int partial_fd;
 	bool partial_bad;
+	bool partial_lost;	/* its fd did not fit: we are out of fds */
 
 	struct peer *peers;	/* indexed by id, own id included */
 	uint32_t npeers;
@@ -173,8 +174,10 @@ take_fds(struct server_device *sd, struct msghdr *msg)
 	size_t i, n;
 	int fd;
 
+	/* Room for four is there: a cut means the kernel could not give
+	 * us the fd (EMFILE), and the message means nothing without it. */
 	if (msg->msg_flags & MSG_CTRUNC)
-		sd->partial_bad = true;
+		sd->partial_lost = true;
 	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
 		if (cmsg->cmsg_level != SOL_SOCKET ||
 		    cmsg->cmsg_type != SCM_RIGHTS)
@@ -195,7 +198,8 @@ take_fds(struct server_device *sd, struct msghdr *msg)
 
 /*
  * 1 and a message, 0 when none is complete yet, -EPROTO for a message
- * with more than one fd (dropped), -ECONNRESET when the server is gone.
+ * with more than one fd (dropped), -EMFILE for one whose fd we could not
+ * take, -ECONNRESET when the server is gone.
  */
 static int
 recv_message(struct server_device *sd, int64_t *value, int *fd)
@@ -236,6 +240,12 @@ recv_message(struct server_device *sd, int64_t *value, int *fd)
 	*fd = sd->partial_fd;
 	sd->partial_fd = -1;
 	sd->have = 0;
+	if (sd->partial_lost) {
+		sd->partial_lost = false;
+		sd->partial_bad = false;
+		close_fd(fd);
+		return -EMFILE;
+	}
 	if (sd->partial_bad) {
 		sd->partial_bad = false;
 		close_fd(fd);
@@ -460,6 +470,9 @@ err_recv:
 	case -EPROTO:
 		*err = "server sent a message with several fds";
 		break;
+	case -EMFILE:
+		*err = "cannot take an fd the server sent";
+		break;
 	default:
 		*err = "cannot read from the server";
 		break;
@@ -503,6 +516,8 @@ receive_own_vectors(struct server_device *sd, int64_t deadline,
 		if (ret < 0) {
 			*err = ret == -ETIMEDOUT ?
 			       "timed out waiting for own vectors" :
+			       ret == -EMFILE ?
+			       "cannot take an fd the server sent" :
 			       "server closed the connection during setup";
 			return ret;
 		}
@@ -683,7 +698,7 @@ server_dispatch(struct ivwl_device *dev)
 			 * it.  At EOF it stays readable, so they see this.
 			 */
 			sd->gone = true;
-			return -ECONNRESET;
+			return ret == -EMFILE ? ret : -ECONNRESET;
 		}
 		handle_message(sd, value, fd);
 	}

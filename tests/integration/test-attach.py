@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Attach failures: every VM that cannot attach gets one log line naming
+the VM, where and why, and the others attach regardless.
+
+    test-attach.py (failures|fd-limit)
+
+failures  one weston, five [ivwl-vm] sections: a server that accepts and
+          never answers, one that speaks another protocol version, one
+          that hands over a region of a size no ivwl region has, a
+          socket path with nothing behind it, and a real ivwl-server.
+          Each bad one logs its reason; the good one attaches before the
+          silent server's attempt times out (attaching does not wait for
+          the others), and weston stays up.
+fd-limit  weston under an open-file limit (soft = hard, so the plugin
+          cannot raise it) too small for all of its twelve VMs: the
+          VMs that do not fit log "Too many open files", those that fit
+          attach, weston stays up.
+"""
+
+import array
+import os
+import resource
+import socket
+import struct
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from session import ENV, Failure, sanitized, wait_for  # noqa: E402
+
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+
+class FakeServer:
+    """An ivshmem-server socket that misbehaves in one way (mode)."""
+
+    def __init__(self, path, mode):
+        self.path = path
+        self.mode = mode
+        self.conns = []
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(16)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _send(self, conn, value, fd=None):
+        data = struct.pack("<q", value)
+        if fd is None:
+            conn.sendall(data)
+        else:
+            conn.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                   array.array("i", [fd]))])
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)     # held open: no EOF for "hung"
+            try:
+                if self.mode == "version":
+                    self._send(conn, 9)
+                elif self.mode == "size":
+                    self._send(conn, 0)
+                    self._send(conn, 1)
+                    fd = os.memfd_create("ivwl-bad-region")
+                    os.ftruncate(fd, (1 << 20) + 4096)
+                    self._send(conn, -1, fd)
+                    os.close(fd)
+            except OSError:
+                pass
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+class Weston:
+    def __init__(self, vms, nofile=None):
+        """vms: [(name, server socket path)]"""
+        self.dir = tempfile.mkdtemp(prefix="ivwl-attach.")
+        self.procs = []
+        self.fakes = []
+        self.vms = vms
+        self.nofile = nofile
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def server(self, name):
+        sock = self.path(f"{name}.sock")
+        out = open(self.path(f"server-{name}.log"), "wb")
+        self.procs.append(subprocess.Popen(
+            [ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size", "4M"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        wait_for(f"ivwl-server of {name}",
+                 lambda: os.path.exists(sock + ".display"))
+        return sock + ".display"
+
+    def fake(self, name, mode):
+        path = self.path(f"{name}.fake")
+        self.fakes.append(FakeServer(path, mode))
+        return path
+
+    def start(self):
+        ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0", ""]
+        for name, server in self.vms:
+            ini += ["[ivwl-vm]", f"name={name}", f"server={server}", ""]
+        with open(self.path("weston.ini"), "w") as f:
+            f.write("\n".join(ini))
+        runtime = self.path("gui")
+        os.mkdir(runtime, 0o700)
+        env = sanitized(dict(ENV, XDG_RUNTIME_DIR=runtime))
+        env.pop("WAYLAND_DISPLAY", None)
+        env.pop("DISPLAY", None)
+        limit = self.nofile
+
+        def set_limit():
+            if limit:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+        out = open(self.path("weston.log"), "wb")
+        self.weston = subprocess.Popen(
+            ["weston", "--backend=headless-backend.so", "--use-pixman",
+             "--socket=wl-attach", "--idle-time=0",
+             f"--config={self.path('weston.ini')}"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=env, preexec_fn=set_limit)
+        self.procs.append(self.weston)
+
+    def log(self):
+        with open(self.path("weston.log"), errors="replace") as f:
+            return f.read()
+
+    def lines(self, vm):
+        return [ln for ln in self.log().splitlines()
+                if f"ivwl: [{vm}] " in ln]
+
+    def alive(self):
+        if self.weston.poll() is not None:
+            raise Failure(f"weston exited with {self.weston.returncode}")
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        for f in self.fakes:
+            f.close()
+
+    def dump(self):
+        print("---- weston.log")
+        print(self.log()[-6000:])
+
+
+def first_index(lines, text):
+    for i, ln in enumerate(lines):
+        if text in ln:
+            return i
+    return None
+
+
+def case_failures(w):
+    hung = w.fake("hung", "hung")
+    vms = [("hung", hung),
+           ("version", w.fake("version", "version")),
+           ("size", w.fake("size", "size")),
+           ("absent", w.path("nothing-here.sock")),
+           ("good", w.server("good"))]
+    w.vms = vms
+    w.start()
+    want = {
+        "hung": f"[hung] {hung}: timed out waiting for the region; "
+                "retrying every",
+        "version": "server speaks another protocol version; retrying every",
+        "size": "the region size is not a valid ivwl region size; "
+                "retrying every",
+        "absent": "cannot connect to the server socket (No such file or "
+                  "directory); retrying every",
+        "good": "[good] attached to",
+    }
+    for vm, text in want.items():
+        wait_for(f"{vm}'s line '{text}'",
+                 lambda: any(text in ln for ln in w.lines(vm)), timeout=20)
+    w.alive()
+    # the silent server did not hold the others up
+    log = [ln for ln in w.log().splitlines() if "ivwl: [" in ln]
+    good = first_index(log, want["good"])
+    hung_at = first_index(log, "[hung] ")
+    if good is None or hung_at is None or good > hung_at:
+        raise Failure("the good VM attached only after the silent "
+                      "server's attempt gave up")
+    # once per kind: the retries of the last 3 s did not repeat the lines
+    time.sleep(3)
+    for vm in ("version", "size", "absent"):
+        n = len(w.lines(vm))
+        if n != 1:
+            raise Failure(f"{vm}: {n} lines, want its reason once")
+    w.alive()
+
+
+def case_fd_limit(w):
+    names = [f"vm{i}" for i in range(12)]
+    w.vms = [(n, w.server(n)) for n in names]
+    w.nofile = 48
+    w.start()
+    wait_for("every VM attached or said why", lambda: all(
+        any("attached to" in ln or "retrying every" in ln
+            for ln in w.lines(n)) for n in names), timeout=30)
+    w.alive()
+    attached = [n for n in names
+                if any("attached to" in ln for ln in w.lines(n))]
+    refused = [n for n in names
+               if any("Too many open files" in ln and "retrying every" in ln
+                      for ln in w.lines(n))]
+    print(f"attached: {attached}\nout of fds: {refused}")
+    if not attached:
+        raise Failure("no VM attached under the limit")
+    if not refused:
+        raise Failure("no VM said it ran out of fds")
+    unexplained = set(names) - set(attached) - set(refused)
+    if unexplained:
+        raise Failure(f"VMs neither attached nor out of fds: {unexplained}")
+
+
+CASES = {"failures": case_failures, "fd-limit": case_fd_limit}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
+        return 2
+    w = Weston([])
+    try:
+        CASES[sys.argv[1]](w)
+        print(f"PASS {sys.argv[1]}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {sys.argv[1]}: {e}")
+        w.dump()
+        return 1
+    finally:
+        w.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
