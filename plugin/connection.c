@@ -19,6 +19,8 @@
 #define IVWL_SINK_LIMIT (64u << 20)
 /* Records handled per doorbell before yielding to the rest of weston. */
 #define RECORD_BUDGET 256
+/* How long lazy events may wait for a frame callback's doorbell. */
+#define LAZY_EVENTS_MS 50
 
 static void
 update_interest(struct ivwl_connection *conn)
@@ -36,14 +38,66 @@ update_interest(struct ivwl_connection *conn)
 	conn->interest = mask;
 }
 
+static int
+on_lazy(void *data);
+
+/*
+ * Holds back a doorbell for lazy events alone (translate.c: a buffer
+ * release, presentation feedback, delete_id) while a frame callback is
+ * in flight: its done comes within a frame and takes them along.  A
+ * client that commits once per frame callback then costs one doorbell
+ * per frame instead of two or three, each a wake-up of two processes in
+ * the app-vm (and, between real VMs, an interrupt).  LAZY_EVENTS_MS
+ * bounds the wait for a surface weston stopped repainting.
+ */
+static bool
+hold_lazy(struct ivwl_connection *conn)
+{
+	struct wl_event_loop *loop;
+
+	if (conn->events_urgent || conn->firewall.callbacks == 0 ||
+	    conn->channels.list || !ivwl_ring_moved_since_kick(&conn->event))
+		return false;
+	if (conn->lazy_armed)
+		return true;
+	if (!conn->lazy_timer) {
+		loop = wl_display_get_event_loop(conn->vm->plugin->display);
+		conn->lazy_timer = wl_event_loop_add_timer(loop, on_lazy,
+							   conn);
+		if (!conn->lazy_timer)
+			return false;
+	}
+	wl_event_source_timer_update(conn->lazy_timer, LAZY_EVENTS_MS);
+	conn->lazy_armed = true;
+	return true;
+}
+
 static void
 kick_app(struct ivwl_connection *conn)
 {
 	bool owed = ivwl_ring_kick_needed(&conn->request);
 
-	owed = ivwl_ring_kick_needed(&conn->event) || owed;
+	if (!hold_lazy(conn)) {
+		owed = ivwl_ring_kick_needed(&conn->event) || owed;
+		conn->events_urgent = false;
+		if (conn->lazy_armed) {
+			wl_event_source_timer_update(conn->lazy_timer, 0);
+			conn->lazy_armed = false;
+		}
+	}
 	if (owed)
 		ivwl_display_side_kick(&conn->vm->side, conn->slot);
+}
+
+static int
+on_lazy(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	conn->lazy_armed = false;
+	conn->events_urgent = true;
+	kick_app(conn);
+	return 0;
 }
 
 static void
@@ -326,6 +380,8 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
+	if (conn->lazy_timer)
+		wl_event_source_remove(conn->lazy_timer);
 	ivwl_watch_remove(conn->alarm);
 	if (conn->alarm_fd >= 0)
 		close(conn->alarm_fd);

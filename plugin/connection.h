@@ -66,6 +66,11 @@ struct ivwl_connection {
 	struct ivwl_stream_in from_server;	/* events from libwayland */
 	struct ivwl_wayland_batch batch;	/* events for the ring */
 	bool events_blocked;		/* event ring full */
+	/* Events a client may wait on went into the ring since the last
+	 * doorbell (kick_app); without them the doorbell can wait. */
+	bool events_urgent;
+	struct wl_event_source *lazy_timer;
+	bool lazy_armed;
 	bool sock_ready;		/* libwayland's end may have events */
 	uint32_t interest;		/* WL_EVENT_* asked of conn->watch */
 

@@ -36,6 +36,19 @@ is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
 	return msg->iface == iface && msg->opcode == opcode;
 }
 
+/*
+ * Events no client waits on by themselves: a buffer back for reuse, a
+ * frame's timing, an id free again.  They can ride with the next frame
+ * callback's doorbell (connection.c kick_app).
+ */
+static bool
+lazy_event(const struct ivwl_wire_msg *msg)
+{
+	return is(msg, &ivwl_iface_wl_buffer, IVWL_EVT_WL_BUFFER_RELEASE) ||
+	       is(msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_DELETE_ID) ||
+	       msg->iface == &ivwl_iface_wp_presentation_feedback;
+}
+
 static struct ivwl_pool *
 find_pool(struct ivwl_connection *conn, uint32_t id)
 {
@@ -657,6 +670,8 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);
+		if (!lazy_event(&msg))
+			conn->events_urgent = true;
 	}
 	return 0;
 }

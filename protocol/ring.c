@@ -328,6 +328,12 @@ ivwl_ring_woken(struct ivwl_ring *ring)
 }
 
 bool
+ivwl_ring_moved_since_kick(const struct ivwl_ring *ring)
+{
+	return ring->pos != ring->checked_pos;
+}
+
+bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring)
 {
 	uint32_t token;

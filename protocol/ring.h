@@ -124,4 +124,9 @@ ivwl_ring_woken(struct ivwl_ring *ring);
 bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring);
 
+/* True when this side moved its index since ivwl_ring_kick_needed last
+ * looked: a caller that holds a doorbell back knows it owes one. */
+bool
+ivwl_ring_moved_since_kick(const struct ivwl_ring *ring);
+
 #endif
