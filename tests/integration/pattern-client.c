@@ -7,7 +7,7 @@
  *                       [--pool own|child|regrow|remap|sparse]
  *                       [--viewport] [--source X,Y,W,H] [--destination W,H]
  *                       [--transform N] [--scale N] [--surface-damage]
- *                       [--band WxH] [--spawn PROGRAM]
+ *                       [--band WxH] [--spawn PROGRAM] [--hidden-release]
  *
  * Frame 0 is a full frame; frames 1..N-1 each repaint one band (whole
  * rows, or a W x H box with --band) with a new colour and damage only
@@ -18,6 +18,13 @@
  *
  * --spawn runs PROGRAM with this process's pid as its argument once the
  * buffers exist, and waits for it before drawing (ivwl-zc-probe).
+ *
+ * --hidden-release first commits both buffers, one after the other, to a
+ * second surface that has no role, with a frame callback that therefore
+ * never fires, and waits for the first buffer's release (weston sends it
+ * when the second is committed) before it draws: a compositor side that
+ * holds releases back for frame callbacks must still deliver it.  Prints
+ * "hidden release" when it came.
  *
  * --pool says how the pool's memory behaves, for the paths of ivwl's
  * zero-copy mode (client-shim/zero-copy.c):
@@ -655,6 +662,35 @@ dispatch_until(struct app *app, bool *flag)
 }
 
 static int
+hidden_release(struct app *app)
+{
+	struct wl_surface *ghost = wl_compositor_create_surface(app->compositor);
+	struct buffer *a = &app->buffers[0], *b = &app->buffers[1];
+	bool released = false;
+
+	wl_surface_attach(ghost, a->wl, 0, 0);
+	wl_surface_frame(ghost);	/* no role, no output: never done */
+	wl_surface_commit(ghost);
+	a->busy = true;
+	wl_surface_attach(ghost, b->wl, 0, 0);
+	wl_surface_commit(ghost);
+	b->busy = true;
+	while (!released) {
+		if (wl_display_dispatch(app->display) < 0)
+			return -1;
+		released = !a->busy;
+	}
+	/* b goes back when the surface does */
+	wl_surface_destroy(ghost);
+	if (wl_display_roundtrip(app->display) < 0)
+		return -1;
+	b->busy = false;
+	printf("hidden release\n");
+	fflush(stdout);
+	return 0;
+}
+
+static int
 write_dump(struct app *app, const char *path)
 {
 	struct buffer *last = app->last;
@@ -764,12 +800,14 @@ main(int argc, char *argv[])
 		{ "surface-damage", no_argument, NULL, 'a' },
 		{ "band", required_argument, NULL, 'b' },
 		{ "spawn", required_argument, NULL, 'x' },
+		{ "hidden-release", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
 			   .pool_mode = "own", .scale = 1, .drawer = -1 };
 	const char *title = "pattern", *dump = NULL, *spawn = NULL;
 	int hold_ms = 30000, c;
+	bool hidden = false;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -797,6 +835,7 @@ main(int argc, char *argv[])
 		case 'S': app.scale = atoi(optarg); break;
 		case 'a': app.surface_damage = true; break;
 		case 'x': spawn = optarg; break;
+		case 'H': hidden = true; break;
 		case 'b':
 			if (sscanf(optarg, "%dx%d", &app.band_w,
 				   &app.band_h) != 2)
@@ -838,6 +877,8 @@ main(int argc, char *argv[])
 	    set_up_view(&app) < 0 || create_buffers(&app) < 0)
 		return 1;
 	if (spawn && run_child(spawn) < 0)
+		return 1;
+	if (hidden && hidden_release(&app) < 0)
 		return 1;
 
 	while (app.next < app.frames) {

@@ -76,11 +76,12 @@ def check_border(session, view, colour):
     print(f"{view['title']!r} has its VM's border colour {colour}")
 
 
-def pattern(session, vm, name, frames=12, w=240, h=180):
+def pattern(session, vm, name, frames=12, w=240, h=180, extra=()):
     dump = session.path(f"{name}.raw")
     p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
                         "--width", str(w), "--height", str(h), "--title",
-                        name, "--dump", dump], vm=vm, log=f"{name}.log")
+                        name, "--dump", dump, *extra], vm=vm,
+                       log=f"{name}.log")
     return p, dump
 
 
@@ -281,6 +282,17 @@ def case_two_vms(s):
     # session.py gives work 0xff3070c0 and home 0xffc03030
     check_border(s, s.wait_view("[work] alpha"), (0x30, 0x70, 0xc0))
     check_border(s, s.wait_view("[home] beta"), (0xc0, 0x30, 0x30))
+
+
+def case_lazy_release(s):
+    """A buffer release that no frame callback will ever carry (its
+    surface has no role) still reaches the client: the plugin holds
+    releases back only as long as its bound, then rings."""
+    p, dump = pattern(s, "work", "lazy", frames=4,
+                      extra=["--hidden-release"])
+    s.wait_line(p, "hidden release")
+    s.wait_line(p, "ready")
+    compare_window(s, s.wait_view("[work] lazy"), dump, 240, 180)
 
 
 def case_client_killed(s):
@@ -822,6 +834,7 @@ CASES = {
     "flower": (case_flower, ("work",)),
     "two-vms": (case_two_vms, ("work", "home")),
     "client-killed": (case_client_killed, ("work",)),
+    "lazy-release": (case_lazy_release, ("work",)),
     "weston-shutdown": (case_weston_shutdown, ("work",)),
     "mpv": (case_mpv, ("work",)),
     "chromium": (case_chromium, ("work",)),
