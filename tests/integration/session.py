@@ -55,7 +55,9 @@ class Session:
     an Xvfb of its own, with a seat, so input and clipboard work."""
 
     def __init__(self, vms=("work",), width=800, height=600,
-                 backend="headless"):
+                 backend="headless", vm_options=None, ivwl_options=()):
+        """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
+        section; ivwl_options: lines of the [ivwl] section."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -64,6 +66,8 @@ class Session:
         self.gui_runtime = self._mkdir("gui")
         self.weston = None
         self.backend = backend
+        self.vm_options = vm_options or {}
+        self.ivwl_options = list(ivwl_options)
         self.x_display = None
         try:
             if backend == "x11":
@@ -142,11 +146,13 @@ class Session:
                # no fades or dimming: pixels are compared exactly
                "[shell]", "panel-position=none", "animation=none",
                "close-animation=none", "startup-animation=none",
-               "focus-animation=none", ""]
+               "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
+        ini.append("")
         for i, vm in enumerate(self.vms):
             ini += ["[ivwl-vm]", f"name={vm}",
                     f"server={self.path(vm + '.sock')}.display",
-                    f"color={colors[i % len(colors)]}", ""]
+                    f"color={colors[i % len(colors)]}"]
+            ini += self.vm_options.get(vm, []) + [""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         env = sanitized(dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime))

@@ -837,6 +837,12 @@ CASES = {
 }
 
 
+# A VM's clipboard is isolated unless its section says otherwise.
+VM_OPTIONS = {
+    "clipboard-50mib": {"work": ["clipboard=import"]},
+}
+
+
 def on_sigterm(signum, frame):
     # meson's timeout: unwind so the session stops what it started
     raise Failure("killed by SIGTERM (timeout?)")
@@ -848,7 +854,8 @@ def main():
         print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
         return 2
     run, vms, *backend = CASES[sys.argv[1]]
-    s = Session(vms, backend=backend[0] if backend else "headless")
+    s = Session(vms, backend=backend[0] if backend else "headless",
+                vm_options=VM_OPTIONS.get(sys.argv[1]))
     try:
         run(s)
         if s.weston.poll() is not None and sys.argv[1] != "weston-shutdown":

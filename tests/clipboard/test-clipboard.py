@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Clipboard policy and the trusted copy and paste between VMs, on a
+seated weston (x11 backend in an Xvfb) with ivwl.so: wl-copy/wl-paste
+and GTK in VMs through the shim, and local clients on weston's socket.
+
+    test-clipboard.py CASE
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.environ.get("IVWL_INTEGRATION_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "integration")))
+from session import ENV, Failure, Session, wait_for  # noqa: E402
+
+TEXT_MIME = "text/plain;charset=utf-8"
+
+
+def copy_in(s, vm, payload, mime=None, name=None):
+    """wl-copy in vm (None: a local client), serving payload (bytes)."""
+    name = name or f"copy-{vm}-{len(s.clients)}"
+    path = s.path(name + ".in")
+    with open(path, "wb") as f:
+        f.write(payload)
+    argv = "exec wl-copy --foreground" + (f" -t '{mime}'" if mime else "")
+    argv += f" < {path}"
+    if vm is None:
+        p = subprocess.Popen(["sh", "-c", argv], env=s._debug_env(),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        s.clients.append(p)
+    else:
+        p = s.client(["sh", "-c", argv], vm=vm, log=name + ".log")
+    return p
+
+
+def paste_in(s, vm, mime=TEXT_MIME, timeout=60):
+    """(returncode, bytes) of wl-paste in vm (None: local)."""
+    argv = ["wl-paste", "-n", "-t", mime]
+    if vm is None:
+        r = s.local(argv, capture_output=True, timeout=timeout)
+        return r.returncode, r.stdout
+    p = s.client(argv, vm=vm, log=f"paste-{vm}-{len(s.clients)}.log")
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure(f"wl-paste in {vm} hung")
+    return p.returncode, out
+
+
+def wait_selection(s, payload, mime=TEXT_MIME):
+    """Waits until wl-copy's selection is weston's: a local paste sees
+    it (local clients read every selection)."""
+    def got():
+        rc, out = paste_in(s, None, mime)
+        return rc == 0 and out == payload
+    wait_for("the selection to be set", got, timeout=20, step=0.3)
+
+
+def expect_paste(s, vm, payload, mime=TEXT_MIME):
+    rc, out = paste_in(s, vm, mime)
+    if rc != 0 or out != payload:
+        raise Failure(f"{vm} pasted {len(out)} bytes (rc {rc}), not the "
+                      f"{len(payload)} bytes copied")
+
+
+def expect_no_paste(s, vm, mime=TEXT_MIME, secret=None):
+    rc, out = paste_in(s, vm, mime)
+    if rc == 0 or (secret and secret in out):
+        raise Failure(f"{vm} read a selection its policy keeps from it "
+                      f"({len(out)} bytes)")
+
+
+def window(s, vm, name):
+    p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", "1000000",
+                  "--width", "160", "--height", "120", "--title", name],
+                 vm=vm, log=f"{name}.log")
+    s.wait_view(f"[{vm}] {name}")
+    return p
+
+
+def focus(s, vm):
+    """Gives vm the keyboard: a window just mapped has it (clicks on
+    the x11 backend's window do not reliably move weston's focus)."""
+    focus.count = getattr(focus, "count", 0) + 1
+    window(s, vm, f"{vm}-focus-{focus.count}")
+    time.sleep(0.3)
+
+
+def wait_log(s, text, timeout=20):
+    wait_for(f"weston to log {text!r}", lambda: text in s.weston_log(),
+             timeout=timeout, step=0.2)
+
+
+def trusted_copy(s, vm, expect):
+    focus(s, vm)
+    s.xdotool("key", "super+shift+c")
+    wait_log(s, expect)
+
+
+def trusted_paste(s, vm, expect):
+    focus(s, vm)
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, expect)
+
+
+def responsive(s):
+    """weston answers a client while a transfer is stuck."""
+    t = time.monotonic()
+    if not any(v["title"] for v in s.scene()):
+        raise Failure("weston's scene has no windows")
+    return time.monotonic() - t
+
+
+# ---- cases ---------------------------------------------------------------
+
+def case_isolated(s):
+    """Default policy: a VM reads no other VM's selection, with focus
+    (wl-paste maps a surface and takes the keyboard) or without, and no
+    primary selection; its own VM's clients and local clients still do."""
+    secret = b"ivwl-secret-of-vm-a\n"
+    copy_in(s, "a", secret)
+    wait_selection(s, secret)
+    window(s, "b", "b-win")
+    focus(s, "b")
+    expect_no_paste(s, "b", secret=secret)
+    rc, out = paste_in(s, "b", "text/plain")
+    if rc == 0 or secret in out:
+        raise Failure("b read a's selection as text/plain")
+    expect_paste(s, "a", secret)
+    # weston 10 has no primary selection; the global is hidden anyway
+    rc, out = s_primary(s, "b")
+    if rc == 0 or secret in out:
+        raise Failure("b read a primary selection")
+    if "[b] slot" not in s.weston_log() or "withheld the selection offer "\
+            "of a's data (clipboard=isolated)" not in s.weston_log():
+        raise Failure("weston's log does not say what it withheld")
+    # nor the gui-VM's own
+    local = b"ivwl-local-secret\n"
+    copy_in(s, None, local)
+    wait_selection(s, local)
+    expect_no_paste(s, "a", secret=local)
+    expect_no_paste(s, "b", secret=local)
+    if secret.strip() in s.weston_log().encode():
+        raise Failure("the data is in weston's log")
+    print("isolated VMs read only their own selections")
+
+
+def s_primary(s, vm):
+    p = s.client(["wl-paste", "-n", "--primary"], vm=vm,
+                 log=f"primary-{vm}.log")
+    try:
+        out, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("wl-paste --primary hung")
+    return p.returncode, out
+
+
+def case_policies(s):
+    """import, export and shared: data crosses only from a VM that exports
+    (or a local client) to one that imports."""
+    # a exports, b imports, c shares, d is isolated
+    results = []
+    for src in ["a", "b", "c", None]:
+        data = f"from-{src or 'local'}-{time.monotonic()}\n".encode()
+        copy_in(s, src, data)
+        wait_selection(s, data)
+        for dst in ["a", "b", "c", "d"]:
+            exports = src is None or src in ("a", "c")
+            imports = dst in ("b", "c")
+            if dst == src or (exports and imports):
+                expect_paste(s, dst, data)
+                results.append(f"{src or 'local'}->{dst}")
+            else:
+                expect_no_paste(s, dst, secret=data)
+    log = s.weston_log()
+    if "[b] slot" not in log or "reads text/plain;charset=utf-8 of a's " \
+            "selection" not in log:
+        raise Failure("weston's log does not say b read a's selection")
+    print("crossed as documented:", ", ".join(results))
+
+
+def case_bindings(s):
+    """The trusted copy and paste move text (every type wl-copy offers)
+    and a 20 MiB image byte for byte from a to b, once, and to no third
+    VM; the log names VMs, types and sizes, never the data."""
+    text = b"ivwl trusted text \xe2\x9c\x93\n"
+    copy_in(s, "a", text)
+    wait_selection(s, text)
+    expect_no_paste(s, "b", secret=text)
+    trusted_copy(s, "a", "trusted copy from a: ")
+    trusted_paste(s, "b", "trusted paste of a's copy into b")
+    expect_paste(s, "b", text)
+    expect_paste(s, "b", text, "text/plain")
+    expect_no_paste(s, "c", secret=text)
+    # once: the plugin's clipboard is empty after the paste
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, "trusted paste: nothing copied")
+
+    image = os.urandom(20 << 20)
+    copy_in(s, "a", image, "image/png")
+    wait_selection(s, image, "image/png")
+    trusted_copy(s, "a",
+                 "trusted copy from a: 1 types, 20971520 bytes "
+                 "(image/png 20971520)")
+    trusted_paste(s, "b", "into b: 1 types, 20971520 bytes")
+    expect_paste(s, "b", image, "image/png")
+    wait_log(s, "trusted paste: image/png, 20971520 bytes, written")
+    expect_no_paste(s, "a", "image/png")
+    expect_no_paste(s, "c", "image/png")
+    if text.strip() in s.weston_log().encode(errors="replace"):
+        raise Failure("the copied text is in weston's log")
+    print("text and 20 MiB image moved a -> b byte for byte, once")
+
+
+def case_gtk(s):
+    """A GTK application in a types and copies (ctrl+c); the trusted
+    bindings bring it to wl-paste in b."""
+    # mapped last, the demo has the keyboard
+    gtk = s.client(["gtk3-demo", "--run=clipboard"], vm="a", log="gtk.log",
+                   extra_env={"GDK_BACKEND": "wayland",
+                              "NO_AT_BRIDGE": "1"})
+    s.wait_view("[a] Clipboard", timeout=40)
+    time.sleep(1)
+    # the demo's first entry has the focus: replace its text and copy it
+    s.xdotool("key", "ctrl+a")
+    s.xdotool("type", "--delay", "30", "ivwl from gtk")
+    s.xdotool("key", "ctrl+a", "ctrl+c")
+    wait_selection(s, b"ivwl from gtk")
+    trusted_copy(s, "a", "trusted copy from a: ")
+    trusted_paste(s, "b", "trusted paste of a's copy into b")
+    expect_paste(s, "b", b"ivwl from gtk")
+    if gtk.poll() is not None:
+        raise Failure("gtk3-demo exited")
+    print("GTK's copy reached b through the trusted paste")
+
+
+def case_stall_flood(s):
+    """A VM that stalls or floods during a trusted copy, or stalls reading
+    a trusted paste, costs a stall timer: weston answers throughout, the
+    receiving VM's other window stays, and the next paste is whole."""
+    bwin = window(s, "b", "b-win")
+    # a stalls: its wl-copy is stopped while weston asks it for data
+    stuck = copy_in(s, "a", b"never sent\n")
+    wait_selection(s, b"never sent\n")
+    os.kill(stuck.pid, signal.SIGSTOP)
+    focus(s, "a")
+    s.xdotool("key", "super+shift+c")
+    took = responsive(s)
+    wait_log(s, "stalled after 0 bytes")
+    wait_log(s, "trusted copy from a: nothing copied")
+    os.kill(stuck.pid, signal.SIGCONT)
+    print(f"stalled source given up; weston answered in {took:.2f} s")
+
+    # a floods: more than the budget (32 MiB here) in one type
+    copy_in(s, "a", os.urandom(48 << 20), "application/x-flood")
+    wait_for("the flood's selection", lambda: "application/x-flood" in
+             s.local(["wl-paste", "-l"], capture_output=True,
+                     timeout=30).stdout.decode(), timeout=30, step=0.5)
+    focus(s, "a")
+    s.xdotool("key", "super+shift+c")
+    wait_log(s, "application/x-flood is over the budget")
+    responsive(s)
+    print("flooding source cut at the budget")
+
+    # b stalls reading a paste: its wl-paste's stdout is never read
+    image = os.urandom(20 << 20)
+    copy_in(s, "a", image, "image/png")
+    wait_selection(s, image, "image/png")
+    trusted_copy(s, "a", "trusted copy from a: 1 types")
+    trusted_paste(s, "b", "into b: 1 types")
+    reader = s.client(["wl-paste", "-n", "-t", "image/png"], vm="b",
+                      log="stalled-reader.log")
+    wait_for("the paste to stall", lambda: "the reader of image/png "
+             "stalled" in s.weston_log() or "did not read a pipe" in
+             s.weston_log(), timeout=30, step=0.2)
+    responsive(s)
+    if bwin.poll() is not None:
+        raise Failure("b's window went with the stalled reader")
+    reader.kill()
+    reader.wait()
+    expect_paste(s, "b", image, "image/png")
+    print("stalled reader given up; b's next paste was whole")
+
+
+CASES = {
+    "isolated": (case_isolated, ("a", "b"), {}),
+    "policies": (case_policies, ("a", "b", "c", "d"), {
+        "a": ["clipboard=export"], "b": ["clipboard=import"],
+        "c": ["clipboard=shared"]}),
+    "bindings": (case_bindings, ("a", "b", "c"), {}),
+    "gtk": (case_gtk, ("a", "b"), {}),
+    "stall-flood": (case_stall_flood, ("a", "b"), {}),
+}
+IVWL_OPTIONS = {
+    "stall-flood": ["clipboard-budget-mib=32", "clipboard-stall-ms=1000"],
+}
+
+
+def on_sigterm(signum, frame):
+    raise Failure("killed by SIGTERM (timeout?)")
+
+
+def main():
+    signal.signal(signal.SIGTERM, on_sigterm)
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
+        return 2
+    run, vms, options = CASES[sys.argv[1]]
+    s = Session(vms, backend="x11", vm_options=options,
+                ivwl_options=IVWL_OPTIONS.get(sys.argv[1], ()))
+    try:
+        run(s)
+        if s.weston.poll() is not None:
+            raise Failure("weston is gone")
+        print(f"PASS {sys.argv[1]}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {sys.argv[1]}: {e}")
+        s.dump_logs()
+        return 1
+    finally:
+        s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
