@@ -296,6 +296,97 @@ def case_stall_flood(s):
     print("a stalled reader of the paste given up")
 
 
+def free_point(s, title):
+    """A point of title's window no other window covers."""
+    views = [v for v in s.scene() if v["title"] and v["rect"]]
+    mine = [v for v in views if v["title"] == title]
+    if not mine:
+        raise Failure(f"no window {title!r}")
+    x0, y0, x1, y1 = mine[0]["rect"]
+    others = [v["rect"] for v in views if v["title"] != title]
+    for y in range((y0 + y1) // 2, y1 - 5, 7):
+        for x in range((x0 + x1) // 2, x1 - 5, 7):
+            if not any(a <= x < c and b <= y < d for a, b, c, d in others):
+                return x, y
+    raise Failure(f"{title!r} is covered by other windows")
+
+
+class Lines:
+    """What a client printed so far, kept across looks."""
+    def __init__(self, proc):
+        self.proc = proc
+        self.text = b""
+        os.set_blocking(proc.stdout.fileno(), False)
+
+    def read(self):
+        chunk = self.proc.stdout.read()
+        if chunk:
+            self.text += chunk
+        return self.text.decode(errors="replace").splitlines()
+
+    def forget(self):
+        self.read()
+        self.text = b""
+
+
+def drag(s, src_title, dst_title):
+    sx, sy = free_point(s, src_title)
+    dx, dy = free_point(s, dst_title)
+    s.xdotool("mousemove", str(sx), str(sy))
+    time.sleep(0.3)
+    s.xdotool("mousedown", "1")
+    time.sleep(0.3)
+    for i in range(1, 11):
+        s.xdotool("mousemove", str(sx + (dx - sx) * i // 10),
+                  str(sy + (dy - sy) * i // 10))
+        time.sleep(0.05)
+    time.sleep(0.5)
+    s.xdotool("mouseup", "1")
+
+
+def case_drag(s):
+    """A drag from a (drag-and-drop=export) into isolated c is refused:
+    c hears of no drag and a's source is cancelled; into b (import) it
+    crosses and the drop is read."""
+    def dnd(vm, title, role):
+        p = s.client([ENV["IVWL_DND_CLIENT"], "--title", title, role],
+                     vm=vm, log=f"{title}.log")
+        s.wait_view(f"[{vm}] {title}")
+        return Lines(p)
+    src = dnd("a", "a-src", "source")
+    b = dnd("b", "b-dst", "target")
+    c = dnd("c", "c-dst", "target")
+    # weston's x11 backend moves its pointer by X's deltas from where
+    # it started: pinning it to two corners makes the two agree
+    s.xdotool("mousemove", str(s.width - 1), str(s.height - 1))
+    time.sleep(0.2)
+    s.xdotool("mousemove", "0", "0")
+    time.sleep(0.2)
+
+    drag(s, "[a] a-src", "[c] c-dst")
+    wait_for("a's drag to be cancelled", lambda: "cancelled" in src.read(),
+             timeout=15, step=0.2)
+    if "dragging" not in src.read():
+        raise Failure("a never started its drag")
+    if any(l.startswith("enter") or l.startswith("got") for l in c.read()):
+        raise Failure("the drag reached isolated c")
+    wait_log(s, "withheld a drag offer of a's data "
+             "(drag-and-drop=isolated)")
+    print("a's drag into isolated c refused")
+
+    b.forget()
+    src.forget()
+    drag(s, "[a] a-src", "[b] b-dst")
+    wait_for("b to read the drop", lambda: "got ivwl-dnd-payload" in
+             b.read(), timeout=15, step=0.2)
+    if "enter" not in b.read():
+        raise Failure("b read a drop it never saw enter")
+    if any(l.startswith("enter") or l.startswith("got") for l in c.read()):
+        raise Failure("the drag reached isolated c")
+    wait_log(s, "reads text/x-ivwl-dnd of a's drag")
+    print("a's drag into b (import) crossed and was dropped")
+
+
 CASES = {
     "isolated": (case_isolated, ("a", "b"), {}),
     "policies": (case_policies, ("a", "b", "c", "d"), {
@@ -304,6 +395,8 @@ CASES = {
     "bindings": (case_bindings, ("a", "b", "c"), {}),
     "gtk": (case_gtk, ("a", "b"), {}),
     "stall-flood": (case_stall_flood, ("a", "b"), {}),
+    "drag": (case_drag, ("a", "b", "c"), {
+        "a": ["drag-and-drop=export"], "b": ["drag-and-drop=import"]}),
 }
 IVWL_OPTIONS = {
     "stall-flood": ["clipboard-budget-mib=32", "clipboard-stall-ms=1000"],
