@@ -32,10 +32,16 @@
  * device per focus change or drag, and each goes within its burst. */
 #define WITHHELD_MAX 64u
 
+/* One offer a VM client never heard of. */
+struct withheld {
+	uint32_t id;		/* 0: a free entry */
+	bool gone;		/* weston's offer destroyed already */
+};
+
 /* What is withheld from one VM client; found by its destroy listener. */
 struct clip_client {
 	struct wl_listener destroy;
-	uint32_t withheld[WITHHELD_MAX];	/* offer ids, 0: free */
+	struct withheld withheld[WITHHELD_MAX];
 	uint32_t drag_offer;	/* the withheld drag under way, 0: none */
 };
 
@@ -271,7 +277,7 @@ clip_client(struct wl_client *client, bool create)
 	return cc;
 }
 
-static uint32_t *
+static struct withheld *
 withheld_slot(struct clip_client *cc, uint32_t id)
 {
 	uint32_t i;
@@ -279,32 +285,33 @@ withheld_slot(struct clip_client *cc, uint32_t id)
 	if (!cc || !id)
 		return NULL;
 	for (i = 0; i < WITHHELD_MAX; i++)
-		if (cc->withheld[i] == id)
+		if (cc->withheld[i].id == id)
 			return &cc->withheld[i];
 	return NULL;
 }
 
-static uint32_t *
+static struct withheld *
 free_slot(struct clip_client *cc)
 {
 	uint32_t i;
 
 	for (i = 0; cc && i < WITHHELD_MAX; i++)
-		if (!cc->withheld[i])
+		if (!cc->withheld[i].id)
 			return &cc->withheld[i];
 	return NULL;
 }
 
-/* The weston_data_offer behind a wl_data_offer id of the client. */
+/* The weston_data_offer behind a wl_data_offer id of the client;
+ * *resource NULL unless the id is a live wl_data_offer. */
 static struct weston_data_offer *
 weston_offer(struct wl_client *client, uint32_t id,
 	     struct wl_resource **resource)
 {
 	*resource = wl_client_get_object(client, id);
-	if (!*resource || strcmp(wl_resource_get_class(*resource),
-				 wl_data_offer_interface.name) != 0)
-		return NULL;
-	return wl_resource_get_user_data(*resource);
+	if (*resource && strcmp(wl_resource_get_class(*resource),
+				wl_data_offer_interface.name) != 0)
+		*resource = NULL;
+	return *resource ? wl_resource_get_user_data(*resource) : NULL;
 }
 
 /*
@@ -314,14 +321,17 @@ weston_offer(struct wl_client *client, uint32_t id,
  * selection.
  */
 static void
-unlink_offer(struct weston_data_offer *offer)
+destroy_offer(struct weston_data_offer *offer, struct wl_resource *resource)
 {
-	if (!offer || !offer->source)
+	if (!offer)
 		return;
-	if (offer->source->offer == offer)
-		offer->source->offer = NULL;
-	wl_list_remove(&offer->source_destroy_listener.link);
-	offer->source = NULL;
+	if (offer->source) {
+		if (offer->source->offer == offer)
+			offer->source->offer = NULL;
+		wl_list_remove(&offer->source_destroy_listener.link);
+		offer->source = NULL;
+	}
+	wl_resource_destroy(resource);
 }
 
 static bool
@@ -364,7 +374,7 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
 	struct ivwl_clip_owner from;
 	enum ivwl_clip_kind kind;
 	struct clip_client *cc;
-	uint32_t *slot;
+	struct withheld *slot;
 
 	offer = weston_offer(conn->client, id, &resource);
 	source = offer ? offer->source : NULL;
@@ -375,13 +385,19 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
 	cc = clip_client(conn->client, true);
 	slot = free_slot(cc);
 	if (!slot) {
-		/* cannot follow it: end the client rather than leak */
-		ivwl_log("[%s] slot %u: too many withheld offers", conn->vm->name,
-			 conn->slot);
+		/*
+		 * Cannot follow its events: weston's offer goes now, so
+		 * whatever of it still reaches the client names nothing,
+		 * and the client goes too.
+		 */
+		ivwl_log("[%s] slot %u: too many withheld offers",
+			 conn->vm->name, conn->slot);
+		destroy_offer(offer, resource);
 		ivwl_connection_kill_later(conn);
 		return true;
 	}
-	*slot = id;
+	slot->id = id;
+	slot->gone = false;
 	ivwl_log("[%s] slot %u: withheld %s offer of %s's data (%s=%s)",
 		 conn->vm->name, conn->slot,
 		 kind == IVWL_CLIP_DRAG ? "a drag" : "the selection",
@@ -393,9 +409,9 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
 	 * selection event, the last of its burst.  A drag's stays until
 	 * leave, as weston's drag refers to it until then.
 	 */
-	if (kind == IVWL_CLIP_SELECTION && resource) {
-		unlink_offer(offer);
-		wl_resource_destroy(resource);
+	if (kind == IVWL_CLIP_SELECTION) {
+		destroy_offer(offer, resource);
+		slot->gone = true;
 	}
 	return true;
 }
@@ -405,17 +421,17 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
  * until now: from here on it may name a new object.
  */
 static void
-end_withheld(struct ivwl_connection *conn, uint32_t *slot, bool destroy)
+end_withheld(struct ivwl_connection *conn, struct withheld *slot)
 {
+	struct weston_data_offer *offer;
 	struct wl_resource *resource;
 
-	if (destroy) {
-		unlink_offer(weston_offer(conn->client, *slot, &resource));
-		if (resource)
-			wl_resource_destroy(resource);
+	if (!slot->gone) {
+		offer = weston_offer(conn->client, slot->id, &resource);
+		destroy_offer(offer, resource);
 	}
-	ivwl_wire_map_forget(&conn->objects, *slot);
-	*slot = 0;
+	ivwl_wire_map_forget(&conn->objects, slot->id);
+	slot->id = 0;
 }
 
 bool
@@ -423,7 +439,8 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
 	struct clip_client *cc;
-	uint32_t *slot, none = 0;
+	struct withheld *slot;
+	uint32_t none = 0;
 
 	if (msg->iface == &ivwl_iface_wl_data_offer) {
 		cc = clip_client(conn->client, false);
@@ -440,7 +457,7 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		if (!slot)
 			return false;
 		memcpy(bytes + msg->args[0].offset, &none, sizeof(none));
-		end_withheld(conn, slot, false);
+		end_withheld(conn, slot);
 		return false;
 	case IVWL_EVT_WL_DATA_DEVICE_ENTER:
 		cc = clip_client(conn->client, false);
@@ -448,7 +465,7 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 			cc->drag_offer = 0;
 		slot = withheld_slot(cc, ivwl_wire_arg_object(msg, 4));
 		if (slot)
-			cc->drag_offer = *slot;
+			cc->drag_offer = slot->id;
 		return slot != NULL;
 	case IVWL_EVT_WL_DATA_DEVICE_MOTION:
 	case IVWL_EVT_WL_DATA_DEVICE_DROP:
@@ -461,7 +478,7 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		slot = withheld_slot(cc, cc->drag_offer);
 		cc->drag_offer = 0;
 		if (slot)
-			end_withheld(conn, slot, true);
+			end_withheld(conn, slot);
 		return true;
 	default:
 		return false;
