@@ -28,6 +28,7 @@
 #include "clipboard-internal.h"
 #include "ivwl-plugin.h"
 #include "vm.h"
+#include "watch.h"
 
 #define DEFAULT_COPY_KEY "super+shift+c"
 #define DEFAULT_PASTE_KEY "super+shift+v"
@@ -65,7 +66,7 @@ struct clip_copy {
 	char *types[MAX_TYPES];
 	uint32_t ntypes, next;
 	int fd;
-	struct wl_event_source *fd_source;
+	struct ivwl_watch *fd_watch;
 	struct wl_event_source *timer;
 	uint8_t *buf;
 	size_t len, cap;
@@ -79,7 +80,7 @@ struct clip_writer {
 	const struct clip_item *item;
 	size_t off;
 	int fd;
-	struct wl_event_source *fd_source;
+	struct ivwl_watch *fd_watch;
 	struct wl_event_source *timer;
 };
 
@@ -159,9 +160,8 @@ copy_end_type(struct clip_copy *c, bool keep)
 	struct clip_data *d = c->data;
 	struct clip_item *item;
 
-	if (c->fd_source)
-		wl_event_source_remove(c->fd_source);
-	c->fd_source = NULL;
+	ivwl_watch_remove(c->fd_watch);
+	c->fd_watch = NULL;
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
@@ -185,8 +185,7 @@ copy_free(struct clip_copy *c)
 {
 	uint32_t i;
 
-	if (c->fd_source)
-		wl_event_source_remove(c->fd_source);
+	ivwl_watch_remove(c->fd_watch);
 	if (c->fd >= 0)
 		close(c->fd);
 	if (c->timer)
@@ -306,10 +305,9 @@ copy_next(struct clip_copy *c)
 		return;
 	}
 	c->fd = p[0];
-	c->fd_source = wl_event_loop_add_fd(c->t->loop, p[0],
-					    WL_EVENT_READABLE,
-					    on_copy_readable, c);
-	if (!c->fd_source) {
+	c->fd_watch = ivwl_watch_add(c->t->cb->plugin->watcher, p[0],
+				     WL_EVENT_READABLE, on_copy_readable, c);
+	if (!c->fd_watch) {
 		close(p[1]);
 		copy_finish(c);
 		return;
@@ -420,8 +418,7 @@ static void
 writer_free(struct clip_writer *w)
 {
 	wl_list_remove(&w->link);
-	if (w->fd_source)
-		wl_event_source_remove(w->fd_source);
+	ivwl_watch_remove(w->fd_watch);
 	if (w->timer)
 		wl_event_source_remove(w->timer);
 	close(w->fd);
@@ -499,10 +496,10 @@ paste_send(struct weston_data_source *base, const char *mime, int32_t fd)
 	w->item = &p->data->items[i];
 	w->data = data_ref(p->data);
 	wl_list_insert(&p->t->writers, &w->link);
-	w->fd_source = wl_event_loop_add_fd(p->t->loop, fd, WL_EVENT_WRITABLE,
-					    on_writable, w);
+	w->fd_watch = ivwl_watch_add(p->t->cb->plugin->watcher, fd,
+				     WL_EVENT_WRITABLE, on_writable, w);
 	w->timer = wl_event_loop_add_timer(p->t->loop, on_write_stall, w);
-	if (!w->fd_source || !w->timer) {
+	if (!w->fd_watch || !w->timer) {
 		writer_free(w);
 		return;
 	}
