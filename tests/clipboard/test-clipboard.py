@@ -13,7 +13,8 @@ import time
 
 sys.path.insert(0, os.environ.get("IVWL_INTEGRATION_DIR", os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "integration")))
-from session import ENV, Failure, Session, wait_for  # noqa: E402
+from session import (ENV, Failure, Session, case_main,  # noqa: E402
+                     wait_for)
 
 TEXT_MIME = "text/plain;charset=utf-8"
 
@@ -403,31 +404,12 @@ IVWL_OPTIONS = {
 }
 
 
-def on_sigterm(signum, frame):
-    raise Failure("killed by SIGTERM (timeout?)")
-
-
-def main():
-    signal.signal(signal.SIGTERM, on_sigterm)
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
-        return 2
-    run, vms, options = CASES[sys.argv[1]]
+def start(name):
+    run, vms, options = CASES[name]
     s = Session(vms, backend="x11", vm_options=options,
-                ivwl_options=IVWL_OPTIONS.get(sys.argv[1], ()))
-    try:
-        run(s)
-        if s.weston.poll() is not None:
-            raise Failure("weston is gone")
-        print(f"PASS {sys.argv[1]}")
-        return 0
-    except Failure as e:
-        print(f"FAIL {sys.argv[1]}: {e}")
-        s.dump_logs()
-        return 1
-    finally:
-        s.close()
+                ivwl_options=IVWL_OPTIONS.get(name, ()))
+    return s, run, False
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(case_main(CASES, start))

@@ -1077,6 +1077,25 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	return f->selection;
 }
 
+/* wl_data_offer.receive of CLIP_MIME into a pipe of ours, on slot k. */
+static void
+receive_offer(struct ivwl_hostile *h, uint32_t k, uint32_t offer)
+{
+	static const struct ivwl_fd_desc pipe_desc = {
+		.kind = IVWL_FD_PIPE,
+		.flags = IVWL_PIPE_WRITE_END,
+		.channel = 1,		/* odd: an app side channel */
+	};
+	struct ivwl_out out;
+
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, offer, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
+	ivwl_out_string(&out, CLIP_MIME);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &pipe_desc);
+	ivwl_hostile_send_wayland(h, k, &out);
+}
+
 /*
  * A selection bigger than the plugin's pipe buffer, cached by weston's
  * clipboard manager (our source destroyed, weston serves its copy), then
@@ -1087,11 +1106,6 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 {
-	struct ivwl_fd_desc pipe_desc = {
-		.kind = IVWL_FD_PIPE,
-		.flags = IVWL_PIPE_WRITE_END,
-		.channel = 1,		/* odd: an app side channel */
-	};
 	struct focus f = { 0 };
 	struct ivwl_out out;
 	struct clip c;
@@ -1117,12 +1131,7 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 		       "(no keyboard focus?)\n");
 		return;
 	}
-	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, f.offer, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
-	ivwl_out_string(&out, CLIP_MIME);
-	ivwl_out_end(&out);
-	ivwl_out_fd(&out, &pipe_desc);
-	ivwl_hostile_send_wayland(h, 1, &out);
+	receive_offer(h, 1, f.offer);
 	printf("hostile-peer: clipboard-hang: receiving weston's copy, "
 	       "granting no credit\n");
 	fflush(stdout);
@@ -1155,13 +1164,7 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 void
 ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
 {
-	struct ivwl_fd_desc pipe_desc = {
-		.kind = IVWL_FD_PIPE,
-		.flags = IVWL_PIPE_WRITE_END,
-		.channel = 1,		/* odd: an app side channel */
-	};
 	struct focus f = { 0 };
-	struct ivwl_out out;
 	int64_t end;
 
 	focus_and_offer(h, 0, &f);
@@ -1171,12 +1174,7 @@ ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
 	fflush(stdout);
 	if (h->slot[0].phase != IVWL_HOSTILE_LIVE)
 		return;
-	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, FIRST_SERVER_ID, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
-	ivwl_out_string(&out, CLIP_MIME);
-	ivwl_out_end(&out);
-	ivwl_out_fd(&out, &pipe_desc);
-	ivwl_hostile_send_wayland(h, 0, &out);
+	receive_offer(h, 0, FIRST_SERVER_ID);
 	end = ivwl_hostile_now_ms() + 3000;
 	while (ivwl_hostile_now_ms() < end &&
 	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {

@@ -11,6 +11,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -295,6 +296,39 @@ class Session:
                 with open(self.path(name), errors="replace") as f:
                     text = f.read()
                 print(f"---- {name} ----\n{text[-4000:]}")
+
+
+def _on_sigterm(signum, frame):
+    # meson's timeout: unwind so the session stops what it started
+    raise Failure("killed by SIGTERM (timeout?)")
+
+
+def case_main(names, start):
+    """main() of a script of cases: argv names one of names; start(name)
+    gives (its Session, its function, whether weston may stop)."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if len(sys.argv) != 2 or sys.argv[1] not in names:
+        print(f"usage: {sys.argv[0]} ({'|'.join(names)})")
+        return 2
+    s, run, weston_may_stop = start(sys.argv[1])
+    return run_case(sys.argv[1], s, run, weston_may_stop)
+
+
+def run_case(name, s, run, weston_may_stop=False):
+    """Runs case run on session s, says PASS or FAIL (with the logs) and
+    closes s; the exit status."""
+    try:
+        run(s)
+        if not weston_may_stop and s.weston.poll() is not None:
+            raise Failure("weston is gone")
+        print(f"PASS {name}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {name}: {e}")
+        s.dump_logs()
+        return 1
+    finally:
+        s.close()
 
 
 def decode_png(path):
