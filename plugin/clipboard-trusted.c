@@ -62,6 +62,7 @@ struct clip_copy {
 	struct ivwl_clip_trusted *t;
 	struct weston_data_source *source;	/* NULL once it went */
 	struct wl_listener source_destroy;
+	bool cut;		/* the source went during this type */
 	struct clip_data *data;
 	char *types[MAX_TYPES];
 	uint32_t ntypes, next;
@@ -250,6 +251,14 @@ on_copy_readable(int fd, uint32_t mask, void *arg)
 				 c->types[c->next], strerror(errno));
 			goto fail;
 		}
+		if (n == 0 && c->cut) {
+			/* an end we cannot tell from a complete one */
+			ivwl_log("trusted copy from %s: its source went while "
+				 "it sent %s: not copied",
+				 ivwl_clip_owner_name(&c->data->from),
+				 c->types[c->next]);
+			goto fail;
+		}
 		if (n == 0) {
 			copy_end_type(c, true);
 			copy_next(c);
@@ -324,6 +333,7 @@ on_copy_source_destroy(struct wl_listener *listener, void *data)
 
 	wl_list_remove(&c->source_destroy.link);
 	c->source = NULL;
+	c->cut = c->fd >= 0;
 }
 
 static bool
