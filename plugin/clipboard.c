@@ -364,6 +364,24 @@ kind_key(enum ivwl_clip_kind kind)
 	return key_names[kind];
 }
 
+static void
+log_withheld(struct ivwl_connection *conn, const struct ivwl_clip_owner *from,
+	     enum ivwl_clip_kind kind)
+{
+	char why[64];
+
+	/* the paste's target is not the policy's doing */
+	if (from && from->party == IVWL_CLIP_TRUSTED)
+		snprintf(why, sizeof(why), "pasted for another");
+	else
+		snprintf(why, sizeof(why), "%s=%s", kind_key(kind),
+			 ivwl_clip_mode_name(conn->vm->clip.mode[kind]));
+	ivwl_log("[%s] slot %u: withheld %s offer of %s's data (%s)",
+		 conn->vm->name, conn->slot,
+		 kind == IVWL_CLIP_DRAG ? "a drag" : "the selection",
+		 from ? ivwl_clip_owner_name(from) : "a gone source", why);
+}
+
 /* wl_data_device.data_offer: true to withhold the new offer. */
 static bool
 on_data_offer(struct ivwl_connection *conn, uint32_t id)
@@ -398,12 +416,7 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
 	}
 	slot->id = id;
 	slot->gone = false;
-	ivwl_log("[%s] slot %u: withheld %s offer of %s's data (%s=%s)",
-		 conn->vm->name, conn->slot,
-		 kind == IVWL_CLIP_DRAG ? "a drag" : "the selection",
-		 source ? ivwl_clip_owner_name(&from) : "a gone source",
-		 kind_key(kind),
-		 ivwl_clip_mode_name(conn->vm->clip.mode[kind]));
+	log_withheld(conn, source ? &from : NULL, kind);
 	/*
 	 * A selection's offer goes now: its id stays in the map until its
 	 * selection event, the last of its burst.  A drag's stays until
