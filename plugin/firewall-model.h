@@ -94,7 +94,8 @@ struct ivwl_fw_object {
 	/* role objects, viewports...: their wl_surface */
 	uint32_t surface;
 	/* wl_surface: its live xdg_surface or wl_subsurface;
-	 * xdg_surface: its live xdg_toplevel or xdg_popup */
+	 * xdg_surface: its live xdg_toplevel or xdg_popup;
+	 * data sources: the device that made it the selection */
 	uint32_t role_object;
 	/* xdg_toplevel, xdg_popup: their xdg_surface */
 	uint32_t xdg_surface;

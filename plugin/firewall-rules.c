@@ -500,19 +500,40 @@ use_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	return 0;
 }
 
+/*
+ * GTK 3 sets its selection's source again through the same device:
+ * weston 10 takes it back and sets it anew, or ignores the old serial.
+ * Only another device, or a drag, would put it in two places.
+ */
+static int
+set_selection(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	      const struct ivwl_interface *iface)
+{
+	fw_obj *src = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0), iface);
+	int ret;
+
+	if (src && (src->flags & IVWL_FW_USED) &&
+	    src->role_object == msg->object)
+		return 0;
+	ret = use_source(fw, msg, iface);
+	if (ret == 0 && src)
+		src->role_object = msg->object;
+	return ret;
+}
+
 static int
 data_device_set_selection(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg)
 {
-	return use_source(fw, msg, &ivwl_iface_wl_data_source);
+	return set_selection(fw, msg, &ivwl_iface_wl_data_source);
 }
 
 static int
 primary_device_set_selection(struct ivwl_firewall *fw,
 			     const struct ivwl_wire_msg *msg)
 {
-	return use_source(fw, msg,
-			  &ivwl_iface_zwp_primary_selection_source_v1);
+	return set_selection(fw, msg,
+			     &ivwl_iface_zwp_primary_selection_source_v1);
 }
 
 static int

@@ -17,6 +17,7 @@
 
 #include "ivwl-plugin.h"
 #include "attach.h"
+#include "clipboard.h"
 #include "connection.h"
 #include "label.h"
 #include "vm.h"
@@ -41,10 +42,13 @@ global_filter(const struct wl_client *client, const struct wl_global *global,
 {
 	struct ivwl_plugin *plugin = data;
 	struct ivwl_vm *vm = ivwl_vm_from_client(plugin, client);
+	const char *name;
 
 	if (!vm)
 		return true;
-	return ivwl_vm_allows(vm, wl_global_get_interface(global)->name);
+	name = wl_global_get_interface(global)->name;
+	return ivwl_vm_allows(vm, name) &&
+	       !ivwl_clip_policy_hides(&vm->clip, name);
 }
 
 /*
@@ -113,6 +117,8 @@ plugin_free(struct ivwl_plugin *plugin)
 		ivwl_vm_destroy(vm);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	if (plugin->clipboard)
+		ivwl_clipboard_destroy(plugin->clipboard);
 	ivwl_attacher_destroy(plugin->attacher);
 	ivwl_watch_remove(plugin->more_watch);
 	if (plugin->more_fd >= 0)
@@ -192,6 +198,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
 	plugin->label = ivwl_label_create(plugin);
 	if (!plugin->label)
+		goto err_vms;
+	plugin->clipboard = ivwl_clipboard_create(plugin);
+	if (!plugin->clipboard)
 		goto err_vms;
 
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);

@@ -33,6 +33,7 @@ struct ivwl_plugin {
 	 */
 	int more_fd;
 	struct ivwl_watch *more_watch;
+	struct ivwl_clipboard *clipboard;
 };
 
 /* Log with the module's prefix. */

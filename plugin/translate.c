@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clipboard.h"
 #include "connection.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
@@ -421,6 +422,8 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			return -EPROTO;
 		}
 		ret = ivwl_firewall_request(&conn->firewall, &msg, p, why);
+		if (ret == 0 && ivwl_clipboard_request)
+			ret = ivwl_clipboard_request(conn, &msg, why);
 		if (ret < 0)
 			return ret;
 		if (conn->firewall.inject_len > 0 &&
@@ -661,9 +664,12 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		if (is(&msg, &ivwl_iface_wl_registry,
 		       IVWL_EVT_WL_REGISTRY_GLOBAL))
 			clamp_global_version(&msg, in->buf);
-		/* Formats create_buffer would refuse are not offered. */
-		if (is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
-		    shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) {
+		/* Formats create_buffer would refuse are not offered, nor
+		 * data the VM's clipboard policy keeps from it. */
+		if ((is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
+		     shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
+		    (ivwl_clipboard_event &&
+		     ivwl_clipboard_event(conn, &msg, in->buf))) {
 			ivwl_stream_in_consume(in, (size_t)n);
 			continue;
 		}

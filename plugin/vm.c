@@ -516,6 +516,8 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 		goto err_vm;
 	}
 	vm->app_timeout_ms = (uint32_t)app_timeout * 1000;
+	if (!ivwl_clip_policy_read(section, vm->name, &vm->clip))
+		goto err_vm;
 	if (!parse_color(color, &vm->color)) {
 		ivwl_log("[%s] color=%s is not 0xAARRGGBB", vm->name, color);
 		goto err_vm;

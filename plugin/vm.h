@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
+#include "clipboard.h"
 #include "display-side.h"
 #include "firewall.h"
 #include "pipe-thread.h"
@@ -21,6 +22,7 @@ struct ivwl_vm {
 	char *device;
 	uint32_t color;			/* 0xAARRGGBB of the window border */
 	struct ivwl_policy *policy;
+	struct ivwl_clip_policy clip;	/* clipboard=, drag-and-drop=... */
 
 	struct ivwl_device *dev;	/* NULL while detached */
 	char *attach_err;		/* last failure logged */

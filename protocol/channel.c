@@ -224,8 +224,8 @@ source_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
  * weston (or whoever runs this) for a paste target that closed early.
  * Block it around the write and take a pending one back; EPIPE remains.
  */
-static ssize_t
-write_no_sigpipe(int fd, const void *buf, size_t len)
+ssize_t
+ivwl_write_no_sigpipe(int fd, const void *buf, size_t len)
 {
 	static const struct timespec now = { 0, 0 };
 	sigset_t pipe_set, old;
@@ -252,7 +252,7 @@ sink_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 	int ret;
 
 	while (ch->len > 0 && ch->fd >= 0) {
-		n = write_no_sigpipe(ch->fd, ch->buf, ch->len);
+		n = ivwl_write_no_sigpipe(ch->fd, ch->buf, ch->len);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (n < 0) {

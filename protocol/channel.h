@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "record.h"
 #include "region.h"
@@ -116,5 +117,12 @@ ivwl_channels_handle(struct ivwl_channels *chs, uint16_t type,
 
 void
 ivwl_channel_destroy(struct ivwl_channels *chs, struct ivwl_channel *ch);
+
+/*
+ * write(), but a reader that left gives EPIPE without SIGPIPE (which
+ * would end weston for a paste target that closed early).
+ */
+ssize_t
+ivwl_write_no_sigpipe(int fd, const void *buf, size_t len);
 
 #endif

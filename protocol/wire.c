@@ -126,6 +126,17 @@ map_free(struct ivwl_wire_map *map, struct ivwl_wire_entry *entry,
 }
 
 int
+ivwl_wire_map_forget(struct ivwl_wire_map *map, uint32_t id)
+{
+	struct ivwl_wire_entry *entry = entry_find(map, id);
+
+	if (!entry || !is_server_id(id))
+		return -ENOENT;
+	map_free(map, entry, id);
+	return 0;
+}
+
+int
 ivwl_wire_map_init(struct ivwl_wire_map *map)
 {
 	memset(map, 0, sizeof(*map));

@@ -164,6 +164,14 @@ ivwl_wire_map_init(struct ivwl_wire_map *map);
 void
 ivwl_wire_map_release(struct ivwl_wire_map *map);
 
+/*
+ * Forgets a server-created id the server destroyed without telling the
+ * client (the client never heard of it: an event that made it was
+ * withheld).  -ENOENT if id is not such a live entry.
+ */
+int
+ivwl_wire_map_forget(struct ivwl_wire_map *map, uint32_t id);
+
 /* 0 and *out filled for a live or zombie id, else -ENOENT. */
 int
 ivwl_wire_map_lookup(const struct ivwl_wire_map *map, uint32_t id,

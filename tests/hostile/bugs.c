@@ -960,6 +960,8 @@ struct focus {
 	uint32_t device;
 	uint32_t offer;		/* the last wl_data_offer weston made */
 	bool selection;		/* ... and it is the selection */
+	uint32_t offers;	/* data_offer events heard */
+	uint32_t selections;	/* selection events heard, null ones too */
 };
 
 static void
@@ -972,10 +974,13 @@ on_focus_event(void *data, const struct ivwl_hostile_event *ev)
 	if (ev->object != f->device || ev->size < 12)
 		return;
 	memcpy(&v, ev->args, 4);
-	if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER)
+	if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER) {
 		f->offer = v;
-	else if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_SELECTION)
+		f->offers++;
+	} else if (ev->opcode == IVWL_EVT_WL_DATA_DEVICE_SELECTION) {
 		f->selection = v && v == f->offer;
+		f->selections++;
+	}
 }
 
 /* A mapped 1x1 toplevel and a data device on slot k: weston gives the
@@ -1072,6 +1077,25 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	return f->selection;
 }
 
+/* wl_data_offer.receive of CLIP_MIME into a pipe of ours, on slot k. */
+static void
+receive_offer(struct ivwl_hostile *h, uint32_t k, uint32_t offer)
+{
+	static const struct ivwl_fd_desc pipe_desc = {
+		.kind = IVWL_FD_PIPE,
+		.flags = IVWL_PIPE_WRITE_END,
+		.channel = 1,		/* odd: an app side channel */
+	};
+	struct ivwl_out out;
+
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, offer, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
+	ivwl_out_string(&out, CLIP_MIME);
+	ivwl_out_end(&out);
+	ivwl_out_fd(&out, &pipe_desc);
+	ivwl_hostile_send_wayland(h, k, &out);
+}
+
 /*
  * A selection bigger than the plugin's pipe buffer, cached by weston's
  * clipboard manager (our source destroyed, weston serves its copy), then
@@ -1082,11 +1106,6 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 {
-	struct ivwl_fd_desc pipe_desc = {
-		.kind = IVWL_FD_PIPE,
-		.flags = IVWL_PIPE_WRITE_END,
-		.channel = 1,		/* odd: an app side channel */
-	};
 	struct focus f = { 0 };
 	struct ivwl_out out;
 	struct clip c;
@@ -1112,12 +1131,7 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 		       "(no keyboard focus?)\n");
 		return;
 	}
-	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, f.offer, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
-	ivwl_out_string(&out, CLIP_MIME);
-	ivwl_out_end(&out);
-	ivwl_out_fd(&out, &pipe_desc);
-	ivwl_hostile_send_wayland(h, 1, &out);
+	receive_offer(h, 1, f.offer);
 	printf("hostile-peer: clipboard-hang: receiving weston's copy, "
 	       "granting no credit\n");
 	fflush(stdout);
@@ -1133,4 +1147,42 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 	}
 	printf("hostile-peer: clipboard-hang: the display answered %u of %u "
 	       "new connections after the receive\n", answered, probes);
+}
+
+/* ---- clipboard-guess ------------------------------------------------ */
+
+/* A client's first server-made object: the offer weston made for it. */
+#define FIRST_SERVER_ID 0xff000000u
+
+/*
+ * Another VM's selection, which the clipboard policy keeps from this
+ * one: a window of ours with the keyboard must hear of no offer, only
+ * of no selection.  Then the guess: wl_data_offer.receive on the id
+ * weston gave the withheld offer, which must end the connection before
+ * a byte of the selection is sent.
+ */
+void
+ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
+{
+	struct focus f = { 0 };
+	int64_t end;
+
+	focus_and_offer(h, 0, &f);
+	printf("hostile-peer: clipboard-guess: focused window heard %u data "
+	       "offers, %u selection events, the last %s\n", f.offers,
+	       f.selections, f.selection ? "an offer" : "null");
+	fflush(stdout);
+	if (h->slot[0].phase != IVWL_HOSTILE_LIVE)
+		return;
+	receive_offer(h, 0, FIRST_SERVER_ID);
+	end = ivwl_hostile_now_ms() + 3000;
+	while (ivwl_hostile_now_ms() < end &&
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
+		ivwl_hostile_drain_events(h, 0, on_focus_event, &f);
+		ivwl_hostile_slot_poll(h, 0);
+		usleep(50 * 1000);
+	}
+	printf("hostile-peer: clipboard-guess: receive on wl_data_offer@%u: "
+	       "connection %s\n", FIRST_SERVER_ID,
+	       h->slot[0].phase == IVWL_HOSTILE_LIVE ? "open" : "closed");
 }

@@ -276,6 +276,9 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_clipboard_guess(struct ivwl_hostile *h);
+
 /* ---- bugs-eventfd.c ---- */
 
 void

@@ -651,6 +651,42 @@ def case_bug_clipboard_hang(s):
     print(s.wait_peer(40).strip())
 
 
+def case_clipboard_guess(s):
+    """The good VM copies; the evil VM (isolated, the default) maps a
+    window and takes the keyboard: it must hear of no offer, only of no
+    selection.  It then asks for the selection through the id weston gave
+    the withheld offer: the plugin ends that connection, and no byte of
+    the good VM's selection reaches the evil one."""
+    secret = s.path("secret.txt")
+    with open(secret, "w") as f:
+        f.write("ivwl-good-secret\n")
+    s.client(["sh", "-c", f"exec wl-copy --foreground < {secret}"],
+             vm="good", log="wl-copy-good.log")
+    wait_for("the good VM's selection", lambda: s.local(
+        ["wl-paste", "-n"], capture_output=True,
+        timeout=20).stdout == b"ivwl-good-secret\n", timeout=20, step=0.3)
+    log = peer_run(s, "clipboard-guess", 10)
+    m = re.search(r"heard (\d+) data offers, (\d+) selection events, "
+                  r"the last (\w+)", log)
+    if not m:
+        raise Failure("the evil window never got the keyboard")
+    offers, selections, last = int(m.group(1)), int(m.group(2)), m.group(3)
+    if offers or last != "null":
+        raise Failure(f"BUG clipboard: the isolated evil VM was offered "
+                      f"the good VM's selection ({offers} offers)")
+    if selections < 1:
+        raise Failure("the evil window never heard of the selection: no "
+                      "keyboard focus, nothing tested")
+    if "connection closed" not in log:
+        raise Failure("BUG clipboard: a receive on a withheld offer's id "
+                      "was let through")
+    if "withheld the selection offer of good's data" not in \
+            s.weston_log():
+        raise Failure("weston's log does not say what it withheld")
+    check_closings(s, True)
+    good_client_after(s)
+
+
 def case_bug_eventfd_block_hangs_weston(s):
     """With ivwl-server the app peer holds the very eventfds the display
     writes to ring it: it clears O_NONBLOCK on them, fills each counter
@@ -929,6 +965,7 @@ CASES = {
     "bug-clipboard-flood-grows-weston":
         case_bug_clipboard_flood_grows_weston,
     "bug-clipboard-hang": case_bug_clipboard_hang,
+    "clipboard-guess": case_clipboard_guess,
     "bug-eventfd-block-hangs-weston": case_bug_eventfd_block_hangs_weston,
     "bug-subsurface-of-xdg-surface-aborts-weston":
         case_bug_subsurface_of_xdg_surface_aborts_weston,
@@ -949,6 +986,7 @@ CASES = {
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
 SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
+              "clipboard-guess",
               "bug-popup-chain-app-close-crashes-weston",
               "bug-popup-chain-plugin-close-crashes-weston",
               "bug-keyboard-flood-exhausts-fds",

@@ -11,6 +11,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -55,7 +56,9 @@ class Session:
     an Xvfb of its own, with a seat, so input and clipboard work."""
 
     def __init__(self, vms=("work",), width=800, height=600,
-                 backend="headless"):
+                 backend="headless", vm_options=None, ivwl_options=()):
+        """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
+        section; ivwl_options: lines of the [ivwl] section."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -64,6 +67,8 @@ class Session:
         self.gui_runtime = self._mkdir("gui")
         self.weston = None
         self.backend = backend
+        self.vm_options = vm_options or {}
+        self.ivwl_options = list(ivwl_options)
         self.x_display = None
         try:
             if backend == "x11":
@@ -142,11 +147,13 @@ class Session:
                # no fades or dimming: pixels are compared exactly
                "[shell]", "panel-position=none", "animation=none",
                "close-animation=none", "startup-animation=none",
-               "focus-animation=none", ""]
+               "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
+        ini.append("")
         for i, vm in enumerate(self.vms):
             ini += ["[ivwl-vm]", f"name={vm}",
                     f"server={self.path(vm + '.sock')}.display",
-                    f"color={colors[i % len(colors)]}", ""]
+                    f"color={colors[i % len(colors)]}"]
+            ini += self.vm_options.get(vm, []) + [""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         env = sanitized(dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime))
@@ -289,6 +296,39 @@ class Session:
                 with open(self.path(name), errors="replace") as f:
                     text = f.read()
                 print(f"---- {name} ----\n{text[-4000:]}")
+
+
+def _on_sigterm(signum, frame):
+    # meson's timeout: unwind so the session stops what it started
+    raise Failure("killed by SIGTERM (timeout?)")
+
+
+def case_main(names, start):
+    """main() of a script of cases: argv names one of names; start(name)
+    gives (its Session, its function, whether weston may stop)."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if len(sys.argv) != 2 or sys.argv[1] not in names:
+        print(f"usage: {sys.argv[0]} ({'|'.join(names)})")
+        return 2
+    s, run, weston_may_stop = start(sys.argv[1])
+    return run_case(sys.argv[1], s, run, weston_may_stop)
+
+
+def run_case(name, s, run, weston_may_stop=False):
+    """Runs case run on session s, says PASS or FAIL (with the logs) and
+    closes s; the exit status."""
+    try:
+        run(s)
+        if not weston_may_stop and s.weston.poll() is not None:
+            raise Failure("weston is gone")
+        print(f"PASS {name}")
+        return 0
+    except Failure as e:
+        print(f"FAIL {name}: {e}")
+        s.dump_logs()
+        return 1
+    finally:
+        s.close()
 
 
 def decode_png(path):

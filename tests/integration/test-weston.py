@@ -12,7 +12,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import ENV, Failure, Session, wait_for  # noqa: E402
+from session import (ENV, Failure, Session, case_main,  # noqa: E402
+                     wait_for)
 
 
 def covering(session, view):
@@ -850,31 +851,18 @@ CASES = {
 }
 
 
-def on_sigterm(signum, frame):
-    # meson's timeout: unwind so the session stops what it started
-    raise Failure("killed by SIGTERM (timeout?)")
+# A VM's clipboard is isolated unless its section says otherwise.
+VM_OPTIONS = {
+    "clipboard-50mib": {"work": ["clipboard=import"]},
+}
 
 
-def main():
-    signal.signal(signal.SIGTERM, on_sigterm)
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
-        return 2
-    run, vms, *backend = CASES[sys.argv[1]]
-    s = Session(vms, backend=backend[0] if backend else "headless")
-    try:
-        run(s)
-        if s.weston.poll() is not None and sys.argv[1] != "weston-shutdown":
-            raise Failure("weston is gone")
-        print(f"PASS {sys.argv[1]}")
-        return 0
-    except Failure as e:
-        print(f"FAIL {sys.argv[1]}: {e}")
-        s.dump_logs()
-        return 1
-    finally:
-        s.close()
+def start(name):
+    run, vms, *backend = CASES[name]
+    s = Session(vms, backend=backend[0] if backend else "headless",
+                vm_options=VM_OPTIONS.get(name))
+    return s, run, name == "weston-shutdown"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(case_main(CASES, start))

@@ -624,16 +624,20 @@ test_source_used_once(void)
 	struct conn *c = open_one();
 	uint32_t device = new_data_device(c), src = new_source(c), drag;
 	uint32_t origin = new_surface(c), icon = new_surface(c), primary;
-	uint32_t pdevice, psrc;
+	uint32_t pdevice, psrc, other;
 
 	PASS(c, req(c, src, IVWL_REQ_WL_DATA_SOURCE_OFFER, "s", "text/plain"));
 	PASS(c, req(c, src, IVWL_REQ_WL_DATA_SOURCE_OFFER, "s", "UTF8_STRING"));
 	PASS(c, req(c, src, IVWL_REQ_WL_DATA_SOURCE_OFFER, "s", "image/png"));
 	PASS(c, req(c, device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION, "ou",
 		    src, 1));
-	REFUSED(c, req(c, device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION, "ou",
+	/* again through the same device, as GTK 3 does: one place still */
+	PASS(c, req(c, device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION, "ou",
+		    src, 2));
+	other = new_data_device(c);
+	REFUSED(c, req(c, other, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION, "ou",
 		       src, 2),
-		-EPROTO, "wl_data_device", device, "set_selection",
+		-EPROTO, "wl_data_device", other, "set_selection",
 		"used_source");
 	REFUSED(c, req(c, device, IVWL_REQ_WL_DATA_DEVICE_START_DRAG, "ooou",
 		       src, origin, icon, 2),
@@ -655,7 +659,7 @@ test_source_used_once(void)
 		"used_source");
 	/* the primary selection's */
 	pdevice = new_id(c);
-	psrc = pdevice + 1;
+	psrc = new_id(c);
 	PASS(c, req(c, PRIMARY_MANAGER,
 		    IVWL_REQ_ZWP_PRIMARY_SELECTION_DEVICE_MANAGER_V1_GET_DEVICE,
 		    "no", pdevice, SEAT));
@@ -664,8 +668,13 @@ test_source_used_once(void)
 		    "n", psrc));
 	primary = IVWL_REQ_ZWP_PRIMARY_SELECTION_DEVICE_V1_SET_SELECTION;
 	PASS(c, req(c, pdevice, primary, "ou", psrc, 6));
-	REFUSED(c, req(c, pdevice, primary, "ou", psrc, 7), -EPROTO,
-		"zwp_primary_selection_device_v1", pdevice, "set_selection",
+	PASS(c, req(c, pdevice, primary, "ou", psrc, 7));
+	other = new_id(c);
+	PASS(c, req(c, PRIMARY_MANAGER,
+		    IVWL_REQ_ZWP_PRIMARY_SELECTION_DEVICE_MANAGER_V1_GET_DEVICE,
+		    "no", other, SEAT));
+	REFUSED(c, req(c, other, primary, "ou", psrc, 8), -EPROTO,
+		"zwp_primary_selection_device_v1", other, "set_selection",
 		"used_source");
 	close_one(c);
 }

@@ -1,0 +1,799 @@
+/*
+ * The user's trusted copy and paste across VMs: two key bindings weston
+ * handles, so no client can fake them.
+ *
+ * Copy reads the focused party's selection, every MIME type it offers
+ * within a budget, into a clipboard the plugin owns.  Paste makes that
+ * clipboard the selection, offered only to the party focused when the
+ * user pasted (clipboard.c withholds it from every other VM), and
+ * empties the plugin's clipboard: one copy, one paste.
+ *
+ * Every pipe is non-blocking and watched by weston's event loop, with a
+ * stall timer: a VM that floods gets cut at the budget, one that stalls
+ * is given up on, and weston never waits for either.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libweston/libweston.h>
+#include <libweston/config-parser.h>
+#include <weston.h>
+
+#include "channel.h"
+#include "clipboard-internal.h"
+#include "ivwl-plugin.h"
+#include "vm.h"
+#include "watch.h"
+
+#define DEFAULT_COPY_KEY "super+shift+c"
+#define DEFAULT_PASTE_KEY "super+shift+v"
+#define DEFAULT_BUDGET_MIB 64
+#define MAX_BUDGET_MIB 1024
+/* A selection offering more is cut to its first types. */
+#define MAX_TYPES 32u
+/* No byte moved for this long: the other end stalls. */
+#define DEFAULT_STALL_MS 3000
+/* Bytes moved per wake-up before the rest of weston runs again. */
+#define PER_WAKE (1u << 20)
+#define CHUNK (64u << 10)
+
+struct clip_item {
+	char *mime;
+	uint8_t *data;
+	size_t len;
+};
+
+/* A copied selection: held by the plugin, a paste and its writers. */
+struct clip_data {
+	int refs;
+	struct ivwl_clip_owner from;
+	struct clip_item items[MAX_TYPES];
+	uint32_t n;
+	size_t bytes;
+};
+
+/* A copy under way: one MIME type at a time. */
+struct clip_copy {
+	struct ivwl_clip_trusted *t;
+	struct weston_data_source *source;	/* NULL once it went */
+	struct wl_listener source_destroy;
+	bool cut;		/* the source went during this type */
+	struct clip_data *data;
+	char *types[MAX_TYPES];
+	uint32_t ntypes, next;
+	int fd;
+	struct ivwl_watch *fd_watch;
+	struct wl_event_source *timer;
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+/* One read of the paste by a client: one MIME type into one pipe. */
+struct clip_writer {
+	struct wl_list link;		/* ivwl_clip_trusted.writers */
+	struct ivwl_clip_trusted *t;
+	struct clip_data *data;
+	const struct clip_item *item;
+	size_t off;
+	int fd;
+	struct ivwl_watch *fd_watch;
+	struct wl_event_source *timer;
+};
+
+struct clip_paste {
+	struct weston_data_source base;
+	struct wl_list link;		/* ivwl_clip_trusted.pastes */
+	struct ivwl_clip_trusted *t;
+	struct clip_data *data;
+	struct ivwl_clip_owner target;
+	struct wl_event_source *idle;	/* its end, once weston let go */
+};
+
+struct ivwl_clip_trusted {
+	struct ivwl_clipboard *cb;
+	struct wl_event_loop *loop;
+	struct weston_binding *copy_binding;
+	struct weston_binding *paste_binding;
+	size_t budget;
+	uint32_t stall_ms;
+	struct clip_data *held;		/* the plugin's clipboard */
+	struct clip_copy *copy;
+	struct clip_paste *paste;	/* the selection, while it is */
+	struct wl_list writers;
+	struct wl_list pastes;		/* the selection's and ending ones */
+};
+
+/* ---- data ------------------------------------------------------------ */
+
+static struct clip_data *
+data_ref(struct clip_data *d)
+{
+	d->refs++;
+	return d;
+}
+
+static void
+data_unref(struct clip_data *d)
+{
+	uint32_t i;
+
+	if (!d || --d->refs > 0)
+		return;
+	for (i = 0; i < d->n; i++) {
+		free(d->items[i].mime);
+		free(d->items[i].data);
+	}
+	free(d);
+}
+
+/* "text/plain 12, image/png 20971520" for the log: names, sizes only. */
+static void
+describe(const struct clip_data *d, char *out, size_t size)
+{
+	size_t used = 0;
+	uint32_t i;
+	int n;
+
+	out[0] = '\0';
+	for (i = 0; i < d->n && used < size; i++) {
+		n = snprintf(out + used, size - used, "%s%s %zu",
+			     i ? ", " : "", d->items[i].mime,
+			     d->items[i].len);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* ---- copy ------------------------------------------------------------ */
+
+static void
+copy_next(struct clip_copy *c);
+
+static void
+copy_end_type(struct clip_copy *c, bool keep)
+{
+	struct clip_data *d = c->data;
+	struct clip_item *item;
+
+	ivwl_watch_remove(c->fd_watch);
+	c->fd_watch = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	if (keep) {
+		item = &d->items[d->n++];
+		item->mime = c->types[c->next];
+		c->types[c->next] = NULL;
+		item->data = c->buf;
+		item->len = c->len;
+		d->bytes += c->len;
+	} else {
+		free(c->buf);
+	}
+	c->buf = NULL;
+	c->len = c->cap = 0;
+	c->next++;
+}
+
+static void
+copy_free(struct clip_copy *c)
+{
+	uint32_t i;
+
+	ivwl_watch_remove(c->fd_watch);
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->timer)
+		wl_event_source_remove(c->timer);
+	if (c->source)
+		wl_list_remove(&c->source_destroy.link);
+	for (i = 0; i < c->ntypes; i++)
+		free(c->types[i]);
+	free(c->buf);
+	data_unref(c->data);
+	c->t->copy = NULL;
+	free(c);
+}
+
+static void
+copy_finish(struct clip_copy *c)
+{
+	struct ivwl_clip_trusted *t = c->t;
+	char what[512];
+
+	if (c->data->n == 0) {
+		ivwl_log("trusted copy from %s: nothing copied",
+			 ivwl_clip_owner_name(&c->data->from));
+		copy_free(c);
+		return;
+	}
+	describe(c->data, what, sizeof(what));
+	ivwl_log("trusted copy from %s: %u types, %zu bytes (%s)",
+		 ivwl_clip_owner_name(&c->data->from), c->data->n,
+		 c->data->bytes, what);
+	data_unref(t->held);
+	t->held = c->data;
+	c->data = NULL;
+	copy_free(c);
+}
+
+static int
+on_copy_readable(int fd, uint32_t mask, void *arg)
+{
+	struct clip_copy *c = arg;
+	size_t left = c->t->budget - c->data->bytes, moved = 0, want;
+	uint8_t *grown;
+	ssize_t n;
+
+	while (moved < PER_WAKE) {
+		if (c->cap - c->len < CHUNK) {
+			want = c->cap ? c->cap * 2 : 4 * CHUNK;
+			grown = realloc(c->buf, want);
+			if (!grown) {
+				ivwl_log("trusted copy: out of memory for %s",
+					 c->types[c->next]);
+				goto fail;
+			}
+			c->buf = grown;
+			c->cap = want;
+		}
+		n = read(fd, c->buf + c->len, CHUNK);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n < 0) {
+			ivwl_log("trusted copy: reading %s failed: %s",
+				 c->types[c->next], strerror(errno));
+			goto fail;
+		}
+		if (n == 0 && c->cut) {
+			/* an end we cannot tell from a complete one */
+			ivwl_log("trusted copy from %s: its source went while "
+				 "it sent %s: not copied",
+				 ivwl_clip_owner_name(&c->data->from),
+				 c->types[c->next]);
+			goto fail;
+		}
+		if (n == 0) {
+			copy_end_type(c, true);
+			copy_next(c);
+			return 0;
+		}
+		c->len += (size_t)n;
+		moved += (size_t)n;
+		if (c->len > left) {
+			ivwl_log("trusted copy from %s: %s is over the budget "
+				 "of %zu bytes left: not copied",
+				 ivwl_clip_owner_name(&c->data->from),
+				 c->types[c->next], left);
+			goto fail;
+		}
+	}
+	wl_event_source_timer_update(c->timer, c->t->stall_ms);
+	return 0;
+
+fail:
+	copy_end_type(c, false);
+	copy_next(c);
+	return 0;
+}
+
+static int
+on_copy_stall(void *arg)
+{
+	struct clip_copy *c = arg;
+
+	ivwl_log("trusted copy from %s: %s stalled after %zu bytes for "
+		 "%u ms: the copy ends there",
+		 ivwl_clip_owner_name(&c->data->from), c->types[c->next],
+		 c->len, c->t->stall_ms);
+	copy_end_type(c, false);
+	copy_finish(c);
+	return 0;
+}
+
+/* Asks the source for the next type; finishes after the last. */
+static void
+copy_next(struct clip_copy *c)
+{
+	int p[2];
+
+	if (c->next >= c->ntypes || !c->source ||
+	    c->data->bytes >= c->t->budget) {
+		copy_finish(c);
+		return;
+	}
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		ivwl_log("trusted copy: no pipe: %s", strerror(errno));
+		copy_finish(c);
+		return;
+	}
+	c->fd = p[0];
+	c->fd_watch = ivwl_watch_add(c->t->cb->plugin->watcher, p[0],
+				     WL_EVENT_READABLE, on_copy_readable, c);
+	if (!c->fd_watch) {
+		close(p[1]);
+		copy_finish(c);
+		return;
+	}
+	wl_event_source_timer_update(c->timer, c->t->stall_ms);
+	/* the source owns the write end from here */
+	c->source->send(c->source, c->types[c->next], p[1]);
+}
+
+static void
+on_copy_source_destroy(struct wl_listener *listener, void *data)
+{
+	struct clip_copy *c = wl_container_of(listener, c, source_destroy);
+
+	wl_list_remove(&c->source_destroy.link);
+	c->source = NULL;
+	c->cut = c->fd >= 0;
+}
+
+static bool
+same_party(const struct ivwl_clip_owner *a, const struct ivwl_clip_owner *b)
+{
+	return a->party == b->party && a->vm == b->vm;
+}
+
+static void
+start_copy(struct ivwl_clip_trusted *t, struct weston_data_source *source,
+	   const struct ivwl_clip_owner *from)
+{
+	struct clip_copy *c = calloc(1, sizeof(*c));
+	char **mime;
+
+	if (!c)
+		return;
+	c->t = t;
+	c->fd = -1;
+	c->data = calloc(1, sizeof(*c->data));
+	c->timer = wl_event_loop_add_timer(t->loop, on_copy_stall, c);
+	if (!c->data || !c->timer)
+		goto err;
+	c->data->refs = 1;
+	c->data->from = *from;
+	wl_array_for_each(mime, &source->mime_types) {
+		if (c->ntypes == MAX_TYPES) {
+			ivwl_log("trusted copy from %s: only the first %u "
+				 "MIME types", ivwl_clip_owner_name(from),
+				 MAX_TYPES);
+			break;
+		}
+		c->types[c->ntypes] = strdup(*mime);
+		if (!c->types[c->ntypes])
+			goto err;
+		c->ntypes++;
+	}
+	c->source = source;
+	c->source_destroy.notify = on_copy_source_destroy;
+	wl_signal_add(&source->destroy_signal, &c->source_destroy);
+	t->copy = c;
+	copy_next(c);
+	return;
+
+err:
+	t->copy = c;
+	copy_free(c);
+}
+
+/* The party whose window has the keyboard, or UNKNOWN. */
+static struct ivwl_clip_owner
+focused_party(struct ivwl_clip_trusted *t, struct weston_keyboard *keyboard)
+{
+	struct weston_surface *focus = keyboard->focus;
+
+	if (!focus || !focus->resource)
+		return (struct ivwl_clip_owner){ IVWL_CLIP_UNKNOWN, NULL };
+	return ivwl_clip_owner_of_client(t->cb,
+			wl_resource_get_client(focus->resource));
+}
+
+static void
+on_copy_key(struct weston_keyboard *keyboard, const struct timespec *time,
+	    uint32_t key, void *arg)
+{
+	struct ivwl_clip_trusted *t = arg;
+	struct weston_data_source *source = keyboard->seat->selection_data_source;
+	struct ivwl_clip_owner focus = focused_party(t, keyboard);
+	struct ivwl_clip_owner owner = ivwl_clip_owner_of(t->cb, source);
+
+	if (t->copy) {
+		ivwl_log("trusted copy: one is under way already");
+		return;
+	}
+	if (focus.party == IVWL_CLIP_UNKNOWN) {
+		ivwl_log("trusted copy: no window has the keyboard");
+		return;
+	}
+	/* the focused party's own selection, nobody else's */
+	if (!source || !same_party(&focus, &owner)) {
+		ivwl_log("trusted copy: %s holds no selection (it is %s's)",
+			 ivwl_clip_owner_name(&focus),
+			 source ? ivwl_clip_owner_name(&owner) : "nobody");
+		return;
+	}
+	start_copy(t, source, &focus);
+}
+
+/* ---- paste ----------------------------------------------------------- */
+
+static void
+writer_free(struct clip_writer *w)
+{
+	wl_list_remove(&w->link);
+	ivwl_watch_remove(w->fd_watch);
+	if (w->timer)
+		wl_event_source_remove(w->timer);
+	close(w->fd);
+	data_unref(w->data);
+	free(w);
+}
+
+static int
+on_writable(int fd, uint32_t mask, void *arg)
+{
+	struct clip_writer *w = arg;
+	const struct clip_item *item = w->item;
+	size_t moved = 0, chunk;
+	ssize_t n;
+
+	while (w->off < item->len && moved < PER_WAKE) {
+		chunk = item->len - w->off;
+		if (chunk > CHUNK)
+			chunk = CHUNK;
+		n = ivwl_write_no_sigpipe(fd, item->data + w->off, chunk);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n < 0) {
+			ivwl_log("trusted paste: the reader of %s left after "
+				 "%zu of %zu bytes", item->mime, w->off,
+				 item->len);
+			writer_free(w);
+			return 0;
+		}
+		w->off += (size_t)n;
+		moved += (size_t)n;
+	}
+	if (w->off == item->len) {
+		ivwl_log("trusted paste: %s, %zu bytes, written", item->mime,
+			 item->len);
+		writer_free(w);
+		return 0;
+	}
+	wl_event_source_timer_update(w->timer, w->t->stall_ms);
+	return 0;
+}
+
+static int
+on_write_stall(void *arg)
+{
+	struct clip_writer *w = arg;
+
+	ivwl_log("trusted paste: the reader of %s stalled after %zu of %zu "
+		 "bytes for %u ms: given up", w->item->mime, w->off,
+		 w->item->len, w->t->stall_ms);
+	writer_free(w);
+	return 0;
+}
+
+static void
+paste_send(struct weston_data_source *base, const char *mime, int32_t fd)
+{
+	struct clip_paste *p = wl_container_of(base, p, base);
+	struct clip_writer *w;
+	uint32_t i;
+	int flags;
+
+	for (i = 0; i < p->data->n; i++)
+		if (strcmp(p->data->items[i].mime, mime) == 0)
+			break;
+	flags = fcntl(fd, F_GETFL);
+	w = i < p->data->n && flags >= 0 ? calloc(1, sizeof(*w)) : NULL;
+	if (!w || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		free(w);
+		close(fd);
+		return;
+	}
+	w->t = p->t;
+	w->fd = fd;
+	w->item = &p->data->items[i];
+	w->data = data_ref(p->data);
+	wl_list_insert(&p->t->writers, &w->link);
+	w->fd_watch = ivwl_watch_add(p->t->cb->plugin->watcher, fd,
+				     WL_EVENT_WRITABLE, on_writable, w);
+	w->timer = wl_event_loop_add_timer(p->t->loop, on_write_stall, w);
+	if (!w->fd_watch || !w->timer) {
+		writer_free(w);
+		return;
+	}
+	wl_event_source_timer_update(w->timer, p->t->stall_ms);
+}
+
+static void
+paste_accept(struct weston_data_source *base, uint32_t serial,
+	     const char *mime)
+{
+	/* a selection, never a drag: nothing to accept */
+}
+
+static void
+paste_free(struct clip_paste *p)
+{
+	char **mime;
+
+	wl_list_remove(&p->link);
+	if (p->idle)
+		wl_event_source_remove(p->idle);
+	wl_signal_emit(&p->base.destroy_signal, &p->base);
+	wl_array_for_each(mime, &p->base.mime_types)
+		free(*mime);
+	wl_array_release(&p->base.mime_types);
+	data_unref(p->data);
+	free(p);
+}
+
+static void
+on_paste_idle(void *arg)
+{
+	struct clip_paste *p = arg;
+
+	p->idle = NULL;
+	paste_free(p);
+}
+
+/*
+ * weston replaced the selection.  It still holds the source until
+ * weston_seat_set_selection returns: end it from the event loop.
+ */
+static void
+paste_cancel(struct weston_data_source *base)
+{
+	struct clip_paste *p = wl_container_of(base, p, base);
+
+	if (p->t->paste == p)
+		p->t->paste = NULL;
+	if (!p->idle)
+		p->idle = wl_event_loop_add_idle(p->t->loop, on_paste_idle, p);
+}
+
+static struct clip_paste *
+paste_create(struct ivwl_clip_trusted *t, struct clip_data *data,
+	     const struct ivwl_clip_owner *target)
+{
+	struct clip_paste *p = calloc(1, sizeof(*p));
+	char **mime;
+	uint32_t i;
+
+	if (!p)
+		return NULL;
+	p->t = t;
+	p->target = *target;
+	wl_list_insert(&t->pastes, &p->link);
+	wl_signal_init(&p->base.destroy_signal);
+	wl_array_init(&p->base.mime_types);
+	p->base.accept = paste_accept;
+	p->base.send = paste_send;
+	p->base.cancel = paste_cancel;
+	for (i = 0; i < data->n; i++) {
+		mime = wl_array_add(&p->base.mime_types, sizeof(*mime));
+		if (!mime || !(*mime = strdup(data->items[i].mime))) {
+			if (mime)
+				p->base.mime_types.size -= sizeof(*mime);
+			p->data = NULL;
+			paste_free(p);
+			return NULL;
+		}
+	}
+	p->data = data;
+	return p;
+}
+
+static void
+on_paste_key(struct weston_keyboard *keyboard, const struct timespec *time,
+	     uint32_t key, void *arg)
+{
+	struct ivwl_clip_trusted *t = arg;
+	struct ivwl_clip_owner target = focused_party(t, keyboard);
+	struct weston_compositor *ec = t->cb->plugin->compositor;
+	struct clip_paste *p;
+	char what[512];
+
+	if (!t->held) {
+		ivwl_log("trusted paste: nothing copied");
+		return;
+	}
+	if (target.party == IVWL_CLIP_UNKNOWN) {
+		ivwl_log("trusted paste: no window has the keyboard");
+		return;
+	}
+	p = paste_create(t, t->held, &target);
+	if (!p) {
+		ivwl_log("trusted paste: out of memory");
+		return;
+	}
+	describe(t->held, what, sizeof(what));
+	ivwl_log("trusted paste of %s's copy into %s: %u types, %zu bytes "
+		 "(%s)", ivwl_clip_owner_name(&t->held->from),
+		 ivwl_clip_owner_name(&target), t->held->n, t->held->bytes,
+		 what);
+	/* once: the plugin's clipboard is empty again */
+	t->held = NULL;
+	t->paste = p;
+	weston_seat_set_selection(keyboard->seat, &p->base,
+				  wl_display_next_serial(ec->wl_display));
+}
+
+bool
+ivwl_clip_trusted_paste(struct ivwl_clip_trusted *t,
+			struct weston_data_source *source,
+			struct ivwl_clip_owner *target)
+{
+	if (!t->paste || source != &t->paste->base)
+		return false;
+	*target = t->paste->target;
+	return true;
+}
+
+/* ---- bindings -------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	uint32_t key;
+} keys[] = {
+	{ "a", KEY_A }, { "b", KEY_B }, { "c", KEY_C }, { "d", KEY_D },
+	{ "e", KEY_E }, { "f", KEY_F }, { "g", KEY_G }, { "h", KEY_H },
+	{ "i", KEY_I }, { "j", KEY_J }, { "k", KEY_K }, { "l", KEY_L },
+	{ "m", KEY_M }, { "n", KEY_N }, { "o", KEY_O }, { "p", KEY_P },
+	{ "q", KEY_Q }, { "r", KEY_R }, { "s", KEY_S }, { "t", KEY_T },
+	{ "u", KEY_U }, { "v", KEY_V }, { "w", KEY_W }, { "x", KEY_X },
+	{ "y", KEY_Y }, { "z", KEY_Z }, { "insert", KEY_INSERT },
+	{ "f1", KEY_F1 }, { "f2", KEY_F2 }, { "f3", KEY_F3 },
+	{ "f4", KEY_F4 }, { "f5", KEY_F5 }, { "f6", KEY_F6 },
+	{ "f7", KEY_F7 }, { "f8", KEY_F8 }, { "f9", KEY_F9 },
+	{ "f10", KEY_F10 }, { "f11", KEY_F11 }, { "f12", KEY_F12 },
+};
+
+static const struct {
+	const char *name;
+	enum weston_keyboard_modifier mod;
+} mods[] = {
+	{ "super", MODIFIER_SUPER }, { "shift", MODIFIER_SHIFT },
+	{ "ctrl", MODIFIER_CTRL }, { "alt", MODIFIER_ALT },
+};
+
+/* "super+shift+c": modifiers, then one key.  false if not that. */
+static bool
+parse_binding(const char *text, uint32_t *key,
+	      enum weston_keyboard_modifier *mod)
+{
+	char word[16];
+	const char *p = text, *end;
+	size_t len, i;
+	bool found;
+
+	*mod = 0;
+	for (;;) {
+		end = strchr(p, '+');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0 || len >= sizeof(word))
+			return false;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		found = false;
+		if (!end) {
+			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				if (strcmp(word, keys[i].name) == 0) {
+					*key = keys[i].key;
+					return *mod != 0;
+				}
+			return false;
+		}
+		for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+			if (strcmp(word, mods[i].name) == 0) {
+				*mod |= mods[i].mod;
+				found = true;
+			}
+		if (!found)
+			return false;
+		p = end + 1;
+	}
+}
+
+static struct weston_binding *
+bind_key(struct ivwl_clip_trusted *t, struct weston_config_section *s,
+	 const char *name, const char *fallback,
+	 weston_key_binding_handler_t handler)
+{
+	enum weston_keyboard_modifier mod;
+	struct weston_binding *b = NULL;
+	char *text = NULL;
+	uint32_t key;
+
+	weston_config_section_get_string(s, name, &text, fallback);
+	if (text && parse_binding(text, &key, &mod))
+		b = weston_compositor_add_key_binding(t->cb->plugin->compositor,
+						      key, mod, handler, t);
+	else
+		ivwl_log("[ivwl] %s=%s: want modifiers and a key, as in %s",
+			 name, text ? text : "", fallback);
+	free(text);
+	return b;
+}
+
+struct ivwl_clip_trusted *
+ivwl_clip_trusted_create(struct ivwl_clipboard *cb)
+{
+	struct weston_compositor *ec = cb->plugin->compositor;
+	struct weston_config_section *s;
+	struct ivwl_clip_trusted *t;
+	int budget_mib, stall_ms;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cb = cb;
+	t->loop = wl_display_get_event_loop(ec->wl_display);
+	wl_list_init(&t->writers);
+	wl_list_init(&t->pastes);
+	s = weston_config_get_section(wet_get_config(ec), "ivwl", NULL, NULL);
+	weston_config_section_get_int(s, "clipboard-budget-mib", &budget_mib,
+				      DEFAULT_BUDGET_MIB);
+	weston_config_section_get_int(s, "clipboard-stall-ms", &stall_ms,
+				      DEFAULT_STALL_MS);
+	if (budget_mib < 1 || budget_mib > MAX_BUDGET_MIB ||
+	    stall_ms < 100 || stall_ms > 60000) {
+		ivwl_log("[ivwl] clipboard-budget-mib=%d (1 to %d) or "
+			 "clipboard-stall-ms=%d (100 to 60000) out of range",
+			 budget_mib, MAX_BUDGET_MIB, stall_ms);
+		goto err;
+	}
+	t->budget = (size_t)budget_mib << 20;
+	t->stall_ms = (uint32_t)stall_ms;
+	t->copy_binding = bind_key(t, s, "clipboard-copy-key",
+				   DEFAULT_COPY_KEY, on_copy_key);
+	t->paste_binding = bind_key(t, s, "clipboard-paste-key",
+				    DEFAULT_PASTE_KEY, on_paste_key);
+	if (!t->copy_binding || !t->paste_binding)
+		goto err;
+	return t;
+
+err:
+	ivwl_clip_trusted_destroy(t);
+	return NULL;
+}
+
+void
+ivwl_clip_trusted_destroy(struct ivwl_clip_trusted *t)
+{
+	struct clip_writer *w, *tmp;
+	struct clip_paste *p, *ptmp;
+	struct weston_seat *seat;
+
+	if (!t)
+		return;
+	/* the paste must not outlive the plugin as weston's selection */
+	wl_list_for_each(seat, &t->cb->plugin->compositor->seat_list, link)
+		if (t->paste && seat->selection_data_source == &t->paste->base)
+			weston_seat_set_selection(seat, NULL,
+				wl_display_next_serial(
+					t->cb->plugin->compositor->wl_display));
+	wl_list_for_each_safe(p, ptmp, &t->pastes, link)
+		paste_free(p);
+	if (t->copy)
+		copy_free(t->copy);
+	wl_list_for_each_safe(w, tmp, &t->writers, link)
+		writer_free(w);
+	if (t->copy_binding)
+		weston_binding_destroy(t->copy_binding);
+	if (t->paste_binding)
+		weston_binding_destroy(t->paste_binding);
+	data_unref(t->held);
+	free(t);
+}

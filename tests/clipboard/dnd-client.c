@@ -1,0 +1,397 @@
+/*
+ * ivwl-dnd-client: a plain Wayland client (no ivwl code) that takes part
+ * in a drag, so a test can see whether a drag crossed between VMs.
+ *
+ *   ivwl-dnd-client --title T source   a button press on its window
+ *                                      starts a drag of DND_MIME
+ *   ivwl-dnd-client --title T target   accepts DND_MIME and reads it
+ *
+ * It prints one line per thing that happened: "enter" (a drag came in,
+ * with an offer), "got PAYLOAD" (a drop was read), "dropped" (the
+ * target took the source's data), "cancelled" (nobody did).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <wayland-client.h>
+
+#include "xdg-shell-client-protocol.h"
+
+#define DND_MIME "text/x-ivwl-dnd"
+#define PAYLOAD "ivwl-dnd-payload"
+#define WIDTH 160
+#define HEIGHT 120
+
+struct app {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct wl_seat *seat;
+	struct wl_data_device_manager *manager;
+	struct xdg_wm_base *wm_base;
+	struct wl_data_device *device;
+	struct wl_pointer *pointer;
+	struct wl_surface *surface;
+	struct wl_buffer *buffer;
+	struct wl_data_offer *offer;
+	bool source;
+	bool configured;
+	bool done;
+};
+
+static void
+say(const char *what)
+{
+	printf("%s\n", what);
+	fflush(stdout);
+}
+
+/* ---- the drag's source ----------------------------------------------- */
+
+static void
+source_target(void *data, struct wl_data_source *s, const char *mime)
+{
+}
+
+static void
+source_send(void *data, struct wl_data_source *s, const char *mime, int fd)
+{
+	if (write(fd, PAYLOAD, strlen(PAYLOAD)) < 0)
+		say("send failed");
+	close(fd);
+}
+
+static void
+source_cancelled(void *data, struct wl_data_source *s)
+{
+	say("cancelled");
+	wl_data_source_destroy(s);
+}
+
+static void
+source_drop_performed(void *data, struct wl_data_source *s)
+{
+}
+
+static void
+source_finished(void *data, struct wl_data_source *s)
+{
+	say("dropped");
+	wl_data_source_destroy(s);
+}
+
+static void
+source_action(void *data, struct wl_data_source *s, uint32_t action)
+{
+}
+
+static const struct wl_data_source_listener source_listener = {
+	source_target, source_send, source_cancelled,
+	source_drop_performed, source_finished, source_action,
+};
+
+static void
+pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
+	      struct wl_surface *s, wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void
+pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
+	      struct wl_surface *s)
+{
+}
+
+static void
+pointer_motion(void *data, struct wl_pointer *p, uint32_t time,
+	       wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void
+pointer_button(void *data, struct wl_pointer *p, uint32_t serial,
+	       uint32_t time, uint32_t button, uint32_t state)
+{
+	struct app *app = data;
+	struct wl_data_source *s;
+
+	if (!app->source || state != WL_POINTER_BUTTON_STATE_PRESSED)
+		return;
+	s = wl_data_device_manager_create_data_source(app->manager);
+	wl_data_source_add_listener(s, &source_listener, app);
+	wl_data_source_offer(s, DND_MIME);
+	wl_data_source_set_actions(s,
+		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+	wl_data_device_start_drag(app->device, s, app->surface, NULL, serial);
+	say("dragging");
+}
+
+static void
+pointer_axis(void *data, struct wl_pointer *p, uint32_t time,
+	     uint32_t axis, wl_fixed_t value)
+{
+}
+
+/* wl_seat version 3: no frame or axis details */
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+};
+
+/* ---- the drop's target ------------------------------------------------ */
+
+static void
+offer_offer(void *data, struct wl_data_offer *o, const char *mime)
+{
+}
+
+static void
+offer_source_actions(void *data, struct wl_data_offer *o, uint32_t actions)
+{
+}
+
+static void
+offer_action(void *data, struct wl_data_offer *o, uint32_t action)
+{
+}
+
+static const struct wl_data_offer_listener offer_listener = {
+	offer_offer, offer_source_actions, offer_action,
+};
+
+static void
+device_data_offer(void *data, struct wl_data_device *d,
+		  struct wl_data_offer *o)
+{
+	wl_data_offer_add_listener(o, &offer_listener, data);
+}
+
+static void
+device_enter(void *data, struct wl_data_device *d, uint32_t serial,
+	     struct wl_surface *s, wl_fixed_t x, wl_fixed_t y,
+	     struct wl_data_offer *o)
+{
+	struct app *app = data;
+
+	if (!o || app->source)
+		return;
+	say("enter");
+	app->offer = o;
+	wl_data_offer_accept(o, serial, DND_MIME);
+	wl_data_offer_set_actions(o, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+				  WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+}
+
+static void
+device_leave(void *data, struct wl_data_device *d)
+{
+}
+
+static void
+device_motion(void *data, struct wl_data_device *d, uint32_t time,
+	      wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void
+device_drop(void *data, struct wl_data_device *d)
+{
+	struct app *app = data;
+	char buf[256], line[300];
+	size_t len = 0;
+	ssize_t n;
+	int p[2];
+
+	if (!app->offer || pipe(p) < 0)
+		return;
+	wl_data_offer_receive(app->offer, DND_MIME, p[1]);
+	close(p[1]);
+	wl_display_flush(app->display);
+	while (len < sizeof(buf) - 1 &&
+	       (n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(p[0]);
+	buf[len] = '\0';
+	snprintf(line, sizeof(line), "got %s", buf);
+	say(line);
+	wl_data_offer_finish(app->offer);
+	wl_data_offer_destroy(app->offer);
+	app->offer = NULL;
+}
+
+static void
+device_selection(void *data, struct wl_data_device *d,
+		 struct wl_data_offer *o)
+{
+	if (o)
+		wl_data_offer_destroy(o);
+}
+
+static const struct wl_data_device_listener device_listener = {
+	device_data_offer, device_enter, device_leave, device_motion,
+	device_drop, device_selection,
+};
+
+/* ---- the window ------------------------------------------------------- */
+
+static void
+wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
+{
+	xdg_wm_base_pong(wm, serial);
+}
+
+static const struct xdg_wm_base_listener wm_listener = { wm_ping };
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *x, uint32_t serial)
+{
+	struct app *app = data;
+
+	xdg_surface_ack_configure(x, serial);
+	if (app->configured)
+		return;
+	app->configured = true;
+	wl_surface_attach(app->surface, app->buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, WIDTH, HEIGHT);
+	wl_surface_commit(app->surface);
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	xdg_surface_configure,
+};
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
+		   struct wl_array *states)
+{
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *t)
+{
+	((struct app *)data)->done = true;
+}
+
+/* xdg_wm_base version 1: configure and close only */
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void
+global(void *data, struct wl_registry *r, uint32_t name, const char *iface,
+       uint32_t version)
+{
+	struct app *app = data;
+
+	if (strcmp(iface, "wl_compositor") == 0)
+		app->compositor = wl_registry_bind(r, name,
+			&wl_compositor_interface, 4);
+	else if (strcmp(iface, "wl_shm") == 0)
+		app->shm = wl_registry_bind(r, name, &wl_shm_interface, 1);
+	else if (strcmp(iface, "wl_seat") == 0 && !app->seat)
+		app->seat = wl_registry_bind(r, name, &wl_seat_interface, 3);
+	else if (strcmp(iface, "wl_data_device_manager") == 0)
+		app->manager = wl_registry_bind(r, name,
+			&wl_data_device_manager_interface, 3);
+	else if (strcmp(iface, "xdg_wm_base") == 0)
+		app->wm_base = wl_registry_bind(r, name,
+			&xdg_wm_base_interface, 1);
+}
+
+static void
+global_remove(void *data, struct wl_registry *r, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	global, global_remove,
+};
+
+static struct wl_buffer *
+make_buffer(struct app *app, uint32_t colour)
+{
+	size_t size = (size_t)WIDTH * HEIGHT * 4, i;
+	struct wl_shm_pool *pool;
+	struct wl_buffer *b;
+	uint32_t *px;
+	int fd;
+
+	fd = memfd_create("ivwl-dnd", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		return NULL;
+	px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (px == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < size / 4; i++)
+		px[i] = colour;
+	munmap(px, size);
+	pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
+	b = wl_shm_pool_create_buffer(pool, 0, WIDTH, HEIGHT, WIDTH * 4,
+				      WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return b;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct app app = { 0 };
+	struct wl_display *display;
+	struct xdg_surface *xs;
+	struct xdg_toplevel *top;
+	const char *title = "dnd";
+
+	if (argc == 4 && strcmp(argv[1], "--title") == 0) {
+		title = argv[2];
+		app.source = strcmp(argv[3], "source") == 0;
+	} else {
+		fprintf(stderr, "usage: %s --title T source|target\n",
+			argv[0]);
+		return 2;
+	}
+	display = wl_display_connect(NULL);
+	app.display = display;
+	if (!display) {
+		fprintf(stderr, "no Wayland display\n");
+		return 1;
+	}
+	wl_registry_add_listener(wl_display_get_registry(display),
+				 &registry_listener, &app);
+	wl_display_roundtrip(display);
+	if (!app.compositor || !app.shm || !app.seat || !app.manager ||
+	    !app.wm_base) {
+		fprintf(stderr, "missing globals\n");
+		return 1;
+	}
+	xdg_wm_base_add_listener(app.wm_base, &wm_listener, &app);
+	app.pointer = wl_seat_get_pointer(app.seat);
+	wl_pointer_add_listener(app.pointer, &pointer_listener, &app);
+	app.device = wl_data_device_manager_get_data_device(app.manager,
+							    app.seat);
+	wl_data_device_add_listener(app.device, &device_listener, &app);
+	app.buffer = make_buffer(&app, app.source ? 0xff2080c0 : 0xffc08020);
+	if (!app.buffer)
+		return 1;
+	app.surface = wl_compositor_create_surface(app.compositor);
+	xs = xdg_wm_base_get_xdg_surface(app.wm_base, app.surface);
+	xdg_surface_add_listener(xs, &xdg_surface_listener, &app);
+	top = xdg_surface_get_toplevel(xs);
+	xdg_toplevel_add_listener(top, &toplevel_listener, &app);
+	xdg_toplevel_set_title(top, title);
+	wl_surface_commit(app.surface);
+	while (!app.done && wl_display_dispatch(display) >= 0)
+		;
+	return 0;
+}

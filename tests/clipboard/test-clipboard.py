@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""Clipboard policy and the trusted copy and paste between VMs, on a
+seated weston (x11 backend in an Xvfb) with ivwl.so: wl-copy/wl-paste
+and GTK in VMs through the shim, and local clients on weston's socket.
+
+    test-clipboard.py CASE
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.environ.get("IVWL_INTEGRATION_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "integration")))
+from session import (ENV, Failure, Session, case_main,  # noqa: E402
+                     wait_for)
+
+TEXT_MIME = "text/plain;charset=utf-8"
+
+
+def copy_in(s, vm, payload, mime=None, name=None):
+    """wl-copy in vm (None: a local client), serving payload (bytes)."""
+    name = name or f"copy-{vm}-{len(s.clients)}"
+    path = s.path(name + ".in")
+    with open(path, "wb") as f:
+        f.write(payload)
+    argv = "exec wl-copy --foreground" + (f" -t '{mime}'" if mime else "")
+    argv += f" < {path}"
+    if vm is None:
+        p = subprocess.Popen(["sh", "-c", argv], env=s._debug_env(),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        s.clients.append(p)
+    else:
+        p = s.client(["sh", "-c", argv], vm=vm, log=name + ".log")
+    return p
+
+
+def paste_in(s, vm, mime=TEXT_MIME, timeout=60):
+    """(returncode, bytes) of wl-paste in vm (None: local)."""
+    argv = ["wl-paste", "-n", "-t", mime]
+    if vm is None:
+        r = s.local(argv, capture_output=True, timeout=timeout)
+        return r.returncode, r.stdout
+    p = s.client(argv, vm=vm, log=f"paste-{vm}-{len(s.clients)}.log")
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure(f"wl-paste in {vm} hung")
+    return p.returncode, out
+
+
+def wait_selection(s, payload, mime=TEXT_MIME):
+    """Waits until wl-copy's selection is weston's: a local paste sees
+    it (local clients read every selection)."""
+    def got():
+        rc, out = paste_in(s, None, mime)
+        return rc == 0 and out == payload
+    wait_for("the selection to be set", got, timeout=20, step=0.3)
+
+
+def expect_paste(s, vm, payload, mime=TEXT_MIME):
+    rc, out = paste_in(s, vm, mime)
+    if rc != 0 or out != payload:
+        raise Failure(f"{vm} pasted {len(out)} bytes (rc {rc}), not the "
+                      f"{len(payload)} bytes copied")
+
+
+def expect_no_paste(s, vm, mime=TEXT_MIME, secret=None):
+    rc, out = paste_in(s, vm, mime)
+    if rc == 0 or (secret and secret in out):
+        raise Failure(f"{vm} read a selection its policy keeps from it "
+                      f"({len(out)} bytes)")
+
+
+def window(s, vm, name):
+    p = s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", "1000000",
+                  "--width", "160", "--height", "120", "--title", name],
+                 vm=vm, log=f"{name}.log")
+    s.wait_view(f"[{vm}] {name}")
+    return p
+
+
+def focus(s, vm):
+    """Gives vm the keyboard: a window just mapped has it (clicks on
+    the x11 backend's window do not reliably move weston's focus)."""
+    focus.count = getattr(focus, "count", 0) + 1
+    window(s, vm, f"{vm}-focus-{focus.count}")
+    time.sleep(0.3)
+
+
+def wait_log(s, text, timeout=20):
+    wait_for(f"weston to log {text!r}", lambda: text in s.weston_log(),
+             timeout=timeout, step=0.2)
+
+
+def trusted_copy(s, vm, expect):
+    focus(s, vm)
+    s.xdotool("key", "super+shift+c")
+    wait_log(s, expect)
+
+
+def trusted_paste(s, vm, expect):
+    focus(s, vm)
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, expect)
+
+
+def responsive(s):
+    """weston answers a client while a transfer is stuck."""
+    t = time.monotonic()
+    if not any(v["title"] for v in s.scene()):
+        raise Failure("weston's scene has no windows")
+    return time.monotonic() - t
+
+
+# ---- cases ---------------------------------------------------------------
+
+def case_isolated(s):
+    """Default policy: a VM reads no other VM's selection, with focus
+    (wl-paste maps a surface and takes the keyboard) or without, and no
+    primary selection; its own VM's clients and local clients still do."""
+    secret = b"ivwl-secret-of-vm-a\n"
+    copy_in(s, "a", secret)
+    wait_selection(s, secret)
+    window(s, "b", "b-win")
+    focus(s, "b")
+    expect_no_paste(s, "b", secret=secret)
+    rc, out = paste_in(s, "b", "text/plain")
+    if rc == 0 or secret in out:
+        raise Failure("b read a's selection as text/plain")
+    expect_paste(s, "a", secret)
+    # weston 10 has no primary selection; the global is hidden anyway
+    rc, out = s_primary(s, "b")
+    if rc == 0 or secret in out:
+        raise Failure("b read a primary selection")
+    if "[b] slot" not in s.weston_log() or "withheld the selection offer "\
+            "of a's data (clipboard=isolated)" not in s.weston_log():
+        raise Failure("weston's log does not say what it withheld")
+    # nor the gui-VM's own
+    local = b"ivwl-local-secret\n"
+    copy_in(s, None, local)
+    wait_selection(s, local)
+    expect_no_paste(s, "a", secret=local)
+    expect_no_paste(s, "b", secret=local)
+    if secret.strip() in s.weston_log().encode():
+        raise Failure("the data is in weston's log")
+    print("isolated VMs read only their own selections")
+
+
+def s_primary(s, vm):
+    p = s.client(["wl-paste", "-n", "--primary"], vm=vm,
+                 log=f"primary-{vm}.log")
+    try:
+        out, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("wl-paste --primary hung")
+    return p.returncode, out
+
+
+def case_policies(s):
+    """import, export and shared: data crosses only from a VM that exports
+    (or a local client) to one that imports."""
+    # a exports, b imports, c shares, d is isolated
+    results = []
+    for src in ["a", "b", "c", None]:
+        data = f"from-{src or 'local'}-{time.monotonic()}\n".encode()
+        copy_in(s, src, data)
+        wait_selection(s, data)
+        for dst in ["a", "b", "c", "d"]:
+            exports = src is None or src in ("a", "c")
+            imports = dst in ("b", "c")
+            if dst == src or (exports and imports):
+                expect_paste(s, dst, data)
+                results.append(f"{src or 'local'}->{dst}")
+            else:
+                expect_no_paste(s, dst, secret=data)
+    log = s.weston_log()
+    if "[b] slot" not in log or "reads text/plain;charset=utf-8 of a's " \
+            "selection" not in log:
+        raise Failure("weston's log does not say b read a's selection")
+    print("crossed as documented:", ", ".join(results))
+
+
+def case_bindings(s):
+    """The trusted copy and paste move text (every type wl-copy offers)
+    and a 20 MiB image byte for byte from a to b, once, and to no third
+    VM; the log names VMs, types and sizes, never the data."""
+    text = b"ivwl trusted text \xe2\x9c\x93\n"
+    copy_in(s, "a", text)
+    wait_selection(s, text)
+    expect_no_paste(s, "b", secret=text)
+    trusted_copy(s, "a", "trusted copy from a: ")
+    trusted_paste(s, "b", "trusted paste of a's copy into b")
+    expect_paste(s, "b", text)
+    expect_paste(s, "b", text, "text/plain")
+    expect_no_paste(s, "c", secret=text)
+    # once: the plugin's clipboard is empty after the paste
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, "trusted paste: nothing copied")
+
+    image = os.urandom(20 << 20)
+    copy_in(s, "a", image, "image/png")
+    wait_selection(s, image, "image/png")
+    trusted_copy(s, "a",
+                 "trusted copy from a: 1 types, 20971520 bytes "
+                 "(image/png 20971520)")
+    trusted_paste(s, "b", "into b: 1 types, 20971520 bytes")
+    expect_paste(s, "b", image, "image/png")
+    wait_log(s, "trusted paste: image/png, 20971520 bytes, written")
+    expect_no_paste(s, "a", "image/png")
+    expect_no_paste(s, "c", "image/png")
+    if text.strip() in s.weston_log().encode(errors="replace"):
+        raise Failure("the copied text is in weston's log")
+    print("text and 20 MiB image moved a -> b byte for byte, once")
+
+
+def case_gtk(s):
+    """A GTK application in a types and copies (ctrl+c); the trusted
+    bindings bring it to wl-paste in b."""
+    # mapped last, the demo has the keyboard
+    gtk = s.client(["gtk3-demo", "--run=clipboard"], vm="a", log="gtk.log",
+                   extra_env={"GDK_BACKEND": "wayland",
+                              "NO_AT_BRIDGE": "1"})
+    s.wait_view("[a] Clipboard", timeout=40)
+    time.sleep(1)
+    # the demo's first entry has the focus: replace its text and copy it
+    s.xdotool("key", "ctrl+a")
+    s.xdotool("type", "--delay", "30", "ivwl from gtk")
+    s.xdotool("key", "ctrl+a", "ctrl+c")
+    wait_selection(s, b"ivwl from gtk")
+    trusted_copy(s, "a", "trusted copy from a: ")
+    trusted_paste(s, "b", "trusted paste of a's copy into b")
+    expect_paste(s, "b", b"ivwl from gtk")
+    if gtk.poll() is not None:
+        raise Failure("gtk3-demo exited")
+    print("GTK's copy reached b through the trusted paste")
+
+
+def case_stall_flood(s):
+    """A VM that stalls or floods during a trusted copy, or stalls reading
+    a trusted paste, costs a stall timer: weston answers throughout, the
+    receiving VM's other window stays, and the next paste is whole."""
+    bwin = window(s, "b", "b-win")
+    # a stalls: its wl-copy is stopped while weston asks it for data
+    stuck = copy_in(s, "a", b"never sent\n")
+    wait_selection(s, b"never sent\n")
+    os.kill(stuck.pid, signal.SIGSTOP)
+    focus(s, "a")
+    s.xdotool("key", "super+shift+c")
+    took = responsive(s)
+    wait_log(s, "stalled after 0 bytes")
+    wait_log(s, "trusted copy from a: nothing copied")
+    os.kill(stuck.pid, signal.SIGCONT)
+    print(f"stalled source given up; weston answered in {took:.2f} s")
+
+    # a floods: more than the budget (32 MiB here) in one type
+    copy_in(s, "a", os.urandom(48 << 20), "application/x-flood")
+    wait_for("the flood's selection", lambda: "application/x-flood" in
+             s.local(["wl-paste", "-l"], capture_output=True,
+                     timeout=30).stdout.decode(), timeout=30, step=0.5)
+    focus(s, "a")
+    s.xdotool("key", "super+shift+c")
+    wait_log(s, "application/x-flood is over the budget")
+    responsive(s)
+    print("flooding source cut at the budget")
+
+    # b stalls reading a paste: its wl-paste's stdout is never read.  The
+    # plugin's pipe thread takes the VM's share; another reader in b
+    # gets the whole image meanwhile.
+    image = os.urandom(20 << 20)
+    copy_in(s, "a", image, "image/png")
+    wait_selection(s, image, "image/png")
+    trusted_copy(s, "a", "trusted copy from a: 1 types")
+    trusted_paste(s, "b", "into b: 1 types")
+    reader = s.client(["wl-paste", "-n", "-t", "image/png"], vm="b",
+                      log="stalled-reader.log")
+    wait_log(s, "reads image/png of trusted paste's selection")
+    responsive(s)
+    expect_paste(s, "b", image, "image/png")
+    if bwin.poll() is not None or reader.poll() is not None:
+        raise Failure("b's clients went with the stalled reader")
+    print("a stalled reader in b blocks neither weston nor b")
+
+    # a reader whose pipe weston writes into directly (a local client)
+    # stalls the paste's own writer: given up after the stall timer
+    local = subprocess.Popen(["wl-paste", "-n", "-t", "image/png"],
+                             env=s._debug_env(), stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    s.clients.append(local)
+    wait_log(s, "the reader of image/png stalled after")
+    responsive(s)
+    expect_paste(s, "b", image, "image/png")
+    print("a stalled reader of the paste given up")
+
+
+def free_point(s, title):
+    """A point of title's window no other window covers."""
+    views = [v for v in s.scene() if v["title"] and v["rect"]]
+    mine = [v for v in views if v["title"] == title]
+    if not mine:
+        raise Failure(f"no window {title!r}")
+    x0, y0, x1, y1 = mine[0]["rect"]
+    others = [v["rect"] for v in views if v["title"] != title]
+    for y in range((y0 + y1) // 2, y1 - 5, 7):
+        for x in range((x0 + x1) // 2, x1 - 5, 7):
+            if not any(a <= x < c and b <= y < d for a, b, c, d in others):
+                return x, y
+    raise Failure(f"{title!r} is covered by other windows")
+
+
+class Lines:
+    """What a client printed so far, kept across looks."""
+    def __init__(self, proc):
+        self.proc = proc
+        self.text = b""
+        os.set_blocking(proc.stdout.fileno(), False)
+
+    def read(self):
+        chunk = self.proc.stdout.read()
+        if chunk:
+            self.text += chunk
+        return self.text.decode(errors="replace").splitlines()
+
+    def forget(self):
+        self.read()
+        self.text = b""
+
+
+def drag(s, src_title, dst_title):
+    sx, sy = free_point(s, src_title)
+    dx, dy = free_point(s, dst_title)
+    s.xdotool("mousemove", str(sx), str(sy))
+    time.sleep(0.3)
+    s.xdotool("mousedown", "1")
+    time.sleep(0.3)
+    for i in range(1, 11):
+        s.xdotool("mousemove", str(sx + (dx - sx) * i // 10),
+                  str(sy + (dy - sy) * i // 10))
+        time.sleep(0.05)
+    time.sleep(0.5)
+    s.xdotool("mouseup", "1")
+
+
+def case_drag(s):
+    """A drag from a (drag-and-drop=export) into isolated c is refused:
+    c hears of no drag and a's source is cancelled; into b (import) it
+    crosses and the drop is read."""
+    def dnd(vm, title, role):
+        p = s.client([ENV["IVWL_DND_CLIENT"], "--title", title, role],
+                     vm=vm, log=f"{title}.log")
+        s.wait_view(f"[{vm}] {title}")
+        return Lines(p)
+    src = dnd("a", "a-src", "source")
+    b = dnd("b", "b-dst", "target")
+    c = dnd("c", "c-dst", "target")
+    # weston's x11 backend moves its pointer by X's deltas from where
+    # it started: pinning it to two corners makes the two agree
+    s.xdotool("mousemove", str(s.width - 1), str(s.height - 1))
+    time.sleep(0.2)
+    s.xdotool("mousemove", "0", "0")
+    time.sleep(0.2)
+
+    drag(s, "[a] a-src", "[c] c-dst")
+    wait_for("a's drag to be cancelled", lambda: "cancelled" in src.read(),
+             timeout=15, step=0.2)
+    if "dragging" not in src.read():
+        raise Failure("a never started its drag")
+    if any(l.startswith("enter") or l.startswith("got") for l in c.read()):
+        raise Failure("the drag reached isolated c")
+    wait_log(s, "withheld a drag offer of a's data "
+             "(drag-and-drop=isolated)")
+    print("a's drag into isolated c refused")
+
+    b.forget()
+    src.forget()
+    drag(s, "[a] a-src", "[b] b-dst")
+    wait_for("b to read the drop", lambda: "got ivwl-dnd-payload" in
+             b.read(), timeout=15, step=0.2)
+    if "enter" not in b.read():
+        raise Failure("b read a drop it never saw enter")
+    if any(l.startswith("enter") or l.startswith("got") for l in c.read()):
+        raise Failure("the drag reached isolated c")
+    wait_log(s, "reads text/x-ivwl-dnd of a's drag")
+    print("a's drag into b (import) crossed and was dropped")
+
+
+CASES = {
+    "isolated": (case_isolated, ("a", "b"), {}),
+    "policies": (case_policies, ("a", "b", "c", "d"), {
+        "a": ["clipboard=export"], "b": ["clipboard=import"],
+        "c": ["clipboard=shared"]}),
+    "bindings": (case_bindings, ("a", "b", "c"), {}),
+    "gtk": (case_gtk, ("a", "b"), {}),
+    "stall-flood": (case_stall_flood, ("a", "b"), {}),
+    "drag": (case_drag, ("a", "b", "c"), {
+        "a": ["drag-and-drop=export"], "b": ["drag-and-drop=import"]}),
+}
+IVWL_OPTIONS = {
+    "stall-flood": ["clipboard-budget-mib=32", "clipboard-stall-ms=1000"],
+}
+
+
+def start(name):
+    run, vms, options = CASES[name]
+    s = Session(vms, backend="x11", vm_options=options,
+                ivwl_options=IVWL_OPTIONS.get(name, ()))
+    return s, run, False
+
+
+if __name__ == "__main__":
+    sys.exit(case_main(CASES, start))
