@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -137,6 +138,37 @@ plugin_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&plugin->destroy_listener.link);
 	wl_list_remove(&plugin->kill_listener.link);
 	plugin_free(plugin);
+}
+
+static unsigned int
+open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+bool
+ivwl_fds_to_spare(struct ivwl_plugin *plugin, unsigned int n)
+{
+	struct rlimit rl;
+	rlim_t reserve, want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	/* A quarter of a small limit, 64 of a desktop's 1024 and more. */
+	reserve = rl.rlim_cur / 4 < 64 ? rl.rlim_cur / 4 : 64;
+	want = (rlim_t)open_fds() + reserve +
+	       (rlim_t)(plugin->attaching + 1) * n;
+	return want <= rl.rlim_cur;
 }
 
 /*

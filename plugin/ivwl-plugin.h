@@ -25,6 +25,7 @@ struct ivwl_plugin {
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;
 	struct ivwl_attacher *attacher;	/* ivwl-server attaches, threaded */
+	uint32_t attaching;		/* attempts running */
 	/*
 	 * Connections that left work after a budget come back through it:
 	 * an fd, not an idle source (libwayland runs idle sources added
@@ -35,6 +36,14 @@ struct ivwl_plugin {
 	struct ivwl_watch *more_watch;
 	struct ivwl_clipboard *clipboard;
 };
+
+/*
+ * True when weston can give n more fds to a VM: what attempts still
+ * running may take counted, and some of its open-file limit kept for
+ * weston itself (a shell or client it cannot start ends the session).
+ */
+bool
+ivwl_fds_to_spare(struct ivwl_plugin *plugin, unsigned int n);
 
 /* Log with the module's prefix. */
 void

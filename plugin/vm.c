@@ -27,6 +27,9 @@
 
 #define RETRY_MS 1000
 #define ATTACH_TIMEOUT_MS 2000
+/* What an attach may hold at its peak: socket, region, vectors, and a
+ * peer's vectors announced before ours were trimmed. */
+#define ATTACH_FDS 8
 #define DEFAULT_APP_TIMEOUT_S 10
 
 static void
@@ -379,14 +382,25 @@ vm_attach(struct ivwl_vm *vm)
 {
 	struct ivwl_device *dev = NULL;
 	const char *err = NULL;
+	char why[128];
 	int ret;
 
+	if (vm->attaching)
+		return 0;
+	/* Weston's own clients and outputs come first. */
+	if (!ivwl_fds_to_spare(vm->plugin, ATTACH_FDS)) {
+		snprintf(why, sizeof(why), "weston's open files are near their "
+			 "limit, kept for weston itself");
+		return attach_failed(vm, -EMFILE, why);
+	}
 	if (vm->server) {
 		ret = ivwl_attacher_start(vm->plugin->attacher, vm, vm->server,
 					  ATTACH_TIMEOUT_MS);
-		if (ret < 0 && ret != -EBUSY)
+		if (ret < 0)
 			return attach_failed(vm, ret,
 					     "cannot start an attach thread");
+		vm->attaching = true;
+		vm->plugin->attaching++;
 		return 0;
 	}
 	ret = ivwl_device_open_kernel(vm->device, &dev, &err);
@@ -400,6 +414,9 @@ ivwl_vm_attach_done(void *owner, struct ivwl_device *dev, int ret,
 		    const char *err)
 {
 	struct ivwl_vm *vm = owner;
+
+	vm->attaching = false;
+	vm->plugin->attaching--;
 
 	ret = dev ? attach_device(vm, dev) : attach_failed(vm, ret, err);
 	if (ret < 0)
@@ -558,6 +575,8 @@ void
 ivwl_vm_destroy(struct ivwl_vm *vm)
 {
 	ivwl_attacher_cancel(vm->plugin->attacher, vm);
+	if (vm->attaching)
+		vm->plugin->attaching--;
 	vm_detach(vm, true);
 	wl_event_source_remove(vm->retry_timer);
 	wl_list_remove(&vm->link);

@@ -25,6 +25,7 @@ struct ivwl_vm {
 	struct ivwl_clip_policy clip;	/* clipboard=, drag-and-drop=... */
 
 	struct ivwl_device *dev;	/* NULL while detached */
+	bool attaching;			/* an attempt runs in a thread */
 	char *attach_err;		/* last failure logged */
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
