@@ -43,7 +43,7 @@ on_lazy(void *data);
 
 /*
  * Holds back a doorbell for lazy events alone (translate.c: a buffer
- * release, presentation feedback, delete_id) while a frame callback is
+ * release, delete_id) while a frame callback is
  * in flight: its done comes within a frame and takes them along.  A
  * client that commits once per frame callback then costs one doorbell
  * per frame instead of two or three, each a wake-up of two processes in

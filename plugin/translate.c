@@ -38,16 +38,17 @@ is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
 }
 
 /*
- * Events no client waits on by themselves: a buffer back for reuse, a
- * frame's timing, an id free again.  They can ride with the next frame
- * callback's doorbell (connection.c kick_app).
+ * Events a client drawing by frame callbacks does not wait on: a buffer
+ * back for reuse, an id free again.  They can ride with the next frame
+ * callback's doorbell (connection.c kick_app).  Presentation feedback is
+ * not one: weston sends it after the frame callbacks, when the frame
+ * was shown, and a player pacing by it needs it then, not a frame late.
  */
 static bool
 lazy_event(const struct ivwl_wire_msg *msg)
 {
 	return is(msg, &ivwl_iface_wl_buffer, IVWL_EVT_WL_BUFFER_RELEASE) ||
-	       is(msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_DELETE_ID) ||
-	       msg->iface == &ivwl_iface_wp_presentation_feedback;
+	       is(msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_DELETE_ID);
 }
 
 static struct ivwl_pool *
