@@ -34,7 +34,15 @@
  *   stop      -> stopped committed=N    commits no more, stays connected
  *   end of file                 disconnects
  * now_ns is CLOCK_MONOTONIC, so the driver can take frames per second
- * from two counts without timing the pipe.  --idle commits one frame and
+ * from two counts without timing the pipe.
+ *
+ * Every presented time is also compared with the client's own clock (the
+ * one wp_presentation.clock_id names) when the event arrives: it must lie
+ * in the past, by at most one refresh and 2 ms, and no more than 2 ms in
+ * the future.  "done" carries clock_bad (how many did not) and the
+ * range seen; --check-clock makes any clock_bad a failure.  Tests that
+ * fake an app clock ahead of the display's add IVWL_TEST_CLOCK_OFFSET_NS
+ * to every clock read, as the agent and relay do.  --idle commits one frame and
  * then nothing: a window that is open and still.  While stopped or idle
  * it sleeps in poll with no timeout, so it wakes only when asked.
  */
@@ -58,6 +66,10 @@
 
 /* Gives up on a frame callback or feedback that never comes. */
 #define FRAMES_STALL_MS 10000
+/* How far a presented time may be from our clock at receipt (2 ms). */
+#define FRAMES_CLOCK_SLACK_NS 2000000ll
+
+static int64_t frames_test_offset_ns;
 
 struct frames_buffer {
 	struct wl_buffer *wl;
@@ -102,6 +114,10 @@ struct frames_client {
 	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
 	uint64_t start_ns, last_presented_ns, first_presented_ns;
 	uint64_t touched_bytes;
+	/* receipt - presented, over every presented event */
+	int64_t clock_dev_min, clock_dev_max;
+	int clock_bad;
+	bool check_clock;
 };
 
 static uint64_t
@@ -110,7 +126,23 @@ frames_now_ns(clockid_t clock)
 	struct timespec ts;
 
 	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+	       (uint64_t)frames_test_offset_ns;
+}
+
+/* The presented time t against our clock now, allowing one refresh. */
+static void
+frames_check_clock(struct frames_client *app, uint64_t t, uint32_t refresh)
+{
+	int64_t dev = (int64_t)(frames_now_ns(app->clock) - t);
+
+	if (app->presented_all == 1 || dev < app->clock_dev_min)
+		app->clock_dev_min = dev;
+	if (app->presented_all == 1 || dev > app->clock_dev_max)
+		app->clock_dev_max = dev;
+	if (dev < -FRAMES_CLOCK_SLACK_NS ||
+	    dev > (int64_t)refresh + FRAMES_CLOCK_SLACK_NS)
+		app->clock_bad++;
 }
 
 static void
@@ -217,6 +249,7 @@ feedback_presented(void *data, struct wp_presentation_feedback *fb,
 		     tv_nsec;
 
 	app->presented_all++;
+	frames_check_clock(app, t, refresh);
 	if (p->index >= 0) {
 		app->presented++;
 		/* A presentation before the commit's clock read: count 1 ns. */
@@ -559,7 +592,8 @@ frames_report(struct frames_client *app)
 	       "latency_max_us=%.1f commit_rtt_p50_us=%.1f "
 	       "commit_rtt_p99_us=%.1f fps=%.2f span_ms=%.3f "
 	       "touched_bytes=%llu client_cpu_ms_total=%.3f width=%d "
-	       "height=%d damage=%s\n",
+	       "height=%d damage=%s clock_id=%d clock_bad=%d "
+	       "clock_dev_min_us=%.1f clock_dev_max_us=%.1f\n",
 	       app->measured_committed, app->presented, app->discarded,
 	       frames_percentile_us(lat, n, 50),
 	       frames_percentile_us(lat, n, 99),
@@ -569,7 +603,9 @@ frames_report(struct frames_client *app)
 	       frames_percentile_us(rtt, nrtt, 99), fps,
 	       (double)span / 1e6, (unsigned long long)app->touched_bytes,
 	       cpu_ms, app->width, app->height,
-	       app->full_damage ? "full" : "band");
+	       app->full_damage ? "full" : "band", (int)app->clock,
+	       app->clock_bad, (double)app->clock_dev_min / 1000.0,
+	       (double)app->clock_dev_max / 1000.0);
 	fflush(stdout);
 	free(lat);
 	free(rtt);
@@ -708,7 +744,7 @@ frames_usage(FILE *f)
 {
 	fprintf(f, "Usage: ivwl-frames-client --width W --height H "
 		   "[--damage full|band] [--frames N] [--warmup N] "
-		   "[--title T]\n"
+		   "[--title T] [--check-clock]\n"
 		   "       ivwl-frames-client --width W --height H --control "
 		   "[--idle] [--title T]\n");
 }
@@ -725,6 +761,7 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, 't' },
 		{ "control", no_argument, NULL, 'c' },
 		{ "idle", no_argument, NULL, 'i' },
+		{ "check-clock", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'H' },
 		{ 0 }
 	};
@@ -746,6 +783,7 @@ main(int argc, char *argv[])
 		case 't': app.title = optarg; break;
 		case 'c': app.control = true; break;
 		case 'i': app.idle = true; break;
+		case 'k': app.check_clock = true; break;
 		case 'd':
 			if (strcmp(optarg, "full") == 0)
 				app.full_damage = true;
@@ -760,6 +798,9 @@ main(int argc, char *argv[])
 		default: frames_usage(stderr); return 2;
 		}
 	}
+	if (getenv("IVWL_TEST_CLOCK_OFFSET_NS"))
+		frames_test_offset_ns =
+			strtoll(getenv("IVWL_TEST_CLOCK_OFFSET_NS"), NULL, 10);
 	if (app.width < 8 || app.height < 8 || app.width > 16384 ||
 	    app.height > 16384 || app.frames < 1 || app.warmup < 2 ||
 	    (app.idle && !app.control)) {
@@ -819,7 +860,7 @@ main(int argc, char *argv[])
 	/* Stay connected until the driver has read its counters. */
 	while (fgets(line, sizeof(line), stdin))
 		break;
-	status = 0;
+	status = app.check_clock && app.clock_bad ? 3 : 0;
 
 err_display:
 	wl_display_disconnect(app.display);

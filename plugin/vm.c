@@ -120,6 +120,9 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	bits = ivwl_display_side_take(&vm->side);
 	if (bits & IVWL_DOORBELL_CONTROL)
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
+	if ((bits & IVWL_DOORBELL_CLOCK) &&
+	    ivwl_clock_answer(&vm->clock, vm->side.base))
+		ivwl_display_side_ring(&vm->side, IVWL_DOORBELL_CLOCK);
 	/* At most one pass over the slots, whatever the app wrote. */
 	for (i = 0; i < vm->side.slots; i++)
 		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])
@@ -353,6 +356,8 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 		vm->probe = 0;
 	}
 
+	ivwl_clock_answerer_init(&vm->clock,
+				 vm->plugin->compositor->presentation_clock);
 	ivwl_display_side_claim(&vm->side);
 	free(vm->attach_err);
 	vm->attach_err = NULL;
