@@ -42,7 +42,15 @@
  * the future.  "done" carries clock_bad (how many did not) and the
  * range seen; --check-clock makes any clock_bad a failure.  Tests that
  * fake an app clock ahead of the display's add IVWL_TEST_CLOCK_OFFSET_NS
- * to every clock read, as the agent and relay do.  --idle commits one frame and
+ * to every clock read, as the agent and relay do.
+ *
+ * With IVWL_FRAME_TRACE=DIR (protocol/frame-trace.h) it also writes
+ * DIR/frames-client-PID.frames at the end: "first_commit N", N being the
+ * number of wl_surface.commit before the first measured frame, then one
+ * line per measured frame: index, CLOCK_MONOTONIC of its commit, of its
+ * presentation (converted from the clock_id's clock at receipt) and of
+ * the receipt, 0 for a frame not presented.  bench/frames.py lines them
+ * up with the relay's and the plugin's trace.  --idle commits one frame and
  * then nothing: a window that is open and still.  While stopped or idle
  * it sleeps in poll with no timeout, so it wakes only when asked.
  */
@@ -75,6 +83,11 @@ struct frames_buffer {
 	struct wl_buffer *wl;
 	uint32_t *pixels;
 	bool busy;
+};
+
+/* A measured frame's times, CLOCK_MONOTONIC, for the frame trace. */
+struct frames_stage {
+	uint64_t commit, presented, received;
 };
 
 /* One commit waiting for its presentation feedback. */
@@ -118,6 +131,7 @@ struct frames_client {
 	int64_t clock_dev_min, clock_dev_max;
 	int clock_bad;
 	bool check_clock;
+	struct frames_stage *stages;	/* per measured frame */
 };
 
 static uint64_t
@@ -251,6 +265,13 @@ feedback_presented(void *data, struct wp_presentation_feedback *fb,
 	app->presented_all++;
 	frames_check_clock(app, t, refresh);
 	if (p->index >= 0) {
+		struct frames_stage *st = &app->stages[p->index];
+		uint64_t mono = frames_now_ns(CLOCK_MONOTONIC);
+
+		/* Our clock_id's clock to raw CLOCK_MONOTONIC, read now. */
+		st->received = mono - (uint64_t)frames_test_offset_ns;
+		st->presented = t - (frames_now_ns(app->clock) - mono) -
+				(uint64_t)frames_test_offset_ns;
 		app->presented++;
 		/* A presentation before the commit's clock read: count 1 ns. */
 		app->latency_ns[p->index] = t > p->commit_ns ?
@@ -347,6 +368,10 @@ frames_commit(struct frames_client *app)
 	wp_presentation_feedback_add_listener(p->fb, &feedback_listener, p);
 	app->outstanding++;
 	p->commit_ns = frames_now_ns(app->clock);
+	if (p->index >= 0)
+		app->stages[p->index].commit =
+			frames_now_ns(CLOCK_MONOTONIC) -
+			(uint64_t)frames_test_offset_ns;
 	wl_surface_commit(app->surface);
 	if (p->index >= 0) {
 		/* How long the commit takes to reach weston and back. */
@@ -611,6 +636,32 @@ frames_report(struct frames_client *app)
 	free(rtt);
 }
 
+/* IVWL_FRAME_TRACE: the measured frames' times for bench/frames.py. */
+static void
+frames_write_stages(const struct frames_client *app)
+{
+	const char *dir = getenv("IVWL_FRAME_TRACE");
+	char path[4096];
+	FILE *f;
+	int i;
+
+	if (!dir || !dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/frames-client-%d.frames", dir,
+		 (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	/* the first commit maps the window; warm-up frames follow */
+	fprintf(f, "first_commit %d\n", app->warmup + 1);
+	for (i = 0; i < app->frames; i++)
+		fprintf(f, "%d %llu %llu %llu\n", i,
+			(unsigned long long)app->stages[i].commit,
+			(unsigned long long)app->stages[i].presented,
+			(unsigned long long)app->stages[i].received);
+	fclose(f);
+}
+
 /* Waits for the first configure and makes the buffers: ready to draw. */
 static int
 frames_start(struct frames_client *app)
@@ -812,7 +863,8 @@ main(int argc, char *argv[])
 		app.warmup = INT_MAX;
 	app.latency_ns = calloc((size_t)app.frames, sizeof(*app.latency_ns));
 	app.rtt_ns = calloc((size_t)app.frames, sizeof(*app.rtt_ns));
-	if (!app.latency_ns || !app.rtt_ns)
+	app.stages = calloc((size_t)app.frames, sizeof(*app.stages));
+	if (!app.latency_ns || !app.rtt_ns || !app.stages)
 		goto err_latency;
 
 	app.display = wl_display_connect(NULL);
@@ -857,6 +909,7 @@ main(int argc, char *argv[])
 		goto err_display;
 	}
 	frames_report(&app);
+	frames_write_stages(&app);
 	/* Stay connected until the driver has read its counters. */
 	while (fgets(line, sizeof(line), stdin))
 		break;
@@ -867,5 +920,6 @@ err_display:
 err_latency:
 	free(app.latency_ns);
 	free(app.rtt_ns);
+	free(app.stages);
 	return status;
 }

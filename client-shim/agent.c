@@ -35,6 +35,7 @@
 #include "agent-proto.h"
 #include "clock-agent.h"
 #include "device.h"
+#include "frame-trace.h"
 #include "heap.h"
 #include "region.h"
 #include "ring.h"
@@ -659,6 +660,7 @@ on_doorbell(struct agent *agent)
 	uint32_t i;
 
 	ivwl_device_vector_drain(agent->dev, IVWL_DOORBELL_VECTOR);
+	ivwl_trace(IVWL_TRACE_WAKE, 1);
 	bits = ivwl_doorbell_take(agent->base, IVWL_SIDE_APP);
 	if (bits & IVWL_DOORBELL_CLOCK)
 		ivwl_agent_clock_heard(&agent->clock, agent->verbose);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "frame-trace.h"
 #include "ivwl-protocols.h"
 #include "relay-time.h"
 
@@ -174,4 +175,20 @@ ivwl_relay_time_event(struct ivwl_relay_time *rt,
 	    msg->opcode == IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED)
 		return presented(rt, msg, out);
 	return msg->size;
+}
+
+void
+ivwl_relay_time_request(struct ivwl_relay_time *rt,
+			const struct ivwl_wire_msg *msg)
+{
+	if (msg->iface == &ivwl_iface_wl_surface &&
+	    msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT && ivwl_trace_on())
+		rt->commits_batched++;
+}
+
+void
+ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection)
+{
+	for (; rt->commits_batched > 0; rt->commits_batched--)
+		ivwl_trace(IVWL_TRACE_COMMIT, connection);
 }

@@ -23,6 +23,7 @@ struct ivwl_relay_time {
 	bool have_display_clock;
 	bool said_untrusted;
 	uint64_t translated, discarded, hidden;
+	uint32_t commits_batched;	/* not yet in the ring: frame trace */
 	int64_t worst_err;
 };
 
@@ -37,5 +38,12 @@ uint32_t
 ivwl_relay_time_event(struct ivwl_relay_time *rt,
 		      const struct ivwl_wire_msg *msg, const uint8_t *bytes,
 		      uint8_t *out);
+
+/* The frame trace's commits: seen in a request, then in the ring. */
+void
+ivwl_relay_time_request(struct ivwl_relay_time *rt,
+			const struct ivwl_wire_msg *msg);
+void
+ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection);
 
 #endif

@@ -23,6 +23,7 @@
 #include "relay.h"
 #include "relay-zc.h"
 #include "relay-time.h"
+#include "frame-trace.h"
 #include "shim.h"
 #include "stream.h"
 #include "wire.h"
@@ -129,6 +130,7 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 				   &r->why);
 	if (ret < 0)
 		return ret;
+	ivwl_relay_time_request(&r->time, msg);
 	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
 	return 0;
 }
@@ -188,7 +190,11 @@ pump_requests(struct relay *r)
 		if (n < 0)
 			return fail(r, "reading the client failed");
 	}
-	return ivwl_batch_flush(&r->batch, &r->slot.request);
+	ret = ivwl_batch_flush(&r->batch, &r->slot.request);
+	if (ret == 0)
+		ivwl_relay_time_flushed(&r->time, r->slot.info.generation << 8 |
+					r->slot.info.slot);
+	return ret;
 }
 
 /* ---- display -> client --------------------------------------------- */
@@ -448,6 +454,7 @@ sleep_until_needed(struct relay *r)
 		}
 		if (pfd[0].revents)
 			ivwl_endpoint_drain(&r->slot.info.ep);
+		ivwl_trace(IVWL_TRACE_WAKE, pfd[0].revents != 0);
 	} else {
 		r->sock_ready = true;
 		ivwl_relay_zc_all_ready(&r->zc);

@@ -20,6 +20,7 @@
 #include "connection.h"
 #include "device.h"
 #include "display-side.h"
+#include "frame-trace.h"
 #include "ivwl-plugin.h"
 #include "shm-access.h"
 #include "vm.h"
@@ -117,6 +118,7 @@ on_doorbell(int fd, uint32_t mask, void *data)
 
 	/* Level-triggered: drain first, then take what we were rung for. */
 	ivwl_device_vector_drain(vm->dev, IVWL_DOORBELL_VECTOR);
+	ivwl_trace(IVWL_TRACE_WAKE, 1);
 	bits = ivwl_display_side_take(&vm->side);
 	if (bits & IVWL_DOORBELL_CONTROL)
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
