@@ -629,6 +629,7 @@ def print_table(rows, header):
             lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
         row("transport copied / frame",
             lambda r: fmt_bytes(r["copied_bytes_per_frame"]))
+        stages.print_rows(row, g)
         if "native" in by:
             row("CPU vs native", lambda r: fmt_ratio(r.get("cpu_vs_native")))
             row("latency p50 vs native",

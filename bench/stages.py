@@ -148,3 +148,28 @@ def stage_figures(trace_dir, client_pid):
         }
     out["doorbells_and_wakeups_by_process"] = procs
     return out
+
+
+def _us(v):
+    return "-" if v is None else f"{v:.0f}"
+
+
+def print_rows(row, rows):
+    """The table rows of the trace's figures (frames.py's table())."""
+    if not any("stages_frames" in r for r in rows):
+        return
+    for name, _, _ in STAGES:
+        label = name.replace("_to_", " -> ").replace("_", " ")
+        row(f"{label}, p50/p99 us", lambda r, n=name: "%s/%s" % (
+            _us(r.get(f"{n}_p50_us")), _us(r.get(f"{n}_p99_us"))))
+    procs = []
+    for r in rows:
+        for p in r.get("doorbells_and_wakeups_by_process", {}):
+            if p not in procs:
+                procs.append(p)
+    for p in procs:
+        row(f"  {p}: doorbells/wake-ups", lambda r, p=p: "%.2f/%.2f" % (
+            r.get("doorbells_and_wakeups_by_process", {}).get(p, {}).get(
+                "doorbells_rung_per_frame", 0.0),
+            r.get("doorbells_and_wakeups_by_process", {}).get(p, {}).get(
+                "wakeups_per_frame", 0.0)))
