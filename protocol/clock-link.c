@@ -152,6 +152,10 @@ ivwl_clock_ask(struct ivwl_clock_asker *c)
 
 	if (!display_ready(c))
 		return false;
+	/* Another display instance: measure it now, not in a second. */
+	if (ivwl_shm_load(&side(c, IVWL_SIDE_DISPLAY)->epoch) !=
+	    c->display_epoch && c->est.count > 0)
+		c->next_at = now;
 	if (c->asked_at) {
 		if (now - c->asked_at < IVWL_CLOCK_ANSWER_TIMEOUT_NS)
 			return false;
@@ -246,10 +250,15 @@ ivwl_clock_view_read(void *base, struct ivwl_clock_view *view)
 			(int64_t)ivwl_shm_load64((uint64_t *)&e->growth_ppb);
 		view->expires = (int64_t)ivwl_shm_load64((uint64_t *)
 							 &e->expires);
+		view->display_epoch = ivwl_shm_load(&e->display_epoch);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		again = ivwl_shm_load(&e->seq);
+		/* Measured with another display instance: none. */
 		if (again == seq)
-			return view->expires != 0;
+			return view->expires != 0 &&
+			       view->display_epoch == ivwl_shm_load(
+				       &ivwl_region_side(base, IVWL_SIDE_DISPLAY)
+						->epoch);
 	}
 	return false;
 }

@@ -91,12 +91,16 @@ ivwl_clock_heard(struct ivwl_clock_asker *c);
 
 struct ivwl_clock_view {
 	uint32_t display_clock_id;
+	uint32_t display_epoch;
 	uint32_t app_clock_id;
 	struct ivwl_clock_map map;
 	int64_t expires;
 };
 
-/* A consistent copy of the published estimate; false when there is none. */
+/*
+ * A consistent copy of the published estimate; false when there is none,
+ * or it was measured with another display instance than the one there.
+ */
 bool
 ivwl_clock_view_read(void *base, struct ivwl_clock_view *view);
 
