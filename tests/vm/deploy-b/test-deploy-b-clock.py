@@ -18,7 +18,6 @@ Environment as test-deploy-b.py, plus IVWL_FRAMES_CLIENT.
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -97,19 +96,14 @@ def check(console, host_monotonic, errors):
 
 
 def run(args):
-    qemu = ENV.get("IVWL_VM_QEMU", "qemu-system-x86_64")
-    limit = int(ENV.get("IVWL_VM_TIMEOUT", "240"))
-    if not shutil.which(qemu):
-        raise Failure(f"{qemu} not found: install qemu-system-x86")
-    host = B.HostSide([B.VM])
-    guest = None
-    errors = []
-    try:
+    qemu, limit = B.qemu_and_limit(args)
+
+    def body(host, errors, hold):
         initrd = host.path("initramfs.gz")
         build_initramfs(args, initrd)
         run_arg = f"/bin/guest.sh,64,64,{FRAMES},clock,now,auto"
-        guest = B.Guest(qemu, args.kernel, initrd, host.app_socket(),
-                        host.path("console.log"), limit, run_arg)
+        guest = hold(B.Guest(qemu, args.kernel, initrd, host.app_socket(),
+                             host.path("console.log"), limit, run_arg))
         guest.wait_line("GUEST: clocks:", 180)
         host_monotonic = time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
         guest.proc.wait(limit)
@@ -117,23 +111,8 @@ def run(args):
         B.check_guest_log(console, errors)
         check(console, host_monotonic, errors)
         print(f"deploy-b-clock: QEMU ran {guest.elapsed():.1f} s")
-    except BaseException:
-        if guest:
-            guest.stop()
-            print("---- guest console ----\n" + guest.console())
-        host.dump_logs()
-        raise
-    finally:
-        if guest:
-            guest.stop()
-        host.close()
-        if ENV.get("IVWL_VM_KEEP") == "1":
-            print(f"deploy-b-clock: logs kept in {host.dir}")
-        else:
-            shutil.rmtree(host.dir, ignore_errors=True)
-    if errors:
-        print("---- guest console ----\n" + console)
-        raise Failure("; ".join(errors))
+
+    B.with_guest("deploy-b-clock", body)
 
 
 def main():
