@@ -66,7 +66,8 @@ def frames_result(console, name):
     fields = dict(kv.split("=", 1) for kv in m.group(2).split())
     print(f"deploy-b-clock: {name}: status {m.group(1)}: "
           f"presented {fields['presented']} discarded "
-          f"{fields['discarded']} clock_bad {fields['clock_bad']} "
+          f"{fields['discarded']} ahead {fields['clock_future']} too old "
+          f"{fields['clock_late']} "
           f"receipt - presented {fields['clock_dev_min_us']} .. "
           f"{fields['clock_dev_max_us']} us")
     return int(m.group(1)), fields
@@ -80,9 +81,10 @@ def check(console, host_monotonic, errors):
         errors.append(f"the guest's clock ({m.group(1)} s) is not far "
                       f"from the host's ({host_monotonic:.0f} s)")
     status, on = frames_result(console, "clock-on")
-    if status != 0 or on["clock_bad"] != "0":
-        errors.append(f"translated: {on['clock_bad']} presented times "
-                      f"off the guest's clock (status {status})")
+    if status != 0 or on["clock_future"] != "0":
+        errors.append(f"translated: {on['clock_future']} presented times "
+                      f"ahead of the guest's clock, {on['clock_late']} too "
+                      f"old (status {status})")
     if int(on["presented"]) < FRAMES * 9 // 10 or on["discarded"] != "0":
         errors.append(f"translated: {on['presented']} presented, "
                       f"{on['discarded']} discarded of {FRAMES}")
