@@ -13,6 +13,29 @@ REQUIRED = ["path", "size", "cpu_ms_per_frame",
             "latency_p50_us", "latency_p99_us", "fps"]
 
 
+STAGES = ["commit_to_relay_wrote", "relay_wrote_to_plugin_read",
+          "plugin_read_to_repainted", "repainted_to_presented",
+          "presented_to_delivered"]
+
+
+def check_stages(name, r):
+    """The frame trace's figures: every stage of an ivwl path timed,
+    p50 <= p99, and the relay counted its doorbells."""
+    if r.get("path") not in ("ivwl-copy", "ivwl-zero-copy"):
+        return []
+    bad = []
+    for s in STAGES:
+        p50, p99 = r.get(f"{s}_p50_us"), r.get(f"{s}_p99_us")
+        if not isinstance(p50, (int, float)) or \
+                not isinstance(p99, (int, float)) or p99 < p50:
+            bad.append(f"{name}: stage {s}: p50 {p50!r} p99 {p99!r}")
+    procs = r.get("doorbells_and_wakeups_by_process") or {}
+    relay = procs.get("ivwl-relay", {})
+    if not relay.get("doorbells_rung_per_frame", 0) > 0:
+        bad.append(f"{name}: relay doorbells per frame {relay!r}")
+    return bad
+
+
 def main():
     argv = smoke.bench_argv("check-frames-json.py", "frames")
     if argv is None:
@@ -53,6 +76,7 @@ def main():
         if r.get("path", "").startswith("ivwl") and \
                 not r.get("transport_cpu_ms_per_frame", 0) > 0:
             failed.append(f"{name}: no transport CPU (relay not found?)")
+        failed += check_stages(name, r)
     want = {(p, d) for p in paths for d in ("full", "band")}
     got = {(r.get("path"), r.get("damage")) for r in rows}
     if want - got:

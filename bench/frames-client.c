@@ -34,7 +34,26 @@
  *   stop      -> stopped committed=N    commits no more, stays connected
  *   end of file                 disconnects
  * now_ns is CLOCK_MONOTONIC, so the driver can take frames per second
- * from two counts without timing the pipe.  --idle commits one frame and
+ * from two counts without timing the pipe.
+ *
+ * Every presented time is also compared with the client's own clock (the
+ * one wp_presentation.clock_id names) when the event arrives: it must lie
+ * in the past, by at most one refresh and 2 ms, and no more than 2 ms in
+ * the future.  "done" carries clock_future (more than 2 ms ahead: always
+ * a wrong clock), clock_late (older than a refresh and 2 ms: a wrong
+ * clock, or an event delivered late by a busy machine), clock_bad (their
+ * sum) and the range seen.  --check-clock makes any clock_future, or
+ * clock_late for more than 1 in 20 frames, a failure.  Tests that
+ * fake an app clock ahead of the display's add IVWL_TEST_CLOCK_OFFSET_NS
+ * to every clock read, as the agent and relay do.
+ *
+ * With IVWL_FRAME_TRACE=DIR (protocol/frame-trace.h) it also writes
+ * DIR/frames-client-PID.frames at the end: "first_commit N", N being the
+ * number of wl_surface.commit before the first measured frame, then one
+ * line per measured frame: index, CLOCK_MONOTONIC of its commit, of its
+ * presentation (converted from the clock_id's clock at receipt) and of
+ * the receipt, 0 for a frame not presented.  bench/frames.py lines them
+ * up with the relay's and the plugin's trace.  --idle commits one frame and
  * then nothing: a window that is open and still.  While stopped or idle
  * it sleeps in poll with no timeout, so it wakes only when asked.
  */
@@ -58,11 +77,20 @@
 
 /* Gives up on a frame callback or feedback that never comes. */
 #define FRAMES_STALL_MS 10000
+/* How far a presented time may be from our clock at receipt (2 ms). */
+#define FRAMES_CLOCK_SLACK_NS 2000000ll
+
+static int64_t frames_test_offset_ns;
 
 struct frames_buffer {
 	struct wl_buffer *wl;
 	uint32_t *pixels;
 	bool busy;
+};
+
+/* A measured frame's times, CLOCK_MONOTONIC, for the frame trace. */
+struct frames_stage {
+	uint64_t commit, presented, received;
 };
 
 /* One commit waiting for its presentation feedback. */
@@ -102,6 +130,11 @@ struct frames_client {
 	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
 	uint64_t start_ns, last_presented_ns, first_presented_ns;
 	uint64_t touched_bytes;
+	/* receipt - presented, over every presented event */
+	int64_t clock_dev_min, clock_dev_max;
+	int clock_future, clock_late;
+	bool check_clock;
+	struct frames_stage *stages;	/* per measured frame */
 };
 
 static uint64_t
@@ -110,7 +143,32 @@ frames_now_ns(clockid_t clock)
 	struct timespec ts;
 
 	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+	       (uint64_t)frames_test_offset_ns;
+}
+
+/* The presented time t against our clock now, allowing one refresh. */
+static void
+frames_check_clock(struct frames_client *app, uint64_t t, uint32_t refresh)
+{
+	int64_t dev = (int64_t)(frames_now_ns(app->clock) - t);
+
+	if (app->presented_all == 1 || dev < app->clock_dev_min)
+		app->clock_dev_min = dev;
+	if (app->presented_all == 1 || dev > app->clock_dev_max)
+		app->clock_dev_max = dev;
+	if (dev < -FRAMES_CLOCK_SLACK_NS)
+		app->clock_future++;
+	else if (dev > (int64_t)refresh + FRAMES_CLOCK_SLACK_NS)
+		app->clock_late++;
+}
+
+/* --check-clock: no time in the future, and late ones only rarely. */
+static bool
+frames_clock_ok(const struct frames_client *app)
+{
+	return app->clock_future == 0 &&
+	       app->clock_late * 20 <= app->presented_all;
 }
 
 static void
@@ -217,7 +275,15 @@ feedback_presented(void *data, struct wp_presentation_feedback *fb,
 		     tv_nsec;
 
 	app->presented_all++;
+	frames_check_clock(app, t, refresh);
 	if (p->index >= 0) {
+		struct frames_stage *st = &app->stages[p->index];
+		uint64_t mono = frames_now_ns(CLOCK_MONOTONIC);
+
+		/* Our clock_id's clock to raw CLOCK_MONOTONIC, read now. */
+		st->received = mono - (uint64_t)frames_test_offset_ns;
+		st->presented = t - (frames_now_ns(app->clock) - mono) -
+				(uint64_t)frames_test_offset_ns;
 		app->presented++;
 		/* A presentation before the commit's clock read: count 1 ns. */
 		app->latency_ns[p->index] = t > p->commit_ns ?
@@ -314,6 +380,10 @@ frames_commit(struct frames_client *app)
 	wp_presentation_feedback_add_listener(p->fb, &feedback_listener, p);
 	app->outstanding++;
 	p->commit_ns = frames_now_ns(app->clock);
+	if (p->index >= 0)
+		app->stages[p->index].commit =
+			frames_now_ns(CLOCK_MONOTONIC) -
+			(uint64_t)frames_test_offset_ns;
 	wl_surface_commit(app->surface);
 	if (p->index >= 0) {
 		/* How long the commit takes to reach weston and back. */
@@ -559,7 +629,9 @@ frames_report(struct frames_client *app)
 	       "latency_max_us=%.1f commit_rtt_p50_us=%.1f "
 	       "commit_rtt_p99_us=%.1f fps=%.2f span_ms=%.3f "
 	       "touched_bytes=%llu client_cpu_ms_total=%.3f width=%d "
-	       "height=%d damage=%s\n",
+	       "height=%d damage=%s clock_id=%d clock_bad=%d "
+	       "clock_future=%d clock_late=%d "
+	       "clock_dev_min_us=%.1f clock_dev_max_us=%.1f\n",
 	       app->measured_committed, app->presented, app->discarded,
 	       frames_percentile_us(lat, n, 50),
 	       frames_percentile_us(lat, n, 99),
@@ -569,10 +641,39 @@ frames_report(struct frames_client *app)
 	       frames_percentile_us(rtt, nrtt, 99), fps,
 	       (double)span / 1e6, (unsigned long long)app->touched_bytes,
 	       cpu_ms, app->width, app->height,
-	       app->full_damage ? "full" : "band");
+	       app->full_damage ? "full" : "band", (int)app->clock,
+	       app->clock_future + app->clock_late, app->clock_future,
+	       app->clock_late, (double)app->clock_dev_min / 1000.0,
+	       (double)app->clock_dev_max / 1000.0);
 	fflush(stdout);
 	free(lat);
 	free(rtt);
+}
+
+/* IVWL_FRAME_TRACE: the measured frames' times for bench/frames.py. */
+static void
+frames_write_stages(const struct frames_client *app)
+{
+	const char *dir = getenv("IVWL_FRAME_TRACE");
+	char path[4096];
+	FILE *f;
+	int i;
+
+	if (!dir || !dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/frames-client-%d.frames", dir,
+		 (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	/* the first commit maps the window; warm-up frames follow */
+	fprintf(f, "first_commit %d\n", app->warmup + 1);
+	for (i = 0; i < app->frames; i++)
+		fprintf(f, "%d %llu %llu %llu\n", i,
+			(unsigned long long)app->stages[i].commit,
+			(unsigned long long)app->stages[i].presented,
+			(unsigned long long)app->stages[i].received);
+	fclose(f);
 }
 
 /* Waits for the first configure and makes the buffers: ready to draw. */
@@ -708,7 +809,7 @@ frames_usage(FILE *f)
 {
 	fprintf(f, "Usage: ivwl-frames-client --width W --height H "
 		   "[--damage full|band] [--frames N] [--warmup N] "
-		   "[--title T]\n"
+		   "[--title T] [--check-clock]\n"
 		   "       ivwl-frames-client --width W --height H --control "
 		   "[--idle] [--title T]\n");
 }
@@ -725,6 +826,7 @@ main(int argc, char *argv[])
 		{ "title", required_argument, NULL, 't' },
 		{ "control", no_argument, NULL, 'c' },
 		{ "idle", no_argument, NULL, 'i' },
+		{ "check-clock", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'H' },
 		{ 0 }
 	};
@@ -746,6 +848,7 @@ main(int argc, char *argv[])
 		case 't': app.title = optarg; break;
 		case 'c': app.control = true; break;
 		case 'i': app.idle = true; break;
+		case 'k': app.check_clock = true; break;
 		case 'd':
 			if (strcmp(optarg, "full") == 0)
 				app.full_damage = true;
@@ -760,6 +863,9 @@ main(int argc, char *argv[])
 		default: frames_usage(stderr); return 2;
 		}
 	}
+	if (getenv("IVWL_TEST_CLOCK_OFFSET_NS"))
+		frames_test_offset_ns =
+			strtoll(getenv("IVWL_TEST_CLOCK_OFFSET_NS"), NULL, 10);
 	if (app.width < 8 || app.height < 8 || app.width > 16384 ||
 	    app.height > 16384 || app.frames < 1 || app.warmup < 2 ||
 	    (app.idle && !app.control)) {
@@ -771,7 +877,8 @@ main(int argc, char *argv[])
 		app.warmup = INT_MAX;
 	app.latency_ns = calloc((size_t)app.frames, sizeof(*app.latency_ns));
 	app.rtt_ns = calloc((size_t)app.frames, sizeof(*app.rtt_ns));
-	if (!app.latency_ns || !app.rtt_ns)
+	app.stages = calloc((size_t)app.frames, sizeof(*app.stages));
+	if (!app.latency_ns || !app.rtt_ns || !app.stages)
 		goto err_latency;
 
 	app.display = wl_display_connect(NULL);
@@ -816,15 +923,17 @@ main(int argc, char *argv[])
 		goto err_display;
 	}
 	frames_report(&app);
+	frames_write_stages(&app);
 	/* Stay connected until the driver has read its counters. */
 	while (fgets(line, sizeof(line), stdin))
 		break;
-	status = 0;
+	status = app.check_clock && !frames_clock_ok(&app) ? 3 : 0;
 
 err_display:
 	wl_display_disconnect(app.display);
 err_latency:
 	free(app.latency_ns);
 	free(app.rtt_ns);
+	free(app.stages);
 	return status;
 }

@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+import stages
+
 PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 MPV_PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 PR_SET_CHILD_SUBREAPER = 36
@@ -156,7 +158,7 @@ def reap_orphans(keep):
 
 class Display:
     def __init__(self, build, width, height, keep_logs=False,
-                 repaint_window=None):
+                 repaint_window=None, trace=False):
         self.repaint_window = repaint_window
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="ivwl-bench-frames.")
@@ -165,6 +167,8 @@ class Display:
         self.gui_runtime = self._mkdir("gui")
         self.app_runtime = self._mkdir("app")
         self.wp_runtime = self._mkdir("waypipe")
+        # IVWL_FRAME_TRACE of weston, the agent, relays and clients
+        self.trace = self._mkdir("trace") if trace else None
         self.waypipe = None
         self.bin = {
             "server": f"{build}/host/ivwl-server",
@@ -234,7 +238,7 @@ class Display:
                     "color=0xff3070c0", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
-        env = dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime)
+        env = self.traced(dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime))
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "LD_PRELOAD"):
             env.pop(k, None)
         return self.spawn(
@@ -248,7 +252,14 @@ class Display:
         """An ivwl-agent for the region of the server at sock, serving
         shims on agent_sock."""
         return self.spawn([self.bin["agent"], "--server", sock,
-                           "--listen", agent_sock], logname)
+                           "--listen", agent_sock], logname,
+                          self.traced(dict(os.environ)))
+
+    def traced(self, env):
+        """env with IVWL_FRAME_TRACE when stages are traced."""
+        if self.trace:
+            env["IVWL_FRAME_TRACE"] = self.trace
+        return env
 
     def start_waypipe(self):
         """The display side of waypipe, listening for app-side servers."""
@@ -291,7 +302,7 @@ class Display:
         else:
             raise BenchError(f"unknown path {path}")
         env.update(extra or {})
-        return prefix, env
+        return prefix, self.traced(env)
 
     def roles(self):
         r = {self.weston.pid: "weston", self.server.pid: "ivwl-server",
@@ -504,6 +515,10 @@ def run_frames(disp, path, w, h, damage, frames, warmup, index):
         "damage_bytes_per_frame": (w * h * 4 if damage == "full" else
                                    w * max(h // 8, 1) * 4),
     }
+    if disp.trace:
+        st = stages.stage_figures(disp.trace, ready)
+        if st:
+            r.update(st)
     if stats:
         commits = max(stats.get("commits", 0), 1)
         r["copied_bytes_per_frame"] = stats.get("copied_bytes", 0) / commits
@@ -614,6 +629,7 @@ def print_table(rows, header):
             lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
         row("transport copied / frame",
             lambda r: fmt_bytes(r["copied_bytes_per_frame"]))
+        stages.print_rows(row, g)
         if "native" in by:
             row("CPU vs native", lambda r: fmt_ratio(r.get("cpu_vs_native")))
             row("latency p50 vs native",
@@ -869,7 +885,8 @@ def main_frames(args):
     ow = max(w for w, _ in sizes)
     oh = max(h for _, h in sizes)
     load0 = machine_line()
-    disp = Display(args.build, ow, oh, args.keep_logs, args.repaint_window)
+    disp = Display(args.build, ow, oh, args.keep_logs, args.repaint_window,
+                   trace=not args.no_stages)
     rows, failed = [], []
     try:
         i = 0
@@ -1000,6 +1017,10 @@ def main():
                    help="frames before measuring (default %(default)s)")
     f.add_argument("--repeat", type=int, default=1,
                    help="runs per case, interleaved; median reported")
+    f.add_argument("--no-stages", action="store_true",
+                   help="no frame trace (IVWL_FRAME_TRACE): no per-stage "
+                        "times, doorbells and wake-ups, and no write(2) "
+                        "per traced event in the CPU figures")
     add_common_args(f, PATHS)
     m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path")
     m.add_argument("--build", required=True)

@@ -33,7 +33,9 @@
 
 #include "agent-client.h"
 #include "agent-proto.h"
+#include "clock-agent.h"
 #include "device.h"
+#include "frame-trace.h"
 #include "heap.h"
 #include "region.h"
 #include "ring.h"
@@ -82,6 +84,7 @@ struct agent {
 	int listen_fd;
 	int signal_fd;
 	bool verbose;
+	struct ivwl_clock_asker clock;	/* docs/region.md, "Clock link" */
 };
 
 static void
@@ -657,7 +660,10 @@ on_doorbell(struct agent *agent)
 	uint32_t i;
 
 	ivwl_device_vector_drain(agent->dev, IVWL_DOORBELL_VECTOR);
+	ivwl_trace(IVWL_TRACE_WAKE, 1);
 	bits = ivwl_doorbell_take(agent->base, IVWL_SIDE_APP);
+	if (bits & IVWL_DOORBELL_CLOCK)
+		ivwl_agent_clock_heard(&agent->clock, agent->verbose);
 	if (bits & IVWL_DOORBELL_CONTROL) {
 		/* The display's probe: answering it is our sign of life. */
 		ivwl_shm_store64(&own_block(agent)->liveness,
@@ -697,7 +703,8 @@ run(struct agent *agent)
 			n++;
 		}
 
-		if (poll(pfd, FD_FIXED_COUNT + n, -1) < 0) {
+		if (poll(pfd, FD_FIXED_COUNT + n,
+			 ivwl_clock_ask_timeout_ms(&agent->clock)) < 0) {
 			if (errno == EINTR)
 				continue;
 			agent_log("poll: %s", strerror(errno));
@@ -719,6 +726,9 @@ run(struct agent *agent)
 				client_gone(agent, polled[i]);
 		if (pfd[FD_LISTEN].revents)
 			accept_client(agent);
+		if (ivwl_clock_ask(&agent->clock))
+			ivwl_device_ring(agent->dev, IVWL_PEER_DISPLAY,
+					 IVWL_DOORBELL_VECTOR);
 	}
 }
 
@@ -807,6 +817,7 @@ main(int argc, char *argv[])
 		goto err_device;
 	if (setup_fds(&agent) < 0)
 		goto err_heap;
+	ivwl_clock_asker_init(&agent.clock, agent.base);
 	if (claim_region(&agent) < 0)
 		goto err_heap;
 	agent.listen_fd = listen_on(agent.listen_path);

@@ -22,6 +22,8 @@
 #include "record.h"
 #include "relay.h"
 #include "relay-zc.h"
+#include "relay-time.h"
+#include "frame-trace.h"
 #include "shim.h"
 #include "stream.h"
 #include "wire.h"
@@ -51,7 +53,9 @@ struct relay {
 	struct blob_in *blobs;
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_relay_zc zc;	/* grants for the app's processes */
+	struct ivwl_relay_time time;	/* the display's times in ours */
 	uint64_t *record;
+	uint8_t *events;	/* a record's events as the client gets them */
 	bool requests_blocked;
 	bool client_gone;
 	/* Worth a read: poll said so, or we did not poll.  Each saves a
@@ -84,6 +88,7 @@ relay_free(struct relay *r)
 		close(r->sock);
 	ivwl_relay_zc_close(&r->zc);
 	free(r->record);
+	free(r->events);
 	free(r);
 }
 
@@ -125,6 +130,7 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 				   &r->why);
 	if (ret < 0)
 		return ret;
+	ivwl_relay_time_request(&r->time, msg);
 	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
 	return 0;
 }
@@ -184,7 +190,11 @@ pump_requests(struct relay *r)
 		if (n < 0)
 			return fail(r, "reading the client failed");
 	}
-	return ivwl_batch_flush(&r->batch, &r->slot.request);
+	ret = ivwl_batch_flush(&r->batch, &r->slot.request);
+	if (ret == 0)
+		ivwl_relay_time_flushed(&r->time, r->slot.info.generation << 8 |
+					r->slot.info.slot);
+	return ret;
 }
 
 /* ---- display -> client --------------------------------------------- */
@@ -269,7 +279,7 @@ wayland_events(struct relay *r, uint32_t len)
 	int fds[IVWL_WAYLAND_MAX_FDS];
 	struct ivwl_wire_msg msg;
 	const uint8_t *p;
-	uint32_t i, left;
+	uint32_t i, left, out = 0;
 	int n;
 
 	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
@@ -300,8 +310,10 @@ wayland_events(struct relay *r, uint32_t len)
 				close(fds[i]);
 			return fail(r, "the display sent an undecodable event");
 		}
+		out += ivwl_relay_time_event(&r->time, &msg, p,
+					     r->events + out);
 	}
-	if (ivwl_stream_out_append(&r->to_client, rec.data, rec.data_len, fds,
+	if (ivwl_stream_out_append(&r->to_client, r->events, out, fds,
 				   rec.nfds) < 0)
 		return fail(r, "the client does not read its events");
 	return 0;
@@ -442,6 +454,7 @@ sleep_until_needed(struct relay *r)
 		}
 		if (pfd[0].revents)
 			ivwl_endpoint_drain(&r->slot.info.ep);
+		ivwl_trace(IVWL_TRACE_WAKE, pfd[0].revents != 0);
 	} else {
 		r->sock_ready = true;
 		ivwl_relay_zc_all_ready(&r->zc);
@@ -528,13 +541,16 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	if (ret < 0)
 		goto err_relay;
 	r->record = malloc(ivwl_ring_max_payload(&r->slot.event));
-	if (!r->record || ivwl_wire_map_init(&r->objects) < 0) {
+	r->events = malloc(ivwl_ring_max_payload(&r->slot.event));
+	if (!r->record || !r->events ||
+	    ivwl_wire_map_init(&r->objects) < 0) {
 		ret = -ENOMEM;
 		goto err_relay;
 	}
 	ivwl_buffers_init(&r->buffers, r->agent_fd, r->slot.base,
 			  &r->slot.layout);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
+	ivwl_relay_time_init(&r->time, r->slot.base);
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);

@@ -236,6 +236,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		goto err_vms;
 
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);
+	ivwl_output_trace_start(compositor);
 	/*
 	 * First in line: weston 10's desktop-shell tears its layers down in
 	 * its own destroy listener and crashes on windows with popups still

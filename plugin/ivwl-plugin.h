@@ -89,4 +89,8 @@ ivwl_policy_allows(const struct ivwl_policy *policy, const char *interface);
 bool
 ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface);
 
+/* IVWL_FRAME_TRACE: a line per repaint of every output (output-trace.c). */
+void
+ivwl_output_trace_start(struct weston_compositor *compositor);
+
 #endif

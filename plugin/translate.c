@@ -17,6 +17,7 @@
 
 #include "clipboard.h"
 #include "connection.h"
+#include "frame-trace.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
 #include "pipe-thread.h"
@@ -443,6 +444,10 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
 			return ret;
+		if (msg.iface == &ivwl_iface_wl_surface &&
+		    msg.opcode == IVWL_REQ_WL_SURFACE_COMMIT)
+			ivwl_trace(IVWL_TRACE_COMMIT,
+				   (uint64_t)conn->generation << 8 | conn->slot);
 		fd_index += msg.nfds;
 		p += n;
 		left -= (uint32_t)n;

@@ -20,6 +20,7 @@
 #include "connection.h"
 #include "device.h"
 #include "display-side.h"
+#include "frame-trace.h"
 #include "ivwl-plugin.h"
 #include "shm-access.h"
 #include "vm.h"
@@ -117,9 +118,13 @@ on_doorbell(int fd, uint32_t mask, void *data)
 
 	/* Level-triggered: drain first, then take what we were rung for. */
 	ivwl_device_vector_drain(vm->dev, IVWL_DOORBELL_VECTOR);
+	ivwl_trace(IVWL_TRACE_WAKE, 1);
 	bits = ivwl_display_side_take(&vm->side);
 	if (bits & IVWL_DOORBELL_CONTROL)
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
+	if ((bits & IVWL_DOORBELL_CLOCK) &&
+	    ivwl_clock_answer(&vm->clock, vm->side.base))
+		ivwl_display_side_ring(&vm->side, IVWL_DOORBELL_CLOCK);
 	/* At most one pass over the slots, whatever the app wrote. */
 	for (i = 0; i < vm->side.slots; i++)
 		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])
@@ -353,6 +358,8 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 		vm->probe = 0;
 	}
 
+	ivwl_clock_answerer_init(&vm->clock,
+				 vm->plugin->compositor->presentation_clock);
 	ivwl_display_side_claim(&vm->side);
 	free(vm->attach_err);
 	vm->attach_err = NULL;

@@ -6,6 +6,7 @@
 #include <wayland-server-core.h>
 
 #include "clipboard.h"
+#include "clock-link.h"
 #include "display-side.h"
 #include "firewall.h"
 #include "pipe-thread.h"
@@ -30,6 +31,7 @@ struct ivwl_vm {
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
 	struct ivwl_watch *device_watch;
+	struct ivwl_clock_answerer clock;	/* docs/region.md, "Clock link" */
 	struct wl_event_source *retry_timer;
 	/*
 	 * Without membership news (device=): one liveness probe per

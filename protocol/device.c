@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "device-backend.h"
+#include "frame-trace.h"
 
 int
 ivwl_eventfd_ring(int fd)
@@ -119,6 +120,7 @@ ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 		return -EINVAL;
 	if (!dev->ops->peer_present(dev, peer))
 		return -ENOENT;
+	ivwl_trace(IVWL_TRACE_RING, peer);
 	return dev->ops->ring(dev, peer, vector);
 }
 
@@ -206,6 +208,7 @@ err_close:
 int
 ivwl_endpoint_ring(const struct ivwl_endpoint *ep)
 {
+	ivwl_trace(IVWL_TRACE_RING, ep->doorbell_peer);
 	switch (ep->doorbell_kind) {
 	case IVWL_DOORBELL_EVENTFD:
 		return ivwl_eventfd_ring(ep->doorbell_fd);

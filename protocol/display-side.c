@@ -116,6 +116,12 @@ ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot)
 	return ring_app(ds, IVWL_DOORBELL_SLOT(slot));
 }
 
+int
+ivwl_display_side_ring(struct ivwl_display_side *ds, uint64_t bits)
+{
+	return ring_app(ds, bits);
+}
+
 uint64_t
 ivwl_display_side_take(struct ivwl_display_side *ds)
 {

@@ -98,6 +98,10 @@ ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);
 
+/* Rings the app for other bits (IVWL_DOORBELL_CLOCK): as kick. */
+int
+ivwl_display_side_ring(struct ivwl_display_side *ds, uint64_t bits);
+
 /*
  * What the app rang us for, once our vector is drained: bit k for slot k
  * (any of them, open or not: the app writes the word) and

@@ -1,5 +1,5 @@
 /*
- * ivwl region layout, version 2.  docs/region.md is the prose version of
+ * ivwl region layout, version 3.  docs/region.md is the prose version of
  * this file; keep them in step.
  *
  * One region is shared by exactly two sides: the display side (peer 0,
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define IVWL_REGION_MAGIC "IVWLRGN1"
-#define IVWL_REGION_VERSION 2u
+#define IVWL_REGION_VERSION 3u
 #define IVWL_PAGE_SIZE 4096u
 #define IVWL_CACHELINE 64u
 
@@ -54,6 +54,8 @@ enum ivwl_side {
 #define IVWL_DOORBELL_VECTOR 0u
 #define IVWL_DOORBELL_CONTROL (1ull << 63)
 #define IVWL_DOORBELL_SLOT(k) (1ull << (k))
+/* A clock request (to the display) or its answer (to the app). */
+#define IVWL_DOORBELL_CLOCK (1ull << 62)
 /* ivwl-server's default: vector 0 is the only one used. */
 #define IVWL_DEFAULT_VECTORS 1u
 
@@ -77,6 +79,37 @@ enum ivwl_display_slot_state {
 	IVWL_DISPLAY_SLOT_CLOSED = 2,
 };
 
+/*
+ * One half of a clock round trip (docs/region.md, "Clock link").  App:
+ * request number seq, asked at its clock t.  Display: the request it
+ * answered, and its presentation clock (clock_id) t when it did; t and
+ * clock_id are written before seq.
+ */
+struct ivwl_clock_line {
+	uint32_t seq;
+	uint32_t clock_id;	/* display: a clockid_t; app: 0 */
+	uint64_t t;		/* ns */
+};
+
+/*
+ * App side block only: the agent's current estimate, for the app's own
+ * relays.  The display never reads it.  seq is odd while it is written.
+ * Display time d is app time ref_app + (d - ref_display) * (1 + drift),
+ * within err_ns + |d - ref_display| * growth (drift and growth in ppb).
+ */
+struct ivwl_clock_estimate {
+	uint32_t seq;
+	uint32_t display_clock_id;
+	uint32_t display_epoch;
+	uint32_t app_clock_id;
+	int64_t ref_display;
+	int64_t ref_app;
+	int64_t drift_ppb;
+	int64_t err_ns;
+	int64_t growth_ppb;
+	int64_t expires;	/* app clock: stale after this; 0: none */
+};
+
 struct ivwl_side_block {
 	uint32_t state;		/* enum ivwl_side_state */
 	uint32_t epoch;		/* bumped on every start of this side */
@@ -87,7 +120,9 @@ struct ivwl_side_block {
 	 * the agent answered (docs/region.md, "Liveness").
 	 */
 	uint64_t liveness;
-	uint8_t reserved[232];
+	struct ivwl_clock_line clock;
+	struct ivwl_clock_estimate estimate;	/* app side only */
+	uint8_t reserved[152];
 };
 
 /*
@@ -148,6 +183,7 @@ struct ivwl_slot_ctrl {
 	struct ivwl_ring_ctrl event;	/* display -> app */
 };
 
+_Static_assert(sizeof(struct ivwl_clock_estimate) == 64, "estimate size");
 _Static_assert(sizeof(struct ivwl_side_block) == 256, "side block size");
 _Static_assert(sizeof(struct ivwl_region_header) == 896, "header size");
 _Static_assert(sizeof(struct ivwl_ring_ctrl) == 2 * IVWL_CACHELINE,

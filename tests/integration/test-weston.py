@@ -826,8 +826,68 @@ def case_copy_damage_viewport(s):
                f"at most 3 boxes ({3 * box_bytes} bytes) copied per commit")
 
 
+CLOCK_FRAMES = 120
+
+
+def clock_frames(s, name, extra_env=None):
+    """Runs the frames client to its end; its "done" fields and status."""
+    p = s.client([ENV["IVWL_FRAMES_CLIENT"], "--width", "64", "--height",
+                  "64", "--frames", str(CLOCK_FRAMES), "--warmup", "5",
+                  "--title", name, "--check-clock"],
+                 log=f"{name}.log", extra_env=extra_env)
+    out, _ = p.communicate(timeout=60)
+    done = [ln for ln in out.decode().splitlines() if ln.startswith("done")]
+    if not done:
+        raise Failure(f"{name}: no 'done' line (status {p.returncode})")
+    fields = dict(kv.split("=", 1) for kv in done[0].split()[1:])
+    print(f"{name}: status {p.returncode}: {done[0]}")
+    return fields, p.returncode
+
+
+def agent_estimate(s):
+    with open(s.path("agent-work.log")) as f:
+        lines = [ln for ln in f if "clock: display clock" in ln]
+    return lines[-1].strip() if lines else None
+
+
+def case_presentation_clock(s):
+    """Presentation times in the app's own clock; the app side is made
+    to live IVWL_TEST_CLOCK_OFFSET_NS ahead (meson sets it for this
+    case: the agent, relays and client all add it to every clock read),
+    as an app-vm booted at another moment would.  The frames client
+    checks each presented time against its own clock at receipt (within
+    2 ms, allowing one refresh); with the relay's translation turned off
+    (IVWL_CLOCK_TRANSLATE=off) every one of them must be wrong, or the
+    test proves nothing."""
+    if int(ENV.get("IVWL_TEST_CLOCK_OFFSET_NS", "0")) < 60 * 10**9:
+        raise Failure("IVWL_TEST_CLOCK_OFFSET_NS must put the app side "
+                      "at least a minute ahead")
+    line = wait_for("the agent's first clock estimate",
+                    lambda: agent_estimate(s), 10.0)
+    print(line)
+    got, status = clock_frames(s, "clock-on")
+    if status != 0 or got["clock_future"] != "0":
+        raise Failure(f"translated: {got['clock_future']} presented times "
+                      f"ahead of our clock, {got['clock_late']} too old "
+                      f"(status {status})")
+    if int(got["presented"]) < CLOCK_FRAMES * 9 // 10 or \
+            got["discarded"] != "0":
+        raise Failure(f"translated: {got['presented']} presented, "
+                      f"{got['discarded']} discarded of {CLOCK_FRAMES}")
+    if got["clock_id"] != "1":
+        raise Failure(f"clock_id {got['clock_id']}, not CLOCK_MONOTONIC")
+    # The negative control: the same run, nothing translated.
+    got, status = clock_frames(s, "clock-off", {"IVWL_CLOCK_TRANSLATE": "off"})
+    if int(got["clock_bad"]) < int(got["presented"]) or status != 3:
+        raise Failure(f"untranslated times passed the check "
+                      f"({got['clock_bad']} of {got['presented']} bad)")
+    print(agent_estimate(s))
+
+
+
 CASES = {
     "pattern-pixels": (case_pattern_pixels, ("work",)),
+    "presentation-clock": (case_presentation_clock, ("work",)),
     "zero-copy": (case_zero_copy, ("work",)),
     "zero-copy-fallbacks": (case_zero_copy_fallbacks, ("work",)),
     "zero-copy-trust": (case_zero_copy_trust, ("work",)),

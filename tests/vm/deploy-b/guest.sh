@@ -55,6 +55,9 @@ agent_up()
 wait_for 300 "the agent's socket" agent_up
 say "agent listening"
 
+# Presentation times against the guest's clock (guest-clock.sh).
+[ "$title" = clock ] && . /bin/guest-clock.sh
+
 if [ "$start" = wait ]; then
 	say "waiting to start the client"
 	read -r answer || fail "no answer from the host"

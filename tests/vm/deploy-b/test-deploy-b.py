@@ -199,28 +199,62 @@ def check_buffer_mode(console, zero_copy, errors):
     print(f"deploy-b: the client's pixels reached the region {how}")
 
 
-def run(args):
+def qemu_and_limit(args):
+    """The QEMU binary and the hard limit of its run, both checked."""
     qemu = ENV.get("IVWL_VM_QEMU", "qemu-system-x86_64")
     limit = int(ENV.get("IVWL_VM_TIMEOUT", "240"))
     if not shutil.which(qemu):
         raise Failure(f"{qemu} not found: install qemu-system-x86")
     if not os.access(args.kernel, os.R_OK):
         raise Failure(f"{args.kernel} is not readable")
+    return qemu, limit
 
-    t_start = time.monotonic()
+
+def with_guest(name, body):
+    """Runs body(host, errors, hold) with a fresh HostSide; body starts
+    its QEMU as hold(Guest(...)), which returns it.  On an exception the
+    guest's console and the host's logs are printed; guest and host side
+    are always stopped and their directory removed (kept with
+    IVWL_VM_KEEP=1); errors body appended fail the test after the
+    console is printed."""
     host = HostSide([VM])
-    guest = None
-    errors = []
+    guests, errors = [], []
     console = ""
     try:
+        body(host, errors, lambda g: guests.append(g) or g)
+    except BaseException:
+        for guest in guests:
+            guest.stop()
+            print("---- guest console ----\n" + guest.console())
+        host.dump_logs()
+        raise
+    finally:
+        for guest in guests:
+            guest.stop()
+            console = guest.console()
+        host.close()
+        if ENV.get("IVWL_VM_KEEP") == "1":
+            print(f"{name}: logs kept in {host.dir}")
+        else:
+            shutil.rmtree(host.dir, ignore_errors=True)
+    if errors:
+        print("---- guest console ----\n" + console)
+        raise Failure("; ".join(errors))
+
+
+def run(args):
+    qemu, limit = qemu_and_limit(args)
+    t_start = time.monotonic()
+
+    def body(host, errors, hold):
         initrd = host.path("initramfs.gz")
         build_initramfs(args, initrd)
         print(f"deploy-b: initramfs {os.path.getsize(initrd) >> 10} KiB, "
               f"host side up in {time.monotonic() - t_start:.1f} s")
 
-        guest = Guest(qemu, args.kernel, initrd, host.app_socket(),
-                      host.path("console.log"), limit,
-                      app_run(zero_copy=args.zero_copy))
+        guest = hold(Guest(qemu, args.kernel, initrd, host.app_socket(),
+                           host.path("console.log"), limit,
+                           app_run(zero_copy=args.zero_copy)))
         t_driver = guest.wait_line("GUEST: driver loaded", 120)
         t_agent = guest.wait_line("GUEST: agent listening", 60)
         t_ready = guest.wait_line("GUEST: client ready", 120)
@@ -254,24 +288,8 @@ def run(args):
             errors.append("weston is gone")
         print(f"deploy-b: QEMU ran {t_end:.1f} s, the whole test "
               f"{time.monotonic() - t_start:.1f} s")
-    except BaseException:
-        if guest:
-            guest.stop()
-            print("---- guest console ----\n" + guest.console())
-        host.dump_logs()
-        raise
-    finally:
-        if guest:
-            guest.stop()
-            console = guest.console()
-        host.close()
-        if ENV.get("IVWL_VM_KEEP") == "1":
-            print(f"deploy-b: logs kept in {host.dir}")
-        else:
-            shutil.rmtree(host.dir, ignore_errors=True)
-    if errors:
-        print("---- guest console ----\n" + console)
-        raise Failure("; ".join(errors))
+
+    with_guest("deploy-b", body)
 
 
 def deployment_main(name, extra_args, run_test):

@@ -1,0 +1,194 @@
+/*
+ * The relay's translation of the display's times (relay-time.h).  The
+ * agent estimates; this reads the estimate from the region, which costs
+ * a few loads per event and no syscall but the clock read.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "frame-trace.h"
+#include "ivwl-protocols.h"
+#include "relay-time.h"
+
+#define NS_PER_S 1000000000ll
+/* The agent's first estimate takes a few round trips; wait this long. */
+#define FIRST_ESTIMATE_WAIT_MS 1000
+#define FIRST_ESTIMATE_POLL_MS 10
+
+/* wp_presentation_feedback.presented: tv_sec_hi, tv_sec_lo, tv_nsec, ... */
+#define ARG_SEC_HI 0
+#define ARG_SEC_LO 1
+#define ARG_NSEC 2
+
+static void
+say(const char *fmt, const char *what, long long err)
+{
+	fprintf(stderr, "ivwl-relay: ");
+	fprintf(stderr, fmt, what, err);
+	fputc('\n', stderr);
+}
+
+void
+ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base)
+{
+	const char *off = getenv("IVWL_TEST_CLOCK_OFFSET_NS");
+	const char *tr = getenv("IVWL_CLOCK_TRANSLATE");
+
+	memset(rt, 0, sizeof(*rt));
+	rt->base = base;
+	rt->translate = !(tr && strcmp(tr, "off") == 0);
+	rt->test_offset = off ? strtoll(off, NULL, 10) : 0;
+}
+
+static int64_t
+app_now(const struct ivwl_relay_time *rt, clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec + rt->test_offset;
+}
+
+/* App time of display time d, if the estimate can be trusted now. */
+static bool
+translate(struct ivwl_relay_time *rt, int64_t d, int64_t *app, int64_t *err,
+	  struct ivwl_clock_view *view)
+{
+	*err = -1;
+	if (!ivwl_clock_view_read(rt->base, view))
+		return false;
+	if (rt->have_display_clock &&
+	    view->display_clock_id != rt->display_clock)
+		return false;
+	return ivwl_clock_view_translate(view,
+					 app_now(rt, view->app_clock_id), d,
+					 app, err);
+}
+
+static bool
+trusted_soon(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
+{
+	int64_t app, err;
+	int waited;
+
+	memset(view, 0, sizeof(*view));
+	for (waited = 0; waited < FIRST_ESTIMATE_WAIT_MS;
+	     waited += FIRST_ESTIMATE_POLL_MS) {
+		if (ivwl_clock_view_read(rt->base, view) &&
+		    translate(rt, view->map.ref_display, &app, &err, view))
+			return true;
+		poll(NULL, 0, FIRST_ESTIMATE_POLL_MS);
+	}
+	return false;
+}
+
+static uint32_t
+registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_clock_view view;
+	const char *name = ivwl_wire_arg_string(msg, 1);
+
+	if (!name || strcmp(name, ivwl_iface_wp_presentation.name) != 0 ||
+	    trusted_soon(rt, &view))
+		return msg->size;
+	rt->hidden++;
+	say("hiding %s from the client: no trustworthy mapping of the "
+	    "display's clock to ours (bound %lld ns)", name,
+	    view.expires ? (long long)view.map.err_ns : -1ll);
+	return 0;
+}
+
+static uint32_t
+clock_id(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
+	 uint8_t *out)
+{
+	struct ivwl_clock_view view;
+	uint32_t id;
+
+	rt->display_clock = ivwl_wire_arg_uint(msg, 0);
+	rt->have_display_clock = true;
+	/* Until an estimate exists, CLOCK_MONOTONIC is what it will map to. */
+	id = ivwl_clock_view_read(rt->base, &view) ? view.app_clock_id :
+						    CLOCK_MONOTONIC;
+	memcpy(out + msg->args[0].offset, &id, sizeof(id));
+	return msg->size;
+}
+
+static uint32_t
+presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
+	  uint8_t *out)
+{
+	struct ivwl_clock_view view;
+	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
+		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
+	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC), w[3];
+	uint32_t header[2] = {
+		msg->object,
+		(uint32_t)IVWL_WIRE_HEADER_SIZE << 16 |
+			IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED,
+	};
+	int64_t app, err;
+
+	if (sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) && nsec < NS_PER_S &&
+	    translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
+		      &view)) {
+		w[0] = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
+		w[1] = (uint32_t)(app / NS_PER_S);
+		w[2] = (uint32_t)(app % NS_PER_S);
+		memcpy(out + msg->args[ARG_SEC_HI].offset, &w[0], 4);
+		memcpy(out + msg->args[ARG_SEC_LO].offset, &w[1], 4);
+		memcpy(out + msg->args[ARG_NSEC].offset, &w[2], 4);
+		rt->translated++;
+		if (err > rt->worst_err)
+			rt->worst_err = err;
+		return msg->size;
+	}
+	/* The frame was shown, but when in our clock we cannot say. */
+	rt->discarded++;
+	if (!rt->said_untrusted)
+		say("%s: no trustworthy mapping of the display's clock "
+		    "(bound %lld ns); sending discarded instead",
+		    "wp_presentation_feedback.presented", (long long)err);
+	rt->said_untrusted = true;
+	memcpy(out, header, sizeof(header));
+	return IVWL_WIRE_HEADER_SIZE;
+}
+
+uint32_t
+ivwl_relay_time_event(struct ivwl_relay_time *rt,
+		      const struct ivwl_wire_msg *msg, const uint8_t *bytes,
+		      uint8_t *out)
+{
+	memcpy(out, bytes, msg->size);
+	if (!rt->translate)
+		return msg->size;
+	if (msg->iface == &ivwl_iface_wl_registry &&
+	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL)
+		return registry_global(rt, msg);
+	if (msg->iface == &ivwl_iface_wp_presentation &&
+	    msg->opcode == IVWL_EVT_WP_PRESENTATION_CLOCK_ID)
+		return clock_id(rt, msg, out);
+	if (msg->iface == &ivwl_iface_wp_presentation_feedback &&
+	    msg->opcode == IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED)
+		return presented(rt, msg, out);
+	return msg->size;
+}
+
+void
+ivwl_relay_time_request(struct ivwl_relay_time *rt,
+			const struct ivwl_wire_msg *msg)
+{
+	if (msg->iface == &ivwl_iface_wl_surface &&
+	    msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT && ivwl_trace_on())
+		rt->commits_batched++;
+}
+
+void
+ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection)
+{
+	for (; rt->commits_batched > 0; rt->commits_batched--)
+		ivwl_trace(IVWL_TRACE_COMMIT, connection);
+}

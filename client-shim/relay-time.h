@@ -1,0 +1,49 @@
+/*
+ * Times the display sends, put into the app's clock (docs/architecture.md,
+ * "Time across VMs"): wp_presentation_feedback.presented through the
+ * agent's clock estimate, wp_presentation.clock_id naming the app clock
+ * it maps to.  Where the estimate cannot be trusted, wp_presentation is
+ * hidden and a presented time becomes discarded: a wrong time is never
+ * passed on.
+ */
+#ifndef IVWL_RELAY_TIME_H
+#define IVWL_RELAY_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock-link.h"
+#include "wire.h"
+
+struct ivwl_relay_time {
+	void *base;
+	bool translate;		/* IVWL_CLOCK_TRANSLATE is not "off" */
+	int64_t test_offset;	/* IVWL_TEST_CLOCK_OFFSET_NS */
+	uint32_t display_clock;	/* as the display's clock_id said */
+	bool have_display_clock;
+	bool said_untrusted;
+	uint64_t translated, discarded, hidden;
+	uint32_t commits_batched;	/* not yet in the ring: frame trace */
+	int64_t worst_err;
+};
+
+void
+ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base);
+
+/*
+ * One event, decoded: writes what the client gets instead to out (at
+ * most msg->size bytes) and returns its size, 0 to drop it.
+ */
+uint32_t
+ivwl_relay_time_event(struct ivwl_relay_time *rt,
+		      const struct ivwl_wire_msg *msg, const uint8_t *bytes,
+		      uint8_t *out);
+
+/* The frame trace's commits: seen in a request, then in the ring. */
+void
+ivwl_relay_time_request(struct ivwl_relay_time *rt,
+			const struct ivwl_wire_msg *msg);
+void
+ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection);
+
+#endif
