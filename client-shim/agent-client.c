@@ -6,23 +6,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
-#include "stream.h"
-
-#define MAX_FDS 4
-
-int
-ivwl_agent_send(int fd, const void *msg, size_t len, const int *fds,
-		int nfds)
-{
-	ssize_t n;
-
-	if (nfds < 0 || nfds > MAX_FDS)
-		return -EINVAL;
-	n = ivwl_send_with_fds(fd, msg, len, fds, (uint32_t)nfds, 0);
-	if (n < 0)
-		return (int)n;
-	return (size_t)n == len ? 0 : -EMSGSIZE;
-}
+#include "fdmsg.h"
 
 static void
 close_fds(int *fds, int n)
@@ -31,57 +15,6 @@ close_fds(int *fds, int n)
 
 	for (i = 0; i < n; i++)
 		close(fds[i]);
-}
-
-int
-ivwl_agent_recv(int fd, void *msg, size_t len, int *fds, int max_fds,
-		int *nfds)
-{
-	union {
-		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { msg, len };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
-
-	*nfds = 0;
-	do {
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		int count, *in;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		in = (int *)CMSG_DATA(c);
-		while (count-- > 0) {
-			int got;
-
-			memcpy(&got, in++, sizeof(got));
-			if (*nfds < max_fds)
-				fds[(*nfds)++] = got;
-			else
-				close(got);
-		}
-	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || (size_t)n != len) {
-		/* a short or cut message is never half-used */
-		close_fds(fds, *nfds);
-		*nfds = 0;
-		return n == 0 ? 0 : -EPROTO;
-	}
-	return (int)n;
 }
 
 const char *
@@ -105,10 +38,10 @@ call(int fd, uint32_t op, uint64_t arg0, uint64_t arg1,
 
 	if (!nfds)
 		nfds = &dummy;
-	ret = ivwl_agent_send(fd, &req, sizeof(req), NULL, 0);
+	ret = ivwl_fdmsg_send_whole(fd, &req, sizeof(req), NULL, 0);
 	if (ret < 0)
 		return ret;
-	ret = ivwl_agent_recv(fd, rep, sizeof(*rep), fds, max_fds, nfds);
+	ret = ivwl_fdmsg_recv_whole(fd, rep, sizeof(*rep), fds, max_fds, nfds);
 	if (ret == 0)
 		return -ECONNRESET;
 	if (ret < 0)

@@ -50,14 +50,4 @@ ivwl_agent_free(int fd, uint64_t offset);
 int
 ivwl_agent_status(int fd, struct ivwl_agent_status *out);
 
-/* Message transport shared by both ends of the agent socket. */
-int
-ivwl_agent_send(int fd, const void *msg, size_t len, const int *fds,
-		int nfds);
-
-/* Returns bytes received (0 on EOF) or -errno; *nfds fds were received. */
-int
-ivwl_agent_recv(int fd, void *msg, size_t len, int *fds, int max_fds,
-		int *nfds);
-
 #endif

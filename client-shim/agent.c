@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "fdmsg.h"
 #include "agent-proto.h"
 #include "clock-agent.h"
 #include "device.h"
@@ -295,7 +296,7 @@ static int
 reply(struct agent_client *client, struct ivwl_agent_reply *rep,
       const int *fds, int nfds)
 {
-	return ivwl_agent_send(client->fd, rep, sizeof(*rep), fds, nfds);
+	return ivwl_fdmsg_send_whole(client->fd, rep, sizeof(*rep), fds, nfds);
 }
 
 static int
@@ -466,7 +467,8 @@ handle_request(struct agent *agent, struct agent_client *client)
 	struct ivwl_agent_reply rep = { 0 };
 	int fds[4], nfds, ret;
 
-	ret = ivwl_agent_recv(client->fd, &req, sizeof(req), fds, 4, &nfds);
+	ret = ivwl_fdmsg_recv_whole(client->fd, &req, sizeof(req), fds, 4,
+				    &nfds);
 	while (nfds > 0)
 		close(fds[--nfds]);	/* clients never send fds */
 	if (ret <= 0)

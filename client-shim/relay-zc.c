@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "fdmsg.h"
 #include "buffers.h"
 #include "device.h"
 #include "proc.h"
@@ -251,7 +252,7 @@ handle(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 		m->status = -EINVAL;
 		break;
 	}
-	ivwl_agent_send(ch->fd, m, sizeof(*m), &fd, fd_out);
+	ivwl_fdmsg_send_whole(ch->fd, m, sizeof(*m), &fd, fd_out);
 	if (grant_fd >= 0)
 		close(grant_fd);
 }
@@ -280,7 +281,8 @@ pump_chan(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
 	int fds[4], nfds, n, i;
 
 	while (ch->fd >= 0 && ch->ready) {
-		n = ivwl_agent_recv(ch->fd, &m, sizeof(m), fds, 4, &nfds);
+		n = ivwl_fdmsg_recv_whole(ch->fd, &m, sizeof(m), fds, 4,
+					  &nfds);
 		if (n == -EAGAIN) {
 			ch->ready = false;
 		} else if (n <= 0 || nfds > 1) {

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "fdmsg.h"
 #include "proc.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
@@ -180,7 +181,7 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 	} while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return -ETIMEDOUT;
-	n = ivwl_agent_recv(c->ctl_fd, m, sizeof(*m), &fd, 1, &nfds);
+	n = ivwl_fdmsg_recv_whole(c->ctl_fd, m, sizeof(*m), &fd, 1, &nfds);
 	if (nfds > 0) {
 		if (fd_out && *fd_out < 0)
 			*fd_out = fd;
@@ -194,20 +195,16 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 
 /*
  * One request, one reply; the reply's status, or -errno on the way.
- * fd_in (-1 for none) goes with the request.  Not ivwl_agent_send: its
+ * fd_in (-1 for none) goes with the request.  Not ivwl_fdmsg_send: its
  * sendmsg() would be our own, which takes the lock we hold.
  */
 int
 ivwl_zc_request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in,
 		int *fd_out)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
+	union ivwl_fdmsg_ctl ctl;
 	struct iovec iov = { m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 	ssize_t n;
 	int ret;
 
@@ -215,16 +212,7 @@ ivwl_zc_request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in,
 		*fd_out = -1;
 	if (c->ctl_fd < 0)
 		return -ENOTCONN;
-	if (fd_in >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd_in, sizeof(int));
-	}
+	ivwl_fdmsg_build(&mh, &ctl, &fd_in, fd_in >= 0);
 	do {
 		n = REAL(sendmsg, sendmsg_func_t)(c->ctl_fd, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
@@ -932,37 +920,29 @@ munmap(void *addr, size_t len)
 	return ret;
 }
 
+static void
+consider_sent_fd(int fd, void *data)
+{
+	struct zc_conn *c = data;
+
+	if (c)
+		consider_fd(c, fd);
+	else
+		ivwl_zc_consider_sent_away(fd);
+}
+
 WL_SHIM_EXPORT ssize_t
 sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct cmsghdr *cm;
 	struct zc_conn *c;
-	size_t i, n;
-	bool away;
 
 	if (ivwl_zc.mode == ZC_OFF || !msg || !msg->msg_control)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 
 	pthread_mutex_lock(&ivwl_zc.lock);
 	c = conn_of(fd);
-	away = !c && !has_wayland_conn();
-	for (cm = c || away ? CMSG_FIRSTHDR(msg) : NULL; cm;
-	     cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < n; i++) {
-			int sent;
-
-			memcpy(&sent, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(sent));
-			if (c)
-				consider_fd(c, sent);
-			else
-				ivwl_zc_consider_sent_away(sent);
-		}
-	}
+	if (c || !has_wayland_conn())
+		ivwl_fdmsg_each_fd(msg, consider_sent_fd, c);
 	pthread_mutex_unlock(&ivwl_zc.lock);
 	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 }

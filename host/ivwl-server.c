@@ -36,6 +36,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdmsg.h"
 #include "region.h"
 
 #define ROLE_COUNT 2
@@ -497,31 +498,13 @@ raise_fd_limit(uint32_t vectors)
 static int
 send_message(int sock, int64_t value, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
 	int64_t wire = (int64_t)htole64((uint64_t)value);
-	struct iovec iov = { .iov_base = &wire, .iov_len = sizeof(wire) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
 	ssize_t n;
 
-	if (fd >= 0) {
-		memset(&ctrl, 0, sizeof(ctrl));
-		msg.msg_control = ctrl.buf;
-		msg.msg_controllen = sizeof(ctrl.buf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	}
-	do {
-		n = sendmsg(sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
+	n = ivwl_fdmsg_send(sock, &wire, sizeof(wire), &fd, fd >= 0,
+			    MSG_DONTWAIT);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	/* Half a message cannot be completed later without re-sending
 	 * the fd: the stream would be out of step. */
 	if ((size_t)n != sizeof(wire))

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "device-backend.h"
+#include "fdmsg.h"
 #include "region.h"
 #include "ringer.h"
 
@@ -167,35 +168,6 @@ peer_add_fd(struct peer *p, int fd)
 	return 0;
 }
 
-static void
-take_fds(struct server_device *sd, struct msghdr *msg)
-{
-	struct cmsghdr *cmsg;
-	size_t i, n;
-	int fd;
-
-	/* Room for four is there: a cut means the kernel could not give
-	 * us the fd (EMFILE), and the message means nothing without it. */
-	if (msg->msg_flags & MSG_CTRUNC)
-		sd->partial_lost = true;
-	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < n; i++) {
-			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
-			       sizeof(fd));
-			if (sd->partial_fd < 0) {
-				sd->partial_fd = fd;
-			} else {
-				close(fd);
-				sd->partial_bad = true;
-			}
-		}
-	}
-}
-
 /*
  * 1 and a message, 0 when none is complete yet, -EPROTO for a message
  * with more than one fd (dropped), -EMFILE for one whose fd we could not
@@ -204,33 +176,29 @@ take_fds(struct server_device *sd, struct msghdr *msg)
 static int
 recv_message(struct server_device *sd, int64_t *value, int *fd)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
-	struct iovec iov;
-	struct msghdr msg;
+	struct ivwl_fdmsg_fds fds;
 	uint64_t wire;
+	int flags = 0;
 	ssize_t n;
 
 	while (sd->have < sizeof(sd->partial)) {
-		iov.iov_base = sd->partial + sd->have;
-		iov.iov_len = sizeof(sd->partial) - sd->have;
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = ctrl.buf;
-		msg.msg_controllen = sizeof(ctrl.buf);
-
-		n = recvmsg(sd->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		/* One fd at most per message: any other is a protocol error. */
+		fds = (struct ivwl_fdmsg_fds){
+			.fds = &sd->partial_fd,
+			.cap = sd->partial_fd < 0 ? 1 : 0,
+		};
+		n = ivwl_fdmsg_recv(sd->sock, sd->partial + sd->have,
+				    sizeof(sd->partial) - sd->have,
+				    MSG_DONTWAIT, &fds, &flags);
+		/* A cut means the kernel could not give us the fd (EMFILE),
+		 * and the message means nothing without it. */
+		if (n >= 0 && (flags & MSG_CTRUNC))
+			sd->partial_lost = true;
+		else if (fds.lost)
+			sd->partial_bad = true;
+		if (n == -EAGAIN)
 			return 0;
-		if (n < 0)
-			return -ECONNRESET;
-		take_fds(sd, &msg);
-		if (n == 0)
+		if (n <= 0)
 			return -ECONNRESET;
 		sd->have += (size_t)n;
 	}

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fdmsg.h"
 #include "stream.h"
 
 
@@ -67,49 +68,17 @@ ivwl_stream_out_append(struct ivwl_stream_out *out, const void *bytes,
 	return 0;
 }
 
-ssize_t
-ivwl_send_with_fds(int sock, const void *buf, size_t len, const int *fds,
-		   uint32_t nfds, int flags)
-{
-	union {
-		char buf[CMSG_SPACE(IVWL_SEND_FDS_MAX * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (nfds > IVWL_SEND_FDS_MAX)
-		return -EINVAL;
-	if (nfds) {
-		struct cmsghdr *c;
-
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	do {
-		n = sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
-
 int
 ivwl_stream_out_flush(struct ivwl_stream_out *out, int sock)
 {
 	while (out->len > 0) {
-		uint32_t nfds = out->nfds < IVWL_SEND_FDS_MAX ? out->nfds :
-							    IVWL_SEND_FDS_MAX;
+		uint32_t nfds = out->nfds < IVWL_FDMSG_MAX_FDS ?
+					out->nfds : IVWL_FDMSG_MAX_FDS;
 		/* With more fds queued than one message takes, send a
 		 * single byte per batch of fds so none arrives late. */
-		size_t len = out->nfds > IVWL_SEND_FDS_MAX ? 1 : out->len;
-		ssize_t n = ivwl_send_with_fds(sock, out->buf, len, out->fds,
-					       nfds, MSG_DONTWAIT);
+		size_t len = out->nfds > IVWL_FDMSG_MAX_FDS ? 1 : out->len;
+		ssize_t n = ivwl_fdmsg_send(sock, out->buf, len, out->fds,
+					    nfds, MSG_DONTWAIT);
 
 		if (n < 0)
 			return (int)n;
@@ -143,47 +112,21 @@ ivwl_stream_in_release(struct ivwl_stream_in *in)
 int
 ivwl_stream_in_read(struct ivwl_stream_in *in, int sock)
 {
-	union {
-		char buf[CMSG_SPACE(IVWL_SEND_FDS_MAX * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { in->buf + in->len, sizeof(in->buf) - in->len };
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
+	struct ivwl_fdmsg_fds fds = {
+		.fds = in->fds,
+		.cap = IVWL_STREAM_MAX_FDS,
+		.n = in->nfds,
 	};
-	struct cmsghdr *c;
-	bool overflow = false;
 	ssize_t n;
 
-	if (iov.iov_len == 0)
+	if (in->len == sizeof(in->buf))
 		return -ENOBUFS;
-	do {
-		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+	n = ivwl_fdmsg_recv(sock, in->buf + in->len, sizeof(in->buf) - in->len,
+			    MSG_DONTWAIT, &fds, NULL);
+	in->nfds = fds.n;
 	if (n < 0)
-		return -errno;
-
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		size_t count, i;
-		int fd;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < count; i++) {
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (in->nfds < IVWL_STREAM_MAX_FDS) {
-				in->fds[in->nfds++] = fd;
-			} else {
-				close(fd);
-				overflow = true;
-			}
-		}
-	}
-	if (overflow || (mh.msg_flags & MSG_CTRUNC))
+		return (int)n;
+	if (fds.lost)
 		return -EMFILE;
 	in->len += (size_t)n;
 	return (int)n;

@@ -14,8 +14,6 @@
 #include <sys/types.h>
 
 #define IVWL_STREAM_MAX_FDS 256u
-/* At most this many fds in one sendmsg (libwayland's own limit). */
-#define IVWL_SEND_FDS_MAX 28u
 #define IVWL_STREAM_IN_SIZE 16384u
 
 struct ivwl_stream_out {
@@ -33,11 +31,6 @@ struct ivwl_stream_in {
 	int fds[IVWL_STREAM_MAX_FDS];
 	uint8_t buf[IVWL_STREAM_IN_SIZE];
 };
-
-/* One sendmsg with fds (SCM_RIGHTS); bytes sent or -errno. */
-ssize_t
-ivwl_send_with_fds(int sock, const void *buf, size_t len, const int *fds,
-		   uint32_t nfds, int flags);
 
 void
 ivwl_stream_out_init(struct ivwl_stream_out *out, size_t limit);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdmsg.h"
 #include "harness.h"
 #include "host-util.h"
 
@@ -456,10 +457,6 @@ hu_wait_readable(int fd, int ms)
 int
 hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 {
-	union {
-		char buf[CMSG_SPACE(8 * sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
 	int64_t deadline = hu_now_ms() + timeout_ms;
 	uint8_t bytes[8];
 	size_t have = 0;
@@ -468,40 +465,30 @@ hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 	m->fd = -1;
 	m->nfds = 0;
 	while (have < sizeof(bytes)) {
-		struct iovec iov = { bytes + have, sizeof(bytes) - have };
-		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctrl.buf,
-			.msg_controllen = sizeof(ctrl.buf),
+		int got[IVWL_FDMSG_MAX_FDS];
+		struct ivwl_fdmsg_fds fds = {
+			.fds = got,
+			.cap = IVWL_FDMSG_MAX_FDS,
 		};
-		struct cmsghdr *cmsg;
 		int64_t left = deadline - hu_now_ms();
 		ssize_t n;
+		uint32_t k;
 
 		if (left <= 0 || !hu_wait_readable(sock, (int)left))
 			return -ETIMEDOUT;
-		n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		n = ivwl_fdmsg_recv(sock, bytes + have, sizeof(bytes) - have,
+				    MSG_DONTWAIT, &fds, NULL);
+		if (n == -EAGAIN)
 			continue;
 		if (n < 0)
-			return -errno;
-		for (cmsg = CMSG_FIRSTHDR(&msg); cmsg;
-		     cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-			int k, count, fd;
-
-			if (cmsg->cmsg_type != SCM_RIGHTS)
-				continue;
-			count = (int)((cmsg->cmsg_len - CMSG_LEN(0)) /
-				      sizeof(int));
-			for (k = 0; k < count; k++) {
-				memcpy(&fd, CMSG_DATA(cmsg) + k * sizeof(int),
-				       sizeof(fd));
-				if (m->fd < 0)
-					m->fd = fd;
-				else
-					close(fd);
-				m->nfds++;
-			}
+			return (int)n;
+		/* the first fd is the message's; count the rest */
+		for (k = 0; k < fds.n; k++) {
+			if (m->fd < 0)
+				m->fd = got[k];
+			else
+				close(got[k]);
+			m->nfds++;
 		}
 		if (n == 0)
 			return have == 0 && m->nfds == 0 ? 0 : -EPROTO;
@@ -515,26 +502,14 @@ hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 int
 hu_send(int sock, int64_t value, const int *fds, int nfds)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} ctrl;
 	uint64_t wire = htole64((uint64_t)value);
-	struct iovec iov = { &wire, sizeof(wire) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
+	ssize_t n;
 
-	if (nfds > 0 && nfds <= 4) {
-		memset(&ctrl, 0, sizeof(ctrl));
-		msg.msg_control = ctrl.buf;
-		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cmsg), fds, nfds * sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == sizeof(wire) ? 0 : -errno;
+	n = ivwl_fdmsg_send(sock, &wire, sizeof(wire), fds,
+			    nfds > 0 ? (uint32_t)nfds : 0, 0);
+	if (n < 0)
+		return (int)n;
+	return n == sizeof(wire) ? 0 : -EPIPE;
 }
 
 bool

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "fdmsg.h"
 #include "proc.h"
 #include "zero-copy-proto.h"
 
@@ -50,11 +51,11 @@ ask(int sock, const char *name, const void *msg, size_t len, int fd)
 	struct ivwl_zc_msg reply;
 	int fds[2], nfds, n, i;
 
-	if (ivwl_agent_send(sock, msg, len, &fd, fd >= 0) < 0) {
+	if (ivwl_fdmsg_send_whole(sock, msg, len, &fd, fd >= 0) < 0) {
 		fprintf(out, "%s closed\n", name);
 		return 1;
 	}
-	n = ivwl_agent_recv(sock, &reply, sizeof(reply), fds, 2, &nfds);
+	n = ivwl_fdmsg_recv_whole(sock, &reply, sizeof(reply), fds, 2, &nfds);
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	if (n != (int)sizeof(reply)) {
