@@ -9,6 +9,7 @@
 #include "buffers.h"
 #include "ivwl-protocols.h"
 #include "record.h"
+#include "shm-format.h"
 #include "shim.h"
 
 struct ivwl_grant {
@@ -552,29 +553,11 @@ damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
 		ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
 }
 
-static uint32_t
-bytes_per_pixel(uint32_t format)
-{
-	switch (format) {
-	case 0:		/* WL_SHM_FORMAT_ARGB8888 */
-	case 1:		/* WL_SHM_FORMAT_XRGB8888 */
-	case 0x34324241: /* ABGR8888 */
-	case 0x34324258: /* XBGR8888 */
-	case 0x30335241: /* ARGB2101010 */
-	case 0x30335258: /* XRGB2101010 */
-		return 4;
-	case 0x36314752: /* RGB565 */
-		return 2;
-	default:
-		return 0;	/* unknown: copy whole rows */
-	}
-}
-
 static void
 copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
 	  struct ivwl_rect r)
 {
-	uint32_t bpp = bytes_per_pixel(buf->format);
+	uint32_t bpp = ivwl_shm_format_bpp(buf->format);
 	int64_t x0 = r.x, y0 = r.y, x1 = (int64_t)r.x + r.w,
 		y1 = (int64_t)r.y + r.h;
 	const uint8_t *src;
@@ -674,7 +657,7 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 static uint64_t
 damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *h)
 {
-	uint64_t bpp = bytes_per_pixel(buf->format), total = 0;
+	uint64_t bpp = ivwl_shm_format_bpp(buf->format), total = 0;
 	uint32_t i;
 
 	if (bpp == 0)

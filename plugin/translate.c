@@ -21,6 +21,7 @@
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
 #include "pipe-thread.h"
+#include "shm-format.h"
 #include "vm.h"
 
 /* Each pool maps the region's prefix in weston: bound the mappings. */
@@ -187,38 +188,6 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	return 0;
 }
 
-/*
- * Bytes per pixel of the wl_shm formats ivwl lets through: packed ones
- * only, so a buffer is exactly rows of stride bytes.  libwayland checks
- * stride against width in bytes, not pixels, and planar formats read
- * planes past stride * height: both would let weston read outside the
- * range the app named.
- */
-static uint32_t
-shm_format_bpp(uint32_t format)
-{
-	switch (format) {
-	case 0:			/* ARGB8888 */
-	case 1:			/* XRGB8888 */
-	case 0x34324241:	/* ABGR8888 */
-	case 0x34324258:	/* XBGR8888 */
-	case 0x34324152:	/* RGBA8888 */
-	case 0x34325852:	/* RGBX8888 */
-	case 0x30335241:	/* ARGB2101010 */
-	case 0x30335258:	/* XRGB2101010 */
-	case 0x30334241:	/* ABGR2101010 */
-	case 0x30334258:	/* XBGR2101010 */
-		return 4;
-	case 0x34324752:	/* RGB888 */
-	case 0x34324742:	/* BGR888 */
-		return 3;
-	case 0x36314752:	/* RGB565 */
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 static int
 rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		      uint8_t *bytes, const char **why)
@@ -228,7 +197,7 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	int32_t width = ivwl_wire_arg_int(msg, 2);
 	int32_t height = ivwl_wire_arg_int(msg, 3);
 	int32_t stride = ivwl_wire_arg_int(msg, 4);
-	uint32_t bpp = shm_format_bpp(ivwl_wire_arg_uint(msg, 5));
+	uint32_t bpp = ivwl_shm_format_bpp(ivwl_wire_arg_uint(msg, 5));
 
 	if (!pool) {
 		*why = "wl_shm_pool.create_buffer on an unknown pool";
@@ -673,7 +642,7 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		/* Formats create_buffer would refuse are not offered, nor
 		 * data the VM's clipboard policy keeps from it. */
 		if ((is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
-		     shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
+		     ivwl_shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
 		    (ivwl_clipboard_event &&
 		     ivwl_clipboard_event(conn, &msg, in->buf))) {
 			ivwl_stream_in_consume(in, (size_t)n);
