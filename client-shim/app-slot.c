@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "app-slot.h"
+#include "mono-time.h"
 #include "shm-access.h"
 
 int
@@ -74,15 +75,6 @@ ivwl_app_slot_alive(struct ivwl_app_slot *slot)
 		 gen == slot->info.generation);
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int
 poll_wait_fd(struct ivwl_app_slot *slot, int timeout_ms)
 {
@@ -103,7 +95,7 @@ poll_wait_fd(struct ivwl_app_slot *slot, int timeout_ms)
 int
 ivwl_app_slot_wait_open(struct ivwl_app_slot *slot, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = ivwl_now_ms() + timeout_ms;
 	uint32_t state, gen;
 	int ret;
 
@@ -116,8 +108,7 @@ ivwl_app_slot_wait_open(struct ivwl_app_slot *slot, int timeout_ms)
 				return -ECONNREFUSED;
 		}
 		/* The display rings our slot vector once it answered. */
-		ret = poll_wait_fd(slot, (int)(deadline - now_ms() > 0 ?
-					       deadline - now_ms() : 0));
+		ret = poll_wait_fd(slot, ivwl_ms_left(deadline));
 		if (ret < 0)
 			return ret;
 	}

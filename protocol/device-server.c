@@ -34,6 +34,7 @@
 
 #include "device-backend.h"
 #include "fdmsg.h"
+#include "mono-time.h"
 #include "region.h"
 #include "ringer.h"
 
@@ -75,29 +76,6 @@ struct server_device {
 };
 
 static const struct ivwl_device_ops server_ops;
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* poll timeout left until deadline; deadline < 0 means none. */
-static int
-ms_left(int64_t deadline)
-{
-	int64_t left;
-
-	if (deadline < 0)
-		return -1;
-	left = deadline - now_ms();
-	if (left < 0)
-		return 0;
-	return left > 60000 ? 60000 : (int)left;
-}
 
 static void
 close_fd(int *fd)
@@ -234,10 +212,10 @@ wait_message(struct server_device *sd, int64_t deadline, int64_t *value,
 		ret = recv_message(sd, value, fd);
 		if (ret != 0)
 			return ret;
-		ret = poll(&pfd, 1, ms_left(deadline));
+		ret = poll(&pfd, 1, ivwl_ms_left(deadline));
 		if (ret < 0 && errno != EINTR)
 			return -errno;
-		if (ret == 0 && deadline >= 0 && now_ms() >= deadline)
+		if (ret == 0 && deadline >= 0 && ivwl_now_ms() >= deadline)
 			return -ETIMEDOUT;
 	}
 }
@@ -315,7 +293,7 @@ connect_server(const char *path, int64_t deadline, const char **err)
 			close(fd);
 			return -ret;
 		}
-		if (deadline >= 0 && now_ms() >= deadline) {
+		if (deadline >= 0 && ivwl_now_ms() >= deadline) {
 			*err = "timed out connecting to the server socket";
 			close(fd);
 			return -ETIMEDOUT;
@@ -472,7 +450,7 @@ receive_own_vectors(struct server_device *sd, int64_t deadline,
 	while (expected == 0 || own->nfds < expected) {
 		settle = deadline;
 		if (own->nfds > 0 && expected == 0) {
-			settle = now_ms() + SETTLE_MS;
+			settle = ivwl_now_ms() + SETTLE_MS;
 			if (deadline >= 0 && deadline < settle)
 				settle = deadline;
 		}
@@ -532,7 +510,7 @@ int
 ivwl_device_open_server(const char *socket_path, int timeout_ms,
 			struct ivwl_device **out, const char **err)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : ivwl_now_ms() + timeout_ms;
 	const char *dummy;
 	struct server_device *sd;
 	int ret;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mono-time.h"
 #include "ringer.h"
 
 struct ivwl_ringer {
@@ -49,15 +50,6 @@ struct ivwl_ringer {
  * over the stale ones when the thread's exit reuses that stack.
  */
 #define NOT_ASAN __attribute__((no_sanitize_address))
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void
 wake_thread(struct ivwl_ringer *r)
@@ -92,7 +84,7 @@ write_count(struct ivwl_ringer *r, uint32_t vector, uint64_t count)
 {
 	ssize_t n;
 
-	__atomic_store_n(&r->writing_since, now_ns() | 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->writing_since, (uint64_t)ivwl_now_ns() | 1, __ATOMIC_SEQ_CST);
 	do {
 		n = write(r->fds[vector], &count, sizeof(count));
 	} while (n < 0 && errno == EINTR);
@@ -202,7 +194,7 @@ ivwl_ringer_health(struct ivwl_ringer *r)
 	if (__atomic_load_n(&r->stuck, __ATOMIC_RELAXED))
 		return -ETIMEDOUT;
 	since = __atomic_load_n(&r->writing_since, __ATOMIC_SEQ_CST);
-	if (since && now_ns() - since >
+	if (since && (uint64_t)ivwl_now_ns() - since >
 		     (uint64_t)IVWL_RINGER_STUCK_MS * 1000000u) {
 		__atomic_store_n(&r->stuck, 1, __ATOMIC_RELAXED);
 		return -ETIMEDOUT;

@@ -30,15 +30,6 @@ static pid_t children[MAX_CHILDREN];
 static char files[MAX_FILES][HU_PATH_MAX];
 static int nfiles;
 
-int64_t
-hu_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 child_add(pid_t pid)
 {
@@ -199,7 +190,7 @@ read_into(int fd, char *buf, size_t size, size_t *len, bool *open)
 static int
 reap(pid_t pid, int ms)
 {
-	int64_t deadline = hu_now_ms() + ms;
+	int64_t deadline = ivwl_now_ms() + ms;
 	int status;
 
 	for (;;) {
@@ -209,7 +200,7 @@ reap(pid_t pid, int ms)
 			child_remove(pid);
 			return status;
 		}
-		if (r < 0 || hu_now_ms() > deadline)
+		if (r < 0 || ivwl_now_ms() > deadline)
 			break;
 		poll(NULL, 0, 5);
 	}
@@ -245,9 +236,9 @@ hu_run_finish(struct hu_output *o)
 {
 	size_t out_len = 0, err_len = 0;
 	bool out_open = true, err_open = true;
-	int64_t deadline = hu_now_ms() + 5000;
+	int64_t deadline = ivwl_now_ms() + 5000;
 
-	while ((out_open || err_open) && hu_now_ms() < deadline) {
+	while ((out_open || err_open) && ivwl_now_ms() < deadline) {
 		struct pollfd pfd[2] = {
 			{ out_open ? o->out_fd : -1, POLLIN, 0 },
 			{ err_open ? o->err_fd : -1, POLLIN, 0 },
@@ -302,10 +293,10 @@ hu_server_log(struct hu_server *srv)
 bool
 hu_server_wait_log(struct hu_server *srv, const char *needle, int ms)
 {
-	int64_t deadline = hu_now_ms() + ms;
+	int64_t deadline = ivwl_now_ms() + ms;
 
 	while (!strstr(hu_server_log(srv), needle)) {
-		if (hu_now_ms() > deadline)
+		if (ivwl_now_ms() > deadline)
 			return false;
 		poll(NULL, 0, 5);
 	}
@@ -335,10 +326,10 @@ hu_server_spawn(struct hu_server *srv, const char *log_name,
 int
 hu_server_wait_ready(struct hu_server *srv)
 {
-	int64_t deadline = hu_now_ms() + 5000;
+	int64_t deadline = ivwl_now_ms() + 5000;
 
 	/* It says so once both sockets listen. */
-	while (hu_now_ms() < deadline) {
+	while (ivwl_now_ms() < deadline) {
 		if (strstr(hu_server_log(srv), "serving "))
 			return 0;
 		if (!hu_server_alive(srv))
@@ -457,7 +448,7 @@ hu_wait_readable(int fd, int ms)
 int
 hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 {
-	int64_t deadline = hu_now_ms() + timeout_ms;
+	int64_t deadline = ivwl_now_ms() + timeout_ms;
 	uint8_t bytes[8];
 	size_t have = 0;
 
@@ -470,7 +461,7 @@ hu_recv(int sock, int timeout_ms, struct hu_msg *m)
 			.fds = got,
 			.cap = IVWL_FDMSG_MAX_FDS,
 		};
-		int64_t left = deadline - hu_now_ms();
+		int64_t left = deadline - ivwl_now_ms();
 		ssize_t n;
 		uint32_t k;
 

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mono-time.h"
+
 #define HU_PATH_MAX 108
 #define HU_TIMEOUT_MS 3000
 
@@ -175,8 +177,5 @@ hu_eventfd_take(int fd);
 
 void
 hu_raise_fd_limit(void);
-
-int64_t
-hu_now_ms(void);
 
 #endif

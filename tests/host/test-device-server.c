@@ -63,10 +63,10 @@ open_dev(const char *path)
 static bool
 dispatch_until(struct ivwl_device *dev, uint32_t peer, bool present)
 {
-	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
 
 	while (ivwl_device_peer_present(dev, peer) != present) {
-		if (hu_now_ms() > deadline)
+		if (ivwl_now_ms() > deadline)
 			return false;
 		hu_wait_readable(ivwl_device_event_fd(dev), 50);
 		if (ivwl_device_dispatch(dev) < 0)
@@ -203,11 +203,11 @@ endpoint_child(struct ivwl_endpoint *ep)
 static int
 wait_child(pid_t pid)
 {
-	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
 	int status;
 
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (hu_now_ms() > deadline) {
+		if (ivwl_now_ms() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return -1;
@@ -289,9 +289,9 @@ check_vector_count(const char *name, uint32_t vectors, bool app_first)
 	uint32_t expected = vectors ? vectors : IVWL_DEFAULT_VECTORS;
 
 	REQUIRE(hu_server_start(&srv, name, "4M", vectors) == 0);
-	t0 = hu_now_ms();
+	t0 = ivwl_now_ms();
 	first = open_dev(app_first ? srv.app : srv.display);
-	CHECK(hu_now_ms() - t0 < 1000);
+	CHECK(ivwl_now_ms() - t0 < 1000);
 	CHECK_EQ(ivwl_device_nr_vectors(first), expected);
 	second = open_dev(app_first ? srv.display : srv.app);
 	CHECK_EQ(ivwl_device_nr_vectors(second), expected);
@@ -321,12 +321,12 @@ open_error(const char *path, int timeout_ms, int64_t *elapsed)
 {
 	struct ivwl_device *dev = NULL;
 	const char *err = NULL;
-	int64_t t0 = hu_now_ms();
+	int64_t t0 = ivwl_now_ms();
 	int ret;
 
 	ret = ivwl_device_open_server(path, timeout_ms, &dev, &err);
 	if (elapsed)
-		*elapsed = hu_now_ms() - t0;
+		*elapsed = ivwl_now_ms() - t0;
 	CHECK(ret < 0);
 	CHECK(dev == NULL);
 	CHECK(err != NULL && err[0] != '\0');

@@ -78,11 +78,11 @@ alive(pid_t pid)
 static void
 stop_qemu(pid_t pid)
 {
-	int64_t deadline = hu_now_ms() + HU_TIMEOUT_MS;
+	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
 
 	kill(pid, SIGTERM);
 	while (waitpid(pid, NULL, WNOHANG) == 0) {
-		if (hu_now_ms() > deadline) {
+		if (ivwl_now_ms() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			return;

@@ -32,11 +32,11 @@ start(const char *name)
 static void
 check_no_leak(void)
 {
-	int64_t deadline = hu_now_ms() + 2000;
+	int64_t deadline = ivwl_now_ms() + 2000;
 	int n;
 
 	while ((n = hu_server_fd_count(&srv)) != baseline_fds &&
-	       hu_now_ms() < deadline)
+	       ivwl_now_ms() < deadline)
 		poll(NULL, 0, 10);
 	CHECK_EQ(n, baseline_fds);
 }

@@ -46,14 +46,10 @@ evb_read_back(int fd)
 static void
 evb_spin_us(uint32_t us)
 {
-	int64_t end;
-	struct timespec ts;
+	int64_t end = ivwl_now_us() + us;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 + us;
-	do
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	while ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 < end);
+	while (ivwl_now_us() < end)
+		;
 }
 
 /* Our vectors, which the display writes to ring us: full and blocking. */
@@ -81,21 +77,21 @@ evb_block_own(struct ivwl_hostile *h)
 static void
 evb_phase1(struct ivwl_hostile *h)
 {
-	int64_t end = ivwl_hostile_now_ms() + EVB_PHASE1_MIN_MS, next = 0;
+	int64_t end = ivwl_now_ms() + EVB_PHASE1_MIN_MS, next = 0;
 	uint32_t k = 0, i, blocked, pending = 0;
 
-	if ((h->deadline_ms - ivwl_hostile_now_ms()) / 2 > EVB_PHASE1_MIN_MS)
-		end = ivwl_hostile_now_ms() +
-		      (h->deadline_ms - ivwl_hostile_now_ms()) / 2;
+	if ((h->deadline_ms - ivwl_now_ms()) / 2 > EVB_PHASE1_MIN_MS)
+		end = ivwl_now_ms() +
+		      (h->deadline_ms - ivwl_now_ms()) / 2;
 	blocked = evb_block_own(h);
 	printf("hostile-peer: eventfd-block: %u of our %u vectors full, "
 	       "O_NONBLOCK cleared; opening slots\n", blocked, h->nr_vectors);
 	fflush(stdout);
 	/* Never drain our vectors now (slot_open_wait would): poll words. */
-	while (ivwl_hostile_now_ms() < end) {
-		if (ivwl_hostile_now_ms() >= next && k < h->slots) {
+	while (ivwl_now_ms() < end) {
+		if (ivwl_now_ms() >= next && k < h->slots) {
 			ivwl_hostile_slot_open(h, k++);
-			next = ivwl_hostile_now_ms() + EVB_OPEN_EVERY_MS;
+			next = ivwl_now_ms() + EVB_OPEN_EVERY_MS;
 		}
 		for (i = 0; i < k; i++)
 			ivwl_hostile_slot_poll(h, i);

@@ -471,11 +471,11 @@ ivwl_hostile_budget_stall(struct ivwl_hostile *h)
 	h->st.records += RECORD_BUDGET;
 	ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(0));
 
-	end = ivwl_hostile_now_ms() + 2000;
+	end = ivwl_now_ms() + 2000;
 	do {
 		usleep(10 * 1000);
 		ring_state(h, 0, &prod, &cons, &token);
-	} while (cons != prod && ivwl_hostile_now_ms() < end);
+	} while (cons != prod && ivwl_now_ms() < end);
 	usleep(100 * 1000);
 	ring_state(h, 0, &prod, &cons, &token);
 	printf("hostile-peer: budget-stall: %u records read, sleep token "
@@ -484,11 +484,11 @@ ivwl_hostile_budget_stall(struct ivwl_hostile *h)
 	/* the protocol's rule: ring only a consumer that asked for it */
 	ivwl_hostile_send(h, 0, IVWL_RECORD_WAYLAND, &empty, sizeof(empty),
 			  false);
-	end = ivwl_hostile_now_ms() + 1000;
+	end = ivwl_now_ms() + 1000;
 	do {
 		usleep(10 * 1000);
 		ring_state(h, 0, &prod, &cons, &token);
-	} while (cons != prod && ivwl_hostile_now_ms() < end);
+	} while (cons != prod && ivwl_now_ms() < end);
 	printf("hostile-peer: budget-stall: the display %s the record sent "
 	       "after its budget ran out with the ring empty%s\n",
 	       cons == prod ? "read" : "NEVER read",
@@ -538,11 +538,11 @@ static int
 send_patiently(struct ivwl_hostile *h, uint32_t k, const struct ivwl_out *out,
 	       struct windows *w)
 {
-	int64_t end = ivwl_hostile_now_ms() + 2000;
+	int64_t end = ivwl_now_ms() + 2000;
 	int ret;
 
 	while ((ret = ivwl_hostile_send_wayland(h, k, out)) == -EAGAIN &&
-	       ivwl_hostile_now_ms() < end &&
+	       ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE) {
 		ivwl_hostile_drain_events(h, k, on_windows_event, w);
 		ivwl_hostile_slot_poll(h, k);
@@ -740,11 +740,11 @@ bomb(struct ivwl_hostile *h, const char *name, bool damage)
 			       -EAGAIN && ivwl_hostile_time_left(h))
 				usleep(1000);
 		}
-		t = ivwl_hostile_now_ms();
+		t = ivwl_now_ms();
 		if (!ivwl_hostile_roundtrip(h, 0, NULL, NULL, 30000))
 			break;
-		if (ivwl_hostile_now_ms() - t > worst)
-			worst = ivwl_hostile_now_ms() - t;
+		if (ivwl_now_ms() - t > worst)
+			worst = ivwl_now_ms() - t;
 	}
 	printf("hostile-peer: %s: %u rectangles, slowest roundtrip %lld ms, "
 	       "connection %s\n", name, rects, (long long)worst,
@@ -1035,8 +1035,8 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
 	ivwl_out_end(&out);
 	ivwl_hostile_send_wayland(h, k, &out);
-	end = ivwl_hostile_now_ms() + 3000;
-	while (!f->w.configured && ivwl_hostile_now_ms() < end &&
+	end = ivwl_now_ms() + 3000;
+	while (!f->w.configured && ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
 		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
 	if (!f->w.configured)
@@ -1070,8 +1070,8 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
 	ivwl_out_end(&out);
 	ivwl_hostile_send_wayland(h, k, &out);
-	end = ivwl_hostile_now_ms() + 3000;
-	while (!f->selection && ivwl_hostile_now_ms() < end &&
+	end = ivwl_now_ms() + 3000;
+	while (!f->selection && ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
 		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
 	return f->selection;
@@ -1175,8 +1175,8 @@ ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
 	if (h->slot[0].phase != IVWL_HOSTILE_LIVE)
 		return;
 	receive_offer(h, 0, FIRST_SERVER_ID);
-	end = ivwl_hostile_now_ms() + 3000;
-	while (ivwl_hostile_now_ms() < end &&
+	end = ivwl_now_ms() + 3000;
+	while (ivwl_now_ms() < end &&
 	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
 		ivwl_hostile_drain_events(h, 0, on_focus_event, &f);
 		ivwl_hostile_slot_poll(h, 0);

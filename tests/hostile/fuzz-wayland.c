@@ -73,9 +73,9 @@ static bool
 wait_done(struct ivwl_fuzz *f, struct ivwl_fuzz_conn *c, uint32_t callback,
 	  int timeout_ms)
 {
-	int64_t end = ivwl_hostile_now_ms() + timeout_ms;
+	int64_t end = ivwl_now_ms() + timeout_ms;
 
-	while (ivwl_hostile_now_ms() < end && !stop) {
+	while (ivwl_now_ms() < end && !stop) {
 		ivwl_fuzz_events(f, c);
 		if (callback < c->count &&
 		    c->obj[callback].state != IVWL_FUZZ_LIVE)
@@ -402,9 +402,9 @@ replay_line(struct ivwl_fuzz *f, const struct line *l)
 		 * wait for the configure or ping it answers, as the
 		 * recording did; an old serial ends the client early.
 		 */
-		end = ivwl_hostile_now_ms() + 1000;
+		end = ivwl_now_ms() + 1000;
 		while (!c->obj[object].serial_new &&
-		       ivwl_hostile_now_ms() < end && !stop) {
+		       ivwl_now_ms() < end && !stop) {
 			ivwl_fuzz_events(f, c);
 			usleep(1000);
 		}
@@ -412,8 +412,8 @@ replay_line(struct ivwl_fuzz *f, const struct line *l)
 		serial = c->obj[object].serial;
 		memcpy(out.data + 8, &serial, 4);
 	}
-	end = ivwl_hostile_now_ms() + 1000;
-	while (!ivwl_fuzz_ids_free(c, &out) && ivwl_hostile_now_ms() < end &&
+	end = ivwl_now_ms() + 1000;
+	while (!ivwl_fuzz_ids_free(c, &out) && ivwl_now_ms() < end &&
 	       !stop) {
 		ivwl_fuzz_events(f, c);
 		usleep(1000);
@@ -449,8 +449,8 @@ replay(struct ivwl_fuzz *f, const char *path, const char *conns,
 	}
 	printf("wayland-fuzzer: replay sent, holding %.1f s\n", hold);
 	fflush(stdout);
-	end = ivwl_hostile_now_ms() + (int64_t)(hold * 1000);
-	while (ivwl_hostile_now_ms() < end && !stop) {
+	end = ivwl_now_ms() + (int64_t)(hold * 1000);
+	while (ivwl_now_ms() < end && !stop) {
 		replay_events(f);
 		usleep(10000);
 	}
@@ -642,7 +642,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
-	start = ivwl_hostile_now_ms();
+	start = ivwl_now_ms();
 	if (replay_path) {
 		f.h.deadline_ms = INT64_MAX;
 		ret = replay(&f, replay_path, conns, upto, delay_ms, seconds);
@@ -650,7 +650,7 @@ main(int argc, char *argv[])
 		f.h.deadline_ms = start + (int64_t)(seconds * 1000);
 		fuzz(&f);
 	}
-	report(&f, seed, ivwl_hostile_now_ms() - start);
+	report(&f, seed, ivwl_now_ms() - start);
 	if (f.trace)
 		fclose(f.trace);
 	ivwl_hostile_detach(&f.h);

@@ -120,14 +120,14 @@ report(struct ivwl_hostile *h, const char *name, int64_t ms)
 static void
 run_mode(struct ivwl_hostile *h, const struct mode *m, double seconds)
 {
-	int64_t start = ivwl_hostile_now_ms();
+	int64_t start = ivwl_now_ms();
 
 	memset(&h->st, 0, sizeof(h->st));
 	h->deadline_ms = start + (int64_t)(seconds * 1000);
 	printf("hostile-peer: %s: start\n", m->name);
 	fflush(stdout);
 	m->run(h);
-	report(h, m->name, ivwl_hostile_now_ms() - start);
+	report(h, m->name, ivwl_now_ms() - start);
 }
 
 /* Between modes of "all": our slots closed properly, a clean start. */

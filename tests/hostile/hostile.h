@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "mono-time.h"
 #include "record.h"
 #include "region.h"
 #include "ring.h"
@@ -92,9 +93,6 @@ typedef void (*ivwl_hostile_event_func_t)(void *data,
 					  const struct ivwl_hostile_event *ev);
 
 /* ---- peer-core.c ---- */
-
-int64_t
-ivwl_hostile_now_ms(void);
 
 bool
 ivwl_hostile_time_left(struct ivwl_hostile *h);

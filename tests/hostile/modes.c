@@ -531,8 +531,8 @@ ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how)
 	/* The answers overflow the ring: wait until the display has filled
 	 * it (a slow one, under a sanitizer, takes a while), or a lie told
 	 * while it still produces can turn true under its feet. */
-	end = ivwl_hostile_now_ms() + 5000;
-	while (ivwl_hostile_now_ms() < end && ivwl_hostile_time_left(h) &&
+	end = ivwl_now_ms() + 5000;
+	while (ivwl_now_ms() < end && ivwl_hostile_time_left(h) &&
 	       ivwl_shm_load(&r->producer.prod) - h->slot[k].event.pos <
 	       size - 4096)
 		usleep(1000);
@@ -774,13 +774,13 @@ ivwl_hostile_slot_churn(struct ivwl_hostile *h)
 			}
 		}
 		/* does the display still answer a proper open? */
-		if (ivwl_hostile_now_ms() - last_probe > 200) {
+		if (ivwl_now_ms() - last_probe > 200) {
 			k = ivwl_rnd_below(h, h->slots);
-			t = ivwl_hostile_now_ms();
+			t = ivwl_now_ms();
 			if (ivwl_hostile_slot_open_wait(h, k, 1000) &&
-			    ivwl_hostile_now_ms() - t > worst)
-				worst = ivwl_hostile_now_ms() - t;
-			last_probe = ivwl_hostile_now_ms();
+			    ivwl_now_ms() - t > worst)
+				worst = ivwl_now_ms() - t;
+			last_probe = ivwl_now_ms();
 		}
 		usleep(100);
 	}
@@ -795,7 +795,7 @@ ivwl_hostile_doorbell_storm(struct ivwl_hostile *h)
 {
 	struct ivwl_hostile_globals g;
 	uint64_t rings = 0;
-	int64_t start = ivwl_hostile_now_ms();
+	int64_t start = ivwl_now_ms();
 	uint32_t k, v;
 
 	/* live connections first, so every slot vector reaches a ring */
@@ -819,5 +819,5 @@ ivwl_hostile_doorbell_storm(struct ivwl_hostile *h)
 	h->st.doorbells += rings;
 	printf("hostile-peer: doorbell-storm: %llu doorbells, %.0f per "
 	       "second\n", (unsigned long long)rings,
-	       rings * 1000.0 / (double)(ivwl_hostile_now_ms() - start + 1));
+	       rings * 1000.0 / (double)(ivwl_now_ms() - start + 1));
 }

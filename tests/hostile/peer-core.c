@@ -19,19 +19,10 @@
 /* One record's payload, at most half the largest ring. */
 static uint64_t record_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
 
-int64_t
-ivwl_hostile_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 bool
 ivwl_hostile_time_left(struct ivwl_hostile *h)
 {
-	return ivwl_hostile_now_ms() < h->deadline_ms;
+	return ivwl_now_ms() < h->deadline_ms;
 }
 
 uint64_t
@@ -198,7 +189,7 @@ ivwl_hostile_slot_open(struct ivwl_hostile *h, uint32_t k)
 	ivwl_slot_state_store(&ivwl_hostile_ctrl(h, k)->app, IVWL_APP_SLOT_OPEN,
 			      s->gen);
 	s->phase = IVWL_HOSTILE_PENDING;
-	s->since_ms = ivwl_hostile_now_ms();
+	s->since_ms = ivwl_now_ms();
 	h->st.opens++;
 	h->st.state_writes++;
 	ivwl_hostile_ring(h, IVWL_DOORBELL_CONTROL);
@@ -233,7 +224,7 @@ ivwl_hostile_slot_poll(struct ivwl_hostile *h, uint32_t k)
 			   state == IVWL_DISPLAY_SLOT_CLOSED) {
 			s->phase = IVWL_HOSTILE_IDLE;
 			h->st.refusals++;
-		} else if (ivwl_hostile_now_ms() - s->since_ms >
+		} else if (ivwl_now_ms() - s->since_ms >
 			   OPEN_TIMEOUT_MS) {
 			s->phase = IVWL_HOSTILE_IDLE;
 			h->st.timeouts++;
@@ -264,11 +255,11 @@ wait_a_little(struct ivwl_hostile *h, uint32_t k)
 bool
 ivwl_hostile_slot_open_wait(struct ivwl_hostile *h, uint32_t k, int timeout_ms)
 {
-	int64_t end = ivwl_hostile_now_ms() + timeout_ms;
+	int64_t end = ivwl_now_ms() + timeout_ms;
 
 	ivwl_hostile_slot_open(h, k);
 	while (h->slot[k].phase == IVWL_HOSTILE_PENDING &&
-	       ivwl_hostile_now_ms() < end) {
+	       ivwl_now_ms() < end) {
 		wait_a_little(h, k);
 		ivwl_hostile_slot_poll(h, k);
 	}
@@ -446,9 +437,9 @@ static bool
 wait_callback(struct ivwl_hostile *h, uint32_t k, struct session_wait *w,
 	      int timeout_ms)
 {
-	int64_t end = ivwl_hostile_now_ms() + timeout_ms;
+	int64_t end = ivwl_now_ms() + timeout_ms;
 
-	while (!w->done && ivwl_hostile_now_ms() < end) {
+	while (!w->done && ivwl_now_ms() < end) {
 		ivwl_hostile_drain_events(h, k, on_session_event, w);
 		if (w->done)
 			break;

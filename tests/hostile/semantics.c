@@ -162,7 +162,7 @@ static bool
 sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
 		      uint32_t surface)
 {
-	int64_t end = ivwl_hostile_now_ms() + 3000;
+	int64_t end = ivwl_now_ms() + 3000;
 
 	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
 	ivwl_out_end(out);
@@ -170,7 +170,7 @@ sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
 	s->configured = false;
 	if (ivwl_hostile_send_wayland(s->h, s->k, out) < 0)
 		return false;
-	while (!s->configured && live(s) && ivwl_hostile_now_ms() < end)
+	while (!s->configured && live(s) && ivwl_now_ms() < end)
 		ivwl_hostile_roundtrip(s->h, s->k, on_event, s, 300);
 	if (!s->configured)
 		return false;
@@ -194,9 +194,9 @@ sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
 static bool
 closed_within(struct ivwl_hostile *h, uint32_t k, int ms)
 {
-	int64_t end = ivwl_hostile_now_ms() + ms;
+	int64_t end = ivwl_now_ms() + ms;
 
-	while (ivwl_hostile_now_ms() < end) {
+	while (ivwl_now_ms() < end) {
 		ivwl_hostile_slot_poll(h, k);
 		if (h->slot[k].phase != IVWL_HOSTILE_LIVE)
 			return true;
@@ -832,12 +832,12 @@ ivwl_hostile_destroy_storm(struct ivwl_hostile *h)
 		for (k = 0; k < ready; k++)
 			destroys += storm_round(&s[k], first[k]);
 		/* the ids are free again once weston said delete_id */
-		t = ivwl_hostile_now_ms();
+		t = ivwl_now_ms();
 		for (k = 0; k < ready; k++)
 			if (live(&s[k]))
 				ivwl_hostile_roundtrip(h, k, NULL, NULL, 30000);
-		if (ivwl_hostile_now_ms() - t > worst)
-			worst = ivwl_hostile_now_ms() - t;
+		if (ivwl_now_ms() - t > worst)
+			worst = ivwl_now_ms() - t;
 	}
 	printf("hostile-peer: destroy-storm: %llu surfaces destroyed, slowest "
 	       "round of roundtrips %lld ms\n", (unsigned long long)destroys,

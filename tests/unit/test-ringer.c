@@ -12,19 +12,11 @@
 
 #include "device-backend.h"
 #include "harness.h"
+#include "mono-time.h"
 #include "ringer.h"
 
 #define NFDS 70		/* two bitmap words */
 #define FULL 0xfffffffffffffffeull
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 open_fds(int *fds, int n)
@@ -51,10 +43,10 @@ static uint64_t
 collect(int fd, uint64_t want, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = ivwl_now_ms() + timeout_ms;
 	uint64_t got = 0, v;
 
-	while (got < want && now_ms() < end) {
+	while (got < want && ivwl_now_ms() < end) {
 		if (poll(&pfd, 1, 10) == 1 && read(fd, &v, sizeof(v)) ==
 		    sizeof(v))
 			got += v;
@@ -131,14 +123,14 @@ test_blocked_peer_is_stuck(void)
 	open_fds(fds, 3);
 	block_fd(fds[1]);
 	REQUIRE(ivwl_ringer_create(fds, 3, &r) == 0);
-	start = now_ms();
-	while (now_ms() - start < 3 * IVWL_RINGER_STUCK_MS) {
-		t = now_ms();
+	start = ivwl_now_ms();
+	while (ivwl_now_ms() - start < 3 * IVWL_RINGER_STUCK_MS) {
+		t = ivwl_now_ms();
 		ret = ivwl_ringer_ring(r, 1);
-		if (now_ms() - t > worst)
-			worst = now_ms() - t;
+		if (ivwl_now_ms() - t > worst)
+			worst = ivwl_now_ms() - t;
 		if (ret == -ETIMEDOUT) {
-			first_error = now_ms() - start;
+			first_error = ivwl_now_ms() - start;
 			break;
 		}
 		CHECK_EQ(ret, 0);
@@ -148,14 +140,14 @@ test_blocked_peer_is_stuck(void)
 	CHECK(first_error >= IVWL_RINGER_STUCK_MS);
 	CHECK(first_error < IVWL_RINGER_STUCK_MS + 500);
 	/* stuck for the peer: every vector, at once, for good */
-	t = now_ms();
+	t = ivwl_now_ms();
 	CHECK_EQ(ivwl_ringer_ring(r, 0), -ETIMEDOUT);
 	CHECK_EQ(ivwl_ringer_ring(r, 1), -ETIMEDOUT);
-	CHECK(now_ms() - t < 100);
+	CHECK(ivwl_now_ms() - t < 100);
 
-	t = now_ms();
+	t = ivwl_now_ms();
 	ivwl_ringer_destroy(r, IVWL_RINGER_FLUSH_MS);
-	CHECK(now_ms() - t < 1000);
+	CHECK(ivwl_now_ms() - t < 1000);
 	close_fds(fds, 3);
 }
 
@@ -194,16 +186,16 @@ test_destroy_cancels_blocked_write(void)
 	REQUIRE(ivwl_ringer_create(fds, 1, &r) == 0);
 	CHECK_EQ(ivwl_ringer_ring(r, 0), 0);
 	usleep(50 * 1000);
-	t = now_ms();
+	t = ivwl_now_ms();
 	ivwl_ringer_destroy(r, 0);
-	CHECK(now_ms() - t < 500);
+	CHECK(ivwl_now_ms() - t < 500);
 
 	REQUIRE(ivwl_ringer_create(fds, 1, &r) == 0);
 	CHECK_EQ(ivwl_ringer_ring(r, 0), 0);
 	usleep(50 * 1000);
-	t = now_ms();
+	t = ivwl_now_ms();
 	ivwl_ringer_destroy(r, IVWL_RINGER_FLUSH_MS);
-	CHECK(now_ms() - t < IVWL_RINGER_FLUSH_MS + 500);
+	CHECK(ivwl_now_ms() - t < IVWL_RINGER_FLUSH_MS + 500);
 	close_fds(fds, 1);
 }
 

@@ -34,8 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "region.h"
+#include "mono-time.h"
 #include "probe.h"
+#include "region.h"
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 #define DEV_DIR_LEN (sizeof(PCI_DEVICES) + 1 + 256)
@@ -97,15 +98,6 @@ fail(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	return -1;
-}
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void
@@ -400,11 +392,11 @@ check_host_block(struct probe *p, uint64_t *seed)
 	struct probe_block *b = probe_block_at(p->shm, &p->layout,
 					       PROBE_BLOCK_HOST);
 	struct probe_block copy;
-	uint64_t deadline = now_ms() + p->timeout_ms, sum, bad;
+	uint64_t deadline = (uint64_t)ivwl_now_ms() + p->timeout_ms, sum, bad;
 
 	while (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) !=
 	       PROBE_MAGIC_HOST) {
-		if (now_ms() > deadline)
+		if ((uint64_t)ivwl_now_ms() > deadline)
 			return fail("no host block after %d ms (magic 0x%016"
 				    PRIx64 ")", p->timeout_ms, b->magic);
 		nap();
@@ -474,7 +466,7 @@ run(struct probe *p)
 	    p->vectors - 1);
 
 	all = p->vectors >= 64 ? ~0ull : (1ull << p->vectors) - 1;
-	deadline = now_ms() + p->timeout_ms;
+	deadline = (uint64_t)ivwl_now_ms() + p->timeout_ms;
 	while (seen != all) {
 		for (v = 0; v < p->vectors && v < 64; v++) {
 			if (!(seen & (1ull << v)) && pba_pending(p, v)) {
@@ -484,7 +476,7 @@ run(struct probe *p)
 		}
 		if (seen == all)
 			break;
-		if (now_ms() > deadline)
+		if ((uint64_t)ivwl_now_ms() > deadline)
 			return fail("host doorbells seen 0x%" PRIx64
 				    " of 0x%" PRIx64 " after %d ms",
 				    seen, all, p->timeout_ms);
@@ -515,7 +507,7 @@ main(int argc, char *argv[])
 		{ 0 }
 	};
 	struct probe p = { .timeout_ms = 60000, .config_fd = -1 };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = (uint64_t)ivwl_now_ms();
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -550,7 +542,7 @@ main(int argc, char *argv[])
 	    p.vectors, p.timeout_ms);
 	if (run(&p) < 0)
 		return 1;
-	printf("PROBE RESULT: PASS (%" PRIu64 " ms)\n", now_ms() - t0);
+	printf("PROBE RESULT: PASS (%" PRIu64 " ms)\n", (uint64_t)ivwl_now_ms() - t0);
 	fflush(stdout);
 	return 0;
 }

@@ -27,8 +27,9 @@
 #include <unistd.h>
 
 #include "device.h"
-#include "region.h"
+#include "mono-time.h"
 #include "probe.h"
+#include "region.h"
 
 #define OPEN_TIMEOUT_MS 10000
 #define MAX_VECTORS 64
@@ -78,15 +79,6 @@ fail(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	return -1;
-}
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static uint64_t
@@ -261,7 +253,7 @@ static int
 loop(struct host_peer *hp)
 {
 	struct pollfd pfd[1 + MAX_VECTORS];
-	uint64_t deadline = now_ms() + hp->timeout_ms, n;
+	uint64_t deadline = (uint64_t)ivwl_now_ms() + hp->timeout_ms, n;
 	uint32_t v;
 	int nfds, ret;
 
@@ -276,7 +268,7 @@ loop(struct host_peer *hp)
 	nfds = 1 + hp->vectors;
 
 	while (!done(hp)) {
-		if (now_ms() > deadline)
+		if ((uint64_t)ivwl_now_ms() > deadline)
 			return fail("timed out after %d ms waiting for %s "
 				    "(reply %s, guest doorbells 0x%" PRIx64
 				    ", ack %s)", hp->timeout_ms,
@@ -385,7 +377,7 @@ main(int argc, char *argv[])
 	}
 	if (!have_seed)
 		hp.seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^
-			  now_ms();
+			  (uint64_t)ivwl_now_ms();
 
 	if (attach(&hp) < 0)
 		goto out;
