@@ -32,15 +32,16 @@
 #include <unistd.h>
 
 #include "agent-client.h"
-#include "fdmsg.h"
 #include "agent-proto.h"
 #include "clock-agent.h"
 #include "device.h"
+#include "fdmsg.h"
 #include "frame-trace.h"
 #include "heap.h"
 #include "region.h"
 #include "ring.h"
 #include "shm-access.h"
+#include "unix-listen.h"
 
 #define ATTACH_TIMEOUT_MS 10000
 
@@ -537,34 +538,13 @@ accept_client(struct agent *agent)
 static int
 listen_on(const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
+	int fd = ivwl_unix_listen(path, SOCK_SEQPACKET, 16, NULL);
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		agent_log("--listen %s: path too long", path);
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-
-	/* A socket nobody answers on is a leftover of a dead agent. */
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+	if (fd == -EADDRINUSE)
 		agent_log("%s: another agent is listening there", path);
-		goto err_close;
-	}
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    listen(fd, 16) < 0) {
-		agent_log("%s: %s", path, strerror(errno));
-		goto err_close;
-	}
-	return fd;
-
-err_close:
-	close(fd);
-	return -1;
+	else if (fd < 0)
+		agent_log("--listen %s: %s", path, strerror(-fd));
+	return fd < 0 ? -1 : fd;
 }
 
 static void

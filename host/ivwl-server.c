@@ -38,6 +38,7 @@
 
 #include "fdmsg.h"
 #include "region.h"
+#include "unix-listen.h"
 
 #define ROLE_COUNT 2
 #define PROTOCOL_VERSION 0
@@ -735,91 +736,25 @@ server_accept(struct server *s, uint32_t id)
 	}
 }
 
-/*
- * A socket file nobody listens on is what a crashed server leaves: remove
- * it.  A live one means a second server for the same region, a mistake we
- * refuse.  The probe connects, so a live server sees a peer come and go.
- */
-static int
-clear_stale_socket(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, ret;
-
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		log_msg("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		log_msg("%s exists and is not a socket", path);
-		return -1;
-	}
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		log_msg("socket: %s", strerror(errno));
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	ret = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
-	if (ret == 0 || errno == EAGAIN) {
-		close(fd);
-		log_msg("%s: another server is already listening there", path);
-		return -1;
-	}
-	ret = errno;
-	close(fd);
-	if (ret != ECONNREFUSED) {
-		log_msg("%s: %s", path, strerror(ret));
-		return -1;
-	}
-	log_verbose("removing stale socket %s", path);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		log_msg("cannot remove stale socket %s: %s", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int
 listener_open(struct listener *l, const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct stat st;
 
 	l->path = path;
-	if (clear_stale_socket(path) < 0)
-		return -1;
-
-	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (l->fd < 0) {
-		log_msg("socket: %s", strerror(errno));
-		return -1;
-	}
-	strcpy(addr.sun_path, path);
-	if (bind(l->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		log_msg("cannot bind %s: %s", path, strerror(errno));
-		goto err_close;
-	}
-	/* Remember which file is ours, to remove only that one at exit. */
-	if (stat(path, &st) == 0) {
+	l->fd = ivwl_unix_listen(path, SOCK_STREAM, 8, &st);
+	if (l->fd == -EADDRINUSE) {
+		log_msg("%s: another server is already listening there", path);
+	} else if (l->fd == -EEXIST) {
+		log_msg("%s exists and is not a socket", path);
+	} else if (l->fd < 0) {
+		log_msg("cannot listen on %s: %s", path, strerror(-l->fd));
+	} else {
+		/* Remember which file is ours, to remove only that one. */
 		l->dev = st.st_dev;
 		l->ino = st.st_ino;
+		return 0;
 	}
-	if (listen(l->fd, 8) < 0) {
-		log_msg("cannot listen on %s: %s", path, strerror(errno));
-		goto err_unlink;
-	}
-	return 0;
-
-err_unlink:
-	unlink(path);
-err_close:
-	close(l->fd);
 	l->fd = -1;
 	return -1;
 }
