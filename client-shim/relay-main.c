@@ -2,8 +2,10 @@
  * ivwl-relay: serves one Wayland connection of an app through an ivwl
  * slot.  Started by libivwl-shim.so from connect(), never by hand:
  *
- *   ivwl-relay SOCKET_FD STATUS_FD
+ *   ivwl-relay SOCKET_FD STATUS_FD [ZERO_COPY_FD]
  *
+ * ZERO_COPY_FD, when the shim runs in zero-copy mode, is the socket its
+ * interposers ask the relay for grants on (relay-zc.c).
  * It detaches at once (so it is nobody's child to reap and survives the
  * process that connected, as the socket does), gets its slot, writes 0 or
  * a negative errno as an int32 to STATUS_FD, and relays until the client

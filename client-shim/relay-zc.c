@@ -222,11 +222,12 @@ unfollow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 	return -ENOENT;
 }
 
-static void
+/* Serves one request; false when its reply could not be sent. */
+static bool
 handle(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
        struct ivwl_zc_msg *m, int file_fd)
 {
-	int fd = zc->ep->region_fd, grant_fd = -1;
+	int fd = zc->ep->region_fd, grant_fd = -1, ret;
 	bool fd_out = false;
 
 	switch (m->op) {
@@ -252,9 +253,13 @@ handle(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 		m->status = -EINVAL;
 		break;
 	}
-	ivwl_fdmsg_send_whole(ch->fd, m, sizeof(*m), &fd, fd_out);
+	ret = ivwl_fdmsg_send_whole(ch->fd, m, sizeof(*m), &fd, fd_out);
 	if (grant_fd >= 0)
 		close(grant_fd);
+	if (ret < 0)
+		ivwl_shim_debug("zero-copy: pid %d: no reply sent (%s)",
+				(int)ch->pid, strerror(-ret));
+	return ret == 0;
 }
 
 static void
@@ -285,11 +290,12 @@ pump_chan(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
 					  &nfds);
 		if (n == -EAGAIN) {
 			ch->ready = false;
-		} else if (n <= 0 || nfds > 1) {
-			/* Gone, or a malformed message: not served again. */
+		} else if (n <= 0 || nfds > 1 ||
+			   !handle(zc, ch, &m, nfds == 1 ? fds[0] : -1)) {
+			/* Gone, a malformed message, or the reply did not
+			 * go out (the app would wait for it in vain): not
+			 * served again. */
 			chan_close(zc, ch);
-		} else {
-			handle(zc, ch, &m, nfds == 1 ? fds[0] : -1);
 		}
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);

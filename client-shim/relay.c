@@ -262,8 +262,14 @@ blob_fd(struct relay *r, const struct ivwl_fd_desc *desc)
 		close(fd);
 		return -EIO;
 	}
-	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-			       F_SEAL_SEAL);
+	/* The app must get the bytes weston sent, never others. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
 	for (pp = &r->blobs; *pp != b; pp = &(*pp)->next)
 		;
 	*pp = b->next;
@@ -503,8 +509,11 @@ ivwl_relay_run(struct relay *r)
 			(unsigned long long)r->buffers.zero_copy_commits,
 			(unsigned long long)r->buffers.zero_copy_pools,
 			(unsigned long long)r->buffers.copy_pools);
-	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
-			      r->slot.info.generation);
+	/* The agent frees the slot when our socket closes anyway. */
+	if (ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
+				  r->slot.info.generation) < 0)
+		ivwl_shim_debug("slot %u: the agent did not take it back",
+				r->slot.info.slot);
 	/* The client must see its connection end meanwhile. */
 	close(r->sock);
 	r->sock = -1;
@@ -553,7 +562,11 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	ivwl_relay_time_init(&r->time, r->slot.base);
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
-	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+	ret = fcntl(sock, F_GETFL);
+	if (ret < 0 || fcntl(sock, F_SETFL, ret | O_NONBLOCK) < 0) {
+		ret = -errno;
+		goto err_relay;
+	}
 	r->sock = sock;
 	if (zc_fd >= 0)
 		ivwl_relay_zc_start(&r->zc, zc_fd, sock);

@@ -217,7 +217,7 @@ start_relay(int relay_end, int zc_end)
 	return ret;
 }
 
-WL_SHIM_EXPORT int
+IVWL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	static connect_func_t real_connect;

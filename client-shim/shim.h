@@ -1,7 +1,7 @@
 #ifndef IVWL_SHIM_H
 #define IVWL_SHIM_H
 
-#define WL_SHIM_EXPORT __attribute__((visibility("default")))
+#define IVWL_SHIM_EXPORT __attribute__((visibility("default")))
 
 void
 ivwl_shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

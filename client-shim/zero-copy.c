@@ -888,21 +888,21 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	return p;
 }
 
-WL_SHIM_EXPORT void *
+IVWL_SHIM_EXPORT void *
 mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return map_file(REAL(mmap, mmap_func_t), addr, len, prot, flags, fd,
 			off);
 }
 
-WL_SHIM_EXPORT void *
+IVWL_SHIM_EXPORT void *
 mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return map_file(REAL(mmap64, mmap_func_t), addr, len, prot, flags,
 			fd, off);
 }
 
-WL_SHIM_EXPORT int
+IVWL_SHIM_EXPORT int
 munmap(void *addr, size_t len)
 {
 	munmap_func_t fn = REAL(munmap, munmap_func_t);
@@ -931,7 +931,7 @@ consider_sent_fd(int fd, void *data)
 		ivwl_zc_consider_sent_away(fd);
 }
 
-WL_SHIM_EXPORT ssize_t
+IVWL_SHIM_EXPORT ssize_t
 sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct zc_conn *c;
@@ -947,7 +947,7 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 }
 
-WL_SHIM_EXPORT int
+IVWL_SHIM_EXPORT int
 memfd_create(const char *name, unsigned int flags)
 {
 	int fd = REAL(memfd_create, memfd_func_t)(name, flags);
@@ -956,7 +956,7 @@ memfd_create(const char *name, unsigned int flags)
 	return fd;
 }
 
-WL_SHIM_EXPORT int
+IVWL_SHIM_EXPORT int
 shm_open(const char *name, int oflag, mode_t mode_bits)
 {
 	int fd = REAL(shm_open, shm_open_func_t)(name, oflag, mode_bits);
@@ -966,7 +966,7 @@ shm_open(const char *name, int oflag, mode_t mode_bits)
 }
 
 /* GTK 3 makes its pools' files with syscall(SYS_memfd_create, ...). */
-WL_SHIM_EXPORT long
+IVWL_SHIM_EXPORT long
 syscall(long number, ...)
 {
 	long a[6];

@@ -453,7 +453,7 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 }
 
 static void
-on_kill(void *data)
+destroy_killed(void *data)
 {
 	struct ivwl_connection *conn = data;
 
@@ -467,7 +467,7 @@ ivwl_connection_kill_later(struct ivwl_connection *conn)
 	if (!conn->kill)
 		conn->kill = wl_event_loop_add_idle(
 			wl_display_get_event_loop(conn->vm->plugin->display),
-			on_kill, conn);
+			destroy_killed, conn);
 }
 
 static int

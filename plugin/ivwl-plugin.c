@@ -59,7 +59,7 @@ global_filter(const struct wl_client *client, const struct wl_global *global,
  * the connection goes from the event loop, not from here.
  */
 static void
-on_kill(struct wl_listener *listener, void *data)
+on_kill_binding(struct wl_listener *listener, void *data)
 {
 	struct ivwl_plugin *plugin =
 		wl_container_of(listener, plugin, kill_listener);
@@ -246,7 +246,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->destroy_listener.notify = plugin_destroy;
 	wl_list_insert(&compositor->destroy_signal.listener_list,
 		       &plugin->destroy_listener.link);
-	plugin->kill_listener.notify = on_kill;
+	plugin->kill_listener.notify = on_kill_binding;
 	wl_signal_add(&compositor->kill_signal, &plugin->kill_listener);
 	return 0;
 

@@ -74,6 +74,10 @@ ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client);
 struct ivwl_connection *
 ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client);
 
+/* Whether the VM's policy lets its apps see a global of interface. */
+bool
+ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface);
+
 /* policy.c */
 struct ivwl_policy;
 
@@ -85,9 +89,6 @@ ivwl_policy_destroy(struct ivwl_policy *policy);
 
 bool
 ivwl_policy_allows(const struct ivwl_policy *policy, const char *interface);
-
-bool
-ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface);
 
 /* IVWL_FRAME_TRACE: a line per repaint of every output (output-trace.c). */
 void

@@ -288,8 +288,10 @@ ivwl_label_create(struct ivwl_plugin *plugin)
 }
 
 /*
- * At compositor shutdown: stop listening, leave the strips to weston
- * (the shell's layers are gone by now; see DESIGN.md on shutdown).
+ * At compositor shutdown: stop listening, leave the strips to weston.
+ * By the time the compositor's destroy signal runs, the shell has
+ * already destroyed its layers and the surfaces in them, so the strips
+ * may be gone: only our own bookkeeping is freed.
  */
 void
 ivwl_label_destroy(struct ivwl_label *label)

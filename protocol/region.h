@@ -145,7 +145,7 @@ struct ivwl_region_header {
 	uint64_t slot_stride;
 	uint64_t heap_offset;
 	uint64_t heap_size;
-	uint64_t features;
+	uint64_t features;	/* 0; no feature bits are defined yet */
 	uint8_t reserved0[184];
 	struct ivwl_side_block side[2];	/* indexed by enum ivwl_side */
 	struct ivwl_doorbell_line doorbell[2];	/* of the side rung */
