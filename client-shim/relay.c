@@ -62,6 +62,7 @@ struct relay {
 	 * syscall that would say EAGAIN (they cost on a VM's vCPU). */
 	bool sock_ready;
 	const char *why;
+	char why_buf[64 + IVWL_DISCONNECT_MAX_TEXT];	/* the display's */
 };
 
 static void
@@ -358,6 +359,26 @@ pump_channels(struct relay *r)
 	return 0;
 }
 
+/* The display's last word: keep its reason for the log. */
+static int
+disconnected(struct relay *r, uint32_t len)
+{
+	struct ivwl_disconnect d;
+	const char *text;
+	uint32_t i;
+
+	if (ivwl_record_parse_disconnect(r->record, len, &d, &text) < 0)
+		return fail(r, "the display closed the connection");
+	snprintf(r->why_buf, sizeof(r->why_buf),
+		 "the display closed the connection: %.*s", (int)d.len, text);
+	/* one line in the log, whatever the text holds */
+	for (i = 0; r->why_buf[i]; i++)
+		if ((unsigned char)r->why_buf[i] < 0x20 ||
+		    r->why_buf[i] == 0x7f)
+			r->why_buf[i] = '?';
+	return fail(r, r->why_buf);
+}
+
 static int
 pump_events(struct relay *r)
 {
@@ -385,7 +406,7 @@ pump_events(struct relay *r)
 			ret = channel_record(r, type, (uint32_t)n);
 			break;
 		case IVWL_RECORD_DISCONNECT:
-			ret = fail(r, "the display disconnected us");
+			ret = disconnected(r, (uint32_t)n);
 			break;
 		default:
 			ret = fail(r, "unexpected record from the display");
@@ -491,6 +512,9 @@ ivwl_relay_run(struct relay *r)
 		ivwl_app_slot_kick(&r->slot);
 		if (!ivwl_app_slot_alive(&r->slot)) {
 			r->why = "the display closed the connection";
+			/* Its last events, and DISCONNECT saying why, came
+			 * before the slot state: take them. */
+			pump_events(r);
 			break;
 		}
 		if (r->client_gone)

@@ -141,9 +141,6 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 	case IVWL_RECORD_CHANNEL_CLOSE:
 	case IVWL_RECORD_CHANNEL_CREDIT:
 		return handle_channel_record(conn, type, len, why);
-	case IVWL_RECORD_DISCONNECT:
-		*why = "the app disconnected";
-		return -ECONNRESET;
 	default:
 		*why = "unexpected record type";
 		return -EPROTO;
@@ -423,6 +420,20 @@ destroy_windows(struct ivwl_connection *conn)
 	free(ids);
 }
 
+/*
+ * The last record on the connection, before its slot closes: the relay
+ * logs why, so the app's user sees it too.  A full ring goes without
+ * it; the slot state alone ends the connection.
+ */
+static void
+tell_app(struct ivwl_connection *conn, const char *why)
+{
+	if (conn->told_app)
+		return;
+	conn->told_app = true;
+	ivwl_record_disconnect_write(&conn->event, why);
+}
+
 /* libwayland destroyed the client: a protocol error, weston, shutdown. */
 static void
 on_client_destroy(struct wl_listener *listener, void *data)
@@ -431,6 +442,7 @@ on_client_destroy(struct wl_listener *listener, void *data)
 		wl_container_of(listener, conn, client_destroy);
 
 	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
+	tell_app(conn, "weston ended the client");
 	destroy_windows(conn);
 	wl_list_remove(&conn->client_destroy.link);
 	conn->client = NULL;
@@ -444,6 +456,7 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 
 	ivwl_log("[%s] slot %u generation %u: closing: %s", conn->vm->name,
 		 conn->slot, conn->generation, why);
+	tell_app(conn, why);
 	if (client) {
 		/* Its destroy listener frees the connection. */
 		wl_client_destroy(client);

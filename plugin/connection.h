@@ -58,6 +58,7 @@ struct ivwl_connection {
 	struct ivwl_watch *watch;	/* of fd */
 	bool more_pending;		/* requests left: the plugin's more_fd */
 	struct wl_event_source *kill;	/* disconnect asked by the user */
+	bool told_app;			/* DISCONNECT written: it says why */
 	int alarm_fd;			/* eventfd: a pipe thread overflowed */
 	struct ivwl_watch *alarm;	/* both from the first pipe on */
 

@@ -67,7 +67,6 @@ ivwl_fd_desc_valid(const struct ivwl_fd_desc *desc,
 
 	switch (desc->kind) {
 	case IVWL_FD_REGION:
-	case IVWL_FD_DMABUF:
 		return desc->flags == 0 && desc->channel == 0 &&
 		       ivwl_heap_range_valid(layout, desc->offset,
 					     desc->length);
@@ -156,19 +155,6 @@ ivwl_record_parse_channel_credit(const void *payload, uint32_t len,
 }
 
 int
-ivwl_record_parse_heap_release(const void *payload, uint32_t len,
-			       const struct ivwl_layout *layout,
-			       struct ivwl_heap_release *out)
-{
-	if (!size_fits(sizeof(*out), len))
-		return -EPROTO;
-	memcpy(out, payload, sizeof(*out));
-	if (!ivwl_heap_range_valid(layout, out->offset, out->length))
-		return -EPROTO;
-	return 0;
-}
-
-int
 ivwl_record_parse_disconnect(const void *payload, uint32_t len,
 			     struct ivwl_disconnect *out, const char **text)
 {
@@ -180,6 +166,18 @@ ivwl_record_parse_disconnect(const void *payload, uint32_t len,
 		return -EPROTO;
 	*text = (const char *)payload + sizeof(*out);
 	return 0;
+}
+
+int
+ivwl_record_disconnect_write(struct ivwl_ring *ring, const char *text)
+{
+	struct ivwl_disconnect d = { .code = 0 };
+	struct iovec iov[2];
+
+	d.len = (uint32_t)strnlen(text, IVWL_DISCONNECT_MAX_TEXT);
+	iov[0] = (struct iovec){ &d, sizeof(d) };
+	iov[1] = (struct iovec){ (void *)text, d.len };
+	return ivwl_ring_write(ring, IVWL_RECORD_DISCONNECT, iov, 2);
 }
 
 bool

@@ -15,8 +15,8 @@ enum ivwl_record_type {
 	IVWL_RECORD_WAYLAND = 1,	/* message bytes + fd descriptors */
 	IVWL_RECORD_CHANNEL_DATA = 2,	/* bytes of one stream channel */
 	IVWL_RECORD_CHANNEL_CLOSE = 3,	/* end of one stream channel */
-	IVWL_RECORD_HEAP_RELEASE = 4,	/* display no longer uses a range */
-	IVWL_RECORD_DISCONNECT = 5,	/* connection over, with a reason */
+	/* 4 is unused: a receiver refuses it. */
+	IVWL_RECORD_DISCONNECT = 5,	/* display -> app: why it closed */
 	IVWL_RECORD_CHANNEL_CREDIT = 6,	/* a sink accepts more bytes */
 };
 
@@ -33,7 +33,6 @@ enum ivwl_fd_kind {
 	IVWL_FD_REGION = 1,	/* [offset, offset+length) of the heap */
 	IVWL_FD_BLOB = 2,	/* length bytes follow on channel, read-only */
 	IVWL_FD_PIPE = 3,	/* one end of a pipe, bridged by channel */
-	IVWL_FD_DMABUF = 4,	/* heap range, to be imported as dma-buf */
 };
 
 /* ivwl_fd_desc.flags for IVWL_FD_PIPE: which end the receiver gets. */
@@ -82,13 +81,8 @@ struct ivwl_channel_credit {
 	uint32_t bytes;
 };
 
-struct ivwl_heap_release {
-	uint64_t offset;
-	uint64_t length;
-};
-
 struct ivwl_disconnect {
-	uint32_t code;
+	uint32_t code;	/* 0; no codes are defined yet */
 	uint32_t len;
 	/* char text[len], not NUL-terminated */
 };
@@ -141,12 +135,19 @@ int
 ivwl_record_parse_channel_credit(const void *payload, uint32_t len,
 				 struct ivwl_channel_credit *out);
 int
-ivwl_record_parse_heap_release(const void *payload, uint32_t len,
-			       const struct ivwl_layout *layout,
-			       struct ivwl_heap_release *out);
-int
 ivwl_record_parse_disconnect(const void *payload, uint32_t len,
 			     struct ivwl_disconnect *out, const char **text);
+
+struct ivwl_ring;
+
+/*
+ * The display's last record on a connection it closes: why, for the
+ * app's log.  Text past IVWL_DISCONNECT_MAX_TEXT is cut.  0, or the
+ * ring's error (the record is then not sent: the slot state alone
+ * still ends the connection).
+ */
+int
+ivwl_record_disconnect_write(struct ivwl_ring *ring, const char *text);
 
 /*
  * Groups whole Wayland messages and their fd descriptors into WAYLAND
@@ -158,8 +159,6 @@ struct ivwl_wayland_batch {
 	struct ivwl_fd_desc fds[IVWL_WAYLAND_MAX_FDS];
 	uint8_t data[IVWL_WAYLAND_MAX_DATA];
 };
-
-struct ivwl_ring;
 
 /* True when a message of len bytes with nfds fds still fits. */
 bool

@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ivwl_wayland_record w;
 	struct ivwl_channel_data_record c;
 	struct ivwl_channel_close cl;
-	struct ivwl_heap_release hr;
+	struct ivwl_channel_credit cr;
 	struct ivwl_disconnect d;
 	const uint8_t *end;
 	const char *text;
@@ -53,8 +53,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ivwl_record_parse_channel_close(buf, len, &cl);
 		break;
 	case 3:
-		if (ivwl_record_parse_heap_release(buf, len, &layout, &hr) == 0 &&
-		    !ivwl_heap_range_valid(&layout, hr.offset, hr.length))
+		if (ivwl_record_parse_channel_credit(buf, len, &cr) == 0 &&
+		    (cr.channel == 0 || cr.bytes == 0))
 			abort();
 		break;
 	default:

@@ -58,7 +58,7 @@ def pattern(session, vm, name, frames=12, w=240, h=180):
 CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
                      r"closing: (.*)")
 # reasons that are not the plugin refusing hostile input
-BENIGN = ("closed by the app", "region detached", "the app disconnected")
+BENIGN = ("closed by the app", "region detached")
 
 
 class HostileSession(Session):

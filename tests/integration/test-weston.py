@@ -77,12 +77,13 @@ def check_border(session, view, colour):
     print(f"{view['title']!r} has its VM's border colour {colour}")
 
 
-def pattern(session, vm, name, frames=12, w=240, h=180, extra=()):
+def pattern(session, vm, name, frames=12, w=240, h=180, extra=(),
+            extra_env=None):
     dump = session.path(f"{name}.raw")
     p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
                         "--width", str(w), "--height", str(h), "--title",
                         name, "--dump", dump, *extra], vm=vm,
-                       log=f"{name}.log")
+                       log=f"{name}.log", extra_env=extra_env)
     return p, dump
 
 
@@ -317,7 +318,9 @@ def case_kill_binding(s):
     the VM's other window stays, pixel for pixel."""
     other, other_dump = pattern(s, "work", "bystander")
     s.wait_line(other, "ready")
-    victim, _ = pattern(s, "work", "victim", frames=1000000)
+    # IVWL_DEBUG: the relay logs why its connection ended
+    victim, _ = pattern(s, "work", "victim", frames=1000000,
+                        extra_env={"IVWL_DEBUG": "1"})
     view = s.wait_view("[work] victim")
     x0, y0, x1, y1 = view["rect"]
     s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2),
@@ -334,8 +337,12 @@ def case_kill_binding(s):
         raise Failure("the killed client did not see its connection end")
     if s.weston.poll() is not None or other.poll() is not None:
         raise Failure("the kill took more than the victim")
+    # the display's reason reached the app side (a DISCONNECT record)
+    said = "the display closed the connection: killed by the user"
+    wait_for("the victim's relay to log why", lambda: said in open(
+        s.path("victim.log"), errors="replace").read())
     compare_window(s, s.wait_view("[work] bystander"), other_dump, 240, 180)
-    print("mod+K ended the victim's connection only")
+    print("mod+K ended the victim's connection only, and the app was told")
 
 
 def case_weston_shutdown(s):

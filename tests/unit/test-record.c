@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "record.h"
+#include "ring.h"
 
 static struct ivwl_layout layout;
 
@@ -101,8 +102,8 @@ test_fd_descs(void)
 		{ region_desc(heap + 8, 4096), false },
 		{ region_desc(heap, UINT64_MAX), false },
 		{ region_desc(UINT64_MAX - 4095, 4096), false },
-		{ { .kind = IVWL_FD_DMABUF, .offset = heap, .length = 4096 },
-		  true },
+		/* 4 was a dma-buf kind nobody sent: refused now */
+		{ { .kind = 4, .offset = heap, .length = 4096 }, false },
 		{ { .kind = IVWL_FD_REGION, .flags = 1, .offset = heap,
 		    .length = 4096 }, false },
 		{ { .kind = IVWL_FD_BLOB, .channel = 1, .length = 100 }, true },
@@ -181,18 +182,11 @@ test_channel_records(void)
 }
 
 static void
-test_heap_release_and_disconnect(void)
+test_disconnect(void)
 {
-	struct ivwl_heap_release rel = { layout.heap_offset, 8192 }, out;
 	uint64_t buf[64];
 	struct ivwl_disconnect *d = (void *)buf, dout;
 	const char *text;
-
-	CHECK_EQ(ivwl_record_parse_heap_release(&rel, sizeof(rel), &layout,
-						&out), 0);
-	rel.offset = 0;
-	CHECK_EQ(ivwl_record_parse_heap_release(&rel, sizeof(rel), &layout,
-						&out), -EPROTO);
 
 	d->code = 1;
 	d->len = 5;
@@ -203,6 +197,43 @@ test_heap_release_and_disconnect(void)
 	CHECK_EQ(ivwl_record_parse_disconnect(buf, 16, &dout, &text), -EPROTO);
 	d->len = 0xfffffff0u;
 	CHECK_EQ(ivwl_record_parse_disconnect(buf, 16, &dout, &text), -EPROTO);
+}
+
+/* What the plugin writes when it closes a connection, as the relay reads
+ * it: the reason, cut at IVWL_DISCONNECT_MAX_TEXT. */
+static void
+test_disconnect_write(void)
+{
+	static struct ivwl_ring_ctrl ctrl;
+	static uint64_t data[4096 / 8], rec[4096 / 8];
+	char long_text[IVWL_DISCONNECT_MAX_TEXT + 40];
+	struct ivwl_ring tx, rx;
+	struct ivwl_disconnect d;
+	const char *text;
+	uint16_t type;
+	int n;
+
+	REQUIRE(ivwl_ring_init_producer(&tx, &ctrl, data, sizeof(data)) == 0);
+	REQUIRE(ivwl_ring_init_consumer(&rx, &ctrl, data, sizeof(data)) == 0);
+	ivwl_ring_reset(&tx);
+	ivwl_ring_reset(&rx);
+
+	CHECK_EQ(ivwl_record_disconnect_write(&tx, "killed by the user"), 0);
+	n = ivwl_ring_read(&rx, &type, rec, sizeof(rec));
+	REQUIRE(n > 0);
+	CHECK_EQ(type, IVWL_RECORD_DISCONNECT);
+	CHECK_EQ(ivwl_record_parse_disconnect(rec, (uint32_t)n, &d, &text), 0);
+	CHECK_EQ(d.code, 0);
+	CHECK_EQ(d.len, strlen("killed by the user"));
+	CHECK(memcmp(text, "killed by the user", d.len) == 0);
+
+	memset(long_text, 'x', sizeof(long_text) - 1);
+	long_text[sizeof(long_text) - 1] = '\0';
+	CHECK_EQ(ivwl_record_disconnect_write(&tx, long_text), 0);
+	n = ivwl_ring_read(&rx, &type, rec, sizeof(rec));
+	REQUIRE(n > 0);
+	CHECK_EQ(ivwl_record_parse_disconnect(rec, (uint32_t)n, &d, &text), 0);
+	CHECK_EQ(d.len, IVWL_DISCONNECT_MAX_TEXT);
 }
 
 /* Random payloads: parsers accept or refuse, never read past len. */
@@ -217,7 +248,6 @@ test_garbage_parsers(void)
 		struct ivwl_wayland_record w;
 		struct ivwl_channel_data_record c;
 		struct ivwl_channel_close cl;
-		struct ivwl_heap_release hr;
 		struct ivwl_disconnect d;
 		const char *text;
 		uint32_t i;
@@ -239,7 +269,6 @@ test_garbage_parsers(void)
 		if (ivwl_record_parse_channel_data(buf, len, &c) == 0)
 			CHECK(c.bytes + c.len <= (const uint8_t *)buf + len);
 		ivwl_record_parse_channel_close(buf, len, &cl);
-		ivwl_record_parse_heap_release(buf, len, &layout, &hr);
 		if (ivwl_record_parse_disconnect(buf, len, &d, &text) == 0)
 			CHECK(text + d.len <= (const char *)buf + len);
 		free(buf);
@@ -253,6 +282,7 @@ IVWL_TEST_MAIN(
 	TEST(test_fd_descs),
 	TEST(test_wayland_rejects_bad_fd),
 	TEST(test_channel_records),
-	TEST(test_heap_release_and_disconnect),
+	TEST(test_disconnect),
+	TEST(test_disconnect_write),
 	TEST(test_garbage_parsers),
 )
