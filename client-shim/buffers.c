@@ -47,30 +47,16 @@ struct ivwl_shm_buffer {
 	uint64_t synced_at;		/* that surface's commit count */
 };
 
-/* The damage of one commit, or damage on its way to a commit. */
-struct ivwl_damage {
-	bool full;			/* not mapped exactly: all of it */
-	uint32_t n;
-	struct ivwl_rect rects[8];	/* none below 0 */
-};
-
 struct ivwl_surface {
 	struct ivwl_surface *next;
 	uint32_t id;
 	uint32_t viewport_id;		/* 0 when none */
-	/* how the buffer is placed, as committed and as pending */
-	struct ivwl_buffer_view view, pending_view;
+	/* how the buffer is to be placed at the next commit */
+	struct ivwl_buffer_view pending_view;
 	bool attached;			/* attach since the last commit */
 	uint32_t pending_buffer;	/* 0: attach(NULL) */
 	uint32_t buffer;		/* current buffer id, 0 when none */
-	int32_t width, height;		/* its size, 0 when unknown */
-	/* Since the last commit: wl_surface.damage_buffer's rectangles, and
-	 * wl_surface.damage's, mapped at commit with the state it applies. */
-	struct ivwl_damage pending_buffer_damage;
-	struct ivwl_damage pending_surface_damage;
-	uint64_t commits;
-	/* damage of the last commits, [commits % N] */
-	struct ivwl_damage history[IVWL_DAMAGE_HISTORY];
+	struct ivwl_damage_history damage;	/* with the committed view */
 };
 
 #define LIST_FIND(head, key)                                             \
@@ -485,7 +471,8 @@ surface_get(struct ivwl_buffers *b, uint32_t id)
 	if (!s)
 		return NULL;
 	s->id = id;
-	s->view = s->pending_view = IVWL_BUFFER_VIEW_IDENTITY;
+	s->pending_view = IVWL_BUFFER_VIEW_IDENTITY;
+	ivwl_damage_history_init(&s->damage);
 	s->next = b->surfaces;
 	b->surfaces = s;
 	return s;
@@ -506,49 +493,10 @@ surface_forget(struct ivwl_buffers *b, uint32_t id)
 	free(s);
 }
 
-static struct ivwl_rect
-rect_union(struct ivwl_rect a, struct ivwl_rect b)
-{
-	int64_t x0 = a.x < b.x ? a.x : b.x, y0 = a.y < b.y ? a.y : b.y;
-	int64_t ax1 = (int64_t)a.x + a.w, bx1 = (int64_t)b.x + b.w;
-	int64_t ay1 = (int64_t)a.y + a.h, by1 = (int64_t)b.y + b.h;
-	int64_t x1 = ax1 > bx1 ? ax1 : bx1, y1 = ay1 > by1 ? ay1 : by1;
-
-	return (struct ivwl_rect){ (int32_t)x0, (int32_t)y0,
-				   (int32_t)(x1 - x0), (int32_t)(y1 - y0) };
-}
-
-/*
- * Adds a rectangle, clipped to what lies at 0 or beyond (no surface or
- * buffer has pixels before that, and a union then fits in an int32).
- * Past 8 rectangles they all become their bounding box: more than was
- * damaged, seldom the whole buffer.
- */
-static void
-damage_add(struct ivwl_damage *d, struct ivwl_rect r)
-{
-	int64_t x0 = r.x > 0 ? r.x : 0, y0 = r.y > 0 ? r.y : 0;
-	int64_t x1 = (int64_t)r.x + r.w, y1 = (int64_t)r.y + r.h;
-	uint32_t i;
-
-	x1 = x1 < INT32_MAX ? x1 : INT32_MAX;
-	y1 = y1 < INT32_MAX ? y1 : INT32_MAX;
-	if (d->full || x1 <= x0 || y1 <= y0)
-		return;
-	r = (struct ivwl_rect){ (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
-				(int32_t)(y1 - y0) };
-	if (d->n == sizeof(d->rects) / sizeof(d->rects[0])) {
-		for (i = 0; i < d->n; i++)
-			r = rect_union(r, d->rects[i]);
-		d->n = 0;
-	}
-	d->rects[d->n++] = r;
-}
-
 static void
 damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
 {
-	damage_add(d, (struct ivwl_rect){
+	ivwl_damage_add(d, (struct ivwl_rect){
 		ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
 		ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
 }
@@ -590,23 +538,14 @@ copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
 	b->copied_bytes += (uint64_t)row_len * (uint64_t)(y1 - y0);
 }
 
-static bool
-rect_contains(struct ivwl_rect outer, struct ivwl_rect inner)
-{
-	return inner.x >= outer.x && inner.y >= outer.y &&
-	       (int64_t)inner.x + inner.w <= (int64_t)outer.x + outer.w &&
-	       (int64_t)inner.y + inner.h <= (int64_t)outer.y + outer.h;
-}
-
 /* Copies what may differ between the client buffer and its region copy. */
 static int
 sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	    struct ivwl_shm_buffer *buf)
 {
 	struct ivwl_rect all = { 0, 0, buf->width, buf->height };
-	uint64_t since = buf->synced_at, c;
-	uint32_t i;
-	bool full;
+	struct ivwl_rect plan[IVWL_DAMAGE_PLAN_MAX];
+	uint32_t i, n;
 	int ret;
 
 	if (buf->in_grant && pool_zero_copy(buf->pool)) {
@@ -621,114 +560,46 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	if (ret < 0)
 		return ret;
 
-	full = buf->synced_on != s || s->commits - since > IVWL_DAMAGE_HISTORY;
-	for (c = since + 1; !full && c <= s->commits; c++)
-		full = s->history[c % IVWL_DAMAGE_HISTORY].full;
-
-	if (full) {
-		copy_rect(b, buf, all);
+	if (buf->synced_on == s &&
+	    ivwl_damage_plan(&s->damage, buf->synced_at, plan, &n)) {
+		for (i = 0; i < n; i++)
+			copy_rect(b, buf, plan[i]);
 	} else {
-		struct ivwl_rect set[IVWL_DAMAGE_HISTORY * 8];
-		uint32_t n = 0, j;
-
-		for (c = since + 1; c <= s->commits; c++) {
-			struct ivwl_damage *h =
-				&s->history[c % IVWL_DAMAGE_HISTORY];
-
-			for (i = 0; i < h->n; i++)
-				set[n++] = h->rects[i];
-		}
-		/* A rectangle inside another one is copied with that one. */
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < n; j++)
-				if (j != i && rect_contains(set[j], set[i]) &&
-				    (j < i || !rect_contains(set[i], set[j])))
-					break;
-			if (j == n)
-				copy_rect(b, buf, set[i]);
-		}
+		copy_rect(b, buf, all);
 	}
 	buf->synced_on = s;
-	buf->synced_at = s->commits;
+	buf->synced_at = s->damage.commits;
 	return 0;
 }
 
-/* Bytes a commit's damage covers in buf, clipped (overlaps counted). */
+/* Bytes a commit's damage covers in buf. */
 static uint64_t
-damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *h)
+damage_bytes(const struct ivwl_shm_buffer *buf, const struct ivwl_damage *d)
 {
-	uint64_t bpp = ivwl_shm_format_bpp(buf->format), total = 0;
-	uint32_t i;
+	uint64_t bpp = ivwl_shm_format_bpp(buf->format);
 
+	/* other formats: whole rows, which stride / width estimates */
 	if (bpp == 0)
 		bpp = (uint64_t)buf->stride / (uint64_t)buf->width;
-	if (h->full)
-		return (uint64_t)buf->width * buf->height * bpp;
-	for (i = 0; i < h->n; i++) {
-		int64_t x0 = h->rects[i].x > 0 ? h->rects[i].x : 0;
-		int64_t y0 = h->rects[i].y > 0 ? h->rects[i].y : 0;
-		int64_t x1 = (int64_t)h->rects[i].x + h->rects[i].w;
-		int64_t y1 = (int64_t)h->rects[i].y + h->rects[i].h;
-
-		x1 = x1 < buf->width ? x1 : buf->width;
-		y1 = y1 < buf->height ? y1 : buf->height;
-		if (x1 > x0 && y1 > y0)
-			total += (uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) * bpp;
-	}
-	return total;
-}
-
-/*
- * This commit's damage in buffer coordinates, once s has its new state.
- * The whole buffer when the part of it the surface shows has moved since
- * the last commit (new size, transform, scale or crop): a client may
- * have changed pixels it showed nowhere without damaging them.  A new
- * destination size alone only scales the same pixels.
- */
-static void
-commit_damage(struct ivwl_surface *s, const struct ivwl_buffer_view *before,
-	      int32_t width, int32_t height, struct ivwl_damage *h)
-{
-	const struct ivwl_damage *sd = &s->pending_surface_damage;
-	struct ivwl_rect r;
-	uint32_t i;
-
-	*h = s->pending_buffer_damage;
-	if (width != s->width || height != s->height || width == 0 ||
-	    !ivwl_buffer_view_same_pixels(before, &s->view))
-		h->full = true;
-	for (i = 0; i < sd->n && !h->full; i++) {
-		if (ivwl_damage_map(&s->view, width, height, sd->rects[i], &r))
-			damage_add(h, r);
-		else
-			h->full = true;
-	}
-	memset(&s->pending_buffer_damage, 0, sizeof(s->pending_buffer_damage));
-	memset(&s->pending_surface_damage, 0, sizeof(*sd));
+	return ivwl_damage_bytes(d, buf->width, buf->height, bpp);
 }
 
 static int
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
-	struct ivwl_buffer_view before = s->view;
+	const struct ivwl_damage *d;
 	struct ivwl_shm_buffer *buf;
-	struct ivwl_damage *h;
 
-	s->view = s->pending_view;
 	if (s->attached)
 		s->buffer = s->pending_buffer;
 	s->attached = false;
 	buf = s->buffer ? LIST_FIND(b->buffers, s->buffer) : NULL;
 
-	s->commits++;
-	h = &s->history[s->commits % IVWL_DAMAGE_HISTORY];
-	commit_damage(s, &before, buf ? buf->width : 0, buf ? buf->height : 0,
-		      h);
-	s->width = buf ? buf->width : 0;
-	s->height = buf ? buf->height : 0;
+	d = ivwl_damage_commit(&s->damage, &s->pending_view,
+			       buf ? buf->width : 0, buf ? buf->height : 0);
 	if (buf) {
 		b->buffer_commits++;
-		b->damaged_bytes += damage_bytes(buf, h);
+		b->damaged_bytes += damage_bytes(buf, d);
 		return sync_buffer(b, s, buf);
 	}
 	return 0;
@@ -754,10 +625,10 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		s->pending_buffer = ivwl_wire_arg_object(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE:
-		damage_request(&s->pending_surface_damage, msg);
+		damage_request(&s->damage.pending_surface, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER:
-		damage_request(&s->pending_buffer_damage, msg);
+		damage_request(&s->damage.pending_buffer, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
 		s->pending_view.scale = ivwl_wire_arg_int(msg, 0);

@@ -18,13 +18,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "damage-map.h"
+#include "damage-plan.h"
 #include "heap.h"
 #include "record.h"
 #include "region.h"
 #include "wire.h"
-
-#define IVWL_DAMAGE_HISTORY 4u
 
 struct ivwl_shm_pool;
 struct ivwl_shm_buffer;
