@@ -12,18 +12,6 @@
 #include "shm-format.h"
 #include "shim.h"
 
-struct ivwl_grant {
-	struct ivwl_grant *next;
-	uint64_t dev, ino;		/* the client's file */
-	struct ivwl_extent range;
-	uint32_t owner;			/* the process that asked for it */
-	uint32_t pools;			/* pools drawing from it */
-	uint32_t followers;		/* other processes mapping it */
-	bool claimed;			/* some pool has drawn from it */
-	bool client_maps;		/* the client draws into it */
-	bool frozen;			/* the client's file is gone: final */
-};
-
 struct ivwl_shm_pool {
 	struct ivwl_shm_pool *next;
 	uint32_t id;
@@ -76,6 +64,22 @@ struct ivwl_surface {
 			*_pp = (item)->next;                             \
 	} while (0)
 
+static int
+heap_alloc(void *data, uint64_t length, struct ivwl_extent *out)
+{
+	struct ivwl_buffers *b = data;
+
+	return ivwl_agent_alloc(b->agent_fd, length, out);
+}
+
+static void
+heap_free(void *data, uint64_t offset)
+{
+	struct ivwl_buffers *b = data;
+
+	ivwl_agent_free(b->agent_fd, offset);
+}
+
 void
 ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
 		  const struct ivwl_layout *layout)
@@ -84,33 +88,8 @@ ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
 	b->agent_fd = agent_fd;
 	b->region = region;
 	b->layout = layout;
-}
-
-static void
-grant_free(struct ivwl_buffers *b, struct ivwl_grant *g)
-{
-	LIST_UNLINK(&b->grants, g);
-	ivwl_agent_free(b->agent_fd, g->range.offset);
-	free(g);
-}
-
-/* Drops what nothing uses: no pool draws from it, the client left it. */
-static void
-grant_check(struct ivwl_buffers *b, struct ivwl_grant *g)
-{
-	if (g->pools == 0 && !g->client_maps && g->followers == 0)
-		grant_free(b, g);
-}
-
-static struct ivwl_grant *
-grant_find(struct ivwl_buffers *b, uint64_t dev, uint64_t ino)
-{
-	struct ivwl_grant *g;
-
-	for (g = b->grants; g; g = g->next)
-		if (g->client_maps && g->dev == dev && g->ino == ino)
-			return g;
-	return NULL;
+	ivwl_grants_init(&b->grants, layout->heap_size, heap_alloc, heap_free,
+			 b);
 }
 
 static void
@@ -121,10 +100,8 @@ pool_unref(struct ivwl_buffers *b, struct ivwl_shm_pool *pool)
 	LIST_UNLINK(&b->pools, pool);
 	if (pool->map)
 		munmap(pool->map, pool->map_size);
-	if (pool->grant) {
-		pool->grant->pools--;
-		grant_check(b, pool->grant);
-	}
+	if (pool->grant)
+		ivwl_grant_pool_drop(&b->grants, pool->grant);
 	close(pool->fd);
 	free(pool);
 }
@@ -144,7 +121,6 @@ buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
 void
 ivwl_buffers_release(struct ivwl_buffers *b)
 {
-	struct ivwl_grant *g, *next;
 	struct ivwl_surface *s;
 
 	while (b->buffers)
@@ -157,165 +133,33 @@ ivwl_buffers_release(struct ivwl_buffers *b)
 		b->surfaces = s->next;
 		free(s);
 	}
-	for (g = b->grants; g; g = next) {
-		next = g->next;
-		grant_check(b, g);
-	}
-}
-
-void
-ivwl_buffers_release_grants(struct ivwl_buffers *b)
-{
-	while (b->grants) {
-		b->grants->client_maps = false;
-		grant_free(b, b->grants);
-	}
-}
-
-bool
-ivwl_buffers_client_maps(const struct ivwl_buffers *b)
-{
-	const struct ivwl_grant *g;
-
-	for (g = b->grants; g; g = g->next)
-		if (g->client_maps || g->followers > 0)
-			return true;
-	return false;
-}
-
-int
-ivwl_buffers_grant(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
-		   uint64_t ino, uint64_t size, struct ivwl_extent *out)
-{
-	struct ivwl_grant *g;
-	int ret;
-
-	if (size == 0 || size > b->layout->heap_size)
-		return -ENOSPC;
-	/* The shim never offers a file twice; a lost reply can make it. */
-	g = grant_find(b, dev, ino);
-	if (g && g->owner != owner)
-		return -EBUSY;
-	if (g && g->range.length >= size) {
-		*out = g->range;
-		return 0;
-	}
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	ret = ivwl_agent_alloc(b->agent_fd, size, &g->range);
-	if (ret < 0) {
-		free(g);
-		return ret == -ENOMEM ? -ENOSPC : ret;
-	}
-	g->dev = dev;
-	g->ino = ino;
-	g->owner = owner;
-	g->client_maps = true;
-	g->next = b->grants;
-	b->grants = g;
-	*out = g->range;
-	return 0;
-}
-
-int
-ivwl_buffers_follow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    struct ivwl_extent *out)
-{
-	struct ivwl_grant *g = grant_find(b, dev, ino);
-
-	if (!g)
-		return -ENOENT;
-	g->followers++;
-	*out = g->range;
-	return 0;
-}
-
-void
-ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino)
-{
-	struct ivwl_grant *g;
-
-	/* Not grant_find: the owner may have left it meanwhile. */
-	for (g = b->grants; g; g = g->next) {
-		if (g->dev == dev && g->ino == ino && g->followers > 0) {
-			g->followers--;
-			grant_check(b, g);
-			return;
-		}
-	}
-}
-
-uint64_t
-ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner,
-		       bool *any_claimed)
-{
-	const struct ivwl_grant *g;
-	uint64_t bytes = 0;
-
-	*any_claimed = false;
-	for (g = b->grants; g; g = g->next) {
-		if (owner != IVWL_BUFFERS_ANY_OWNER && g->owner != owner)
-			continue;
-		*any_claimed |= g->claimed;
-		if (g->client_maps && !g->claimed)
-			bytes += g->range.length;
-	}
-	return bytes;
-}
-
-void
-ivwl_buffers_owner_gone(struct ivwl_buffers *b, uint32_t owner)
-{
-	struct ivwl_grant *g, *next;
-
-	for (g = b->grants; g; g = next) {
-		next = g->next;
-		if (g->owner != owner || !g->client_maps)
-			continue;
-		/* Nobody draws into it any more: shown as it is. */
-		g->client_maps = false;
-		g->frozen = true;
-		grant_check(b, g);
-	}
+	ivwl_grants_release(&b->grants);
 }
 
 int
 ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
 		    uint64_t ino, bool copied_back, bool gone)
 {
-	struct ivwl_grant *g = grant_find(b, dev, ino);
 	struct ivwl_shm_buffer *buf;
+	struct ivwl_grant *left;
+	int ret;
 
-	if (!g || g->owner != owner)
-		return -ENOENT;
-	if (gone) {
-		/* Nothing will change its pixels: shown as they are. */
-		g->client_maps = false;
-		g->frozen = true;
-		grant_check(b, g);
-		return 0;
-	}
-	if (!copied_back && g->pools > 0)
-		return -EAGAIN;
-	g->client_maps = false;
+	ret = ivwl_grants_revert(&b->grants, owner, dev, ino, copied_back,
+				 gone, &left);
+	if (ret < 0 || !left)
+		return ret;
 	/* The file holds the pixels now: copy it all once, then damage. */
 	for (buf = b->buffers; buf; buf = buf->next)
-		if (buf->in_grant && buf->pool->grant == g)
+		if (buf->in_grant && buf->pool->grant == left)
 			buf->synced_on = NULL;
-	ivwl_shim_debug("grant %#llx+%#llx: the client left it, its pools "
-			"copy from now on",
-			(unsigned long long)g->range.offset,
-			(unsigned long long)g->range.length);
-	grant_check(b, g);
+	ivwl_grants_check(&b->grants, left);
 	return 0;
 }
 
 static bool
 pool_zero_copy(const struct ivwl_shm_pool *pool)
 {
-	return pool->grant && (pool->grant->client_maps ||
-			       pool->grant->frozen);
+	return ivwl_grant_zero_copy(pool->grant);
 }
 
 /* Maps the client's file as far as the pool goes, for copying from it. */
@@ -370,10 +214,10 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 	}
 	pool->size = (size_t)size;
 	if (fstat(fd, &st) == 0)
-		pool->grant = grant_find(b, st.st_dev, st.st_ino);
+		pool->grant = ivwl_grants_find(&b->grants, st.st_dev,
+					       st.st_ino);
 	if (pool->grant) {
-		pool->grant->pools++;
-		pool->grant->claimed = true;
+		ivwl_grant_pool_add(pool->grant);
 		b->zero_copy_pools++;
 	} else {
 		/* Clients like foot make huge sparse pools: mapping costs

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "damage-plan.h"
+#include "grants.h"
 #include "heap.h"
 #include "record.h"
 #include "region.h"
@@ -27,7 +28,6 @@
 struct ivwl_shm_pool;
 struct ivwl_shm_buffer;
 struct ivwl_surface;
-struct ivwl_grant;
 
 struct ivwl_buffers {
 	int agent_fd;
@@ -36,7 +36,7 @@ struct ivwl_buffers {
 	struct ivwl_shm_pool *pools;
 	struct ivwl_shm_buffer *buffers;
 	struct ivwl_surface *surfaces;
-	struct ivwl_grant *grants;
+	struct ivwl_grants grants;	/* zero-copy: the client's files */
 	/* For IVWL_STATS: what commits asked for and what was copied. */
 	uint64_t copied_bytes;
 	uint64_t damaged_bytes;		/* damage of each commit, clipped */
@@ -52,53 +52,15 @@ ivwl_buffers_init(struct ivwl_buffers *b, int agent_fd, void *region,
 
 /*
  * Frees pools, buffers and surfaces, and the grants the client no longer
- * maps.  Grants it still maps stay allocated: see ivwl_buffers_client_maps.
+ * maps.  Grants it still maps stay allocated: see ivwl_grants_client_maps.
  */
 void
 ivwl_buffers_release(struct ivwl_buffers *b);
 
-/* Forgets every grant, mapped or not (the agent takes the ranges back). */
-void
-ivwl_buffers_release_grants(struct ivwl_buffers *b);
-
-/* True while the client maps some grant: its ranges must stay its own. */
-bool
-ivwl_buffers_client_maps(const struct ivwl_buffers *b);
-
 /*
- * IVWL_ZC_OFFER from process owner: a grant of size bytes for file (dev,
- * ino); 0 or -errno (-EBUSY: another process has it).
+ * IVWL_ZC_REVERT from owner (ivwl_grants_revert); a grant the client left
+ * has its buffers copied in full once.
  */
-int
-ivwl_buffers_grant(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
-		   uint64_t ino, uint64_t size, struct ivwl_extent *out);
-
-/*
- * IVWL_ZC_FOLLOW: the grant of file (dev, ino) another process maps as
- * well; it stays until as many ivwl_buffers_unfollow.  0 or -ENOENT.
- */
-int
-ivwl_buffers_follow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino,
-		    struct ivwl_extent *out);
-
-void
-ivwl_buffers_unfollow(struct ivwl_buffers *b, uint64_t dev, uint64_t ino);
-
-#define IVWL_BUFFERS_ANY_OWNER UINT32_MAX
-
-/*
- * Bytes granted to owner (or to anyone) that no pool has drawn from yet;
- * *any_claimed says whether a pool draws from one of its grants.
- */
-uint64_t
-ivwl_buffers_unclaimed(const struct ivwl_buffers *b, uint32_t owner,
-		       bool *any_claimed);
-
-/* Owner's channel closed: its grants hold their last pixels for good. */
-void
-ivwl_buffers_owner_gone(struct ivwl_buffers *b, uint32_t owner);
-
-/* IVWL_ZC_REVERT from owner: 0, -EAGAIN (copy back first) or -ENOENT. */
 int
 ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
 		    uint64_t ino, bool copied_back, bool gone);

@@ -125,9 +125,9 @@ check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 		return -EBADF;
 	if (ch->owner == 0)
 		return 0;
-	mine = ivwl_buffers_unclaimed(zc->buffers, ch->owner, &proven);
-	all = ivwl_buffers_unclaimed(zc->buffers, IVWL_BUFFERS_ANY_OWNER,
-				     &any);
+	mine = ivwl_grants_unclaimed(&zc->buffers->grants, ch->owner, &proven);
+	all = ivwl_grants_unclaimed(&zc->buffers->grants,
+				    IVWL_GRANTS_ANY_OWNER, &any);
 	/* Sizes are the peer's: no sum that could wrap. */
 	if (m->size > (proven ? IVWL_ZC_UNCLAIMED_MAX :
 				IVWL_ZC_UNPROVEN_MAX) - mine ||
@@ -146,8 +146,8 @@ grant(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 	m->flags = 0;
 	ret = check_offer(zc, ch, m, file_fd);
 	if (ret == 0)
-		ret = ivwl_buffers_grant(zc->buffers, ch->owner, m->dev,
-					 m->ino, m->size, &range);
+		ret = ivwl_grants_offer(&zc->buffers->grants, ch->owner, m->dev,
+					m->ino, m->size, &range);
 	m->offset = range.offset;
 	m->length = range.length;
 	/* With the guest driver the client maps its own pixels and
@@ -188,7 +188,7 @@ follow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 		ch->follows = n;
 		ch->follows_cap = cap;
 	}
-	ret = ivwl_buffers_follow(zc->buffers, m->dev, m->ino, &range);
+	ret = ivwl_grants_follow(&zc->buffers->grants, m->dev, m->ino, &range);
 	if (ret < 0)
 		return ret;
 	ch->follows[ch->nfollows++] = (struct ivwl_relay_zc_follow){
@@ -216,7 +216,7 @@ unfollow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 		    ch->follows[i].ino != m->ino)
 			continue;
 		ch->follows[i] = ch->follows[--ch->nfollows];
-		ivwl_buffers_unfollow(zc->buffers, m->dev, m->ino);
+		ivwl_grants_unfollow(&zc->buffers->grants, m->dev, m->ino);
 		return 0;
 	}
 	return -ENOENT;
@@ -271,12 +271,12 @@ chan_close(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
 	ch->fd = -1;
 	ch->ready = false;
 	for (i = 0; i < ch->nfollows; i++)
-		ivwl_buffers_unfollow(zc->buffers, ch->follows[i].dev,
-				      ch->follows[i].ino);
+		ivwl_grants_unfollow(&zc->buffers->grants, ch->follows[i].dev,
+				     ch->follows[i].ino);
 	free(ch->follows);
 	ch->follows = NULL;
 	ch->nfollows = ch->follows_cap = 0;
-	ivwl_buffers_owner_gone(zc->buffers, ch->owner);
+	ivwl_grants_owner_gone(&zc->buffers->grants, ch->owner);
 }
 
 static void
@@ -440,10 +440,10 @@ ivwl_relay_zc_linger(struct ivwl_relay_zc *zc)
 		close(zc->listen_fd);
 		zc->listen_fd = -1;
 	}
-	if (ivwl_buffers_client_maps(zc->buffers))
+	if (ivwl_grants_client_maps(&zc->buffers->grants))
 		ivwl_shim_debug("the client still maps zero-copy memory: "
 				"keeping it until it lets go");
-	while (ivwl_buffers_client_maps(zc->buffers) && any_chan(zc)) {
+	while (ivwl_grants_client_maps(&zc->buffers->grants) && any_chan(zc)) {
 		n = ivwl_relay_zc_pollfds(zc, pfd, IVWL_ZC_MAX_CHANNELS);
 		if (poll(pfd, (nfds_t)n, -1) < 0) {
 			if (errno != EINTR)

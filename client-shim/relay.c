@@ -82,7 +82,7 @@ relay_free(struct relay *r)
 	ivwl_wire_map_release(&r->objects);
 	if (r->slot.base)
 		ivwl_app_slot_detach(&r->slot);
-	ivwl_buffers_release_grants(&r->buffers);
+	ivwl_grants_release_all(&r->buffers.grants);
 	if (r->agent_fd >= 0)
 		close(r->agent_fd);
 	if (r->sock >= 0)
