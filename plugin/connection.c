@@ -9,16 +9,11 @@
 #include <libweston/libweston.h>
 
 #include "connection.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "vm.h"
 #include "watch.h"
 
-/* Requests waiting for libwayland: beyond this we stop reading the ring. */
-#define TO_SERVER_LIMIT (256u << 10)
-/* Bytes a VM may send weston through one pipe (selections, drops). */
-#define IVWL_SINK_LIMIT (64u << 20)
-/* Records handled per doorbell before yielding to the rest of weston. */
-#define RECORD_BUDGET 256
 /* How long lazy events may wait for a frame callback's doorbell. */
 #define LAZY_EVENTS_MS 50
 
@@ -155,7 +150,7 @@ static int
 pump_requests(struct ivwl_connection *conn, const char **why)
 {
 	uint32_t cap = ivwl_ring_max_payload(&conn->request);
-	int budget = RECORD_BUDGET, n, ret;
+	int budget = IVWL_CONN_RECORD_BUDGET, n, ret;
 	uint16_t type;
 
 	while (budget-- > 0) {
@@ -531,7 +526,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	 * manager keeps all of a selection in memory). */
 	conn->channels.sink_limit = IVWL_SINK_LIMIT;
 	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
-	ivwl_stream_out_init(&conn->to_server, TO_SERVER_LIMIT);
+	ivwl_stream_out_init(&conn->to_server, IVWL_CONN_TO_SERVER_LIMIT);
 	ivwl_stream_in_init(&conn->from_server);
 	conn->record = malloc(ivwl_ring_max_payload(&conn->request));
 	if (!conn->record || ivwl_wire_map_init(&conn->objects) < 0)

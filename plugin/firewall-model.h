@@ -8,39 +8,8 @@
 #include <wayland-util.h>
 
 #include "firewall.h"
+#include "ivwl-limits.h"
 #include "ivwl-protocols.h"
-
-/*
- * Budgets.  Each bounds what weston keeps for a client (memory, fds,
- * work per repaint); docs/security.md gives the reasons and the bound on
- * weston's memory per VM they add up to.
- */
-#define IVWL_FW_CONN_OBJECTS 16384u
-#define IVWL_FW_VM_OBJECTS 65536u
-#define IVWL_FW_CONN_SURFACES 512u
-#define IVWL_FW_VM_SURFACES 2048u
-#define IVWL_FW_CONN_REGIONS 256u
-#define IVWL_FW_MAX_RECTS 1024u
-#define IVWL_FW_CONN_RECTS 16384u
-#define IVWL_FW_CONN_POSITIONERS 64u
-#define IVWL_FW_CONN_DATA_SOURCES 64u
-#define IVWL_FW_SOURCE_MIME_TYPES 128u
-#define IVWL_FW_MIME_LENGTH 255u
-/* weston keeps each MIME type as its own allocation: charge for that */
-#define IVWL_FW_MIME_OVERHEAD 32u
-#define IVWL_FW_CONN_MIME_BYTES (64u << 10)
-#define IVWL_FW_VM_MIME_BYTES (512u << 10)
-#define IVWL_FW_CONN_KEYBOARDS 8u
-#define IVWL_FW_VM_KEYBOARDS 64u
-#define IVWL_FW_CONN_POINTERS 8u
-#define IVWL_FW_CONN_TOUCHES 8u
-#define IVWL_FW_CONN_CALLBACKS 1024u
-#define IVWL_FW_CONN_FEEDBACKS 1024u
-/* Past any output: weston and the border's geometry stay far from
- * int32 overflow. */
-#define IVWL_FW_MAX_SURFACE_SIZE 32768
-/* Popups nest: each level is a grab weston unwinds one by one. */
-#define IVWL_FW_POPUP_DEPTH 16u
 
 /* A wl_surface's role: given once, for good (wl_surface "role" rule). */
 enum ivwl_fw_role {

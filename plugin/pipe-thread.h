@@ -8,12 +8,9 @@
 #ifndef IVWL_PIPE_THREAD_H
 #define IVWL_PIPE_THREAD_H
 
-/* Most a decoupled pipe holds in memory before it pushes back. */
-#define IVWL_PIPE_THREAD_BUFFER (64u << 20)
-/* Most all decoupled pipes of one VM hold: two whole buffers. */
-#define IVWL_PIPE_VM_BUFFER (128u << 20)
-
 #include <stddef.h>
+
+#include "ivwl-limits.h"
 
 /*
  * What the pipe threads of one VM may hold in memory together, shared by
@@ -32,8 +29,6 @@ ivwl_pipe_budget_unref(struct ivwl_pipe_budget *budget);
 /* Bytes the budget's threads hold now (for tests and logs). */
 size_t
 ivwl_pipe_budget_used(const struct ivwl_pipe_budget *budget);
-/* A full buffer that nobody drains for this long may hold weston. */
-#define IVWL_PIPE_THREAD_STALL_MS 1000
 
 /*
  * Takes in_fd (a read end).  Returns the read end of the new pipe, or

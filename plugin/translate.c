@@ -18,17 +18,13 @@
 #include "clipboard.h"
 #include "connection.h"
 #include "frame-trace.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
 #include "pipe-thread.h"
 #include "shm-format.h"
 #include "vm.h"
 
-/* Each pool maps the region's prefix in weston: bound the mappings. */
-#define IVWL_CONN_MAX_POOLS 128u
-#define IVWL_VM_MAX_POOLS 512u
-#define IVWL_CONN_MAX_BUFFERS 1024u
-#define TITLE_MAX 1024u
 _Static_assert(IVWL_CONN_MAX_POOLS == 128 && IVWL_VM_MAX_POOLS == 512 &&
 	       IVWL_CONN_MAX_BUFFERS == 1024, "the refusals say these");
 
@@ -250,17 +246,17 @@ rewrite_resize(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	return 0;
 }
 
-/* xdg_toplevel.set_title(title) -> "[vm] title", cut to TITLE_MAX. */
+/* xdg_toplevel.set_title(title) -> "[vm] title", cut to IVWL_TITLE_MAX. */
 static int
 send_prefixed_title(struct ivwl_connection *conn,
 		    const struct ivwl_wire_msg *msg)
 {
 	const char *title = ivwl_wire_arg_string(msg, 0);
-	uint8_t out[8 + 4 + TITLE_MAX + 4];
+	uint8_t out[8 + 4 + IVWL_TITLE_MAX + 4];
 	uint32_t header[2], strlen_with_nul, size;
 	int n;
 
-	n = snprintf((char *)out + 12, TITLE_MAX, "[%s] %s", conn->vm->name,
+	n = snprintf((char *)out + 12, IVWL_TITLE_MAX, "[%s] %s", conn->vm->name,
 		     title ? title : "");
 	if (n < 0)
 		return -EINVAL;

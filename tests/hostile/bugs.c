@@ -432,7 +432,7 @@ ivwl_hostile_record_flood(struct ivwl_hostile *h)
 
 /* ---- budget-stall --------------------------------------------------- */
 
-#define RECORD_BUDGET 256	/* plugin/connection.c */
+#define RECORD_BUDGET 256	/* plugin/ivwl-limits.h */
 
 static void
 ring_state(struct ivwl_hostile *h, uint32_t k, uint32_t *prod, uint32_t *cons,

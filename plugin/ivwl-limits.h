@@ -1,0 +1,71 @@
+/*
+ * Every limit the plugin puts on what a VM may make weston hold or do:
+ * memory, fds, mappings, work per wake-up.  An app-VM is hostile until
+ * proven otherwise, so each bound here is one a misbehaving VM runs into
+ * instead of weston running out.  docs/security.md gives the reasons and
+ * the bound on weston's memory per VM they add up to.
+ */
+#ifndef IVWL_PLUGIN_LIMITS_H
+#define IVWL_PLUGIN_LIMITS_H
+
+/* ---- a connection's traffic (connection.c) ---- */
+
+/* Requests waiting for libwayland: beyond this we stop reading the ring. */
+#define IVWL_CONN_TO_SERVER_LIMIT (256u << 10)
+/* Records handled per doorbell before yielding to the rest of weston. */
+#define IVWL_CONN_RECORD_BUDGET 256
+/* Bytes a VM may send weston through one pipe (selections, drops). */
+#define IVWL_SINK_LIMIT (64u << 20)
+
+/* ---- pipes weston reads through a thread (pipe-thread.c) ---- */
+
+/* Most a decoupled pipe holds in memory before it pushes back. */
+#define IVWL_PIPE_THREAD_BUFFER (64u << 20)
+/* Most all decoupled pipes of one VM hold: two whole buffers. */
+#define IVWL_PIPE_VM_BUFFER (128u << 20)
+/* A full buffer that nobody drains for this long may hold weston. */
+#define IVWL_PIPE_THREAD_STALL_MS 1000
+
+/* ---- wl_shm and titles (translate.c) ---- */
+
+/* Each pool maps the region's prefix in weston: bound the mappings. */
+#define IVWL_CONN_MAX_POOLS 128u
+#define IVWL_VM_MAX_POOLS 512u
+#define IVWL_CONN_MAX_BUFFERS 1024u
+/* A window title as weston gets it, "[vm] " included. */
+#define IVWL_TITLE_MAX 1024u
+
+/* ---- the firewall's budgets (firewall*.c) ---- */
+
+/*
+ * Each bounds what weston keeps for a client (memory, fds, work per
+ * repaint).
+ */
+#define IVWL_FW_CONN_OBJECTS 16384u
+#define IVWL_FW_VM_OBJECTS 65536u
+#define IVWL_FW_CONN_SURFACES 512u
+#define IVWL_FW_VM_SURFACES 2048u
+#define IVWL_FW_CONN_REGIONS 256u
+#define IVWL_FW_MAX_RECTS 1024u
+#define IVWL_FW_CONN_RECTS 16384u
+#define IVWL_FW_CONN_POSITIONERS 64u
+#define IVWL_FW_CONN_DATA_SOURCES 64u
+#define IVWL_FW_SOURCE_MIME_TYPES 128u
+#define IVWL_FW_MIME_LENGTH 255u
+/* weston keeps each MIME type as its own allocation: charge for that */
+#define IVWL_FW_MIME_OVERHEAD 32u
+#define IVWL_FW_CONN_MIME_BYTES (64u << 10)
+#define IVWL_FW_VM_MIME_BYTES (512u << 10)
+#define IVWL_FW_CONN_KEYBOARDS 8u
+#define IVWL_FW_VM_KEYBOARDS 64u
+#define IVWL_FW_CONN_POINTERS 8u
+#define IVWL_FW_CONN_TOUCHES 8u
+#define IVWL_FW_CONN_CALLBACKS 1024u
+#define IVWL_FW_CONN_FEEDBACKS 1024u
+/* Past any output: weston and the border's geometry stay far from
+ * int32 overflow. */
+#define IVWL_FW_MAX_SURFACE_SIZE 32768
+/* Popups nest: each level is a grab weston unwinds one by one. */
+#define IVWL_FW_POPUP_DEPTH 16u
+
+#endif
