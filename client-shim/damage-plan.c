@@ -17,8 +17,8 @@ rect_union(struct ivwl_rect a, struct ivwl_rect b)
 	int64_t ay1 = (int64_t)a.y + a.h, by1 = (int64_t)b.y + b.h;
 	int64_t x1 = ax1 > bx1 ? ax1 : bx1, y1 = ay1 > by1 ? ay1 : by1;
 
-	return (struct ivwl_rect){ (int32_t)x0, (int32_t)y0,
-				   (int32_t)(x1 - x0), (int32_t)(y1 - y0) };
+	return (struct ivwl_rect){ (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
+				   (int32_t)(y1 - y0) };
 }
 
 void
@@ -92,8 +92,7 @@ ivwl_damage_plan(const struct ivwl_damage_history *h, uint64_t since,
 	if (since > h->commits || h->commits - since > IVWL_DAMAGE_HISTORY)
 		return false;
 	for (c = since + 1; c <= h->commits; c++) {
-		const struct ivwl_damage *d =
-			&h->last[c % IVWL_DAMAGE_HISTORY];
+		const struct ivwl_damage *d = &h->last[c % IVWL_DAMAGE_HISTORY];
 
 		if (d->full)
 			return false;
@@ -130,8 +129,8 @@ ivwl_damage_bytes(const struct ivwl_damage *d, int32_t width, int32_t height,
 		x1 = x1 < width ? x1 : width;
 		y1 = y1 < height ? y1 : height;
 		if (x1 > x0 && y1 > y0)
-			total += (uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) *
-				 bpp;
+			total +=
+				(uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) * bpp;
 	}
 	return total;
 }

@@ -25,7 +25,7 @@
 
 /* The damage of one commit, or damage on its way to a commit. */
 struct ivwl_damage {
-	bool full;			/* not mapped exactly: all of it */
+	bool full;	/* not mapped exactly: all of it */
 	uint32_t n;
 	struct ivwl_rect rects[IVWL_DAMAGE_RECTS];	/* none below 0 */
 };

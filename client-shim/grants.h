@@ -18,19 +18,19 @@
 
 struct ivwl_grant {
 	struct ivwl_grant *next;
-	uint64_t dev, ino;		/* the client's file */
+	uint64_t dev, ino;	/* the client's file */
 	struct ivwl_extent range;
-	uint32_t owner;			/* the process that asked for it */
-	uint32_t pools;			/* pools drawing from it */
-	uint32_t followers;		/* other processes mapping it */
-	bool claimed;			/* some pool has drawn from it */
-	bool client_maps;		/* the client draws into it */
-	bool frozen;			/* the client's file is gone: final */
+	uint32_t owner;		/* the process that asked for it */
+	uint32_t pools;		/* pools drawing from it */
+	uint32_t followers;	/* other processes mapping it */
+	bool claimed;		/* some pool has drawn from it */
+	bool client_maps;	/* the client draws into it */
+	bool frozen;		/* the client's file is gone: final */
 };
 
 struct ivwl_grants {
 	struct ivwl_grant *list;
-	uint64_t max_size;		/* the heap's */
+	uint64_t max_size;	/* the heap's */
 	/* Heap ranges: 0 or -errno; free takes alloc's offset. */
 	int (*alloc)(void *data, uint64_t length, struct ivwl_extent *out);
 	void (*free)(void *data, uint64_t offset);

@@ -5,8 +5,8 @@
 #include "fdmsg.h"
 
 int
-ivwl_fdmsg_build(struct msghdr *mh, union ivwl_fdmsg_ctl *ctl,
-		 const int *fds, uint32_t nfds)
+ivwl_fdmsg_build(struct msghdr *mh, union ivwl_fdmsg_ctl *ctl, const int *fds,
+		 uint32_t nfds)
 {
 	struct cmsghdr *c;
 

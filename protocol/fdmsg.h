@@ -29,8 +29,8 @@ union ivwl_fdmsg_ctl {
  * make the sendmsg() call themselves.
  */
 int
-ivwl_fdmsg_build(struct msghdr *mh, union ivwl_fdmsg_ctl *ctl,
-		 const int *fds, uint32_t nfds);
+ivwl_fdmsg_build(struct msghdr *mh, union ivwl_fdmsg_ctl *ctl, const int *fds,
+		 uint32_t nfds);
 
 /* Calls fn for every fd that mh's SCM_RIGHTS data holds, in order. */
 void

@@ -23,7 +23,8 @@ clear_stale(const struct sockaddr_un *addr, int type)
 	ret = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
 	/* EAGAIN: alive, its backlog full */
 	ret = ret == 0 || errno == EAGAIN ? -EADDRINUSE :
-	      errno == ECONNREFUSED ? 0 : -errno;
+	      errno == ECONNREFUSED	  ? 0 :
+					    -errno;
 	close(fd);
 	if (ret < 0)
 		return ret;

@@ -5,6 +5,7 @@ set -eu
 
 packages=(
 	meson ninja-build pkg-config gcc make clang libclang-rt-14-dev python3
+	clang-format
 	libwayland-dev wayland-protocols libpixman-1-dev
 	weston libweston-10-dev
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio

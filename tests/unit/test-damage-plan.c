@@ -25,11 +25,12 @@ struct plan_case {
 	const char *what;
 	int32_t width, height;
 	struct commit commits[MAX_COMMITS];	/* width < 0 ends */
-	uint64_t since;		/* the copy was made at this commit */
-	bool whole;		/* the plan: copy it all */
-	struct ivwl_rect want[MAX_RECTS];	/* else these, in order */
+	uint64_t since;				/* the copy was made then */
+	bool whole;				/* the plan: all of it */
+	struct ivwl_rect want[MAX_RECTS];	/* else these */
 };
 
+/* clang-format off */
 #define END { .width = -1 }
 #define R(x, y, w, h) { x, y, w, h }
 
@@ -140,6 +141,7 @@ static const struct plan_case plan_cases[] = {
 	    { .scale = -1, .surface_damage = { R(0, 0, 1, 1) } }, END },
 	  1, true, { { 0 } } },
 };
+/* clang-format on */
 
 static void
 add_all(struct ivwl_damage *d, const struct ivwl_rect *rects)
@@ -189,10 +191,12 @@ run_case(const struct plan_case *pc)
 	}
 	for (i = 0; i < n; i++) {
 		if (memcmp(&plan[i], &pc->want[i], sizeof(plan[i])) != 0) {
-			fprintf(stderr, "%s: rectangle %u is %d,%d %dx%d, want "
-				"%d,%d %dx%d\n", pc->what, i, plan[i].x,
-				plan[i].y, plan[i].w, plan[i].h, pc->want[i].x,
-				pc->want[i].y, pc->want[i].w, pc->want[i].h);
+			fprintf(stderr,
+				"%s: rectangle %u is %d,%d %dx%d, want "
+				"%d,%d %dx%d\n",
+				pc->what, i, plan[i].x, plan[i].y, plan[i].w,
+				plan[i].h, pc->want[i].x, pc->want[i].y,
+				pc->want[i].w, pc->want[i].h);
 			ivwl_test_failures++;
 		}
 	}

@@ -88,8 +88,8 @@ test_too_many_to_send(void)
 
 	memset(fds, 0, sizeof(fds));
 	pair(SOCK_STREAM, sv);
-	CHECK_EQ(ivwl_fdmsg_send(sv[0], "x", 1, fds, IVWL_FDMSG_MAX_FDS + 1,
-				 0), -EINVAL);
+	CHECK_EQ(ivwl_fdmsg_send(sv[0], "x", 1, fds, IVWL_FDMSG_MAX_FDS + 1, 0),
+		 -EINVAL);
 	close(sv[0]);
 	close(sv[1]);
 }

@@ -10,8 +10,8 @@
 
 struct fake_heap {
 	uint64_t next;
-	int live;		/* ranges allocated, not freed */
-	int fail;		/* next alloc fails with this */
+	int live;	/* ranges allocated, not freed */
+	int fail;	/* next alloc fails with this */
 };
 
 static int
@@ -94,10 +94,8 @@ test_pools_keep_it(void)
 	CHECK(any);
 
 	/* a pool draws from it: the client must copy back first */
-	CHECK_EQ(ivwl_grants_revert(&g, 1, 7, 8, false, false, &left),
-		 -EAGAIN);
-	CHECK_EQ(ivwl_grants_revert(&g, 2, 7, 8, true, false, &left),
-		 -ENOENT);
+	CHECK_EQ(ivwl_grants_revert(&g, 1, 7, 8, false, false, &left), -EAGAIN);
+	CHECK_EQ(ivwl_grants_revert(&g, 2, 7, 8, true, false, &left), -ENOENT);
 	CHECK_EQ(ivwl_grants_revert(&g, 1, 7, 8, true, false, &left), 0);
 	CHECK(left == gr);
 	CHECK(!ivwl_grant_zero_copy(gr));

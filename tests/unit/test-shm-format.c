@@ -47,8 +47,8 @@ read_formats(struct xml_format *out, size_t max)
 		memcpy(out[n].name, q, len);
 		out[n].name[len] = '\0';
 		REQUIRE((q = strstr(q, "value=\"")));
-		out[n].value = (uint32_t)strtoul(q + strlen("value=\""),
-						 NULL, 0);
+		out[n].value =
+			(uint32_t)strtoul(q + strlen("value=\""), NULL, 0);
 		n++;
 		p = q;
 	}
@@ -99,7 +99,8 @@ test_table_matches_wayland_xml(void)
 		}
 		known++;
 		if (!name || strcmp(name, xml[i].name) != 0) {
-			fprintf(stderr, "0x%08x: table says %s, wayland.xml %s\n",
+			fprintf(stderr,
+				"0x%08x: table says %s, wayland.xml %s\n",
 				xml[i].value, name ? name : "nothing",
 				xml[i].name);
 			ivwl_test_failures++;
