@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "zc-maps.h"
 #include "zero-copy-proto.h"
 
 #define OWN_FILES 256
@@ -32,15 +33,6 @@ struct zc_conn {
 	int ctl_fd;			/* -1: the relay stopped answering */
 };
 
-/* One mapping the client has of a file, now onto its grant. */
-struct zc_map {
-	uintptr_t addr;
-	size_t len;
-	uint64_t off;			/* in the file */
-	int prot;
-	bool priv;			/* MAP_PRIVATE: cannot move */
-};
-
 struct zc_file {
 	struct zc_file *next;
 	dev_t dev;
@@ -56,8 +48,7 @@ struct zc_file {
 	/* Not moved: only this process's mappings of a file it made, so a
 	 * move needs no /proc/self/maps (chromium's sandbox denies it). */
 	bool candidate;
-	struct zc_map *maps;
-	size_t nmaps, cap;
+	struct zc_maps maps;		/* the client's, onto the grant */
 };
 
 struct file_id {

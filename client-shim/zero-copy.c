@@ -249,25 +249,10 @@ send_revert(struct zc_file *f, uint32_t flags)
 /* ---- moving mappings --------------------------------------------------- */
 
 static int
-track_map(struct zc_file *f, const struct zc_map *map)
-{
-	if (f->nmaps == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 4;
-		struct zc_map *n = realloc(f->maps, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		f->maps = n;
-		f->cap = cap;
-	}
-	f->maps[f->nmaps++] = *map;
-	return 0;
-}
-
-static int
 track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
 {
-	return track_map(f, &(struct zc_map){ addr, len, off, prot, false });
+	return ivwl_zc_maps_add(&f->maps,
+				&(struct zc_map){ addr, len, off, prot, false });
 }
 
 static size_t
@@ -317,7 +302,7 @@ file_free(struct zc_file *f)
 		REAL(munmap, munmap_func_t)(f->view, f->grant_len);
 	close(f->fd);
 	close(f->map_fd);
-	free(f->maps);
+	ivwl_zc_maps_release(&f->maps);
 	free(f);
 }
 
@@ -343,8 +328,8 @@ file_revert(struct zc_file *f, const char *why)
 	size_t i;
 
 	copy_back(f);
-	for (i = 0; i < f->nmaps; i++) {
-		struct zc_map *m = &f->maps[i];
+	for (i = 0; i < f->maps.n; i++) {
+		struct zc_map *m = &f->maps.v[i];
 
 		if (REAL(mmap, mmap_func_t)((void *)m->addr, m->len, m->prot,
 			      MAP_SHARED | MAP_FIXED, f->fd,
@@ -439,36 +424,15 @@ static void
 forget_range(uintptr_t addr, size_t len)
 {
 	struct zc_file *f, *next;
-	uintptr_t end = addr + len;
-	size_t i;
 
 	for (f = ivwl_zc.files; f; f = next) {
-		bool had = f->nmaps > 0;
+		bool had = f->maps.n > 0;
 
 		next = f->next;
-		for (i = 0; i < f->nmaps;) {
-			struct zc_map *m = &f->maps[i];
-			uintptr_t mend = m->addr + m->len;
-			struct zc_map tail = *m;
-
-			if (mend <= addr || m->addr >= end) {
-				i++;
-				continue;
-			}
-			if (m->addr < addr) {
-				m->len = addr - m->addr;
-				i++;
-			} else {
-				*m = f->maps[--f->nmaps];
-			}
-			if (mend > end) {
-				tail.off += end - tail.addr;
-				tail.len = mend - end;
-				tail.addr = end;
-				track_map(f, &tail);
-			}
-		}
-		if (had && f->nmaps == 0)
+		if (ivwl_zc_maps_forget(&f->maps, addr, len) < 0)
+			ivwl_shim_debug("zero-copy: out of memory: a part of "
+					"a mapping is no longer tracked");
+		if (had && f->maps.n == 0)
 			file_release(f);
 	}
 }
@@ -546,8 +510,8 @@ adopt_mappings(const struct zc_file *cand, uint64_t limit, struct zc_file *f,
 	size_t i;
 	int ret;
 
-	for (i = 0; i < cand->nmaps; i++) {
-		const struct zc_map *m = &cand->maps[i];
+	for (i = 0; i < cand->maps.n; i++) {
+		const struct zc_map *m = &cand->maps.v[i];
 
 		if (m->priv) {
 			*why = "the process maps it privately";
@@ -557,7 +521,7 @@ adopt_mappings(const struct zc_file *cand, uint64_t limit, struct zc_file *f,
 			*why = "the process maps it beyond its size";
 			return -ERANGE;
 		}
-		ret = track_map(f, m);
+		ret = ivwl_zc_maps_add(&f->maps, m);
 		if (ret < 0)
 			return ret;
 	}
@@ -644,22 +608,22 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 		why = "cannot read the file";
 		goto err_grant;
 	}
-	for (moved = 0; moved < f->nmaps; moved++) {
-		struct zc_map *zm = &f->maps[moved];
+	for (moved = 0; moved < f->maps.n; moved++) {
+		struct zc_map *zm = &f->maps.v[moved];
 
 		if (REAL(mmap, mmap_func_t)((void *)zm->addr, zm->len, zm->prot,
 			      MAP_SHARED | MAP_FIXED, f->map_fd,
 			      (off_t)(f->map_off + zm->off)) == MAP_FAILED)
 			break;
 	}
-	if (moved < f->nmaps) {
+	if (moved < f->maps.n) {
 		for (i = 0; i < moved; i++)
-			REAL(mmap, mmap_func_t)((void *)f->maps[i].addr,
-						f->maps[i].len,
-						f->maps[i].prot,
+			REAL(mmap, mmap_func_t)((void *)f->maps.v[i].addr,
+						f->maps.v[i].len,
+						f->maps.v[i].prot,
 						MAP_SHARED | MAP_FIXED,
 						f->fd,
-						(off_t)f->maps[i].off);
+						(off_t)f->maps.v[i].off);
 		why = "cannot move a mapping";
 		goto err_grant;
 	}
@@ -669,7 +633,7 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 	ivwl_shim_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
 			"mappings) drawn in the region at %#llx%s", fd,
 			(unsigned long)f->ino, (unsigned long long)m.size,
-			f->nmaps, (unsigned long long)f->grant_off,
+			f->maps.n, (unsigned long long)f->grant_off,
 			f->map_off == f->grant_off ? "" :
 			", mapped through a dma-buf of the grant alone");
 	return;
@@ -685,7 +649,7 @@ err_file:
 		close(f->fd);
 	if (f->map_fd >= 0)
 		close(f->map_fd);
-	free(f->maps);
+	ivwl_zc_maps_release(&f->maps);
 	free(f);
 }
 
@@ -836,7 +800,7 @@ track_candidate(struct zc_file *f, const struct stat *st, void *p,
 		f->candidate = true;
 		ivwl_zc_file_link(f);
 	}
-	if (track_map(f, &map) < 0 && f->nmaps == 0)
+	if (ivwl_zc_maps_add(&f->maps, &map) < 0 && f->maps.n == 0)
 		file_free(f);
 }
 
