@@ -23,24 +23,29 @@ static const struct {
 	{ WL_SHM_FORMAT_RGB565, 2, "rgb565" },
 };
 
-uint32_t
-ivwl_shm_format_bpp(uint32_t format)
+static int
+find(uint32_t format)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (formats[i].format == format)
-			return formats[i].bpp;
-	return 0;
+			return (int)i;
+	return -1;
+}
+
+uint32_t
+ivwl_shm_format_bpp(uint32_t format)
+{
+	int i = find(format);
+
+	return i < 0 ? 0 : formats[i].bpp;
 }
 
 const char *
 ivwl_shm_format_name(uint32_t format)
 {
-	size_t i;
+	int i = find(format);
 
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].format == format)
-			return formats[i].name;
-	return NULL;
+	return i < 0 ? NULL : formats[i].name;
 }
