@@ -7,16 +7,14 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mono-time.h"
 
 volatile int ivwl_bench_child_died;
 
 uint64_t
 ivwl_bench_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ivwl_now_ns();
 }
 
 uint64_t

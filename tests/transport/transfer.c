@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app-slot.h"
+#include "mono-time.h"
 #include "device.h"
 #include "display-side.h"
 #include "region.h"
@@ -91,10 +92,7 @@ xorshift(uint64_t *s)
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ivwl_now_ns() / 1e9;
 }
 
 static void
