@@ -26,20 +26,13 @@
 
 #include "channel.h"
 #include "clipboard-internal.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "vm.h"
 #include "watch.h"
 
 #define DEFAULT_COPY_KEY "super+shift+c"
 #define DEFAULT_PASTE_KEY "super+shift+v"
-#define DEFAULT_BUDGET_MIB 64
-#define MAX_BUDGET_MIB 1024
-/* A selection offering more is cut to its first types. */
-#define MAX_TYPES 32u
-/* No byte moved for this long: the other end stalls. */
-#define DEFAULT_STALL_MS 3000
-/* Bytes moved per wake-up before the rest of weston runs again. */
-#define PER_WAKE (1u << 20)
 #define CHUNK (64u << 10)
 
 struct clip_item {
@@ -52,7 +45,7 @@ struct clip_item {
 struct clip_data {
 	int refs;
 	struct ivwl_clip_owner from;
-	struct clip_item items[MAX_TYPES];
+	struct clip_item items[IVWL_CLIP_MAX_TYPES];
 	uint32_t n;
 	size_t bytes;
 };
@@ -64,7 +57,7 @@ struct clip_copy {
 	struct wl_listener source_destroy;
 	bool cut;		/* the source went during this type */
 	struct clip_data *data;
-	char *types[MAX_TYPES];
+	char *types[IVWL_CLIP_MAX_TYPES];
 	uint32_t ntypes, next;
 	int fd;
 	struct ivwl_watch *fd_watch;
@@ -231,7 +224,7 @@ on_copy_readable(int fd, uint32_t mask, void *arg)
 	uint8_t *grown;
 	ssize_t n;
 
-	while (moved < PER_WAKE) {
+	while (moved < IVWL_CLIP_PER_WAKE) {
 		if (c->cap - c->len < CHUNK) {
 			want = c->cap ? c->cap * 2 : 4 * CHUNK;
 			grown = realloc(c->buf, want);
@@ -360,10 +353,10 @@ start_copy(struct ivwl_clip_trusted *t, struct weston_data_source *source,
 	c->data->refs = 1;
 	c->data->from = *from;
 	wl_array_for_each(mime, &source->mime_types) {
-		if (c->ntypes == MAX_TYPES) {
+		if (c->ntypes == IVWL_CLIP_MAX_TYPES) {
 			ivwl_log("trusted copy from %s: only the first %u "
 				 "MIME types", ivwl_clip_owner_name(from),
-				 MAX_TYPES);
+				 IVWL_CLIP_MAX_TYPES);
 			break;
 		}
 		c->types[c->ntypes] = strdup(*mime);
@@ -444,7 +437,7 @@ on_writable(int fd, uint32_t mask, void *arg)
 	size_t moved = 0, chunk;
 	ssize_t n;
 
-	while (w->off < item->len && moved < PER_WAKE) {
+	while (w->off < item->len && moved < IVWL_CLIP_PER_WAKE) {
 		chunk = item->len - w->off;
 		if (chunk > CHUNK)
 			chunk = CHUNK;
@@ -744,14 +737,14 @@ ivwl_clip_trusted_create(struct ivwl_clipboard *cb)
 	wl_list_init(&t->pastes);
 	s = weston_config_get_section(wet_get_config(ec), "ivwl", NULL, NULL);
 	weston_config_section_get_int(s, "clipboard-budget-mib", &budget_mib,
-				      DEFAULT_BUDGET_MIB);
+				      IVWL_CLIP_DEFAULT_BUDGET_MIB);
 	weston_config_section_get_int(s, "clipboard-stall-ms", &stall_ms,
-				      DEFAULT_STALL_MS);
-	if (budget_mib < 1 || budget_mib > MAX_BUDGET_MIB ||
+				      IVWL_CLIP_DEFAULT_STALL_MS);
+	if (budget_mib < 1 || budget_mib > IVWL_CLIP_MAX_BUDGET_MIB ||
 	    stall_ms < 100 || stall_ms > 60000) {
 		ivwl_log("[ivwl] clipboard-budget-mib=%d (1 to %d) or "
 			 "clipboard-stall-ms=%d (100 to 60000) out of range",
-			 budget_mib, MAX_BUDGET_MIB, stall_ms);
+			 budget_mib, IVWL_CLIP_MAX_BUDGET_MIB, stall_ms);
 		goto err;
 	}
 	t->budget = (size_t)budget_mib << 20;

@@ -24,13 +24,11 @@
 
 #include "clipboard-internal.h"
 #include "connection.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
 #include "vm.h"
 
-/* Offers withheld from one client at once: weston makes one per data
- * device per focus change or drag, and each goes within its burst. */
-#define WITHHELD_MAX 64u
 
 /* One offer a VM client never heard of. */
 struct withheld {
@@ -41,7 +39,7 @@ struct withheld {
 /* What is withheld from one VM client; found by its destroy listener. */
 struct clip_client {
 	struct wl_listener destroy;
-	struct withheld withheld[WITHHELD_MAX];
+	struct withheld withheld[IVWL_CLIP_WITHHELD_MAX];
 	uint32_t drag_offer;	/* the withheld drag under way, 0: none */
 };
 
@@ -284,7 +282,7 @@ withheld_slot(struct clip_client *cc, uint32_t id)
 
 	if (!cc || !id)
 		return NULL;
-	for (i = 0; i < WITHHELD_MAX; i++)
+	for (i = 0; i < IVWL_CLIP_WITHHELD_MAX; i++)
 		if (cc->withheld[i].id == id)
 			return &cc->withheld[i];
 	return NULL;
@@ -295,7 +293,7 @@ free_slot(struct clip_client *cc)
 {
 	uint32_t i;
 
-	for (i = 0; cc && i < WITHHELD_MAX; i++)
+	for (i = 0; cc && i < IVWL_CLIP_WITHHELD_MAX; i++)
 		if (!cc->withheld[i].id)
 			return &cc->withheld[i];
 	return NULL;

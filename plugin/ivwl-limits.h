@@ -35,6 +35,23 @@
 /* A window title as weston gets it, "[vm] " included. */
 #define IVWL_TITLE_MAX 1024u
 
+/* ---- the clipboard (clipboard.c, clipboard-trusted.c) ---- */
+
+/* Offers withheld from one client at once: weston makes one per data
+ * device per focus change or drag, and each goes within its burst. */
+#define IVWL_CLIP_WITHHELD_MAX 64u
+/* The trusted copy's buffer ([ivwl] clipboard-budget-mib), and the most
+ * that may be set. */
+#define IVWL_CLIP_DEFAULT_BUDGET_MIB 64
+#define IVWL_CLIP_MAX_BUDGET_MIB 1024
+/* A selection offering more is cut to its first types. */
+#define IVWL_CLIP_MAX_TYPES 32u
+/* No byte moved for this long: the other end stalls
+ * ([ivwl] clipboard-stall-ms). */
+#define IVWL_CLIP_DEFAULT_STALL_MS 3000
+/* Bytes moved per wake-up before the rest of weston runs again. */
+#define IVWL_CLIP_PER_WAKE (1u << 20)
+
 /* ---- the firewall's budgets (firewall*.c) ---- */
 
 /*
