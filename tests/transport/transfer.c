@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "app-slot.h"
-#include "mono-time.h"
 #include "device.h"
 #include "display-side.h"
+#include "mono-time.h"
 #include "region.h"
 #include "ring.h"
 #include "shm-access.h"
