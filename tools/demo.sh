@@ -9,22 +9,49 @@
 # The clients get an XDG_RUNTIME_DIR with no Wayland socket in it: their
 # windows can only come through the region.
 #
-#   tools/demo.sh [--seconds N]
+#   tools/demo.sh [--seconds N] [--installed] [--out FILE]
 #
-# Headless by default: it saves a screenshot and stops after N seconds
-# (default 5).  Under a running Wayland or X11 session (WAYLAND_DISPLAY or
-# DISPLAY set) weston opens a window instead and the demo runs until
+# Headless by default: it saves a screenshot to FILE (default
+# ivwl-demo.png at the top of the tree) and stops after N seconds
+# (default 5).  Under a running Wayland or X11 session (WAYLAND_DISPLAY
+# or DISPLAY set) weston opens a window instead and the demo runs until
 # Ctrl-C.
+#
+# --installed runs what the packages (or meson install) put on the
+# system instead of the build tree: ivwl-server and ivwl-agent from PATH,
+# ivwl.so from weston's module directory, libivwl-shim.so from the
+# library path; it builds nothing (tests/package).
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
 seconds=5
-[ "${1:-}" = "--seconds" ] && seconds=${2:?}
+installed=0
+out=$top/ivwl-demo.png
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds) seconds=${2:?}; shift 2 ;;
+	--installed) installed=1; shift ;;
+	--out) out=${2:?}; shift 2 ;;
+	*) echo "usage: tools/demo.sh [--seconds N] [--installed] [--out FILE]" >&2
+	   exit 2 ;;
+	esac
+done
 
-tools/deps.sh
-[ -d build ] || meson setup build >/dev/null
-ninja -C build >/dev/null
-b=$top/build
+if [ $installed = 1 ]; then
+	server=ivwl-server
+	agent=ivwl-agent
+	module=ivwl.so
+	shim=libivwl-shim.so
+else
+	tools/deps.sh
+	[ -d build ] || meson setup build >/dev/null
+	ninja -C build >/dev/null
+	b=$top/build
+	server=$b/host/ivwl-server
+	agent=$b/client-shim/ivwl-agent
+	module=$b/plugin/ivwl.so
+	shim=$b/client-shim/libivwl-shim.so
+fi
 
 dir=$(mktemp -d /tmp/ivwl-demo.XXXXXX)
 pids=()
@@ -55,14 +82,14 @@ colors=(0xff3070c0 0xffc03030)
 
 say "one ivwl-server per app-vm: a 64 MiB region each"
 for vm in "${vms[@]}"; do
-	run_bg "server-$vm.log" "$b/host/ivwl-server" --socket "$dir/$vm.sock" \
+	run_bg "server-$vm.log" "$server" --socket "$dir/$vm.sock" \
 		--size 64M
 	wait_for "[ -S $dir/$vm.sock.display ]"
 done
 
 {
 	echo "[core]"
-	echo "modules=$b/plugin/ivwl.so"
+	echo "modules=$module"
 	echo "idle-time=0"
 	for i in "${!vms[@]}"; do
 		echo
@@ -100,7 +127,7 @@ grep 'ivwl:' "$dir/weston.log" | sed 's/^/    /'
 
 say "one ivwl-agent per app-vm"
 for vm in "${vms[@]}"; do
-	run_bg "agent-$vm.log" "$b/client-shim/ivwl-agent" \
+	run_bg "agent-$vm.log" "$agent" \
 		--server "$dir/$vm.sock" --listen "$dir/$vm-agent.sock"
 	wait_for "[ -S $dir/$vm-agent.sock ]"
 	mkdir -m 700 "$dir/app-$vm"
@@ -110,13 +137,15 @@ app() {
 	local vm=$1; shift
 	run_bg "client-$vm-$(basename "$1").log" env -u DISPLAY XDG_RUNTIME_DIR="$dir/app-$vm" \
 		WAYLAND_DISPLAY=wayland-0 IVWL_AGENT="$dir/$vm-agent.sock" \
-		LD_PRELOAD="$b/client-shim/libivwl-shim.so" "$@"
+		LD_PRELOAD="$shim" "$@"
 }
 say "unmodified clients, started through the shim (no Wayland socket)"
 app work weston-simple-shm
 app personal weston-flower
-app work "$b/tests/integration/ivwl-pattern-client" --title pattern \
-	--hold-ms 600000
+# a test client of the tree's, not installed
+[ $installed = 1 ] ||
+	app work "$b/tests/integration/ivwl-pattern-client" --title pattern \
+		--hold-ms 600000
 
 wait_for "grep -q 'new client' $dir/weston.log"
 sleep 2
@@ -140,7 +169,7 @@ if [ -z "$shot" ]; then
 	echo "demo: no screenshot was taken" >&2
 	exit 1
 fi
-cp "$shot" "$top/ivwl-demo.png"
-say "screenshot of weston's output: $top/ivwl-demo.png"
+cp "$shot" "$out"
+say "screenshot of weston's output: $out"
 sleep "$seconds"
 say "stopping"

@@ -12,6 +12,7 @@ packages=(
 	xz-utils
 	xvfb xdotool x11-utils wl-clipboard foot mpv chromium gtk-3-examples
 	waypipe
+	dpkg-dev debhelper dh-dkms dkms lintian adduser mandoc man-db
 )
 
 installed()
