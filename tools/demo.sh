@@ -153,6 +153,11 @@ say "what weston shows (weston-debug scene-graph):"
 XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo timeout 10 \
 	weston-debug scene-graph 2>/dev/null | grep "top-level window" |
 	sed "s/.*top-level window \('[^']*'\).*/    \1/"
+say "the relays serving them (started by the shim):"
+for p in $(pgrep -x ivwl-relay); do
+	grep -qz "^IVWL_AGENT=$dir/" "/proc/$p/environ" 2>/dev/null &&
+		readlink "/proc/$p/exe"
+done | sort | uniq -c | sed 's/^ */    /'
 
 if [ $windowed = 1 ]; then
 	say "running in a window; Ctrl-C to stop"

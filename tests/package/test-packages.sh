@@ -142,6 +142,12 @@ cat "$work/demo.log"
 [ $demo_rc = 0 ] || bad "the demo failed ($demo_rc)"
 grep -q "modules=ivwl.so" "$work/demo.log" || bad "weston was not given the installed ivwl.so"
 grep -q "ivwl: \[work\] attached" "$work/demo.log" || bad "ivwl.so did not attach to the region"
+relays=$(sed -n '/^== the relays serving them/,/^==/p' "$work/demo.log" |
+	grep '^    [0-9]')
+echo "$relays" | grep -q ' /usr/libexec/ivwl/ivwl-relay$' ||
+	bad "no client was served by the installed ivwl-relay"
+echo "$relays" | grep -v ' /usr/libexec/ivwl/ivwl-relay$' | grep -q . &&
+	bad "relays other than the installed one: $relays"
 grep -q "^    '\[work\] " "$work/demo.log" ||
 	bad "no window of VM work came through the region (weston-debug scene-graph)"
 [ "$(head -c 8 "$work/demo.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
