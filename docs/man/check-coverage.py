@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Fails when the code reads something its man page does not name: every
+environment variable client-shim/ reads (ivwl-shim.7), every weston.ini key
+plugin/ reads (weston-ivwl.7), every long option of ivwl-server and
+ivwl-agent (their section 8 pages).
+
+    check-coverage.py SRCDIR
+"""
+import glob
+import os
+import re
+import sys
+
+src = sys.argv[1]
+
+
+def read(*parts):
+    with open(os.path.join(src, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def sources(pattern):
+    text = ""
+    for path in sorted(glob.glob(os.path.join(src, pattern))):
+        with open(path, encoding="utf-8") as f:
+            text += f.read()
+    return text
+
+
+def page_words(page):
+    """The page's text with roff font escapes and \\& removed."""
+    text = read("docs", "man", page)
+    return re.sub(r"\\f[BIRP]|\\&", "", text).replace("\\-", "-")
+
+
+checks = [
+    ("ivwl-shim.7", "environment variable",
+     set(re.findall(r'getenv\("([A-Z_][A-Z0-9_]*)"\)',
+                    sources("client-shim/*.c")))),
+    ("weston-ivwl.7", "weston.ini key",
+     {k + "=" for k in re.findall(
+         r'weston_config_section_get_\w+\(\s*\w+,\s*"([^"]+)"',
+         sources("plugin/*.c"))}),
+    ("ivwl-server.8", "option",
+     {"--" + o for o in re.findall(
+         r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
+         read("host", "ivwl-server.c"))}),
+    ("ivwl-agent.8", "option",
+     {"--" + o for o in re.findall(
+         r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
+         read("client-shim", "agent.c"))}),
+]
+
+missing = 0
+for page, what, names in checks:
+    if not names:
+        print(f"{page}: found no {what} in the code: the pattern is stale")
+        missing += 1
+        continue
+    text = page_words(page)
+    absent = 0
+    for name in sorted(names):
+        end = "" if name.endswith("=") else r"(?![\w-])"
+        if not re.search(r"(?<![\w-])" + re.escape(name) + end, text):
+            print(f"{page}: the code reads {what} {name}; the page does "
+                  "not name it")
+            absent += 1
+    print(f"{page}: {len(names)} {what}s, "
+          f"{'all named' if not absent else f'{absent} not named'}")
+    missing += absent
+sys.exit(1 if missing else 0)
