@@ -47,8 +47,9 @@ while read -r f; do
 	[ -f "$f" ] && [ ! -L "$f" ] || continue
 	line=$(comment_for "$f")
 	[ -n "$line" ] || continue
-	found=$(head -5 "$f" | grep -o 'SPDX-License-Identifier: [^*>]*' |
-		head -1 | sed 's/[[:space:]]*$//') || true
+	found=$(head -5 "$f" | grep -o 'SPDX-License-Identifier: .*' |
+		head -1 | sed 's/[[:space:]]*\(\*\/\|-->\)\{0,1\}[[:space:]]*$//') ||
+		true
 	if [ -n "$found" ]; then
 		if [ "$found" != "$tag" ]; then
 			echo "$f: '$found', meson.build says '$tag'"
