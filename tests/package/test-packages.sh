@@ -23,6 +23,16 @@ for tool in dpkg-buildpackage lintian dkms; do
 	}
 done
 
+# Installed by someone on purpose, or left by a run that was killed:
+# either way not this test's to purge.
+for p in "${pkgs[@]}"; do
+	if dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null |
+	   grep -q '^.[^n]'; then
+		echo "SKIP: $p is installed here; dpkg --purge ${pkgs[*]} to run this test"
+		exit 77
+	fi
+done
+
 work=$(mktemp -d /tmp/ivwl-pkg.XXXXXX)
 fail=0
 step() { printf '\n== %s (%ds)\n' "$*" $SECONDS; }
@@ -39,9 +49,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-# Left over from an earlier run that was killed: start clean.
-purge_all
+trap "exit 1" INT TERM
 
 step "copy of the source tree"
 mkdir "$work/src"
