@@ -40,6 +40,13 @@ checks = [
     ("weston-ivwl.7", "weston.ini key",
      {k + "=" for k in re.findall(
          r'weston_config_section_get_\w+\(\s*\w+,\s*"([^"]+)"',
+         sources("plugin/*.c"))}
+     # keys read through a table or a helper (plugin/clipboard*.c)
+     | {k + "=" for block in re.findall(
+         r'key_names\[\]\s*=\s*\{(.*?)\};', sources("plugin/*.c"),
+         re.S) for k in re.findall(r'"([^"]+)"', block)}
+     | {k + "=" for k in re.findall(
+         r'bind_key\(\s*\w+,\s*\w+,\s*"([^"]+)"',
          sources("plugin/*.c"))}),
     ("ivwl-server.8", "option",
      {"--" + o for o in re.findall(
