@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fails when the code reads something its man page does not name: every
-environment variable client-shim/ reads (ivwl-shim.7), every weston.ini key
-plugin/ reads (weston-ivwl.7), every long option of ivwl-server and
-ivwl-agent (their section 8 pages).
+environment variable client-shim/ and protocol/ read (ivwl-shim.7), every
+weston.ini key plugin/ reads (weston-ivwl.7), every long option of
+ivwl-server and ivwl-agent (their section 8 pages).
 
     check-coverage.py SRCDIR
 """
@@ -34,9 +34,10 @@ def page_words(page):
 
 
 checks = [
+    # the shim and the relay link protocol/ too
     ("ivwl-shim.7", "environment variable",
      set(re.findall(r'getenv\("([A-Z_][A-Z0-9_]*)"\)',
-                    sources("client-shim/*.c")))),
+                    sources("client-shim/*.c") + sources("protocol/*.c")))),
     ("weston-ivwl.7", "weston.ini key",
      {k + "=" for k in re.findall(
          r'weston_config_section_get_\w+\(\s*\w+,\s*"([^"]+)"',
