@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-bench: shared helpers of the benchmark subcommands.
  *

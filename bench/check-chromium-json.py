@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Smoke test for `ivwl-bench chromium`: a quick run (2 s warm-up, 3 s
 measured) of one small page at one small size, natively and through both
 ivwl paths; stdout must be one JSON object per line with every key, and

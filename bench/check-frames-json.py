@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Smoke test for `ivwl-bench frames`: a tiny run (small size, few frames)
 over every path that is installed; stdout must be one JSON object per line
 with the required keys and sane numbers.  Nothing about timing."""

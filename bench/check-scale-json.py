@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Smoke test for `ivwl-bench scale`: a quick run (2 s busy, 2 s idle) at
 N = 2, natively and through ivwl; stdout must be one JSON object per path
 with every key, every window up, and the counts that must be positive

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Smoke test for `ivwl-bench transport`: runs the quick benchmark and
 checks that stdout is exactly one JSON object with every required key,
 each a positive number, and that the receivers verified the data.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`ivwl-bench chromium`: a real browser (Debian's chromium, or firefox-esr
 with --browser firefox) showing pages that animate, through weston by
 every path of `ivwl-bench frames`, side by side in one run:

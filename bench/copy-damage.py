@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Copy mode: bytes the transport copies per frame, next to the damage.
 
 Runs ivwl-pattern-client (full first frame, then one damaged band per

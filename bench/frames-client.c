@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-frames-client: the Wayland client of `ivwl-bench frames`.  A plain
  * client (no ivwl code): it maps one xdg_toplevel, draws into two wl_shm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `ivwl-bench frames`, `mpv`, `chromium` and `scale`: they start weston,
  * ivwl's processes and waypipe and watch them from outside, which

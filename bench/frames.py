@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`ivwl-bench frames` and `ivwl-bench mpv`: one Wayland client through
 weston by every path, CPU of every process, bytes copied, latency.
 

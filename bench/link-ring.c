@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ivwl path: slot 0 of a region served by ivwl-server.  The app side
  * produces on the request ring and consumes the event ring; the display

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The baseline: an AF_UNIX stream socketpair with blocking read/write,
  * the way waypipe and the Ghaf proxy talk to their local peers.

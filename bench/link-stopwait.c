@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the Ghaf proxy (memsocket) does today: one shared buffer per
  * direction, stop-and-wait.  The sender copies a chunk in and rings the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A link: one way of moving bytes between two processes, measured by the
  * transport benchmark.  A link is created before fork(); each process

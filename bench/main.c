@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-bench: benchmarks of ivwl against the ways Wayland crosses VMs
  * today.  One subcommand per benchmark.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`ivwl-bench scale`: the windows of N app-VMs on one weston, through ivwl
 and natively, side by side: what every more VM costs weston and the
 transport, busy and idle.

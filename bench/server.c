@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Finding, starting and stopping ivwl-server for the ring link.
  */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the smoke tests of ivwl-bench (check-*-json.py) share: running a
 subcommand with --json and reading what it printed."""
 

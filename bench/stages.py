@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Where one frame's time goes, from the frame trace (IVWL_FRAME_TRACE,
 protocol/frame-trace.h) of one `ivwl-bench frames` run.
 

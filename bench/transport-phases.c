@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The three measurements, both ends of each.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Results of one transport run and how they are printed: a table for
  * people, or one flat JSON object for scripts.

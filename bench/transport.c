@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-bench transport: the ivwl ring against a unix socket and against
  * stop-and-wait shared memory, between two processes, in one run.

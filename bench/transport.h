@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transport benchmark's measurements.  The app process (parent)
  * drives each phase and times it; the display process (forked child)

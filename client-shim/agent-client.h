@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Calls into ivwl-agent, for shims and tests.  Every call is a blocking
  * request/reply on the process's own agent socket.

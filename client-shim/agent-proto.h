@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Local protocol between ivwl-agent and the processes of one app-vm
  * (shims, tests).  AF_UNIX SOCK_SEQPACKET; every message is one fixed-size

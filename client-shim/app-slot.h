@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The app side of one slot, as a process that got it from ivwl-agent sees
  * it: the region mapped, the request ring to produce into, the event ring

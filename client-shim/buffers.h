@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The relay's view of the client's wl_shm pools and buffers.
  *

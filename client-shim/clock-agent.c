@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Log lines of the agent's clock link.  Restarts are always said (the
  * display's clock stepped, or another display came); the estimate itself

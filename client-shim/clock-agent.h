@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The agent's half of the clock link (protocol/clock-link.h), with its
  * log lines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Copy mode: which pixels of a client buffer a wl_surface.damage
  * rectangle covers, given how the surface shows its buffer (buffer

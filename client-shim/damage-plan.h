@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Copy mode: the damage of a surface's last commits, and the plan of
  * which rectangles to copy into a buffer's region copy so that it holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Zero-copy grants, the relay's side: which heap range stands for which
  * client file, who asked for it, who else maps it, and when the range

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The region heap allocator, used by the agent only (the app side is the
  * only side that allocates).  Page-granular, first fit, neighbours merged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef IVWL_PROC_H
 #define IVWL_PROC_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-relay: serves one Wayland connection of an app through an ivwl
  * slot.  Started by libivwl-shim.so from connect(), never by hand:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The relay's translation of the display's times (relay-time.h).  The
  * agent estimates; this reads the estimate from the region, which costs

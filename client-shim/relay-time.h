@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Times the display sends, put into the app's clock (docs/architecture.md,
  * "Time across VMs"): wp_presentation_feedback.presented through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Grants for the app's processes.  The process that connected asks on a
  * socketpair made at connect (the primary channel); any process of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The relay's half of zero-copy: serves grants to the process that owns
  * the Wayland connection (the primary channel, a socketpair made at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One Wayland connection, carried by one ivwl slot: the client's requests
  * go from the socketpair into the request ring and the display's events

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef IVWL_RELAY_H
 #define IVWL_RELAY_H
 

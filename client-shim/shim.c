@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libivwl-shim.so: interposition only.  When a process connects a unix
  * socket to the Wayland display libwayland would use, the socket becomes

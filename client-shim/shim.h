@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef IVWL_SHIM_H
 #define IVWL_SHIM_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Zero-copy, the shim's side: the client's mappings of one file, which
  * the shim moves onto the file's grant and back.  munmap() may take any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Zero-copy across the processes of one app (libivwl-shim.so).  chromium
  * draws in its GPU process and sends the files from its browser process,

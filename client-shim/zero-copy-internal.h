@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the shim's zero-copy files share: the state of the process's
  * files and relays (zero-copy.c) and the app's other processes

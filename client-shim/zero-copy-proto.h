@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Zero-copy handshake between the shim, inside the client process, and
  * the relay serving that client's connection.  They talk over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Zero-copy, the client's half (libivwl-shim.so).  When the client sends
  * a shm file it made itself (a wl_shm pool's fd), the shim first asks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef IVWL_ZERO_COPY_H
 #define IVWL_ZERO_COPY_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-server: a QEMU-compatible ivshmem-doorbell server for one region.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Attaching to ivwl-server off weston's thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the clipboard module: shared by clipboard.c (policy on
  * weston's offers) and clipboard-trusted.c (the user's copy and paste).

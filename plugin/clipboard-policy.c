@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-VM policy of clipboard, primary selection and drag-and-drop:
  * its values and the one rule that decides whether data may cross.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The user's trusted copy and paste across VMs: two key bindings weston
  * handles, so no client can fake them.

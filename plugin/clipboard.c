@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Policy on what weston offers a VM: its selection and drags.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Clipboard, primary selection and drag-and-drop between VMs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One slot served as one wl_client.  Requests come out of the slot's
  * request ring, are checked and translated (translate.c) and go to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the firewall: the model objects that firewall.c keeps and the
  * rules of firewall-rules.c act on.  Not for the rest of the plugin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firewall's rules of the core protocol and the other extensions
  * (xdg-shell's are in firewall-xdg.c): one function per message that

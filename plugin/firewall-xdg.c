@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firewall's rules of xdg-shell: surfaces take their role once, the
  * role object goes before the xdg_surface and the xdg_surface before the

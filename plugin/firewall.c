@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protocol firewall's frame: the model's object table, the checks
  * every request gets whatever its message, and the lookup of the rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protocol firewall: every request of a VM's connection is checked
  * against the semantics of its protocol before weston sees it, not only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every limit the plugin puts on what a VM may make weston hold or do:
  * memory, fds, mappings, work per wake-up.  An app-VM is hostile until

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl.so: the weston module.  [core] modules=ivwl.so, then one [ivwl-vm]
  * section per app-vm (docs/deploy.md).  Each VM's region is served as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared state of the ivwl weston module.  One ivwl_plugin per compositor,
  * one ivwl_vm per [ivwl-vm] section, one ivwl_connection per open slot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Labelling: every toplevel window of a VM gets a border in the VM's
  * colour, drawn by weston outside the client's buffer, so an app cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef IVWL_LABEL_H
 #define IVWL_LABEL_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "weston repainted" for the frame trace (protocol/frame-trace.h): one
  * IVWL_TRACE_REPAINT line each time an output's frame signal fires,

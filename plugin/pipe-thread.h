@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A pipe that weston itself may write into with a blocking write() from
  * its main thread (its clipboard manager serves a selection whose owner

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Which globals a VM's clients may see.  The default list holds what an
  * ordinary desktop client needs and nothing that reads other clients'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Records <-> Wayland wire bytes and fds, for one connection.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One app-vm: its region, its doorbells and its open slots.  Attaches to
  * the region when it can and keeps retrying when it cannot, so weston

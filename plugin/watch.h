@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The plugin's own fd watcher: one epoll set, watched by weston's event
  * loop through a single source.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream channels: a pipe fd that crossed the region (clipboard, primary
  * selection, drag and drop), bridged by records.

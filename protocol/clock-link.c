@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Both halves of the clock link (clock-link.h).  The display's half reads
  * one word of the app's and writes its own line; the app's half treats

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock link through the region (docs/region.md, "Clock link"): the
  * agent asks, the display answers with its presentation clock, the agent

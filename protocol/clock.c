@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock estimator (clock.h).  Every sample says that the offset
  * app - display at display time t2 lies in [t1 - t2, t3 - t2].  Drift

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Offset and drift between the display's presentation clock and a clock
  * of the app-vm, from round trips through the region (docs/region.md,

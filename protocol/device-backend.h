@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every device backend (device-server.c, device-kernel.c) fills in.
  * Private to protocol/: callers see only device.h.

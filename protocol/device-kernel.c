@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device backend for /dev/ivwlN, the guest driver kernel/ivwl.ko.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device backend for a host process attached to an ivshmem-doorbell server
  * (ivwl-server, or QEMU's contrib server).

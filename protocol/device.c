@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The device interface (device.h) over its backends: what every backend
  * answers the same way, and the range and presence checks, live here

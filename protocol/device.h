@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The device: one side's handle on a region and its doorbells, whatever
  * provides them.  Backends:

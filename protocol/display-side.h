@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The display side's half of the slot handshake (docs/region.md, "Slots"):
  * claiming the region on start, noticing app opens and closes, answering

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Messages with file descriptors over AF_UNIX sockets (SCM_RIGHTS): the
  * one place that builds and decodes the control data.  Every socket in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The frame trace (frame-trace.h).  One write(2) per event on an
  * O_APPEND file of the process's own: nothing buffered to lose when a

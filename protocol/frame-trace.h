@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-stage frame timing for `ivwl-bench frames` (bench/frames.py).  With
  * IVWL_FRAME_TRACE=DIR in its environment, each ivwl process appends one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CLOCK_MONOTONIC in the units ivwl counts in.  Header-only so that
  * every process, test and the static guest probe use the same helpers.

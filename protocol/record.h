@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Records carried by the slot rings, and the descriptors that stand in for
  * file descriptors.  Parsers run on a private copy (see ring.h) and check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl region layout, version 3.  docs/region.md is the prose version of
  * this file; keep them in step.

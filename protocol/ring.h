@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Single-producer, single-consumer record ring in shared memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ringer thread (ringer.h).  Callers only touch memory of ours and
  * a condition variable of ours; every write to the peer's eventfds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Rings a peer's eventfds from a thread of their own.
  *

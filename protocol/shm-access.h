@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Access to words in shared memory.  Every load and store of a word the
  * peer can see goes through these, so that the compiler neither tears,

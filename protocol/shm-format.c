@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <stddef.h>
 #include <wayland-client-protocol.h>
 

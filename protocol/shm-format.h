@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The wl_shm formats ivwl passes on, for both sides: the plugin refuses
  * a buffer in any other format and hides the others from the app, and

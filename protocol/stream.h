@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Non-blocking byte + fd streams over a local AF_UNIX socket: the
  * socketpair between the shim and its client, and between the plugin and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Listening on a unix socket path that one instance owns at a time (the
  * agent's, the ivshmem server's).

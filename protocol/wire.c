@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Wayland wire walker (see wire.h for the object lifetime rules).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Wayland wire walker: splits a byte stream into messages, decodes
  * their arguments against the tables generated from protocol XML

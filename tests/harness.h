@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A minimal test harness: each test binary runs its cases in order,
  * prints one line per case and exits non-zero when any check failed.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs every test: installs dependencies, builds, runs the whole suite,
 # then the unit, fuzz, host, transport and hostile tests and the
 # integration cases with our own clients again under ASan + UBSan (the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The ivwl demo: weston with ivwl.so showing the windows of two "app-vms"
 # whose clients reach it only through shared memory.  Every piece runs as
 # a host process (deployment C, docs/architecture.md):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Installs what building, testing and the demo need on Debian bookworm.
 # Does nothing when everything is already there.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Formats ivwl's C sources with .clang-format, or checks them.  Trailing
 # comments then go to a tab stop with tabs (tools/tab-comments.py), which
 # clang-format cannot do.

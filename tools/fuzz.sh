@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds the fuzz targets as libFuzzer binaries (clang, ASan + UBSan) and
 # runs each for SECONDS (default 30).  Exit status 1 if any target crashed.
 #   tools/fuzz.sh [SECONDS]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Gives every source file outside kernel/ an SPDX-License-Identifier line
 # with meson.build's license: (kernel/ carries the driver's own GPL-2.0
 # lines).  Files that have an SPDX line keep it.  Run it again after new

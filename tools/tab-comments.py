@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Filter after clang-format: trailing comments start at a tab stop,
 reached with tabs, as in weston.  clang-format aligns a block of them to
 one column with spaces; each such column rounds up to the same tab stop,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The harness of every ivwl-bench page: counts requestAnimationFrame
 // callbacks over a measured window and writes the result to the console,
 // which chromium (--enable-logging=stderr) and firefox (dom.* prefs) copy

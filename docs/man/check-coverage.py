@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Fails when the code reads something its man page does not name: every
 environment variable client-shim/ and protocol/ read (ivwl-shim.7), every
 weston.ini key plugin/ reads (weston-ivwl.7), every long option of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Fails on any warning about a man page from mandoc -T lint or from
 # groff through man --warnings.
 #   lint-man.sh PAGE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Turns Wayland protocol XML files into the message tables of protocol/wire.h.
 
     ivwl-scanner.py --c OUT.c --h OUT.h PROTOCOL.xml...

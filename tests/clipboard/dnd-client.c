@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-dnd-client: a plain Wayland client (no ivwl code) that takes part
  * in a drag, so a test can see whether a drag crossed between VMs.

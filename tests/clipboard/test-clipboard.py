@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Clipboard policy and the trusted copy and paste between VMs, on a
 seated weston (x11 backend in an Xvfb) with ivwl.so: wl-copy/wl-paste
 and GTK in VMs through the shim, and local clients on weston's socket.

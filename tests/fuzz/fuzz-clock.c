@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock link on arbitrary shared words and samples.  Input: the
  * first 1024 bytes are the region's header page from 0x000 to 0x400

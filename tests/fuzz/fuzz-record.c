@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Record parsers on arbitrary payloads.  Input: one byte choosing the
  * parser, the rest the payload (copied to an aligned private buffer as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ring as the display side meets it: a producer that writes anything,
  * anywhere, between our reads.  Input: the initial data area, then a

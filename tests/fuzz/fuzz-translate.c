@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The plugin's request path: records from a hostile app, after a valid
  * prologue that binds wl_shm, wl_compositor and xdg_wm_base and creates a

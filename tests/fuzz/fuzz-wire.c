@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The wire walker on arbitrary traffic.  Every input starts from a map in
  * which a client bound every interface we know (ids 3 and up, in table

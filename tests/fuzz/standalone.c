@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runs a libFuzzer target without libFuzzer: over the files named on the
  * command line, then over pseudo-random inputs biased towards the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers for the tests of ivwl-server and the device-server backend:
  * starting and stopping server processes, and a raw protocol client that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ivwl-agent --device and the plugin's device= without a VM: each refusal
 # says what is wrong in words, the agent exits, weston keeps running and
 # retries.  The working path is tests/vm/deploy-b (and tests/vm/kernel).

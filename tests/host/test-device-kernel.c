@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The /dev/ivwlN backend (protocol/device-kernel.c) without a VM.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The device-server backend (protocol/device-server.c) against a real
  * ivwl-server, and against scripted fake servers for the failure paths.

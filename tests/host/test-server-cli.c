@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-server's command line: every mistake is one clear line on stderr
  * and a distinct exit status (2 usage, 1 runtime), before anything is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-server speaks QEMU's ivshmem-doorbell protocol, checked message by
  * message with a raw client that shares no code with the server.

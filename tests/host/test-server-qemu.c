@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Real QEMU attached to ivwl-server as an ivshmem-doorbell peer: it must
  * accept the setup and the later join/leave news without complaint.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-server survives every peer that misbehaves, leaks nothing after
  * it, and shuts down cleanly.  After each misbehaviour a fresh, well

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A reproducer of its own (bugs.c is full): the doorbell eventfds that
  * ivwl-server hands both sides are shared open file descriptions, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Attacks aimed at one weakness each, found while writing the modes in
  * modes.c.  Each prints what the display did, so a test can tell a fixed

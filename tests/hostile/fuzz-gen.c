@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Random requests made from the message tables.  Arguments come from
  * the model: objects of the interface the table names, ids libwayland

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The few things random requests rarely get right on their own, done the
  * way a client does them: answering pings and configures, real buffers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fuzzer's model of one connection: the ids it created and their
  * interfaces, what the server created and announced, the serials it

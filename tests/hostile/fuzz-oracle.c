@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The plugin's own request path, run dry inside the fuzzer: each
  * connection has a shadow ivwl_connection (wire map, firewall, pools,

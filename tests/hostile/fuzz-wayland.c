@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-wayland-fuzzer: a hostile app-VM that plays stateful Wayland
  * clients on several slots of its region at once, against a real weston

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ivwl-wayland-fuzzer against a real weston + ivwl.so, watched.
 
     fuzz-weston.py --minutes N [--findings DIR]        long mode

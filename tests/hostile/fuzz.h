@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-wayland-fuzzer: a stateful, protocol-aware Wayland client played
  * by a hostile app-VM on several slots at once.  Requests are generated

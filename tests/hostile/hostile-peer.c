@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-hostile-peer: a hostile app-vm.  Attaches to an ivwl-server's app
  * socket as peer 1 (no agent, no shim) and attacks the display side

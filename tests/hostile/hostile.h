@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hostile-peer: an app side that attacks the display side through the
  * region.  Shared state of the program: the attached region, the slots it

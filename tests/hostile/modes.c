@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attacks.  Each runs until the deadline and leaves its counts in
  * h->st; none waits on the display for long, so a display that hangs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The hostile peer's plumbing: attaching as the app side, the slot
  * handshake done properly (so the attacks reach the code behind it),

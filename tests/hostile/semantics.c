@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Attacks on the Wayland semantics weston implements behind the plugin:
  * type-correct requests in an order or a number weston 10 does not

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A hostile app-vm against a real weston + ivwl.so.
 
     test-hostile.py CASE      (meson runs one case per test)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-pattern-client: a plain Wayland client (no ivwl code) that draws
  * pixels a test can predict, so what weston shows can be compared with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A weston with ivwl.so and its app-vms, every piece a host process.
 
 Deployment C from docs/architecture.md: one ivwl-server and one ivwl-agent

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Attach failures: every VM that cannot attach gets one log line naming
 the VM, where and why, and the others attach regardless.
 

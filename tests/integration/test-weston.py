@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Integration cases: real weston + ivwl.so + unmodified clients.
 
     test-weston.py CASE      (meson runs one case per test)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-zc-probe: attacks the relay's listening socket (relay-zc.c) the
  * way another process of the VM could, and prints one line per attempt:

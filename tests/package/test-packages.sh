@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The Debian packages, end to end, on this machine (root only; CI is a
 # fresh bookworm machine): builds them from a copy of the source tree
 # with dpkg-buildpackage, checks them with lintian, installs them with

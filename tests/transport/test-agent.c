@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-agent against a real ivwl-server, with this process as the display
  * side: bad command lines, refusal while no display is there, quotas,

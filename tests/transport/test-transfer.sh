@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Two processes on one region through ivwl-server and ivwl-agent:
 #   bulk    1 GiB of random-size records, every one checked
 #   jitter  small records with random pauses: the display sleeps and is

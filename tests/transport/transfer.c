@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-transfer: moves records through a real region, end to end, and
  * proves that nothing was lost, reordered or corrupted.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firewall tests' connection: set up like tests/fuzz/fuzz-translate.c
  * (a VM, a connection, its wire map and firewall, no weston), with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A connection of the plugin without weston, for the firewall's tests:
  * requests go through ivwl_translate_request() as records of one message

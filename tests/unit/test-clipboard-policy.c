@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clipboard policy's values and its one rule (plugin/
  * clipboard-policy.c): what crosses between which parties.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock link in one process: agent and display halves on one header
  * page, the relay's translation of presentation events, and garbage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock estimator against a simulated pair of clocks: true time T,
  * the display's clock D0 + T, the app's A0 + T * (1 + drift), round trips

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl_damage_map(): wl_surface.damage to the buffer pixels a copy-mode
  * relay copies.  A table of cases worked out by hand, and a sweep that

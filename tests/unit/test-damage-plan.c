@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The copy-mode damage plan (client-shim/damage-plan.c): which
  * rectangles a buffer's region copy needs after a run of commits.  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SCM_RIGHTS message module: fds arrive with their bytes, in order;
  * fds with no room are closed and reported; a whole-message receive

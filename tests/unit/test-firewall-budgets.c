@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protocol firewall's budgets (docs/security.md, "Budgets"), each on
  * connections of their own: up to the budget passes, one more is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The protocol firewall's rules (docs/security.md, "The protocol
  * firewall"), each on a connection of its own: the legitimate sequence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The relay's zero-copy grant bookkeeping (client-shim/grants.c), with a
  * fake heap that counts what is allocated: every range goes back exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The plugin's pipe thread: weston's clipboard manager writes a cached
  * selection with one blocking write() from its main thread.  If nobody

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl_proc_parent: the relay walks a connecting process's ancestors
  * with it to decide whether it belongs to the app (relay-zc.c), so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ringer thread (protocol/ringer.h) against a peer that blocks its
  * eventfds, and the drain that must not block on one either.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every wl_shm format in wayland.xml: the table in protocol/shm-format.c
  * knows it under the same name and the pixel size its name says, or not

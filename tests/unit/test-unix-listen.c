@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ivwl_unix_listen: one live instance a path, stale files replaced. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The wire walker on hand-built Wayland traffic: a client start-up from
  * get_registry to a titled toplevel with an shm buffer, server-created

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shim's record of a file's mappings (client-shim/zc-maps.c) as
  * munmap() takes parts of them: each case maps ranges, unmaps one and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * guest-probe: runs as the command of the VM test's initramfs, inside a
  * QEMU guest with an ivshmem-doorbell device whose server is ivwl-server.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host-peer: the host end of the VM test.  Attaches to ivwl-server's
  * display socket as peer 0 through protocol/device.h, then:

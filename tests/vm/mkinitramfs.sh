@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds a gzip'd cpio initramfs for the VM tests:
 #
 #   mkinitramfs.sh OUT FILE...

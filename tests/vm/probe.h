@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the VM probe's two ends (guest-probe in the guest, host-peer on the
  * host) agree on: where their blocks live in the region and how the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # VM test: proves that ivwl-server serves a real QEMU ivshmem-doorbell
 # device.  Starts ivwl-server, host-peer (peer 0, display side) and a QEMU
 # TCG guest (peer 1, app side) running guest-probe from a busybox

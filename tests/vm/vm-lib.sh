@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the VM tests (sourced): start ivwl-server and host-peer, boot
 # QEMU with the caller's initramfs, wait, and judge what the host side saw.
 # The caller defines die(), calls vm_workdir and sets server, host_peer,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The gui-vm of tests/vm/deploy-a: ivwl.ko, then weston + ivwl.so with
 # device=/dev/ivwl0, run from this machine's root shared read-only over
 # 9p (chroot), so weston finds its modules, helpers and data as on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Deployment A end to end: two QEMU (TCG) guests on one ivwl-server.
 
 - gui-vm (peer 0, the server's display socket): ivwl.ko, then weston +

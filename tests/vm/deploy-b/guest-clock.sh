@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by guest.sh when its TITLE is "clock" (test-deploy-b-clock.py):
 # instead of the pattern client, ivwl-frames-client --check-clock twice,
 # with the relay's time translation and without, then a clean end.  The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The app-vm of tests/vm/deploy-b: ivwl.ko, ivwl-agent on /dev/ivwl0 and
 # one unmodified Wayland client through the shim.  Prints "GUEST: ..."
 # milestones (with the guest's uptime) that test-deploy-b.py waits for.

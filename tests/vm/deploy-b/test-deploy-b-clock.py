@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Deployment B, presentation times in the app-vm's own clock.
 
 The guest (QEMU TCG) boots fresh, so its CLOCK_MONOTONIC is seconds

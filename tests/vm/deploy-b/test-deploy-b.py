@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Deployment B end to end: an app-vm under QEMU (TCG) shows a window in
 weston on the host.
 

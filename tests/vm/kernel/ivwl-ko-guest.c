@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ivwl-ko-guest: runs in the VM with ivwl.ko loaded and drives
  * /dev/ivwl0 against tests/vm/host-peer (same exchange as guest-probe,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # VM test of kernel/ivwl.ko: a QEMU (TCG) guest with ivshmem-doorbell,
 # served by ivwl-server, loads ivwl.ko from a busybox initramfs and runs
 # ivwl-ko-guest against /dev/ivwl0 while tests/vm/host-peer is peer 0.
