@@ -81,8 +81,10 @@ kick_app(struct ivwl_connection *conn)
 			conn->lazy_armed = false;
 		}
 	}
-	if (owed)
+	if (owed) {
+		conn->live.now.bells_out++;
 		ivwl_display_side_kick(&conn->vm->side, conn->slot);
+	}
 }
 
 static int
@@ -343,6 +345,7 @@ service(struct ivwl_connection *conn)
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn)
 {
+	conn->live.now.bells_in++;
 	service(conn);
 }
 
@@ -370,6 +373,8 @@ ivwl_connection_client(struct ivwl_connection *conn)
 static void
 free_connection(struct ivwl_connection *conn)
 {
+	ivwl_live_view_closed(conn, conn->why ? conn->why :
+			      "weston ended the client");
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
@@ -453,6 +458,7 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 	ivwl_log("[%s] slot %u generation %u: closing: %s", conn->vm->name,
 		 conn->slot, conn->generation, why);
 	tell_app(conn, why);
+	conn->why = why;
 	if (client) {
 		/* Its destroy listener frees the connection. */
 		wl_client_destroy(client);

@@ -12,12 +12,14 @@
 
 #include "channel.h"
 #include "firewall.h"
+#include "live-view.h"
 #include "record.h"
 #include "ring.h"
 #include "stream.h"
 #include "wire.h"
 
 struct ivwl_vm;
+
 
 /* Contents of an fd (a keymap) on their way as channel data. */
 struct ivwl_blob {
@@ -85,6 +87,8 @@ struct ivwl_connection {
 	struct ivwl_firewall firewall;	/* requests' semantics, budgets */
 
 	uint64_t *record;		/* private copy of one request record */
+	struct ivwl_conn_live live;	/* counts for the live view */
+	const char *why;		/* why it ends, once it does */
 };
 
 struct ivwl_connection *

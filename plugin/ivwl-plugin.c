@@ -20,8 +20,10 @@
 #include "ivwl-plugin.h"
 #include "attach.h"
 #include "clipboard.h"
+#include "config.h"
 #include "connection.h"
 #include "label.h"
+#include "live-view.h"
 #include "vm.h"
 #include "watch.h"
 
@@ -122,11 +124,13 @@ plugin_free(struct ivwl_plugin *plugin)
 	if (plugin->clipboard)
 		ivwl_clipboard_destroy(plugin->clipboard);
 	ivwl_attacher_destroy(plugin->attacher);
+	ivwl_live_view_destroy(plugin);
 	ivwl_watch_remove(plugin->more_watch);
 	if (plugin->more_fd >= 0)
 		close(plugin->more_fd);
 	ivwl_watcher_destroy(plugin->watcher);
 	free(plugin);
+	ivwl_config_unload();
 }
 
 static void
@@ -207,6 +211,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	const char *name = NULL;
 	int count = 0;
 
+	if (!ivwl_config_first_load())
+		return 0;
 	plugin = calloc(1, sizeof(*plugin));
 	if (!plugin)
 		return -1;
@@ -230,7 +236,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	if (count == 0)
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
 	plugin->label = ivwl_label_create(plugin);
-	if (!plugin->label)
+	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	if (!plugin->clipboard)

@@ -36,6 +36,7 @@ struct ivwl_plugin {
 	int more_fd;
 	struct ivwl_watch *more_watch;
 	struct ivwl_clipboard *clipboard;
+	struct ivwl_live_view *live;	/* weston-debug scope "ivwl" */
 };
 
 /*

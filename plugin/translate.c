@@ -378,6 +378,7 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 	/* The record is our private copy: rewriting in place is safe. */
 	p = (uint8_t *)rec.data;
 	left = rec.data_len;
+	conn->live.now.request_bytes += left;
 	while (left > 0) {
 		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_REQUEST, p, left,
 				    &msg);
@@ -410,10 +411,12 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
 			return ret;
-		if (msg.iface == &ivwl_iface_wl_surface &&
-		    msg.opcode == IVWL_REQ_WL_SURFACE_COMMIT)
+		if (is(&msg, &ivwl_iface_wl_surface,
+		       IVWL_REQ_WL_SURFACE_COMMIT)) {
 			ivwl_trace(IVWL_TRACE_COMMIT,
 				   (uint64_t)conn->generation << 8 | conn->slot);
+			conn->live.now.commits++;
+		}
 		fd_index += msg.nfds;
 		p += n;
 		left -= (uint32_t)n;
@@ -606,6 +609,7 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 	struct ivwl_stream_in *in = &conn->from_server;
 	struct ivwl_fd_desc descs[IVWL_WAYLAND_MAX_FDS];
 	struct ivwl_wire_msg msg;
+	uint32_t callbacks;
 	int n, ret;
 
 	while (in->len > 0) {
@@ -627,7 +631,13 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 			*why = "an event breaks object lifetime rules";
 			return ret;
 		}
+		callbacks = conn->firewall.callbacks;
 		ivwl_firewall_event(&conn->firewall, &msg);
+		/* Only frame callbacks are counted there: a frame shown. */
+		if (msg.iface == &ivwl_iface_wl_callback &&
+		    conn->firewall.callbacks < callbacks)
+			conn->live.now.frames++;
+		conn->live.now.event_bytes += (uint32_t)n;
 		if (is(&msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_ERROR))
 			log_display_error(conn, &msg);
 		ret = translate_event_fds(conn, &msg, descs, why);

@@ -18,6 +18,7 @@
 #include <libweston/config-parser.h>
 
 #include "attach.h"
+#include "config.h"
 #include "connection.h"
 #include "device.h"
 #include "display-side.h"
@@ -73,6 +74,7 @@ static void
 vm_probe(struct ivwl_vm *vm)
 {
 	vm->probe = ivwl_display_side_probe(&vm->side);
+	vm->live.probes++;
 	wl_event_source_timer_update(vm->liveness_timer, vm->app_timeout_ms);
 }
 
@@ -117,6 +119,7 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	uint64_t bits;
 	uint32_t i;
 
+	vm->live.wakeups++;
 	/* Level-triggered: drain first, then take what we were rung for. */
 	ivwl_device_vector_drain(vm->dev, IVWL_DOORBELL_VECTOR);
 	ivwl_trace(IVWL_TRACE_WAKE, 1);
@@ -322,15 +325,20 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 	int ret;
 
 	vm->dev = dev;
+	if (!ivwl_config_display_role(vm, ivwl_device_peer_id(dev))) {
+		ivwl_device_destroy(dev);
+		vm->dev = NULL;
+		vm->refused = true;
+		return -EPERM;
+	}
 	/* Vector 0 is all we wait on and ring: let go of the rest. */
 	ivwl_device_use_vectors(vm->dev, 1);
 	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
-		snprintf(why, sizeof(why), "region of %llu bytes with %u "
-			 "vectors is not usable",
-			 (unsigned long long)ivwl_device_size(vm->dev),
-			 ivwl_device_nr_vectors(vm->dev));
+		ivwl_config_region_problem(why, sizeof(why),
+					   ivwl_device_size(vm->dev),
+					   ivwl_device_nr_vectors(vm->dev));
 		ivwl_device_destroy(vm->dev);
 		vm->dev = NULL;
 		return attach_failed(vm, ret, why);
@@ -427,7 +435,7 @@ ivwl_vm_attach_done(void *owner, struct ivwl_device *dev, int ret,
 	vm->plugin->attaching--;
 
 	ret = dev ? attach_device(vm, dev) : attach_failed(vm, ret, err);
-	if (ret < 0)
+	if (ret < 0 && !vm->refused)
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 }
 
@@ -467,25 +475,9 @@ on_retry(void *data)
 {
 	struct ivwl_vm *vm = data;
 
-	if (!vm->dev && vm_attach(vm) < 0)
+	if (!vm->dev && vm_attach(vm) < 0 && !vm->refused)
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 	return 0;
-}
-
-static bool
-parse_color(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s)
-		return true;
-	errno = 0;
-	v = strtoul(s, &end, 16);
-	if (errno || *end || end == s || v > 0xffffffffUL)
-		return false;
-	*out = (uint32_t)v;
-	return true;
 }
 
 static bool
@@ -509,7 +501,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 {
 	struct wl_event_loop *loop = wl_display_get_event_loop(plugin->display);
 	struct ivwl_vm *vm;
-	char *color = NULL, *allow = NULL;
+	char *allow = NULL;
 	int app_timeout;
 
 	vm = calloc(1, sizeof(*vm));
@@ -520,7 +512,6 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);
 	weston_config_section_get_string(section, "device", &vm->device, NULL);
-	weston_config_section_get_string(section, "color", &color, NULL);
 	weston_config_section_get_string(section, "allow", &allow, NULL);
 	weston_config_section_get_int(section, "app-timeout", &app_timeout,
 				      DEFAULT_APP_TIMEOUT_S);
@@ -543,10 +534,9 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	vm->app_timeout_ms = (uint32_t)app_timeout * 1000;
 	if (!ivwl_clip_policy_read(section, vm->name, &vm->clip))
 		goto err_vm;
-	if (!parse_color(color, &vm->color)) {
-		ivwl_log("[%s] color=%s is not 0xAARRGGBB", vm->name, color);
+	if (ivwl_config_color(section, vm->name, &vm->color) < 0 ||
+	    !ivwl_config_vm_unique(plugin, vm))
 		goto err_vm;
-	}
 	vm->policy = ivwl_policy_create(allow);
 	vm->pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
 	vm->retry_timer = wl_event_loop_add_timer(loop, on_retry, vm);
@@ -554,14 +544,12 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 		goto err_vm;
 
 	wl_list_insert(plugin->vms.prev, &vm->link);
-	if (vm_attach(vm) < 0)
+	if (vm_attach(vm) < 0 && !vm->refused)
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
-	free(color);
 	free(allow);
 	return vm;
 
 err_vm:
-	free(color);
 	free(allow);
 	if (vm->retry_timer)
 		wl_event_source_remove(vm->retry_timer);

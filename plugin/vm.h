@@ -10,6 +10,7 @@
 #include "clock-link.h"
 #include "display-side.h"
 #include "firewall.h"
+#include "live-view.h"
 #include "pipe-thread.h"
 #include "ivwl-plugin.h"
 
@@ -29,6 +30,7 @@ struct ivwl_vm {
 	struct ivwl_device *dev;	/* NULL while detached */
 	bool attaching;			/* an attempt runs in a thread */
 	char *attach_err;		/* last failure logged */
+	bool refused;			/* config.c said no: never retried */
 	int region_fd;			/* the device's, not ours to close */
 	struct ivwl_display_side side;
 	struct ivwl_watch *device_watch;
@@ -49,6 +51,7 @@ struct ivwl_vm {
 	uint32_t pool_mappings;		/* of all its connections */
 	struct ivwl_firewall_totals totals;	/* of all its connections */
 	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
+	struct ivwl_vm_live live;	/* for the live view */
 };
 
 /* A connection left work for later: come back to the VM soon. */

@@ -23,11 +23,22 @@ ring_size_for(uint64_t region_size)
 	return (uint32_t)ring;
 }
 
+const char *
+ivwl_region_size_problem(uint64_t size)
+{
+	if (size < IVWL_REGION_MIN_SIZE)
+		return "is too small for its slots";
+	if (size > IVWL_REGION_MAX_SIZE)
+		return "is too large";
+	if (!ivwl_is_pow2(size))
+		return "is not a power of two";
+	return NULL;
+}
+
 int
 ivwl_layout_compute(uint64_t region_size, struct ivwl_layout *layout)
 {
-	if (!ivwl_is_pow2(region_size) || region_size < IVWL_REGION_MIN_SIZE ||
-	    region_size > IVWL_REGION_MAX_SIZE)
+	if (ivwl_region_size_problem(region_size))
 		return -EINVAL;
 
 	memset(layout, 0, sizeof(*layout));

@@ -213,6 +213,13 @@ struct ivwl_slot_view {
 bool
 ivwl_is_pow2(uint64_t v);
 
+/*
+ * Why a region of size bytes cannot hold the layout, in words ("is too
+ * small for its slots"), or NULL when it can.
+ */
+const char *
+ivwl_region_size_problem(uint64_t size);
+
 /* 0, or -EINVAL when size is not a power of two in the allowed range. */
 int
 ivwl_layout_compute(uint64_t region_size, struct ivwl_layout *layout);

@@ -287,6 +287,18 @@ ivwl_ring_read(struct ivwl_ring *ring, uint16_t *type, void *buf, uint32_t cap)
 	}
 }
 
+uint32_t
+ivwl_ring_fill(const struct ivwl_ring *ring)
+{
+	uint32_t seen = ring->producer ?
+			ivwl_shm_load(&ring->ctrl->consumer.cons) :
+			ivwl_shm_load(&ring->ctrl->producer.prod);
+	uint32_t fill = ring->producer ? ring->pos - seen : seen - ring->pos;
+
+	/* The peer writes its index: a lie can only read as full. */
+	return fill > ring->size ? ring->size : fill;
+}
+
 bool
 ivwl_ring_readable(struct ivwl_ring *ring)
 {

@@ -97,6 +97,14 @@ ivwl_ring_write(struct ivwl_ring *ring, uint16_t type,
 int
 ivwl_ring_read(struct ivwl_ring *ring, uint16_t *type, void *buf, uint32_t cap);
 
+/*
+ * Bytes written and not yet read, as the peer's index says now: for a
+ * look, never for decisions.  At most the ring's size, whatever the
+ * peer wrote.
+ */
+uint32_t
+ivwl_ring_fill(const struct ivwl_ring *ring);
+
 /* True when a record (or garbage) is waiting; never consumes. */
 bool
 ivwl_ring_readable(struct ivwl_ring *ring);

@@ -368,6 +368,31 @@ test_garbage_never_escapes(void)
 	}
 }
 
+/* The live view's look at a ring: true while honest, bounded when not. */
+static void
+test_fill_survives_garbage(void)
+{
+	static const uint32_t lies[] = { 1, 7, RING_SIZE - 1, RING_SIZE + 1,
+					 0x80000000u, 0xffffffffu };
+	uint8_t rec[100] = { 0 };
+	struct pair p;
+	uint32_t i;
+
+	pair_init(&p, RING_SIZE);
+	CHECK_EQ(ivwl_ring_fill(&p.tx), 0);
+	CHECK_EQ(ivwl_ring_fill(&p.rx), 0);
+	REQUIRE(put(&p.tx, 1, rec, sizeof(rec)) == 0);
+	CHECK_EQ(ivwl_ring_fill(&p.tx), 8 + sizeof(rec) + 4);
+	CHECK_EQ(ivwl_ring_fill(&p.rx), 8 + sizeof(rec) + 4);
+	for (i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		ivwl_shm_store(&p.ctrl->consumer.cons, lies[i]);
+		ivwl_shm_store(&p.ctrl->producer.prod, lies[i]);
+		CHECK(ivwl_ring_fill(&p.tx) <= RING_SIZE);
+		CHECK(ivwl_ring_fill(&p.rx) <= RING_SIZE);
+	}
+	pair_fini(&p);
+}
+
 static void
 test_sleep_tokens(void)
 {
@@ -584,4 +609,5 @@ IVWL_TEST_MAIN(
 	TEST(test_sleep_tokens),
 	TEST(test_producer_sleeps_for_space),
 	TEST(test_lost_wakeup_threads),
+	TEST(test_fill_survives_garbage),
 )

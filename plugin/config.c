@@ -1,0 +1,134 @@
+/*
+ * The configuration mistakes people make, each refused with one log line
+ * that names the key and the fix (docs/deploy.md, "Configuration
+ * errors").  The keys themselves are read in vm.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libweston/config-parser.h>
+
+#include "config.h"
+#include "ivwl-plugin.h"
+#include "region.h"
+#include "vm.h"
+
+/*
+ * weston loads a module listed twice once (dlopen hands back the same
+ * object) but calls its init twice: a second plugin would attach to the
+ * same regions and find their display role taken.  The flag lives in the
+ * one copy of the module both calls share.
+ */
+static bool loaded;
+
+bool
+ivwl_config_first_load(void)
+{
+	if (loaded) {
+		ivwl_log("ivwl.so is listed twice ([core] modules= or "
+			 "--modules): list it once; the second is ignored");
+		return false;
+	}
+	loaded = true;
+	return true;
+}
+
+void
+ivwl_config_unload(void)
+{
+	loaded = false;
+}
+
+int
+ivwl_config_color(struct weston_config_section *section, const char *vm,
+		  uint32_t *color)
+{
+	char *text = NULL;
+
+	if (weston_config_section_get_color(section, "color", color,
+					    *color) == 0 || errno == ENOENT)
+		return 0;
+	weston_config_section_get_string(section, "color", &text, "");
+	ivwl_log("[%s] color=%s is not 0xAARRGGBB: write 8 hex digits, "
+		 "alpha first, e.g. color=0xff3070c0", vm, text);
+	free(text);
+	return -EINVAL;
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/*
+ * Two sections on one region would fight over its display role; two of
+ * one name could not be told apart in the log, the titles or the live
+ * view.
+ */
+bool
+ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm)
+{
+	struct ivwl_vm *other;
+
+	wl_list_for_each(other, &plugin->vms, link) {
+		if (other == vm)
+			continue;
+		if (same(other->name, vm->name)) {
+			ivwl_log("[ivwl-vm] name=%s is used by two sections: "
+				 "give each VM its own name", vm->name);
+			return false;
+		}
+		if (same(other->server, vm->server) ||
+		    same(other->device, vm->device)) {
+			ivwl_log("[%s] %s=%s is also [%s]'s: one section per "
+				 "region; remove one or point it at its own "
+				 "region", vm->name,
+				 vm->server ? "server" : "device",
+				 vm->server ? vm->server : vm->device,
+				 other->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Given ivwl-server's app socket, weston would take the app's role and
+ * the real agent be refused: say which socket is the display's, and stay
+ * off the region rather than retry into the same role.
+ */
+bool
+ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer)
+{
+	if (peer == IVWL_PEER_DISPLAY)
+		return true;
+	if (vm->device)
+		ivwl_log("[%s] device=%s has the app's peer id %u: this VM's "
+			 "ivshmem chardev is on ivwl-server's app socket; "
+			 "connect it to SOCKET.display; not retrying",
+			 vm->name, vm->device, peer);
+	else
+		ivwl_log("[%s] server=%s is ivwl-server's app socket (it gave "
+			 "us the app's peer id %u): use server=%s.display; "
+			 "not retrying", vm->name, vm->server, peer,
+			 vm->server);
+	return false;
+}
+
+void
+ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
+			   uint32_t vectors)
+{
+	if (vectors == 0)
+		snprintf(buf, len, "the device has no doorbell vector: give "
+			 "the ivshmem device vectors=1 or more");
+	else
+		snprintf(buf, len, "a region of %llu bytes %s: make it a power "
+			 "of two from %lluM to %lluG (ivwl-server --size, QEMU's "
+			 "memory-backend size=)", (unsigned long long)size,
+			 ivwl_region_size_problem(size),
+			 IVWL_REGION_MIN_SIZE >> 20, IVWL_REGION_MAX_SIZE >> 30);
+}

@@ -1,0 +1,42 @@
+/*
+ * Checks of the configuration (config.c): each mistake is logged as one
+ * line naming the key and the fix.
+ */
+#ifndef IVWL_CONFIG_H
+#define IVWL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ivwl_plugin;
+struct ivwl_vm;
+struct weston_config_section;
+
+/* False (and logged) when weston runs the module's init a second time. */
+bool
+ivwl_config_first_load(void);
+
+/* The module is gone: a later load is a first one again. */
+void
+ivwl_config_unload(void);
+
+/* color= into *color (left as is when absent); -EINVAL, logged. */
+int
+ivwl_config_color(struct weston_config_section *section, const char *vm,
+		  uint32_t *color);
+
+/* False (logged) when another VM has vm's name, server= or device=. */
+bool
+ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm);
+
+/* False (logged) when the device gave us a peer id not the display's. */
+bool
+ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer);
+
+/* Why a region of size bytes with vectors doorbells cannot be used. */
+void
+ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
+			   uint32_t vectors);
+
+#endif

@@ -1,0 +1,409 @@
+/*
+ * weston-debug's scope "ivwl": what every VM and connection is doing,
+ * one line per object per second (docs/deploy.md, "Watching it run").
+ * A line is its kind ("vm", "conn", "closed") then key=value pairs;
+ * strings are in double quotes with \" \\ and \xNN escapes, so a line
+ * splits like a shell word list and titles an app chose cannot forge
+ * another line or field.  Budgets read used/limit.
+ *
+ * Nothing runs while nobody subscribes: the one-second timer exists only
+ * between the first subscription and the last one's end.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libweston/libweston.h>
+#include <libweston/weston-log.h>
+#include <libweston-desktop/libweston-desktop.h>
+
+#include "connection.h"
+#include "ivwl-limits.h"
+#include "ivwl-plugin.h"
+#include "live-view.h"
+#include "pipe-thread.h"
+#include "vm.h"
+
+#define TICK_MS 1000
+#define LINE_MAX 2048
+#define WINDOWS_MAX 16
+
+struct ivwl_live_view {
+	struct ivwl_plugin *plugin;
+	struct weston_log_scope *scope;
+	struct wl_event_source *timer;	/* NULL while nobody subscribes */
+	uint32_t subscribers;
+	uint64_t last_ms;		/* of the last tick */
+};
+
+/* One line being built; what does not fit is cut, never overflowed. */
+struct line {
+	char buf[LINE_MAX];
+	size_t len;
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+add(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len >= sizeof(l->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len += (size_t)n;
+	if (l->len > sizeof(l->buf) - 1)
+		l->len = sizeof(l->buf) - 1;
+}
+
+/* key="text", escaped: the text may be an app's. */
+static void
+add_quoted(struct line *l, const char *key, const char *text)
+{
+	const unsigned char *p;
+
+	add(l, " %s=\"", key);
+	for (p = (const unsigned char *)text; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			add(l, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			add(l, "\\x%02x", *p);
+		else
+			add(l, "%c", *p);
+	}
+	add(l, "\"");
+}
+
+static void
+emit(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
+     struct line *l)
+{
+	if (sub)
+		weston_log_subscription_printf(sub, "%s\n", l->buf);
+	else
+		weston_log_scope_printf(lv->scope, "%s\n", l->buf);
+}
+
+static void
+traffic_sum(struct ivwl_traffic *sum, const struct ivwl_traffic *t)
+{
+	sum->commits += t->commits;
+	sum->frames += t->frames;
+	sum->request_bytes += t->request_bytes;
+	sum->event_bytes += t->event_bytes;
+	sum->bells_in += t->bells_in;
+	sum->bells_out += t->bells_out;
+}
+
+static double
+rate(uint64_t now, uint64_t then, uint64_t ms)
+{
+	return ms && now >= then ? (double)(now - then) * 1000.0 / ms : 0.0;
+}
+
+/* Totals, and per second since the last tick (ms 0: no rates). */
+static void
+add_traffic(struct line *l, const struct ivwl_traffic *t,
+	    const struct ivwl_traffic *mark, uint64_t ms)
+{
+	add(l, " commits=%llu commits/s=%.1f frames=%llu frames/s=%.1f "
+	    "request_bytes=%llu request_B/s=%.0f event_bytes=%llu "
+	    "event_B/s=%.0f bells_in=%llu bells_out=%llu",
+	    (unsigned long long)t->commits,
+	    rate(t->commits, mark->commits, ms),
+	    (unsigned long long)t->frames, rate(t->frames, mark->frames, ms),
+	    (unsigned long long)t->request_bytes,
+	    rate(t->request_bytes, mark->request_bytes, ms),
+	    (unsigned long long)t->event_bytes,
+	    rate(t->event_bytes, mark->event_bytes, ms),
+	    (unsigned long long)t->bells_in,
+	    (unsigned long long)t->bells_out);
+}
+
+/* The titles of the connection's windows, as weston shows them. */
+static void
+add_windows(struct line *l, struct ivwl_connection *conn)
+{
+	struct weston_compositor *ec = conn->vm->plugin->compositor;
+	struct weston_desktop_surface *seen[WINDOWS_MAX];
+	struct weston_desktop_surface *ds;
+	struct weston_layer *layer;
+	struct weston_view *view;
+	const char *title;
+	uint32_t n = 0, i;
+	char key[24];
+
+	wl_list_for_each(layer, &ec->layer_list, link) {
+		wl_list_for_each(view, &layer->view_list.link,
+				 layer_link.link) {
+			if (!view->surface->resource ||
+			    wl_resource_get_client(view->surface->resource) !=
+			    conn->client ||
+			    !weston_surface_is_desktop_surface(view->surface))
+				continue;
+			ds = weston_surface_get_desktop_surface(view->surface);
+			title = weston_desktop_surface_get_title(ds);
+			for (i = 0; i < n && seen[i] != ds; i++)
+				;
+			if (!title || i < n || n == WINDOWS_MAX)
+				continue;
+			seen[n] = ds;
+			snprintf(key, sizeof(key), "window%u", n++);
+			add_quoted(l, key, title);
+		}
+	}
+	add(l, " windows=%u", n);
+}
+
+static void
+print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
+	   struct ivwl_connection *conn, uint64_t t, uint64_t ms)
+{
+	const struct ivwl_firewall *fw = &conn->firewall;
+	struct line l = { .len = 0 };
+
+	add(&l, "conn vm=%s slot=%u gen=%u t=%.3f", conn->vm->name,
+	    conn->slot, conn->generation, t / 1000.0);
+	add_windows(&l, conn);
+	add_traffic(&l, &conn->live.now, &conn->live.mark, ms);
+	add(&l, " request_ring=%u/%u event_ring=%u/%u events_blocked=%d",
+	    ivwl_ring_fill(&conn->request), conn->request.size,
+	    ivwl_ring_fill(&conn->event), conn->event.size, conn->events_blocked);
+	add(&l, " pools=%u/%u buffers=%u/%u objects=%u/%u surfaces=%u/%u "
+	    "regions=%u/%u rects=%u/%u positioners=%u/%u "
+	    "data_sources=%u/%u mime_bytes=%u/%u keyboards=%u/%u "
+	    "pointers=%u/%u touches=%u/%u callbacks=%u/%u feedbacks=%u/%u",
+	    conn->npools, IVWL_CONN_MAX_POOLS,
+	    conn->nbuffers, IVWL_CONN_MAX_BUFFERS,
+	    fw->counted_objects, IVWL_FW_CONN_OBJECTS,
+	    fw->surfaces, IVWL_FW_CONN_SURFACES,
+	    fw->regions, IVWL_FW_CONN_REGIONS,
+	    fw->rects, IVWL_FW_CONN_RECTS,
+	    fw->positioners, IVWL_FW_CONN_POSITIONERS,
+	    fw->data_sources, IVWL_FW_CONN_DATA_SOURCES,
+	    fw->mime_bytes, IVWL_FW_CONN_MIME_BYTES,
+	    fw->keyboards, IVWL_FW_CONN_KEYBOARDS,
+	    fw->pointers, IVWL_FW_CONN_POINTERS,
+	    fw->touches, IVWL_FW_CONN_TOUCHES,
+	    fw->callbacks, IVWL_FW_CONN_CALLBACKS,
+	    fw->feedbacks, IVWL_FW_CONN_FEEDBACKS);
+	emit(lv, sub, &l);
+}
+
+static void
+print_closures(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
+	       struct ivwl_vm *vm, uint64_t from)
+{
+	const struct ivwl_closure *c;
+	struct line l;
+	uint64_t i;
+
+	if (vm->live.closed > from + IVWL_LIVE_CLOSURES)
+		from = vm->live.closed - IVWL_LIVE_CLOSURES;
+	for (i = from; i < vm->live.closed; i++) {
+		c = &vm->live.closures[i % IVWL_LIVE_CLOSURES];
+		l.len = 0;
+		add(&l, "closed vm=%s slot=%u gen=%u t=%.3f", vm->name,
+		    c->slot, c->generation, c->when_ms / 1000.0);
+		add_quoted(&l, "why", c->why);
+		emit(lv, sub, &l);
+	}
+}
+
+/*
+ * One VM and its connections.  sub: a new subscriber, shown the last
+ * closures and no rates; NULL: a tick for everyone, which moves the
+ * marks the next rates start from.
+ */
+static void
+print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
+	 struct ivwl_vm *vm, uint64_t t, uint64_t ms)
+{
+	struct ivwl_traffic sum = vm->live.ended;
+	struct line l = { .len = 0 };
+	uint32_t i, conns = 0;
+
+	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
+		if (!vm->conns[i])
+			continue;
+		traffic_sum(&sum, &vm->conns[i]->live.now);
+		conns++;
+	}
+	add(&l, "vm name=%s t=%.3f attached=%d connections=%u closed=%llu",
+	    vm->name, t / 1000.0, vm->dev != NULL, conns,
+	    (unsigned long long)vm->live.closed);
+	add_traffic(&l, &sum, &vm->live.mark, ms);
+	add(&l, " wakeups=%llu probes=%llu pools=%u/%u objects=%u/%u "
+	    "surfaces=%u/%u keyboards=%u/%u mime_bytes=%u/%u "
+	    "pipe_bytes=%zu/%u",
+	    (unsigned long long)vm->live.wakeups,
+	    (unsigned long long)vm->live.probes,
+	    vm->pool_mappings, IVWL_VM_MAX_POOLS,
+	    vm->totals.objects, IVWL_FW_VM_OBJECTS,
+	    vm->totals.surfaces, IVWL_FW_VM_SURFACES,
+	    vm->totals.keyboards, IVWL_FW_VM_KEYBOARDS,
+	    vm->totals.mime_bytes, IVWL_FW_VM_MIME_BYTES,
+	    ivwl_pipe_budget_used(vm->pipe_budget), IVWL_PIPE_VM_BUFFER);
+	emit(lv, sub, &l);
+
+	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
+		if (!vm->conns[i])
+			continue;
+		print_conn(lv, sub, vm->conns[i], t, ms);
+		if (!sub)
+			vm->conns[i]->live.mark = vm->conns[i]->live.now;
+	}
+	print_closures(lv, sub, vm, sub ? 0 : vm->live.printed);
+	if (!sub) {
+		vm->live.mark = sum;
+		vm->live.printed = vm->live.closed;
+	}
+}
+
+static void
+print_all(struct ivwl_live_view *lv, struct weston_log_subscription *sub)
+{
+	uint64_t t = now_ms(), ms = sub ? 0 : t - lv->last_ms;
+	struct ivwl_vm *vm;
+
+	wl_list_for_each(vm, &lv->plugin->vms, link)
+		print_vm(lv, sub, vm, t, ms);
+	if (!sub)
+		lv->last_ms = t;
+}
+
+static void
+stop_ticking(struct ivwl_live_view *lv)
+{
+	if (lv->timer)
+		wl_event_source_remove(lv->timer);
+	lv->timer = NULL;
+}
+
+static int
+on_tick(void *data)
+{
+	struct ivwl_live_view *lv = data;
+
+	if (!weston_log_scope_is_enabled(lv->scope)) {
+		stop_ticking(lv);
+		return 0;
+	}
+	print_all(lv, NULL);
+	wl_event_source_timer_update(lv->timer, TICK_MS);
+	return 0;
+}
+
+/* The first tick's rates start from now, not from the last subscriber. */
+static void
+set_marks(struct ivwl_live_view *lv)
+{
+	struct ivwl_vm *vm;
+	uint32_t i;
+
+	wl_list_for_each(vm, &lv->plugin->vms, link) {
+		vm->live.mark = vm->live.ended;
+		for (i = 0; i < IVWL_SLOT_COUNT; i++) {
+			if (!vm->conns[i])
+				continue;
+			vm->conns[i]->live.mark = vm->conns[i]->live.now;
+			traffic_sum(&vm->live.mark, &vm->conns[i]->live.now);
+		}
+		vm->live.printed = vm->live.closed;
+	}
+	lv->last_ms = now_ms();
+}
+
+static void
+on_subscribe(struct weston_log_subscription *sub, void *data)
+{
+	struct ivwl_live_view *lv = data;
+	struct wl_event_loop *loop =
+		wl_display_get_event_loop(lv->plugin->display);
+
+	lv->subscribers++;
+	print_all(lv, sub);
+	if (lv->timer)
+		return;
+	lv->timer = wl_event_loop_add_timer(loop, on_tick, lv);
+	if (!lv->timer) {
+		weston_log_subscription_printf(sub, "error: no timer: "
+					       "figures will not move\n");
+		return;
+	}
+	set_marks(lv);
+	wl_event_source_timer_update(lv->timer, TICK_MS);
+}
+
+static void
+on_unsubscribe(struct weston_log_subscription *sub, void *data)
+{
+	struct ivwl_live_view *lv = data;
+
+	if (lv->subscribers > 0)
+		lv->subscribers--;
+	if (lv->subscribers == 0)
+		stop_ticking(lv);
+}
+
+int
+ivwl_live_view_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_live_view *lv;
+
+	lv = calloc(1, sizeof(*lv));
+	if (!lv)
+		return -1;
+	lv->plugin = plugin;
+	lv->scope = weston_compositor_add_log_scope(plugin->compositor, "ivwl",
+		"ivwl: each VM and connection once a second: traffic, rings, "
+		"budgets, closures\n", on_subscribe, on_unsubscribe, lv);
+	if (!lv->scope) {
+		free(lv);
+		return -1;
+	}
+	plugin->live = lv;
+	return 0;
+}
+
+void
+ivwl_live_view_destroy(struct ivwl_plugin *plugin)
+{
+	struct ivwl_live_view *lv = plugin->live;
+
+	if (!lv)
+		return;
+	stop_ticking(lv);
+	weston_log_scope_destroy(lv->scope);
+	free(lv);
+	plugin->live = NULL;
+}
+
+void
+ivwl_live_view_closed(struct ivwl_connection *conn, const char *why)
+{
+	struct ivwl_vm_live *live = &conn->vm->live;
+	struct ivwl_closure *c =
+		&live->closures[live->closed % IVWL_LIVE_CLOSURES];
+
+	c->when_ms = now_ms();
+	c->slot = conn->slot;
+	c->generation = conn->generation;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	live->closed++;
+	traffic_sum(&live->ended, &conn->live.now);
+}
