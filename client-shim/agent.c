@@ -715,6 +715,47 @@ run(struct agent *agent)
 	}
 }
 
+/*
+ * The mistakes of starting an agent: a second one on a region whose app
+ * role is held (ivwl-server drops it; the guest driver says EBUSY), and
+ * the display socket given for the app's.
+ */
+static void
+log_open_error(const char *server, const char *device, int ret,
+	       const char *err)
+{
+	if (server && ret == -ECONNRESET)
+		agent_log("--server %s: ivwl-server refused us: its app role is "
+			  "held, by another ivwl-agent (or a weston whose "
+			  "server= names this socket); stop that one first",
+			  server);
+	else if (device && ret == -EBUSY)
+		agent_log("--device %s: another ivwl-agent (or weston) has it "
+			  "open; stop that one first", device);
+	else
+		agent_log("--%s %s: %s (%s)", device ? "device" : "server",
+			  device ? device : server, err ? err : "cannot attach",
+			  strerror(-ret));
+}
+
+static bool
+app_role(struct agent *agent, const char *server, const char *device)
+{
+	uint32_t peer = ivwl_device_peer_id(agent->dev);
+
+	if (peer == IVWL_PEER_APP)
+		return true;
+	if (server)
+		agent_log("--server %s is ivwl-server's display socket (it gave "
+			  "us the display's peer id %u): give the agent the app "
+			  "socket, the one without .display", server, peer);
+	else
+		agent_log("--device %s has the display's peer id %u: this VM's "
+			  "ivshmem chardev is on ivwl-server's display socket; "
+			  "connect it to the app socket", device, peer);
+	return false;
+}
+
 static void
 usage(FILE *f)
 {
@@ -777,15 +818,18 @@ main(int argc, char *argv[])
 		ret = ivwl_device_open_server(server, ATTACH_TIMEOUT_MS,
 					      &agent.dev, &err);
 	if (ret < 0) {
-		agent_log("%s: %s (%s)", device ? device : server,
-			  err ? err : "cannot attach", strerror(-ret));
+		log_open_error(server, device, ret, err);
 		return 1;
 	}
+	if (!app_role(&agent, server, device))
+		goto err_device;
 	agent.base = ivwl_device_base(agent.dev);
 	if (ivwl_layout_compute(ivwl_device_size(agent.dev),
 				&agent.layout) < 0) {
-		agent_log("region size %llu is not usable",
-			  (unsigned long long)ivwl_device_size(agent.dev));
+		agent_log("--%s %s: %llu bytes: %s",
+			  device ? "device" : "server", device ? device : server,
+			  (unsigned long long)ivwl_device_size(agent.dev),
+			  ivwl_region_size_problem(ivwl_device_size(agent.dev)));
 		goto err_device;
 	}
 	/* Vector 0 is all we ring and wait on: let go of the others. */

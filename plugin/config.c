@@ -126,9 +126,6 @@ ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
 		snprintf(buf, len, "the device has no doorbell vector: give "
 			 "the ivshmem device vectors=1 or more");
 	else
-		snprintf(buf, len, "a region of %llu bytes %s: make it a power "
-			 "of two from %lluM to %lluG (ivwl-server --size, QEMU's "
-			 "memory-backend size=)", (unsigned long long)size,
-			 ivwl_region_size_problem(size),
-			 IVWL_REGION_MIN_SIZE >> 20, IVWL_REGION_MAX_SIZE >> 30);
+		snprintf(buf, len, "%llu bytes: %s", (unsigned long long)size,
+			 ivwl_region_size_problem(size));
 }

@@ -174,8 +174,9 @@ on_device(int fd, uint32_t mask, void *data)
 
 	if (ret < 0) {
 		/* A peer's doorbell we could not take leaves it mute. */
-		ivwl_log("[%s] %s: %s; detached, retrying every %d ms",
-			 vm->name, vm_where(vm), ret == -EMFILE ?
+		ivwl_log("[%s] %s=%s: %s; detached, retrying every %d ms",
+			 vm->name, vm->device ? "device" : "server",
+			 vm_where(vm), ret == -EMFILE ?
 			 "cannot take an fd the server sent (Too many open "
 			 "files)" : "lost the ivshmem server", RETRY_MS);
 		vm_detach(vm, false);
@@ -293,7 +294,7 @@ on_liveness(void *data)
 static int
 attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 {
-	char why[160];
+	char why[256];
 
 	/*
 	 * What the system said, unless the reason says it all already:
@@ -308,8 +309,9 @@ attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 		snprintf(why, sizeof(why), "%s (%s)", err, strerror(-ret));
 	/* Once per kind of failure: the retry timer runs forever. */
 	if (!vm->attach_err || strcmp(why, vm->attach_err) != 0)
-		ivwl_log("[%s] %s: %s; retrying every %d ms", vm->name,
-			 vm_where(vm), why, RETRY_MS);
+		ivwl_log("[%s] %s=%s: %s; retrying every %d ms", vm->name,
+			 vm->device ? "device" : "server", vm_where(vm), why,
+			 RETRY_MS);
 	free(vm->attach_err);
 	vm->attach_err = strdup(why);
 	return ret;
@@ -321,7 +323,7 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 {
 	struct wl_event_loop *loop =
 		wl_display_get_event_loop(vm->plugin->display);
-	char why[128];
+	char why[256];
 	int ret;
 
 	vm->dev = dev;

@@ -345,7 +345,8 @@ map_region(struct server_device *sd, int fd, const char **err)
 	}
 	if (st.st_size < 0 ||
 	    ivwl_layout_compute((uint64_t)st.st_size, &layout) < 0) {
-		*err = "the region size is not a valid ivwl region size";
+		*err = st.st_size < 0 ? "the region has a negative size" :
+		       ivwl_region_size_problem((uint64_t)st.st_size);
 		return -EINVAL;
 	}
 	sd->dev.size = (uint64_t)st.st_size;

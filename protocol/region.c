@@ -23,15 +23,21 @@ ring_size_for(uint64_t region_size)
 	return (uint32_t)ring;
 }
 
+/* What to do about it, for people: where the size is set. */
+#define SIZE_FIX ": make it a power of two from 2M to 64G (ivwl-server " \
+		 "--size, QEMU's memory-backend size=)"
+_Static_assert(IVWL_REGION_MIN_SIZE == 2ull << 20 &&
+	       IVWL_REGION_MAX_SIZE == 64ull << 30, "SIZE_FIX says these");
+
 const char *
 ivwl_region_size_problem(uint64_t size)
 {
 	if (size < IVWL_REGION_MIN_SIZE)
-		return "is too small for its slots";
+		return "the region is too small for its slots" SIZE_FIX;
 	if (size > IVWL_REGION_MAX_SIZE)
-		return "is too large";
+		return "the region is too large" SIZE_FIX;
 	if (!ivwl_is_pow2(size))
-		return "is not a power of two";
+		return "the region size is not a power of two" SIZE_FIX;
 	return NULL;
 }
 

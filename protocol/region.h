@@ -214,8 +214,9 @@ bool
 ivwl_is_pow2(uint64_t v);
 
 /*
- * Why a region of size bytes cannot hold the layout, in words ("is too
- * small for its slots"), or NULL when it can.
+ * Why a region of size bytes cannot hold the layout and how to fix it, in
+ * words ("the region is too small for its slots: make it ..."), or NULL
+ * when it can.
  */
 const char *
 ivwl_region_size_problem(uint64_t size);

@@ -116,8 +116,8 @@ INI
 		fail "weston exited with device= nodes it cannot use"
 		cat "$tmp/weston.log"
 	else
-		for want in '\[gone\] /nonexistent/ivwl0: no such device node.*retrying every' \
-			    '\[null\] /dev/null: not an ivwl device.*retrying every'; do
+		for want in '\[gone\] device=/nonexistent/ivwl0: no such device node.*retrying every' \
+			    '\[null\] device=/dev/null: not an ivwl device.*retrying every'; do
 			n=$(grep -cE "$want" "$tmp/weston.log")
 			if [ "$n" = 1 ]; then
 				echo "ok   plugin: $(grep -oE "$want" "$tmp/weston.log")"

@@ -181,11 +181,12 @@ def case_failures(w):
     w.vms = vms
     w.start()
     want = {
-        "hung": f"[hung] {hung}: timed out waiting for the region; "
+        "hung": f"[hung] server={hung}: timed out waiting for the region; "
                 "retrying every",
         "version": "server speaks another protocol version; retrying every",
-        "size": "the region size is not a valid ivwl region size; "
-                "retrying every",
+        "size": "the region is too small for its slots: make it a power of "
+                "two from 2M to 64G (ivwl-server --size, QEMU's "
+                "memory-backend size=); retrying every",
         "absent": "cannot connect to the server socket (No such file or "
                   "directory); retrying every",
         "good": "[good] attached to",
