@@ -140,6 +140,20 @@ ivwl_app_slot_wait(struct ivwl_app_slot *slot, bool want_events,
 	return ret;
 }
 
+void
+ivwl_app_slot_publish(struct ivwl_app_slot *slot,
+		      const struct ivwl_slot_app_stats *stats)
+{
+	struct ivwl_slot_app_stats *out = &slot->view.ctrl->app_stats;
+
+	ivwl_shm_store64(&out->buffer_commits, stats->buffer_commits);
+	ivwl_shm_store64(&out->damaged_bytes, stats->damaged_bytes);
+	ivwl_shm_store64(&out->copied_bytes, stats->copied_bytes);
+	ivwl_shm_store64(&out->zero_copy_commits, stats->zero_copy_commits);
+	ivwl_shm_store64(&out->zero_copy_pools, stats->zero_copy_pools);
+	ivwl_shm_store64(&out->copy_pools, stats->copy_pools);
+}
+
 bool
 ivwl_app_slot_kick(struct ivwl_app_slot *slot)
 {

@@ -51,6 +51,11 @@ int
 ivwl_app_slot_wait(struct ivwl_app_slot *slot, bool want_events,
 		   bool want_space, int timeout_ms);
 
+/* Shows the display what the relay did (region.h): plain stores. */
+void
+ivwl_app_slot_publish(struct ivwl_app_slot *slot,
+		      const struct ivwl_slot_app_stats *stats);
+
 /* Rings the display if either ring owes it a doorbell; true if rung. */
 bool
 ivwl_app_slot_kick(struct ivwl_app_slot *slot);

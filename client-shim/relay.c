@@ -64,6 +64,7 @@ struct relay {
 	bool sock_ready;
 	const char *why;
 	char why_buf[64 + IVWL_DISCONNECT_MAX_TEXT];	/* the display's */
+	struct ivwl_slot_app_stats published;	/* in the slot's page */
 };
 
 static void
@@ -492,6 +493,26 @@ sleep_until_needed(struct relay *r)
 		ivwl_ring_woken(&r->slot.request);
 }
 
+/* For weston-debug ivwl on the display: stores only when they moved. */
+static void
+publish_stats(struct relay *r)
+{
+	const struct ivwl_buffers *b = &r->buffers;
+	struct ivwl_slot_app_stats now = {
+		.buffer_commits = b->buffer_commits,
+		.damaged_bytes = b->damaged_bytes,
+		.copied_bytes = b->copied_bytes,
+		.zero_copy_commits = b->zero_copy_commits,
+		.zero_copy_pools = b->zero_copy_pools,
+		.copy_pools = b->copy_pools,
+	};
+
+	if (memcmp(&now, &r->published, sizeof(now)) == 0)
+		return;
+	r->published = now;
+	ivwl_app_slot_publish(&r->slot, &now);
+}
+
 void
 ivwl_relay_run(struct relay *r)
 {
@@ -503,6 +524,7 @@ ivwl_relay_run(struct relay *r)
 		ret = pump_requests(r);
 		if (ret < 0 && ret != -EAGAIN)
 			break;
+		publish_stats(r);
 		if (pump_events(r) < 0)
 			break;
 		/* Sinks write out even while the request ring is full. */
@@ -571,6 +593,8 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	ret = ivwl_app_slot_attach(&r->slot, &info);
 	if (ret < 0)
 		goto err_relay;
+	/* What an earlier connection of the slot did is not ours. */
+	ivwl_app_slot_publish(&r->slot, &r->published);
 	ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
 	if (ret < 0)
 		goto err_relay;

@@ -109,6 +109,23 @@ traffic_sum(struct ivwl_traffic *sum, const struct ivwl_traffic *t)
 	sum->bells_out += t->bells_out;
 }
 
+static void
+app_sum(struct ivwl_slot_app_stats *sum, const struct ivwl_slot_app_stats *a)
+{
+	sum->buffer_commits += a->buffer_commits;
+	sum->damaged_bytes += a->damaged_bytes;
+	sum->copied_bytes += a->copied_bytes;
+	sum->zero_copy_commits += a->zero_copy_commits;
+	sum->zero_copy_pools += a->zero_copy_pools;
+	sum->copy_pools += a->copy_pools;
+}
+
+static void
+app_stats(struct ivwl_connection *conn, struct ivwl_slot_app_stats *out)
+{
+	ivwl_display_side_app_stats(&conn->vm->side, conn->slot, out);
+}
+
 static double
 rate(uint64_t now, uint64_t then, uint64_t ms)
 {
@@ -132,6 +149,26 @@ add_traffic(struct line *l, const struct ivwl_traffic *t,
 	    rate(t->event_bytes, mark->event_bytes, ms),
 	    (unsigned long long)t->bells_in,
 	    (unsigned long long)t->bells_out);
+}
+
+/*
+ * The pixels' side, as the app's relay tells it: numbers an app chose, so
+ * marked app_ and only ever printed.
+ */
+static void
+add_app(struct line *l, const struct ivwl_slot_app_stats *a,
+	uint64_t copied_mark, uint64_t ms)
+{
+	add(l, " app_buffer_commits=%llu app_zero_copy_commits=%llu "
+	    "app_damaged_bytes=%llu app_copied_bytes=%llu app_copied_B/s=%.0f "
+	    "app_zero_copy_pools=%llu app_copy_pools=%llu",
+	    (unsigned long long)a->buffer_commits,
+	    (unsigned long long)a->zero_copy_commits,
+	    (unsigned long long)a->damaged_bytes,
+	    (unsigned long long)a->copied_bytes,
+	    rate(a->copied_bytes, copied_mark, ms),
+	    (unsigned long long)a->zero_copy_pools,
+	    (unsigned long long)a->copy_pools);
 }
 
 /* The titles of the connection's windows, as weston shows them. */
@@ -174,12 +211,17 @@ print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	   struct ivwl_connection *conn, uint64_t t, uint64_t ms)
 {
 	const struct ivwl_firewall *fw = &conn->firewall;
+	struct ivwl_slot_app_stats app;
 	struct line l = { .len = 0 };
 
 	add(&l, "conn vm=%s slot=%u gen=%u t=%.3f", conn->vm->name,
 	    conn->slot, conn->generation, t / 1000.0);
 	add_windows(&l, conn);
 	add_traffic(&l, &conn->live.now, &conn->live.mark, ms);
+	app_stats(conn, &app);
+	add_app(&l, &app, conn->live.copied_mark, ms);
+	if (!sub)
+		conn->live.copied_mark = app.copied_bytes;
 	add(&l, " request_ring=%u/%u event_ring=%u/%u events_blocked=%d",
 	    ivwl_ring_fill(&conn->request), conn->request.size,
 	    ivwl_ring_fill(&conn->event), conn->event.size, conn->events_blocked);
@@ -234,6 +276,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	 struct ivwl_vm *vm, uint64_t t, uint64_t ms)
 {
 	struct ivwl_traffic sum = vm->live.ended;
+	struct ivwl_slot_app_stats app = vm->live.app_ended, one;
 	struct line l = { .len = 0 };
 	uint32_t i, conns = 0;
 
@@ -241,12 +284,15 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 		if (!vm->conns[i])
 			continue;
 		traffic_sum(&sum, &vm->conns[i]->live.now);
+		app_stats(vm->conns[i], &one);
+		app_sum(&app, &one);
 		conns++;
 	}
 	add(&l, "vm name=%s t=%.3f attached=%d connections=%u closed=%llu",
 	    vm->name, t / 1000.0, vm->dev != NULL, conns,
 	    (unsigned long long)vm->live.closed);
 	add_traffic(&l, &sum, &vm->live.mark, ms);
+	add_app(&l, &app, vm->live.copied_mark, ms);
 	add(&l, " wakeups=%llu probes=%llu pools=%u/%u objects=%u/%u "
 	    "surfaces=%u/%u keyboards=%u/%u mime_bytes=%u/%u "
 	    "pipe_bytes=%zu/%u",
@@ -270,6 +316,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	print_closures(lv, sub, vm, sub ? 0 : vm->live.printed);
 	if (!sub) {
 		vm->live.mark = sum;
+		vm->live.copied_mark = app.copied_bytes;
 		vm->live.printed = vm->live.closed;
 	}
 }
@@ -312,16 +359,21 @@ on_tick(void *data)
 static void
 set_marks(struct ivwl_live_view *lv)
 {
+	struct ivwl_slot_app_stats app;
 	struct ivwl_vm *vm;
 	uint32_t i;
 
 	wl_list_for_each(vm, &lv->plugin->vms, link) {
 		vm->live.mark = vm->live.ended;
+		vm->live.copied_mark = vm->live.app_ended.copied_bytes;
 		for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 			if (!vm->conns[i])
 				continue;
 			vm->conns[i]->live.mark = vm->conns[i]->live.now;
 			traffic_sum(&vm->live.mark, &vm->conns[i]->live.now);
+			app_stats(vm->conns[i], &app);
+			vm->conns[i]->live.copied_mark = app.copied_bytes;
+			vm->live.copied_mark += app.copied_bytes;
 		}
 		vm->live.printed = vm->live.closed;
 	}
@@ -399,6 +451,7 @@ ivwl_live_view_closed(struct ivwl_connection *conn, const char *why)
 	struct ivwl_vm_live *live = &conn->vm->live;
 	struct ivwl_closure *c =
 		&live->closures[live->closed % IVWL_LIVE_CLOSURES];
+	struct ivwl_slot_app_stats app;
 
 	c->when_ms = now_ms();
 	c->slot = conn->slot;
@@ -406,4 +459,6 @@ ivwl_live_view_closed(struct ivwl_connection *conn, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why);
 	live->closed++;
 	traffic_sum(&live->ended, &conn->live.now);
+	app_stats(conn, &app);
+	app_sum(&live->app_ended, &app);
 }

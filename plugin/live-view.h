@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "region.h"
+
 struct ivwl_connection;
 struct ivwl_plugin;
 struct ivwl_vm;
@@ -34,6 +36,8 @@ struct ivwl_closure {
 /* Per VM: what outlives its connections. */
 struct ivwl_vm_live {
 	struct ivwl_traffic ended;	/* sums of connections gone */
+	struct ivwl_slot_app_stats app_ended;	/* what their relays said */
+	uint64_t copied_mark;		/* app copied bytes at the last tick */
 	uint64_t wakeups;		/* doorbell vector wake-ups */
 	uint64_t probes;		/* liveness probes rung */
 	uint64_t closed;		/* connections ended */
@@ -47,6 +51,7 @@ struct ivwl_vm_live {
 struct ivwl_conn_live {
 	struct ivwl_traffic now;
 	struct ivwl_traffic mark;
+	uint64_t copied_mark;		/* app copied bytes at the last tick */
 };
 
 int

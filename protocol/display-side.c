@@ -173,6 +173,24 @@ ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
 				ds->layout.ring_size);
 }
 
+void
+ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
+			    struct ivwl_slot_app_stats *out)
+{
+	const struct ivwl_slot_app_stats *in;
+	struct ivwl_slot_view view;
+
+	ivwl_region_slot(ds->base, &ds->layout, slot, &view);
+	in = &view.ctrl->app_stats;
+	out->buffer_commits = ivwl_shm_load64(&in->buffer_commits);
+	out->damaged_bytes = ivwl_shm_load64(&in->damaged_bytes);
+	out->copied_bytes = ivwl_shm_load64(&in->copied_bytes);
+	out->zero_copy_commits = ivwl_shm_load64(&in->zero_copy_commits);
+	out->zero_copy_pools = ivwl_shm_load64(&in->zero_copy_pools);
+	out->copy_pools = ivwl_shm_load64(&in->copy_pools);
+	out->reserved[0] = out->reserved[1] = 0;
+}
+
 static void
 reset_own_lines(struct ivwl_display_side *ds, uint32_t slot)
 {

@@ -95,6 +95,14 @@ void
 ivwl_display_side_rings(struct ivwl_display_side *ds, uint32_t slot,
 			struct ivwl_ring *request, struct ivwl_ring *event);
 
+/*
+ * What the app's relay says it did for the slot (region.h): numbers the
+ * app chose, to be shown, never trusted.  slot < ds->slots.
+ */
+void
+ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
+			    struct ivwl_slot_app_stats *out);
+
 /* Rings the app for the slot: ivwl_device_ring's result, or 0. */
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);

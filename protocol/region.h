@@ -176,12 +176,28 @@ struct ivwl_slot_state {
 	uint8_t pad[IVWL_CACHELINE - 8];
 };
 
+/*
+ * What the app side's relay says it did for the slot's connection since
+ * it took the slot (0 before).  Written by the app only; the display
+ * shows it to people (weston-debug ivwl) and never acts on it.
+ */
+struct ivwl_slot_app_stats {
+	uint64_t buffer_commits;	/* commits with a buffer attached */
+	uint64_t damaged_bytes;		/* their damage, clipped */
+	uint64_t copied_bytes;		/* copied into the region */
+	uint64_t zero_copy_commits;	/* commits that copied nothing */
+	uint64_t zero_copy_pools;	/* pools drawn in place */
+	uint64_t copy_pools;		/* pools copied from */
+	uint64_t reserved[2];
+};
+
 /* First page of every slot. */
 struct ivwl_slot_ctrl {
 	struct ivwl_slot_state app;
 	struct ivwl_slot_state display;
 	struct ivwl_ring_ctrl request;	/* app -> display */
 	struct ivwl_ring_ctrl event;	/* display -> app */
+	struct ivwl_slot_app_stats app_stats;
 };
 
 _Static_assert(sizeof(struct ivwl_clock_estimate) == 64, "estimate size");
@@ -189,6 +205,8 @@ _Static_assert(sizeof(struct ivwl_side_block) == 256, "side block size");
 _Static_assert(sizeof(struct ivwl_region_header) == 896, "header size");
 _Static_assert(sizeof(struct ivwl_ring_ctrl) == 2 * IVWL_CACHELINE,
 	       "ring ctrl size");
+_Static_assert(sizeof(struct ivwl_slot_app_stats) == IVWL_CACHELINE,
+	       "app stats on a line of their own");
 _Static_assert(sizeof(struct ivwl_slot_ctrl) <= IVWL_PAGE_SIZE,
 	       "slot ctrl fits a page");
 
