@@ -610,7 +610,12 @@ scribble_target(struct ivwl_hostile *h)
 	static const uint32_t words[] = {
 		0x000, 0x004, 0x040, 0x044, 0x080, 0x084, 0x0c0, 0x0c4,
 		0x100, 0x104, 0x140, 0x144,
+		/* the relay's figures (struct ivwl_slot_app_stats) */
+		0x180, 0x188, 0x190, 0x198, 0x1a0, 0x1a8,
 	};
+	const uint32_t nwords = sizeof(words) / sizeof(words[0]);
+	_Static_assert(offsetof(struct ivwl_slot_ctrl, app_stats) == 0x180,
+		       "the words above");
 	uint32_t k = ivwl_rnd_below(h, h->layout.slot_count);
 	uint64_t r;
 
@@ -621,7 +626,7 @@ scribble_target(struct ivwl_hostile *h)
 	case 1:
 		return ivwl_rnd_below(h, IVWL_PAGE_SIZE);
 	case 2: case 3: case 4:
-		return slot_offset(h, k) + words[ivwl_rnd_below(h, 12)] +
+		return slot_offset(h, k) + words[ivwl_rnd_below(h, nwords)] +
 		       ivwl_rnd_below(h, 4);
 	case 5:
 		return slot_offset(h, k) + ivwl_rnd_below(h, IVWL_PAGE_SIZE);

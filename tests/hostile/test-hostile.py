@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
     HERE, "..", "integration")
 sys.path.insert(0, INTEGRATION)
-from session import ENV, Failure, Session, wait_for  # noqa: E402
+from session import ENV, Failure, LiveView, Session, wait_for  # noqa: E402
 
 
 def _load_weston_cases():
@@ -279,9 +279,27 @@ def case_bad_indices(s):
 
 
 def case_scribble(s):
-    log = attack(s, "scribble", 10, True, extra=spared([]))
+    # weston-debug ivwl watches meanwhile: it reads the scribbled rings'
+    # indices and the relay's figures the evil side writes
+    live = LiveView(s)
+    try:
+        log = attack(s, "scribble", 10, True, extra=spared([]))
+        evil = wait_for("the live view of the evil VM",
+                        lambda: live.of("vm", name="evil"))
+    finally:
+        live.close()
     if int(peer_stats(log, "scribble")["flips"]) == 0:
         raise Failure("nothing was scribbled")
+    # its connections live shorter than a tick: seen as they close
+    closed = live.of("closed", vm="evil")
+    if not closed or not all(c["why"] for c in closed):
+        raise Failure("the live view showed no evil closure with its reason")
+    conns = live.of("conn", vm="evil")
+    if any(int(c[ring].split("/")[0]) > int(c[ring].split("/")[1])
+           for c in conns for ring in ("request_ring", "event_ring")):
+        raise Failure("the live view showed a ring fuller than its size")
+    print(f"the live view stayed well formed: {len(evil)} lines of the "
+          f"evil VM, {len(closed)} closures, {len(conns)} connections")
 
 
 def case_slot_churn(s):

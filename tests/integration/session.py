@@ -9,6 +9,7 @@ Wayland socket, so nothing but the region can carry their windows.
 
 import os
 import re
+import shlex
 import signal
 import struct
 import subprocess
@@ -330,6 +331,40 @@ def run_case(name, s, run, weston_may_stop=False):
         return 1
     finally:
         s.close()
+
+
+class LiveView:
+    """weston-debug ivwl (the plugin's live view), its lines parsed as
+    they come."""
+
+    def __init__(self, session):
+        self.path = session.path("live-view.txt")
+        self.proc = subprocess.Popen(
+            ["weston-debug", "ivwl"], env=session._debug_env(),
+            stdout=open(self.path, "wb"), stderr=subprocess.STDOUT)
+
+    def lines(self):
+        """[(kind, {key: value})] so far; values are str, as written."""
+        out = []
+        with open(self.path, errors="replace") as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    break       # still being written
+                words = shlex.split(line)
+                if not words or words[0] not in ("vm", "conn", "closed") \
+                        or not all("=" in w for w in words[1:]):
+                    raise Failure(f"not a live view line: {line!r}")
+                out.append((words[0], dict(w.split("=", 1)
+                                           for w in words[1:])))
+        return out
+
+    def of(self, kind, **match):
+        return [f for k, f in self.lines() if k == kind and
+                all(f.get(key) == v for key, v in match.items())]
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(5)
 
 
 def decode_png(path):
