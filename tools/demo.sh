@@ -159,6 +159,12 @@ for p in $(pgrep -x ivwl-relay); do
 	grep -qz "^IVWL_AGENT=$dir/" "/proc/$p/environ" 2>/dev/null &&
 		readlink "/proc/$p/exe"
 done | sort | uniq -c | sed 's/^ */    /'
+say "what each VM and connection is doing (weston-debug ivwl, 2 s):"
+XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo timeout 2.5 \
+	weston-debug ivwl 2>/dev/null >"$dir/live-view.txt" || true
+# the last tick: one line per VM and per connection
+last=$(awk '$1 == "vm" { t = $3 } END { print t }' "$dir/live-view.txt")
+grep -F " $last " "$dir/live-view.txt" | fold -w 76 -s | sed 's/^/    /'
 
 if [ $windowed = 1 ]; then
 	say "running in a window; Ctrl-C to stop"
