@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libweston/config-parser.h>
 
@@ -57,10 +58,18 @@ ivwl_config_color(struct weston_config_section *section, const char *vm,
 	return -EINVAL;
 }
 
+/* One path, or two names of one socket or node (a udev link). */
 static bool
 same(const char *a, const char *b)
 {
-	return a && b && strcmp(a, b) == 0;
+	struct stat sa, sb;
+
+	if (!a || !b)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /*
@@ -76,7 +85,7 @@ ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm)
 	wl_list_for_each(other, &plugin->vms, link) {
 		if (other == vm)
 			continue;
-		if (same(other->name, vm->name)) {
+		if (strcmp(other->name, vm->name) == 0) {
 			ivwl_log("[ivwl-vm] name=%s is used by two sections: "
 				 "give each VM its own name", vm->name);
 			return false;

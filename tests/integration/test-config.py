@@ -187,6 +187,12 @@ def case_same_device(s):
     s.start_weston(core() + vm_section("one", device="/dev/ivwl7") +
                    vm_section("two", device="/dev/ivwl7"))
     s.expect_refused("[two] device=/dev/ivwl7 is also [one]'s")
+    # two names of one node, as a udev link makes
+    link = s.path("by-name-work")
+    os.symlink("/dev/null", link)
+    s.start_weston(core() + vm_section("one", device="/dev/null") +
+                   vm_section("two", device=link))
+    s.expect_refused(f"[two] device={link} is also [one]'s")
 
 
 def case_bad_color(s):
