@@ -43,6 +43,13 @@ class Failure(Exception):
     pass
 
 
+def start_ivwl_server(spawn, sock, log):
+    """ivwl-server for a 64 MiB region on sock, once it listens."""
+    spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size", "64M"], log)
+    wait_for(f"ivwl-server on {sock}",
+             lambda: os.path.exists(sock + ".display"))
+
+
 def wait_for(what, cond, timeout=15.0, step=0.05):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -137,11 +144,8 @@ class Session:
         return subprocess.run(argv, env=env, **kw)
 
     def _start_server(self, vm):
-        sock = self.path(f"{vm}.sock")
-        self._spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size",
-                     "64M"], f"server-{vm}.log")
-        wait_for(f"ivwl-server of {vm}",
-                 lambda: os.path.exists(sock + ".display"))
+        start_ivwl_server(self._spawn, self.path(f"{vm}.sock"),
+                          f"server-{vm}.log")
 
     def _start_weston(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]

@@ -18,7 +18,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import ENV, Failure, sanitized, wait_for  # noqa: E402
+from session import (ENV, Failure, case_main, sanitized,  # noqa: E402
+                     start_ivwl_server, wait_for)
 
 
 class Setup:
@@ -46,10 +47,7 @@ class Setup:
 
     def server(self, name):
         sock = self.path(f"{name}.sock")
-        self.spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size",
-                    "64M"], f"server-{name}.log")
-        wait_for(f"ivwl-server {name}",
-                 lambda: os.path.exists(sock + ".display"))
+        start_ivwl_server(self.spawn, sock, f"server-{name}.log")
         return sock
 
     def agent(self, server, name, wait=True):
@@ -303,26 +301,9 @@ CASES = {
 }
 
 
-def on_sigterm(signum, frame):
-    raise Failure("killed by SIGTERM (timeout?)")
-
-
 def main():
-    signal.signal(signal.SIGTERM, on_sigterm)
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
-        return 2
-    s = Setup()
-    try:
-        CASES[sys.argv[1]](s)
-        print(f"PASS {sys.argv[1]}")
-        return 0
-    except Failure as e:
-        print(f"FAIL {sys.argv[1]}: {e}")
-        s.dump_logs()
-        return 1
-    finally:
-        s.close()
+    # weston is meant to stop in most cases: each checks it itself
+    return case_main(CASES, lambda name: (Setup(), CASES[name], True))
 
 
 if __name__ == "__main__":

@@ -3,17 +3,16 @@
 figures move, and they agree with what the clients did (their relays'
 IVWL_STATS) and with each other.
 
-    test-live-view.py        (one meson test, suite integration)
+    test-live-view.py live-view      (one meson test)
 """
 
 import os
-import signal
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import ENV, Failure, LiveView, Session, wait_for  # noqa: E402
+from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+                     case_main, wait_for)
 
 FRAMES = 90
 
@@ -50,7 +49,7 @@ def pattern(s, title, log, env=None):
 def case_live_view(s):
     sub = LiveView(s)
     try:
-        run(s, sub)
+        watch(s, sub)
     finally:
         sub.close()
         print("---- what weston-debug ivwl showed last ----")
@@ -58,7 +57,7 @@ def case_live_view(s):
             print("".join(f.readlines()[-6:]))
 
 
-def run(s, sub):
+def watch(s, sub):
     # Subscribed before anything runs: the VM, idle.
     first = wait_for("a vm line", lambda: sub.of("vm", name="work"))[0]
     check(first["connections"] == "0" and first["commits"] == "0",
@@ -128,23 +127,9 @@ def run(s, sub):
     check(s.weston.poll() is None, "weston runs on after the subscriber")
 
 
-def on_sigterm(signum, frame):
-    raise Failure("killed by SIGTERM (timeout?)")
-
-
 def main():
-    signal.signal(signal.SIGTERM, on_sigterm)
-    s = Session(("work",))
-    try:
-        case_live_view(s)
-        print("PASS live-view")
-        return 0
-    except Failure as e:
-        print(f"FAIL live-view: {e}")
-        s.dump_logs()
-        return 1
-    finally:
-        s.close()
+    return case_main(["live-view"], lambda name: (Session(("work",)),
+                                                  case_live_view, False))
 
 
 if __name__ == "__main__":
