@@ -70,6 +70,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = ivwl_ring_read(&rx, &type, out, sizeof(out));
 		if (ret >= 0 && (uint32_t)ret > ivwl_ring_max_payload(&rx))
 			abort();
+		/* the live view looks at any time, whatever was written */
+		if (ivwl_ring_fill(&rx) > FUZZ_RING_SIZE)
+			abort();
 		ivwl_ring_kick_needed(&rx);
 		ivwl_ring_prepare_sleep(&rx);
 	} while (ret != -EPIPE && ++rounds < 64 && (ret >= 0 || left >= 8));
@@ -89,6 +92,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ret = ivwl_ring_write(&tx, 1, &iov, 1);
 		if (ret == 0 && tx.pos - tx.peer > FUZZ_RING_SIZE)
+			abort();
+		if (ivwl_ring_fill(&tx) > FUZZ_RING_SIZE)
 			abort();
 	} while (ret != -EPIPE && ++rounds < 64);
 	return 0;
