@@ -121,10 +121,24 @@ def watch(s, sub):
           f"IVWL_ZERO_COPY=off: a copy pool, {last['app_copied_bytes']} "
           "bytes copied as the relay counted")
 
-    # Nobody watching: the last subscriber gone, weston carries on.
+    # Nobody watching and nothing moving: no timer left, so weston's main
+    # thread sleeps through (a tick a second would wake it 3 times).
     sub.close()
     time.sleep(1.5)
-    check(s.weston.poll() is None, "weston runs on after the subscriber")
+    before = wakeups(s.weston.pid)
+    time.sleep(3.0)
+    woke = wakeups(s.weston.pid) - before
+    check(s.weston.poll() is None and woke < 3,
+          f"weston idle after the last subscriber left: woke {woke} times "
+          "in 3 s")
+
+
+def wakeups(pid):
+    """Context switches of weston's main thread (the event loop)."""
+    with open(f"/proc/{pid}/status") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    return (int(fields["voluntary_ctxt_switches"]) +
+            int(fields["nonvoluntary_ctxt_switches"]))
 
 
 def main():
