@@ -93,6 +93,8 @@ class Setup:
             raise Failure("weston kept running with a bad configuration")
         if status == 0:
             raise Failure("weston exited 0 with a bad configuration")
+        if "Sanitizer" in self.weston_log():
+            raise Failure("weston stopped on a sanitizer's report")
         self.expect_log(text, 1.0)
 
     def close(self):
