@@ -127,6 +127,21 @@ ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer)
 	return false;
 }
 
+/*
+ * ivwl-server drops a client whose socket's role is held.  On the app
+ * socket the agent holds it: the same mistake as above, seen from the
+ * other order of starting.
+ */
+const char *
+ivwl_config_explain_attach(const struct ivwl_vm *vm, int ret, const char *err)
+{
+	if (vm->server && ret == -ECONNRESET)
+		return "ivwl-server refused us: this socket's role is held; "
+		       "if it is the app socket (the agent holds it), use "
+		       "SOCKET.display; else stop the other weston";
+	return err;
+}
+
 void
 ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
 			   uint32_t vectors)

@@ -34,6 +34,11 @@ ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm);
 bool
 ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer);
 
+/* err, or what it means for this VM's configuration (static). */
+const char *
+ivwl_config_explain_attach(const struct ivwl_vm *vm, int ret,
+			   const char *err);
+
 /* Why a region of size bytes with vectors doorbells cannot be used. */
 void
 ivwl_config_region_problem(char *buf, size_t len, uint64_t size,

@@ -300,6 +300,7 @@ attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 	 * What the system said, unless the reason says it all already:
 	 * "cannot create a socket" alone does not tell EMFILE from EACCES.
 	 */
+	err = ivwl_config_explain_attach(vm, ret, err);
 	if (!err)
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
 	else if (ret == -EPROTO || ret == -ETIMEDOUT || ret == -EINVAL ||

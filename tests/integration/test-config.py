@@ -148,6 +148,13 @@ def case_app_socket(s):
              lambda: "peer 1, region" in s.log("agent-work.log"))
     if s.weston.poll() is not None:
         raise Failure("weston exited")
+    # The other order: the agent first, then weston on its socket.
+    s.weston.terminate()
+    s.weston.wait(10)
+    s.start_weston(core() + vm_section("late", server=sock))
+    s.expect_log(f"[late] server={sock}: ivwl-server refused us: this "
+                 "socket's role is held; if it is the app socket (the "
+                 "agent holds it), use SOCKET.display")
 
 
 def case_module_twice(s):
