@@ -63,7 +63,7 @@ if [ $quick -eq 0 ]; then
 	meson_run build-sanitize -Dwerror=true -Db_sanitize=address,undefined \
 		-Dc_args=-fno-sanitize-recover=all \
 		-Db_lundef=false -- --suite unit --suite fuzz --suite host \
-		--suite transport --suite hostile --suite sanitized
+		--suite transport --suite hostile --suite sanitized --suite config
 	unset IVWL_ASAN_RUNTIME
 	# the same targets under libFuzzer, coverage-guided, for a while each
 	fuzz_out=$(tools/fuzz.sh 20 2>&1) || true
