@@ -7,14 +7,17 @@ and clients started through the shim with a runtime dir that holds no
 Wayland socket, so nothing but the region can carry their windows.
 """
 
+import array
 import os
 import re
 import shlex
 import signal
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -335,6 +338,55 @@ def run_case(name, s, run, weston_may_stop=False):
         return 1
     finally:
         s.close()
+
+
+class FakeServer:
+    """An ivshmem-server socket that misbehaves in one way (mode): "hung"
+    accepts and never answers, "version" speaks another protocol version,
+    "size" hands over a region of 1 MiB + 4 KiB (no ivwl region has that
+    size, and ivwl-server refuses to make it)."""
+
+    def __init__(self, path, mode):
+        self.path = path
+        self.mode = mode
+        self.conns = []
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(16)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _send(self, conn, value, fd=None):
+        data = struct.pack("<q", value)
+        if fd is None:
+            conn.sendall(data)
+        else:
+            conn.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                   array.array("i", [fd]))])
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)     # held open: no EOF for "hung"
+            try:
+                if self.mode == "version":
+                    self._send(conn, 9)
+                elif self.mode == "size":
+                    self._send(conn, 0)
+                    self._send(conn, 1)
+                    fd = os.memfd_create("ivwl-bad-region")
+                    os.ftruncate(fd, (1 << 20) + 4096)
+                    self._send(conn, -1, fd)
+                    os.close(fd)
+            except OSError:
+                pass
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
 
 
 class LiveView:

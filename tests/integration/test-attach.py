@@ -19,67 +19,18 @@ fd-limit  weston under an open-file limit (soft = hard, so the plugin
           limit (its shell must start), stays up.
 """
 
-import array
 import os
 import resource
-import socket
-import struct
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from session import ENV, Failure, sanitized, wait_for  # noqa: E402
+from session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+                     sanitized, wait_for)
 
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
-
-
-class FakeServer:
-    """An ivshmem-server socket that misbehaves in one way (mode)."""
-
-    def __init__(self, path, mode):
-        self.path = path
-        self.mode = mode
-        self.conns = []
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(path)
-        self.sock.listen(16)
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _send(self, conn, value, fd=None):
-        data = struct.pack("<q", value)
-        if fd is None:
-            conn.sendall(data)
-        else:
-            conn.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                   array.array("i", [fd]))])
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(conn)     # held open: no EOF for "hung"
-            try:
-                if self.mode == "version":
-                    self._send(conn, 9)
-                elif self.mode == "size":
-                    self._send(conn, 0)
-                    self._send(conn, 1)
-                    fd = os.memfd_create("ivwl-bad-region")
-                    os.ftruncate(fd, (1 << 20) + 4096)
-                    self._send(conn, -1, fd)
-                    os.close(fd)
-            except OSError:
-                pass
-
-    def close(self):
-        self.sock.close()
-        for c in self.conns:
-            c.close()
 
 
 class Weston:
@@ -159,7 +110,7 @@ class Weston:
         for f in self.fakes:
             f.close()
 
-    def dump(self):
+    def dump_logs(self):
         print("---- weston.log")
         print(self.log()[-6000:])
 
@@ -239,20 +190,8 @@ CASES = {"failures": case_failures, "fd-limit": case_fd_limit}
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
-        return 2
-    w = Weston([])
-    try:
-        CASES[sys.argv[1]](w)
-        print(f"PASS {sys.argv[1]}")
-        return 0
-    except Failure as e:
-        print(f"FAIL {sys.argv[1]}: {e}")
-        w.dump()
-        return 1
-    finally:
-        w.close()
+    # each case watches weston itself
+    return case_main(CASES, lambda name: (Weston([]), CASES[name], True))
 
 
 if __name__ == "__main__":

@@ -6,20 +6,16 @@ real weston, ivwl.so, ivwl-server and ivwl-agent.
     test-config.py CASE      (meson runs one case per test)
 """
 
-import array
 import os
 import signal
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, Failure, case_main, sanitized,  # noqa: E402
-                     start_ivwl_server, wait_for)
+from session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+                     sanitized, start_ivwl_server, wait_for)
 
 
 class Setup:
@@ -28,6 +24,7 @@ class Setup:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="ivwl-config.")
         self.procs = []
+        self.fakes = []
         self.weston = None
 
     def path(self, name):
@@ -98,6 +95,8 @@ class Setup:
         self.expect_log(text, 1.0)
 
     def close(self):
+        for f in self.fakes:
+            f.close()
         for p in reversed(self.procs):
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -211,57 +210,16 @@ def case_bad_color(s):
                          "hex digits, alpha first, e.g. color=0xff3070c0")
 
 
-class FakeServer:
-    """An ivshmem-doorbell server (QEMU's protocol) that hands out a
-    region of any size (ivwl-server itself refuses small ones), and the
-    same peer id to every client."""
-
-    def __init__(self, path, size, peer):
-        self.peer = peer
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(path)
-        self.sock.listen(4)
-        self.region = os.memfd_create("fake-region")
-        os.ftruncate(self.region, size)
-        self.clients = []
-        self.fds = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _send(self, c, value, fd=None):
-        data = struct.pack("<q", value)
-        if fd is None:
-            c.sendall(data)
-        else:
-            c.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                array.array("i", [fd]))])
-
-    def _serve(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.clients.append(c)
-            bell = os.eventfd(0)
-            self.fds.append(bell)
-            self._send(c, 0)
-            self._send(c, self.peer)
-            self._send(c, -1, self.region)
-            self._send(c, self.peer, bell)
-
-
 def case_small_region(s):
     """A region smaller than its 32 slots need (QEMU with size=1M): weston
     and the agent each name the size and what to make it."""
-    path = s.path("fake.sock.display")
-    FakeServer(path, 1 << 20, 0)
+    path = s.path("fake.sock")
+    s.fakes.append(FakeServer(path, "size"))
     s.start_weston(core() + vm_section("work", server=path))
     fix = ("the region is too small for its slots: make it a power of two "
            "from 2M to 64G (ivwl-server --size, QEMU's memory-backend size=)")
     want = f"[work] server={path}: {fix}"
     s.expect_log(want)
-    path = s.path("fake.sock")
-    FakeServer(path, 1 << 20, 1)
     p = s.agent(path, "work", wait=False)
     if p.wait(20) != 1:
         raise Failure("the agent did not refuse the region")
