@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libweston/libweston.h>
 #include <libweston/weston-log.h>
@@ -23,11 +22,12 @@
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "live-view.h"
+#include "mono-time.h"
 #include "pipe-thread.h"
 #include "vm.h"
 
 #define TICK_MS 1000
-#define LINE_MAX 2048
+#define VIEW_LINE_MAX 2048
 #define WINDOWS_MAX 16
 
 struct ivwl_live_view {
@@ -40,18 +40,9 @@ struct ivwl_live_view {
 
 /* One line being built; what does not fit is cut, never overflowed. */
 struct line {
-	char buf[LINE_MAX];
+	char buf[VIEW_LINE_MAX];
 	size_t len;
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void __attribute__((format(printf, 2, 3)))
 add(struct line *l, const char *fmt, ...)
@@ -324,7 +315,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 static void
 print_all(struct ivwl_live_view *lv, struct weston_log_subscription *sub)
 {
-	uint64_t t = now_ms(), ms = sub ? 0 : t - lv->last_ms;
+	uint64_t t = (uint64_t)ivwl_now_ms(), ms = sub ? 0 : t - lv->last_ms;
 	struct ivwl_vm *vm;
 
 	wl_list_for_each(vm, &lv->plugin->vms, link)
@@ -377,7 +368,7 @@ set_marks(struct ivwl_live_view *lv)
 		}
 		vm->live.printed = vm->live.closed;
 	}
-	lv->last_ms = now_ms();
+	lv->last_ms = (uint64_t)ivwl_now_ms();
 }
 
 static void
@@ -453,7 +444,7 @@ ivwl_live_view_closed(struct ivwl_connection *conn, const char *why)
 		&live->closures[live->closed % IVWL_LIVE_CLOSURES];
 	struct ivwl_slot_app_stats app;
 
-	c->when_ms = now_ms();
+	c->when_ms = (uint64_t)ivwl_now_ms();
 	c->slot = conn->slot;
 	c->generation = conn->generation;
 	snprintf(c->why, sizeof(c->why), "%s", why);
