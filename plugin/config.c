@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The configuration mistakes people make, each refused with one log line
  * that names the key and the fix (docs/deploy.md, "Configuration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checks of the configuration (config.c): each mistake is logged as one
  * line naming the key and the fix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * weston-debug's scope "ivwl": what every VM and connection is doing,
  * one line per object per second (docs/deploy.md, "Watching it run").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The live view: weston-debug's scope "ivwl" (live-view.c).  Counters are
  * plain increments where things happen (no syscall, no timer); the scope

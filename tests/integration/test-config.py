@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The configuration mistakes people make, each answered by one line that
 names the key and the fix (docs/deploy.md, "Configuration errors"), with
 real weston, ivwl.so, ivwl-server and ivwl-agent.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """weston-debug's scope "ivwl" during a real run: a subscriber sees the
 figures move, and they agree with what the clients did (their relays'
 IVWL_STATS) and with each other.
