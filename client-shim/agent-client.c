@@ -145,6 +145,14 @@ ivwl_agent_free(int fd, uint64_t offset)
 }
 
 int
+ivwl_agent_clock_wanted(int fd)
+{
+	struct ivwl_agent_reply rep;
+
+	return call(fd, IVWL_AGENT_CLOCK_WANTED, 0, 0, &rep, NULL, 0, NULL);
+}
+
+int
 ivwl_agent_status(int fd, struct ivwl_agent_status *out)
 {
 	struct ivwl_agent_reply rep;

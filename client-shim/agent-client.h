@@ -51,4 +51,8 @@ ivwl_agent_free(int fd, uint64_t offset);
 int
 ivwl_agent_status(int fd, struct ivwl_agent_status *out);
 
+/* The clock link is wanted now (agent-proto.h).  0 or -errno. */
+int
+ivwl_agent_clock_wanted(int fd);
+
 #endif

@@ -36,7 +36,18 @@ enum ivwl_agent_op {
 	/* <- free slots, usable slots, heap free bytes, heap size,
 	 *    quarantined slots, app epoch */
 	IVWL_AGENT_STATUS = 6,
+	/*
+	 * A relay is about to translate the display's times: keep the clock
+	 * link sampling for IVWL_AGENT_CLOCK_ACTIVE_S from now.  <- 0
+	 */
+	IVWL_AGENT_CLOCK_WANTED = 7,
 };
+
+/*
+ * The agent samples the display's clock only this long after a relay
+ * asked (IVWL_AGENT_CLOCK_WANTED): no wake-ups while nothing shows time.
+ */
+#define IVWL_AGENT_CLOCK_ACTIVE_S 10
 
 struct ivwl_agent_request {
 	uint32_t op;

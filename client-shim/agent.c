@@ -88,7 +88,26 @@ struct agent {
 	int signal_fd;
 	bool verbose;
 	struct ivwl_clock_asker clock;	/* docs/region.md, "Clock link" */
+	int64_t clock_until;		/* asker time it samples until */
 };
+
+/* Sampling only while a relay translates times: idle costs no wake-up. */
+static bool
+clock_active(const struct agent *agent)
+{
+	return ivwl_clock_asker_now(&agent->clock) < agent->clock_until;
+}
+
+static void
+clock_wanted(struct agent *agent)
+{
+	int64_t now = ivwl_clock_asker_now(&agent->clock);
+
+	/* Back from rest: the estimate is old, ask at once. */
+	if (now >= agent->clock_until && agent->clock.next_at > now)
+		agent->clock.next_at = now;
+	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_S * 1000000000ll;
+}
 
 static void
 agent_log(const char *fmt, ...)
@@ -500,6 +519,10 @@ handle_request(struct agent *agent, struct agent_client *client)
 		fill_status(agent, &rep);
 		ret = 0;
 		break;
+	case IVWL_AGENT_CLOCK_WANTED:
+		clock_wanted(agent);
+		ret = 0;
+		break;
 	default:
 		agent_log("pid %d: unknown request %u, disconnecting",
 			  (int)client->pid, req.op);
@@ -686,8 +709,8 @@ run(struct agent *agent)
 			n++;
 		}
 
-		if (poll(pfd, FD_FIXED_COUNT + n,
-			 ivwl_clock_ask_timeout_ms(&agent->clock)) < 0) {
+		if (poll(pfd, FD_FIXED_COUNT + n, clock_active(agent) ?
+			 ivwl_clock_ask_timeout_ms(&agent->clock) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			agent_log("poll: %s", strerror(errno));
@@ -709,7 +732,7 @@ run(struct agent *agent)
 				client_gone(agent, polled[i]);
 		if (pfd[FD_LISTEN].revents)
 			accept_client(agent);
-		if (ivwl_clock_ask(&agent->clock))
+		if (clock_active(agent) && ivwl_clock_ask(&agent->clock))
 			ivwl_device_ring(agent->dev, IVWL_PEER_DISPLAY,
 					 IVWL_DOORBELL_VECTOR);
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent-client.h"
 #include "frame-trace.h"
 #include "ivwl-protocols.h"
 #include "relay-time.h"
@@ -33,13 +34,14 @@ say(const char *fmt, const char *what, long long err)
 }
 
 void
-ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base)
+ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base, int agent_fd)
 {
 	const char *off = getenv("IVWL_TEST_CLOCK_OFFSET_NS");
 	const char *tr = getenv("IVWL_CLOCK_TRANSLATE");
 
 	memset(rt, 0, sizeof(*rt));
 	rt->base = base;
+	rt->agent_fd = agent_fd;
 	rt->translate = !(tr && strcmp(tr, "off") == 0);
 	rt->test_offset = off ? strtoll(off, NULL, 10) : 0;
 }
@@ -51,6 +53,36 @@ app_now(const struct ivwl_relay_time *rt, clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec + rt->test_offset;
+}
+
+/*
+ * The agent samples the display's clock only while asked (agent-proto.h):
+ * ask when a client binds wp_presentation, and when the estimate we use
+ * was published more than WANT_AFTER_NS ago, at most once a second.
+ */
+#define WANT_AFTER_NS 2000000000ll
+
+static void
+want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
+{
+	struct timespec ts;
+	int64_t now;
+
+	if (rt->agent_fd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	if (rt->wanted_at && now - rt->wanted_at < NS_PER_S)
+		return;
+	if (view && view->expires &&
+	    view->expires - IVWL_CLOCK_STALE_NS + WANT_AFTER_NS >
+	    app_now(rt, view->app_clock_id))
+		return;
+	rt->wanted_at = now;
+	/* Without it the estimate ages and times turn discarded, said. */
+	if (ivwl_agent_clock_wanted(rt->agent_fd) < 0)
+		fprintf(stderr, "ivwl-relay: cannot ask the agent for the "
+			"clock link\n");
 }
 
 /* App time of display time d, if the estimate can be trusted now. */
@@ -92,8 +124,10 @@ registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
 	struct ivwl_clock_view view;
 	const char *name = ivwl_wire_arg_string(msg, 1);
 
-	if (!name || strcmp(name, ivwl_iface_wp_presentation.name) != 0 ||
-	    trusted_soon(rt, &view))
+	if (!name || strcmp(name, ivwl_iface_wp_presentation.name) != 0)
+		return msg->size;
+	want_clock(rt, NULL);
+	if (trusted_soon(rt, &view))
 		return msg->size;
 	rt->hidden++;
 	say("hiding %s from the client: no trustworthy mapping of the "
@@ -133,9 +167,13 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	};
 	int64_t app, err;
 
-	if (sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) && nsec < NS_PER_S &&
-	    translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
-		      &view)) {
+	bool ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
+		  nsec < NS_PER_S &&
+		  translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
+			    &view);
+
+	want_clock(rt, ok ? &view : NULL);
+	if (ok) {
 		w[0] = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
 		w[1] = (uint32_t)(app / NS_PER_S);
 		w[2] = (uint32_t)(app % NS_PER_S);

@@ -18,6 +18,8 @@
 
 struct ivwl_relay_time {
 	void *base;
+	int agent_fd;		/* to ask for the clock link, or -1 */
+	int64_t wanted_at;	/* CLOCK_MONOTONIC ns of the last ask */
 	bool translate;		/* IVWL_CLOCK_TRANSLATE is not "off" */
 	int64_t test_offset;	/* IVWL_TEST_CLOCK_OFFSET_NS */
 	uint32_t display_clock;	/* as the display's clock_id said */
@@ -29,7 +31,7 @@ struct ivwl_relay_time {
 };
 
 void
-ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base);
+ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base, int agent_fd);
 
 /*
  * One event, decoded: writes what the client gets instead to out (at

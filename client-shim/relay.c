@@ -608,7 +608,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	ivwl_buffers_init(&r->buffers, r->agent_fd, r->slot.base,
 			  &r->slot.layout);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
-	ivwl_relay_time_init(&r->time, r->slot.base);
+	ivwl_relay_time_init(&r->time, r->slot.base, r->agent_fd);
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	ret = fcntl(sock, F_GETFL);

@@ -870,10 +870,13 @@ def case_presentation_clock(s):
     if int(ENV.get("IVWL_TEST_CLOCK_OFFSET_NS", "0")) < 60 * 10**9:
         raise Failure("IVWL_TEST_CLOCK_OFFSET_NS must put the app side "
                       "at least a minute ahead")
-    line = wait_for("the agent's first clock estimate",
-                    lambda: agent_estimate(s), 10.0)
-    print(line)
+    # The agent samples only once a relay asks: nobody shows time yet.
+    time.sleep(1.0)
+    if agent_estimate(s):
+        raise Failure("the agent sampled the display's clock while no "
+                      "client asked for presentation times")
     got, status = clock_frames(s, "clock-on")
+    print(agent_estimate(s))
     if status != 0 or got["clock_future"] != "0":
         raise Failure(f"translated: {got['clock_future']} presented times "
                       f"ahead of our clock, {got['clock_late']} too old "
@@ -890,6 +893,26 @@ def case_presentation_clock(s):
         raise Failure(f"untranslated times passed the check "
                       f"({got['clock_bad']} of {got['presented']} bad)")
     print(agent_estimate(s))
+    # Nobody shows time any more: the agent stops sampling (no wake-ups).
+    time.sleep(IVWL_AGENT_CLOCK_ACTIVE_S + 1.5)
+    agent = [pr for pr in s.procs if "ivwl-agent" in " ".join(pr.args)][0]
+    before = switches(agent.pid)
+    time.sleep(2.0)
+    if switches(agent.pid) != before:
+        raise Failure("the agent still wakes with no client showing time")
+
+
+def switches(pid):
+    """Times the process's threads were switched onto a CPU."""
+    n = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            n += int(f.read().split()[2])
+    return n
+
+
+# client-shim/agent-proto.h
+IVWL_AGENT_CLOCK_ACTIVE_S = 10
 
 
 

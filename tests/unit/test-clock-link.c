@@ -292,7 +292,7 @@ test_relay_without_estimate(void)
 	uint8_t out[64];
 	uint32_t u[2] = { 7, 1 };
 
-	ivwl_relay_time_init(&rt, base);
+	ivwl_relay_time_init(&rt, base, -1);
 	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
 	      "wl_compositor");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
@@ -335,7 +335,7 @@ test_relay_translates(void)
 		for (i = 0; i < 8; i++)
 			REQUIRE(round_trip(&c, &a) >= 0);
 	}
-	ivwl_relay_time_init(&rt, base);
+	ivwl_relay_time_init(&rt, base, -1);
 	event(&e, &ivwl_iface_wp_presentation,
 	      IVWL_EVT_WP_PRESENTATION_CLOCK_ID, &id, 1, NULL);
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
@@ -363,7 +363,7 @@ test_relay_translates(void)
 
 	/* Turned off: untouched. */
 	setenv("IVWL_CLOCK_TRANSLATE", "off", 1);
-	ivwl_relay_time_init(&rt, base);
+	ivwl_relay_time_init(&rt, base, -1);
 	unsetenv("IVWL_CLOCK_TRANSLATE");
 	presented_at(&e, d);
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
