@@ -37,17 +37,20 @@ enum ivwl_agent_op {
 	 *    quarantined slots, app epoch */
 	IVWL_AGENT_STATUS = 6,
 	/*
-	 * A relay is about to translate the display's times: keep the clock
-	 * link sampling for IVWL_AGENT_CLOCK_ACTIVE_S from now.  <- 0
+	 * A relay is about to translate the display's times with no
+	 * estimate or an ageing one: sample the clock link for
+	 * IVWL_AGENT_CLOCK_ACTIVE_MS from now.  <- 0
 	 */
 	IVWL_AGENT_CLOCK_WANTED = 7,
 };
 
 /*
  * The agent samples the display's clock only this long after a relay
- * asked (IVWL_AGENT_CLOCK_WANTED): no wake-ups while nothing shows time.
+ * asked, it started or the display did: a burst that settles the
+ * estimate, then no wake-ups.  The estimate's drift keeps it good for
+ * long after (client-shim/relay-time.c asks again as it ages).
  */
-#define IVWL_AGENT_CLOCK_ACTIVE_S 10
+#define IVWL_AGENT_CLOCK_ACTIVE_MS 3000
 
 struct ivwl_agent_request {
 	uint32_t op;

@@ -89,6 +89,7 @@ struct agent {
 	bool verbose;
 	struct ivwl_clock_asker clock;	/* docs/region.md, "Clock link" */
 	int64_t clock_until;		/* asker time it samples until */
+	uint32_t clock_epoch;		/* the display's, when last woken */
 };
 
 /* Sampling only while a relay translates times: idle costs no wake-up. */
@@ -106,7 +107,7 @@ clock_wanted(struct agent *agent)
 	/* Back from rest: the estimate is old, ask at once. */
 	if (now >= agent->clock_until && agent->clock.next_at > now)
 		agent->clock.next_at = now;
-	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_S * 1000000000ll;
+	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_MS * 1000000ll;
 }
 
 static void
@@ -671,6 +672,14 @@ on_doorbell(struct agent *agent)
 	if (bits & IVWL_DOORBELL_CLOCK)
 		ivwl_agent_clock_heard(&agent->clock, agent->verbose);
 	if (bits & IVWL_DOORBELL_CONTROL) {
+		/* A display that (re)started: settle the estimate now, before
+		 * its clients ask for times. */
+		if (ivwl_shm_load(&display_block(agent)->epoch) !=
+		    agent->clock_epoch) {
+			agent->clock_epoch =
+				ivwl_shm_load(&display_block(agent)->epoch);
+			clock_wanted(agent);
+		}
 		/* The display's probe: answering it is our sign of life. */
 		ivwl_shm_store64(&own_block(agent)->liveness,
 			ivwl_shm_load64(&display_block(agent)->liveness));
@@ -868,6 +877,7 @@ main(int argc, char *argv[])
 	if (setup_fds(&agent) < 0)
 		goto err_heap;
 	ivwl_clock_asker_init(&agent.clock, agent.base);
+	clock_wanted(&agent);
 	if (claim_region(&agent) < 0)
 		goto err_heap;
 	agent.listen_fd = listen_on(agent.listen_path);

@@ -56,11 +56,12 @@ app_now(const struct ivwl_relay_time *rt, clockid_t clock)
 }
 
 /*
- * The agent samples the display's clock only while asked (agent-proto.h):
- * ask when a client binds wp_presentation, and when the estimate we use
- * was published more than WANT_AFTER_NS ago, at most once a second.
+ * The agent samples the display's clock only in bursts (agent-proto.h):
+ * ask when a client binds wp_presentation and there is no estimate, and
+ * when the one we use is WANT_AFTER_NS old or its bound has grown to half
+ * what we trust, at most once a second.
  */
-#define WANT_AFTER_NS 2000000000ll
+#define WANT_AFTER_NS 20000000000ll
 
 static void
 want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
@@ -74,10 +75,15 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 	now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 	if (rt->wanted_at && now - rt->wanted_at < NS_PER_S)
 		return;
-	if (view && view->expires &&
-	    view->expires - IVWL_CLOCK_STALE_NS + WANT_AFTER_NS >
-	    app_now(rt, view->app_clock_id))
-		return;
+	if (view && view->expires) {
+		int64_t age = app_now(rt, view->app_clock_id) -
+			      (view->expires - IVWL_CLOCK_STALE_NS);
+		int64_t bound = view->map.err_ns +
+				view->map.growth_ppb * (age / 1000) / 1000000;
+
+		if (age < WANT_AFTER_NS && bound < IVWL_CLOCK_TRUST_NS / 2)
+			return;
+	}
 	rt->wanted_at = now;
 	/* Without it the estimate ages and times turn discarded, said. */
 	if (ivwl_agent_clock_wanted(rt->agent_fd) < 0)
@@ -126,7 +132,7 @@ registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
 
 	if (!name || strcmp(name, ivwl_iface_wp_presentation.name) != 0)
 		return msg->size;
-	want_clock(rt, NULL);
+	want_clock(rt, ivwl_clock_view_read(rt->base, &view) ? &view : NULL);
 	if (trusted_soon(rt, &view))
 		return msg->size;
 	rt->hidden++;
