@@ -104,18 +104,18 @@ attach_run(void *data)
 	return NULL;
 }
 
-static int
-on_finished(int fd, uint32_t mask, void *data)
+/* Unlinks the finished jobs, orphaning all if cancel; the caller frees. */
+static struct attach_job *
+take_finished(struct ivwl_attacher *a, bool cancel)
 {
-	struct ivwl_attacher *a = data;
 	struct attach_job *ready = NULL, **p, *job;
-	uint64_t v;
 
-	if (read(fd, &v, sizeof(v)) < 0) {
-		/* spurious: nothing finished */
-	}
 	pthread_mutex_lock(&a->lock);
+	if (cancel)
+		a->closed = true;
 	for (p = &a->jobs; (job = *p);) {
+		if (cancel)
+			job->owner = NULL;
 		if (!job->finished) {
 			p = &job->next;
 			continue;
@@ -125,6 +125,20 @@ on_finished(int fd, uint32_t mask, void *data)
 		ready = job;
 	}
 	pthread_mutex_unlock(&a->lock);
+	return ready;
+}
+
+static int
+on_finished(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_attacher *a = data;
+	struct attach_job *ready, *job;
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* spurious: nothing finished */
+	}
+	ready = take_finished(a, false);
 
 	/* The callback may start or cancel attempts: the lock is free. */
 	while ((job = ready)) {
@@ -167,25 +181,13 @@ err_free:
 void
 ivwl_attacher_destroy(struct ivwl_attacher *a)
 {
-	struct attach_job *ready = NULL, **p, *job;
+	struct attach_job *ready, *job;
 
 	if (!a)
 		return;
 	ivwl_watch_remove(a->watch);
-	pthread_mutex_lock(&a->lock);
-	a->closed = true;
 	/* Finished ones are ours to free; running ones free themselves. */
-	for (p = &a->jobs; (job = *p);) {
-		job->owner = NULL;
-		if (!job->finished) {
-			p = &job->next;
-			continue;
-		}
-		*p = job->next;
-		job->next = ready;
-		ready = job;
-	}
-	pthread_mutex_unlock(&a->lock);
+	ready = take_finished(a, true);
 	while ((job = ready)) {
 		ready = job->next;
 		job_free(job);
