@@ -664,7 +664,7 @@ static void
 on_doorbell(struct agent *agent)
 {
 	uint64_t bits;
-	uint32_t i;
+	uint32_t i, epoch;
 
 	ivwl_device_vector_drain(agent->dev, IVWL_DOORBELL_VECTOR);
 	ivwl_trace(IVWL_TRACE_WAKE, 1);
@@ -674,10 +674,9 @@ on_doorbell(struct agent *agent)
 	if (bits & IVWL_DOORBELL_CONTROL) {
 		/* A display that (re)started: settle the estimate now, before
 		 * its clients ask for times. */
-		if (ivwl_shm_load(&display_block(agent)->epoch) !=
-		    agent->clock_epoch) {
-			agent->clock_epoch =
-				ivwl_shm_load(&display_block(agent)->epoch);
+		epoch = ivwl_shm_load(&display_block(agent)->epoch);
+		if (epoch != agent->clock_epoch) {
+			agent->clock_epoch = epoch;
 			clock_wanted(agent);
 		}
 		/* The display's probe: answering it is our sign of life. */

@@ -166,6 +166,13 @@ vm_where(const struct ivwl_vm *vm)
 	return vm->device ? vm->device : vm->server;
 }
 
+/* The weston.ini key that names vm_where(). */
+static const char *
+vm_key(const struct ivwl_vm *vm)
+{
+	return vm->device ? "device" : "server";
+}
+
 static int
 on_device(int fd, uint32_t mask, void *data)
 {
@@ -175,8 +182,7 @@ on_device(int fd, uint32_t mask, void *data)
 	if (ret < 0) {
 		/* A peer's doorbell we could not take leaves it mute. */
 		ivwl_log("[%s] %s=%s: %s; detached, retrying every %d ms",
-			 vm->name, vm->device ? "device" : "server",
-			 vm_where(vm), ret == -EMFILE ?
+			 vm->name, vm_key(vm), vm_where(vm), ret == -EMFILE ?
 			 "cannot take an fd the server sent (Too many open "
 			 "files)" : "lost the ivshmem server", RETRY_MS);
 		vm_detach(vm, false);
@@ -311,8 +317,7 @@ attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 	/* Once per kind of failure: the retry timer runs forever. */
 	if (!vm->attach_err || strcmp(why, vm->attach_err) != 0)
 		ivwl_log("[%s] %s=%s: %s; retrying every %d ms", vm->name,
-			 vm->device ? "device" : "server", vm_where(vm), why,
-			 RETRY_MS);
+			 vm_key(vm), vm_where(vm), why, RETRY_MS);
 	free(vm->attach_err);
 	vm->attach_err = strdup(why);
 	return ret;
@@ -401,17 +406,15 @@ vm_attach(struct ivwl_vm *vm)
 {
 	struct ivwl_device *dev = NULL;
 	const char *err = NULL;
-	char why[128];
 	int ret;
 
 	if (vm->attaching)
 		return 0;
 	/* Weston's own clients and outputs come first. */
-	if (!ivwl_fds_to_spare(vm->plugin, ATTACH_FDS)) {
-		snprintf(why, sizeof(why), "weston's open files are near their "
-			 "limit, kept for weston itself");
-		return attach_failed(vm, -EMFILE, why);
-	}
+	if (!ivwl_fds_to_spare(vm->plugin, ATTACH_FDS))
+		return attach_failed(vm, -EMFILE, "weston's open files are "
+				     "near their limit, kept for weston "
+				     "itself");
 	if (vm->server) {
 		ret = ivwl_attacher_start(vm->plugin->attacher, vm, vm->server,
 					  ATTACH_TIMEOUT_MS);
