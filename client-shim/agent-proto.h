@@ -45,12 +45,16 @@ enum ivwl_agent_op {
 };
 
 /*
- * The agent samples the display's clock only this long after a relay
- * asked, it started or the display did: a burst that settles the
- * estimate, then no wake-ups.  The estimate's drift keeps it good for
- * long after (client-shim/relay-time.c asks again as it ages).
+ * The agent samples the display's clock only in bursts: when a relay
+ * asked, it started or the display did.  A burst lasts until an answer
+ * of its own leaves the estimate good for IVWL_AGENT_CLOCK_SETTLED_MS
+ * more (within half of what relays trust), at most
+ * IVWL_AGENT_CLOCK_ACTIVE_MS; then no wake-ups.  The estimate's drift
+ * keeps it good for long after (client-shim/relay-time.c asks again as
+ * it ages).
  */
 #define IVWL_AGENT_CLOCK_ACTIVE_MS 3000
+#define IVWL_AGENT_CLOCK_SETTLED_MS 2000
 
 struct ivwl_agent_request {
 	uint32_t op;

@@ -88,15 +88,29 @@ struct agent {
 	int signal_fd;
 	bool verbose;
 	struct ivwl_clock_asker clock;	/* docs/region.md, "Clock link" */
+	int64_t clock_from;		/* asker time the burst began */
 	int64_t clock_until;		/* asker time it samples until */
 	uint32_t clock_epoch;		/* the display's, when last woken */
 };
 
-/* Sampling only while a relay translates times: idle costs no wake-up. */
+/*
+ * Sampling only while a relay translates times: idle costs no wake-up.
+ * A burst ends early once its answers settled the estimate, so the last
+ * frames of a busy spell do not leave the link ticking into the idle.
+ */
 static bool
-clock_active(const struct agent *agent)
+clock_active(struct agent *agent)
 {
-	return ivwl_clock_asker_now(&agent->clock) < agent->clock_until;
+	int64_t now = ivwl_clock_asker_now(&agent->clock);
+
+	if (now >= agent->clock_until)
+		return false;
+	if (ivwl_clock_asker_settled(&agent->clock, agent->clock_from,
+				     IVWL_AGENT_CLOCK_SETTLED_MS * 1000000ll)) {
+		agent->clock_until = now;
+		return false;
+	}
+	return true;
 }
 
 static void
@@ -105,8 +119,11 @@ clock_wanted(struct agent *agent)
 	int64_t now = ivwl_clock_asker_now(&agent->clock);
 
 	/* Back from rest: the estimate is old, ask at once. */
-	if (now >= agent->clock_until && agent->clock.next_at > now)
-		agent->clock.next_at = now;
+	if (now >= agent->clock_until) {
+		agent->clock_from = now;
+		if (agent->clock.next_at > now)
+			agent->clock.next_at = now;
+	}
 	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_MS * 1000000ll;
 }
 

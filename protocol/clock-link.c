@@ -218,9 +218,25 @@ ivwl_clock_heard(struct ivwl_clock_asker *c)
 	if (c->last_rtt < c->best_rtt)
 		c->best_rtt = c->last_rtt;
 	v = ivwl_clock_est_add(&c->est, &s);
-	if (v != IVWL_CLOCK_REJECTED)
+	if (v != IVWL_CLOCK_REJECTED) {
+		c->accepted_at = now;
 		publish(c, now);
+	}
 	return (int)v;
+}
+
+bool
+ivwl_clock_asker_settled(const struct ivwl_clock_asker *c, int64_t since,
+			 int64_t horizon_ns)
+{
+	struct ivwl_clock_map map;
+	int64_t err;
+
+	if (c->accepted_at < since || !c->accepted_at ||
+	    !ivwl_clock_est_map(&c->est, &map))
+		return false;
+	ivwl_clock_map_apply(&map, map.ref_display + horizon_ns, &err);
+	return err < IVWL_CLOCK_TRUST_NS / 2;
 }
 
 /* ---- app side (relays) ------------------------------------------------- */

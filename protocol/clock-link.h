@@ -60,6 +60,7 @@ struct ivwl_clock_asker {
 	struct ivwl_clock_est est;
 	uint64_t missing;
 	int64_t best_rtt, last_rtt;
+	int64_t accepted_at;	/* when an answer last went into est */
 };
 
 void
@@ -79,6 +80,16 @@ ivwl_clock_ask(struct ivwl_clock_asker *c);
  * the display rings. */
 int
 ivwl_clock_ask_timeout_ms(const struct ivwl_clock_asker *c);
+
+/*
+ * True when an answer taken at or after since (asker time) left an
+ * estimate whose bound stays within half of IVWL_CLOCK_TRUST_NS for
+ * horizon_ns more: what relays use is good, so sampling on would only
+ * cost wake-ups.
+ */
+bool
+ivwl_clock_asker_settled(const struct ivwl_clock_asker *c, int64_t since,
+			 int64_t horizon_ns);
 
 /*
  * The display rang IVWL_DOORBELL_CLOCK: take its answer, estimate and

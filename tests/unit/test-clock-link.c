@@ -371,6 +371,34 @@ test_relay_translates(void)
 	free(base);
 }
 
+/*
+ * A burst ends once an answer of its own leaves an estimate good for a
+ * while: not before an answer came, not while the drift is unmeasured.
+ */
+static void
+test_settled_needs_fresh_answers_and_drift(void)
+{
+	void *base = new_region();
+	struct ivwl_clock_answerer a;
+	struct ivwl_clock_asker c;
+	int64_t horizon = 2 * NS_PER_S;
+	int i;
+
+	ivwl_clock_asker_init(&c, base);
+	CHECK(!ivwl_clock_asker_settled(&c, 0, 0));
+	estimate(base, &c, 8);
+	CHECK(ivwl_clock_asker_settled(&c, 0, 0));
+	CHECK(!ivwl_clock_asker_settled(&c, c.accepted_at + 1, 0));
+	/* 8 samples in 20 ms: drift unknown, the bound grows 1 ms/s */
+	CHECK(!ivwl_clock_asker_settled(&c, 0, horizon));
+	usleep(1100 * 1000);
+	ivwl_clock_answerer_init(&a, CLOCK_MONOTONIC);
+	for (i = 0; i < 8; i++)
+		REQUIRE(round_trip(&c, &a) != IVWL_CLOCK_REJECTED);
+	CHECK(ivwl_clock_asker_settled(&c, 0, horizon));
+	free(base);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_round_trips_map_the_clock),
 	TEST(test_answers_are_rate_limited),
@@ -379,4 +407,5 @@ IVWL_TEST_MAIN(
 	TEST(test_survives_garbage),
 	TEST(test_relay_without_estimate),
 	TEST(test_relay_translates),
+	TEST(test_settled_needs_fresh_answers_and_drift),
 )
