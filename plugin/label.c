@@ -10,6 +10,7 @@
  * layer, so other windows cover them as they cover the window.  weston 10
  * specifics stay in this file.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,18 +148,31 @@ strips_place(struct ivwl_border *b)
 	for (i = 0; i < 4; i++) {
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;
+		bool changed = false;
 
-		if (s->width != geo[i][2] || s->height != geo[i][3])
+		/* Every commit comes here: touch a strip only when it moved.
+		 * A dirty view is damaged where it was and where it goes,
+		 * which would repaint all four strips on every frame. */
+		if (s->width != geo[i][2] || s->height != geo[i][3]) {
 			weston_surface_set_size(s, geo[i][2], geo[i][3]);
-		weston_view_set_position(v, geo[i][0], geo[i][1]);
+			changed = true;
+		}
+		if (v->geometry.x != (float)geo[i][0] ||
+		    v->geometry.y != (float)geo[i][1]) {
+			weston_view_set_position(v, geo[i][0], geo[i][1]);
+			changed = true;
+		}
 		/* Right under the window in its layer, wherever it went. */
 		if (v->layer_link.link.prev != &below->link ||
 		    v->layer_link.layer != b->framed->layer_link.layer) {
 			if (v->layer_link.layer)
 				weston_layer_entry_remove(&v->layer_link);
 			weston_layer_entry_insert(below, &v->layer_link);
+			changed = true;
 		}
 		below = &v->layer_link;
+		if (!changed && v->is_mapped)
+			continue;
 		s->is_mapped = true;
 		v->is_mapped = true;
 		weston_view_geometry_dirty(v);
