@@ -11,16 +11,21 @@
  * before it takes the count, so a ring it misses always finds the bit or
  * the arming cleared and wakes it again.
  *
- * The wake-up itself is a condition variable, not an eventfd: a ringer
- * per attached VM must not cost its owner file descriptors (weston runs
- * dozens of them under a 1024-file limit).
+ * The wake-up itself is a futex on a sequence word, not an eventfd: a
+ * ringer per attached VM must not cost its owner file descriptors (weston
+ * runs dozens of them under a 1024-file limit).  Nor a condition
+ * variable: its mutex, taken by the caller to signal and by the thread
+ * as it wakes, made them wait for each other on every ring, and those
+ * futex calls were a third of weston's CPU with eight busy VMs.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,14 +38,13 @@ struct ivwl_ringer {
 	uint64_t *counts;		/* per vector, atomic */
 	uint64_t *bits;			/* vectors with a count, atomic */
 	uint32_t nwords;
-	pthread_mutex_t lock;		/* for woken, done and the cvs */
-	pthread_cond_t wake;		/* callers -> thread */
+	uint32_t wake_seq;		/* futex: callers -> thread */
+	pthread_mutex_t lock;		/* for done and finished */
 	pthread_cond_t finished;	/* thread -> destroy */
-	bool woken;
 	bool done;
 	pthread_t thread;
 	int armed;			/* a wake-up is pending */
-	int closing;			/* destroy: flush, then leave */
+	int closing;			/* destroy: CLOSE_* */
 	int stuck;			/* sticky: a write blocked too long */
 	uint64_t writing_since;		/* monotonic ns, 0 between writes */
 };
@@ -52,31 +56,26 @@ struct ivwl_ringer {
  */
 #define NOT_ASAN __attribute__((no_sanitize_address))
 
+enum {
+	CLOSE_NOT = 0,
+	CLOSE_FLUSH,		/* write what is queued, then leave */
+	CLOSE_NOW,		/* leave without another write */
+};
+
 static void
 wake_thread(struct ivwl_ringer *r)
 {
-	pthread_mutex_lock(&r->lock);
-	r->woken = true;
-	pthread_cond_signal(&r->wake);
-	pthread_mutex_unlock(&r->lock);
+	__atomic_add_fetch(&r->wake_seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &r->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Until wake_seq moves on from seq; returns at once if it already did. */
 static void
-unlock_on_cancel(void *data)
+wait_woken(struct ivwl_ringer *r, uint32_t seq)
 {
-	pthread_mutex_unlock(data);
-}
-
-/* Until woken; a cancellation point, as the write is. */
-static NOT_ASAN void
-wait_woken(struct ivwl_ringer *r)
-{
-	pthread_mutex_lock(&r->lock);
-	pthread_cleanup_push(unlock_on_cancel, &r->lock);
-	while (!r->woken)
-		pthread_cond_wait(&r->wake, &r->lock);
-	r->woken = false;
-	pthread_cleanup_pop(1);
+	while (__atomic_load_n(&r->wake_seq, __ATOMIC_SEQ_CST) == seq)
+		syscall(SYS_futex, &r->wake_seq, FUTEX_WAIT_PRIVATE, seq,
+			NULL, NULL, 0);
 }
 
 /* The only place that may block, for as long as the peer likes. */
@@ -116,16 +115,23 @@ static NOT_ASAN void *
 ringer_run(void *data)
 {
 	struct ivwl_ringer *r = data;
-	bool closing = false;
+	uint32_t seq;
+	int closing;
 
-	do {
-		/* The wait and write() are where pthread_cancel() gets us. */
-		wait_woken(r);
+	for (;;) {
+		seq = __atomic_load_n(&r->wake_seq, __ATOMIC_SEQ_CST);
 		/* Every ring came before closing was set: one pass takes all. */
 		closing = __atomic_load_n(&r->closing, __ATOMIC_SEQ_CST);
+		if (closing == CLOSE_NOW)
+			break;
 		__atomic_store_n(&r->armed, 0, __ATOMIC_SEQ_CST);
+		/* The write() is where pthread_cancel() gets us. */
 		ring_queued(r);
-	} while (!closing);
+		if (closing)
+			break;
+		/* A ring after the disarm moved wake_seq: no sleep then. */
+		wait_woken(r, seq);
+	}
 	pthread_mutex_lock(&r->lock);
 	r->done = true;
 	pthread_cond_signal(&r->finished);
@@ -158,7 +164,6 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 	}
 	memcpy(r->fds, fds, nfds * sizeof(*r->fds));
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->wake, NULL);
 	/* The flush deadline is on the monotonic clock, as are all ours. */
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -177,7 +182,6 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out)
 
 err_sync:
 	pthread_cond_destroy(&r->finished);
-	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 err_free:
 	free(r->bits);
@@ -228,7 +232,8 @@ ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms)
 	if (!r)
 		return;
 	if (flush_ms > 0 && !__atomic_load_n(&r->stuck, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&r->closing, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->closing, CLOSE_FLUSH, __ATOMIC_SEQ_CST);
+		wake_thread(r);
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		deadline.tv_sec += flush_ms / 1000;
 		deadline.tv_nsec += (long)(flush_ms % 1000) * 1000000;
@@ -237,14 +242,15 @@ ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms)
 			deadline.tv_nsec -= 1000000000;
 		}
 		pthread_mutex_lock(&r->lock);
-		r->woken = true;
-		pthread_cond_signal(&r->wake);
 		while (!r->done &&
 		       pthread_cond_timedwait(&r->finished, &r->lock,
 					      &deadline) != ETIMEDOUT)
 			;
 		pthread_mutex_unlock(&r->lock);
 	}
+	/* The futex wait is no cancellation point: wake it to leave. */
+	__atomic_store_n(&r->closing, CLOSE_NOW, __ATOMIC_SEQ_CST);
+	wake_thread(r);
 	/*
 	 * A write the peer blocks sleeps interruptibly and is a cancellation
 	 * point, so this cannot hang; a thread that already left is fine.
@@ -252,7 +258,6 @@ ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms)
 	pthread_cancel(r->thread);
 	pthread_join(r->thread, NULL);
 	pthread_cond_destroy(&r->finished);
-	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->lock);
 	free(r->bits);
 	free(r->counts);
