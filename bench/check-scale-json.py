@@ -20,7 +20,9 @@ NUMBERS = ["vms", "nofile", "busy_s", "idle_s", "setup_s",
            "transport_cpu_busy", "transport_cpu_idle", "fps_mean",
            "fps_min", "fps_max", "frames_busy", "windows_stopped",
            "commits_idle", "transport_wakeups_per_frame",
-           "weston_cpu_busy_vs_native"]
+           "weston_cpu_busy_vs_native", "weston_ringer_cpu_busy",
+           "weston_cpu_busy_less_ringers",
+           "weston_cpu_busy_less_ringers_vs_native"]
 # null when the native weston used no CPU at all while idle (0 / 0)
 MAYBE_NUMBERS = ["weston_cpu_idle_vs_native"]
 POSITIVE = ["busy_s", "idle_s", "setup_s", "startup_s", "weston_fds",
@@ -85,6 +87,8 @@ def check_path(name, r):
     if r.get("path") == "native":
         if r.get("transport_cpu_busy") or "ivwl-relay" in busy:
             bad.append(f"{name}: native went through a transport")
+        if r.get("weston_ringer_cpu_busy"):
+            bad.append(f"{name}: native weston has ringer threads")
         return bad
     procs = r.get("processes", {})
     for role, n in (("ivwl-relay", 2 * N), ("ivwl-agent", N),
@@ -94,7 +98,9 @@ def check_path(name, r):
                        f"want {n}")
     if not busy.get("ivwl-relay", 0) > 0:
         bad.append(f"{name}: no busy wake-ups for ivwl-relay")
-    for k in ("transport_cpu_busy", "transport_wakeups_per_frame"):
+    # deployment C: weston writes the agents' eventfds from its ringers
+    for k in ("transport_cpu_busy", "transport_wakeups_per_frame",
+              "weston_ringer_cpu_busy"):
         if not r.get(k, 0) > 0:
             bad.append(f"{name}: {k} = {r.get(k)!r}, want > 0")
     if r.get("vms_attached") != N:

@@ -32,6 +32,9 @@
  */
 #define IVWL_RINGER_FLUSH_MS 100
 
+/* The name of every ringer thread (comm in /proc/PID/task/TID). */
+#define IVWL_RINGER_THREAD_NAME "ivwl-ring"
+
 struct ivwl_ringer;
 
 /*
