@@ -861,7 +861,7 @@ main(int argc, char *argv[])
 		return bad_usage("--listen PATH is required");
 
 	if (device)
-		ret = ivwl_device_open_kernel(device, &agent.dev, &err);
+		ret = ivwl_device_open_kernel(device, 0, &agent.dev, &err);
 	else
 		ret = ivwl_device_open_server(server, ATTACH_TIMEOUT_MS,
 					      &agent.dev, &err);

@@ -425,7 +425,8 @@ vm_attach(struct ivwl_vm *vm)
 		vm->plugin->attaching++;
 		return 0;
 	}
-	ret = ivwl_device_open_kernel(vm->device, &dev, &err);
+	ret = ivwl_device_open_kernel(vm->device, IVWL_DEVICE_PRIVATE, &dev,
+				      &err);
 	if (ret < 0)
 		return attach_failed(vm, ret, err);
 	return attach_device(vm, dev);

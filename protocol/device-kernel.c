@@ -54,7 +54,8 @@
 
 struct kernel_device {
 	struct ivwl_device dev;	/* region_fd: maps and rings, shared */
-	int bind_fd;		/* binds vector_fds, never shared */
+	int bind_fd;		/* binds vector_fds, never shared; -1:
+				 * IVWL_DEVICE_PRIVATE, region_fd does */
 	uint32_t nr_vector_fds;	/* nr_vectors before use_vectors */
 	int *vector_fds;	/* own eventfds, bound to the driver */
 };
@@ -178,6 +179,13 @@ warn_not_wb(const char *path)
 		"docs/driver.md \"Memory type\"\n", path);
 }
 
+/* The open file the vectors are bound through: closing it unbinds them. */
+static int
+binder(const struct kernel_device *kd)
+{
+	return kd->bind_fd >= 0 ? kd->bind_fd : kd->dev.region_fd;
+}
+
 static int
 bind_vectors(struct kernel_device *kd, const char **err)
 {
@@ -205,7 +213,7 @@ bind_vectors(struct kernel_device *kd, const char **err)
 		}
 		req.vector = v;
 		req.fd = kd->vector_fds[v];
-		if (ioctl(kd->bind_fd, IVWL_IOCTL_SET_EVENTFD, &req) < 0) {
+		if (ioctl(binder(kd), IVWL_IOCTL_SET_EVENTFD, &req) < 0) {
 			if (errno == EBUSY)
 				*err = "the device's doorbell vectors are "
 				       "bound by another process: is another "
@@ -219,8 +227,8 @@ bind_vectors(struct kernel_device *kd, const char **err)
 }
 
 int
-ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
-			const char **err)
+ivwl_device_open_kernel(const char *path, uint32_t flags,
+			struct ivwl_device **out, const char **err)
 {
 	struct ivwl_layout layout;
 	struct kernel_device *kd;
@@ -268,10 +276,12 @@ ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
 		*err = "cannot map the region";
 		goto err_close;
 	}
-	kd->bind_fd = open_node(path, err);
-	if (kd->bind_fd < 0) {
-		ret = kd->bind_fd;
-		goto err_destroy;
+	if (!(flags & IVWL_DEVICE_PRIVATE)) {
+		kd->bind_fd = open_node(path, err);
+		if (kd->bind_fd < 0) {
+			ret = kd->bind_fd;
+			goto err_destroy;
+		}
 	}
 	ret = bind_vectors(kd, err);
 	if (ret < 0)
@@ -302,7 +312,8 @@ kernel_destroy(struct ivwl_device *dev)
 	struct kernel_device *kd = to_kernel(dev);
 	uint32_t v;
 
-	/* Closing the binding file unbinds the vectors at once. */
+	/* Closing the binding file unbinds the vectors at once (the region's
+	 * file, when it is the binder, once unmapped too). */
 	if (kd->bind_fd >= 0)
 		close(kd->bind_fd);
 	if (kd->dev.base)
@@ -352,8 +363,11 @@ kernel_export_doorbell(struct ivwl_device *dev, uint32_t peer,
 {
 	/*
 	 * A dup shares our open file: the receiver needs no permission on
-	 * the node and rings with IVWL_IOCTL_DOORBELL like we do.
+	 * the node and rings with IVWL_IOCTL_DOORBELL like we do.  Not the
+	 * file our vectors are bound through: the receiver could rebind.
 	 */
+	if (to_kernel(dev)->bind_fd < 0)
+		return -EPERM;
 	ep->doorbell_fd = fcntl(dev->region_fd, F_DUPFD_CLOEXEC, 0);
 	if (ep->doorbell_fd < 0)
 		return -errno;
@@ -371,7 +385,7 @@ kernel_drop_vectors(struct ivwl_device *dev, uint32_t n)
 	for (v = n; v < kd->dev.nr_vectors; v++) {
 		req.vector = v;
 		/* Unbound, an interrupt on it signals nothing. */
-		if (ioctl(kd->bind_fd, IVWL_IOCTL_SET_EVENTFD, &req) < 0)
+		if (ioctl(binder(kd), IVWL_IOCTL_SET_EVENTFD, &req) < 0)
 			continue;
 		close(kd->vector_fds[v]);
 		kd->vector_fds[v] = -1;

@@ -39,8 +39,17 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
  * version; *err then says so in words (static string).
  */
 int
-ivwl_device_open_kernel(const char *path, struct ivwl_device **out,
-			const char **err);
+ivwl_device_open_kernel(const char *path, uint32_t flags,
+			struct ivwl_device **out, const char **err);
+
+/*
+ * A flag of ivwl_device_open_kernel: the region's fd never leaves this
+ * process (weston's), so the vectors are bound through it and not a
+ * second open file, which the agent needs because its clients get dups
+ * of the region's fd.  One fd fewer per VM; the device then exports no
+ * doorbell (-EPERM).
+ */
+#define IVWL_DEVICE_PRIVATE 0x1u
 
 void
 ivwl_device_destroy(struct ivwl_device *dev);

@@ -9,6 +9,7 @@
  * mapping is ordinary shared memory) and passes everything else to the
  * kernel.  The real driver is exercised by tests/vm/.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -36,6 +37,7 @@ static struct {
 	int bound[FAKE_VECTORS];	/* our dup of each bound eventfd */
 	unsigned rings;
 	struct ivwl_doorbell last;
+	int binder;		/* the fd SET_EVENTFD came through */
 } fake;
 
 static bool
@@ -48,7 +50,7 @@ fake_serves(int fd)
 }
 
 static int
-fake_ioctl(unsigned long request, void *arg)
+fake_ioctl(int fd, unsigned long request, void *arg)
 {
 	struct ivwl_eventfd *ev = arg;
 
@@ -70,6 +72,7 @@ fake_ioctl(unsigned long request, void *arg)
 			errno = EINVAL;
 			return -1;
 		}
+		fake.binder = fd;
 		if (fake.bound[ev->vector] >= 0)
 			close(fake.bound[ev->vector]);
 		fake.bound[ev->vector] = ev->fd < 0 ? -1 : dup(ev->fd);
@@ -91,7 +94,7 @@ ioctl(int fd, unsigned long request, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	if (_IOC_TYPE(request) == IVWL_IOCTL_MAGIC && fake_serves(fd))
-		return fake_ioctl(request, arg);
+		return fake_ioctl(fd, request, arg);
 	return (int)syscall(SYS_ioctl, fd, request, arg);
 }
 
@@ -141,7 +144,7 @@ open_error(const char *path, const char **err)
 	int ret;
 
 	*err = NULL;
-	ret = ivwl_device_open_kernel(path, &dev, err);
+	ret = ivwl_device_open_kernel(path, 0, &dev, err);
 	CHECK(dev == NULL);
 	if (ret == 0)
 		ivwl_device_destroy(dev);
@@ -170,7 +173,7 @@ test_open_errors(void)
 	CHECK(err && strstr(err, "not an ivwl device"));
 
 	/* NULL err is allowed. */
-	CHECK_EQ(ivwl_device_open_kernel("/nonexistent/ivwl0",
+	CHECK_EQ(ivwl_device_open_kernel("/nonexistent/ivwl0", 0,
 					 &(struct ivwl_device *){ NULL },
 					 NULL), -ENOENT);
 }
@@ -244,7 +247,7 @@ test_device(void)
 	int fd;
 
 	fake_start(IVWL_ABI_VERSION, FAKE_VECTORS, FAKE_SIZE);
-	REQUIRE(ivwl_device_open_kernel("/dev/zero", &dev, &err) == 0);
+	REQUIRE(ivwl_device_open_kernel("/dev/zero", 0, &dev, &err) == 0);
 	CHECK_EQ(ivwl_device_size(dev), FAKE_SIZE);
 	CHECK_EQ(ivwl_device_peer_id(dev), IVWL_PEER_APP);
 	CHECK_EQ(ivwl_device_nr_vectors(dev), FAKE_VECTORS);
@@ -316,9 +319,61 @@ test_device(void)
 	fake_stop();
 }
 
+/* Open fds of this process now, less the fake's dups of eventfds. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0, v;
+
+	REQUIRE(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	for (v = 0; v < FAKE_VECTORS; v++)
+		n -= fake.bound[v] >= 0;
+	return n - 3;	/* ".", ".." and the DIR's own */
+}
+
+/*
+ * weston's way: the vectors bound through the region's own open file, one
+ * fd fewer, and no doorbell handed out that could rebind them.
+ */
+static void
+test_private_device(void)
+{
+	struct ivwl_device *dev = NULL, *shared = NULL;
+	struct ivwl_endpoint ep;
+	const char *err = NULL;
+	int before, fds_private, fds_shared;
+
+	fake_start(IVWL_ABI_VERSION, FAKE_VECTORS, FAKE_SIZE);
+	before = open_fds();
+	REQUIRE(ivwl_device_open_kernel("/dev/zero", IVWL_DEVICE_PRIVATE,
+					&dev, &err) == 0);
+	fds_private = open_fds() - before;
+	CHECK_EQ(fake.binder, ivwl_device_region_fd(dev));
+	/* the node and one eventfd per vector */
+	CHECK_EQ(fds_private, 1 + FAKE_VECTORS);
+	fake_interrupt(1);
+	CHECK_EQ(ivwl_device_vector_drain(dev, 1), 1);
+	CHECK_EQ(ivwl_device_export_endpoint(dev, IVWL_PEER_DISPLAY, 2, 4,
+					     &ep), -EPERM);
+	CHECK_EQ(ep.region_fd, -1);
+	CHECK_EQ(open_fds() - before, fds_private);
+	ivwl_device_destroy(dev);
+
+	REQUIRE(ivwl_device_open_kernel("/dev/zero", 0, &shared, &err) == 0);
+	fds_shared = open_fds() - before;
+	CHECK(fake.binder != ivwl_device_region_fd(shared));
+	CHECK_EQ(fds_shared, fds_private + 1);
+	ivwl_device_destroy(shared);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_open_errors),
 	TEST(test_permission_denied),
 	TEST(test_refused_devices),
 	TEST(test_device),
+	TEST(test_private_device),
 )

@@ -899,11 +899,11 @@ device_open_captured(struct ivwl_guest *g, struct ivwl_device **dev,
 
 	out[0] = '\0';
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-		return ivwl_device_open_kernel(g->dev, dev, err);
+		return ivwl_device_open_kernel(g->dev, 0, dev, err);
 	fflush(stderr);
 	saved = fcntl(2, F_DUPFD_CLOEXEC, 0);
 	dup2(p[1], 2);
-	ret = ivwl_device_open_kernel(g->dev, dev, err);
+	ret = ivwl_device_open_kernel(g->dev, 0, dev, err);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
