@@ -24,6 +24,7 @@
 #define ARG_SEC_HI 0
 #define ARG_SEC_LO 1
 #define ARG_NSEC 2
+#define ARG_REFRESH 3
 
 static void
 say(const char *fmt, const char *what, long long err)
@@ -58,8 +59,8 @@ app_now(const struct ivwl_relay_time *rt, clockid_t clock)
 /*
  * The agent samples the display's clock only in bursts (agent-proto.h):
  * ask when a client binds wp_presentation and there is no estimate, and
- * when the one we use is WANT_AFTER_NS old or its bound has grown to half
- * what we trust, at most once a second.
+ * when the one we use is WANT_AFTER_NS old or its bound has grown past
+ * IVWL_CLOCK_GOOD_NS, at most once a second.
  */
 #define WANT_AFTER_NS 20000000000ll
 
@@ -81,7 +82,7 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 		int64_t bound = view->map.err_ns +
 				view->map.growth_ppb * (age / 1000) / 1000000;
 
-		if (age < WANT_AFTER_NS && bound < IVWL_CLOCK_TRUST_NS / 2)
+		if (age < WANT_AFTER_NS && bound < IVWL_CLOCK_GOOD_NS)
 			return;
 	}
 	rt->wanted_at = now;
@@ -173,10 +174,12 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	};
 	int64_t app, err;
 
+	uint32_t refresh = ivwl_wire_arg_uint(msg, ARG_REFRESH);
 	bool ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
 		  nsec < NS_PER_S &&
 		  translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
-			    &view);
+			    &view) &&
+		  (refresh == 0 || err <= refresh / 4);
 
 	want_clock(rt, ok ? &view : NULL);
 	if (ok) {

@@ -236,7 +236,7 @@ ivwl_clock_asker_settled(const struct ivwl_clock_asker *c, int64_t since,
 	    !ivwl_clock_est_map(&c->est, &map))
 		return false;
 	ivwl_clock_map_apply(&map, map.ref_display + horizon_ns, &err);
-	return err < IVWL_CLOCK_TRUST_NS / 2;
+	return err < IVWL_CLOCK_GOOD_NS;
 }
 
 /* ---- app side (relays) ------------------------------------------------- */

@@ -22,8 +22,22 @@
 #define IVWL_CLOCK_ANSWER_MIN_NS 2000000ll
 /* No answer within this is a missing sample (200 ms). */
 #define IVWL_CLOCK_ANSWER_TIMEOUT_NS 200000000ll
-/* Relays use an estimate only while its bound is within this (1 ms). */
-#define IVWL_CLOCK_TRUST_NS 1000000ll
+/*
+ * What the link aims for (0.5 ms): the agent samples until its estimate
+ * stays within this for a while, and relays ask for samples again when
+ * theirs has grown past it.  Easily reached on a machine that schedules
+ * the agent promptly; tens of microseconds under KVM.
+ */
+#define IVWL_CLOCK_GOOD_NS 500000ll
+/*
+ * The most a time relays pass on may be off (4 ms), and never more than
+ * a quarter of the output's refresh period: within that it still names
+ * the right vblank.  The gap to IVWL_CLOCK_GOOD_NS is for overloaded
+ * machines, where the agent is scheduled late and round trips stretch:
+ * there the choice is a time a few milliseconds off, said as such by its
+ * bound, or none at all.
+ */
+#define IVWL_CLOCK_TRUST_NS 4000000ll
 /* An estimate not refreshed for this long is stale (30 s). */
 #define IVWL_CLOCK_STALE_NS 30000000000ll
 
@@ -83,8 +97,8 @@ ivwl_clock_ask_timeout_ms(const struct ivwl_clock_asker *c);
 
 /*
  * True when an answer taken at or after since (asker time) left an
- * estimate whose bound stays within half of IVWL_CLOCK_TRUST_NS for
- * horizon_ns more: what relays use is good, so sampling on would only
+ * estimate whose bound stays within IVWL_CLOCK_GOOD_NS for horizon_ns
+ * more: what relays use is good, so sampling on would only
  * cost wake-ups.
  */
 bool

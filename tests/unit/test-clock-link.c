@@ -354,6 +354,16 @@ test_relay_translates(void)
 	CHECK(memcmp(out + 20, e.bytes + 20, 16) == 0);
 	CHECK_EQ(rt.translated, 1);
 
+	/* Off by more than a quarter of the refresh period: discarded, even
+	 * within IVWL_CLOCK_TRUST_NS (a 4 ns refresh allows 1 ns). */
+	CHECK(err > 1);
+	presented_at(&e, d);
+	e.msg.args[3].value = 4;
+	memcpy(e.bytes + e.msg.args[3].offset, &e.msg.args[3].value, 4);
+	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out),
+		 IVWL_WIRE_HEADER_SIZE);
+	CHECK_EQ(rt.discarded, 1);
+
 	/* Absurd times are not translated: discarded. */
 	presented_at(&e, 0);
 	((uint32_t *)(void *)e.bytes)[2] = 0xffffffffu;
