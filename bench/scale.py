@@ -524,7 +524,9 @@ def run_case(args, path, n):
         fds, mem = weston_usage(disp.weston.pid)
         kinds = fd_kinds(disp.weston.pid)
         stopped = ask(anim, "stop")
-        time.sleep(args.settle)     # the frames still in flight land
+        # the frames still in flight land, and the clock link's last
+        # burst, which frames asked for, ends (docs/region.md)
+        time.sleep(max(args.settle, args.idle_settle))
         idle, idle_wall = measure(roles, args.idle)
         counts2 = ask(anim, "count")
         disp.check_weston()
@@ -756,6 +758,7 @@ def parse_vms(s):
 def main_scale(args):
     if args.quick:
         args.busy, args.idle, args.settle = 2.0, 2.0, 0.5
+        args.idle_settle = 0.5
         args.vms = args.vms or "1,2"
     vms = parse_vms(args.vms or "1,8,32,64")
     args.window = parse_sizes(args.window)[0]
@@ -816,6 +819,10 @@ def main():
                          "(default %(default)s)")
     ap.add_argument("--settle", type=float, default=1.0,
                     help="seconds before each phase (default %(default)s)")
+    ap.add_argument("--idle-settle", type=float, default=3.0,
+                    help="seconds from 'stop' to the idle phase, at least "
+                         "--settle (default %(default)s: the longest a "
+                         "clock-link burst runs after the last frame)")
     ap.add_argument("--nofile", type=int, default=1024,
                     help="weston's RLIMIT_NOFILE, soft and hard (default "
                          "%(default)s, a desktop session's)")

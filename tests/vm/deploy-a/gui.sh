@@ -96,6 +96,12 @@ while read -r cmd; do
 			echo "GUI: FAIL: weston-screenshooter"
 		say "shot done"
 		;;
+	fds)
+		for f in /proc/$weston/fd/*; do
+			readlink "$f"
+		done >"/host$out/fds.txt" 2>&1
+		say "fds done"
+		;;
 	quit)
 		break
 		;;

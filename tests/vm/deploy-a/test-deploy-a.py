@@ -85,6 +85,12 @@ class HostSide(B.HostSide):
         self.gui.say(command)
         self.gui.wait_line(marker, 120, count=seen + 1)
 
+    def weston_fd_links(self):
+        """Where each of the gui-vm's weston's fds points."""
+        self._ask_gui("fds", "GUI: fds done")
+        with open(self.path("fds.txt")) as f:
+            return [line.strip() for line in f if line.strip()]
+
     def scene(self):
         self._ask_gui("scene", "GUI: scene done")
         with open(self.path("scene.txt"), "rb") as f:
@@ -104,6 +110,20 @@ class HostSide(B.HostSide):
         if not new:
             raise Failure("weston-screenshooter in the gui-vm wrote no file")
         return session.decode_png(os.path.join(shots, new[-1]))
+
+
+def check_weston_fds(host, errors):
+    """weston opens the node once: it maps, rings and binds its vector
+    through one file (IVWL_DEVICE_PRIVATE), with one eventfd for it."""
+    links = host.weston_fd_links()
+    # weston runs chrooted into the host's root, /dev/ivwl0 of the gui-vm
+    # mounted into it: the link names it from the guest's root
+    nodes = sum(link.endswith("/dev/ivwl0") for link in links)
+    print(f"deploy-a: weston holds {len(links)} fds, {nodes} of them "
+          f"/dev/ivwl0")
+    if nodes != 1:
+        errors.append(f"weston holds /dev/ivwl0 open {nodes} times, "
+                      f"want 1: {links}")
 
 
 def build_gui_initramfs(args, out, kernel_version):
@@ -185,6 +205,7 @@ def run(args):
         view = host.wait_view(title, timeout=120)
         B.compare_window(host, view, dump, B.WIDTH, B.HEIGHT)
         B.check_border(host, host.wait_view(title), B.BORDER)
+        check_weston_fds(host, errors)
 
         # The app-vm dies without a word (QEMU killed): nothing tells the
         # gui-vm but a liveness probe its agent no longer answers.
