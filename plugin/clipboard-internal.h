@@ -24,6 +24,8 @@ struct ivwl_clip_owner {
 };
 
 struct ivwl_clip_trusted;
+struct ivwl_clip_transfers;
+struct ivwl_channel;
 
 struct ivwl_clipboard {
 	struct ivwl_plugin *plugin;
@@ -39,6 +41,7 @@ struct ivwl_clipboard {
 	struct ivwl_clip_owner copy_owner;
 	struct wl_listener copy_destroy;
 	struct ivwl_clip_trusted *trusted;
+	struct ivwl_clip_transfers *transfers;
 };
 
 /* Whose data source holds, as far as the plugin can tell. */
@@ -54,6 +57,19 @@ ivwl_clip_owner_name(const struct ivwl_clip_owner *owner);
 struct ivwl_clip_owner
 ivwl_clip_owner_of_client(struct ivwl_clipboard *cb,
 			  struct wl_client *client);
+
+/* clipboard-transfer.c: what crossed, how much */
+struct ivwl_clip_transfers *
+ivwl_clip_transfers_create(struct ivwl_clipboard *cb);
+
+void
+ivwl_clip_transfers_destroy(struct ivwl_clip_transfers *transfers);
+
+/* The log line ch's end gives: party is the other side's name; gave
+ * says the VM of ch writes, not reads. */
+void
+ivwl_clip_transfer_note(struct ivwl_channel *ch, bool gave, bool drag,
+			const char *party, const char *mime);
 
 /* clipboard-trusted.c */
 struct ivwl_clip_trusted *

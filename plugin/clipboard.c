@@ -222,7 +222,10 @@ ivwl_clipboard_create(struct ivwl_plugin *plugin)
 	wl_list_init(&cb->copy_destroy.link);
 	cb->copy_destroy.notify = on_copy_destroy;
 	cb->trusted = ivwl_clip_trusted_create(cb);
-	if (!cb->trusted) {
+	cb->transfers = ivwl_clip_transfers_create(cb);
+	if (!cb->trusted || !cb->transfers) {
+		ivwl_clip_trusted_destroy(cb->trusted);
+		ivwl_clip_transfers_destroy(cb->transfers);
 		free(cb);
 		return NULL;
 	}
@@ -239,6 +242,7 @@ ivwl_clipboard_destroy(struct ivwl_clipboard *cb)
 	struct clip_seat *cs, *tmp;
 
 	ivwl_clip_trusted_destroy(cb->trusted);
+	ivwl_clip_transfers_destroy(cb->transfers);
 	wl_list_for_each_safe(cs, tmp, &cb->seats, link)
 		seat_forget(cs);
 	wl_list_remove(&cb->seat_created.link);
@@ -497,26 +501,35 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 	}
 }
 
-/* A receive that crosses parties: the log says who read what of whom. */
-static void
-log_receive(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+/*
+ * A receive that crosses parties: the log says who reads what of whom
+ * now, and how much when its channel ends.
+ */
+void
+ivwl_clipboard_receive(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
 	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
 	struct weston_data_offer *offer;
 	struct wl_resource *resource;
 	struct ivwl_clip_owner from;
 	const char *mime = ivwl_wire_arg_string(msg, 0);
+	bool drag;
 
+	if (msg->iface != &ivwl_iface_wl_data_offer)
+		return;
 	offer = weston_offer(conn->client, msg->object, &resource);
 	if (!offer || !offer->source || offer->source->offer != offer)
 		return;
 	from = ivwl_clip_owner_of(cb, offer->source);
 	if (from.party == IVWL_CLIP_VM && from.vm == conn->vm)
 		return;
+	drag = !offer->source->set_selection;
 	ivwl_log("[%s] slot %u: reads %s of %s's %s", conn->vm->name,
 		 conn->slot, mime ? mime : "(null)",
-		 ivwl_clip_owner_name(&from),
-		 offer->source->set_selection ? "selection" : "drag");
+		 ivwl_clip_owner_name(&from), drag ? "drag" : "selection");
+	ivwl_clip_transfer_note(ch, false, drag, ivwl_clip_owner_name(&from),
+				mime);
 }
 
 /* The withheld offer msg names (as its object or an argument), or 0. */
@@ -551,8 +564,5 @@ ivwl_clipboard_request(struct ivwl_connection *conn,
 		*why = refusal;
 		return -EPROTO;
 	}
-	if (msg->iface == &ivwl_iface_wl_data_offer &&
-	    msg->opcode == IVWL_REQ_WL_DATA_OFFER_RECEIVE)
-		log_receive(conn, msg);
 	return 0;
 }

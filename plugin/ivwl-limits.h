@@ -52,6 +52,10 @@
 #define IVWL_CLIP_DEFAULT_STALL_MS 3000
 /* Bytes moved per wake-up before the rest of weston runs again. */
 #define IVWL_CLIP_PER_WAKE (1u << 20)
+/* Receives weston passes on to a VM's source, remembered until the
+ * VM's send event names the reader (clipboard-transfer.c): the oldest
+ * makes room. */
+#define IVWL_CLIP_READS_MAX 64u
 
 /* ---- the firewall's budgets (firewall*.c) ---- */
 

@@ -7,6 +7,7 @@ and GTK in VMs through the shim, and local clients on weston's socket.
     test-clipboard.py CASE
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -97,6 +98,14 @@ def wait_log(s, text, timeout=20):
              timeout=timeout, step=0.2)
 
 
+def wait_log_re(s, pattern, timeout=20):
+    """The first line of weston's log that matches pattern."""
+    m = wait_for(f"weston to log /{pattern}/",
+                 lambda: re.search(pattern + ".*", s.weston_log()),
+                 timeout=timeout, step=0.2)
+    return m.group(0)
+
+
 def trusted_copy(s, vm, expect):
     focus(s, vm)
     s.xdotool("key", "super+shift+c")
@@ -184,6 +193,28 @@ def case_policies(s):
             "selection" not in log:
         raise Failure("weston's log does not say b read a's selection")
     print("crossed as documented:", ", ".join(results))
+
+    # what crossed is measured at both ends, more than a channel's
+    # window (256 KiB) so that credit comes into it
+    marker = b"ivwl-size-marker"
+    data = marker + os.urandom(300_000 - len(marker))
+    mime = "application/x-ivwl-size"
+    copy_in(s, "a", data, mime)
+    wait_selection(s, data, mime)
+    expect_paste(s, "b", data, mime)
+    n = len(data)
+    lines = [
+        wait_log_re(s, rf"\[b\] slot \d+: read {n} bytes of {mime} of "
+                    rf"a's selection: complete"),
+        wait_log_re(s, rf"\[a\] slot \d+: gave {n} bytes of {mime} of "
+                    rf"its selection to b: complete"),
+        # the local paste of wait_selection read it from a too
+        wait_log_re(s, rf"\[a\] slot \d+: gave {n} bytes of {mime} of "
+                    rf"its selection to local: complete")]
+    print("\n".join(lines))
+    if marker.decode() in s.weston_log():
+        raise Failure("the data is in weston's log")
+    print(f"a {n}-byte crossing a -> b logged with its size at both ends")
 
 
 def case_bindings(s):
