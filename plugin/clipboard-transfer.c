@@ -82,7 +82,7 @@ on_protocol(void *data, enum wl_protocol_logger_type type,
 	ino_t ino;
 
 	if (type != WL_PROTOCOL_LOGGER_REQUEST || m->message != receive ||
-	    m->arguments_count != 2)
+	    m->arguments_count != 2 || ivwl_clip_paste_is_offer(m->resource))
 		return;
 	offer = wl_resource_get_user_data(m->resource);
 	source = offer ? offer->source : NULL;
