@@ -51,7 +51,9 @@ struct clip_paste;
 /* One wl_data_offer of the paste, made for one data device. */
 struct paste_offer {
 	struct wl_resource *resource;
-	struct wl_list link;		/* clip_paste.offers */
+	struct wl_list link;		/* clip_paste.offers, while unspent */
+	struct wl_list all;		/* ivwl_clip_pastes.offers */
+	struct ivwl_clip_pastes *ps;	/* NULL once ivwl stopped */
 	struct clip_paste *paste;	/* NULL once spent */
 	bool told;			/* a refused receive was logged */
 };
@@ -84,6 +86,7 @@ struct ivwl_clip_pastes {
 	struct wl_event_loop *loop;
 	uint32_t stall_ms;
 	struct clip_paste *paste;	/* offered and unread */
+	struct wl_list offers;		/* paste_offer.all: every one alive */
 	struct wl_list writers;
 	struct wl_listener activate;
 };
@@ -220,9 +223,11 @@ static void
 reader_name(struct ivwl_clipboard *cb, struct wl_client *client,
 	    char *out, size_t size)
 {
-	struct ivwl_clip_owner o = ivwl_clip_owner_of_client(cb, client);
+	struct ivwl_clip_owner o = { IVWL_CLIP_UNKNOWN, NULL };
 	struct ivwl_connection *conn;
 
+	if (cb)
+		o = ivwl_clip_owner_of_client(cb, client);
 	conn = o.vm ? ivwl_vm_connection(o.vm, client) : NULL;
 	if (conn)
 		snprintf(out, size, "[%s] slot %u", o.vm->name, conn->slot);
@@ -247,19 +252,20 @@ offer_receive(struct wl_client *client, struct wl_resource *resource,
 	struct ivwl_clip_pastes *ps;
 	char reader[48];
 
+	reader_name(o->ps ? o->ps->cb : NULL, client, reader, sizeof(reader));
 	if (!item) {
 		/* once: a second read, or a type it does not hold, gets
 		 * an empty pipe; logged once an offer */
 		close(fd);
 		if (!o->told)
-			ivwl_log("trusted paste: a read of %s on %s offer "
-				 "gets nothing", mime ? mime : "(null)",
-				 p ? "an unread paste's" : "a spent");
+			ivwl_log("%s: a read of %s on %s trusted paste's "
+				 "offer gets nothing", reader,
+				 mime ? mime : "(null)",
+				 p ? "an unread" : "a spent");
 		o->told = true;
 		return;
 	}
 	ps = p->ps;
-	reader_name(ps->cb, client, reader, sizeof(reader));
 	ivwl_log("%s: reads %s of the trusted paste of %s's copy", reader,
 		 item->mime, ivwl_clip_owner_name(&p->data->from));
 	write_item(ps, p->data, item, reader, fd);
@@ -272,19 +278,35 @@ offer_destroy(struct wl_client *client, struct wl_resource *resource)
 	wl_resource_destroy(resource);
 }
 
+/* weston ends the client at once: the plugin never sees the error
+ * event go out, so the log says it here. */
+static void
+refuse(struct wl_client *client, struct wl_resource *resource,
+       uint32_t code, const char *what)
+{
+	struct paste_offer *o = wl_resource_get_user_data(resource);
+	char who[48];
+
+	reader_name(o->ps ? o->ps->cb : NULL, client, who, sizeof(who));
+	ivwl_log("%s: %s on the trusted paste's offer: a protocol error",
+		 who, what);
+	wl_resource_post_error(resource, code, "%s", what);
+}
+
 static void
 offer_finish(struct wl_client *client, struct wl_resource *resource)
 {
-	wl_resource_post_error(resource, WL_DATA_OFFER_ERROR_INVALID_FINISH,
-			       "finish only valid for drag n drop");
+	refuse(client, resource, WL_DATA_OFFER_ERROR_INVALID_FINISH,
+	       "finish, only valid for drag and drop,");
 }
 
+/* The firewall refuses it first (an offer no drag brought). */
 static void
 offer_set_actions(struct wl_client *client, struct wl_resource *resource,
 		  uint32_t actions, uint32_t preferred)
 {
-	wl_resource_post_error(resource, WL_DATA_OFFER_ERROR_INVALID_OFFER,
-			       "set_actions on a selection's offer");
+	refuse(client, resource, WL_DATA_OFFER_ERROR_INVALID_OFFER,
+	       "set_actions, only valid for drag and drop,");
 }
 
 static const struct wl_data_offer_interface offer_impl = {
@@ -301,6 +323,7 @@ on_offer_destroyed(struct wl_resource *resource)
 	struct paste_offer *o = wl_resource_get_user_data(resource);
 
 	wl_list_remove(&o->link);
+	wl_list_remove(&o->all);
 	free(o);
 }
 
@@ -341,7 +364,9 @@ offer_on(struct clip_paste *p, struct wl_resource *device)
 	wl_resource_set_implementation(o->resource, &offer_impl, o,
 				       on_offer_destroyed);
 	o->paste = p;
+	o->ps = p->ps;
 	wl_list_insert(&p->offers, &o->link);
+	wl_list_insert(&p->ps->offers, &o->all);
 	p->made++;
 	wl_data_device_send_data_offer(device, o->resource);
 	for (i = 0; i < p->data->n; i++)
@@ -455,6 +480,7 @@ ivwl_clip_pastes_create(struct ivwl_clipboard *cb, uint32_t stall_ms)
 	ps->cb = cb;
 	ps->loop = wl_display_get_event_loop(ec->wl_display);
 	ps->stall_ms = stall_ms;
+	wl_list_init(&ps->offers);
 	wl_list_init(&ps->writers);
 	ps->activate.notify = on_activate;
 	wl_signal_add(&ec->activate_signal, &ps->activate);
@@ -465,12 +491,18 @@ void
 ivwl_clip_pastes_destroy(struct ivwl_clip_pastes *ps)
 {
 	struct clip_writer *w, *tmp;
+	struct paste_offer *o, *otmp;
 
 	if (!ps)
 		return;
 	/* the offers stay the clients' objects, spent */
 	if (ps->paste)
 		paste_end(ps->paste, "ivwl stops");
+	wl_list_for_each_safe(o, otmp, &ps->offers, all) {
+		o->ps = NULL;
+		wl_list_remove(&o->all);
+		wl_list_init(&o->all);
+	}
 	wl_list_for_each_safe(w, tmp, &ps->writers, link)
 		writer_free(w);
 	wl_list_remove(&ps->activate.link);

@@ -72,8 +72,8 @@ static void
 on_protocol(void *data, enum wl_protocol_logger_type type,
 	    const struct wl_protocol_logger_message *m)
 {
-	const struct wl_message *receive =
-		&wl_data_offer_interface.methods[IVWL_REQ_WL_DATA_OFFER_RECEIVE];
+	const struct wl_message *receive = wl_data_offer_interface.methods +
+					   IVWL_REQ_WL_DATA_OFFER_RECEIVE;
 	struct ivwl_clip_transfers *tr = data;
 	struct weston_data_offer *offer;
 	struct weston_data_source *source;
