@@ -216,6 +216,21 @@ def case_policies(s):
         raise Failure("the data is in weston's log")
     print(f"a {n}-byte crossing a -> b logged with its size at both ends")
 
+    # a reader that leaves early: b's end says how much came, and that
+    # the transfer was cut (4 MiB: more than the channel and pipes hold)
+    big = os.urandom(4 << 20)
+    copy_in(s, "a", big, mime)
+    wait_selection(s, big, mime)
+    cut = s.client(["sh", "-c", f"wl-paste -n -t {mime} | head -c 1000 "
+                    f">/dev/null"], vm="b", log="paste-cut.log")
+    cut.wait(timeout=30)
+    line = wait_log_re(s, rf"\[b\] slot \d+: read \d+ bytes of {mime} of "
+                       rf"a's selection: cut short")
+    got = int(re.search(r"read (\d+) bytes", line).group(1))
+    if not 0 < got < len(big):
+        raise Failure(f"a cut transfer logged {got} bytes of {len(big)}")
+    print(line)
+
 
 def fnv(data):
     """FNV-1a 64 of data, as ivwl-dnd-client prints it."""
