@@ -4,10 +4,10 @@
  * handles, so no client can fake them.
  *
  * Copy reads the focused party's selection, every MIME type it offers
- * within a budget, into a clipboard the plugin owns.  Paste makes that
- * clipboard the selection, offered only to the party focused when the
- * user pasted (clipboard.c withholds it from every other VM), and
- * empties the plugin's clipboard: one copy, one paste.
+ * within a budget, into a clipboard the plugin owns.  Paste offers that
+ * clipboard, once, to the party focused when the user pasted
+ * (clipboard-paste.c), and empties the plugin's clipboard: one copy,
+ * one paste.  weston's selection stays whose it was.
  *
  * Every pipe is non-blocking and watched by weston's event loop, with a
  * stall timer: a VM that floods gets cut at the budget, one that stalls
@@ -25,7 +25,6 @@
 #include <libweston/config-parser.h>
 #include <weston.h>
 
-#include "channel.h"
 #include "clipboard-internal.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
@@ -36,28 +35,13 @@
 #define DEFAULT_PASTE_KEY "super+shift+v"
 #define CHUNK (64u << 10)
 
-struct clip_item {
-	char *mime;
-	uint8_t *data;
-	size_t len;
-};
-
-/* A copied selection: held by the plugin, a paste and its writers. */
-struct clip_data {
-	int refs;
-	struct ivwl_clip_owner from;
-	struct clip_item items[IVWL_CLIP_MAX_TYPES];
-	uint32_t n;
-	size_t bytes;
-};
-
 /* A copy under way: one MIME type at a time. */
 struct clip_copy {
 	struct ivwl_clip_trusted *t;
 	struct weston_data_source *source;	/* NULL once it went */
 	struct wl_listener source_destroy;
 	bool cut;		/* the source went during this type */
-	struct clip_data *data;
+	struct ivwl_clip_data *data;
 	char *types[IVWL_CLIP_MAX_TYPES];
 	uint32_t ntypes, next;
 	int fd;
@@ -67,27 +51,6 @@ struct clip_copy {
 	size_t len, cap;
 };
 
-/* One read of the paste by a client: one MIME type into one pipe. */
-struct clip_writer {
-	struct wl_list link;		/* ivwl_clip_trusted.writers */
-	struct ivwl_clip_trusted *t;
-	struct clip_data *data;
-	const struct clip_item *item;
-	size_t off;
-	int fd;
-	struct ivwl_watch *fd_watch;
-	struct wl_event_source *timer;
-};
-
-struct clip_paste {
-	struct weston_data_source base;
-	struct wl_list link;		/* ivwl_clip_trusted.pastes */
-	struct ivwl_clip_trusted *t;
-	struct clip_data *data;
-	struct ivwl_clip_owner target;
-	struct wl_event_source *idle;	/* its end, once weston let go */
-};
-
 struct ivwl_clip_trusted {
 	struct ivwl_clipboard *cb;
 	struct wl_event_loop *loop;
@@ -95,24 +58,21 @@ struct ivwl_clip_trusted {
 	struct weston_binding *paste_binding;
 	size_t budget;
 	uint32_t stall_ms;
-	struct clip_data *held;		/* the plugin's clipboard */
+	struct ivwl_clip_data *held;	/* the plugin's clipboard */
 	struct clip_copy *copy;
-	struct clip_paste *paste;	/* the selection, while it is */
-	struct wl_list writers;
-	struct wl_list pastes;		/* the selection's and ending ones */
 };
 
 /* ---- data ------------------------------------------------------------ */
 
-static struct clip_data *
-data_ref(struct clip_data *d)
+struct ivwl_clip_data *
+ivwl_clip_data_ref(struct ivwl_clip_data *d)
 {
 	d->refs++;
 	return d;
 }
 
-static void
-data_unref(struct clip_data *d)
+void
+ivwl_clip_data_unref(struct ivwl_clip_data *d)
 {
 	uint32_t i;
 
@@ -127,7 +87,7 @@ data_unref(struct clip_data *d)
 
 /* "text/plain 12, image/png 20971520" for the log: names, sizes only. */
 static void
-describe(const struct clip_data *d, char *out, size_t size)
+describe(const struct ivwl_clip_data *d, char *out, size_t size)
 {
 	size_t used = 0;
 	uint32_t i;
@@ -152,8 +112,8 @@ copy_next(struct clip_copy *c);
 static void
 copy_end_type(struct clip_copy *c, bool keep)
 {
-	struct clip_data *d = c->data;
-	struct clip_item *item;
+	struct ivwl_clip_data *d = c->data;
+	struct ivwl_clip_item *item;
 
 	ivwl_watch_remove(c->fd_watch);
 	c->fd_watch = NULL;
@@ -190,7 +150,7 @@ copy_free(struct clip_copy *c)
 	for (i = 0; i < c->ntypes; i++)
 		free(c->types[i]);
 	free(c->buf);
-	data_unref(c->data);
+	ivwl_clip_data_unref(c->data);
 	c->t->copy = NULL;
 	free(c);
 }
@@ -211,7 +171,7 @@ copy_finish(struct clip_copy *c)
 	ivwl_log("trusted copy from %s: %u types, %zu bytes (%s)",
 		 ivwl_clip_owner_name(&c->data->from), c->data->n,
 		 c->data->bytes, what);
-	data_unref(t->held);
+	ivwl_clip_data_unref(t->held);
 	t->held = c->data;
 	c->data = NULL;
 	copy_free(c);
@@ -419,184 +379,11 @@ on_copy_key(struct weston_keyboard *keyboard, const struct timespec *time,
 /* ---- paste ----------------------------------------------------------- */
 
 static void
-writer_free(struct clip_writer *w)
-{
-	wl_list_remove(&w->link);
-	ivwl_watch_remove(w->fd_watch);
-	if (w->timer)
-		wl_event_source_remove(w->timer);
-	close(w->fd);
-	data_unref(w->data);
-	free(w);
-}
-
-static int
-on_writable(int fd, uint32_t mask, void *arg)
-{
-	struct clip_writer *w = arg;
-	const struct clip_item *item = w->item;
-	size_t moved = 0, chunk;
-	ssize_t n;
-
-	while (w->off < item->len && moved < IVWL_CLIP_PER_WAKE) {
-		chunk = item->len - w->off;
-		if (chunk > CHUNK)
-			chunk = CHUNK;
-		n = ivwl_write_no_sigpipe(fd, item->data + w->off, chunk);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			break;
-		if (n < 0) {
-			ivwl_log("trusted paste: the reader of %s left after "
-				 "%zu of %zu bytes", item->mime, w->off,
-				 item->len);
-			writer_free(w);
-			return 0;
-		}
-		w->off += (size_t)n;
-		moved += (size_t)n;
-	}
-	if (w->off == item->len) {
-		ivwl_log("trusted paste: %s, %zu bytes, written", item->mime,
-			 item->len);
-		writer_free(w);
-		return 0;
-	}
-	wl_event_source_timer_update(w->timer, w->t->stall_ms);
-	return 0;
-}
-
-static int
-on_write_stall(void *arg)
-{
-	struct clip_writer *w = arg;
-
-	ivwl_log("trusted paste: the reader of %s stalled after %zu of %zu "
-		 "bytes for %u ms: given up", w->item->mime, w->off,
-		 w->item->len, w->t->stall_ms);
-	writer_free(w);
-	return 0;
-}
-
-static void
-paste_send(struct weston_data_source *base, const char *mime, int32_t fd)
-{
-	struct clip_paste *p = wl_container_of(base, p, base);
-	struct clip_writer *w;
-	uint32_t i;
-	int flags;
-
-	for (i = 0; i < p->data->n; i++)
-		if (strcmp(p->data->items[i].mime, mime) == 0)
-			break;
-	flags = fcntl(fd, F_GETFL);
-	w = i < p->data->n && flags >= 0 ? calloc(1, sizeof(*w)) : NULL;
-	if (!w || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		free(w);
-		close(fd);
-		return;
-	}
-	w->t = p->t;
-	w->fd = fd;
-	w->item = &p->data->items[i];
-	w->data = data_ref(p->data);
-	wl_list_insert(&p->t->writers, &w->link);
-	w->fd_watch = ivwl_watch_add(p->t->cb->plugin->watcher, fd,
-				     WL_EVENT_WRITABLE, on_writable, w);
-	w->timer = wl_event_loop_add_timer(p->t->loop, on_write_stall, w);
-	if (!w->fd_watch || !w->timer) {
-		writer_free(w);
-		return;
-	}
-	wl_event_source_timer_update(w->timer, p->t->stall_ms);
-}
-
-static void
-paste_accept(struct weston_data_source *base, uint32_t serial,
-	     const char *mime)
-{
-	/* a selection, never a drag: nothing to accept */
-}
-
-static void
-paste_free(struct clip_paste *p)
-{
-	char **mime;
-
-	wl_list_remove(&p->link);
-	if (p->idle)
-		wl_event_source_remove(p->idle);
-	wl_signal_emit(&p->base.destroy_signal, &p->base);
-	wl_array_for_each(mime, &p->base.mime_types)
-		free(*mime);
-	wl_array_release(&p->base.mime_types);
-	data_unref(p->data);
-	free(p);
-}
-
-static void
-on_paste_idle(void *arg)
-{
-	struct clip_paste *p = arg;
-
-	p->idle = NULL;
-	paste_free(p);
-}
-
-/*
- * weston replaced the selection.  It still holds the source until
- * weston_seat_set_selection returns: end it from the event loop.
- */
-static void
-paste_cancel(struct weston_data_source *base)
-{
-	struct clip_paste *p = wl_container_of(base, p, base);
-
-	if (p->t->paste == p)
-		p->t->paste = NULL;
-	if (!p->idle)
-		p->idle = wl_event_loop_add_idle(p->t->loop, on_paste_idle, p);
-}
-
-static struct clip_paste *
-paste_create(struct ivwl_clip_trusted *t, struct clip_data *data,
-	     const struct ivwl_clip_owner *target)
-{
-	struct clip_paste *p = calloc(1, sizeof(*p));
-	char **mime;
-	uint32_t i;
-
-	if (!p)
-		return NULL;
-	p->t = t;
-	p->target = *target;
-	wl_list_insert(&t->pastes, &p->link);
-	wl_signal_init(&p->base.destroy_signal);
-	wl_array_init(&p->base.mime_types);
-	p->base.accept = paste_accept;
-	p->base.send = paste_send;
-	p->base.cancel = paste_cancel;
-	for (i = 0; i < data->n; i++) {
-		mime = wl_array_add(&p->base.mime_types, sizeof(*mime));
-		if (!mime || !(*mime = strdup(data->items[i].mime))) {
-			if (mime)
-				p->base.mime_types.size -= sizeof(*mime);
-			p->data = NULL;
-			paste_free(p);
-			return NULL;
-		}
-	}
-	p->data = data;
-	return p;
-}
-
-static void
 on_paste_key(struct weston_keyboard *keyboard, const struct timespec *time,
 	     uint32_t key, void *arg)
 {
 	struct ivwl_clip_trusted *t = arg;
 	struct ivwl_clip_owner target = focused_party(t, keyboard);
-	struct weston_compositor *ec = t->cb->plugin->compositor;
-	struct clip_paste *p;
 	char what[512];
 
 	if (!t->held) {
@@ -607,32 +394,16 @@ on_paste_key(struct weston_keyboard *keyboard, const struct timespec *time,
 		ivwl_log("trusted paste: no window has the keyboard");
 		return;
 	}
-	p = paste_create(t, t->held, &target);
-	if (!p) {
-		ivwl_log("trusted paste: out of memory");
-		return;
-	}
 	describe(t->held, what, sizeof(what));
 	ivwl_log("trusted paste of %s's copy into %s: %u types, %zu bytes "
 		 "(%s)", ivwl_clip_owner_name(&t->held->from),
 		 ivwl_clip_owner_name(&target), t->held->n, t->held->bytes,
 		 what);
 	/* once: the plugin's clipboard is empty again */
+	ivwl_clip_paste_offer(t->cb->pastes, keyboard->seat,
+			      wl_resource_get_client(keyboard->focus->resource),
+			      &target, t->held);
 	t->held = NULL;
-	t->paste = p;
-	weston_seat_set_selection(keyboard->seat, &p->base,
-				  wl_display_next_serial(ec->wl_display));
-}
-
-bool
-ivwl_clip_trusted_paste(struct ivwl_clip_trusted *t,
-			struct weston_data_source *source,
-			struct ivwl_clip_owner *target)
-{
-	if (!t->paste || source != &t->paste->base)
-		return false;
-	*target = t->paste->target;
-	return true;
 }
 
 /* ---- bindings -------------------------------------------------------- */
@@ -734,8 +505,6 @@ ivwl_clip_trusted_create(struct ivwl_clipboard *cb)
 		return NULL;
 	t->cb = cb;
 	t->loop = wl_display_get_event_loop(ec->wl_display);
-	wl_list_init(&t->writers);
-	wl_list_init(&t->pastes);
 	s = weston_config_get_section(wet_get_config(ec), "ivwl", NULL, NULL);
 	weston_config_section_get_int(s, "clipboard-budget-mib", &budget_mib,
 				      IVWL_CLIP_DEFAULT_BUDGET_MIB);
@@ -750,6 +519,9 @@ ivwl_clip_trusted_create(struct ivwl_clipboard *cb)
 	}
 	t->budget = (size_t)budget_mib << 20;
 	t->stall_ms = (uint32_t)stall_ms;
+	cb->pastes = ivwl_clip_pastes_create(cb, t->stall_ms);
+	if (!cb->pastes)
+		goto err;
 	t->copy_binding = bind_key(t, s, "clipboard-copy-key",
 				   DEFAULT_COPY_KEY, on_copy_key);
 	t->paste_binding = bind_key(t, s, "clipboard-paste-key",
@@ -766,28 +538,16 @@ err:
 void
 ivwl_clip_trusted_destroy(struct ivwl_clip_trusted *t)
 {
-	struct clip_writer *w, *tmp;
-	struct clip_paste *p, *ptmp;
-	struct weston_seat *seat;
-
 	if (!t)
 		return;
-	/* the paste must not outlive the plugin as weston's selection */
-	wl_list_for_each(seat, &t->cb->plugin->compositor->seat_list, link)
-		if (t->paste && seat->selection_data_source == &t->paste->base)
-			weston_seat_set_selection(seat, NULL,
-				wl_display_next_serial(
-					t->cb->plugin->compositor->wl_display));
-	wl_list_for_each_safe(p, ptmp, &t->pastes, link)
-		paste_free(p);
-	if (t->copy)
-		copy_free(t->copy);
-	wl_list_for_each_safe(w, tmp, &t->writers, link)
-		writer_free(w);
 	if (t->copy_binding)
 		weston_binding_destroy(t->copy_binding);
 	if (t->paste_binding)
 		weston_binding_destroy(t->paste_binding);
-	data_unref(t->held);
+	ivwl_clip_pastes_destroy(t->cb->pastes);
+	t->cb->pastes = NULL;
+	if (t->copy)
+		copy_free(t->copy);
+	ivwl_clip_data_unref(t->held);
 	free(t);
 }

@@ -94,8 +94,6 @@ ivwl_clip_owner_name(const struct ivwl_clip_owner *owner)
 		return owner->vm->name;
 	case IVWL_CLIP_LOCAL:
 		return "local";
-	case IVWL_CLIP_TRUSTED:
-		return "trusted paste";
 	default:
 		return "unknown";
 	}
@@ -119,8 +117,6 @@ ivwl_clip_owner_of(struct ivwl_clipboard *cb, struct weston_data_source *source)
 
 	if (!source)
 		return o;
-	if (cb->trusted && ivwl_clip_trusted_paste(cb->trusted, source, &o))
-		return (struct ivwl_clip_owner){ IVWL_CLIP_TRUSTED, NULL };
 	if (source->resource)
 		return ivwl_clip_owner_of_client(
 			cb, wl_resource_get_client(source->resource));
@@ -150,6 +146,7 @@ on_selection(struct wl_listener *listener, void *data)
 	struct weston_data_source *source = cs->seat->selection_data_source;
 	struct ivwl_clip_owner owner = ivwl_clip_owner_of(cb, source);
 
+	ivwl_clip_paste_selection(cb->pastes, cs->seat);
 	if (!source || source == cb->copy_source)
 		return;
 	if (owner.party != IVWL_CLIP_UNKNOWN) {
@@ -175,8 +172,10 @@ seat_forget(struct clip_seat *cs)
 static void
 on_seat_destroy(struct wl_listener *listener, void *data)
 {
-	seat_forget(wl_container_of(listener, (struct clip_seat *)NULL,
-				    destroy));
+	struct clip_seat *cs = wl_container_of(listener, cs, destroy);
+
+	ivwl_clip_paste_seat_gone(cs->cb->pastes, cs->seat);
+	seat_forget(cs);
 }
 
 static void
@@ -222,7 +221,10 @@ ivwl_clipboard_create(struct ivwl_plugin *plugin)
 	wl_list_init(&cb->copy_destroy.link);
 	cb->copy_destroy.notify = on_copy_destroy;
 	cb->trusted = ivwl_clip_trusted_create(cb);
-	if (!cb->trusted) {
+	cb->transfers = ivwl_clip_transfers_create(cb);
+	if (!cb->trusted || !cb->transfers) {
+		ivwl_clip_trusted_destroy(cb->trusted);
+		ivwl_clip_transfers_destroy(cb->transfers);
 		free(cb);
 		return NULL;
 	}
@@ -239,6 +241,7 @@ ivwl_clipboard_destroy(struct ivwl_clipboard *cb)
 	struct clip_seat *cs, *tmp;
 
 	ivwl_clip_trusted_destroy(cb->trusted);
+	ivwl_clip_transfers_destroy(cb->transfers);
 	wl_list_for_each_safe(cs, tmp, &cb->seats, link)
 		seat_forget(cs);
 	wl_list_remove(&cb->seat_created.link);
@@ -301,16 +304,25 @@ free_slot(struct clip_client *cc)
 }
 
 /* The weston_data_offer behind a wl_data_offer id of the client;
- * *resource NULL unless the id is a live wl_data_offer. */
+ * *resource NULL unless the id is a live wl_data_offer of weston's
+ * (the trusted paste makes its own). */
 static struct weston_data_offer *
 weston_offer(struct wl_client *client, uint32_t id,
 	     struct wl_resource **resource)
 {
 	*resource = wl_client_get_object(client, id);
-	if (*resource && strcmp(wl_resource_get_class(*resource),
-				wl_data_offer_interface.name) != 0)
+	if (*resource && (strcmp(wl_resource_get_class(*resource),
+				 wl_data_offer_interface.name) != 0 ||
+			  ivwl_clip_paste_is_offer(*resource)))
 		*resource = NULL;
 	return *resource ? wl_resource_get_user_data(*resource) : NULL;
+}
+
+/* An id of the client that names one of the trusted paste's offers. */
+static bool
+paste_offer(struct wl_client *client, uint32_t id)
+{
+	return id && ivwl_clip_paste_is_offer(wl_client_get_object(client, id));
 }
 
 /*
@@ -338,15 +350,9 @@ may_offer(struct ivwl_connection *conn, struct weston_data_source *source,
 	  enum ivwl_clip_kind kind, struct ivwl_clip_owner *from)
 {
 	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
-	struct ivwl_clip_owner target;
 
 	*from = ivwl_clip_owner_of(cb, source);
 	switch (from->party) {
-	case IVWL_CLIP_TRUSTED:
-		if (!ivwl_clip_trusted_paste(cb->trusted, source, &target))
-			return false;
-		return kind == IVWL_CLIP_SELECTION &&
-		       target.party == IVWL_CLIP_VM && target.vm == conn->vm;
 	case IVWL_CLIP_VM:
 		return ivwl_clip_policy_allows(&from->vm->clip,
 					       &conn->vm->clip, kind);
@@ -367,18 +373,12 @@ static void
 log_withheld(struct ivwl_connection *conn, const struct ivwl_clip_owner *from,
 	     enum ivwl_clip_kind kind)
 {
-	char why[64];
-
-	/* the paste's target is not the policy's doing */
-	if (from && from->party == IVWL_CLIP_TRUSTED)
-		snprintf(why, sizeof(why), "pasted for another");
-	else
-		snprintf(why, sizeof(why), "%s=%s", kind_key(kind),
-			 ivwl_clip_mode_name(conn->vm->clip.mode[kind]));
-	ivwl_log("[%s] slot %u: withheld %s offer of %s's data (%s)",
+	ivwl_log("[%s] slot %u: withheld %s offer of %s's data (%s=%s)",
 		 conn->vm->name, conn->slot,
 		 kind == IVWL_CLIP_DRAG ? "a drag" : "the selection",
-		 from ? ivwl_clip_owner_name(from) : "a gone source", why);
+		 from ? ivwl_clip_owner_name(from) : "a gone source",
+		 kind_key(kind),
+		 ivwl_clip_mode_name(conn->vm->clip.mode[kind]));
 }
 
 /* wl_data_device.data_offer: true to withhold the new offer. */
@@ -393,6 +393,8 @@ on_data_offer(struct ivwl_connection *conn, uint32_t id)
 	struct clip_client *cc;
 	struct withheld *slot;
 
+	if (paste_offer(conn->client, id))
+		return false;
 	offer = weston_offer(conn->client, id, &resource);
 	source = offer ? offer->source : NULL;
 	kind = source && !source->set_selection ? IVWL_CLIP_DRAG :
@@ -450,9 +452,10 @@ bool
 ivwl_clipboard_event(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
+	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
 	struct clip_client *cc;
 	struct withheld *slot;
-	uint32_t none = 0;
+	uint32_t none = 0, id;
 
 	if (msg->iface == &ivwl_iface_wl_data_offer) {
 		cc = clip_client(conn->client, false);
@@ -464,13 +467,18 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 	case IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER:
 		return on_data_offer(conn, ivwl_wire_arg_new_id(msg, 0));
 	case IVWL_EVT_WL_DATA_DEVICE_SELECTION:
-		cc = clip_client(conn->client, false);
-		slot = withheld_slot(cc, ivwl_wire_arg_object(msg, 0));
-		if (!slot)
+		id = ivwl_wire_arg_object(msg, 0);
+		if (paste_offer(conn->client, id))
 			return false;
-		memcpy(bytes + msg->args[0].offset, &none, sizeof(none));
-		end_withheld(conn, slot);
-		return false;
+		cc = clip_client(conn->client, false);
+		slot = withheld_slot(cc, id);
+		if (slot) {
+			memcpy(bytes + msg->args[0].offset, &none,
+			       sizeof(none));
+			end_withheld(conn, slot);
+		}
+		/* an unread paste stands in for weston's selection */
+		return ivwl_clip_paste_replace(cb->pastes, conn, msg->object);
 	case IVWL_EVT_WL_DATA_DEVICE_ENTER:
 		cc = clip_client(conn->client, false);
 		if (cc)
@@ -497,26 +505,35 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 	}
 }
 
-/* A receive that crosses parties: the log says who read what of whom. */
-static void
-log_receive(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+/*
+ * A receive that crosses parties: the log says who reads what of whom
+ * now, and how much when its channel ends.
+ */
+void
+ivwl_clipboard_receive(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
 	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
 	struct weston_data_offer *offer;
 	struct wl_resource *resource;
 	struct ivwl_clip_owner from;
 	const char *mime = ivwl_wire_arg_string(msg, 0);
+	bool drag;
 
+	if (msg->iface != &ivwl_iface_wl_data_offer)
+		return;
 	offer = weston_offer(conn->client, msg->object, &resource);
 	if (!offer || !offer->source || offer->source->offer != offer)
 		return;
 	from = ivwl_clip_owner_of(cb, offer->source);
 	if (from.party == IVWL_CLIP_VM && from.vm == conn->vm)
 		return;
+	drag = !offer->source->set_selection;
 	ivwl_log("[%s] slot %u: reads %s of %s's %s", conn->vm->name,
 		 conn->slot, mime ? mime : "(null)",
-		 ivwl_clip_owner_name(&from),
-		 offer->source->set_selection ? "selection" : "drag");
+		 ivwl_clip_owner_name(&from), drag ? "drag" : "selection");
+	ivwl_clip_transfer_note(ch, false, drag, ivwl_clip_owner_name(&from),
+				mime);
 }
 
 /* The withheld offer msg names (as its object or an argument), or 0. */
@@ -551,8 +568,5 @@ ivwl_clipboard_request(struct ivwl_connection *conn,
 		*why = refusal;
 		return -EPROTO;
 	}
-	if (msg->iface == &ivwl_iface_wl_data_offer &&
-	    msg->opcode == IVWL_REQ_WL_DATA_OFFER_RECEIVE)
-		log_receive(conn, msg);
 	return 0;
 }

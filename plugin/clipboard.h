@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct ivwl_plugin;
+struct ivwl_channel;
 struct ivwl_connection;
 struct ivwl_wire_msg;
 struct ivwl_vm;
@@ -101,5 +102,27 @@ int
 ivwl_clipboard_request(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, const char **why)
 	__attribute__((weak));
+
+/*
+ * The channel of a pipe a VM client passed or was passed for a
+ * wl_data_offer.receive (a read) or a wl_data_source.send (a write):
+ * a transfer across parties gets a note, which its end logs with the
+ * bytes it moved (clipboard-transfer.c).
+ */
+void
+ivwl_clipboard_receive(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg,
+		       struct ivwl_channel *ch)
+	__attribute__((weak));
+
+void
+ivwl_clipboard_send(struct ivwl_connection *conn,
+		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
+	__attribute__((weak));
+
+/* connection.c: a channel ends; logs and frees what its note says. */
+void
+ivwl_clipboard_channel_end(struct ivwl_connection *conn,
+			   struct ivwl_channel *ch);
 
 #endif

@@ -52,6 +52,14 @@
 #define IVWL_CLIP_DEFAULT_STALL_MS 3000
 /* Bytes moved per wake-up before the rest of weston runs again. */
 #define IVWL_CLIP_PER_WAKE (1u << 20)
+/* Offers of one trusted paste, made as the keyboard moves between the
+ * target VM's windows: an unread paste offered this often is
+ * withdrawn. */
+#define IVWL_CLIP_PASTE_OFFERS 16u
+/* Receives weston passes on to a VM's source, remembered until the
+ * VM's send event names the reader (clipboard-transfer.c): the oldest
+ * makes room. */
+#define IVWL_CLIP_READS_MAX 64u
 
 /* ---- the firewall's budgets (firewall*.c) ---- */
 

@@ -273,8 +273,8 @@ send_prefixed_title(struct ivwl_connection *conn,
 
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
 static int
-receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
-	     int *fd, const char **why)
+receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+	     const struct ivwl_fd_desc *desc, int *fd, const char **why)
 {
 	struct ivwl_channel *ch;
 	int ret;
@@ -297,9 +297,13 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_fd_desc *desc,
 		return ch->fd;
 	}
 	ret = ivwl_connection_watch(conn, ch);
-	if (ret < 0)
+	if (ret < 0) {
 		*why = "out of memory";
-	return ret;
+		return ret;
+	}
+	if (ivwl_clipboard_receive)
+		ivwl_clipboard_receive(conn, msg, ch);
+	return 0;
 }
 
 static void
@@ -329,7 +333,7 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		ret = rewrite_create_pool(conn, msg, bytes, &descs[0], &fds[0],
 					  why);
 	} else if (ivwl_channel_message(msg)) {
-		ret = receive_pipe(conn, &descs[0], &fds[0], why);
+		ret = receive_pipe(conn, msg, &descs[0], &fds[0], why);
 	} else if (msg->nfds > 0) {
 		*why = "a request carries an fd of a kind ivwl does not bridge";
 		ret = -EPROTO;
@@ -493,9 +497,13 @@ translate_event_fds(struct ivwl_connection *conn,
 					    &ch);
 		if (ret == 0)
 			ret = ivwl_connection_watch(conn, ch);
-		if (ret < 0)
+		if (ret < 0) {
 			*why = "too many pipes open";
-		return ret;
+			return ret;
+		}
+		if (ivwl_clipboard_send)
+			ivwl_clipboard_send(conn, msg, ch);
+		return 0;
 	} else {
 		*why = "an event carries an fd ivwl does not bridge yet";
 		ret = -EPROTO;

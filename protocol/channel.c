@@ -212,12 +212,16 @@ source_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 		ivwl_ring_commit_len(ring, IVWL_RECORD_CHANNEL_DATA,
 				     (uint32_t)(sizeof(h) + n));
 		ch->credit -= (uint32_t)n;
+		ch->total += (uint64_t)n;
 	}
 	if (!ch->done)
 		return 0;
 	ret = send_small(ring, IVWL_RECORD_CHANNEL_CLOSE, ch->id,
 			 ch->close_flags);
-	return ret < 0 ? ret : 1;
+	if (ret < 0)
+		return ret;
+	ch->complete = ch->close_flags == IVWL_CHANNEL_EOF;
+	return 1;
 }
 
 /*
@@ -266,8 +270,10 @@ sink_pump(struct ivwl_channel *ch, struct ivwl_ring *ring)
 		ch->len -= (uint32_t)n;
 		ch->written += (uint32_t)n;
 	}
-	if (ch->done && ch->len == 0)
+	if (ch->done && ch->len == 0) {
+		ch->complete = true;
 		return 1;
+	}
 	if (ch->written >= GRANT_STEP ||
 	    (ch->written > 0 && ch->len == 0)) {
 		ret = send_small(ring, IVWL_RECORD_CHANNEL_CREDIT, ch->id,
@@ -331,8 +337,10 @@ handle_close(struct ivwl_channels *chs, const void *payload, uint32_t len,
 		return 0;
 	}
 	ch->done = true;
-	if (ch->len == 0)
+	if (ch->len == 0) {
+		ch->complete = true;
 		*finished = ch;
+	}
 	return 0;
 }
 

@@ -52,9 +52,11 @@ struct ivwl_channel {
 	uint32_t credit;	/* source: may send; sink: granted, unseen */
 	uint32_t written;	/* sink: written since the last grant */
 	uint32_t len;		/* sink: buffered bytes */
-	uint64_t total;		/* sink: bytes received in all */
+	uint64_t total;		/* bytes received (sink) or read (source) */
+	bool complete;		/* the writer's EOF reached the reader */
 	uint8_t *buf;		/* sink: IVWL_CHANNEL_WINDOW bytes */
 	void *user;		/* the caller's event source, if any */
+	void *tag;		/* the caller's note on it; it frees that */
 };
 
 struct ivwl_channels {

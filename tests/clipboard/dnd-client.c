@@ -6,12 +6,19 @@
  *   ivwl-dnd-client --title T source   a button press on its window
  *                                      starts a drag of DND_MIME
  *   ivwl-dnd-client --title T target   accepts DND_MIME and reads it
+ *   ivwl-dnd-client --title T paste M  reads each selection offering
+ *                                      MIME type M
+ *   ivwl-dnd-client --title T twice M  reads it twice through one offer
+ *   ivwl-dnd-client --title T stall M  asks for it and never reads
  *
  * It prints one line per thing that happened: "enter" (a drag came in,
  * with an offer), "got PAYLOAD" (a drop was read), "dropped" (the
- * target took the source's data), "cancelled" (nobody did).
+ * target took the source's data), "cancelled" (nobody did), "pasted N
+ * bytes fnv X" (a selection read, with its FNV-1a 64 hash in hex),
+ * "receiving" (a read it will never take).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +50,10 @@ struct app {
 	struct wl_buffer *buffer;
 	struct wl_data_offer *offer;
 	bool source;
+	const char *paste;	/* the MIME type a selection is read as */
+	int reads;		/* reads of one selection offer: 0 stalls */
+	struct wl_data_offer *pending;	/* the last offer introduced */
+	bool pending_has;	/* it offers paste */
 	bool configured;
 	bool done;
 };
@@ -154,6 +165,10 @@ static const struct wl_pointer_listener pointer_listener = {
 static void
 offer_offer(void *data, struct wl_data_offer *o, const char *mime)
 {
+	struct app *app = data;
+
+	if (app->paste && o == app->pending && strcmp(mime, app->paste) == 0)
+		app->pending_has = true;
 }
 
 static void
@@ -174,7 +189,11 @@ static void
 device_data_offer(void *data, struct wl_data_device *d,
 		  struct wl_data_offer *o)
 {
+	struct app *app = data;
+
 	wl_data_offer_add_listener(o, &offer_listener, data);
+	app->pending = o;
+	app->pending_has = false;
 }
 
 static void
@@ -230,12 +249,52 @@ device_drop(void *data, struct wl_data_device *d)
 	app->offer = NULL;
 }
 
+/* Reads one receive of the selection to its end: its size and hash. */
+static void
+paste_once(struct app *app, struct wl_data_offer *o)
+{
+	static uint8_t buf[64 << 10];
+	uint64_t hash = 0xcbf29ce484222325ull;
+	char line[96];
+	size_t len = 0;
+	ssize_t n, i;
+	int p[2];
+
+	if (pipe(p) < 0)
+		return;
+	wl_data_offer_receive(o, app->paste, p[1]);
+	close(p[1]);
+	wl_display_flush(app->display);
+	if (app->reads == 0) {
+		say("receiving");	/* and p[0] is never read */
+		return;
+	}
+	while ((n = read(p[0], buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++)
+			hash = (hash ^ buf[i]) * 0x100000001b3ull;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	snprintf(line, sizeof(line), "pasted %zu bytes fnv %016" PRIx64,
+		 len, hash);
+	say(line);
+}
+
 static void
 device_selection(void *data, struct wl_data_device *d,
 		 struct wl_data_offer *o)
 {
+	struct app *app = data;
+	int i;
+
+	if (o && app->paste && o == app->pending && app->pending_has) {
+		paste_once(app, o);
+		for (i = 1; i < app->reads; i++)
+			paste_once(app, o);
+	}
 	if (o)
 		wl_data_offer_destroy(o);
+	app->pending = NULL;
 }
 
 static const struct wl_data_device_listener device_listener = {
@@ -354,12 +413,15 @@ main(int argc, char *argv[])
 	struct xdg_toplevel *top;
 	const char *title = "dnd";
 
-	if (argc == 4 && strcmp(argv[1], "--title") == 0) {
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--title") == 0) {
 		title = argv[2];
 		app.source = strcmp(argv[3], "source") == 0;
+		app.paste = argc == 5 ? argv[4] : NULL;
+		app.reads = strcmp(argv[3], "twice") == 0 ? 2 :
+			    strcmp(argv[3], "stall") == 0 ? 0 : 1;
 	} else {
-		fprintf(stderr, "usage: %s --title T source|target\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s --title T source|target, or "
+			"--title T paste|twice|stall MIME\n", argv[0]);
 		return 2;
 	}
 	display = wl_display_connect(NULL);

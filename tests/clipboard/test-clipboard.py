@@ -7,6 +7,7 @@ and GTK in VMs through the shim, and local clients on weston's socket.
     test-clipboard.py CASE
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -97,6 +98,14 @@ def wait_log(s, text, timeout=20):
              timeout=timeout, step=0.2)
 
 
+def wait_log_re(s, pattern, timeout=20):
+    """The first line of weston's log that matches pattern."""
+    m = wait_for(f"weston to log /{pattern}/",
+                 lambda: re.search(pattern + ".*", s.weston_log()),
+                 timeout=timeout, step=0.2)
+    return m.group(0)
+
+
 def trusted_copy(s, vm, expect):
     focus(s, vm)
     s.xdotool("key", "super+shift+c")
@@ -185,38 +194,126 @@ def case_policies(s):
         raise Failure("weston's log does not say b read a's selection")
     print("crossed as documented:", ", ".join(results))
 
+    # what crossed is measured at both ends, more than a channel's
+    # window (256 KiB) so that credit comes into it
+    marker = b"ivwl-size-marker"
+    data = marker + os.urandom(300_000 - len(marker))
+    mime = "application/x-ivwl-size"
+    copy_in(s, "a", data, mime)
+    wait_selection(s, data, mime)
+    expect_paste(s, "b", data, mime)
+    n = len(data)
+    lines = [
+        wait_log_re(s, rf"\[b\] slot \d+: read {n} bytes of {mime} of "
+                    rf"a's selection: complete"),
+        wait_log_re(s, rf"\[a\] slot \d+: gave {n} bytes of {mime} of "
+                    rf"its selection to b: complete"),
+        # the local paste of wait_selection read it from a too
+        wait_log_re(s, rf"\[a\] slot \d+: gave {n} bytes of {mime} of "
+                    rf"its selection to local: complete")]
+    print("\n".join(lines))
+    if marker.decode() in s.weston_log():
+        raise Failure("the data is in weston's log")
+    print(f"a {n}-byte crossing a -> b logged with its size at both ends")
+
+    # a reader that leaves early: b's end says how much came, and that
+    # the transfer was cut (4 MiB: more than the channel and pipes hold)
+    big = os.urandom(4 << 20)
+    copy_in(s, "a", big, mime)
+    wait_selection(s, big, mime)
+    cut = s.client(["sh", "-c", f"wl-paste -n -t {mime} | head -c 1000 "
+                    f">/dev/null"], vm="b", log="paste-cut.log")
+    cut.wait(timeout=30)
+    line = wait_log_re(s, rf"\[b\] slot \d+: read \d+ bytes of {mime} of "
+                       rf"a's selection: cut short")
+    got = int(re.search(r"read (\d+) bytes", line).group(1))
+    if not 0 < got < len(big):
+        raise Failure(f"a cut transfer logged {got} bytes of {len(big)}")
+    print(line)
+
+
+def fnv(data):
+    """FNV-1a 64 of data, as ivwl-dnd-client prints it."""
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return f"{h:016x}"
+
+
+def still_owns(s, vm, copier, payload, mime=TEXT_MIME):
+    """The trusted paste left vm's selection alone: its wl-copy was not
+    cancelled, vm's own paste and a local one still get payload."""
+    if copier.poll() is not None:
+        raise Failure(f"{vm}'s wl-copy exited: the paste took {vm}'s "
+                      f"selection away")
+    expect_paste(s, vm, payload, mime)
+    rc, out = paste_in(s, None, mime)
+    if rc != 0 or out != payload:
+        raise Failure(f"weston's selection is no longer {vm}'s")
+
 
 def case_bindings(s):
     """The trusted copy and paste move text (every type wl-copy offers)
-    and a 20 MiB image byte for byte from a to b, once, and to no third
-    VM; the log names VMs, types and sizes, never the data."""
+    and a 20 MiB image byte for byte from a to b, read once, and to no
+    third VM; a keeps its selection throughout; the log names VMs, types
+    and sizes, never the data."""
     text = b"ivwl trusted text \xe2\x9c\x93\n"
-    copy_in(s, "a", text)
+    a_copy = copy_in(s, "a", text)
     wait_selection(s, text)
     expect_no_paste(s, "b", secret=text)
     trusted_copy(s, "a", "trusted copy from a: ")
     trusted_paste(s, "b", "trusted paste of a's copy into b")
+    # wl-paste is a client of b's of its own: the paste follows the
+    # keyboard there, and is read once
     expect_paste(s, "b", text)
-    expect_paste(s, "b", text, "text/plain")
+    expect_no_paste(s, "b", secret=text)
+    expect_no_paste(s, "b", "text/plain", secret=text)
     expect_no_paste(s, "c", secret=text)
+    if s.weston_log().count("of the trusted paste of a's copy") != 1:
+        raise Failure("b did not read the paste exactly once")
+    still_owns(s, "a", a_copy, text)
     # once: the plugin's clipboard is empty after the paste
     s.xdotool("key", "super+shift+v")
     wait_log(s, "trusted paste: nothing copied")
 
     image = os.urandom(20 << 20)
-    copy_in(s, "a", image, "image/png")
+    a_image = copy_in(s, "a", image, "image/png")
     wait_selection(s, image, "image/png")
     trusted_copy(s, "a",
                  "trusted copy from a: 1 types, 20971520 bytes "
                  "(image/png 20971520)")
     trusted_paste(s, "b", "into b: 1 types, 20971520 bytes")
     expect_paste(s, "b", image, "image/png")
-    wait_log(s, "trusted paste: image/png, 20971520 bytes, written")
-    expect_no_paste(s, "a", "image/png")
+    wait_log_re(s, r"trusted paste: image/png, 20971520 bytes, written to "
+                r"\[b\] slot \d+")
+    expect_no_paste(s, "b", "image/png")
     expect_no_paste(s, "c", "image/png")
+    still_owns(s, "a", a_image, image, "image/png")
+
+    # one client of b reading the offer twice gets it once, whole
+    data = os.urandom(100_000)
+    a_data = copy_in(s, "a", data, "application/x-ivwl-twice")
+    wait_selection(s, data, "application/x-ivwl-twice")
+    trusted_copy(s, "a", "trusted copy from a: 1 types, 100000 bytes")
+    twice = s.client([ENV["IVWL_DND_CLIENT"], "--title", "b-twice",
+                      "twice", "application/x-ivwl-twice"], vm="b",
+                     log="b-twice.log")
+    s.wait_view("[b] b-twice")
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, "trusted paste of a's copy into b: 1 types, 100000 bytes")
+    lines = Lines(twice)
+    wait_for("b-twice to read twice", lambda: len(
+        [l for l in lines.read() if l.startswith("pasted")]) >= 2,
+        timeout=20, step=0.2)
+    got = [l for l in lines.read() if l.startswith("pasted")]
+    if got[:2] != [f"pasted {len(data)} bytes fnv {fnv(data)}",
+                   "pasted 0 bytes fnv cbf29ce484222325"]:
+        raise Failure(f"two reads of one paste offer gave {got}")
+    still_owns(s, "a", a_data, data, "application/x-ivwl-twice")
     if text.strip() in s.weston_log().encode(errors="replace"):
         raise Failure("the copied text is in weston's log")
-    print("text and 20 MiB image moved a -> b byte for byte, once")
+    print("text, a 20 MiB image and 100000 bytes moved a -> b byte for "
+          "byte, read once each; a kept its selection")
 
 
 def case_gtk(s):
@@ -269,9 +366,9 @@ def case_stall_flood(s):
     responsive(s)
     print("flooding source cut at the budget")
 
-    # b stalls reading a paste: its wl-paste's stdout is never read.  The
-    # plugin's pipe thread takes the VM's share; another reader in b
-    # gets the whole image meanwhile.
+    # b stalls reading the paste: its wl-paste's stdout is never read.
+    # The plugin's pipe thread takes the VM's share: the paste's writer
+    # is done, and weston and b's other window go on.
     image = os.urandom(20 << 20)
     copy_in(s, "a", image, "image/png")
     wait_selection(s, image, "image/png")
@@ -279,22 +376,38 @@ def case_stall_flood(s):
     trusted_paste(s, "b", "into b: 1 types")
     reader = s.client(["wl-paste", "-n", "-t", "image/png"], vm="b",
                       log="stalled-reader.log")
-    wait_log(s, "reads image/png of trusted paste's selection")
+    wait_log(s, "reads image/png of the trusted paste of a's copy")
     responsive(s)
-    expect_paste(s, "b", image, "image/png")
+    wait_log_re(s, r"trusted paste: image/png, 20971520 bytes, written to "
+                r"\[b\] slot \d+")
     if bwin.poll() is not None or reader.poll() is not None:
         raise Failure("b's clients went with the stalled reader")
     print("a stalled reader in b blocks neither weston nor b")
 
-    # a reader whose pipe weston writes into directly (a local client)
-    # stalls the paste's own writer: given up after the stall timer
-    local = subprocess.Popen(["wl-paste", "-n", "-t", "image/png"],
+    # a local reader, whose pipe weston writes into directly, that
+    # stalls stalls the paste's own writer: given up after the stall
+    # timer.  a's selection is the image still: copy it again, then set
+    # another, or the reader would stall on a's own.
+    copied = s.weston_log().count("trusted copy from a: 1 types")
+    focus(s, "a")
+    s.xdotool("key", "super+shift+c")
+    wait_for("the second copy", lambda: s.weston_log().count(
+        "trusted copy from a: 1 types") > copied, timeout=20, step=0.2)
+    copy_in(s, "a", b"other\n", "text/x-other")
+    wait_selection(s, b"other\n", "text/x-other")
+    local = subprocess.Popen([ENV["IVWL_DND_CLIENT"], "--title",
+                              "local-stall", "stall", "image/png"],
                              env=s._debug_env(), stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL)
     s.clients.append(local)
-    wait_log(s, "the reader of image/png stalled after")
+    s.wait_view("local-stall")
+    s.xdotool("key", "super+shift+v")
+    wait_log(s, "trusted paste of a's copy into local")
+    wait_log(s, "trusted paste: local, the reader of image/png, stalled "
+             "after")
     responsive(s)
-    expect_paste(s, "b", image, "image/png")
+    if local.poll() is not None:
+        raise Failure("the stalled local reader went")
     print("a stalled reader of the paste given up")
 
 

@@ -61,12 +61,6 @@ ivwl_hostile_partial_header(struct ivwl_hostile *h)
 #define OVR_STRIDE OVR_WIDTH		/* bytes: a quarter of a row */
 #define OVR_COLOUR 0xff00ff00u
 
-struct window {
-	uint32_t wm_base, xdg_surface;
-	uint32_t serial, ping;
-	bool configured, pinged;
-};
-
 static void
 on_window_event(void *data, const struct ivwl_hostile_event *ev)
 {
@@ -956,19 +950,10 @@ ivwl_hostile_clipboard_flood(struct ivwl_hostile *h)
 
 /* ---- clipboard-hang ------------------------------------------------- */
 
-struct focus {
-	struct window w;
-	uint32_t device;
-	uint32_t offer;		/* the last wl_data_offer weston made */
-	bool selection;		/* ... and it is the selection */
-	uint32_t offers;	/* data_offer events heard */
-	uint32_t selections;	/* selection events heard, null ones too */
-};
-
-static void
-on_focus_event(void *data, const struct ivwl_hostile_event *ev)
+void
+ivwl_hostile_on_focus_event(void *data, const struct ivwl_hostile_event *ev)
 {
-	struct focus *f = data;
+	struct ivwl_hostile_focus *f = data;
 	uint32_t v;
 
 	on_window_event(&f->w, ev);
@@ -984,10 +969,9 @@ on_focus_event(void *data, const struct ivwl_hostile_event *ev)
 	}
 }
 
-/* A mapped 1x1 toplevel and a data device on slot k: weston gives the
- * new window the keyboard, and with it the selection's offer. */
-static bool
-focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
+bool
+ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
+			     struct ivwl_hostile_focus *f)
 {
 	struct ivwl_hostile_globals g;
 	struct ivwl_out out;
@@ -1039,7 +1023,8 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	end = ivwl_now_ms() + 3000;
 	while (!f->w.configured && ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
-		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
+		ivwl_hostile_roundtrip(h, k, ivwl_hostile_on_focus_event, f,
+				       500);
 	if (!f->w.configured)
 		return false;
 
@@ -1074,7 +1059,8 @@ focus_and_offer(struct ivwl_hostile *h, uint32_t k, struct focus *f)
 	end = ivwl_now_ms() + 3000;
 	while (!f->selection && ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
-		ivwl_hostile_roundtrip(h, k, on_focus_event, f, 500);
+		ivwl_hostile_roundtrip(h, k, ivwl_hostile_on_focus_event, f,
+				       500);
 	return f->selection;
 }
 
@@ -1107,7 +1093,7 @@ receive_offer(struct ivwl_hostile *h, uint32_t k, uint32_t offer)
 void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 {
-	struct focus f = { 0 };
+	struct ivwl_hostile_focus f = { 0 };
 	struct ivwl_out out;
 	struct clip c;
 	uint32_t probes = 0, answered = 0;
@@ -1127,7 +1113,7 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 	ivwl_hostile_roundtrip(h, 0, NULL, NULL, 2000);
 	ivwl_channels_release(&c.chs);
 
-	if (!focus_and_offer(h, 1, &f)) {
+	if (!ivwl_hostile_focus_and_offer(h, 1, &f)) {
 		printf("hostile-peer: clipboard-hang: no selection offer "
 		       "(no keyboard focus?)\n");
 		return;
@@ -1139,7 +1125,8 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 
 	while (ivwl_hostile_time_left(h)) {
 		/* read what comes (channel data included), grant nothing */
-		ivwl_hostile_drain_events(h, 1, on_focus_event, &f);
+		ivwl_hostile_drain_events(h, 1, ivwl_hostile_on_focus_event,
+					  &f);
 		probes++;
 		if (ivwl_hostile_slot_open_wait(h, 2, 2000))
 			answered++;
@@ -1165,10 +1152,10 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 void
 ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
 {
-	struct focus f = { 0 };
+	struct ivwl_hostile_focus f = { 0 };
 	int64_t end;
 
-	focus_and_offer(h, 0, &f);
+	ivwl_hostile_focus_and_offer(h, 0, &f);
 	printf("hostile-peer: clipboard-guess: focused window heard %u data "
 	       "offers, %u selection events, the last %s\n", f.offers,
 	       f.selections, f.selection ? "an offer" : "null");
@@ -1179,7 +1166,8 @@ ivwl_hostile_clipboard_guess(struct ivwl_hostile *h)
 	end = ivwl_now_ms() + 3000;
 	while (ivwl_now_ms() < end &&
 	       h->slot[0].phase == IVWL_HOSTILE_LIVE) {
-		ivwl_hostile_drain_events(h, 0, on_focus_event, &f);
+		ivwl_hostile_drain_events(h, 0, ivwl_hostile_on_focus_event,
+					  &f);
 		ivwl_hostile_slot_poll(h, 0);
 		usleep(50 * 1000);
 	}

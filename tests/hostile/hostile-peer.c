@@ -20,7 +20,8 @@
  * and reproducers of single weaknesses (bugs.c): partial-header,
  * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
  * window-flood, region-bomb, damage-bomb, clipboard-flood,
- * clipboard-hang, clipboard-guess, and eventfd-block (bugs-eventfd.c).
+ * clipboard-hang, clipboard-guess, clipboard-paste (bugs-paste.c) and
+ * eventfd-block (bugs-eventfd.c).
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -56,6 +57,7 @@ static const struct mode modes[] = {
 	{ "clipboard-flood", ivwl_hostile_clipboard_flood },
 	{ "clipboard-hang", ivwl_hostile_clipboard_hang },
 	{ "clipboard-guess", ivwl_hostile_clipboard_guess },
+	{ "clipboard-paste", ivwl_hostile_clipboard_paste },
 	{ "eventfd-block", ivwl_hostile_eventfd_block },
 	{ "role-subsurface", ivwl_hostile_role_subsurface },
 	{ "mime-flood", ivwl_hostile_mime_flood },

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "channel.h"
 #include "device.h"
 #include "mono-time.h"
 #include "record.h"
@@ -60,6 +61,7 @@ struct ivwl_hostile {
 	bool spare_partial;	/* keep request prod 8-aligned */
 	uint32_t count;		/* --count: mode's own size, 0 default */
 	bool verbose;
+	struct ivwl_channels *channels;	/* a mode's pipes, fed by drain */
 	struct ivwl_hostile_slot slot[IVWL_SLOT_COUNT];
 	struct ivwl_hostile_stats st;
 };
@@ -79,6 +81,23 @@ struct ivwl_hostile_globals {
 	uint32_t seat, data_device_manager;
 	uint32_t subcompositor, primary_selection, viewporter;
 	bool done;				/* the sync came back */
+};
+
+/* A toplevel's state, from its events. */
+struct window {
+	uint32_t wm_base, xdg_surface;
+	uint32_t serial, ping;
+	bool configured, pinged;
+};
+
+/* A focused window and what its data device heard (bugs.c). */
+struct ivwl_hostile_focus {
+	struct window w;
+	uint32_t device;
+	uint32_t offer;		/* the last wl_data_offer weston made */
+	bool selection;		/* ... and it is the selection */
+	uint32_t offers;	/* data_offer events heard */
+	uint32_t selections;	/* selection events heard, null ones too */
 };
 
 /* One event as read back from the event ring. */
@@ -181,6 +200,17 @@ ivwl_hostile_roundtrip(struct ivwl_hostile *h, uint32_t k,
 		       ivwl_hostile_event_func_t func,
 		       void *data, int timeout_ms);
 
+/* bugs.c: the events of a focused window and its data device. */
+void
+ivwl_hostile_on_focus_event(void *data, const struct ivwl_hostile_event *ev);
+
+/* A mapped 1x1 toplevel and a data device on slot k: weston gives the
+ * new window the keyboard, and with it the selection's offer.  True
+ * when that offer came (a selection event came at all: f->selections). */
+bool
+ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
+			     struct ivwl_hostile_focus *f);
+
 /* Message builder. */
 void
 ivwl_out_reset(struct ivwl_out *out);
@@ -277,6 +307,10 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_clipboard_guess(struct ivwl_hostile *h);
+
+/* bugs-paste.c */
+void
+ivwl_hostile_clipboard_paste(struct ivwl_hostile *h);
 
 /* ---- bugs-eventfd.c ---- */
 

@@ -360,6 +360,7 @@ ivwl_hostile_drain_events(struct ivwl_hostile *h, uint32_t k,
 			  ivwl_hostile_event_func_t func, void *data)
 {
 	struct ivwl_hostile_slot *s = &h->slot[k];
+	struct ivwl_channel *done;
 	uint16_t type;
 	int n, events = 0;
 
@@ -371,6 +372,10 @@ ivwl_hostile_drain_events(struct ivwl_hostile *h, uint32_t k,
 		if (type == IVWL_RECORD_WAYLAND)
 			events += dispatch_wayland(h, record_buf, (uint32_t)n,
 						   func, data);
+		else if (h->channels &&
+			 ivwl_channels_handle(h->channels, type, record_buf,
+					      (uint32_t)n, &done) == 0 && done)
+			ivwl_channel_destroy(h->channels, done);
 	}
 	if (ivwl_ring_kick_needed(&s->event))
 		ivwl_hostile_ring(h, IVWL_DOORBELL_SLOT(k));

@@ -706,6 +706,69 @@ def case_clipboard_guess(s):
     good_client_after(s)
 
 
+def case_clipboard_paste(s):
+    """The user copies the good VM's selection with the trusted binding
+    and pastes it into the evil VM's window.  The paste's offer is the
+    plugin's own, not weston's: the evil VM gets nothing for a type the
+    copy does not hold, the whole copy once, nothing the second time
+    through the same offer, and the end of its client for finish (only
+    a drag's offer takes it).  The good VM keeps its selection: its
+    wl-copy runs on and weston still offers its data."""
+    secret = b"ivwl-good-secret\n"
+    path = s.path("secret.txt")
+    with open(path, "wb") as f:
+        f.write(secret)
+    copier = s.client(["sh", "-c", f"exec wl-copy --foreground < {path}"],
+                      vm="good", log="wl-copy-good.log")
+
+    def local_paste():
+        return s.local(["wl-paste", "-n"], capture_output=True,
+                       timeout=20).stdout
+    wait_for("the good VM's selection", lambda: local_paste() == secret,
+             timeout=20, step=0.3)
+    pattern(s, "good", "good-focus", frames=1000000)
+    s.wait_view("[good] good-focus")
+    time.sleep(0.3)
+    s.xdotool("key", "super+shift+c")
+    wait_for("the trusted copy", lambda: "trusted copy from good: " in
+             s.weston_log(), timeout=20)
+    s.start_peer("clipboard-paste", 30)
+    wait_for("the evil window to have the keyboard", lambda:
+             "waiting for the paste" in s.peer_log() or
+             s.peer.poll() is not None, timeout=20)
+    if "waiting for the paste" not in s.peer_log():
+        raise Failure(f"the evil window never got the keyboard: "
+                      f"{s.peer_log()[-500:]}")
+    s.xdotool("key", "super+shift+v")
+    log = s.wait_peer(60)
+    print("\n".join(ln for ln in log.splitlines() if "bytes, read" in ln))
+    m = re.search(r"an unoffered type (-?\d+) bytes, read (-?\d+) bytes, "
+                  r"again (-?\d+); finish: ([\w ]+), connection (\w+)", log)
+    if not m:
+        raise Failure("the evil VM never got the paste's offer")
+    other, first, again = (int(m.group(i)) for i in (1, 2, 3))
+    if other != 0 or again != 0:
+        raise Failure(f"BUG paste: the paste's offer gave {other} bytes "
+                      f"for a type it does not hold and {again} bytes a "
+                      f"second time")
+    if first != len(secret):
+        raise Failure(f"the paste's one read gave {first} bytes, not "
+                      f"{len(secret)}")
+    # weston ends the client as it posts the error: the plugin may see
+    # the connection go before the error event
+    if m.group(5) != "closed":
+        raise Failure(f"finish on the paste's offer: {m.group(4)}, "
+                      f"connection {m.group(5)}")
+    if not re.search(r"\[evil\] slot \d+: finish, only valid for drag and "
+                     r"drop, on the trusted paste's offer: a protocol "
+                     r"error", s.weston_log()):
+        raise Failure("weston's log does not say why the evil client went")
+    if copier.poll() is not None or local_paste() != secret:
+        raise Failure("BUG paste: the good VM lost its selection")
+    check_closings(s, False)
+    good_client_after(s)
+
+
 def case_bug_eventfd_block_hangs_weston(s):
     """With ivwl-server the app peer holds the very eventfds the display
     writes to ring it: it clears O_NONBLOCK on them, fills each counter
@@ -985,6 +1048,7 @@ CASES = {
         case_bug_clipboard_flood_grows_weston,
     "bug-clipboard-hang": case_bug_clipboard_hang,
     "clipboard-guess": case_clipboard_guess,
+    "clipboard-paste": case_clipboard_paste,
     "bug-eventfd-block-hangs-weston": case_bug_eventfd_block_hangs_weston,
     "bug-subsurface-of-xdg-surface-aborts-weston":
         case_bug_subsurface_of_xdg_surface_aborts_weston,
@@ -1005,7 +1069,7 @@ CASES = {
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
 SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
-              "clipboard-guess",
+              "clipboard-guess", "clipboard-paste",
               "bug-popup-chain-app-close-crashes-weston",
               "bug-popup-chain-plugin-close-crashes-weston",
               "bug-keyboard-flood-exhausts-fds",

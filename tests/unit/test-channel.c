@@ -37,6 +37,10 @@ lane_fini(struct lane *l)
 	free(l->data);
 }
 
+/* What the last channel deliver() finished counted, and how it ended. */
+static uint64_t last_total;
+static bool last_complete;
+
 /* Hands every record of a lane to a side's channels. */
 static int
 deliver(struct lane *l, struct ivwl_channels *chs, int *finished_count)
@@ -52,6 +56,8 @@ deliver(struct lane *l, struct ivwl_channels *chs, int *finished_count)
 		if (ret < 0)
 			return ret;
 		if (finished) {
+			last_total = finished->total;
+			last_complete = finished->complete;
 			ivwl_channel_destroy(chs, finished);
 			(*finished_count)++;
 		}
@@ -110,6 +116,7 @@ test_bytes_cross_with_credit(void)
 	uint8_t *in = malloc(TOTAL), *out = malloc(TOTAL);
 	size_t written = 0, got = 0;
 	int finished = 0, rounds = 0, i;
+	bool sink_done = false;
 
 	REQUIRE(in && out);
 	for (i = 0; i < TOTAL; i++)
@@ -131,16 +138,30 @@ test_bytes_cross_with_credit(void)
 		}
 		if (b.source && ivwl_channel_pump(b.source,
 						  &b.to_sink.tx) == 1) {
+			/* both ends count what crossed */
+			CHECK_EQ(b.source->total, TOTAL);
+			CHECK(b.source->complete);
 			ivwl_channel_destroy(&b.source_side, b.source);
 			b.source = NULL;
 		}
+		last_total = 0;
 		REQUIRE(deliver(&b.to_sink, &b.sink_side, &finished) == 0);
+		if (last_total) {
+			/* the sink ended on the CLOSE, its buffer empty */
+			CHECK_EQ(last_total, TOTAL);
+			CHECK(last_complete);
+			b.sink = NULL;
+			sink_done = true;
+		}
 		/* never more in flight than the window */
 		if (b.sink)
 			CHECK(b.sink->len <= IVWL_CHANNEL_WINDOW);
 		if (b.sink && ivwl_channel_pump(b.sink, &b.to_source.tx) == 1) {
+			CHECK_EQ(b.sink->total, TOTAL);
+			CHECK(b.sink->complete);
 			ivwl_channel_destroy(&b.sink_side, b.sink);
 			b.sink = NULL;
+			sink_done = true;
 		}
 		REQUIRE(deliver(&b.to_source, &b.source_side, &finished) == 0);
 		while ((n = read(b.reader, out + got, TOTAL - got)) > 0)
@@ -149,6 +170,7 @@ test_bytes_cross_with_credit(void)
 	CHECK_EQ(got, TOTAL);
 	CHECK(memcmp(in, out, TOTAL) == 0);
 	/* the sink finished on EOF, the source on its own EOF */
+	CHECK(sink_done);
 	CHECK(b.sink == NULL);
 	CHECK(b.source == NULL);
 	CHECK_EQ(read(b.reader, out, 1), 0);
@@ -177,6 +199,9 @@ test_reader_gone_aborts_writer(void)
 		REQUIRE(deliver(&b.to_sink, &b.sink_side, &finished) == 0);
 		/* writing into a pipe nobody reads: EPIPE, the sink aborts */
 		if (b.sink && ivwl_channel_pump(b.sink, &b.to_source.tx) == 1) {
+			/* cut: what came is counted, the end not reached */
+			CHECK_EQ(b.sink->total, sizeof(chunk));
+			CHECK(!b.sink->complete);
 			ivwl_channel_destroy(&b.sink_side, b.sink);
 			b.sink = NULL;
 		}
