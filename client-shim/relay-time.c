@@ -16,8 +16,13 @@
 #include "relay-time.h"
 
 #define NS_PER_S 1000000000ll
-/* The agent's first estimate takes a few round trips; wait this long. */
-#define FIRST_ESTIMATE_WAIT_MS 1000
+/*
+ * The agent's first estimate takes a few round trips; on a machine so
+ * loaded that they stretch to milliseconds (dozens of VMs starting at
+ * once), a trustworthy one can take seconds.  Hiding wp_presentation is
+ * for the client's whole life, so its start waits this long first.
+ */
+#define FIRST_ESTIMATE_WAIT_MS 3000
 #define FIRST_ESTIMATE_POLL_MS 10
 
 /* wp_presentation_feedback.presented: tv_sec_hi, tv_sec_lo, tv_nsec, ... */
