@@ -232,7 +232,10 @@ ivwl_clock_asker_settled(const struct ivwl_clock_asker *c, int64_t since,
 	struct ivwl_clock_map map;
 	int64_t err;
 
+	/* An estimate of the display instance there now, not the last. */
 	if (c->accepted_at < since || !c->accepted_at ||
+	    c->display_epoch !=
+		    ivwl_shm_load(&side(c, IVWL_SIDE_DISPLAY)->epoch) ||
 	    !ivwl_clock_est_map(&c->est, &map))
 		return false;
 	ivwl_clock_map_apply(&map, map.ref_display + horizon_ns, &err);

@@ -406,6 +406,9 @@ test_settled_needs_fresh_answers_and_drift(void)
 	for (i = 0; i < 8; i++)
 		REQUIRE(round_trip(&c, &a) != IVWL_CLOCK_REJECTED);
 	CHECK(ivwl_clock_asker_settled(&c, 0, horizon));
+	/* Another display instance: what we had is not its estimate. */
+	ivwl_region_side(base, IVWL_SIDE_DISPLAY)->epoch++;
+	CHECK(!ivwl_clock_asker_settled(&c, 0, 0));
 	free(base);
 }
 
