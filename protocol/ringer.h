@@ -7,11 +7,9 @@
  * and fill the counter, and the next write() sleeps until it reads.  No
  * flag can be trusted (an fcntl() check before the write is a race), and
  * eventfds refuse RWF_NOWAIT writes, so only a thread may do the writing:
- * ivwl_ringer_ring() queues the vector and returns at once, a worker
- * thread writes.  One worker serves every ringer of the process; one that
- * a peer holds in a write for IVWL_RINGER_HANDOFF_MS hands the others to
- * a new worker.  A write that stays blocked for IVWL_RINGER_STUCK_MS
- * makes the peer stuck for good: every ring after that fails at once.
+ * ivwl_ringer_ring() queues the vector and returns at once, the thread
+ * writes.  A write that stays blocked for IVWL_RINGER_STUCK_MS makes the
+ * peer stuck for good: every ring after that fails at once.
  */
 #ifndef IVWL_RINGER_H
 #define IVWL_RINGER_H
@@ -27,14 +25,6 @@
  * enough that the peer's connections end before a user wonders why.
  */
 #define IVWL_RINGER_STUCK_MS 1000
-
-/*
- * How long a worker may be in one write before the next ring hands the
- * other peers to a new worker: what a blocking peer can delay everyone
- * else's doorbells by.  An honest write takes microseconds; a worker the
- * machine did not schedule for this long costs a spare thread, no more.
- */
-#define IVWL_RINGER_HANDOFF_MS 10
 
 /*
  * How long ivwl_ringer_destroy() gives queued rings by default when the
@@ -74,22 +64,9 @@ int
 ivwl_ringer_health(struct ivwl_ringer *r);
 
 /*
- * For an event loop: the rings this thread makes do not wake the worker;
- * schedule(data) is called once for the first of them, and the loop
- * calls ivwl_ringer_flush() when its iteration is done, waking it once
- * for all.  NULL: wake at once again.  Rings of other threads wake at
- * once either way.
- */
-void
-ivwl_ringer_defer_wakes(void (*schedule)(void *data), void *data);
-
-void
-ivwl_ringer_flush(void);
-
-/*
- * Ends the ringer.  Its queued rings first get up to flush_ms to be
- * written (0: none, for a peer that left); a write the peer blocks is
- * then cancelled.  The worker stops with the last ringer.  NULL is fine.
+ * Stops the thread.  It first gets up to flush_ms to write what is
+ * queued (0: none, for a peer that left); then it is cancelled, even in
+ * the middle of a write the peer blocks, and joined.  NULL is fine.
  */
 void
 ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms);

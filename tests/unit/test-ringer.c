@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ringer's worker (protocol/ringer.h) against a peer that blocks its
+ * The ringer thread (protocol/ringer.h) against a peer that blocks its
  * eventfds, and the drain that must not block on one either.
  */
 #include <errno.h>
@@ -220,87 +220,6 @@ test_drain_never_blocks(void)
 	close(fd);
 }
 
-/*
- * One worker serves every ringer: a peer that blocks it holds up the
- * others' doorbells for about IVWL_RINGER_HANDOFF_MS, once, and no longer.
- */
-static void
-test_blocked_peer_holds_up_no_other(void)
-{
-	struct ivwl_ringer *bad, *good;
-	int64_t t, worst = 0, took;
-	int bad_fd[1], good_fd[1], i;
-
-	open_fds(bad_fd, 1);
-	open_fds(good_fd, 1);
-	block_fd(bad_fd[0]);
-	REQUIRE(ivwl_ringer_create(bad_fd, 1, &bad) == 0);
-	REQUIRE(ivwl_ringer_create(good_fd, 1, &good) == 0);
-	CHECK_EQ(ivwl_ringer_ring(bad, 0), 0);
-	usleep(20 * 1000);	/* the worker sits in the bad write */
-	for (i = 0; i < 20; i++) {
-		t = ivwl_now_ms();
-		CHECK_EQ(ivwl_ringer_ring(good, 0), 0);
-		CHECK_EQ(collect(good_fd[0], 1, 2000), 1);
-		took = ivwl_now_ms() - t;
-		if (took > worst)
-			worst = took;
-	}
-	/* generous for a loaded machine; blocked it would be 2000 */
-	CHECK(worst < 500);
-	ivwl_ringer_destroy(good, IVWL_RINGER_FLUSH_MS);
-	t = ivwl_now_ms();
-	ivwl_ringer_destroy(bad, IVWL_RINGER_FLUSH_MS);
-	CHECK(ivwl_now_ms() - t < 1000);
-	close_fds(bad_fd, 1);
-	close_fds(good_fd, 1);
-}
-
-static int scheduled;
-
-static void
-count_schedule(void *data)
-{
-	(void)data;
-	scheduled++;
-}
-
-/* Deferred: one schedule for a batch, nothing written until the flush. */
-static void
-test_deferred_wakes(void)
-{
-	struct ivwl_ringer *a, *b;
-	int fa[1], fb[1];
-
-	open_fds(fa, 1);
-	open_fds(fb, 1);
-	REQUIRE(ivwl_ringer_create(fa, 1, &a) == 0);
-	REQUIRE(ivwl_ringer_create(fb, 1, &b) == 0);
-	usleep(20 * 1000);	/* the worker found nothing and sleeps */
-	scheduled = 0;
-	ivwl_ringer_defer_wakes(count_schedule, NULL);
-	CHECK_EQ(ivwl_ringer_ring(a, 0), 0);
-	CHECK_EQ(ivwl_ringer_ring(b, 0), 0);
-	CHECK_EQ(ivwl_ringer_ring(a, 0), 0);
-	CHECK_EQ(scheduled, 1);
-	usleep(50 * 1000);
-	CHECK_EQ(ivwl_eventfd_drain(fa[0]), 0);
-	CHECK_EQ(ivwl_eventfd_drain(fb[0]), 0);
-	ivwl_ringer_flush();
-	CHECK_EQ(collect(fa[0], 2, 2000), 2);
-	CHECK_EQ(collect(fb[0], 1, 2000), 1);
-	/* the next batch schedules again */
-	usleep(20 * 1000);
-	CHECK_EQ(ivwl_ringer_ring(b, 0), 0);
-	CHECK_EQ(scheduled, 2);
-	ivwl_ringer_defer_wakes(NULL, NULL);
-	CHECK_EQ(collect(fb[0], 1, 2000), 1);
-	ivwl_ringer_destroy(a, 0);
-	ivwl_ringer_destroy(b, 0);
-	close_fds(fa, 1);
-	close_fds(fb, 1);
-}
-
 IVWL_TEST_MAIN(
 	TEST(test_rings_arrive_counted),
 	TEST(test_destroy_flushes),
@@ -308,6 +227,4 @@ IVWL_TEST_MAIN(
 	TEST(test_short_block_is_fine),
 	TEST(test_destroy_cancels_blocked_write),
 	TEST(test_drain_never_blocks),
-	TEST(test_blocked_peer_holds_up_no_other),
-	TEST(test_deferred_wakes),
 )
