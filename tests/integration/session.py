@@ -262,7 +262,15 @@ class Session:
                 if v["title"] == title and v["rect"]:
                     return v
             return None
-        return wait_for(f"a view titled {title!r}", find, timeout, 0.2)
+        try:
+            return wait_for(f"a view titled {title!r}", find, timeout, 0.2)
+        except Failure as e:
+            # what was there instead tells a slow client from a lost one
+            try:
+                seen = [(v["title"], v["rect"]) for v in self.scene()]
+            except Exception as why:
+                seen = f"(no scene graph: {why})"
+            raise Failure(f"{e}; weston shows {seen}") from None
 
     def screenshot(self):
         """(width, height, rows of (r, g, b)) of weston's output."""
