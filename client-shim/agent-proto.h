@@ -48,8 +48,8 @@ enum ivwl_agent_op {
  * The agent samples the display's clock only in bursts: when a relay
  * asked, it started or the display did.  A burst lasts until an answer
  * of its own leaves the estimate good for IVWL_AGENT_CLOCK_SETTLED_MS
- * more (within half of what relays trust), at most
- * IVWL_AGENT_CLOCK_ACTIVE_MS; then no wake-ups.  The estimate's drift
+ * more (within IVWL_CLOCK_GOOD_NS), at most IVWL_AGENT_CLOCK_ACTIVE_MS;
+ * then no wake-ups.  The estimate's drift
  * keeps it good for long after (client-shim/relay-time.c asks again as
  * it ages).
  */

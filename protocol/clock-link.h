@@ -98,8 +98,8 @@ ivwl_clock_ask_timeout_ms(const struct ivwl_clock_asker *c);
 /*
  * True when an answer taken at or after since (asker time) left an
  * estimate whose bound stays within IVWL_CLOCK_GOOD_NS for horizon_ns
- * more: what relays use is good, so sampling on would only
- * cost wake-ups.
+ * more: what relays use is good, so sampling on would only cost
+ * wake-ups.
  */
 bool
 ivwl_clock_asker_settled(const struct ivwl_clock_asker *c, int64_t since,

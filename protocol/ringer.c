@@ -16,7 +16,7 @@
  * runs dozens of them under a 1024-file limit).  Nor a condition
  * variable: its mutex, taken by the caller to signal and by the thread
  * as it wakes, made them wait for each other on every ring, and those
- * futex calls were a third of weston's CPU with eight busy VMs.
+ * futex calls were a quarter of weston's CPU with eight busy VMs.
  */
 #include <errno.h>
 #include <linux/futex.h>
