@@ -46,6 +46,41 @@ err_close:
 	return ret < 0 ? ret : -EINVAL;
 }
 
+int
+ivwl_app_slot_move(struct ivwl_app_slot *slot,
+		   const struct ivwl_agent_slot *info)
+{
+	struct ivwl_side_block *display;
+
+	if (info->ep.region_size != slot->info.ep.region_size ||
+	    info->slot >= slot->layout.slot_count) {
+		ivwl_endpoint_close((struct ivwl_endpoint *)&info->ep);
+		return -EINVAL;
+	}
+	ivwl_endpoint_close(&slot->info.ep);
+	slot->info = *info;
+	ivwl_region_slot(slot->base, &slot->layout, info->slot, &slot->view);
+	ivwl_ring_init_producer(&slot->request, &slot->view.ctrl->request,
+				slot->view.request_data,
+				slot->layout.ring_size);
+	ivwl_ring_init_consumer(&slot->event, &slot->view.ctrl->event,
+				slot->view.event_data, slot->layout.ring_size);
+	display = ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
+	slot->display_epoch = ivwl_shm_load(&display->epoch);
+	return 0;
+}
+
+bool
+ivwl_app_slot_display_restarted(struct ivwl_app_slot *slot, bool *ready)
+{
+	struct ivwl_side_block *display =
+		ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
+
+	*ready = ivwl_shm_load(&display->state) == IVWL_SIDE_READY;
+	return !*ready ||
+	       ivwl_shm_load(&display->epoch) != slot->display_epoch;
+}
+
 void
 ivwl_app_slot_detach(struct ivwl_app_slot *slot)
 {

@@ -32,6 +32,22 @@ void
 ivwl_app_slot_detach(struct ivwl_app_slot *slot);
 
 /*
+ * Moves onto another slot of the same region (a new display's), keeping
+ * the mapping: pointers into the region stay valid.  Takes ownership of
+ * info's fds (even on failure).
+ */
+int
+ivwl_app_slot_move(struct ivwl_app_slot *slot,
+		   const struct ivwl_agent_slot *info);
+
+/*
+ * True when the display this slot was opened on left or was replaced;
+ * *ready says whether a display serves the region now.
+ */
+bool
+ivwl_app_slot_display_restarted(struct ivwl_app_slot *slot, bool *ready);
+
+/*
  * Waits until the display side serves this generation.  -ECONNREFUSED
  * when it refused it, -ETIMEDOUT after timeout_ms.
  */

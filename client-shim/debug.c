@@ -7,6 +7,14 @@
 
 #include "shim.h"
 
+static void
+vlog(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "ivwl-shim[%d]: ", (int)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void
 ivwl_shim_debug(const char *fmt, ...)
 {
@@ -15,10 +23,18 @@ ivwl_shim_debug(const char *fmt, ...)
 
 	if (!v || strcmp(v, "1") != 0)
 		return;
-	fprintf(stderr, "ivwl-shim[%d]: ", (int)getpid());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vlog(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void
+ivwl_shim_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
 }
 

@@ -20,10 +20,12 @@
 #include "buffers.h"
 #include "channel.h"
 #include "ivwl-protocols.h"
+#include "mono-time.h"
 #include "record.h"
 #include "relay.h"
 #include "relay-zc.h"
 #include "relay-time.h"
+#include "replay.h"
 #include "frame-trace.h"
 #include "shim.h"
 #include "stream.h"
@@ -32,6 +34,10 @@
 
 #define OPEN_TIMEOUT_MS 5000
 #define TO_CLIENT_LIMIT (64u << 20)
+/* How long a client waits for a display that left (IVWL_RESTART_WAIT). */
+#define RESTART_WAIT_DEFAULT_S 60
+/* How long a new display may take to configure the replayed windows. */
+#define REPLAY_TIMEOUT_MS 10000
 
 /* Channel data collected for a BLOB descriptor that is still to come. */
 struct blob_in {
@@ -55,6 +61,14 @@ struct relay {
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_relay_zc zc;	/* grants for the app's processes */
 	struct ivwl_relay_time time;	/* the display's times in ours */
+	struct ivwl_replay *replay;	/* survives a display restart */
+	struct ivwl_replay_buf replay_out;	/* replay requests to send */
+	uint32_t replay_pos;		/* of those, sent */
+	struct ivwl_replay_buf synth;	/* events the relay makes */
+	bool display_down;		/* the display left; waiting */
+	int64_t deadline_ms;		/* for display_down or a replay */
+	int restart_wait_s;		/* 0: end the connection instead */
+	bool display_said_bye;		/* DISCONNECT came: why_buf says why */
 	uint64_t *record;
 	uint8_t *events;	/* a record's events as the client gets them */
 	bool requests_blocked;
@@ -90,6 +104,9 @@ relay_free(struct relay *r)
 	if (r->sock >= 0)
 		close(r->sock);
 	ivwl_relay_zc_close(&r->zc);
+	ivwl_replay_destroy(r->replay);
+	ivwl_replay_buf_release(&r->replay_out);
+	ivwl_replay_buf_release(&r->synth);
 	free(r->record);
 	free(r->events);
 	free(r);
@@ -134,7 +151,50 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 	if (ret < 0)
 		return ret;
 	ivwl_relay_time_request(&r->time, msg);
+	ivwl_replay_note_request(r->replay, &r->objects, msg, bytes, descs);
 	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
+	return 0;
+}
+
+/*
+ * Events the relay makes (replay.h): decoded and followed like the
+ * display's, so the map stays the client's view.
+ */
+static int
+deliver_synth(struct relay *r)
+{
+	const struct ivwl_fd_desc *desc;
+	struct ivwl_wire_msg msg;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len;
+
+	if (r->synth.oom)
+		return fail(r, "out of memory for events");
+	while (ivwl_replay_buf_next(&r->synth, &pos, &bytes, &len, &desc)) {
+		if (ivwl_wire_parse(&r->objects, IVWL_WIRE_EVENT, bytes, len,
+				    &msg) != (int)len ||
+		    ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT, &msg) < 0)
+			return fail(r, "the relay made an event that does not "
+				    "decode");
+		if (ivwl_stream_out_append(&r->to_client, bytes, len, NULL,
+					   0) < 0)
+			return fail(r, "the client does not read its events");
+	}
+	ivwl_replay_buf_reset(&r->synth);
+	return 0;
+}
+
+/* A request the new display must not see: the relay answered it. */
+static int
+drop_request(struct relay *r, struct ivwl_wire_msg *msg)
+{
+	int fds[IVWL_WAYLAND_MAX_FDS];
+	uint32_t i;
+
+	if (ivwl_stream_in_take_fds(&r->from_client, msg->nfds, fds) < 0)
+		return fail(r, "a request arrived without its fds");
+	for (i = 0; i < msg->nfds; i++)
+		close(fds[i]);
 	return 0;
 }
 
@@ -143,6 +203,7 @@ static int
 pump_requests(struct relay *r)
 {
 	struct ivwl_stream_in *in = &r->from_client;
+	enum ivwl_replay_verdict verdict;
 	struct ivwl_wire_msg msg;
 	size_t room;
 	int n, ret;
@@ -163,10 +224,19 @@ pump_requests(struct relay *r)
 				if (ret < 0)
 					return ret;
 			}
+			verdict = ivwl_replay_filter_request(r->replay,
+							     &r->objects, &msg,
+							     in->buf,
+							     &r->synth);
 			if (ivwl_wire_track(&r->objects, IVWL_WIRE_REQUEST,
 					    &msg) < 0)
 				return fail(r, "request breaks object rules");
-			ret = forward_request(r, &msg, in->buf);
+			if (verdict == IVWL_REPLAY_DROP)
+				ret = drop_request(r, &msg);
+			else
+				ret = forward_request(r, &msg, in->buf);
+			if (ret == 0 && r->synth.len)
+				ret = deliver_synth(r);
 			if (ret < 0)
 				return ret;
 			ivwl_stream_in_consume(in, (size_t)n);
@@ -286,10 +356,12 @@ wayland_events(struct relay *r, uint32_t len)
 {
 	struct ivwl_wayland_record rec;
 	int fds[IVWL_WAYLAND_MAX_FDS];
+	enum ivwl_replay_verdict verdict;
 	struct ivwl_wire_msg msg;
-	const uint8_t *p;
+	const char *why = NULL;
+	uint8_t *p;
 	uint32_t i, left, out = 0;
-	int n;
+	int n, skip;
 
 	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
 				      &rec) < 0)
@@ -309,23 +381,38 @@ wayland_events(struct relay *r, uint32_t len)
 		}
 	}
 	/* Follow the events so that later requests decode. */
-	for (p = rec.data, left = rec.data_len; left > 0;
+	for (p = (uint8_t *)rec.data, left = rec.data_len; left > 0;
 	     p += n, left -= (uint32_t)n) {
-		n = ivwl_wire_parse(&r->objects, IVWL_WIRE_EVENT, p, left,
-				    &msg);
-		if (n <= 0 || ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT,
-					      &msg) < 0) {
-			for (i = 0; i < rec.nfds; i++)
-				close(fds[i]);
-			return fail(r, "the display sent an undecodable event");
-		}
+		/* The replay's own callbacks: a done of 12 bytes. */
+		skip = ivwl_replay_skip_event(r->replay, p, left);
+		n = 12;
+		if (skip == 1 && left >= (uint32_t)n)
+			continue;
+		n = skip < 0 ? -1 : ivwl_wire_parse(&r->objects,
+						    IVWL_WIRE_EVENT, p, left,
+						    &msg);
+		if (n <= 0)
+			goto err_fds;
+		if (ivwl_replay_event(r->replay, &r->objects, &msg, p,
+				      &verdict, &r->replay_out, &r->synth,
+				      &why) < 0)
+			goto err_fds;
+		if (verdict == IVWL_REPLAY_DROP)
+			continue;
+		if (ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT, &msg) < 0)
+			goto err_fds;
 		out += ivwl_relay_time_event(&r->time, &msg, p,
 					     r->events + out);
 	}
 	if (ivwl_stream_out_append(&r->to_client, r->events, out, fds,
 				   rec.nfds) < 0)
 		return fail(r, "the client does not read its events");
-	return 0;
+	return r->synth.len ? deliver_synth(r) : 0;
+
+err_fds:
+	for (i = 0; i < rec.nfds; i++)
+		close(fds[i]);
+	return fail(r, why ? why : "the display sent an undecodable event");
 }
 
 static int
@@ -378,7 +465,9 @@ disconnected(struct relay *r, uint32_t len)
 		if ((unsigned char)r->why_buf[i] < 0x20 ||
 		    r->why_buf[i] == 0x7f)
 			r->why_buf[i] = '?';
-	return fail(r, r->why_buf);
+	/* The slot state follows; a display that is leaving may return. */
+	r->display_said_bye = true;
+	return 0;
 }
 
 static int
@@ -442,6 +531,25 @@ prepare_sleep(struct relay *r)
 	return true;
 }
 
+/* The client's requests wait while the display is away or replayed to. */
+static bool
+holding_client(const struct relay *r)
+{
+	return r->display_down || !ivwl_replay_done(r->replay) ||
+	       r->replay_pos < r->replay_out.len;
+}
+
+static int
+sleep_timeout(const struct relay *r)
+{
+	int64_t left;
+
+	if (!r->deadline_ms)
+		return -1;
+	left = r->deadline_ms - ivwl_now_ms();
+	return left > 0 ? (int)left : 0;
+}
+
 static void
 sleep_until_needed(struct relay *r)
 {
@@ -454,7 +562,7 @@ sleep_until_needed(struct relay *r)
 					IVWL_ZC_MAX_CHANNELS + 1);
 	nfds_t n = 2 + (nfds_t)nzc, max = n + IVWL_CHANNEL_MAX;
 
-	if (!r->requests_blocked)
+	if (!r->requests_blocked && !holding_client(r))
 		pfd[1].events |= POLLIN;
 	if (r->to_client.len > 0)
 		pfd[1].events |= POLLOUT;
@@ -468,10 +576,11 @@ sleep_until_needed(struct relay *r)
 	}
 	if (prepare_sleep(r)) {
 		/*
-		 * No timeout: the agent wakes us when the display changes
-		 * state, restarts or leaves (it rings its control bit).
+		 * No timeout but a replay's: the agent wakes us when the
+		 * display changes state, restarts or leaves (it rings its
+		 * control bit).
 		 */
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, sleep_timeout(r)) < 0) {
 			r->sock_ready = true;
 			ivwl_relay_zc_all_ready(&r->zc);
 			pfd[0].revents = POLLIN;
@@ -513,35 +622,179 @@ publish_stats(struct relay *r)
 	ivwl_app_slot_publish(&r->slot, &now);
 }
 
+/* 0, or -EAGAIN when the request ring is full. */
+static int
+pump_replay(struct relay *r)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = r->replay_pos, len;
+	int ret;
+
+	if (r->replay_out.oom)
+		return fail(r, "out of memory for the replay");
+	while (ivwl_replay_buf_next(&r->replay_out, &pos, &bytes, &len,
+				    &desc)) {
+		if (!ivwl_batch_fits(&r->batch, len, desc ? 1 : 0)) {
+			ret = ivwl_batch_flush(&r->batch, &r->slot.request);
+			if (ret < 0)
+				return ret;
+		}
+		ivwl_batch_add(&r->batch, bytes, len, desc, desc ? 1 : 0);
+		r->replay_pos = pos;
+	}
+	ret = ivwl_batch_flush(&r->batch, &r->slot.request);
+	if (ret == 0) {
+		ivwl_replay_buf_reset(&r->replay_out);
+		r->replay_pos = 0;
+	}
+	return ret;
+}
+
+/*
+ * The display left or restarted.  The client keeps its connection if the
+ * model can be replayed; it hears what a restart undoes (focus, popups,
+ * callbacks, selections) at once.
+ */
+static int
+display_left(struct relay *r)
+{
+	const char *why = NULL;
+
+	if (!r->restart_wait_s)
+		return -1;
+	if (ivwl_replay_begin(r->replay, &r->objects, &r->synth, &why) < 0) {
+		ivwl_shim_log("slot %u: the client cannot outlive the "
+			      "display's restart: %s", r->slot.info.slot, why);
+		return -1;
+	}
+	ivwl_shim_debug("slot %u: %u bytes of events for the client",
+			r->slot.info.slot, r->synth.len);
+	if (deliver_synth(r) < 0)
+		return -1;
+	/* What went to the old display is in the model already. */
+	r->batch.len = 0;
+	r->batch.nfds = 0;
+	ivwl_channels_release(&r->channels);
+	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
+	r->display_down = true;
+	r->display_said_bye = false;
+	r->deadline_ms = ivwl_now_ms() + r->restart_wait_s * 1000ll;
+	ivwl_shim_log("slot %u: the display left; keeping the client's "
+		      "windows for up to %d s", r->slot.info.slot,
+		      r->restart_wait_s);
+	return 0;
+}
+
+/* A new display serves the region: a slot on it, and the replay. */
+static int
+display_back(struct relay *r)
+{
+	struct ivwl_agent_slot info;
+	const char *why = NULL;
+	int ret;
+
+	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
+			      r->slot.info.generation);
+	ret = ivwl_agent_open_slot(r->agent_fd, &info);
+	if (ret == 0)
+		ret = ivwl_app_slot_move(&r->slot, &info);
+	if (ret == 0)
+		ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
+	if (ret < 0) {
+		r->why = "the new display did not open a slot";
+		return ret;
+	}
+	ivwl_app_slot_publish(&r->slot, &r->published);
+	ret = ivwl_replay_start(r->replay, &r->objects, &r->replay_out, &why);
+	if (ret < 0) {
+		r->why = why;
+		return ret;
+	}
+	r->display_down = false;
+	r->deadline_ms = ivwl_now_ms() + REPLAY_TIMEOUT_MS;
+	ivwl_shim_log("slot %u generation %u: replaying the client's "
+		      "windows on the new display", r->slot.info.slot,
+		      r->slot.info.generation);
+	return 0;
+}
+
+/* -1 when the connection is over. */
+static int
+watch_display(struct relay *r)
+{
+	bool ready;
+
+	if (r->display_down) {
+		if (ivwl_app_slot_display_restarted(&r->slot, &ready) &&
+		    ready)
+			return display_back(r);
+		if (sleep_timeout(r) == 0) {
+			r->why = "no display came back in time";
+			return -1;
+		}
+		return 0;
+	}
+	if (r->deadline_ms && ivwl_replay_done(r->replay)) {
+		r->deadline_ms = 0;
+		ivwl_shim_log("slot %u: the client's windows are back",
+			      r->slot.info.slot);
+	}
+	if (r->deadline_ms && sleep_timeout(r) == 0) {
+		r->why = "the new display did not take the replay in time";
+		return -1;
+	}
+	if (ivwl_app_slot_alive(&r->slot))
+		return 0;
+	/* Its last events, and DISCONNECT saying why, came before the
+	 * slot state: take them. */
+	if (pump_events(r) < 0)
+		return -1;
+	if (ivwl_app_slot_display_restarted(&r->slot, &ready) &&
+	    display_left(r) == 0)
+		return watch_display(r);
+	if (!r->why)
+		r->why = r->display_said_bye ? r->why_buf :
+			 "the display closed the connection";
+	return -1;
+}
+
 void
 ivwl_relay_run(struct relay *r)
 {
 	int ret, cret;
 
 	while (!r->client_gone) {
-		/* Before requests: a create_pool may name a new grant. */
-		ivwl_relay_zc_pump(&r->zc);
-		ret = pump_requests(r);
-		if (ret < 0 && ret != -EAGAIN)
-			break;
-		publish_stats(r);
-		if (pump_events(r) < 0)
-			break;
-		/* Sinks write out even while the request ring is full. */
-		cret = pump_channels(r);
-		if (cret < 0 && cret != -EAGAIN)
-			break;
-		r->requests_blocked = ret == -EAGAIN || cret == -EAGAIN;
-		ivwl_app_slot_kick(&r->slot);
-		if (!ivwl_app_slot_alive(&r->slot)) {
-			r->why = "the display closed the connection";
-			/* Its last events, and DISCONNECT saying why, came
-			 * before the slot state: take them. */
-			pump_events(r);
-			break;
+		if (!r->display_down) {
+			/* Before requests: a create_pool may name a grant. */
+			ivwl_relay_zc_pump(&r->zc);
+			ret = pump_replay(r);
+			if (ret == 0 && !holding_client(r))
+				ret = pump_requests(r);
+			if (ret < 0 && ret != -EAGAIN)
+				break;
+			publish_stats(r);
+			if (pump_events(r) < 0)
+				break;
+			/* Sinks write out even while the ring is full. */
+			cret = pump_channels(r);
+			if (cret < 0 && cret != -EAGAIN)
+				break;
+			r->requests_blocked = ret == -EAGAIN ||
+					      cret == -EAGAIN;
+			ivwl_app_slot_kick(&r->slot);
 		}
-		if (r->client_gone)
+		if (watch_display(r) < 0 || r->client_gone)
 			break;
+		/* Events may have queued the replay's next steps. */
+		if (r->replay_pos < r->replay_out.len && !r->requests_blocked)
+			continue;
+		if (r->display_down) {
+			/* Only a hang-up of the client matters now. */
+			if (ivwl_stream_out_flush(&r->to_client, r->sock) < 0 &&
+			    errno != EAGAIN)
+				r->client_gone = true;
+		}
 		sleep_until_needed(r);
 	}
 	ivwl_shim_debug("slot %u: connection over: %s", r->slot.info.slot,
@@ -549,13 +802,14 @@ ivwl_relay_run(struct relay *r)
 	if (getenv("IVWL_STATS"))
 		fprintf(stderr, "ivwl-stats: commits=%llu damaged_bytes=%llu "
 			"copied_bytes=%llu zero_copy_commits=%llu "
-			"zero_copy_pools=%llu copy_pools=%llu\n",
+			"zero_copy_pools=%llu copy_pools=%llu restarts=%u\n",
 			(unsigned long long)r->buffers.buffer_commits,
 			(unsigned long long)r->buffers.damaged_bytes,
 			(unsigned long long)r->buffers.copied_bytes,
 			(unsigned long long)r->buffers.zero_copy_commits,
 			(unsigned long long)r->buffers.zero_copy_pools,
-			(unsigned long long)r->buffers.copy_pools);
+			(unsigned long long)r->buffers.copy_pools,
+			ivwl_replay_count(r->replay));
 	/* The agent frees the slot when our socket closes anyway. */
 	if (ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 				  r->slot.info.generation) < 0)
@@ -567,6 +821,25 @@ ivwl_relay_run(struct relay *r)
 	ivwl_buffers_release(&r->buffers);
 	ivwl_relay_zc_linger(&r->zc);
 	relay_free(r);
+}
+
+/* IVWL_RESTART_WAIT: seconds, 0 to end connections when the display goes. */
+static int
+restart_wait_s(void)
+{
+	const char *v = getenv("IVWL_RESTART_WAIT");
+	char *end;
+	long s;
+
+	if (!v || !*v)
+		return RESTART_WAIT_DEFAULT_S;
+	s = strtol(v, &end, 10);
+	if (*end || s < 0 || s > 86400) {
+		ivwl_shim_log("IVWL_RESTART_WAIT=%s is not 0 to 86400 seconds; "
+			      "using %d", v, RESTART_WAIT_DEFAULT_S);
+		return RESTART_WAIT_DEFAULT_S;
+	}
+	return (int)s;
 }
 
 int
@@ -600,7 +873,8 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		goto err_relay;
 	r->record = malloc(ivwl_ring_max_payload(&r->slot.event));
 	r->events = malloc(ivwl_ring_max_payload(&r->slot.event));
-	if (!r->record || !r->events ||
+	r->replay = ivwl_replay_create();
+	if (!r->record || !r->events || !r->replay ||
 	    ivwl_wire_map_init(&r->objects) < 0) {
 		ret = -ENOMEM;
 		goto err_relay;
@@ -609,6 +883,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 			  &r->slot.layout);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
 	ivwl_relay_time_init(&r->time, r->slot.base, r->agent_fd);
+	r->restart_wait_s = restart_wait_s();
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
 	ret = fcntl(sock, F_GETFL);

@@ -451,6 +451,13 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 {
 	uint32_t i;
 
+	/*
+	 * Gone first: a relay that sees its slot close then knows the whole
+	 * display left, not just its connection, and keeps its client for
+	 * the next weston (docs/architecture.md, "Compositor restart").
+	 */
+	if (vm->dev)
+		ivwl_display_side_release(&vm->side);
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
@@ -466,10 +473,8 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	if (vm->liveness_timer)
 		wl_event_source_remove(vm->liveness_timer);
 	vm->liveness_timer = NULL;
-	if (vm->dev) {
-		ivwl_display_side_release(&vm->side);
+	if (vm->dev)
 		ivwl_device_destroy(vm->dev);
-	}
 	vm->dev = NULL;
 	/* After the last ring above: nothing is left to end. */
 	if (vm->ring_failed_idle)

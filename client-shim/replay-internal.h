@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The relay's replay model (replay.h): shared by replay.c, which records
+ * it, and replay-emit.c, which replays it on a new display.
+ */
+#ifndef IVWL_REPLAY_INTERNAL_H
+#define IVWL_REPLAY_INTERNAL_H
+
+#include "replay.h"
+
+/*
+ * Bounds: they cap what one connection's model costs (docs/architecture.md
+ * states the total).  A region of more rectangles, or more globals, makes
+ * the connection one that cannot be replayed; nothing else breaks.
+ */
+#define RP_MAX_SETTERS 10
+#define RP_MAX_REGION_RECTS 64
+#define RP_MAX_GLOBALS 128
+#define RP_MAX_REFS 4
+#define RP_MAX_SERIALS 4
+
+struct rp_ref {
+	uint32_t id;
+	uint32_t seq;		/* the object's; 0 for one with no record */
+};
+
+/* A request as the display got it, and the objects it names. */
+struct rp_msg {
+	uint8_t *bytes;
+	uint16_t len;
+	uint8_t nrefs;
+	bool has_desc;
+	struct ivwl_fd_desc desc;
+	struct rp_ref refs[RP_MAX_REFS];
+};
+
+struct rp_rect {
+	int32_t op, x, y, w, h;
+};
+
+struct rp_region {
+	bool set;		/* false: the default (none given) */
+	uint32_t n;
+	struct rp_rect *rects;
+};
+
+#define RP_CHANGED_BUFFER 0x1u
+#define RP_CHANGED_TRANSFORM 0x2u
+#define RP_CHANGED_SCALE 0x4u
+#define RP_CHANGED_OPAQUE 0x8u
+#define RP_CHANGED_INPUT 0x10u
+
+struct rp_surface_state {
+	uint32_t changed;	/* pending only: RP_CHANGED_* */
+	struct rp_ref buffer;	/* id 0: none attached */
+	int32_t transform;
+	int32_t scale;
+	struct rp_region opaque;
+	struct rp_region input;
+};
+
+struct rp_obj {
+	uint32_t id;
+	uint32_t seq;
+	const struct ivwl_interface *iface;
+	const struct ivwl_interface *maker;	/* of the request making it */
+	uint32_t version;
+	struct rp_msg create;
+	struct rp_msg *setters[RP_MAX_SETTERS];
+	uint32_t global;	/* bound: the global's name as the client knows it */
+	struct rp_region region;	/* wl_region */
+	struct rp_surface_state *pending, *current;	/* wl_surface */
+	bool committed;		/* wl_surface: at least once */
+	struct rp_ref role;	/* wl_surface: its xdg_surface; xdg_surface:
+				 * its toplevel or popup */
+	uint32_t focus;		/* wl_keyboard, wl_pointer: surface entered */
+	bool dnd;		/* wl_data_device: a drag entered */
+	bool busy;		/* wl_buffer: committed, not released */
+	bool shown;		/* wl_buffer: a surface's, at a restart */
+	/* replay */
+	bool replayed;
+	bool awaiting;		/* xdg_surface: its first configure */
+	bool synced;		/* xdg_surface: acked a serial of this display */
+	uint32_t acked;		/* xdg_surface: serial the relay acked */
+	uint32_t serials[RP_MAX_SERIALS];	/* configures of this display */
+	uint32_t nserials;
+};
+
+struct rp_global {
+	uint32_t client_name;
+	uint32_t display_name;
+	const struct ivwl_interface *iface;
+	uint32_t version;
+	bool matched;
+};
+
+enum rp_phase {
+	RP_LIVE,	/* forwarding */
+	RP_DOWN,	/* the display left; waiting for a new one */
+	RP_FILL,	/* the new display frees the ids the replay needs */
+	RP_GLOBALS,	/* the new display lists its globals */
+	RP_CONFIGURE,	/* windows wait for their first configure */
+};
+
+struct ivwl_replay {
+	enum rp_phase phase;
+	bool restarted;		/* ids need mapping, requests filtering */
+	uint32_t restarts;
+	const char *broken;	/* why the model cannot be replayed */
+	uint32_t seq;
+	struct rp_obj **objs;	/* by client id */
+	uint32_t objs_alloc;
+	uint8_t *dead;		/* client ids the display does not have */
+	uint32_t dead_alloc;
+	uint8_t *priv;		/* ids of the relay's own, until deleted */
+	uint32_t priv_alloc;
+	uint32_t marker;	/* sync whose done ends RP_GLOBALS */
+	uint32_t next_temp;
+	uint32_t awaiting;
+	struct rp_global globals[RP_MAX_GLOBALS];
+	uint32_t nglobals;
+	struct rp_global fresh[RP_MAX_GLOBALS];	/* the new display's */
+	uint32_t nfresh;
+	bool fresh_overflow;
+	uint32_t fresh_registry;
+	uint32_t next_client_name;
+	/* display-made ids: display index -> client id, and back */
+	uint32_t *srv_to_client;
+	uint32_t *srv_to_display;
+	uint32_t srv_alloc;
+	struct ivwl_fd_desc pool_desc;	/* the display's view of every pool */
+	int32_t heap_size;
+	bool have_pool_desc;
+};
+
+/* replay.c */
+struct rp_obj *
+rp_obj_at(const struct ivwl_replay *rp, uint32_t id);
+
+bool
+rp_ref_live(const struct ivwl_replay *rp, const struct rp_ref *ref);
+
+void
+rp_obj_free(struct ivwl_replay *rp, uint32_t id);
+
+int
+rp_flag_set(uint8_t **flags, uint32_t *alloc, uint32_t id, uint8_t v);
+
+uint8_t
+rp_flag(const uint8_t *flags, uint32_t alloc, uint32_t id);
+
+struct rp_global *
+rp_global_by_client(struct ivwl_replay *rp, uint32_t name);
+
+struct rp_global *
+rp_global_by_display(struct ivwl_replay *rp, uint32_t name);
+
+/* Appends one message; fmt: u i (uint32), o n (id), s (string). */
+void
+rp_put(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
+       uint32_t object, uint16_t opcode, const char *fmt, ...);
+
+void
+rp_put_bytes(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
+	     const uint8_t *bytes, uint32_t len);
+
+/* replay-emit.c */
+bool
+rp_is_dead(const struct ivwl_replay *rp, uint32_t id);
+
+int
+rp_set_dead(struct ivwl_replay *rp, uint32_t id, bool dead);
+
+/* An id of the relay's own, above every id of the client's. */
+uint32_t
+rp_temp_id(struct ivwl_replay *rp);
+
+/* replay-rebuild.c */
+void
+rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
+		      struct ivwl_replay_buf *q);
+
+/* The new display listed its globals: everything else, in order. */
+int
+rp_globals_listed(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
+		  struct ivwl_replay_buf *q, struct ivwl_replay_buf *synth,
+		  const char **why);
+
+#endif

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The second half of a replay (replay.h): once the new display listed its
+ * globals, the client's objects are made again in the order it made them,
+ * their kept state is set, and every surface shows what it showed.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivwl-protocols.h"
+#include "replay-internal.h"
+
+/* Old globals to new ones of the same interface, in the order listed. */
+static void
+match_globals(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
+	      struct ivwl_replay_buf *synth)
+{
+	struct rp_global *g, *f;
+	struct rp_obj *o;
+	uint32_t i, j, id;
+
+	for (i = 0; i < rp->nglobals; i++) {
+		g = &rp->globals[i];
+		g->matched = false;
+		for (j = 0; j < rp->nfresh && !g->matched; j++) {
+			f = &rp->fresh[j];
+			if (f->matched || !f->iface || f->iface != g->iface)
+				continue;
+			f->matched = g->matched = true;
+			g->display_name = f->display_name;
+			g->version = f->version;
+		}
+	}
+	for (id = 0; id < rp->objs_alloc; id++) {
+		o = rp->objs[id];
+		if (!o || o->iface != &ivwl_iface_wl_registry)
+			continue;
+		for (i = 0; i < rp->nglobals; i++)
+			if (!rp->globals[i].matched)
+				rp_put(synth, NULL, id,
+				       IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE, "u",
+				       rp->globals[i].client_name);
+	}
+	for (i = 0; i < rp->nglobals;) {
+		if (rp->globals[i].matched)
+			i++;
+		else
+			rp->globals[i] = rp->globals[--rp->nglobals];
+	}
+	for (j = 0; j < rp->nfresh; j++) {
+		f = &rp->fresh[j];
+		if (f->matched || !f->iface || rp->nglobals == RP_MAX_GLOBALS)
+			continue;
+		g = &rp->globals[rp->nglobals++];
+		*g = *f;
+		g->client_name = rp->next_client_name++;
+		for (id = 0; id < rp->objs_alloc; id++) {
+			o = rp->objs[id];
+			if (o && o->iface == &ivwl_iface_wl_registry)
+				rp_put(synth, NULL, id,
+				       IVWL_EVT_WL_REGISTRY_GLOBAL, "usu",
+				       g->client_name, g->iface->name,
+				       g->version);
+		}
+	}
+	(void)map;
+}
+
+static int
+by_seq(const void *a, const void *b)
+{
+	const struct rp_obj *x = *(struct rp_obj *const *)a;
+	const struct rp_obj *y = *(struct rp_obj *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool
+refs_live(const struct ivwl_replay *rp, const struct rp_msg *m,
+	  unsigned int from)
+{
+	unsigned int k;
+
+	for (k = from; k < m->nrefs; k++)
+		if (!rp_ref_live(rp, &m->refs[k]))
+			return false;
+	return true;
+}
+
+static struct rp_obj *
+find_live(struct ivwl_replay *rp, const struct ivwl_interface *iface)
+{
+	struct rp_obj *o;
+	uint32_t id;
+
+	for (id = 0; id < rp->objs_alloc; id++) {
+		o = rp->objs[id];
+		if (o && o->iface == iface && o->replayed &&
+		    !rp_is_dead(rp, id))
+			return o;
+	}
+	return NULL;
+}
+
+static int
+emit_bind(struct ivwl_replay *rp, struct rp_obj *o,
+	  struct ivwl_replay_buf *q, const char **why)
+{
+	static char buf[128];
+	struct rp_global *g = rp_global_by_client(rp, o->global);
+
+	if (!g || g->version < o->version) {
+		/* Outputs come and go; the client heard global_remove. */
+		if (o->iface == &ivwl_iface_wl_output) {
+			rp_set_dead(rp, o->id, true);
+			return 0;
+		}
+		snprintf(buf, sizeof(buf), "the new display has no %s%s",
+			 o->iface->name, g ? " of the version bound" : "");
+		*why = buf;
+		return -EPROTO;
+	}
+	rp_put(q, NULL, o->create.refs[0].id, IVWL_REQ_WL_REGISTRY_BIND,
+	       "usun", g->display_name, o->iface->name, o->version, o->id);
+	o->replayed = true;
+	return 0;
+}
+
+/* A buffer whose pool the client destroyed comes from a pool of ours. */
+static int
+emit_orphan_buffer(struct ivwl_replay *rp, struct rp_obj *o,
+		   uint32_t *temp_pool, struct ivwl_replay_buf *q,
+		   const char **why)
+{
+	struct rp_obj *shm;
+	uint32_t head;
+
+	if (!*temp_pool) {
+		shm = find_live(rp, &ivwl_iface_wl_shm);
+		if (!shm || !rp->have_pool_desc) {
+			*why = "no wl_shm to make buffers again";
+			return -EPROTO;
+		}
+		*temp_pool = rp_temp_id(rp);
+		rp_put(q, &rp->pool_desc, shm->id, IVWL_REQ_WL_SHM_CREATE_POOL,
+		       "ni", *temp_pool, rp->heap_size);
+	}
+	/* The same request, sent to our pool. */
+	memcpy(&head, o->create.bytes, sizeof(head));
+	memcpy(o->create.bytes, temp_pool, sizeof(head));
+	rp_put_bytes(q, NULL, o->create.bytes, o->create.len);
+	memcpy(o->create.bytes, &head, sizeof(head));
+	o->replayed = true;
+	return 0;
+}
+
+static int
+emit_object(struct ivwl_replay *rp, struct rp_obj *o, uint32_t *temp_pool,
+	    struct ivwl_replay_buf *q, const char **why)
+{
+	struct rp_obj *parent = rp_obj_at(rp, o->create.refs[0].id);
+
+	if (o->replayed || rp_is_dead(rp, o->id))
+		return 0;
+	if (o->create.nrefs > 0 && parent &&
+	    parent->iface == &ivwl_iface_wl_registry)
+		return emit_bind(rp, o, q, why);
+	if (o->maker == &ivwl_iface_wl_shm_pool &&
+	    !rp_ref_live(rp, &o->create.refs[0]) && refs_live(rp, &o->create, 1))
+		return emit_orphan_buffer(rp, o, temp_pool, q, why);
+	if (!refs_live(rp, &o->create, 0)) {
+		/* What it was made from is gone: it is inert now. */
+		rp_set_dead(rp, o->id, true);
+		return 0;
+	}
+	rp_put_bytes(q, o->create.has_desc ? &o->create.desc : NULL,
+		     o->create.bytes, o->create.len);
+	o->replayed = true;
+	return 0;
+}
+
+static void
+emit_setters(struct ivwl_replay *rp, struct rp_obj *o,
+	     struct ivwl_replay_buf *q)
+{
+	unsigned int i;
+
+	if (!o->replayed || rp_is_dead(rp, o->id))
+		return;
+	for (i = 0; i < RP_MAX_SETTERS; i++)
+		if (o->setters[i] && refs_live(rp, o->setters[i], 0))
+			rp_put_bytes(q, NULL, o->setters[i]->bytes,
+				     o->setters[i]->len);
+}
+
+static void
+emit_region(struct ivwl_replay *rp, uint32_t surface, uint16_t opcode,
+	    const struct rp_region *r, struct ivwl_replay_buf *q)
+{
+	struct rp_obj *compositor;
+	uint32_t id, i;
+
+	if (!r->set)
+		return;
+	compositor = find_live(rp, &ivwl_iface_wl_compositor);
+	if (!compositor)
+		return;
+	id = rp_temp_id(rp);
+	rp_put(q, NULL, compositor->id, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION,
+	       "n", id);
+	for (i = 0; i < r->n; i++)
+		rp_put(q, NULL, id, (uint16_t)r->rects[i].op, "iiii",
+		       r->rects[i].x, r->rects[i].y, r->rects[i].w,
+		       r->rects[i].h);
+	rp_put(q, NULL, surface, opcode, "o", id);
+	rp_put(q, NULL, id, IVWL_REQ_WL_REGION_DESTROY, "");
+}
+
+/* What the surface showed: its state, its buffer, all of it damaged. */
+void
+rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
+		   struct ivwl_replay_buf *q)
+{
+	const struct rp_surface_state *c = s->current;
+
+	if (c->transform)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		       "i", c->transform);
+	if (c->scale != 1)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE,
+		       "i", c->scale);
+	emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION,
+		    &c->opaque, q);
+	emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION,
+		    &c->input, q);
+	if (c->buffer.id && rp_ref_live(rp, &c->buffer)) {
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_ATTACH, "oii",
+		       c->buffer.id, 0, 0);
+		if (s->version >= 4)
+			rp_put(q, NULL, s->id,
+			       IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii", 0, 0,
+			       INT32_MAX, INT32_MAX);
+		else
+			rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE,
+			       "iiii", 0, 0, INT32_MAX, INT32_MAX);
+	}
+	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
+}
+
+/* The xdg_surface of a surface, when it has a live toplevel role. */
+static struct rp_obj *
+toplevel_of(struct ivwl_replay *rp, struct rp_obj *s, bool *has_xdg)
+{
+	struct rp_obj *xs = rp_obj_at(rp, s->role.id);
+	struct rp_obj *role;
+
+	*has_xdg = false;
+	if (!xs || xs->seq != s->role.seq || !xs->replayed ||
+	    rp_is_dead(rp, xs->id))
+		return NULL;
+	*has_xdg = true;
+	role = rp_obj_at(rp, xs->role.id);
+	if (!role || role->seq != xs->role.seq || !role->replayed ||
+	    rp_is_dead(rp, role->id) || role->iface != &ivwl_iface_xdg_toplevel)
+		return NULL;
+	return xs;
+}
+
+static void
+emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
+	      struct ivwl_replay_buf *q)
+{
+	struct rp_obj *s, *xs;
+	bool has_xdg;
+	uint32_t i;
+
+	/* Children (made later) first: their state waits for the parent. */
+	for (i = n; i-- > 0;) {
+		s = all[i];
+		if (s->iface != &ivwl_iface_wl_surface || !s->replayed ||
+		    !s->committed)
+			continue;
+		xs = toplevel_of(rp, s, &has_xdg);
+		if (has_xdg && !xs)
+			continue;	/* no role yet: it may not commit */
+		if (!xs) {
+			rp_emit_surface_state(rp, s, q);
+			continue;
+		}
+		/* The initial commit; the rest after the first configure. */
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
+		xs->awaiting = true;
+		rp->awaiting++;
+	}
+}
+
+int
+rp_globals_listed(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
+	       struct ivwl_replay_buf *q, struct ivwl_replay_buf *synth,
+	       const char **why)
+{
+	struct rp_obj **all;
+	uint32_t id, n = 0, i, temp_pool = 0;
+	int ret = 0;
+
+	if (rp->fresh_overflow) {
+		*why = "the new display lists too many globals";
+		return -EPROTO;
+	}
+	match_globals(rp, map, synth);
+	all = malloc((rp->objs_alloc + 1) * sizeof(*all));
+	if (!all) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	for (id = 0; id < rp->objs_alloc; id++)
+		if (rp->objs[id])
+			all[n++] = rp->objs[id];
+	qsort(all, n, sizeof(*all), by_seq);
+	for (i = 0; i < n && ret == 0; i++)
+		ret = emit_object(rp, all[i], &temp_pool, q, why);
+	if (ret < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		emit_setters(rp, all[i], q);
+	if (temp_pool)
+		rp_put(q, NULL, temp_pool, IVWL_REQ_WL_SHM_POOL_DESTROY, "");
+	rp->awaiting = 0;
+	emit_surfaces(rp, all, n, q);
+	rp->phase = rp->awaiting ? RP_CONFIGURE : RP_LIVE;
+	if (rp->phase == RP_LIVE)
+		rp->restarts++;
+	if (q->oom || synth->oom) {
+		*why = "out of memory";
+		ret = -ENOMEM;
+	}
+out:
+	free(all);
+	return ret;
+}
