@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "relay.h"
@@ -34,17 +35,21 @@ parse_fd(const char *s)
 }
 
 /*
- * Keeps only our fds (and stderr for IVWL_DEBUG): any other fd the
- * client had would stay open here, and a pipe it holds would never see
- * its end while the relay runs.
+ * Keeps only our fds, and stderr unless it is a pipe (always for
+ * IVWL_DEBUG): any other fd the client had would stay open here, and a
+ * pipe it holds would never see its end while the relay runs.  A log
+ * file, a terminal or the journal's socket keep the relay's few lines
+ * (a connection kept over a display restart, or lost).
  */
 static void
 detach_fds(int sock, int status_fd, int zc_fd)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), fd;
 	const char *debug = getenv("IVWL_DEBUG");
+	struct stat st;
 	bool keep_stderr = (debug && strcmp(debug, "1") == 0) ||
-			   getenv("IVWL_STATS");
+			   getenv("IVWL_STATS") ||
+			   (fstat(2, &st) == 0 && !S_ISFIFO(st.st_mode));
 
 	for (fd = 0; fd < 3; fd++)
 		if (null >= 0 && !(fd == 2 && keep_stderr))

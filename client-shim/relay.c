@@ -797,8 +797,13 @@ ivwl_relay_run(struct relay *r)
 		}
 		sleep_until_needed(r);
 	}
-	ivwl_shim_debug("slot %u: connection over: %s", r->slot.info.slot,
-			r->why ? r->why : "the client closed it");
+	/* An app that lost its display says why in its own log. */
+	if (r->why)
+		ivwl_shim_log("slot %u: connection over: %s",
+			      r->slot.info.slot, r->why);
+	else
+		ivwl_shim_debug("slot %u: connection over: the client "
+				"closed it", r->slot.info.slot);
 	if (getenv("IVWL_STATS"))
 		fprintf(stderr, "ivwl-stats: commits=%llu damaged_bytes=%llu "
 			"copied_bytes=%llu zero_copy_commits=%llu "

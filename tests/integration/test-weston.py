@@ -347,8 +347,11 @@ def case_kill_binding(s):
 
 
 def case_weston_shutdown(s):
-    a, _ = pattern(s, "work", "one", frames=1000000)
-    b, _ = pattern(s, "work", "two", frames=3)
+    """The relays keep their clients for a weston that comes back, but
+    only for IVWL_RESTART_WAIT seconds: then the connection ends."""
+    wait = {"IVWL_RESTART_WAIT": "2"}
+    a, _ = pattern(s, "work", "one", frames=1000000, extra_env=wait)
+    b, _ = pattern(s, "work", "two", frames=3, extra_env=wait)
     s.wait_view("[work] one")
     s.wait_view("[work] two")
     status = s.stop_weston()
@@ -358,10 +361,16 @@ def case_weston_shutdown(s):
     # the clients lose their connection instead of hanging
     for p in (a, b):
         try:
-            p.wait(10)
+            p.wait(20)
         except Exception:
             raise Failure("a client hung after weston went away")
-    print("weston exited cleanly with clients connected")
+    for name in ("one", "two"):
+        with open(s.path(f"{name}.log"), errors="replace") as f:
+            text = f.read()
+        if "no display came back in time" not in text:
+            raise Failure(f"{name}'s relay did not say why it ended")
+    print("weston exited cleanly with clients connected; they ended "
+          "after IVWL_RESTART_WAIT")
 
 
 def case_mpv(s):
