@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The relay's replay model (client-shim/replay.h) without a display: a
+ * client's requests and a display's events go through the same calls
+ * the relay makes, then the display "restarts" and the test plays the
+ * new display, checking what the relay sends it and tells the client.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ivwl-protocols.h"
+#include "replay-internal.h"
+
+struct fixture {
+	struct ivwl_wire_map map;
+	struct ivwl_replay *rp;
+	struct ivwl_replay_buf q;	/* requests for the new display */
+	struct ivwl_replay_buf synth;	/* events for the client */
+	struct ivwl_replay_buf scratch;
+	const char *why;
+};
+
+#define SKIPPED 2
+
+static void
+setup(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	REQUIRE(ivwl_wire_map_init(&f->map) == 0);
+	f->rp = ivwl_replay_create();
+	REQUIRE(f->rp);
+}
+
+static void
+teardown(struct fixture *f)
+{
+	ivwl_replay_destroy(f->rp);
+	ivwl_wire_map_release(&f->map);
+	ivwl_replay_buf_release(&f->q);
+	ivwl_replay_buf_release(&f->synth);
+	ivwl_replay_buf_release(&f->scratch);
+}
+
+/* The one message in scratch, copied so that it may be rewritten. */
+static uint32_t
+scratch_msg(struct fixture *f, uint8_t *out)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len = 0;
+
+	REQUIRE(ivwl_replay_buf_next(&f->scratch, &pos, &bytes, &len, &desc));
+	memcpy(out, bytes, len);
+	return len;
+}
+
+/* A request from the client, through the relay's calls. */
+static int
+send_request(struct fixture *f, const struct ivwl_fd_desc *desc)
+{
+	uint8_t bytes[IVWL_WIRE_MAX_MESSAGE];
+	enum ivwl_replay_verdict v;
+	struct ivwl_wire_msg msg;
+	uint32_t len = scratch_msg(f, bytes);
+
+	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_REQUEST, bytes, len,
+				&msg) == (int)len);
+	v = ivwl_replay_filter_request(f->rp, &f->map, &msg, bytes,
+				       &f->synth);
+	REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_REQUEST, &msg) == 0);
+	if (v == IVWL_REPLAY_PASS)
+		ivwl_replay_note_request(f->rp, &f->map, &msg, bytes, desc);
+	return v;
+}
+
+/* An event from the display, through the relay's calls. */
+static int
+send_event(struct fixture *f)
+{
+	uint8_t bytes[IVWL_WIRE_MAX_MESSAGE];
+	enum ivwl_replay_verdict v;
+	struct ivwl_wire_msg msg;
+	uint32_t len = scratch_msg(f, bytes);
+	int skip = ivwl_replay_skip_event(f->rp, bytes, len);
+
+	REQUIRE(skip >= 0);
+	if (skip == 1)
+		return SKIPPED;
+	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_EVENT, bytes, len,
+				&msg) == (int)len);
+	REQUIRE(ivwl_replay_event(f->rp, &f->map, &msg, bytes, &v, &f->q,
+				  &f->synth, &f->why) == 0);
+	if (v == IVWL_REPLAY_PASS)
+		REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_EVENT, &msg) == 0);
+	return v;
+}
+
+/* What the relay tells the client, followed as the relay does. */
+static void
+deliver_synth(struct fixture *f)
+{
+	const struct ivwl_fd_desc *desc;
+	struct ivwl_wire_msg msg;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len;
+
+	while (ivwl_replay_buf_next(&f->synth, &pos, &bytes, &len, &desc)) {
+		REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_EVENT, bytes, len,
+					&msg) == (int)len);
+		REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_EVENT, &msg) == 0);
+	}
+	ivwl_replay_buf_reset(&f->synth);
+}
+
+#define REQ(f, desc, ...)                                                \
+	(ivwl_replay_buf_reset(&(f)->scratch),                           \
+	 rp_put(&(f)->scratch, desc, __VA_ARGS__), send_request(f, desc))
+#define EVT(f, ...)                                                      \
+	(ivwl_replay_buf_reset(&(f)->scratch),                           \
+	 rp_put(&(f)->scratch, NULL, __VA_ARGS__), send_event(f))
+
+/* Index of the first message to object with opcode, from *pos; -1. */
+static int
+find(const struct ivwl_replay_buf *b, uint32_t object, uint16_t opcode,
+     uint32_t *word)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len, head[3];
+	int i = 0;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc)) {
+		memcpy(head, bytes, len >= 12 ? 12 : 8);
+		if (head[0] == object && (head[1] & 0xffff) == opcode) {
+			if (word)
+				*word = len >= 12 ? head[2] : 0;
+			return i;
+		}
+		i++;
+	}
+	return -1;
+}
+
+static int
+count(const struct ivwl_replay_buf *b)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len;
+	int n = 0;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc))
+		n++;
+	return n;
+}
+
+/* The display answers every sync of the relay, then its marker. */
+static void
+answer_syncs(struct fixture *f, uint32_t from, uint32_t to)
+{
+	uint32_t id;
+
+	for (id = from; id < to; id++) {
+		CHECK_EQ(EVT(f, id, IVWL_EVT_WL_CALLBACK_DONE, "u", 1),
+			 SKIPPED);
+		CHECK_EQ(EVT(f, IVWL_WIRE_DISPLAY_ID,
+			     IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id),
+			 IVWL_REPLAY_DROP);
+	}
+}
+
+static const struct ivwl_fd_desc pool_desc = {
+	.kind = IVWL_FD_REGION, .offset = 4096, .length = 1 << 20,
+};
+
+/*
+ * A window (toplevel with a buffer from a destroyed pool, a title, an
+ * opaque region from a destroyed wl_region), a frame callback in flight,
+ * and an output the new display does not have.
+ */
+static void
+build_window(struct fixture *f)
+{
+	REQ(f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "xdg_wm_base", 2);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 4, "wl_output", 3);
+	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_compositor",
+	    4, 3);
+	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2, "wl_shm", 1, 4);
+	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 3, "xdg_wm_base",
+	    2, 5);
+	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 4, "wl_output", 3,
+	    6);
+	REQ(f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 7);
+	REQ(f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 8, 1 << 20);
+	REQ(f, NULL, 8, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 9, 0,
+	    16, 16, 64, 0);
+	REQ(f, NULL, 8, IVWL_REQ_WL_SHM_POOL_DESTROY, "");
+	EVT(f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 8);
+	REQ(f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no", 10, 7);
+	REQ(f, NULL, 10, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, "n", 11);
+	REQ(f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, "s", "old");
+	REQ(f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, "s", "window");
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	EVT(f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 5);
+	REQ(f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u", 5);
+	REQ(f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, "n", 12);
+	REQ(f, NULL, 12, IVWL_REQ_WL_REGION_ADD, "iiii", 0, 0, 16, 8);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION, "o", 12);
+	REQ(f, NULL, 12, IVWL_REQ_WL_REGION_DESTROY, "");
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 9, 0, 0);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+}
+
+static void
+restart_round_trip(void)
+{
+	struct fixture f;
+	uint32_t word, marker;
+
+	setup(&f);
+	build_window(&f);
+
+	/* The display leaves: region 12 was never confirmed deleted. */
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL) >= 0);
+	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, &word) >= 0);
+	CHECK_EQ(word, 12);
+	/* Buffer 9 is what the surface shows: not released. */
+	CHECK(find(&f.synth, 9, IVWL_EVT_WL_BUFFER_RELEASE, NULL) < 0);
+	deliver_synth(&f);
+
+	/* The new display: one sync per id below 14, then a marker. */
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	CHECK_EQ(count(&f.q), 12 + 1);
+	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_SYNC, &word) == 0);
+	CHECK_EQ(word, 2);
+	CHECK(!ivwl_replay_done(f.rp));
+	marker = 14;
+	ivwl_replay_buf_reset(&f.q);
+	answer_syncs(&f, 2, marker + 1);
+
+	/* Then the registry again, and another marker. */
+	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, &word) == 0);
+	CHECK_EQ(word, 2);
+	ivwl_replay_buf_reset(&f.q);
+	/* The new display's globals, under other names, without output. */
+	CHECK_EQ(EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 21,
+		     "xdg_wm_base", 3), IVWL_REPLAY_DROP);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 22, "wl_compositor", 5);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 23, "wl_shm", 1);
+	answer_syncs(&f, marker + 1, marker + 2);
+
+	/* The output is withdrawn from the client, the rest bound again. */
+	CHECK(find(&f.synth, 2, IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE, &word) >=
+	      0);
+	CHECK_EQ(word, 4);
+	CHECK(find(&f.q, 2, IVWL_REQ_WL_REGISTRY_BIND, &word) == 0);
+	CHECK_EQ(word, 22);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, &word) > 0);
+	CHECK_EQ(word, 7);
+	/* Buffer 9 from a pool of the relay's (id 16), then that pool goes. */
+	CHECK(find(&f.q, 4, IVWL_REQ_WL_SHM_CREATE_POOL, &word) > 0);
+	CHECK_EQ(word, 16);
+	CHECK(find(&f.q, 16, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, &word) > 0);
+	CHECK_EQ(word, 9);
+	CHECK(find(&f.q, 16, IVWL_REQ_WL_SHM_POOL_DESTROY, NULL) > 0);
+	/* The last title only, and the initial commit without a buffer. */
+	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, NULL) > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL) > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_ATTACH, NULL) < 0);
+	CHECK(find(&f.q, 6, IVWL_REQ_WL_OUTPUT_RELEASE, NULL) < 0);
+	CHECK(!ivwl_replay_done(f.rp));
+	ivwl_replay_buf_reset(&f.q);
+	deliver_synth(&f);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+
+	/* First configure: the relay acks, sets the region, shows 9. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 900),
+		 IVWL_REPLAY_PASS);
+	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, &word) == 0);
+	CHECK_EQ(word, 900);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, &word) > 0);
+	CHECK(find(&f.q, word, IVWL_REQ_WL_REGION_ADD, NULL) > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION, NULL) > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_ATTACH, &word) > 0);
+	CHECK_EQ(word, 9);
+	CHECK(ivwl_replay_done(f.rp));
+	CHECK_EQ(ivwl_replay_count(f.rp), 1);
+
+	/* The client's ack of that serial and of the old one go nowhere. */
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     5), IVWL_REPLAY_DROP);
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     900), IVWL_REPLAY_DROP);
+	/* The withdrawn output is answered by the relay. */
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WL_OUTPUT_RELEASE, ""),
+		 IVWL_REPLAY_DROP);
+	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, &word) == 0);
+	CHECK_EQ(word, 6);
+	/* A bind by the old name goes to the new one. */
+	CHECK_EQ(REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+		     "wl_shm", 1, 14), IVWL_REPLAY_PASS);
+	teardown(&f);
+}
+
+static void
+unreplayable_interface_ends_it(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1,
+	    "zwp_linux_dmabuf_v1", 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1,
+	    "zwp_linux_dmabuf_v1", 3, 3);
+	CHECK(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) < 0);
+	CHECK(f.why && strstr(f.why, "zwp_linux_dmabuf_v1"));
+	teardown(&f);
+}
+
+/* An id reused for another object is never taken for the old one. */
+static void
+reused_id_is_not_the_old_object(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wp_viewporter", 1);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1,
+	    "wl_compositor", 4, 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	    "wp_viewporter", 1, 4);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 5);
+	REQ(&f, NULL, 4, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no", 6, 5);
+	REQ(&f, NULL, 5, IVWL_REQ_WL_SURFACE_DESTROY, "");
+	EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 5);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, "n", 5);
+
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 8);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 7, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 8, "wp_viewporter", 1);
+	ivwl_replay_buf_reset(&f.q);
+	answer_syncs(&f, 8, 9);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, NULL) >= 0);
+	CHECK(find(&f.q, 4, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, NULL) < 0);
+	CHECK(ivwl_replay_done(f.rp));
+	/* The inert viewport: set_source dropped, destroy answered. */
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "iiii", 0,
+		     0, 1, 1), IVWL_REPLAY_DROP);
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WP_VIEWPORT_DESTROY, ""),
+		 IVWL_REPLAY_DROP);
+	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, NULL) == 0);
+	teardown(&f);
+}
+
+IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(unreplayable_interface_ends_it),
+	       TEST(reused_id_is_not_the_old_object))
