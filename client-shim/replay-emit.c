@@ -76,7 +76,16 @@ rp_set_dead(struct ivwl_replay *rp, uint32_t id, bool dead)
 static int
 set_priv(struct ivwl_replay *rp, uint32_t id, bool priv)
 {
-	return rp_flag_set(&rp->priv, &rp->priv_alloc, id, priv);
+	bool was = rp_flag(rp->priv, rp->priv_alloc, id);
+	int ret = rp_flag_set(&rp->priv, &rp->priv_alloc, id, priv);
+
+	if (ret == 0 && was != priv) {
+		if (priv)
+			rp->priv_pending++;
+		else
+			rp->priv_pending--;
+	}
+	return ret;
 }
 
 /* ---- ids the display made ------------------------------------------ */

@@ -114,6 +114,7 @@ struct ivwl_replay {
 	uint32_t dead_alloc;
 	uint8_t *priv;		/* ids of the relay's own, until deleted */
 	uint32_t priv_alloc;
+	uint32_t priv_pending;	/* of those, set */
 	uint32_t marker;	/* sync whose done ends RP_GLOBALS */
 	uint32_t next_temp;
 	uint32_t awaiting;

@@ -629,10 +629,15 @@ ivwl_replay_destroy(struct ivwl_replay *rp)
 	free(rp);
 }
 
+/*
+ * The client may only reuse an id of the relay's once the display said
+ * it is gone (delete_id), as for its own ids: ivwl's firewall and
+ * libwayland both refuse an id in use.
+ */
 bool
 ivwl_replay_done(const struct ivwl_replay *rp)
 {
-	return rp->phase == RP_LIVE;
+	return rp->phase == RP_LIVE && rp->priv_pending == 0;
 }
 
 uint32_t

@@ -290,6 +290,11 @@ restart_round_trip(void)
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION, NULL) > 0);
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_ATTACH, &word) > 0);
 	CHECK_EQ(word, 9);
+	/* The client may reuse the region's id 17 only once it is gone. */
+	CHECK(find(&f.q, 17, IVWL_REQ_WL_REGION_DESTROY, NULL) > 0);
+	CHECK(!ivwl_replay_done(f.rp));
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 	CHECK_EQ(ivwl_replay_count(f.rp), 1);
 
