@@ -17,6 +17,12 @@ One weston (headless backend, pixman renderer, ivwl.so loaded with one
   waypipe         `waypipe --compress none --no-gpu` server (app side) and
                   client (display side) over a unix socket
 
+and, only when asked for with --paths:
+
+  ivwl-copy-no-replay  ivwl-copy with IVWL_RESTART_WAIT=0: the relay keeps
+                  no model to replay after a compositor restart, so the
+                  two copy paths side by side show what the model costs
+
 CPU is read from /proc: the sum over a process's threads of the time on
 CPU in /proc/PID/task/TID/schedstat (ns), for every process that descends
 from this driver (it makes itself a child subreaper, so the relay, which
@@ -41,6 +47,9 @@ import time
 import stages
 
 PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
+# Not run by default (see the top of this file).
+EXTRA_PATHS = ("ivwl-copy-no-replay",)
+ALL_PATHS = PATHS + EXTRA_PATHS
 MPV_PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -294,6 +303,8 @@ class Display:
                        LD_PRELOAD=self.bin["shim"], IVWL_STATS="1",
                        IVWL_ZERO_COPY="on" if path == "ivwl-zero-copy"
                        else "off")
+            if path == "ivwl-copy-no-replay":
+                env["IVWL_RESTART_WAIT"] = "0"
         elif path == "waypipe":
             self.start_waypipe()
             env.update(XDG_RUNTIME_DIR=self.wp_runtime)
@@ -434,6 +445,7 @@ TRANSPORT = {
     "native": (),
     "ivwl-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "ivwl-zero-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
+    "ivwl-copy-no-replay": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "waypipe": ("waypipe",),
 }
 
@@ -599,7 +611,7 @@ def print_table(rows, header):
     for size, damage in groups:
         g = [r for r in rows if r["size"] == size and r["damage"] == damage]
         by = {r["path"]: r for r in g}
-        paths = [p for p in PATHS if p in by]
+        paths = [p for p in ALL_PATHS if p in by]
         print(f"\n{size}, {damage} damage "
               f"({fmt_bytes(g[0]['damage_bytes_per_frame'])} per frame)")
         row = table(paths, by)
@@ -854,8 +866,9 @@ def parse_sizes(s):
 def available_paths(wanted):
     out = []
     for p in wanted:
-        if p not in PATHS:
-            raise SystemExit(f"unknown path {p!r}; paths: {', '.join(PATHS)}")
+        if p not in ALL_PATHS:
+            raise SystemExit(f"unknown path {p!r}; paths: "
+                             f"{', '.join(ALL_PATHS)}")
         if p == "waypipe" and not shutil.which("waypipe"):
             log("waypipe is not installed (tools/deps.sh): skipping it")
             continue

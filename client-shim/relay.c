@@ -151,7 +151,10 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 	if (ret < 0)
 		return ret;
 	ivwl_relay_time_request(&r->time, msg);
-	ivwl_replay_note_request(r->replay, &r->objects, msg, bytes, descs);
+	/* No restart to survive: no model to keep (IVWL_RESTART_WAIT=0). */
+	if (r->restart_wait_s)
+		ivwl_replay_note_request(r->replay, &r->objects, msg, bytes,
+					 descs);
 	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
 	return 0;
 }
