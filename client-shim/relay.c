@@ -227,8 +227,7 @@ pump_requests(struct relay *r)
 				if (ret < 0)
 					return ret;
 			}
-			verdict = ivwl_replay_filter_request(r->replay,
-							     &r->objects, &msg,
+			verdict = ivwl_replay_filter_request(r->replay, &msg,
 							     in->buf,
 							     &r->synth);
 			if (ivwl_wire_track(&r->objects, IVWL_WIRE_REQUEST,

@@ -236,7 +236,6 @@ stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 
 enum ivwl_replay_verdict
 ivwl_replay_filter_request(struct ivwl_replay *rp,
-			   const struct ivwl_wire_map *map,
 			   const struct ivwl_wire_msg *msg, uint8_t *bytes,
 			   struct ivwl_replay_buf *synth)
 {
@@ -244,7 +243,6 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	uint32_t id, d;
 	unsigned int k;
 
-	(void)map;
 	if (!rp->restarted)
 		return IVWL_REPLAY_PASS;
 	if (msg->object >= IVWL_WIRE_SERVER_ID_START) {
@@ -476,7 +474,7 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		if (rp->phase == RP_FILL)
 			return list_globals(rp, requests, why);
 		if (rp->phase == RP_GLOBALS)
-			return rp_globals_listed(rp, map, requests, synth, why);
+			return rp_globals_listed(rp, requests, synth, why);
 		return 0;
 	}
 	if (msg->iface == &ivwl_iface_xdg_surface &&
@@ -502,7 +500,6 @@ map_new_ids(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 	unsigned int k;
 	int ret;
 
-	(void)map;
 	for (k = 0; k < msg->nargs; k++) {
 		id = msg->args[k].value;
 		if ((msg->args[k].type != 'o' && msg->args[k].type != 'n') ||

@@ -183,8 +183,7 @@ rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 
 /* The new display listed its globals: everything else, in order. */
 int
-rp_globals_listed(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
-		  struct ivwl_replay_buf *q, struct ivwl_replay_buf *synth,
-		  const char **why);
+rp_globals_listed(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
+		  struct ivwl_replay_buf *synth, const char **why);
 
 #endif

@@ -15,8 +15,7 @@
 
 /* Old globals to new ones of the same interface, in the order listed. */
 static void
-match_globals(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
-	      struct ivwl_replay_buf *synth)
+match_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *synth)
 {
 	struct rp_global *g, *f;
 	struct rp_obj *o;
@@ -66,7 +65,6 @@ match_globals(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 				       g->version);
 		}
 	}
-	(void)map;
 }
 
 static int
@@ -298,9 +296,8 @@ emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
 }
 
 int
-rp_globals_listed(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
-	       struct ivwl_replay_buf *q, struct ivwl_replay_buf *synth,
-	       const char **why)
+rp_globals_listed(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
+		  struct ivwl_replay_buf *synth, const char **why)
 {
 	struct rp_obj **all;
 	uint32_t id, n = 0, i, temp_pool = 0;
@@ -310,7 +307,7 @@ rp_globals_listed(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		*why = "the new display lists too many globals";
 		return -EPROTO;
 	}
-	match_globals(rp, map, synth);
+	match_globals(rp, synth);
 	all = malloc((rp->objs_alloc + 1) * sizeof(*all));
 	if (!all) {
 		*why = "out of memory";

@@ -65,7 +65,6 @@ ivwl_replay_note_request(struct ivwl_replay *rp,
  */
 enum ivwl_replay_verdict
 ivwl_replay_filter_request(struct ivwl_replay *rp,
-			   const struct ivwl_wire_map *map,
 			   const struct ivwl_wire_msg *msg, uint8_t *bytes,
 			   struct ivwl_replay_buf *synth);
 

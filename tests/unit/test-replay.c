@@ -66,8 +66,7 @@ send_request(struct fixture *f, const struct ivwl_fd_desc *desc)
 
 	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_REQUEST, bytes, len,
 				&msg) == (int)len);
-	v = ivwl_replay_filter_request(f->rp, &f->map, &msg, bytes,
-				       &f->synth);
+	v = ivwl_replay_filter_request(f->rp, &msg, bytes, &f->synth);
 	REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_REQUEST, &msg) == 0);
 	if (v == IVWL_REPLAY_PASS)
 		ivwl_replay_note_request(f->rp, &f->map, &msg, bytes, desc);
