@@ -654,6 +654,23 @@ pump_replay(struct relay *r)
 }
 
 /*
+ * Clipboard and drag-and-drop pipes the old display fed or read end
+ * here: their other end is gone.  The reader sees its pipe end; the log
+ * says the transfer was cut short, never that it was whole.
+ */
+static void
+cut_pipes(struct relay *r)
+{
+	struct ivwl_channel *ch;
+
+	for (ch = r->channels.list; ch; ch = ch->next)
+		ivwl_shim_log("slot %u: a %s pipe was cut short after %llu "
+			      "bytes: the display left", r->slot.info.slot,
+			      ch->sink ? "paste" : "copy",
+			      (unsigned long long)ch->total);
+}
+
+/*
  * The display left or restarted.  The client keeps its connection if the
  * model can be replayed; it hears what a restart undoes (focus, popups,
  * callbacks, selections) at once.
@@ -677,6 +694,7 @@ display_left(struct relay *r)
 	/* What went to the old display is in the model already. */
 	r->batch.len = 0;
 	r->batch.nfds = 0;
+	cut_pipes(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
 	r->display_down = true;
