@@ -76,6 +76,7 @@ chroot /host /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin \
 	--width="$width" --height="$height" --socket=wl-ivwl --idle-time=0 \
 	--debug --config="$out/weston.ini" --log="$out/weston.log" &
 weston=$!
+say "weston started"
 attached()
 {
 	kill -0 $weston 2>/dev/null || fail "weston exited"

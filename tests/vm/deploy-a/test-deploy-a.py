@@ -23,15 +23,24 @@ the plugin's liveness probe (one per app-timeout), not before.  (deploy-b covers
 the clean end: client, relay, agent, rmmod.)  Last the gui-vm's weston
 exits 0 and ivwl.ko unloads.
 
+With --restart, before the app-vm dies, the gui-vm's QEMU is killed
+(SIGKILL) and a new gui-vm boots on the same ivwl-server: the app-vm's
+window must come back in the new weston, the same pixels, drawn by the
+same client process (pid and start time), its relay having logged "the
+client's windows are back".  The app-vm's end then plays out on the new
+gui-vm.
+
     test-deploy-a.py --module KO --kernel VMLINUZ --mkinitramfs SH
-                     --guest-script SH --gui-script SH
+                     --guest-script SH --gui-script SH [--restart]
 
 Environment as tests/vm/deploy-b/test-deploy-b.py.
 """
 
 import importlib.util
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -156,6 +165,131 @@ def build_gui_initramfs(args, out, kernel_version):
     subprocess.run([args.mkinitramfs, out] + files, check=True)
 
 
+def qemu_pid(guest):
+    """QEMU's pid: guest.proc is timeout(1), QEMU its only child."""
+    pid = guest.proc.pid
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        children = f.read().split()
+    if len(children) != 1:
+        raise Failure(f"timeout(1) has children {children}, want QEMU")
+    return int(children[0])
+
+
+def client_status(app):
+    """(pid, start time, state) of the app-vm's client, as it last said
+    (guest.sh's client_status)."""
+    got = re.findall(r"GUEST: client pid (\d+) start (\S+) (\w+)",
+                     app.console())
+    if not got:
+        raise Failure("the app-vm never said its client's pid")
+    return got[-1]
+
+
+def times_seen(marks, timeout):
+    """marks: {name: (guest, marker)}.  The host's time at which each
+    marker first showed on its guest's console, polled every 0.1 s.  A
+    FAIL line or a QEMU that exits ends the wait with what it said."""
+    got = {}
+    end = time.monotonic() + timeout
+    guests = {id(g): g for g, _ in marks.values()}.values()
+    while True:
+        now = time.monotonic()
+        texts = {id(g): g.console() for g in guests}
+        for name, (guest, marker) in marks.items():
+            if name not in got and marker in texts[id(guest)]:
+                got[name] = now
+        if len(got) == len(marks):
+            return got
+        for guest in guests:
+            text = texts[id(guest)]
+            fails = re.findall(r"^(?:GUEST|GUI): FAIL: .*", text, re.M)
+            if fails:
+                logs = re.findall(r"^GUEST: client log: (.*)", text, re.M)
+                raise Failure(f"{fails[-1]}" + (
+                    f"; the relay logged: {' | '.join(logs)}"
+                    if logs else ""))
+            if guest.proc.poll() is not None:
+                raise Failure(f"QEMU exited ({guest.proc.returncode}) "
+                              f"while the host waited for "
+                              f"{[m for _, m in marks.values()]}")
+        if now > end:
+            raise Failure(f"timed out after {timeout} s waiting for " +
+                          ", ".join(repr(m) for n, (_, m) in marks.items()
+                                    if n not in got))
+        time.sleep(0.1)
+
+
+def restart_gui(host, app, start_gui, title, dump, errors):
+    """Kills the gui-vm's QEMU and boots a new gui-vm on the same
+    server; returns it once the app-vm's window is back on its weston."""
+    app.say("restart")
+    app.wait_line("GUEST: watching the client across the display's "
+                  "restart", 60)
+    before = client_status(app)
+    if before[2] != "running":
+        raise Failure(f"the app-vm's client is {before[2]} before the "
+                      f"restart")
+    # No word to anyone: the display side just stops.
+    os.kill(qemu_pid(host.gui), signal.SIGKILL)
+    host.gui.proc.wait(30)
+    t_kill = time.monotonic()
+    server_log = host.path(f"server-{VM}.log")
+
+    def server_said(text):
+        with open(server_log) as f:
+            return f.read().count(text)
+    wait_for("ivwl-server to see the gui-vm's QEMU leave",
+             lambda: server_said("display peer 0 left"), 30, 0.1)
+    # the new weston logs to the same path, checked as the first one was
+    os.rename(host.path("weston.log"), host.path("weston-1.log"))
+    gui = host.gui = start_gui("gui2-console.log")
+    t = times_seen({
+        "started": (gui, "GUI: weston started"),
+        "attached": (gui, "GUI: weston attached"),
+        "back": (app, "GUEST: the client's windows are back"),
+    }, 420)
+    view = host.wait_view(title, timeout=120)
+    t_view = time.monotonic()
+    print(f"deploy-a: gui-vm's QEMU killed; a new gui-vm's weston started "
+          f"{t['started'] - t_kill:.1f} s later and attached to /dev/ivwl0 "
+          f"{t['attached'] - t['started']:.1f} s after its start")
+    print(f"deploy-a: from the new weston's start, the app-vm's relay said "
+          f"its windows are back after {t['back'] - t['started']:.1f} s, "
+          f"weston's scene graph showed {title!r} after "
+          f"{t_view - t['started']:.1f} s")
+    own = weston_times(host.weston_log())
+    if own:
+        print(f"deploy-a: by the new weston's log, from its first line: "
+              f"plugin attached after {own[0]:.2f} s, the relay's new "
+              f"slot (the replay) opened after {own[1]:.2f} s")
+    B.compare_window(host, view, dump, B.WIDTH, B.HEIGHT)
+    B.check_border(host, host.wait_view(title), B.BORDER)
+
+    after = client_status(app)
+    print(f"deploy-a: the app-vm's client: pid {before[0]} start "
+          f"{before[1]} before, pid {after[0]} start {after[1]} "
+          f"{after[2]} after")
+    if after != before:
+        errors.append(f"the app-vm's client was pid {before[0]} (start "
+                      f"{before[1]}) before the restart, pid {after[0]} "
+                      f"(start {after[1]}, {after[2]}) after")
+    relay = re.findall(r"^GUEST: client log: (.*)", app.console(), re.M)
+    for want in ("the display left; keeping the client's windows",
+                 "replaying the client's windows on the new display",
+                 "the client's windows are back"):
+        if not any(want in line for line in relay):
+            errors.append(f"the app-vm's relay never logged {want!r}: "
+                          f"{relay}")
+    if host.procs[0].poll() is not None:
+        errors.append(f"ivwl-server exited ({host.procs[0].returncode}) "
+                      f"across the gui-vm's restart")
+    joined = server_said("display peer 0 joined")
+    if joined != 2:
+        errors.append(f"ivwl-server logged 'display peer 0 joined' "
+                      f"{joined} times, want 2")
+    return gui
+
+
 def run(args):
     qemu = ENV.get("IVWL_VM_QEMU", "qemu-system-x86_64")
     limit = int(ENV.get("IVWL_VM_TIMEOUT", "280"))
@@ -165,7 +299,8 @@ def run(args):
 
     t_start = time.monotonic()
     host = HostSide([VM])
-    gui = app = None
+    app = None
+    guis = []           # every gui-vm booted, the current one last
     errors = []
     consoles = {}
     try:
@@ -176,16 +311,21 @@ def run(args):
 
         display_sock = host.app_socket() + ".display"
         p9 = "security_model=none,multidevs=remap"
-        gui = host.gui = B.Guest(
-            qemu, args.kernel, gui_initrd, display_sock,
-            host.path("gui-console.log"), limit,
-            f"/bin/gui.sh,{host.dir},{GUI_WIDTH},{GUI_HEIGHT}",
-            memory=1024, extra=[
-                "-fsdev", f"local,id=hostroot,path=/,readonly=on,{p9}",
-                "-device", "virtio-9p-pci,fsdev=hostroot,"
-                "mount_tag=hostroot",
-                "-fsdev", f"local,id=out,path={host.dir},{p9}",
-                "-device", "virtio-9p-pci,fsdev=out,mount_tag=out"])
+
+        def start_gui(log):
+            guis.append(B.Guest(
+                qemu, args.kernel, gui_initrd, display_sock,
+                host.path(log), limit,
+                f"/bin/gui.sh,{host.dir},{GUI_WIDTH},{GUI_HEIGHT}",
+                memory=1024, extra=[
+                    "-fsdev", f"local,id=hostroot,path=/,readonly=on,{p9}",
+                    "-device", "virtio-9p-pci,fsdev=hostroot,"
+                    "mount_tag=hostroot",
+                    "-fsdev", f"local,id=out,path={host.dir},{p9}",
+                    "-device", "virtio-9p-pci,fsdev=out,mount_tag=out"]))
+            return guis[-1]
+
+        gui = host.gui = start_gui("gui-console.log")
         app = B.Guest(qemu, args.kernel, app_initrd, host.app_socket(),
                       host.path("app-console.log"), limit,
                       B.app_run(wait=True))
@@ -206,6 +346,8 @@ def run(args):
         B.compare_window(host, view, dump, B.WIDTH, B.HEIGHT)
         B.check_border(host, host.wait_view(title), B.BORDER)
         check_weston_fds(host, errors)
+        if args.restart:
+            gui = restart_gui(host, app, start_gui, title, dump, errors)
 
         # The app-vm dies without a word (QEMU killed): nothing tells the
         # gui-vm but a liveness probe its agent no longer answers.
@@ -230,48 +372,100 @@ def run(args):
         gui.proc.wait(60)
         print(f"deploy-a: gui-vm ran {gui.elapsed():.1f} s, the whole "
               f"test {time.monotonic() - t_start:.1f} s")
-        log = host.weston_log()
-        for want in (f"[{VM}] attached to /dev/ivwl0",
-                     f"[{VM}] slot 0 generation 1: new client",
-                     f"[{VM}] app side did not answer for "
-                     f"{APP_TIMEOUT_S} s; ending its connections"):
-            if want not in log:
-                errors.append(f"the gui-vm's weston never logged {want!r}")
+        check_weston_logs(host, args.restart, errors)
         if gui.proc.returncode != 0:
             errors.append(f"the gui-vm's QEMU exited with "
                           f"{gui.proc.returncode}")
     except BaseException:
-        for name, vm in (("app-vm", app), ("gui-vm", gui)):
-            if vm:
-                vm.stop()
-                print(f"---- {name} console ----\n{vm.console()}")
+        for name, vm in named_vms(app, guis):
+            vm.stop()
+            print(f"---- {name} console ----\n{vm.console()}")
         host.dump_logs()
         raise
     finally:
-        for name, vm in (("app-vm", app), ("gui-vm", gui)):
-            if vm:
-                vm.stop()
-                consoles[name] = vm.console()
+        for name, vm in named_vms(app, guis):
+            vm.stop()
+            consoles[name] = vm.console()
         host.close()
         if ENV.get("IVWL_VM_KEEP") == "1":
             print(f"deploy-a: logs kept in {host.dir}")
         else:
             shutil.rmtree(host.dir, ignore_errors=True)
-    # The app-vm was killed mid-run: no result line, no dmesg dump, no
-    # clean exit; what it printed must still hold no failure or oops.
-    app_errors = []
-    B.check_guest_log(consoles["app-vm"], app_errors, "GUEST", 1)
-    errors += [e for e in app_errors if "FAIL:" in e or "oops" in e]
-    B.check_guest_log(consoles["gui-vm"], errors, "GUI", 0)
+    # The app-vm was killed mid-run, and so was the first gui-vm with
+    # --restart: no result line, no dmesg dump, no clean exit; what they
+    # printed must still hold no failure or oops.
+    last = named_vms(app, guis)[-1][0]
+    for name, text in consoles.items():
+        tag, peer = ("GUEST", 1) if name == "app-vm" else ("GUI", 0)
+        if name == last:
+            B.check_guest_log(text, errors, tag, peer)
+            continue
+        killed = []
+        B.check_guest_log(text, killed, tag, peer)
+        errors += [e for e in killed if "FAIL:" in e or "oops" in e]
     if errors:
         for name, text in consoles.items():
             print(f"---- {name} console ----\n{text}")
         raise Failure("; ".join(errors))
 
 
+def named_vms(app, guis):
+    """[(name, guest)] of the VMs started, the app-vm first."""
+    vms = [("app-vm", app)] if app else []
+    return vms + [("gui-vm" if i == 0 else f"gui-vm {i + 1}", gui)
+                  for i, gui in enumerate(guis)]
+
+
+def check_weston_logs(host, restart, errors):
+    """What each gui-vm's weston logged: the plugin attached, the app's
+    client came (after a restart: its relay took a new slot for the
+    replay), and the last one ended the app side's connections once the
+    app-vm died."""
+    logs = [("the gui-vm's weston", host.weston_log())]
+    if restart:
+        with open(host.path("weston-1.log"), errors="replace") as f:
+            logs.insert(0, ("the first gui-vm's weston", f.read()))
+        logs[1] = ("the second gui-vm's weston", logs[1][1])
+    for name, log in logs:
+        if f"[{VM}] attached to /dev/ivwl0" not in log:
+            errors.append(f"{name} never logged '[{VM}] attached to "
+                          f"/dev/ivwl0'")
+        if not re.search(rf"\[{VM}\] slot \d+ generation \d+: new client",
+                         log):
+            errors.append(f"{name} never logged a new client of {VM}")
+    want = (f"[{VM}] app side did not answer for {APP_TIMEOUT_S} s; "
+            f"ending its connections")
+    if want not in logs[-1][1]:
+        errors.append(f"{logs[-1][0]} never logged {want!r}")
+
+
+def weston_times(log):
+    """Seconds from weston's first log line to the plugin's attach and
+    to the first client of VM, by weston's own timestamps (None when a
+    line is missing)."""
+    def stamp(pattern):
+        m = re.search(r"^\[(\d+):(\d+):(\d+\.\d+)\] " + pattern, log,
+                      re.M)
+        if not m:
+            return None
+        h, mi, sec = m.groups()
+        return int(h) * 3600 + int(mi) * 60 + float(sec)
+    t0 = stamp("")
+    attach = stamp(re.escape(f"ivwl: [{VM}] attached to"))
+    client = stamp(re.escape(f"ivwl: [{VM}] slot ") + r".*: new client")
+    if None in (t0, attach, client):
+        return None
+    # a log that runs across midnight
+    return ((attach - t0) % 86400, (client - t0) % 86400)
+
+
 def main():
-    return B.deployment_main("deploy-a", lambda ap: ap.add_argument(
-        "--gui-script", required=True), run)
+    def extra_args(ap):
+        ap.add_argument("--gui-script", required=True)
+        ap.add_argument("--restart", action="store_true",
+                        help="kill the gui-vm's QEMU and boot a new one "
+                        "while the app-vm's window is up")
+    return B.deployment_main("deploy-a", extra_args, run)
 
 
 if __name__ == "__main__":

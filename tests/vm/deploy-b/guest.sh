@@ -9,7 +9,10 @@
 # With "wait", the client starts only once the host says "go" on the
 # console (deploy-a: the display side is then a VM that boots alongside).
 # The last word is the shim's IVWL_ZERO_COPY (default auto); the shim's
-# IVWL_DEBUG lines are printed at the end.
+# IVWL_DEBUG lines are printed at the end.  Once the client is up, the
+# host may say "restart" (deploy-a: the display goes and comes back):
+# the client's pid and start time are printed, then whether its relay
+# got its windows back.  "done" ends the test.
 width=$1 height=$2 frames=$3 title=$4 start=${5:-now} zero_copy=${6:-auto}
 
 say()
@@ -88,10 +91,86 @@ echo "GUEST: DUMP BEGIN"
 gzip -c /tmp/pattern.raw | base64
 echo "GUEST: DUMP END"
 
-# The host compares pixels, then answers with a line on the console.
+# client_state: sets state ("running", or "gone" once the client exited:
+# a zombie until waited for) and start, its start time in clock ticks
+# since boot (a new process under the same pid would have another).
+# Builtins only: the restart watch calls it ten times a second.
+client_state()
+{
+	local stat
+
+	state=gone start=-
+	read -r stat 2>/dev/null </proc/$client/stat || return 0
+	# after "(comm) ": the state is field 3, starttime field 22
+	set -- ${stat##*") "}
+	start=${20}
+	[ "$1" = Z ] || state=running
+}
+
+client_status()
+{
+	client_state
+	say "client pid $client start $start $state"
+}
+
+# relay_lines TEXT [TEXT]: how many of the client's stderr lines (its
+# relay's log) hold a TEXT
+relay_lines()
+{
+	grep -c -F -e "$1" -e "${2:-$1}" /tmp/client.err
+}
+
+# deploy-a's restart: the display is about to go and come back.  Says
+# when the client's relay logs that its windows are back, or that the
+# connection or the client ended meanwhile; then the relay's lines
+# about it.
+watch_restart()
+{
+	local back over either
+
+	back=$(relay_lines "windows are back")
+	over=$(relay_lines "connection over")
+	either=$((back + over))
+	while [ "$(relay_lines "windows are back" "connection over")" = $either ]
+	do
+		client_state
+		[ $state = running ] || break
+		sleep 0.1
+	done
+	if [ "$(relay_lines "windows are back")" != $back ] &&
+	   [ "$(relay_lines "connection over")" = $over ]; then
+		say "the client's windows are back"
+		grep -F -e 'the display left' -e 'replaying' \
+			-e 'windows are back' /tmp/client.err |
+			sed 's/^/GUEST: client log: /'
+	else
+		grep -F ivwl-shim /tmp/client.err | tail -n 20 |
+			sed 's/^/GUEST: client log: /'
+		echo "GUEST: FAIL: the client's connection did not survive" \
+			"the display's restart"
+	fi
+	client_status
+}
+
+# The host compares pixels, then answers with a line on the console:
+# "restart" (deploy-a: the display restarts) or "done".
 say "waiting for the host"
-read -r answer || fail "no answer from the host"
-[ "$answer" = done ] || fail "the host said '$answer'"
+while :; do
+	read -r answer || fail "no answer from the host"
+	case $answer in
+	done)
+		break
+		;;
+	restart)
+		client_status
+		watch_restart &
+		say "watching the client across the display's restart"
+		;;
+	*)
+		fail "the host said '$answer'"
+		;;
+	esac
+done
 
 # A crashed agent's successor binds the device at once, while the old
 # agent's relay and a zero-copy client still hold /dev/ivwl0 open; its
