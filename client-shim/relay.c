@@ -691,9 +691,12 @@ display_left(struct relay *r)
 			r->slot.info.slot, r->synth.len);
 	if (deliver_synth(r) < 0)
 		return -1;
-	/* What went to the old display is in the model already. */
+	/* What went to the old display is in the model already, and a
+	 * replay to it that did not finish is moot. */
 	r->batch.len = 0;
 	r->batch.nfds = 0;
+	ivwl_replay_buf_reset(&r->replay_out);
+	r->replay_pos = 0;
 	cut_pipes(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);

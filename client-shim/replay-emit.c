@@ -704,8 +704,17 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		return -EPROTO;
 	}
 	if (rp->phase != RP_LIVE) {
-		*why = "the display left again during a replay";
-		return -EPROTO;
+		/*
+		 * The display left again before the replay ended: the model
+		 * is whole (the client's requests were held), only the
+		 * relay's own ids on that display are moot now.
+		 */
+		if (rp->priv_alloc)
+			memset(rp->priv, 0, rp->priv_alloc);
+		rp->priv_pending = 0;
+		rp->marker = 0;
+		rp->awaiting = 0;
+		rp->phase = RP_LIVE;
 	}
 	ret = check_server_ids(rp, map, why);
 	if (ret < 0)

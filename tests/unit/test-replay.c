@@ -369,6 +369,39 @@ reused_id_is_not_the_old_object(void)
 	teardown(&f);
 }
 
+/* A display that leaves in the middle of a replay: the next one works. */
+static void
+display_leaves_during_replay(void)
+{
+	struct fixture f;
+	uint32_t word;
+
+	setup(&f);
+	build_window(&f);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 8);		/* part of the fills, then gone */
+	ivwl_replay_buf_reset(&f.q);
+
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	CHECK(!ivwl_replay_done(f.rp));
+	answer_syncs(&f, 2, 15);
+	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, &word) >= 0);
+	ivwl_replay_buf_reset(&f.q);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 31, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 32, "wl_shm", 1);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 33, "xdg_wm_base", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 34, "wl_output", 3);
+	answer_syncs(&f, 15, 16);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, NULL) > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL) > 0);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(display_leaves_during_replay),
 	       TEST(unreplayable_interface_ends_it),
 	       TEST(reused_id_is_not_the_old_object))
