@@ -19,6 +19,8 @@ struct fixture {
 	struct ivwl_replay_buf synth;	/* events for the client */
 	struct ivwl_replay_buf scratch;
 	const char *why;
+	uint32_t last[3];	/* the first words of the last message, as
+				 * the relay passed it on */
 };
 
 #define SKIPPED 2
@@ -67,6 +69,7 @@ send_request(struct fixture *f, const struct ivwl_fd_desc *desc)
 	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_REQUEST, bytes, len,
 				&msg) == (int)len);
 	v = ivwl_replay_filter_request(f->rp, &msg, bytes, &f->synth);
+	memcpy(f->last, bytes, len < 12 ? 8 : 12);
 	REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_REQUEST, &msg) == 0);
 	if (v == IVWL_REPLAY_PASS)
 		ivwl_replay_note_request(f->rp, &f->map, &msg, bytes, desc);
@@ -90,6 +93,7 @@ send_event(struct fixture *f)
 				&msg) == (int)len);
 	REQUIRE(ivwl_replay_event(f->rp, &f->map, &msg, bytes, &v, &f->q,
 				  &f->synth, &f->why) == 0);
+	memcpy(f->last, bytes, len < 12 ? 8 : 12);
 	if (v == IVWL_REPLAY_PASS)
 		REQUIRE(ivwl_wire_track(&f->map, IVWL_WIRE_EVENT, &msg) == 0);
 	return v;
@@ -401,7 +405,65 @@ display_leaves_during_replay(void)
 	teardown(&f);
 }
 
+/*
+ * Objects the display makes get ids of the new display's choosing; the
+ * client still holds an offer of the old one under the same id.
+ */
+static void
+display_ids_are_mapped(void)
+{
+	const uint32_t srv = IVWL_WIRE_SERVER_ID_START;
+	struct fixture f;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	    "wl_data_device_manager", 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_seat", 7,
+	    3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	    "wl_data_device_manager", 3, 4);
+	REQ(&f, NULL, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    "no", 5, 3);
+	EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv);
+	EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o", srv);
+
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	/* The old selection is gone for the client. */
+	CHECK(find(&f.synth, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, NULL) >= 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 7);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	    "wl_data_device_manager", 3);
+	answer_syncs(&f, 7, 8);
+	CHECK(find(&f.q, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+		   NULL) >= 0);
+	CHECK(ivwl_replay_done(f.rp));
+
+	/* The new display's first offer takes the next id on our side. */
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv + 1);
+	CHECK_EQ(EVT(&f, srv, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		     "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv + 1);
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o", srv),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv + 1);
+	/* Requests to it reach the display's id; to the old one, nothing. */
+	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us",
+		     0, "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv);
+	CHECK_EQ(REQ(&f, NULL, srv, IVWL_REQ_WL_DATA_OFFER_DESTROY, ""),
+		 IVWL_REPLAY_DROP);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(display_ids_are_mapped),
 	       TEST(display_leaves_during_replay),
 	       TEST(unreplayable_interface_ends_it),
 	       TEST(reused_id_is_not_the_old_object))
