@@ -18,7 +18,6 @@ IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run;
 IVWL_HOSTILE_NO_SPARE=1 to attack with unaligned request indices too.
 """
 
-import importlib.util
 import os
 import random
 import re
@@ -31,19 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
     HERE, "..", "integration")
 sys.path.insert(0, INTEGRATION)
-from session import ENV, Failure, LiveView, Session, wait_for  # noqa: E402
-
-
-def _load_weston_cases():
-    spec = importlib.util.spec_from_file_location(
-        "test_weston", os.path.join(INTEGRATION, "test-weston.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_weston_cases = _load_weston_cases()
-compare_window = _weston_cases.compare_window
+from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+                     compare_window, wait_for)
 
 
 def pattern(session, vm, name, frames=12, w=240, h=180):

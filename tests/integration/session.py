@@ -431,6 +431,67 @@ class LiveView:
         self.proc.wait(5)
 
 
+def covering(session, view):
+    """Rects of the views stacked above view (the scene lists top first)."""
+    rects = []
+    for v in session.scene():
+        if v["title"] == view["title"]:
+            return rects
+        if v["rect"]:
+            rects.append(v["rect"])
+    raise Failure(f"{view['title']!r} left the scene")
+
+
+def compare_window(session, view, dump_path, width, height):
+    """Every visible pixel of the window equals the client's buffer."""
+    above = covering(session, view)
+    with open(dump_path, "rb") as f:
+        drawn = f.read()
+    if len(drawn) != width * height * 4:
+        raise Failure("the client's dump has the wrong size")
+    sw, sh, bpp, rows = session.screenshot()
+    x0, y0 = view["rect"][:2]
+    compared = wrong = 0
+    first = None
+    for y in range(height):
+        sy = y0 + y
+        if not 0 <= sy < sh:
+            continue
+        row = rows[sy]
+        for x in range(width):
+            sx = x0 + x
+            if not 0 <= sx < sw or any(
+                    a <= sx < c and b <= sy < d for a, b, c, d in above):
+                continue
+            i = (y * width + x) * 4
+            want = (drawn[i + 2], drawn[i + 1], drawn[i])   # XRGB LE
+            got = tuple(row[sx * bpp:sx * bpp + 3])
+            compared += 1
+            if got != want:
+                wrong += 1
+                first = first or (x, y, want, got)
+    if compared < width * height // 4:
+        raise Failure(f"only {compared} pixels of the window visible")
+    if wrong:
+        raise Failure(f"{wrong} of {compared} pixels differ; first at "
+                      f"{first[:2]}: drew {first[2]}, weston shows "
+                      f"{first[3]}")
+    print(f"{compared} pixels equal what the client drew")
+
+
+def check_border(session, view, colour):
+    """The VM's colour, drawn by weston just outside the window."""
+    sw, sh, bpp, rows = session.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    samples = [((x0 + x1) // 2, y0 - 2), ((x0 + x1) // 2, y1 + 1),
+               (x0 - 2, (y0 + y1) // 2), (x1 + 1, (y0 + y1) // 2)]
+    seen = [tuple(rows[y][x * bpp:x * bpp + 3]) for x, y in samples
+            if 0 <= x < sw and 0 <= y < sh]
+    if sum(px == colour for px in seen) < 2:
+        raise Failure(f"{view['title']!r} has no {colour} border: {seen}")
+    print(f"{view['title']!r} has its VM's border colour {colour}")
+
+
 def decode_png(path):
     """Just enough PNG for weston-screenshooter's 8-bit RGB(A) files."""
     with open(path, "rb") as f:

@@ -13,7 +13,7 @@
 
 No ivwl process runs on the host besides ivwl-server.  The host checks
 what the gui-vm's weston shows with the integration checks
-(test-weston.py's compare_window and check_border): the gui-vm writes
+(session.py's compare_window and check_border): the gui-vm writes
 weston-debug's scene graph and weston-screenshooter's PNGs into the
 test's directory, shared writable over 9p at the same path.
 

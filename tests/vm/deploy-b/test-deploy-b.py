@@ -14,7 +14,7 @@ client with LD_PRELOAD=libivwl-shim.so.
 
 The guest sends the buffer its client drew over the serial console, and
 the host checks that every visible pixel of the window in weston's
-screenshot equals it, and the VM's border colour (test-weston.py's
+screenshot equals it, and the VM's border colour (session.py's
 compare_window and check_border).  Then the host tells the guest (a line
 on the console) to end the client: the window must leave weston's scene,
 the agent must exit cleanly, ivwl.ko must unload and the guest kernel must
@@ -32,7 +32,6 @@ optionally IVWL_VM_QEMU (default qemu-system-x86_64), IVWL_VM_TIMEOUT
 import argparse
 import base64
 import gzip
-import importlib.util
 import os
 import re
 import shutil
@@ -44,19 +43,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION = os.path.join(HERE, "..", "..", "integration")
 sys.path.insert(0, INTEGRATION)
-from session import ENV, Failure, Session, wait_for  # noqa: E402
-
-
-def load_checks():
-    """compare_window and check_border of the integration cases."""
-    spec = importlib.util.spec_from_file_location(
-        "ivwl_test_weston", os.path.join(INTEGRATION, "test-weston.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.compare_window, mod.check_border
-
-
-compare_window, check_border = load_checks()
+from session import (ENV, Failure, Session, check_border,  # noqa: E402
+                     compare_window, wait_for)
 
 VM = "work"
 TITLE = "pattern"
