@@ -78,6 +78,8 @@ class Session:
         self.width, self.height = width, height
         self.gui_runtime = self._mkdir("gui")
         self.weston = None
+        self.weston_starts = 0      # how many westons this session ran
+        self.weston_started = None  # time.monotonic() of the current one
         self.backend = backend
         self.vm_options = vm_options or {}
         self.ivwl_options = list(ivwl_options)
@@ -150,7 +152,7 @@ class Session:
         start_ivwl_server(self._spawn, self.path(f"{vm}.sock"),
                           f"server-{vm}.log")
 
-    def _start_weston(self):
+    def _write_weston_ini(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
         ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0", "",
                # no fades or dimming: pixels are compared exactly
@@ -165,6 +167,15 @@ class Session:
             ini += self.vm_options.get(vm, []) + [""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
+
+    def _weston_log_name(self):
+        n = self.weston_starts
+        return "weston.log" if n <= 1 else f"weston-{n}.log"
+
+    def _start_weston(self):
+        if not self.weston_starts:
+            self._write_weston_ini()
+        self.weston_starts += 1
         env = sanitized(dict(ENV, XDG_RUNTIME_DIR=self.gui_runtime))
         env.pop("WAYLAND_DISPLAY", None)
         env.pop("DISPLAY", None)
@@ -172,14 +183,48 @@ class Session:
         if self.backend == "x11":
             env["DISPLAY"] = self.x_display
             backend = "--backend=x11-backend.so"
+        self.weston_started = time.monotonic()
         self.weston = self._spawn(
             ["weston", backend, "--use-pixman",
              f"--width={self.width}", f"--height={self.height}",
              "--socket=wl-ivwl", "--idle-time=0", "--debug",
-             f"--config={self.path('weston.ini')}"], "weston.log", env)
+             f"--config={self.path('weston.ini')}"],
+            self._weston_log_name(), env)
         for vm in self.vms:
             wait_for(f"plugin attached to {vm}",
-                     lambda: f"[{vm}] attached to" in self.weston_log())
+                     lambda: self._weston_up() and
+                     f"[{vm}] attached to" in self.weston_log())
+
+    def _weston_up(self):
+        """True while weston runs: one that cannot start (its socket
+        taken, say) fails at once, its log says why."""
+        if self.weston.poll() is not None:
+            raise Failure(f"weston exited ({self.weston.returncode}) "
+                          f"while starting; see {self._weston_log_name()}")
+        return True
+
+    def restart_weston(self, kill=False, timeout=10.0):
+        """Ends weston and starts another with the same weston.ini and
+        socket; ivwl-servers, agents, Xvfb and clients stay.  kill: SIGKILL
+        (a crash: weston leaves its socket and lock file behind, which the
+        new one takes over as their lock is free, and marks no side block
+        GONE), else SIGTERM (a clean shutdown).  Returns the
+        old weston's exit status; its log stays (weston.log, then
+        weston-2.log, ...), and weston_log(), scene(), wait_view() and
+        screenshot() look at the new one once it attached to every VM."""
+        if self.weston.poll() is not None:
+            raise Failure(f"weston exited ({self.weston.returncode}) "
+                          "before its restart")
+        if kill:
+            self.weston.send_signal(signal.SIGKILL)
+            try:
+                status = self.weston.wait(timeout)
+            except subprocess.TimeoutExpired:
+                raise Failure("weston did not die of SIGKILL")
+        else:
+            status = self.stop_weston(timeout)
+        self._start_weston()
+        return status
 
     def _start_agent(self, vm):
         sock = self.path(f"{vm}-agent.sock")
@@ -226,7 +271,9 @@ class Session:
     # ---- looking at weston --------------------------------------------
 
     def weston_log(self):
-        with open(self.path("weston.log"), errors="replace") as f:
+        """The current weston's log (restart_weston() starts another)."""
+        with open(self.path(self._weston_log_name()),
+                  errors="replace") as f:
             return f.read()
 
     def _debug_env(self):
