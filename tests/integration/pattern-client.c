@@ -16,6 +16,10 @@
  * bytes leaves a visible mistake.  After the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
+ * While it holds the window, each SIGUSR1 draws one more frame (once a
+ * buffer is free), writes --dump again and prints "again N" for the Nth:
+ * a test that restarted the compositor checks what the next frame
+ * shows.  A lost connection is an error: it says so and exits with 1.
  *
  * --spawn runs PROGRAM with this process's pid as its argument once the
  * buffers exist, and waits for it before drawing (ivwl-zc-probe).
@@ -57,9 +61,11 @@
  *                     of wl_surface.damage_buffer
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +133,7 @@ struct app {
 	struct buffer buffers[2];
 	struct buffer *last;	/* committed last */
 	int width, height, frames, next;
+	int agains;		/* frames drawn on SIGUSR1 */
 	int band_w, band_h;	/* --band, 0 x 0 for whole rows */
 	bool configured, frame_done;
 	bool frozen;		/* --pool close: nothing to draw into */
@@ -708,13 +715,86 @@ write_dump(struct app *app, const char *path)
 	return fclose(f);
 }
 
-/* Keeps answering the compositor (pings, releases) for hold_ms. */
+/* Written by the SIGUSR1 handler, read while the window is held. */
+static int again_pipe[2] = { -1, -1 };
+
 static void
-hold_window(struct app *app, int hold_ms)
+on_usr1(int sig)
 {
-	struct pollfd pfd = { wl_display_get_fd(app->display), POLLIN, 0 };
+	int saved = errno;
+	ssize_t n = write(again_pipe[1], "", 1);
+
+	(void)n;	/* full: a frame is asked for already */
+	errno = saved;
+}
+
+/* A handler, not a blocked signal: the shim's threads would not block it. */
+static int
+catch_again(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+
+	if (pipe2(again_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void
+say_lost(struct app *app)
+{
+	int err = wl_display_get_error(app->display);
+
+	fprintf(stderr, "pattern-client: connection lost: %s\n",
+		err ? strerror(err) : "the compositor hung up");
+}
+
+/*
+ * One more frame: a buffer the compositor gave back (drawing into one it
+ * holds would be our bug, not the compositor's), its frame callback, the
+ * dump.  -1 when the connection is lost.
+ */
+static int
+another_frame(struct app *app, const char *dump)
+{
+	char drain[16];
+	bool waited = false;
+
+	while (read(again_pipe[0], drain, sizeof(drain)) > 0)
+		;
+	while (app->buffers[0].busy && app->buffers[1].busy) {
+		if (!waited)
+			fprintf(stderr, "pattern-client: both buffers busy, "
+				"waiting for a release\n");
+		waited = true;
+		if (wl_display_dispatch(app->display) < 0)
+			return -1;
+	}
+	draw(app);
+	if (dispatch_until(app, &app->frame_done) < 0 ||
+	    wl_display_roundtrip(app->display) < 0)
+		return -1;
+	if (dump && write_dump(app, dump) < 0)
+		exit(1);
+	printf("again %d\n", ++app->agains);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Keeps answering the compositor (pings, releases, configures) for
+ * hold_ms, drawing a frame on each SIGUSR1.  -1 when the connection is
+ * lost.
+ */
+static int
+hold_window(struct app *app, int hold_ms, const char *dump)
+{
+	struct pollfd pfd[2] = {
+		{ wl_display_get_fd(app->display), POLLIN, 0 },
+		{ again_pipe[0], POLLIN, 0 },
+	};
 	struct timespec start, now;
-	int left;
+	int left, n;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -722,11 +802,18 @@ hold_window(struct app *app, int hold_ms)
 		left = hold_ms - (int)((now.tv_sec - start.tv_sec) * 1000 +
 				       (now.tv_nsec - start.tv_nsec) / 1000000);
 		if (left <= 0)
-			return;
-		wl_display_flush(app->display);
-		if (poll(&pfd, 1, left) > 0 &&
+			return 0;
+		if (wl_display_flush(app->display) < 0 && errno != EAGAIN)
+			return -1;
+		n = poll(pfd, 2, left);
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0 && pfd[0].revents &&
 		    wl_display_dispatch(app->display) < 0)
-			return;
+			return -1;
+		if (n > 0 && (pfd[1].revents & POLLIN) &&
+		    another_frame(app, dump) < 0)
+			return -1;
 	}
 }
 
@@ -853,6 +940,11 @@ main(int argc, char *argv[])
 	    (app.band_w > 0) != (app.band_h > 0))
 		return 2;
 
+	if (catch_again() < 0) {
+		fprintf(stderr, "pattern-client: SIGUSR1: %s\n",
+			strerror(errno));
+		return 1;
+	}
 	app.display = wl_display_connect(NULL);
 	if (!app.display) {
 		fprintf(stderr, "pattern-client: cannot connect: %s\n",
@@ -890,8 +982,10 @@ main(int argc, char *argv[])
 			return 1;
 		}
 		draw(&app);
-		if (dispatch_until(&app, &app.frame_done) < 0)
+		if (dispatch_until(&app, &app.frame_done) < 0) {
+			say_lost(&app);
 			return 1;
+		}
 	}
 	/* one more roundtrip: the last commit has been handled */
 	wl_display_roundtrip(app.display);
@@ -899,7 +993,10 @@ main(int argc, char *argv[])
 		return 1;
 	printf("ready\n");
 	fflush(stdout);
-	hold_window(&app, hold_ms);
+	if (hold_window(&app, hold_ms, dump) < 0) {
+		say_lost(&app);
+		return 1;
+	}
 	wl_display_disconnect(app.display);
 	return 0;
 }
