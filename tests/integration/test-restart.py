@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Windows survive a weston restart (issue 14).
+
+    test-restart.py CASE      (meson runs one case per test)
+
+Each case starts clients through the shim (IVWL_DEBUG=1: their relays log
+to the client's log), waits for their windows and notes their processes
+(pid and start time), restarts weston with Session.restart_weston() --
+SIGKILL, a crash, or SIGTERM, a clean shutdown; the ivwl-servers, agents,
+Xvfb and clients stay -- and checks what came back.  "Back" means the
+window is in the new weston's scene with its VM's label, and its client
+is the same process, still running; how long that took after the new
+weston was started is printed, never asserted.
+
+shm-kill     SIGKILL.  ivwl-pattern-client and weston-simple-shm: both
+             back; the pattern client's next frame (SIGUSR1) is shown
+             pixel for pixel with the VM's border; simple-shm draws new
+             frames.
+shm-clean    The same after a clean shutdown (weston exits with 0).
+terminal     x11 backend, SIGKILL.  foot and weston-terminal each run a
+             script that writes every line it reads to a file.  A line
+             typed into foot before the restart is the control; after
+             it, a line typed with xdotool into each must reach its file.
+gtk          x11 backend, SIGKILL.  gtk3-widget-factory back; a click on
+             its header bar's middle switcher button (Page 2) must change
+             most of the window.
+many         Three clients in two VMs (two pattern clients, simple-shm),
+             SIGKILL: all back, pixel-exact, each with its VM's border.
+twice        SIGKILL, then SIGTERM: back after each, pixel-exact after
+             each next frame; then a new client works too.
+popup-or-unsupported
+             x11 backend, SIGKILL.  weston-confine holds a
+             zwp_confined_pointer_v1 (a click confines the pointer; its
+             WAYLAND_DEBUG log shows confined()), which a replay cannot
+             carry over: its connection must end with a relay log line
+             naming the interface, the client must exit (no hang), and a
+             plain pattern client of the same VM must come back.
+new-client-after-restart
+             x11 backend.  The harness itself, passing with or without
+             replay: after a SIGKILL a new pattern client is shown pixel
+             for pixel with its border and draws its next frame, and
+             weston-eventdemo gets a click and a key; after a SIGTERM
+             restart a new pattern client is shown pixel for pixel.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session import (ENV, Failure, Session, case_main,  # noqa: E402
+                     check_border, compare_window, covering, wait_for)
+
+# session.py's colours: the first VM, the second
+BORDER = {"work": (0x30, 0x70, 0xc0), "home": (0xc0, 0x30, 0x30)}
+GTK_ENV = {"GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"}
+
+
+def start_time(pid):
+    """The process's start time (clock ticks after boot): a pid given to
+    another process has another."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # fields after "(comm)": state is field 3, starttime 22
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except OSError:
+        return None
+
+
+class App:
+    """A client of the session: its process, its window's title, its log
+    (stderr, where its relay logs too)."""
+
+    def __init__(self, s, argv, title, vm="work", log=None, extra_env=None):
+        self.s = s
+        self.title = f"[{vm}] {title}"
+        self.vm = vm
+        self.log = log or f"{title.replace(' ', '-').lower()}.log"
+        self.proc = s.client(argv, vm=vm, log=self.log,
+                             extra_env=dict({"IVWL_DEBUG": "1"},
+                                            **(extra_env or {})))
+        self.born = None
+
+    def log_text(self):
+        with open(self.s.path(self.log), errors="replace") as f:
+            return f.read()
+
+    def said(self):
+        """Why its connection ended, as its relay or the client says."""
+        lines = [ln for ln in self.log_text().splitlines()
+                 if "connection over" in ln or "connection lost" in ln
+                 or "rror" in ln]
+        return "; ".join(lines[-3:]) or "nothing in its log"
+
+    def shown(self, timeout=20.0):
+        view = self.s.wait_view(self.title, timeout)
+        self.born = start_time(self.proc.pid)
+        print(f"{self.title!r} shown, pid {self.proc.pid}")
+        return view
+
+    def alive(self):
+        if self.proc.poll() is not None:
+            raise Failure(f"{self.title!r}: its client (pid "
+                          f"{self.proc.pid}) exited with "
+                          f"{self.proc.returncode}: {self.said()}")
+        if start_time(self.proc.pid) != self.born:
+            raise Failure(f"{self.title!r}: pid {self.proc.pid} is "
+                          "another process now")
+
+    def back(self, timeout=20.0):
+        """Its window in the new weston, the same process drawing it."""
+        def find():
+            self.alive()
+            for v in self.s.scene():
+                if v["title"] == self.title and v["rect"]:
+                    return v
+            return None
+        try:
+            view = wait_for(f"{self.title!r} back", find, timeout, 0.2)
+        except Failure as e:
+            if "timed out" not in str(e):
+                raise       # alive() said why
+            seen = [v["title"] for v in self.s.scene() if v["title"]]
+            raise Failure(f"{e}; weston shows {seen}; {self.said()}") \
+                from None
+        took = time.monotonic() - self.s.weston_started
+        print(f"{self.title!r} back {took:.2f} s after the new weston "
+              f"started, pid {self.proc.pid} unchanged")
+        return view
+
+
+class Pattern(App):
+    """ivwl-pattern-client: its last frame is in its dump, and SIGUSR1
+    makes it draw (and dump) one more."""
+
+    def __init__(self, s, name, vm="work", w=240, h=180):
+        self.dump = s.path(f"{name}.raw")
+        self.w, self.h = w, h
+        self.agains = 0
+        super().__init__(s, [ENV["IVWL_PATTERN_CLIENT"], "--frames", "12",
+                             "--width", str(w), "--height", str(h),
+                             "--title", name, "--dump", self.dump,
+                             "--hold-ms", "600000"], name, vm,
+                         f"{name}.log")
+
+    def shown(self, timeout=20.0):
+        self.s.wait_line(self.proc, "ready")
+        view = super().shown(timeout)
+        compare_window(self.s, view, self.dump, self.w, self.h)
+        return view
+
+    def next_frame_exact(self):
+        """Its next frame, on weston's output pixel for pixel, inside its
+        VM's border."""
+        self.alive()
+        self.agains += 1
+        self.proc.send_signal(signal.SIGUSR1)
+        try:
+            self.s.wait_line(self.proc, f"again {self.agains}")
+        except Failure as e:
+            raise Failure(f"{self.title!r}: {e}; {self.said()}") from None
+        view = self.s.wait_view(self.title)
+        compare_window(self.s, view, self.dump, self.w, self.h)
+        check_border(self.s, view, BORDER[self.vm])
+
+
+def simple_shm(s, vm="work"):
+    return App(s, ["weston-simple-shm"], "simple-shm", vm,
+               f"simple-shm-{vm}.log")
+
+
+def uncovered(s, view, step=16):
+    """Visible sample points of view: on the output, under no view."""
+    above = covering(s, view)
+    x0, y0, x1, y1 = view["rect"]
+    return [(x, y) for y in range(max(y0, 0) + 4, min(y1, s.height), step)
+            for x in range(max(x0, 0) + 4, min(x1, s.width), step)
+            if not any(a <= x < c and b <= y < d for a, b, c, d in above)]
+
+
+def samples(s, view):
+    sw, sh, bpp, rows = s.screenshot()
+    return {(x, y): rows[y][x * bpp:x * bpp + 3]
+            for x, y in uncovered(s, view, 4)}
+
+
+def differ(a, b):
+    """How many of the sample points shown in both differ."""
+    return sum(a[p] != b[p] for p in a if p in b)
+
+
+def draws(s, app):
+    """app's window shows new frames: simple-shm's pattern moves."""
+    app.alive()
+    first = samples(s, s.wait_view(app.title))
+
+    def moved():
+        app.alive()
+        now = samples(s, s.wait_view(app.title))
+        return differ(now, first) > 20 and now
+    now = wait_for(f"{app.title!r} to draw a new frame", moved, 20.0, 0.3)
+    colours = len(set(now.values()))
+    if colours < 50:
+        raise Failure(f"{app.title!r} shows {colours} colours only")
+    print(f"{app.title!r} draws new frames ({colours} colours)")
+
+
+def restart(s, kill):
+    """restart_weston(), its old weston's exit checked."""
+    status = s.restart_weston(kill=kill)
+    if kill and status != -signal.SIGKILL:
+        raise Failure(f"weston exited with {status}, not killed")
+    if not kill and status != 0:
+        raise Failure(f"weston exited with {status} on SIGTERM")
+    print(f"weston {'killed' if kill else 'shut down'} and started again "
+          f"(weston #{s.weston_starts}); it attached to every VM")
+
+
+def click_at(s, view, point=None):
+    """A click into view, where nothing covers it (its centre if it can)."""
+    x0, y0, x1, y1 = view["rect"]
+    if point is None:
+        free = uncovered(s, view)
+        if not free:
+            raise Failure(f"{view['title']!r} is covered all over")
+        cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+        point = min(free, key=lambda p: abs(p[0] - cx) + abs(p[1] - cy))
+    s.xdotool("mousemove", str(point[0]), str(point[1]), "click", "1")
+    time.sleep(0.3)
+
+
+def type_line(s, app, text):
+    click_at(s, s.wait_view(app.title))
+    s.xdotool("type", "--delay", "20", text)
+    s.xdotool("key", "Return")
+
+
+def line_reader(s, name, lines=2):
+    """A script writing each of the lines it reads to NAME-1.txt, ...,
+    then staying, so that its terminal stays too."""
+    script = s.path(f"{name}.sh")
+    body = "".join(f"read line\necho \"$line\" > "
+                   f"{s.path(f'{name}-{i}.txt')}\n"
+                   for i in range(1, lines + 1))
+    with open(script, "w") as f:
+        f.write(f"#!/bin/sh\n{body}exec sleep 3600\n")
+    os.chmod(script, 0o755)
+    return script
+
+
+def got_line(s, app, name, i, text):
+    path = s.path(f"{name}-{i}.txt")
+
+    def line():
+        app.alive()
+        return os.path.exists(path) and open(path).read().strip()
+    try:
+        got = wait_for(f"line {i} typed into {app.title!r}", line, 15.0)
+    except Failure as e:
+        if "timed out" not in str(e):
+            raise       # alive() said why
+        raise Failure(f"{e}: the keys did not reach it") from None
+    if got != text:
+        raise Failure(f"{app.title!r} received {got!r}, not {text!r}")
+    print(f"{app.title!r} got the typed line {got!r}")
+
+
+# ---- cases ----------------------------------------------------------------
+
+def shm(s, kill):
+    a = Pattern(s, "pattern")
+    b = simple_shm(s)
+    a.shown()
+    b.shown()
+    restart(s, kill)
+    a.back()
+    b.back()
+    a.next_frame_exact()
+    draws(s, b)
+    a.alive()
+    b.alive()
+
+
+def case_shm_kill(s):
+    shm(s, True)
+
+
+def case_shm_clean(s):
+    shm(s, False)
+
+
+def case_terminal(s):
+    foot = App(s, ["foot", line_reader(s, "foot")], "foot", log="foot.log")
+    term = App(s, ["weston-terminal",
+                   f"--shell={line_reader(s, 'weston-terminal')}"],
+               "Wayland Terminal", log="weston-terminal.log")
+    foot.shown()
+    term.shown()
+    time.sleep(0.5)
+    # the control: typing reaches foot while nothing was restarted
+    type_line(s, foot, "typed before")
+    got_line(s, foot, "foot", 1, "typed before")
+    restart(s, True)
+    foot.back()
+    term.back()
+    time.sleep(0.5)
+    type_line(s, foot, "typed after the restart")
+    got_line(s, foot, "foot", 2, "typed after the restart")
+    type_line(s, term, "typed into weston-terminal")
+    got_line(s, term, "weston-terminal", 1, "typed into weston-terminal")
+    foot.alive()
+    term.alive()
+
+
+def settled(s, title):
+    """(view, its samples) once two screenshots nearly agree (its
+    spinners turn on)."""
+    last = {}
+
+    def quiet():
+        nonlocal last
+        view = s.wait_view(title)
+        now = samples(s, view)
+        ok = last and differ(now, last) < len(now) * 0.02
+        last = now
+        return ok and (view, now)
+    return wait_for(f"{title!r} to settle", quiet, 20.0, 0.3)
+
+
+def case_gtk(s):
+    gtk = App(s, ["gtk3-widget-factory"], "gtk3-widget-factory",
+              log="gtk.log", extra_env=GTK_ENV)
+    gtk.shown(timeout=30)
+    restart(s, True)
+    gtk.back(timeout=30)
+    view, before = settled(s, gtk.title)
+    # The switcher (Page 1, 2, 3) sits in the middle of the header bar,
+    # 45 pixels below the top of the surface with its shadow.
+    x0, y0, x1, y1 = view["rect"]
+    click_at(s, view, ((x0 + x1) // 2, y0 + 45))
+
+    def changed():
+        gtk.alive()
+        diff = differ(samples(s, view), before)
+        return diff > len(before) * 0.3 and (diff, len(before))
+    try:
+        diff, total = wait_for("the click to show Page 2", changed, 15.0,
+                               0.5)
+    except Failure as e:
+        if "timed out" not in str(e):
+            raise       # alive() said why
+        raise Failure(f"{e}: the click did not reach gtk3-widget-factory") \
+            from None
+    gtk.alive()
+    print(f"the click after the restart switched to Page 2: {diff} of "
+          f"{total} samples changed")
+
+
+def case_many(s):
+    alpha = Pattern(s, "alpha")
+    shm_app = simple_shm(s)
+    beta = Pattern(s, "beta", vm="home", w=200, h=150)
+    for app in (alpha, shm_app, beta):
+        app.shown()
+    restart(s, True)
+    for app in (alpha, shm_app, beta):
+        app.back()
+    alpha.next_frame_exact()
+    beta.next_frame_exact()
+    draws(s, shm_app)
+    for app in (alpha, shm_app, beta):
+        app.alive()
+
+
+def case_twice(s):
+    a = Pattern(s, "pattern")
+    b = simple_shm(s)
+    a.shown()
+    b.shown()
+    for kill in (True, False):
+        restart(s, kill)
+        a.back()
+        b.back()
+        a.next_frame_exact()
+        draws(s, b)
+    c = Pattern(s, "newcomer")
+    c.shown()
+    c.next_frame_exact()
+    for app in (a, b, c):
+        app.alive()
+
+
+def confined(app):
+    """weston-confine's pointer confinement is on: confined() came after
+    its last unconfined() and destroy."""
+    said = re.findall(r"zwp_confined_pointer_v1@\d+\.(\w+)\(",
+                      app.log_text())
+    return said[-1:] == ["confined"]
+
+
+def case_unsupported(s):
+    # first: a window mapped later takes the pointer, which ends the
+    # confinement
+    bystander = Pattern(s, "bystander")
+    bystander.shown()
+    confine = App(s, ["weston-confine"], "Wayland Confine",
+                  log="confine.log", extra_env={"WAYLAND_DEBUG": "1"})
+    click_at(s, confine.shown())
+    wait_for("weston-confine to confine the pointer",
+             lambda: confined(confine), 15.0)
+    time.sleep(0.5)
+    if not confined(confine):
+        raise Failure("weston-confine's confinement ended before the "
+                      "restart")
+    print("weston-confine holds a confined pointer")
+    mark = len(confine.log_text())
+    restart(s, True)
+    try:
+        confine.proc.wait(20)
+    except subprocess.TimeoutExpired:
+        raise Failure("weston-confine still runs 20 s after the restart: "
+                      "its connection hangs") from None
+    # the relay's lines (ivwl-...), not WAYLAND_DEBUG's ([time] ...)
+    said = [ln for ln in confine.log_text()[mark:].splitlines()
+            if ln.startswith("ivwl-")]
+    why = [ln for ln in said if "zwp_confined_pointer_v1" in ln]
+    if not why:
+        raise Failure("no relay log line names zwp_confined_pointer_v1 "
+                      f"as why the connection ended; the relay said: "
+                      f"{said}")
+    print(f"weston-confine ended ({confine.proc.returncode}): {why[0]}")
+    bystander.back()
+    bystander.next_frame_exact()
+    bystander.alive()
+
+
+def case_new_client_after_restart(s):
+    """Passes today: what the other cases rely on."""
+    old = Pattern(s, "before")
+    old.shown()
+    restart(s, True)
+    after = Pattern(s, "after-kill")
+    after.shown()
+    after.next_frame_exact()
+    demo = App(s, ["weston-eventdemo"], "EventDemo", log="eventdemo.log",
+               extra_env={"WAYLAND_DEBUG": "1"})
+    click_at(s, demo.shown())
+    s.xdotool("key", "x")
+
+    def got(event):
+        def seen():
+            demo.alive()
+            return re.search(rf"^\[[\d. ]+\] +wl_\w+@\d+\.{event}\(",
+                             demo.log_text(), re.M)
+        return seen
+    wait_for("the click to reach weston-eventdemo", got("button"), 15.0)
+    wait_for("the key to reach weston-eventdemo", got("key"), 15.0)
+    print("a click and a key reached a client started after the restart")
+    restart(s, False)
+    again = Pattern(s, "after-clean")
+    again.shown()
+    again.next_frame_exact()
+
+
+CASES = {
+    "shm-kill": (case_shm_kill, ("work",)),
+    "shm-clean": (case_shm_clean, ("work",)),
+    "terminal": (case_terminal, ("work",), "x11"),
+    "gtk": (case_gtk, ("work",), "x11", (1600, 900)),
+    "many": (case_many, ("work", "home"), "headless", (1024, 768)),
+    "twice": (case_twice, ("work",)),
+    "popup-or-unsupported": (case_unsupported, ("work",), "x11"),
+    "new-client-after-restart": (case_new_client_after_restart, ("work",),
+                                 "x11"),
+}
+
+
+def start(name):
+    run, vms, *rest = CASES[name]
+    backend = rest[0] if rest else "headless"
+    width, height = rest[1] if len(rest) > 1 else (1024, 768)
+    s = Session(vms, width=width, height=height, backend=backend)
+    return s, run, False
+
+
+if __name__ == "__main__":
+    sys.exit(case_main(CASES, start))
