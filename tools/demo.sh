@@ -13,7 +13,8 @@
 #   tools/demo.sh [--seconds N] [--installed] [--out FILE]
 #
 # Headless by default: it saves a screenshot to FILE (default
-# ivwl-demo.png at the top of the tree) and stops after N seconds
+# ivwl-demo.png at the top of the tree), kills weston and starts another
+# (the apps' windows come back on it) and stops after N seconds
 # (default 5).  Under a running Wayland or X11 session (WAYLAND_DISPLAY
 # or DISPLAY set) weston opens a window instead and the demo runs until
 # Ctrl-C.
@@ -118,13 +119,17 @@ fi
 # session's, where the parent compositor is.
 gui_runtime=$dir/gui
 [ $windowed = 1 ] && gui_runtime=${XDG_RUNTIME_DIR:?}
-run_bg weston.log env XDG_RUNTIME_DIR="$gui_runtime" weston "${backend[@]}" --use-pixman \
-	--width=1024 --height=640 --socket=wl-ivwl-demo --idle-time=0 --debug \
-	--config="$dir/weston.ini"
-for vm in "${vms[@]}"; do
-	wait_for "grep -q '\[$vm\] attached' $dir/weston.log"
-done
-grep 'ivwl:' "$dir/weston.log" | sed 's/^/    /'
+start_weston() {
+	run_bg "$1" env XDG_RUNTIME_DIR="$gui_runtime" weston "${backend[@]}" \
+		--use-pixman --width=1024 --height=640 --socket=wl-ivwl-demo \
+		--idle-time=0 --debug --config="$dir/weston.ini"
+	weston_pid=${pids[-1]}
+	for vm in "${vms[@]}"; do
+		wait_for "grep -q '\[$vm\] attached' $dir/$1"
+	done
+	grep 'ivwl:' "$dir/$1" | sed 's/^/    /'
+}
+start_weston weston.log
 
 say "one ivwl-agent per app-vm"
 for vm in "${vms[@]}"; do
@@ -134,11 +139,13 @@ for vm in "${vms[@]}"; do
 	mkdir -m 700 "$dir/app-$vm"
 done
 
+app_pids=()
 app() {
 	local vm=$1; shift
 	run_bg "client-$vm-$(basename "$1").log" env -u DISPLAY XDG_RUNTIME_DIR="$dir/app-$vm" \
 		WAYLAND_DISPLAY=wayland-0 IVWL_AGENT="$dir/$vm-agent.sock" \
 		LD_PRELOAD="$shim" "$@"
+	app_pids+=("${pids[-1]}")
 }
 say "unmodified clients, started through the shim (no Wayland socket)"
 app work weston-simple-shm
@@ -150,10 +157,14 @@ app personal weston-flower
 
 wait_for "grep -q 'new client' $dir/weston.log"
 sleep 2
+windows() {
+	XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo timeout 10 \
+		weston-debug scene-graph 2>/dev/null | grep "top-level window" |
+		sed "s/.*top-level window \('[^']*'\).*/    \1/" | sort
+}
 say "what weston shows (weston-debug scene-graph):"
-XDG_RUNTIME_DIR="$gui_runtime" WAYLAND_DISPLAY=wl-ivwl-demo timeout 10 \
-	weston-debug scene-graph 2>/dev/null | grep "top-level window" |
-	sed "s/.*top-level window \('[^']*'\).*/    \1/"
+shown=$(windows)
+echo "$shown"
 say "the relays serving them (started by the shim):"
 for p in $(pgrep -x ivwl-relay); do
 	grep -qz "^IVWL_AGENT=$dir/" "/proc/$p/environ" 2>/dev/null &&
@@ -183,5 +194,32 @@ if [ -z "$shot" ]; then
 fi
 cp "$shot" "$out"
 say "screenshot of weston's output: $out"
+
+# The apps outlive their compositor (docs/architecture.md, "Compositor
+# restart"): weston is killed, another one starts, the same windows of
+# the same processes come back.
+say "weston is killed and started again; the apps keep running"
+kill -9 "$weston_pid"
+wait "$weston_pid" 2>/dev/null || true
+start_weston weston-2.log
+for i in $(seq 50); do
+	[ "$(windows)" = "$shown" ] && break
+	sleep 0.2
+done
+say "what the new weston shows:"
+windows
+if [ "$(windows)" != "$shown" ]; then
+	echo "demo: the windows did not come back after the restart" >&2
+	tail -5 "$dir"/client-*.log >&2
+	exit 1
+fi
+for p in "${app_pids[@]}"; do
+	kill -0 "$p" 2>/dev/null || {
+		echo "demo: app process $p did not survive the restart" >&2
+		exit 1
+	}
+done
+echo "    the same ${#app_pids[@]} app processes drew them; their relays said:"
+grep -h "windows are back" "$dir"/client-*.log | sed 's/^/    /'
 sleep "$seconds"
 say "stopping"
