@@ -32,8 +32,11 @@ struct ivwl_shm_buffer {
 	uint32_t format;
 	struct ivwl_extent range;	/* its region buffer */
 	bool in_grant;			/* range is the pool's grant's */
-	struct ivwl_surface *synced_on;	/* surface whose commit filled it */
-	uint64_t synced_at;		/* that surface's commit count */
+	/* Copy mode: the surface whose commit last filled the region copy,
+	 * on whose list of copies it is, and what differs since. */
+	struct ivwl_surface *synced_on;
+	struct ivwl_shm_buffer *sync_next, **sync_pprev;
+	struct ivwl_damage_plan stale;
 };
 
 struct ivwl_surface {
@@ -45,7 +48,8 @@ struct ivwl_surface {
 	bool attached;			/* attach since the last commit */
 	uint32_t pending_buffer;	/* 0: attach(NULL) */
 	uint32_t buffer;		/* current buffer id, 0 when none */
-	struct ivwl_damage_history damage;	/* with the committed view */
+	struct ivwl_damage_tracker damage;	/* with the committed view */
+	struct ivwl_shm_buffer *copies;	/* region copies its commits filled */
 };
 
 #define LIST_FIND(head, key)                                             \
@@ -64,6 +68,36 @@ struct ivwl_surface {
 		if (*_pp)                                                \
 			*_pp = (item)->next;                             \
 	} while (0)
+
+/* The region copy no longer follows any surface's commits. */
+static void
+copy_unsync(struct ivwl_shm_buffer *buf)
+{
+	if (!buf->synced_on)
+		return;
+	*buf->sync_pprev = buf->sync_next;
+	if (buf->sync_next)
+		buf->sync_next->sync_pprev = buf->sync_pprev;
+	buf->synced_on = NULL;
+	buf->sync_next = NULL;
+	buf->sync_pprev = NULL;
+}
+
+/* The region copy was just filled at a commit of s. */
+static void
+copy_synced(struct ivwl_shm_buffer *buf, struct ivwl_surface *s)
+{
+	if (buf->synced_on != s) {
+		copy_unsync(buf);
+		buf->synced_on = s;
+		buf->sync_next = s->copies;
+		if (s->copies)
+			s->copies->sync_pprev = &buf->sync_next;
+		s->copies = buf;
+		buf->sync_pprev = &s->copies;
+	}
+	ivwl_damage_plan_clear(&buf->stale);
+}
 
 static int
 heap_alloc(void *data, uint64_t length, struct ivwl_extent *out)
@@ -111,6 +145,7 @@ static void
 buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
 {
 	LIST_UNLINK(&b->buffers, buf);
+	copy_unsync(buf);
 	/* The agent takes the range back; the display may have drawn it
 	 * once more, which shows this client's own pixels. */
 	if (!buf->in_grant)
@@ -152,7 +187,7 @@ ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
 	/* The file holds the pixels now: copy it all once, then damage. */
 	for (buf = b->buffers; buf; buf = buf->next)
 		if (buf->in_grant && buf->pool->grant == left)
-			buf->synced_on = NULL;
+			copy_unsync(buf);
 	ivwl_grants_check(&b->grants, left);
 	return 0;
 }
@@ -317,7 +352,7 @@ surface_get(struct ivwl_buffers *b, uint32_t id)
 		return NULL;
 	s->id = id;
 	s->pending_view = IVWL_BUFFER_VIEW_IDENTITY;
-	ivwl_damage_history_init(&s->damage);
+	ivwl_damage_tracker_init(&s->damage);
 	s->next = b->surfaces;
 	b->surfaces = s;
 	return s;
@@ -327,13 +362,11 @@ static void
 surface_forget(struct ivwl_buffers *b, uint32_t id)
 {
 	struct ivwl_surface *s = LIST_FIND(b->surfaces, id);
-	struct ivwl_shm_buffer *buf;
 
 	if (!s)
 		return;
-	for (buf = b->buffers; buf; buf = buf->next)
-		if (buf->synced_on == s)
-			buf->synced_on = NULL;
+	while (s->copies)
+		copy_unsync(s->copies);
 	LIST_UNLINK(&b->surfaces, s);
 	free(s);
 }
@@ -389,8 +422,7 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	    struct ivwl_shm_buffer *buf)
 {
 	struct ivwl_rect all = { 0, 0, buf->width, buf->height };
-	struct ivwl_rect plan[IVWL_DAMAGE_PLAN_MAX];
-	uint32_t i, n;
+	uint32_t i;
 	int ret;
 
 	if (buf->in_grant && pool_zero_copy(buf->pool)) {
@@ -405,15 +437,13 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	if (ret < 0)
 		return ret;
 
-	if (buf->synced_on == s &&
-	    ivwl_damage_plan(&s->damage, buf->synced_at, plan, &n)) {
-		for (i = 0; i < n; i++)
-			copy_rect(b, buf, plan[i]);
+	if (buf->synced_on == s && !buf->stale.full) {
+		for (i = 0; i < buf->stale.n; i++)
+			copy_rect(b, buf, buf->stale.rects[i]);
 	} else {
 		copy_rect(b, buf, all);
 	}
-	buf->synced_on = s;
-	buf->synced_at = s->damage.commits;
+	copy_synced(buf, s);
 	return 0;
 }
 
@@ -433,7 +463,7 @@ static int
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
 	const struct ivwl_damage *d;
-	struct ivwl_shm_buffer *buf;
+	struct ivwl_shm_buffer *buf, *copy;
 
 	if (s->attached)
 		s->buffer = s->pending_buffer;
@@ -442,6 +472,10 @@ commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 
 	d = ivwl_damage_commit(&s->damage, &s->pending_view,
 			       buf ? buf->width : 0, buf ? buf->height : 0);
+	/* Every copy this surface filled, the one shown now too, falls
+	 * behind by this commit's damage. */
+	for (copy = s->copies; copy; copy = copy->sync_next)
+		ivwl_damage_plan_add(&copy->stale, d);
 	if (buf) {
 		b->buffer_commits++;
 		b->damaged_bytes += damage_bytes(buf, d);
