@@ -784,14 +784,16 @@ def case_copy_damage_viewport(s):
 
 def case_copy_damage_rotation(s):
     """A 64x64 box moving each frame in a 480x320 buffer, in copy mode,
-    6 buffers taken in turn.  A buffer's region copy then needs the
-    boxes of the frames since it was last shown, and only them: after
-    each buffer's first frame at most one box per buffer in turn (and
-    one more) is copied per commit, not the window; the window equals
-    the client's last buffer and the native run."""
+    the buffers taken in turn: 6 of them, and 6 whose wl_buffer is
+    destroyed once released and made anew over the same bytes before
+    each reuse, as firefox does every frame.  A buffer's region copy
+    then needs the boxes of the frames since it was last shown, and
+    only them: after each buffer's first frame at most one box per
+    buffer in turn (and one more) is copied per commit, not the window;
+    the window equals the client's last buffer and the native run."""
     w, h, box, frames, n = 480, 320, 64, 40, 6
     full, box_bytes = w * h * 4, box * box * 4
-    for name, extra in (("rotate-6", []),):
+    for name, extra in (("rotate-6", []), ("recreate-6", ["--recreate"])):
         argv = [ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
                 "--width", str(w), "--height", str(h), "--band",
                 f"{box}x{box}", "--buffers", str(n), "--title",
