@@ -24,16 +24,25 @@ struct ivwl_shm_pool {
 	uint32_t refs;			/* the pool object + its buffers */
 };
 
+/*
+ * A wl_buffer, or a spare: the region copy of one the client destroyed,
+ * kept for the next wl_buffer it makes over the same bytes (id 0, on
+ * ivwl_buffers.spares, no reference on its pool).
+ */
 struct ivwl_shm_buffer {
-	struct ivwl_shm_buffer *next;
+	struct ivwl_shm_buffer *next;	/* on buffers or spares */
 	uint32_t id;
+	bool spare;
 	struct ivwl_shm_pool *pool;
 	int32_t offset, width, height, stride;
 	uint32_t format;
 	struct ivwl_extent range;	/* its region buffer */
 	bool in_grant;			/* range is the pool's grant's */
-	struct ivwl_surface *synced_on;	/* surface whose commit filled it */
-	uint64_t synced_at;		/* that surface's commit count */
+	/* Copy mode: the surface whose commit last filled the region copy,
+	 * on whose list of copies it is, and what differs since. */
+	struct ivwl_surface *synced_on;
+	struct ivwl_shm_buffer *sync_next, **sync_pprev;
+	struct ivwl_damage_plan stale;
 };
 
 struct ivwl_surface {
@@ -45,8 +54,21 @@ struct ivwl_surface {
 	bool attached;			/* attach since the last commit */
 	uint32_t pending_buffer;	/* 0: attach(NULL) */
 	uint32_t buffer;		/* current buffer id, 0 when none */
-	struct ivwl_damage_history damage;	/* with the committed view */
+	struct ivwl_damage_tracker damage;	/* with the committed view */
+	struct ivwl_shm_buffer *copies;	/* region copies its commits filled */
 };
+
+/*
+ * Spares a connection keeps at most, the oldest going first.  firefox
+ * makes a new wl_buffer over the same pool bytes for every frame and
+ * destroys the one before once released, rotating through 4 to 9 of
+ * them (chromium keeps its 4); without spares each new wl_buffer got an
+ * empty region buffer and a whole copy.  A spare is memory a buffer of
+ * this client held a moment ago; it goes with its pool, when a buffer
+ * is made over its bytes in another shape, when its surface goes, and
+ * when the heap has no room for a new buffer of the client.
+ */
+#define IVWL_SPARES_MAX 16u
 
 #define LIST_FIND(head, key)                                             \
 	({                                                               \
@@ -64,6 +86,59 @@ struct ivwl_surface {
 		if (*_pp)                                                \
 			*_pp = (item)->next;                             \
 	} while (0)
+
+/* The region copy no longer follows any surface's commits. */
+static void
+copy_unsync(struct ivwl_shm_buffer *buf)
+{
+	if (!buf->synced_on)
+		return;
+	*buf->sync_pprev = buf->sync_next;
+	if (buf->sync_next)
+		buf->sync_next->sync_pprev = buf->sync_pprev;
+	buf->synced_on = NULL;
+	buf->sync_next = NULL;
+	buf->sync_pprev = NULL;
+}
+
+/* The region copy was just filled at a commit of s. */
+static void
+copy_synced(struct ivwl_shm_buffer *buf, struct ivwl_surface *s)
+{
+	if (buf->synced_on != s) {
+		copy_unsync(buf);
+		buf->synced_on = s;
+		buf->sync_next = s->copies;
+		if (s->copies)
+			s->copies->sync_pprev = &buf->sync_next;
+		s->copies = buf;
+		buf->sync_pprev = &s->copies;
+	}
+	ivwl_damage_plan_clear(&buf->stale);
+}
+
+static void
+spare_drop(struct ivwl_buffers *b, struct ivwl_shm_buffer *spare)
+{
+	LIST_UNLINK(&b->spares, spare);
+	b->n_spares--;
+	copy_unsync(spare);
+	ivwl_agent_free(b->agent_fd, spare->range.offset);
+	free(spare);
+}
+
+/* Spares of pool, or every spare when pool is NULL. */
+static void
+spares_drop(struct ivwl_buffers *b, const struct ivwl_shm_pool *pool)
+{
+	struct ivwl_shm_buffer *spare = b->spares, *next;
+
+	for (; spare; spare = next) {
+		next = spare->next;
+		if (!pool || spare->pool == pool)
+			spare_drop(b, spare);
+	}
+}
 
 static int
 heap_alloc(void *data, uint64_t length, struct ivwl_extent *out)
@@ -98,6 +173,7 @@ pool_unref(struct ivwl_buffers *b, struct ivwl_shm_pool *pool)
 {
 	if (--pool->refs > 0)
 		return;
+	spares_drop(b, pool);
 	LIST_UNLINK(&b->pools, pool);
 	if (pool->map)
 		munmap(pool->map, pool->map_size);
@@ -107,16 +183,47 @@ pool_unref(struct ivwl_buffers *b, struct ivwl_shm_pool *pool)
 	free(pool);
 }
 
+/*
+ * Keeps buf's region copy as a spare.  The display may draw the range
+ * once more, and then what the client's next buffer over the same bytes
+ * brings: this client's own pixels either way.
+ */
+static void
+spare_keep(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
+{
+	struct ivwl_shm_buffer **last = &b->spares;
+
+	buf->id = 0;
+	buf->spare = true;
+	buf->next = b->spares;
+	b->spares = buf;
+	if (++b->n_spares <= IVWL_SPARES_MAX)
+		return;
+	while ((*last)->next)
+		last = &(*last)->next;
+	spare_drop(b, *last);
+}
+
 static void
 buffer_destroy(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf)
 {
+	struct ivwl_shm_pool *pool = buf->pool;
+
 	LIST_UNLINK(&b->buffers, buf);
-	/* The agent takes the range back; the display may have drawn it
-	 * once more, which shows this client's own pixels. */
-	if (!buf->in_grant)
-		ivwl_agent_free(b->agent_fd, buf->range.offset);
-	pool_unref(b, buf->pool);
-	free(buf);
+	/* Only a filled copy in a pool the client can still make buffers
+	 * in is worth keeping. */
+	if (!buf->in_grant && buf->synced_on && pool->id != 0) {
+		spare_keep(b, buf);
+	} else {
+		/* The agent takes the range back; the display may have
+		 * drawn it once more, which shows this client's own
+		 * pixels. */
+		copy_unsync(buf);
+		if (!buf->in_grant)
+			ivwl_agent_free(b->agent_fd, buf->range.offset);
+		free(buf);
+	}
+	pool_unref(b, pool);
 }
 
 void
@@ -126,6 +233,7 @@ ivwl_buffers_release(struct ivwl_buffers *b)
 
 	while (b->buffers)
 		buffer_destroy(b, b->buffers);
+	spares_drop(b, NULL);
 	while (b->pools) {
 		b->pools->refs = 1;
 		pool_unref(b, b->pools);
@@ -152,7 +260,7 @@ ivwl_buffers_revert(struct ivwl_buffers *b, uint32_t owner, uint64_t dev,
 	/* The file holds the pixels now: copy it all once, then damage. */
 	for (buf = b->buffers; buf; buf = buf->next)
 		if (buf->in_grant && buf->pool->grant == left)
-			buf->synced_on = NULL;
+			copy_unsync(buf);
 	ivwl_grants_check(&b->grants, left);
 	return 0;
 }
@@ -250,6 +358,69 @@ err_pool:
 	return ret;
 }
 
+static uint64_t
+buffer_end(const struct ivwl_shm_buffer *buf)
+{
+	return (uint64_t)buf->offset + (uint64_t)buf->stride * buf->height;
+}
+
+/*
+ * A spare over the same bytes of the same pool, laid out the same, is
+ * taken off the list: its region copy held what those bytes held when
+ * it was last filled, and its plan covers what the client damaged on
+ * that surface since, whichever wl_buffer showed them.  Spares over the
+ * bytes in another layout can never serve again and go.
+ */
+static struct ivwl_shm_buffer *
+spare_take(struct ivwl_buffers *b, const struct ivwl_shm_buffer *buf)
+{
+	struct ivwl_shm_buffer *spare, *next, *found = NULL;
+
+	for (spare = b->spares; spare; spare = next) {
+		next = spare->next;
+		if (spare->pool != buf->pool ||
+		    (uint64_t)spare->offset >= buffer_end(buf) ||
+		    (uint64_t)buf->offset >= buffer_end(spare))
+			continue;
+		if (!found && spare->offset == buf->offset &&
+		    spare->width == buf->width &&
+		    spare->height == buf->height &&
+		    spare->stride == buf->stride &&
+		    spare->format == buf->format) {
+			LIST_UNLINK(&b->spares, spare);
+			b->n_spares--;
+			found = spare;
+		} else {
+			spare_drop(b, spare);
+		}
+	}
+	return found;
+}
+
+/* A region buffer of its own for buf, a spare's when one fits. */
+static int
+copy_range(struct ivwl_buffers *b, struct ivwl_shm_buffer **bufp,
+	   uint64_t size)
+{
+	struct ivwl_shm_buffer *buf = *bufp, *spare = spare_take(b, buf);
+	int ret;
+
+	if (spare) {
+		spare->id = buf->id;
+		spare->spare = false;
+		free(buf);
+		*bufp = spare;
+		return 0;
+	}
+	ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
+	if (ret < 0 && b->spares) {
+		/* The client's own spares make room first. */
+		spares_drop(b, NULL);
+		ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
+	}
+	return ret;
+}
+
 static int
 create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	      uint8_t *bytes, const char **why)
@@ -267,6 +438,7 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	if (!buf)
 		return -ENOMEM;
 	buf->id = ivwl_wire_arg_new_id(msg, 0);
+	buf->pool = pool;
 	buf->offset = ivwl_wire_arg_int(msg, 1);
 	buf->width = ivwl_wire_arg_int(msg, 2);
 	buf->height = ivwl_wire_arg_int(msg, 3);
@@ -289,7 +461,7 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		buf->range.length = size;
 		buf->in_grant = true;
 	} else {
-		ret = ivwl_agent_alloc(b->agent_fd, size, &buf->range);
+		ret = copy_range(b, &buf, size);
 		if (ret < 0) {
 			*why = "the region heap is full";
 			free(buf);
@@ -298,7 +470,6 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	}
 	rel = buf->range.offset - b->layout->heap_offset;
 	memcpy(bytes + msg->args[1].offset, &(uint32_t){ (uint32_t)rel }, 4);
-	buf->pool = pool;
 	pool->refs++;
 	buf->next = b->buffers;
 	b->buffers = buf;
@@ -317,7 +488,7 @@ surface_get(struct ivwl_buffers *b, uint32_t id)
 		return NULL;
 	s->id = id;
 	s->pending_view = IVWL_BUFFER_VIEW_IDENTITY;
-	ivwl_damage_history_init(&s->damage);
+	ivwl_damage_tracker_init(&s->damage);
 	s->next = b->surfaces;
 	b->surfaces = s;
 	return s;
@@ -327,13 +498,16 @@ static void
 surface_forget(struct ivwl_buffers *b, uint32_t id)
 {
 	struct ivwl_surface *s = LIST_FIND(b->surfaces, id);
-	struct ivwl_shm_buffer *buf;
 
 	if (!s)
 		return;
-	for (buf = b->buffers; buf; buf = buf->next)
-		if (buf->synced_on == s)
-			buf->synced_on = NULL;
+	/* A spare only ever saved copying for its surface. */
+	while (s->copies) {
+		if (s->copies->spare)
+			spare_drop(b, s->copies);
+		else
+			copy_unsync(s->copies);
+	}
 	LIST_UNLINK(&b->surfaces, s);
 	free(s);
 }
@@ -389,8 +563,7 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	    struct ivwl_shm_buffer *buf)
 {
 	struct ivwl_rect all = { 0, 0, buf->width, buf->height };
-	struct ivwl_rect plan[IVWL_DAMAGE_PLAN_MAX];
-	uint32_t i, n;
+	uint32_t i;
 	int ret;
 
 	if (buf->in_grant && pool_zero_copy(buf->pool)) {
@@ -405,15 +578,13 @@ sync_buffer(struct ivwl_buffers *b, struct ivwl_surface *s,
 	if (ret < 0)
 		return ret;
 
-	if (buf->synced_on == s &&
-	    ivwl_damage_plan(&s->damage, buf->synced_at, plan, &n)) {
-		for (i = 0; i < n; i++)
-			copy_rect(b, buf, plan[i]);
+	if (buf->synced_on == s && !buf->stale.full) {
+		for (i = 0; i < buf->stale.n; i++)
+			copy_rect(b, buf, buf->stale.rects[i]);
 	} else {
 		copy_rect(b, buf, all);
 	}
-	buf->synced_on = s;
-	buf->synced_at = s->damage.commits;
+	copy_synced(buf, s);
 	return 0;
 }
 
@@ -433,7 +604,7 @@ static int
 commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 {
 	const struct ivwl_damage *d;
-	struct ivwl_shm_buffer *buf;
+	struct ivwl_shm_buffer *buf, *copy;
 
 	if (s->attached)
 		s->buffer = s->pending_buffer;
@@ -442,6 +613,10 @@ commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 
 	d = ivwl_damage_commit(&s->damage, &s->pending_view,
 			       buf ? buf->width : 0, buf ? buf->height : 0);
+	/* Every copy this surface filled, the one shown now too, falls
+	 * behind by this commit's damage. */
+	for (copy = s->copies; copy; copy = copy->sync_next)
+		ivwl_damage_plan_add(&copy->stale, d);
 	if (buf) {
 		b->buffer_commits++;
 		b->damaged_bytes += damage_bytes(buf, d);
@@ -591,6 +766,8 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		case IVWL_REQ_WL_SHM_POOL_DESTROY:
 			pool = LIST_FIND(b->pools, msg->object);
 			if (pool) {
+				/* no buffer is made in it again */
+				spares_drop(b, pool);
 				pool->id = 0;	/* its buffers keep it */
 				pool_unref(b, pool);
 			}

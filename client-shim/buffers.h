@@ -5,7 +5,9 @@
  * Copy mode: a client's wl_shm buffers live in memory the client made; the
  * display reads region memory.  Each client buffer gets a region buffer of
  * its own, and at every commit only the bytes that can have changed since
- * that region buffer was last filled are copied, once.
+ * that region buffer was last filled are copied, once.  A destroyed
+ * buffer's region buffer is kept a while for a new wl_buffer over the
+ * same bytes (firefox makes one every frame).
  *
  * Zero-copy: the shim has moved the client's mappings of a pool's file
  * onto a grant, a heap range (zero-copy-proto.h).  Buffers inside the
@@ -36,6 +38,8 @@ struct ivwl_buffers {
 	const struct ivwl_layout *layout;
 	struct ivwl_shm_pool *pools;
 	struct ivwl_shm_buffer *buffers;
+	struct ivwl_shm_buffer *spares;	/* newest first (buffers.c) */
+	uint32_t n_spares;
 	struct ivwl_surface *surfaces;
 	struct ivwl_grants grants;	/* zero-copy: the client's files */
 	/* For IVWL_STATS: what commits asked for and what was copied. */

@@ -4,10 +4,10 @@
 #include "damage-plan.h"
 
 void
-ivwl_damage_history_init(struct ivwl_damage_history *h)
+ivwl_damage_tracker_init(struct ivwl_damage_tracker *t)
 {
-	memset(h, 0, sizeof(*h));
-	h->view = IVWL_BUFFER_VIEW_IDENTITY;
+	memset(t, 0, sizeof(*t));
+	t->view = IVWL_BUFFER_VIEW_IDENTITY;
 }
 
 static struct ivwl_rect
@@ -44,20 +44,18 @@ ivwl_damage_add(struct ivwl_damage *d, struct ivwl_rect r)
 }
 
 const struct ivwl_damage *
-ivwl_damage_commit(struct ivwl_damage_history *h,
+ivwl_damage_commit(struct ivwl_damage_tracker *t,
 		   const struct ivwl_buffer_view *view, int32_t width,
 		   int32_t height)
 {
-	const struct ivwl_damage *sd = &h->pending_surface;
-	struct ivwl_damage *d;
+	const struct ivwl_damage *sd = &t->pending_surface;
+	struct ivwl_damage *d = &t->last;
 	struct ivwl_rect r;
 	uint32_t i;
 
-	h->commits++;
-	d = &h->last[h->commits % IVWL_DAMAGE_HISTORY];
-	*d = h->pending_buffer;
-	if (width != h->width || height != h->height || width == 0 ||
-	    !ivwl_buffer_view_same_pixels(&h->view, view))
+	*d = t->pending_buffer;
+	if (width != t->width || height != t->height || width == 0 ||
+	    !ivwl_buffer_view_same_pixels(&t->view, view))
 		d->full = true;
 	for (i = 0; i < sd->n && !d->full; i++) {
 		if (ivwl_damage_map(view, width, height, sd->rects[i], &r))
@@ -65,11 +63,11 @@ ivwl_damage_commit(struct ivwl_damage_history *h,
 		else
 			d->full = true;
 	}
-	memset(&h->pending_buffer, 0, sizeof(h->pending_buffer));
-	memset(&h->pending_surface, 0, sizeof(h->pending_surface));
-	h->view = *view;
-	h->width = width;
-	h->height = height;
+	memset(&t->pending_buffer, 0, sizeof(t->pending_buffer));
+	memset(&t->pending_surface, 0, sizeof(t->pending_surface));
+	t->view = *view;
+	t->width = width;
+	t->height = height;
 	return d;
 }
 
@@ -81,35 +79,82 @@ rect_contains(struct ivwl_rect outer, struct ivwl_rect inner)
 	       (int64_t)inner.y + inner.h <= (int64_t)outer.y + outer.h;
 }
 
-bool
-ivwl_damage_plan(const struct ivwl_damage_history *h, uint64_t since,
-		 struct ivwl_rect out[IVWL_DAMAGE_PLAN_MAX], uint32_t *n)
+/* Rectangles are clipped to [0, INT32_MAX]: this fits in 62 bits. */
+static uint64_t
+rect_area(struct ivwl_rect r)
 {
-	struct ivwl_rect set[IVWL_DAMAGE_PLAN_MAX];
-	uint32_t count = 0, i, j;
-	uint64_t c;
+	return (uint64_t)r.w * (uint64_t)r.h;
+}
 
-	*n = 0;
-	if (since > h->commits || h->commits - since > IVWL_DAMAGE_HISTORY)
-		return false;
-	for (c = since + 1; c <= h->commits; c++) {
-		const struct ivwl_damage *d = &h->last[c % IVWL_DAMAGE_HISTORY];
+void
+ivwl_damage_plan_clear(struct ivwl_damage_plan *p)
+{
+	p->full = false;
+	p->n = 0;
+}
 
-		if (d->full)
-			return false;
-		for (i = 0; i < d->n; i++)
-			set[count++] = d->rects[i];
+/* Index of the rectangle whose bounding box with r is the least more. */
+static uint32_t
+cheapest_merge(const struct ivwl_damage_plan *p, struct ivwl_rect r)
+{
+	uint64_t best_growth = UINT64_MAX, growth;
+	uint32_t i, best = 0;
+
+	for (i = 0; i < p->n; i++) {
+		growth = rect_area(rect_union(p->rects[i], r)) -
+			 rect_area(p->rects[i]);
+		if (growth < best_growth) {
+			best_growth = growth;
+			best = i;
+		}
 	}
-	/* Of two equal rectangles, the first one stays. */
-	for (i = 0; i < count; i++) {
-		for (j = 0; j < count; j++)
-			if (j != i && rect_contains(set[j], set[i]) &&
-			    (j < i || !rect_contains(set[i], set[j])))
-				break;
-		if (j == count)
-			out[(*n)++] = set[i];
+	return best;
+}
+
+/*
+ * Keeps the rectangles in the order they came, so that a plan is the
+ * same from run to run: a merged one leaves its place and comes last.
+ * At most two rounds: a merge frees a place.
+ */
+static void
+plan_insert(struct ivwl_damage_plan *p, struct ivwl_rect r)
+{
+	uint32_t i, j, m;
+
+	for (;;) {
+		for (i = 0; i < p->n; i++)
+			if (rect_contains(p->rects[i], r))
+				return;
+		for (i = 0, j = 0; i < p->n; i++)
+			if (!rect_contains(r, p->rects[i]))
+				p->rects[j++] = p->rects[i];
+		p->n = j;
+		if (p->n < IVWL_DAMAGE_PLAN_MAX) {
+			p->rects[p->n++] = r;
+			return;
+		}
+		m = cheapest_merge(p, r);
+		r = rect_union(r, p->rects[m]);
+		memmove(&p->rects[m], &p->rects[m + 1],
+			(p->n - m - 1) * sizeof(p->rects[0]));
+		p->n--;
 	}
-	return true;
+}
+
+void
+ivwl_damage_plan_add(struct ivwl_damage_plan *p, const struct ivwl_damage *d)
+{
+	uint32_t i;
+
+	if (p->full)
+		return;
+	if (d->full) {
+		p->full = true;
+		p->n = 0;
+		return;
+	}
+	for (i = 0; i < d->n; i++)
+		plan_insert(p, d->rects[i]);
 }
 
 uint64_t

@@ -9,11 +9,19 @@
  *                       [--viewport] [--source X,Y,W,H] [--destination W,H]
  *                       [--transform N] [--scale N] [--surface-damage]
  *                       [--band WxH] [--spawn PROGRAM] [--hidden-release]
+ *                       [--buffers N] [--recreate]
  *
  * Frame 0 is a full frame; frames 1..N-1 each repaint one band (whole
  * rows, or a W x H box with --band) with a new colour and damage only
- * that band, alternating two buffers, so a relay that copied the wrong
- * bytes leaves a visible mistake.  After the last
+ * that band, taking the buffers in turn (two, or --buffers N, at most
+ * 12), so a relay that copied the wrong bytes leaves a visible mistake.
+ * A buffer drawn again is brought up to date from the frame it held,
+ * as clients that know a buffer's age do.
+ *
+ * --recreate destroys each wl_buffer once it is released and makes a
+ * new one over the same bytes before drawing into them again, as
+ * firefox does every frame (one wl_buffer per frame, 4 to 9 in turn);
+ * only --pool own.  After the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
  * While it holds the window, each SIGUSR1 draws one more frame (once a
@@ -115,8 +123,12 @@ pattern_band(int k, int width, int height, int w, int h)
 	return band;
 }
 
+#define MAX_BUFFERS 12
+
 struct buffer {
-	struct wl_buffer *wl;
+	struct app *app;
+	struct wl_buffer *wl;	/* NULL: --recreate destroyed it */
+	size_t offset;		/* in the pool */
 	uint32_t *pixels;
 	bool busy;
 	int frame;		/* the frame whose content it holds */
@@ -130,7 +142,9 @@ struct app {
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
-	struct buffer buffers[2];
+	struct buffer buffers[MAX_BUFFERS];
+	int n_buffers;
+	bool recreate;
 	struct buffer *last;	/* committed last */
 	int width, height, frames, next;
 	int agains;		/* frames drawn on SIGUSR1 */
@@ -157,6 +171,10 @@ buffer_release(void *data, struct wl_buffer *wl)
 	struct buffer *b = data;
 
 	b->busy = false;
+	if (b->app->recreate) {
+		wl_buffer_destroy(wl);
+		b->wl = NULL;
+	}
 }
 
 static const struct wl_buffer_listener buffer_listener = {
@@ -333,6 +351,8 @@ new_buffer(struct app *app, int i, size_t offset)
 {
 	int32_t stride = app->width * 4;
 
+	app->buffers[i].app = app;
+	app->buffers[i].offset = offset;
 	app->buffers[i].pixels = (uint32_t *)(app->map + offset);
 	app->buffers[i].wl = wl_shm_pool_create_buffer(app->pool,
 		(int32_t)offset, app->width, app->height, stride,
@@ -345,7 +365,7 @@ static int
 create_buffers(struct app *app)
 {
 	size_t size = (size_t)app->width * 4 * app->height;
-	size_t pool_size = 2 * size;
+	size_t pool_size = (size_t)app->n_buffers * size;
 	int i;
 
 	if (strcmp(app->pool_mode, "sparse") == 0)
@@ -364,7 +384,7 @@ create_buffers(struct app *app)
 		return -1;
 	app->map_size = pool_size;
 	app->pool = wl_shm_create_pool(app->shm, app->fd, (int32_t)pool_size);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < app->n_buffers; i++) {
 		app->buffers[i].frame = -1;
 		new_buffer(app, i, i * size);
 	}
@@ -388,7 +408,7 @@ remap_pool(struct app *app, size_t new_size, bool unmap_old)
 	if (unmap_old)
 		munmap(old, app->map_size);
 	app->map_size = new_size;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < app->n_buffers; i++)
 		app->buffers[i].pixels = (uint32_t *)(app->map +
 			((uint8_t *)app->buffers[i].pixels - old));
 	return 0;
@@ -409,7 +429,7 @@ change_pool(struct app *app)
 	}
 	if (strcmp(app->pool_mode, "close") == 0) {
 		/* The window must keep what the buffers held. */
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < app->n_buffers; i++) {
 			uint32_t *copy = malloc(size);
 
 			if (!copy)
@@ -545,12 +565,16 @@ paint(struct app *app, struct buffer *b, int f)
 static void
 draw(struct app *app)
 {
-	struct buffer *b = &app->buffers[app->next % 2];
+	struct buffer *b = &app->buffers[app->next % app->n_buffers];
 	struct wl_callback *cb;
 	struct band band = { 0, 0, 0, 0 };
+	int i;
 
-	if (b->busy)
-		b = &app->buffers[(app->next + 1) % 2];
+	/* the next one in turn that the compositor does not hold */
+	for (i = 0; i < app->n_buffers && b->busy; i++)
+		b = &app->buffers[(app->next + i) % app->n_buffers];
+	if (!b->wl)
+		new_buffer(app, (int)(b - app->buffers), b->offset);
 	if (!app->frozen)
 		band = app->drawer >= 0 ? paint_in_drawer(app, b, app->next) :
 					  paint(app, b, app->next);
@@ -889,10 +913,13 @@ main(int argc, char *argv[])
 		{ "band", required_argument, NULL, 'b' },
 		{ "spawn", required_argument, NULL, 'x' },
 		{ "hidden-release", no_argument, NULL, 'H' },
+		{ "buffers", required_argument, NULL, 'B' },
+		{ "recreate", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
-			   .pool_mode = "own", .scale = 1, .drawer = -1 };
+			   .pool_mode = "own", .scale = 1, .drawer = -1,
+			   .n_buffers = 2 };
 	const char *title = "pattern", *dump = NULL, *spawn = NULL;
 	int hold_ms = 30000, c;
 	bool hidden = false;
@@ -924,6 +951,8 @@ main(int argc, char *argv[])
 		case 'a': app.surface_damage = true; break;
 		case 'x': spawn = optarg; break;
 		case 'H': hidden = true; break;
+		case 'B': app.n_buffers = atoi(optarg); break;
+		case 'R': app.recreate = true; break;
 		case 'b':
 			if (sscanf(optarg, "%dx%d", &app.band_w,
 				   &app.band_h) != 2)
@@ -937,7 +966,10 @@ main(int argc, char *argv[])
 	    app.transform > 7 || app.scale < 1 || app.width % app.scale ||
 	    app.height % app.scale || app.band_w < 0 || app.band_h < 0 ||
 	    app.band_w > app.width || app.band_h > app.height ||
-	    (app.band_w > 0) != (app.band_h > 0))
+	    (app.band_w > 0) != (app.band_h > 0) || app.n_buffers < 2 ||
+	    app.n_buffers > MAX_BUFFERS ||
+	    ((app.n_buffers != 2 || app.recreate) &&
+	     strcmp(app.pool_mode, "own") != 0))
 		return 2;
 
 	if (catch_again() < 0) {

@@ -782,6 +782,43 @@ def case_copy_damage_viewport(s):
                f"at most 3 boxes ({3 * box_bytes} bytes) copied per commit")
 
 
+def case_copy_damage_rotation(s):
+    """A 64x64 box moving each frame in a 480x320 buffer, in copy mode,
+    the buffers taken in turn: 6 of them, and 6 whose wl_buffer is
+    destroyed once released and made anew over the same bytes before
+    each reuse, as firefox does every frame.  A buffer's region copy
+    then needs the boxes of the frames since it was last shown, and
+    only them: after each buffer's first frame at most one box per
+    buffer in turn (and one more) is copied per commit, not the window;
+    the window equals the client's last buffer and the native run."""
+    w, h, box, frames, n = 480, 320, 64, 40, 6
+    full, box_bytes = w * h * 4, box * box * 4
+    for name, extra in (("rotate-6", []), ("recreate-6", ["--recreate"])):
+        argv = [ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                "--width", str(w), "--height", str(h), "--band",
+                f"{box}x{box}", "--buffers", str(n), "--title",
+                name] + extra
+        p = local_client(s, argv, f"{name}-native.log")
+        s.wait_line(p, "ready")
+        want = settled(s, name)
+        end_native(s, p, name)
+        dump = s.path(f"{name}.raw")
+        log = f"{name}.log"
+        p = s.client(argv + ["--dump", dump], log=log, extra_env=COPY_ENV)
+        s.wait_line(p, "ready")
+        compare_window(s, s.wait_view(f"[work] {name}"), dump, w, h)
+        same_as_native(name, want, settled(s, f"[work] {name}"))
+        st = copy_stats(s, p, log, f"[work] {name}", name)
+        # each buffer's first frame is copied whole
+        steady = (st["copied_bytes"] - n * full) / max(st["commits"] - n, 1)
+        print(f"{name}: {steady:.0f} bytes copied per commit after the "
+              f"first {n}, the box is {box_bytes}, the buffer {full}")
+        expect(name, st["commits"] >= frames and
+               steady <= (n + 1) * box_bytes,
+               f"at most {n + 1} boxes ({(n + 1) * box_bytes} bytes) "
+               f"copied per commit")
+
+
 CLOCK_FRAMES = 120
 
 
@@ -884,6 +921,7 @@ CASES = {
     "scaler": (case_scaler, ("work",)),
     "transformed": (case_transformed, ("work",), "x11"),
     "copy-damage-viewport": (case_copy_damage_viewport, ("work",)),
+    "copy-damage-rotation": (case_copy_damage_rotation, ("work",)),
 }
 
 
