@@ -552,6 +552,29 @@ sleep_timeout(const struct relay *r)
 	return left > 0 ? (int)left : 0;
 }
 
+/*
+ * While the display is away its rings are dead (what is left in them is
+ * for no one), and the client waits: only the agent's wake-up, a hang-up
+ * of the client or the deadline matter.
+ */
+static void
+sleep_while_display_down(struct relay *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
+		{ .fd = r->sock, .events = 0 },
+	};
+
+	if (r->to_client.len > 0)
+		pfd[1].events |= POLLOUT;
+	if (poll(pfd, 2, sleep_timeout(r)) <= 0)
+		return;
+	if (pfd[0].revents)
+		ivwl_endpoint_drain(&r->slot.info.ep);
+	if (pfd[1].revents & (POLLHUP | POLLERR))
+		r->client_gone = true;
+}
+
 static void
 sleep_until_needed(struct relay *r)
 {
@@ -814,9 +837,12 @@ ivwl_relay_run(struct relay *r)
 			continue;
 		if (r->display_down) {
 			/* Only a hang-up of the client matters now. */
-			if (ivwl_stream_out_flush(&r->to_client, r->sock) < 0 &&
-			    errno != EAGAIN)
+			ret = ivwl_stream_out_flush(&r->to_client, r->sock);
+			if (ret < 0 && ret != -EAGAIN)
 				r->client_gone = true;
+			else
+				sleep_while_display_down(r);
+			continue;
 		}
 		sleep_until_needed(r);
 	}
