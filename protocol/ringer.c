@@ -17,7 +17,7 @@
  * always finds the bit or the arming cleared and queues it again.
  *
  * A peer that blocks its eventfd blocks the worker in write().  The
- * watchdog thread sees it: the worker in one write for
+ * watchdog thread sees it: the worker asleep in one write for
  * IVWL_RINGER_HANDOFF_MS is abandoned to that ringer alone, and a new
  * worker takes the pending list.  The abandoned one finishes its ringer
  * if its write ever returns, puts it back in the list if it is owed, and
@@ -35,10 +35,12 @@
  * wakes the worker once for all the rings of a pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -61,6 +63,7 @@
 struct ring_worker {
 	struct ring_worker *next;	/* pool.retired */
 	pthread_t thread;
+	pid_t tid;			/* atomic, for /proc; 0 until known */
 	int64_t busy_since;		/* atomic: ns|1 in a write, or 0 */
 	bool abandoned;			/* to its ringer in hand alone */
 	bool done;			/* left its loop: join it */
@@ -274,6 +277,7 @@ worker_run(void *data)
 	uint32_t seq;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	pthread_mutex_lock(&pool.lock);
 	while (!w->abandoned && !pool.quit) {
 		r = pool.head;
@@ -365,6 +369,36 @@ reap_retired(void)
 /* ---- the watchdog -------------------------------------------------- */
 
 /*
+ * Whether w waits for the CPU rather than for its peer: a long write on
+ * a loaded machine is no reason to hand off (ivwl-bench scale saw one
+ * every few seconds with the load at 10 on two CPUs).  A write the peer
+ * blocks sleeps (S); one the scheduler holds up is runnable (R).
+ */
+static bool
+worker_runnable(struct ring_worker *w)
+{
+	pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_RELAXED);
+	char path[64], buf[128], *paren;
+	ssize_t n;
+	int fd;
+
+	if (tid == 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": the comm is ours, but skip it properly. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+/*
  * Under lock: the time of the next look, or 0 for none until woken.  A
  * worker in a write is looked at when that write has taken
  * IVWL_RINGER_HANDOFF_MS; one that took work since the last look, or a
@@ -379,6 +413,8 @@ watch_look(uint64_t *seen)
 	reap_retired();
 	since = w ? __atomic_load_n(&w->busy_since, __ATOMIC_SEQ_CST) : 0;
 	if (since && now - since >= HANDOFF_NS) {
+		if (worker_runnable(w))
+			return now + HANDOFF_NS;
 		abandon_current();
 		w = pool.current;
 		since = 0;

@@ -38,8 +38,8 @@
  * every other peer's rings to a new worker: what a peer that blocks its
  * eventfds delays the others' doorbells by, at most twice this (the
  * watchdog looks this often while there is work, and sleeps otherwise).
- * An honest write takes microseconds; a worker the machine did not run
- * for this long costs a spare thread for a moment, nothing else.
+ * An honest write takes microseconds.  A worker that is runnable, only
+ * waiting for a CPU of a loaded machine, is not handed off.
  */
 #define IVWL_RINGER_HANDOFF_MS 20
 
