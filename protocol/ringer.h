@@ -66,7 +66,7 @@ ivwl_ringer_create(const int *fds, uint32_t nfds, struct ivwl_ringer **out);
 
 /*
  * Queues a doorbell on vector (< nfds) and returns without waiting for
- * it.  Rings that queue up before the thread gets to them are written as
+ * it.  Rings that queue up before the worker gets to them are written as
  * one count, so the peer sees as many as were rung.  -ETIMEDOUT once a
  * write has been blocked for IVWL_RINGER_STUCK_MS, and from then on.
  * Not for several threads at once with destroy.
@@ -98,10 +98,10 @@ ivwl_ringer_flush(void);
 
 /*
  * Ends the ringer.  Its queued rings first get up to flush_ms to be
- * written (0: none, for a peer that left); then a write to the peer still
- * in progress is cancelled, even one the peer blocks, and the thread that
- * did it joined.  The last ringer of the process ends every thread of
- * ours.  NULL is fine.
+ * written (0: none, for a peer that left); a write to the peer still in
+ * progress IVWL_RINGER_HANDOFF_MS later, one the peer blocks, is then
+ * cancelled with the thread doing it.  The last ringer of the process
+ * ends every thread of ours.  NULL is fine.
  */
 void
 ivwl_ringer_destroy(struct ivwl_ringer *r, int flush_ms);
