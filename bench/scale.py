@@ -391,7 +391,7 @@ def thread_cpu_ns(pid, comm):
     except OSError:
         return 0
     for tid in tids:
-        if (read(f"/proc/{pid}/task/{tid}/comm") or "").strip() != comm:
+        if not (read(f"/proc/{pid}/task/{tid}/comm") or "").startswith(comm):
             continue
         s = read(f"/proc/{pid}/task/{tid}/schedstat")
         if s:

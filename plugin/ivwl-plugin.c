@@ -24,6 +24,7 @@
 #include "connection.h"
 #include "label.h"
 #include "live-view.h"
+#include "ringer.h"
 #include "vm.h"
 #include "watch.h"
 
@@ -93,6 +94,33 @@ on_more(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+static void
+on_ring_flush(void *data)
+{
+	struct ivwl_plugin *plugin = data;
+
+	plugin->ring_flush = NULL;
+	ivwl_ringer_flush();
+}
+
+/*
+ * The first ring of a loop iteration: the idle source runs once every
+ * ready fd was handled, so the VMs rung by one repaint's events cost the
+ * ringer one wake-up, not one each.
+ */
+static void
+schedule_ring_flush(void *data)
+{
+	struct ivwl_plugin *plugin = data;
+
+	if (!plugin->ring_flush)
+		plugin->ring_flush = wl_event_loop_add_idle(
+			wl_display_get_event_loop(plugin->display),
+			on_ring_flush, plugin);
+	if (!plugin->ring_flush)
+		ivwl_ringer_flush();
+}
+
 static int
 watch_init(struct ivwl_plugin *plugin)
 {
@@ -109,7 +137,10 @@ watch_init(struct ivwl_plugin *plugin)
 		return -1;
 	plugin->attacher = ivwl_attacher_create(plugin->watcher,
 						ivwl_vm_attach_done);
-	return plugin->attacher ? 0 : -1;
+	if (!plugin->attacher)
+		return -1;
+	ivwl_ringer_defer_wakes(schedule_ring_flush, plugin);
+	return 0;
 }
 
 static void
@@ -119,6 +150,9 @@ plugin_free(struct ivwl_plugin *plugin)
 
 	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
 		ivwl_vm_destroy(vm);
+	ivwl_ringer_defer_wakes(NULL, NULL);
+	if (plugin->ring_flush)
+		wl_event_source_remove(plugin->ring_flush);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
 	if (plugin->clipboard)

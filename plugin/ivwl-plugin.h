@@ -37,6 +37,8 @@ struct ivwl_plugin {
 	struct ivwl_watch *more_watch;
 	struct ivwl_clipboard *clipboard;
 	struct ivwl_live_view *live;	/* weston-debug scope "ivwl" */
+	/* Wakes the ringer once per loop iteration, for all VMs rung. */
+	struct wl_event_source *ring_flush;
 };
 
 /*

@@ -25,6 +25,7 @@
 #include "frame-trace.h"
 #include "ivwl-plugin.h"
 #include "shm-access.h"
+#include "ringer.h"
 #include "vm.h"
 #include "watch.h"
 
@@ -127,8 +128,12 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	if (bits & IVWL_DOORBELL_CONTROL)
 		ivwl_display_side_sync(&vm->side, &side_listener, vm);
 	if ((bits & IVWL_DOORBELL_CLOCK) &&
-	    ivwl_clock_answer(&vm->clock, vm->side.base))
+	    ivwl_clock_answer(&vm->clock, vm->side.base)) {
 		ivwl_display_side_ring(&vm->side, IVWL_DOORBELL_CLOCK);
+		/* Not at the end of the loop pass: the wait would widen
+		 * the round trip, and with it the estimate's bound. */
+		ivwl_ringer_flush();
+	}
 	/* At most one pass over the slots, whatever the app wrote. */
 	for (i = 0; i < vm->side.slots; i++)
 		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])

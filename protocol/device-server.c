@@ -17,8 +17,8 @@
  *
  * The eventfds we ring a peer through are the open file descriptions it
  * holds: it may clear O_NONBLOCK and fill them, so each peer we ring gets
- * a ringer thread that does the writing (ringer.h); no write to them ever
- * happens in the caller's thread.
+ * a ringer, whose worker thread does the writing (ringer.h); no write to
+ * them ever happens in the caller's thread.
  */
 #include <endian.h>
 #include <errno.h>

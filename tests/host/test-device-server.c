@@ -133,7 +133,7 @@ test_attach_pair(void)
 	}
 	for (v = 0; v < 3; v++)
 		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 2), 0);
-	/* The ringer thread may write them as one count or several. */
+	/* The ringer's worker may write them as one count or several. */
 	for (n = 0; n < 3 &&
 	     hu_wait_readable(ivwl_device_vector_fd(app, 2), 1000);)
 		n += ivwl_device_vector_drain(app, 2);
