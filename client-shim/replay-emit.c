@@ -692,6 +692,16 @@ bury_popup_surfaces(struct ivwl_replay *rp)
 	}
 }
 
+/* The ids of the relay's own on a display that left, deleted or not. */
+static void
+forget_replay(struct ivwl_replay *rp)
+{
+	if (rp->priv_alloc)
+		memset(rp->priv, 0, rp->priv_alloc);
+	rp->priv_pending = 0;
+	rp->marker = 0;
+}
+
 int
 ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *synth, const char **why)
@@ -709,12 +719,14 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		 * is whole (the client's requests were held), only the
 		 * relay's own ids on that display are moot now.
 		 */
-		if (rp->priv_alloc)
-			memset(rp->priv, 0, rp->priv_alloc);
-		rp->priv_pending = 0;
-		rp->marker = 0;
+		forget_replay(rp);
 		rp->awaiting = 0;
 		rp->phase = RP_LIVE;
+	} else if (rp->priv_pending) {
+		/* It configured the windows but never deleted the relay's
+		 * last ids: that replay did not finish either. */
+		forget_replay(rp);
+		rp->restarts--;
 	}
 	ret = check_server_ids(rp, map, why);
 	if (ret < 0)

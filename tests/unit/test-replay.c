@@ -462,8 +462,61 @@ display_ids_are_mapped(void)
 	teardown(&f);
 }
 
+/* A new display that lists the old one's globals (but the output). */
+static void
+list_new_globals(struct fixture *f, uint32_t marker)
+{
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 21, "xdg_wm_base", 3);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 22, "wl_compositor", 5);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 23, "wl_shm", 1);
+	answer_syncs(f, marker, marker + 1);
+}
+
+/*
+ * The display leaves once it configured the window, before it deleted
+ * the relay's last ids (the region, 17): that replay did not finish, and
+ * the next display takes all of it.
+ */
+static void
+display_leaves_before_replay_ids_deleted(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK(!ivwl_replay_done(f.rp));
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	ivwl_replay_buf_reset(&f.q);
+
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_SYNC, NULL) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, NULL) > 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+	CHECK_EQ(ivwl_replay_count(f.rp), 1);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
 	       TEST(display_ids_are_mapped),
 	       TEST(display_leaves_during_replay),
+	       TEST(display_leaves_before_replay_ids_deleted),
 	       TEST(unreplayable_interface_ends_it),
 	       TEST(reused_id_is_not_the_old_object))
