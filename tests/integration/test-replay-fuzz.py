@@ -119,23 +119,6 @@ def weston_errors(s):
     return out
 
 
-def restart(s, how, counter=[0]):
-    """A new weston with the same configuration (Session.restart_weston
-    where the session has it); how: "kill" or "term"."""
-    if hasattr(s, "restart_weston"):
-        s.restart_weston(kill=how == "kill")
-        return
-    if how == "kill":
-        s.weston.kill()
-        s.weston.wait(10)
-    else:
-        s.stop_weston()
-    counter[0] += 1
-    os.rename(s.path("weston.log"), s.path(f"weston-before-{counter[0]}"
-                                           ".log"))
-    s._start_weston()
-
-
 def wait_replayed(s, fuzzers, what, timeout=20.0):
     end = time.monotonic() + timeout
     pending = list(fuzzers)
@@ -221,7 +204,7 @@ def fuzz(s):
             if i:
                 # the second may cut the relays' slot opening or replay
                 time.sleep(rng.uniform(0.0, 0.6))
-            restart(s, step)
+            s.restart_weston(kill=step == "kill")
         wait_replayed(s, fuzzers, what)
         if not fuzzers:
             raise Failure("no fuzz client is left to fuzz the replay")
