@@ -392,6 +392,7 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 	xs->awaiting = false;
 	if (surface && rp_ref_live(rp, &xs->create.refs[1]))
 		rp_emit_surface_state(rp, surface, q);
+	rp_emit_deferred(rp, xs, q);
 	if (--rp->awaiting == 0) {
 		rp->phase = RP_LIVE;
 		rp->restarts++;
@@ -742,6 +743,8 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 			rp->objs[id]->awaiting = false;
 			rp->objs[id]->synced = false;
 			rp->objs[id]->nserials = 0;
+			/* Serials start over on a new display. */
+			rp->objs[id]->acked = 0;
 		}
 	if (synth->oom) {
 		*why = "out of memory";

@@ -19,6 +19,10 @@
 #define RP_MAX_REFS 4
 #define RP_MAX_SERIALS 4
 
+/* xdg_toplevel setter slots the replay treats apart (replay-rebuild.c) */
+#define RP_SLOT_MAXIMIZED 5
+#define RP_SLOT_FULLSCREEN 6
+
 struct rp_ref {
 	uint32_t id;
 	uint32_t seq;		/* the object's; 0 for one with no record */
@@ -180,6 +184,11 @@ rp_temp_id(struct ivwl_replay *rp);
 void
 rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 		      struct ivwl_replay_buf *q);
+
+/* A toplevel's maximized or fullscreen request, once it may come. */
+void
+rp_emit_deferred(struct ivwl_replay *rp, struct rp_obj *xs,
+		 struct ivwl_replay_buf *q);
 
 /* The new display listed its globals: everything else, in order. */
 int

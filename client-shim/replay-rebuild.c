@@ -180,6 +180,35 @@ emit_object(struct ivwl_replay *rp, struct rp_obj *o, uint32_t *temp_pool,
 	return 0;
 }
 
+/*
+ * set_maximized and set_fullscreen wait for the window's first commit:
+ * its old buffer rarely has the size the new display would ask, and
+ * weston ends a client whose maximized window has another.  Asked after
+ * that commit, they bring a configure the client answers as any other.
+ */
+static bool
+deferred(const struct rp_obj *o, unsigned int slot)
+{
+	uint32_t head[2];
+	uint16_t op;
+
+	if (o->iface != &ivwl_iface_xdg_toplevel ||
+	    (slot != RP_SLOT_MAXIMIZED && slot != RP_SLOT_FULLSCREEN))
+		return false;
+	memcpy(head, o->setters[slot]->bytes, sizeof(head));
+	op = head[1] & 0xffff;
+	return op == IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED ||
+	       op == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN;
+}
+
+static void
+emit_setter(struct ivwl_replay *rp, struct rp_msg *m,
+	    struct ivwl_replay_buf *q)
+{
+	if (m && refs_live(rp, m, 0))
+		rp_put_bytes(q, NULL, m->bytes, m->len);
+}
+
 static void
 emit_setters(struct ivwl_replay *rp, struct rp_obj *o,
 	     struct ivwl_replay_buf *q)
@@ -189,9 +218,26 @@ emit_setters(struct ivwl_replay *rp, struct rp_obj *o,
 	if (!o->replayed || rp_is_dead(rp, o->id))
 		return;
 	for (i = 0; i < RP_MAX_SETTERS; i++)
-		if (o->setters[i] && refs_live(rp, o->setters[i], 0))
-			rp_put_bytes(q, NULL, o->setters[i]->bytes,
-				     o->setters[i]->len);
+		if (o->setters[i] && !deferred(o, i))
+			emit_setter(rp, o->setters[i], q);
+}
+
+void
+rp_emit_deferred(struct ivwl_replay *rp, struct rp_obj *xs,
+		 struct ivwl_replay_buf *q)
+{
+	struct rp_obj *top = rp_obj_at(rp, xs->role.id);
+
+	if (!top || top->seq != xs->role.seq ||
+	    top->iface != &ivwl_iface_xdg_toplevel || !top->replayed ||
+	    rp_is_dead(rp, top->id))
+		return;
+	if (top->setters[RP_SLOT_MAXIMIZED] &&
+	    deferred(top, RP_SLOT_MAXIMIZED))
+		emit_setter(rp, top->setters[RP_SLOT_MAXIMIZED], q);
+	if (top->setters[RP_SLOT_FULLSCREEN] &&
+	    deferred(top, RP_SLOT_FULLSCREEN))
+		emit_setter(rp, top->setters[RP_SLOT_FULLSCREEN], q);
 }
 
 static void
@@ -278,10 +324,15 @@ emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
 	/* Children (made later) first: their state waits for the parent. */
 	for (i = n; i-- > 0;) {
 		s = all[i];
-		if (s->iface != &ivwl_iface_wl_surface || !s->replayed ||
-		    !s->committed)
+		if (s->iface != &ivwl_iface_wl_surface || !s->replayed)
 			continue;
 		xs = toplevel_of(rp, s, &has_xdg);
+		if (!s->committed) {
+			/* The initial commit is the client's to send. */
+			if (xs)
+				rp_emit_deferred(rp, xs, q);
+			continue;
+		}
 		if (has_xdg && !xs)
 			continue;	/* no role yet: it may not commit */
 		if (!xs) {

@@ -514,7 +514,69 @@ display_leaves_before_replay_ids_deleted(void)
 	teardown(&f);
 }
 
+/* Index of the last message to object with opcode; -1. */
+static int
+find_last(const struct ivwl_replay_buf *b, uint32_t object, uint16_t opcode)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len, head[2];
+	int i = 0, last = -1;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc)) {
+		memcpy(head, bytes, sizeof(head));
+		if (head[0] == object && (head[1] & 0xffff) == opcode)
+			last = i;
+		i++;
+	}
+	return last;
+}
+
+/*
+ * A maximized window comes back at its old size first, its buffer
+ * committed; only then is it maximized, and the client answers that
+ * configure itself.
+ */
+static void
+maximized_after_first_commit(void)
+{
+	struct fixture f;
+	int commit;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, "");
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, NULL) > 0);
+	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, NULL) < 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	ivwl_replay_buf_reset(&f.q);
+
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, NULL) == 0);
+	commit = find_last(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT);
+	CHECK(commit > 0);
+	CHECK(find_last(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED) >
+	      commit);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+	/* The maximized configure: the client's ack of it goes through. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 4),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     4), IVWL_REPLAY_PASS);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(maximized_after_first_commit),
 	       TEST(display_ids_are_mapped),
 	       TEST(display_leaves_during_replay),
 	       TEST(display_leaves_before_replay_ids_deleted),
