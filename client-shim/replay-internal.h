@@ -53,6 +53,12 @@ struct rp_region {
 #define RP_CHANGED_SCALE 0x4u
 #define RP_CHANGED_OPAQUE 0x8u
 #define RP_CHANGED_INPUT 0x10u
+#define RP_CHANGED_SOURCE 0x20u
+#define RP_CHANGED_DESTINATION 0x40u
+
+/* wp_viewport's "unset": a source of -1.0 (wl_fixed), a destination -1 */
+#define RP_UNSET_SOURCE 0xffffff00u
+#define RP_UNSET_DESTINATION 0xffffffffu
 
 struct rp_surface_state {
 	uint32_t changed;	/* pending only: RP_CHANGED_* */
@@ -61,6 +67,8 @@ struct rp_surface_state {
 	int32_t scale;
 	struct rp_region opaque;
 	struct rp_region input;
+	uint32_t source[4];	/* its wp_viewport's, wire words */
+	uint32_t destination[2];
 };
 
 struct rp_obj {
@@ -74,6 +82,7 @@ struct rp_obj {
 	uint32_t global;	/* bound: the global's name as the client knows it */
 	struct rp_region region;	/* wl_region */
 	struct rp_surface_state *pending, *current;	/* wl_surface */
+	struct rp_ref viewport;	/* wl_surface: its wp_viewport */
 	bool committed;		/* wl_surface: at least once */
 	struct rp_ref role;	/* wl_surface: its xdg_surface; xdg_surface:
 				 * its toplevel or popup */

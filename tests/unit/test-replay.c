@@ -575,7 +575,101 @@ maximized_after_first_commit(void)
 	teardown(&f);
 }
 
+/* Index of the first message to object with opcode after index from. */
+static int
+find_after(const struct ivwl_replay_buf *b, int from, uint32_t object,
+	   uint16_t opcode, uint32_t *word)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len, head[3];
+	int i = 0;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc)) {
+		memcpy(head, bytes, len >= 12 ? 12 : 8);
+		if (i > from && head[0] == object &&
+		    (head[1] & 0xffff) == opcode) {
+			if (word)
+				*word = len >= 12 ? head[2] : 0;
+			return i;
+		}
+		i++;
+	}
+	return -1;
+}
+
+/*
+ * A viewport's source is the surface's state like its buffer: the one
+ * committed goes with the old buffer, the one the client set for its
+ * next buffer (attached, transformed, not committed yet) after the
+ * commit, for the client's own.
+ */
+static void
+viewport_and_pending_state(void)
+{
+	struct fixture f;
+	uint32_t word;
+	int commit, at;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_compositor",
+	    4, 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2, "wl_shm", 1, 4);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 3,
+	    "wp_viewporter", 1, 5);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 6);
+	REQ(&f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 7, 1 << 20);
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 8, 0,
+	    16, 16, 64, 0);
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 9,
+	    4096, 64, 64, 256, 0);
+	REQ(&f, NULL, 5, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no", 10, 6);
+	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	    8 << 8, 8 << 8);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 8, 0, 0);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	/* For the next frame, not committed when the display goes. */
+	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	    32 << 8, 32 << 8);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM, "i", 1);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 9, 0, 0);
+
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 12);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
+	ivwl_replay_buf_reset(&f.q);
+	answer_syncs(&f, 12, 13);
+
+	/* The committed source, with the old buffer, then the commit. */
+	at = find(&f.q, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, NULL);
+	CHECK(at > find(&f.q, 5, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, NULL));
+	commit = find(&f.q, 6, IVWL_REQ_WL_SURFACE_COMMIT, NULL);
+	CHECK(at >= 0 && at < commit);
+	CHECK(find(&f.q, 6, IVWL_REQ_WL_SURFACE_ATTACH, &word) < commit);
+	CHECK_EQ(word, 8);
+	CHECK(find(&f.q, 6, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		   NULL) > commit);
+	/* Then what the client's next commit applies. */
+	CHECK(find_after(&f.q, at, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE,
+			 NULL) > commit);
+	CHECK(find_after(&f.q, commit, 6, IVWL_REQ_WL_SURFACE_ATTACH,
+			 &word) > commit);
+	CHECK_EQ(word, 9);
+	CHECK(find_after(&f.q, commit, 6, IVWL_REQ_WL_SURFACE_COMMIT,
+			 NULL) < 0);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(viewport_and_pending_state),
 	       TEST(maximized_after_first_commit),
 	       TEST(display_ids_are_mapped),
 	       TEST(display_leaves_during_replay),
