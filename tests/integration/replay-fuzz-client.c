@@ -355,6 +355,9 @@ main(int argc, char *argv[])
 	if (app.anchors < 1 || app.anchors > MAX_WINS - 1 || seconds < 0)
 		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A paste's reader may go before we wrote it all (a restart cuts
+	 * its pipe): that is an EPIPE, as for any client. */
+	signal(SIGPIPE, SIG_IGN);
 	app.rng = (uint64_t)app.seed * 0x9e3779b97f4a7c15ull + 1;
 	for (i = 0; i < MAX_PASTES; i++)
 		app.pastes[i].fd = -1;
