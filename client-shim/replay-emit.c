@@ -203,7 +203,16 @@ static enum ivwl_replay_verdict
 drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	     struct ivwl_replay_buf *synth)
 {
+	struct rp_obj *xs;
+
 	answer_dropped_new(rp, msg, synth);
+	/* A popup on a parent the restart dismissed: see role_dropped(). */
+	if (msg->iface == &ivwl_iface_xdg_surface &&
+	    msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP) {
+		xs = rp_obj_at(rp, msg->object);
+		if (xs)
+			xs->roleless = true;
+	}
 	if (!(msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))
 		return IVWL_REPLAY_DROP;
 	rp_obj_free(rp, msg->object);
@@ -213,6 +222,23 @@ drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", msg->object);
 	}
 	return IVWL_REPLAY_DROP;
+}
+
+/*
+ * The commit of a surface whose xdg_surface the display has without the
+ * role the relay dropped (the client asked for a popup on one the
+ * restart dismissed, and heard popup_done for it): weston would call it
+ * a protocol error.  The client destroys that popup next.
+ */
+static bool
+role_dropped(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
+{
+	struct rp_obj *s = rp_obj_at(rp, msg->object), *xs;
+
+	if (!s || msg->opcode != IVWL_REQ_WL_SURFACE_COMMIT || !s->role.id)
+		return false;
+	xs = rp_obj_at(rp, s->role.id);
+	return xs && xs->seq == s->role.seq && xs->roleless;
 }
 
 /* A configure ack of the old display, or one the relay already sent. */
@@ -269,6 +295,8 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	if (msg->iface == &ivwl_iface_xdg_surface &&
 	    msg->opcode == IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE &&
 	    stale_ack(rp, msg))
+		return IVWL_REPLAY_DROP;
+	if (msg->iface == &ivwl_iface_wl_surface && role_dropped(rp, msg))
 		return IVWL_REPLAY_DROP;
 	if (msg->iface == &ivwl_iface_wl_registry &&
 	    msg->opcode == IVWL_REQ_WL_REGISTRY_BIND) {

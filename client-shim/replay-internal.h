@@ -88,6 +88,7 @@ struct rp_obj {
 				 * its toplevel or popup */
 	uint32_t focus;		/* wl_keyboard, wl_pointer: surface entered */
 	bool dnd;		/* wl_data_device: a drag entered */
+	bool roleless;		/* xdg_surface: the relay dropped its role */
 	bool busy;		/* wl_buffer: committed, not released */
 	bool shown;		/* wl_buffer: a surface's, at a restart */
 	/* replay */

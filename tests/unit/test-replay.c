@@ -668,7 +668,62 @@ viewport_and_pending_state(void)
 	teardown(&f);
 }
 
+/*
+ * The client asks for a popup on one the restart dismissed, before it
+ * read popup_done: the popup is dropped, so the display's xdg_surface
+ * has no role, and the commit after it must not reach the display.
+ */
+static void
+popup_on_dismissed_parent(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_CREATE_POSITIONER, "n", 14);
+	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_SIZE, "ii", 8, 8);
+	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_ANCHOR_RECT, "iiii", 0,
+	    0, 4, 4);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 15);
+	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no", 16, 15);
+	REQ(&f, NULL, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 17, 10, 14);
+	REQ(&f, NULL, 15, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 17, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 19);
+	list_new_globals(&f, 19);
+	CHECK(find(&f.q, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, NULL) < 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 20),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 21),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+
+	/* Queued before popup_done: a popup on the dismissed one. */
+	CHECK_EQ(REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n",
+		     18), IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no",
+		     19, 18), IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 20,
+		     16, 14), IVWL_REPLAY_DROP);
+	CHECK(find(&f.synth, 20, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+		 IVWL_REPLAY_DROP);
+	/* The client's answer to popup_done: the display's xdg_surface
+	 * goes, and the surface may commit again. */
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_DESTROY, ""),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+		 IVWL_REPLAY_PASS);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(popup_on_dismissed_parent),
 	       TEST(viewport_and_pending_state),
 	       TEST(maximized_after_first_commit),
 	       TEST(display_ids_are_mapped),
