@@ -241,23 +241,22 @@ role_dropped(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 	return xs && xs->seq == s->role.seq && xs->roleless;
 }
 
-/* A configure ack of the old display, or one the relay already sent. */
+/*
+ * A configure ack: of an old display's serial (below the base), or of
+ * the one the relay acked, it goes nowhere; else it takes the display's
+ * serial again.
+ */
 static bool
-stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
+stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
+	  uint8_t *bytes)
 {
 	struct rp_obj *o = rp_obj_at(rp, msg->object);
-	uint32_t serial = ivwl_wire_arg_uint(msg, 0), i;
+	uint32_t serial = ivwl_wire_arg_uint(msg, 0);
 
-	if (!o || !o->replayed || o->synced)
-		return false;
-	if (serial == o->acked)
+	if (serial < rp->serial_base || (o && serial == o->acked))
 		return true;
-	for (i = 0; i < o->nserials; i++)
-		if (o->serials[i] == serial) {
-			o->synced = true;
-			return false;
-		}
-	return true;
+	put_word(bytes, msg->args[0].offset, serial - rp->serial_base);
+	return false;
 }
 
 enum ivwl_replay_verdict
@@ -294,7 +293,7 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	}
 	if (msg->iface == &ivwl_iface_xdg_surface &&
 	    msg->opcode == IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE &&
-	    stale_ack(rp, msg))
+	    stale_ack(rp, msg, bytes))
 		return IVWL_REPLAY_DROP;
 	if (msg->iface == &ivwl_iface_wl_surface && role_dropped(rp, msg))
 		return IVWL_REPLAY_DROP;
@@ -396,19 +395,6 @@ collect_fresh(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 }
 
 static void
-note_serial(struct rp_obj *o, uint32_t serial)
-{
-	if (o->nserials < RP_MAX_SERIALS) {
-		o->serials[o->nserials++] = serial;
-		return;
-	}
-	memmove(o->serials, o->serials + 1,
-		(RP_MAX_SERIALS - 1) * sizeof(o->serials[0]));
-	o->serials[RP_MAX_SERIALS - 1] = serial;
-}
-
-
-static void
 first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 		struct ivwl_replay_buf *q)
 {
@@ -416,7 +402,7 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 
 	rp_put(q, NULL, xs->id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
 	       serial);
-	xs->acked = serial;
+	xs->acked = serial + rp->serial_base;
 	xs->awaiting = false;
 	if (surface && rp_ref_live(rp, &xs->create.refs[1]))
 		rp_emit_surface_state(rp, surface, q);
@@ -455,6 +441,23 @@ input_event(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 	}
 }
 
+/*
+ * Configure serials the client sees: a new display's serials start over
+ * and would repeat those of the old one, whose configures the client may
+ * still ack; above the base, they never do.  Only ack_configure takes
+ * them back.
+ */
+static void
+client_serial(struct ivwl_replay *rp, struct ivwl_wire_msg *msg,
+	      uint8_t *bytes, uint32_t serial)
+{
+	serial += rp->serial_base;
+	msg->args[0].value = serial;
+	put_word(bytes, msg->args[0].offset, serial);
+	if (serial > rp->max_serial)
+		rp->max_serial = serial;
+}
+
 static int map_new_ids(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		       struct ivwl_wire_msg *msg, uint8_t *bytes);
 static int list_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
@@ -468,6 +471,7 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *synth, const char **why)
 {
 	struct rp_obj *o;
+	uint32_t serial;
 	int ret;
 
 	*verdict = IVWL_REPLAY_PASS;
@@ -509,11 +513,10 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 	if (msg->iface == &ivwl_iface_xdg_surface &&
 	    msg->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE) {
 		o = rp_obj_at(rp, msg->object);
+		serial = ivwl_wire_arg_uint(msg, 0);
 		if (o && o->awaiting)
-			first_configure(rp, o, ivwl_wire_arg_uint(msg, 0),
-					requests);
-		else if (o && o->replayed && !o->synced)
-			note_serial(o, ivwl_wire_arg_uint(msg, 0));
+			first_configure(rp, o, serial, requests);
+		client_serial(rp, msg, bytes, serial);
 		return 0;
 	}
 	input_event(rp, msg);
@@ -769,15 +772,14 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		if (rp->objs[id]) {
 			rp->objs[id]->replayed = false;
 			rp->objs[id]->awaiting = false;
-			rp->objs[id]->synced = false;
-			rp->objs[id]->nserials = 0;
-			/* Serials start over on a new display. */
 			rp->objs[id]->acked = 0;
 		}
 	if (synth->oom) {
 		*why = "out of memory";
 		return -ENOMEM;
 	}
+	/* The next display's configure serials, as the client sees them. */
+	rp->serial_base = rp->max_serial + 1;
 	rp->phase = RP_DOWN;
 	rp->restarted = true;
 	return 0;

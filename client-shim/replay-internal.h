@@ -17,7 +17,6 @@
 #define RP_MAX_REGION_RECTS 64
 #define RP_MAX_GLOBALS 128
 #define RP_MAX_REFS 4
-#define RP_MAX_SERIALS 4
 
 /* xdg_toplevel setter slots the replay treats apart (replay-rebuild.c) */
 #define RP_SLOT_MAXIMIZED 5
@@ -94,10 +93,8 @@ struct rp_obj {
 	/* replay */
 	bool replayed;
 	bool awaiting;		/* xdg_surface: its first configure */
-	bool synced;		/* xdg_surface: acked a serial of this display */
-	uint32_t acked;		/* xdg_surface: serial the relay acked */
-	uint32_t serials[RP_MAX_SERIALS];	/* configures of this display */
-	uint32_t nserials;
+	uint32_t acked;		/* xdg_surface: serial the relay acked, as
+				 * the client sees it */
 };
 
 struct rp_global {
@@ -130,6 +127,10 @@ struct ivwl_replay {
 	uint32_t priv_alloc;
 	uint32_t priv_pending;	/* of those, set */
 	uint32_t marker;	/* sync whose done ends RP_GLOBALS */
+	/* Configure serials: the client sees the display's plus the base,
+	 * above every one an earlier display sent (replay-emit.c). */
+	uint32_t serial_base;
+	uint32_t max_serial;	/* the highest the client saw */
 	uint32_t next_temp;
 	uint32_t awaiting;
 	struct rp_global globals[RP_MAX_GLOBALS];

@@ -301,11 +301,22 @@ restart_round_trip(void)
 	CHECK(ivwl_replay_done(f.rp));
 	CHECK_EQ(ivwl_replay_count(f.rp), 1);
 
-	/* The client's ack of that serial and of the old one go nowhere. */
+	/*
+	 * The client saw serial 5 of the old display, so the new display's
+	 * serials reach it 6 higher.  Its ack of that configure (906) and
+	 * of the old one go nowhere.
+	 */
 	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
 		     5), IVWL_REPLAY_DROP);
 	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
-		     900), IVWL_REPLAY_DROP);
+		     906), IVWL_REPLAY_DROP);
+	/* A later one, and a serial the old display used too. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 5),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 11);
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     11), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 5);
 	/* The withdrawn output is answered by the relay. */
 	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WL_OUTPUT_RELEASE, ""),
 		 IVWL_REPLAY_DROP);
@@ -571,7 +582,8 @@ maximized_after_first_commit(void)
 	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 4),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
-		     4), IVWL_REPLAY_PASS);
+		     f.last[2]), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 4);
 	teardown(&f);
 }
 
