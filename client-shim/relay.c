@@ -796,7 +796,10 @@ watch_display(struct relay *r)
 			      r->slot.info.slot);
 	}
 	if (r->deadline_ms && sleep_timeout(r) == 0) {
-		r->why = "the new display did not take the replay in time";
+		snprintf(r->why_buf, sizeof(r->why_buf), "the new display did "
+			 "not take the replay in time (waiting for %s)",
+			 ivwl_replay_waiting(r->replay));
+		r->why = r->why_buf;
 		return -1;
 	}
 	if (ivwl_app_slot_alive(&r->slot))

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -708,6 +709,30 @@ bool
 ivwl_replay_done(const struct ivwl_replay *rp)
 {
 	return rp->phase == RP_LIVE && rp->priv_pending == 0;
+}
+
+const char *
+ivwl_replay_waiting(const struct ivwl_replay *rp)
+{
+	static char buf[96];
+
+	switch (rp->phase) {
+	case RP_DOWN:
+		return "a display";
+	case RP_FILL:
+		return "the display to free the client's ids";
+	case RP_GLOBALS:
+		return "the display's globals";
+	case RP_CONFIGURE:
+		snprintf(buf, sizeof(buf), "the first configure of %u "
+			 "window(s)", rp->awaiting);
+		return buf;
+	case RP_LIVE:
+		break;
+	}
+	snprintf(buf, sizeof(buf), "the display to delete %u id(s) of the "
+		 "relay's", rp->priv_pending);
+	return buf;
 }
 
 uint32_t
