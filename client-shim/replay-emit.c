@@ -160,6 +160,50 @@ srv_new(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	return -EPROTO;
 }
 
+/*
+ * A data offer the display made under an id past the next the client
+ * can take: the plugin withheld the one before (its source was gone, or
+ * the VM's clipboard policy keeps it), and libwayland, like the client's
+ * view here, takes display-made ids only densely.
+ */
+static bool
+id_gap(const struct ivwl_wire_map *map, const struct ivwl_wire_msg *msg)
+{
+	uint32_t id;
+
+	if ((msg->iface != &ivwl_iface_wl_data_device ||
+	     msg->opcode != IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER) &&
+	    (msg->iface != &ivwl_iface_zwp_primary_selection_device_v1 ||
+	     msg->opcode !=
+	     IVWL_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_DATA_OFFER))
+		return false;
+	id = ivwl_wire_arg_new_id(msg, 0);
+	return id >= IVWL_WIRE_SERVER_ID_START &&
+	       id - IVWL_WIRE_SERVER_ID_START > map->server.count;
+}
+
+/* From now on display-made ids are mapped; those the client has stay. */
+static int
+start_mapping(struct ivwl_replay *rp, const struct ivwl_wire_map *map)
+{
+	struct ivwl_wire_object wo;
+	uint32_t i, id;
+	int ret;
+
+	if (map->server.count) {
+		ret = srv_grow(rp, map->server.count - 1);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < map->server.count; i++) {
+		id = IVWL_WIRE_SERVER_ID_START + i;
+		if (ivwl_wire_map_lookup(map, id, &wo) == 0 && !wo.zombie)
+			rp->srv_to_client[i] = rp->srv_to_display[i] = id;
+	}
+	rp->mapping = true;
+	return 0;
+}
+
 static void
 put_word(uint8_t *bytes, uint16_t offset, uint32_t v)
 {
@@ -268,7 +312,7 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	uint32_t id, d;
 	unsigned int k;
 
-	if (!rp->restarted)
+	if (!rp->mapping)
 		return IVWL_REPLAY_PASS;
 	if (msg->object >= IVWL_WIRE_SERVER_ID_START) {
 		d = srv_display_of(rp, msg->object);
@@ -316,7 +360,7 @@ ivwl_replay_skip_event(struct ivwl_replay *rp, uint8_t *bytes, uint32_t len)
 {
 	uint32_t head[2], c;
 
-	if (!rp->restarted || len < sizeof(head))
+	if (!rp->mapping || len < sizeof(head))
 		return 0;
 	memcpy(head, bytes, sizeof(head));
 	if (head[0] >= IVWL_WIRE_SERVER_ID_START) {
@@ -475,7 +519,14 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 	int ret;
 
 	*verdict = IVWL_REPLAY_PASS;
-	if (rp->restarted) {
+	if (!rp->mapping && id_gap(map, msg)) {
+		ret = start_mapping(rp, map);
+		if (ret < 0) {
+			*why = "out of memory";
+			return ret;
+		}
+	}
+	if (rp->mapping) {
 		ret = map_new_ids(rp, map, msg, bytes);
 		if (ret < 0) {
 			*why = "the new display sent an object id that "
@@ -782,6 +833,7 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	rp->serial_base = rp->max_serial + 1;
 	rp->phase = RP_DOWN;
 	rp->restarted = true;
+	rp->mapping = true;
 	return 0;
 }
 

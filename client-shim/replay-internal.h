@@ -115,7 +115,9 @@ enum rp_phase {
 
 struct ivwl_replay {
 	enum rp_phase phase;
-	bool restarted;		/* ids need mapping, requests filtering */
+	bool restarted;		/* requests need filtering */
+	bool mapping;		/* ids of display-made objects are mapped:
+				 * from a restart, or a gap in them */
 	uint32_t restarts;
 	const char *broken;	/* why the model cannot be replayed */
 	uint32_t seq;

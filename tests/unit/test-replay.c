@@ -734,7 +734,51 @@ popup_on_dismissed_parent(void)
 	teardown(&f);
 }
 
+/*
+ * The plugin withheld a data offer (its source was gone): the display's
+ * next one comes past the id the client could take.  From then on the
+ * relay maps display-made ids, with no restart; those the client has
+ * keep theirs.
+ */
+static void
+display_id_gap_is_mapped(void)
+{
+	const uint32_t srv = IVWL_WIRE_SERVER_ID_START;
+	struct fixture f;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	    "wl_data_device_manager", 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_seat", 7,
+	    3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	    "wl_data_device_manager", 3, 4);
+	REQ(&f, NULL, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    "no", 5, 3);
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv);
+
+	/* srv + 1 was withheld. */
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv + 2),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv + 1);
+	CHECK_EQ(EVT(&f, srv + 2, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		     "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv + 1);
+	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us",
+		     0, "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv + 2);
+	CHECK_EQ(REQ(&f, NULL, srv, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us", 0,
+		     "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(display_id_gap_is_mapped),
 	       TEST(popup_on_dismissed_parent),
 	       TEST(viewport_and_pending_state),
 	       TEST(maximized_after_first_commit),
