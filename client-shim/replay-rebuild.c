@@ -209,13 +209,24 @@ emit_setter(struct ivwl_replay *rp, struct rp_msg *m,
 		rp_put_bytes(q, NULL, m->bytes, m->len);
 }
 
+/* An xdg_surface's setters need its role (xdg_surface.not_constructed). */
+static bool
+role_live(struct ivwl_replay *rp, const struct rp_obj *xs)
+{
+	const struct rp_obj *role = rp_obj_at(rp, xs->role.id);
+
+	return role && role->seq == xs->role.seq && role->replayed &&
+	       !rp_is_dead(rp, role->id);
+}
+
 static void
 emit_setters(struct ivwl_replay *rp, struct rp_obj *o,
 	     struct ivwl_replay_buf *q)
 {
 	unsigned int i;
 
-	if (!o->replayed || rp_is_dead(rp, o->id))
+	if (!o->replayed || rp_is_dead(rp, o->id) ||
+	    (o->iface == &ivwl_iface_xdg_surface && !role_live(rp, o)))
 		return;
 	for (i = 0; i < RP_MAX_SETTERS; i++)
 		if (o->setters[i] && !deferred(o, i))

@@ -777,7 +777,36 @@ display_id_gap_is_mapped(void)
 	teardown(&f);
 }
 
+/*
+ * The display left between the client's destroy of a toplevel and that
+ * of its xdg_surface: the xdg_surface comes back without a role, and
+ * without its window geometry, which it may only set with one.
+ */
+static void
+setters_of_roleless_xdg_surface(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, "iiii", 0,
+	    0, 16, 16);
+	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_DESTROY, "");
+	EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 11);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, NULL) >= 0);
+	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY,
+		   NULL) < 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL) < 0);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(setters_of_roleless_xdg_surface),
 	       TEST(display_id_gap_is_mapped),
 	       TEST(popup_on_dismissed_parent),
 	       TEST(viewport_and_pending_state),
