@@ -133,9 +133,13 @@ ivwl_app_slot_wait_open(struct ivwl_app_slot *slot, int timeout_ms)
 {
 	int64_t deadline = ivwl_now_ms() + timeout_ms;
 	uint32_t state, gen;
+	bool ready;
 	int ret;
 
 	for (;;) {
+		/* The agent wakes us when the display leaves or restarts. */
+		if (ivwl_app_slot_display_restarted(slot, &ready))
+			return -ENOTCONN;
 		display_state(slot, &state, &gen);
 		if (gen == slot->info.generation) {
 			if (state == IVWL_DISPLAY_SLOT_OPEN)

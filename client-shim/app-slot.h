@@ -49,7 +49,8 @@ ivwl_app_slot_display_restarted(struct ivwl_app_slot *slot, bool *ready);
 
 /*
  * Waits until the display side serves this generation.  -ECONNREFUSED
- * when it refused it, -ETIMEDOUT after timeout_ms.
+ * when it refused it, -ENOTCONN when the display left or restarted
+ * meanwhile, -ETIMEDOUT after timeout_ms.
  */
 int
 ivwl_app_slot_wait_open(struct ivwl_app_slot *slot, int timeout_ms);

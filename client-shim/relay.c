@@ -738,6 +738,7 @@ display_back(struct relay *r)
 {
 	struct ivwl_agent_slot info;
 	const char *why = NULL;
+	bool ready;
 	int ret;
 
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
@@ -747,6 +748,14 @@ display_back(struct relay *r)
 		ret = ivwl_app_slot_move(&r->slot, &info);
 	if (ret == 0)
 		ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
+	/* Gone again before it served us: wait for the next one. */
+	if (ret == -ENOTCONN || (ret == -ETIMEDOUT &&
+	    ivwl_app_slot_display_restarted(&r->slot, &ready))) {
+		ivwl_shim_log("slot %u: the new display left before it "
+			      "opened a slot; waiting for another",
+			      r->slot.info.slot);
+		return 0;
+	}
 	if (ret < 0) {
 		r->why = "the new display did not open a slot";
 		return ret;
@@ -787,7 +796,10 @@ watch_display(struct relay *r)
 			      r->slot.info.slot);
 	}
 	if (r->deadline_ms && sleep_timeout(r) == 0) {
-		r->why = "the new display did not take the replay in time";
+		snprintf(r->why_buf, sizeof(r->why_buf), "the new display did "
+			 "not take the replay in time (waiting for %s)",
+			 ivwl_replay_waiting(r->replay));
+		r->why = r->why_buf;
 		return -1;
 	}
 	if (ivwl_app_slot_alive(&r->slot))

@@ -160,6 +160,50 @@ srv_new(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	return -EPROTO;
 }
 
+/*
+ * A data offer the display made under an id past the next the client
+ * can take: the plugin withheld the one before (its source was gone, or
+ * the VM's clipboard policy keeps it), and libwayland, like the client's
+ * view here, takes display-made ids only densely.
+ */
+static bool
+id_gap(const struct ivwl_wire_map *map, const struct ivwl_wire_msg *msg)
+{
+	uint32_t id;
+
+	if ((msg->iface != &ivwl_iface_wl_data_device ||
+	     msg->opcode != IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER) &&
+	    (msg->iface != &ivwl_iface_zwp_primary_selection_device_v1 ||
+	     msg->opcode !=
+	     IVWL_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_DATA_OFFER))
+		return false;
+	id = ivwl_wire_arg_new_id(msg, 0);
+	return id >= IVWL_WIRE_SERVER_ID_START &&
+	       id - IVWL_WIRE_SERVER_ID_START > map->server.count;
+}
+
+/* From now on display-made ids are mapped; those the client has stay. */
+static int
+start_mapping(struct ivwl_replay *rp, const struct ivwl_wire_map *map)
+{
+	struct ivwl_wire_object wo;
+	uint32_t i, id;
+	int ret;
+
+	if (map->server.count) {
+		ret = srv_grow(rp, map->server.count - 1);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < map->server.count; i++) {
+		id = IVWL_WIRE_SERVER_ID_START + i;
+		if (ivwl_wire_map_lookup(map, id, &wo) == 0 && !wo.zombie)
+			rp->srv_to_client[i] = rp->srv_to_display[i] = id;
+	}
+	rp->mapping = true;
+	return 0;
+}
+
 static void
 put_word(uint8_t *bytes, uint16_t offset, uint32_t v)
 {
@@ -203,7 +247,16 @@ static enum ivwl_replay_verdict
 drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	     struct ivwl_replay_buf *synth)
 {
+	struct rp_obj *xs;
+
 	answer_dropped_new(rp, msg, synth);
+	/* A popup on a parent the restart dismissed: see role_dropped(). */
+	if (msg->iface == &ivwl_iface_xdg_surface &&
+	    msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP) {
+		xs = rp_obj_at(rp, msg->object);
+		if (xs)
+			xs->roleless = true;
+	}
 	if (!(msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))
 		return IVWL_REPLAY_DROP;
 	rp_obj_free(rp, msg->object);
@@ -215,23 +268,39 @@ drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	return IVWL_REPLAY_DROP;
 }
 
-/* A configure ack of the old display, or one the relay already sent. */
+/*
+ * The commit of a surface whose xdg_surface the display has without the
+ * role the relay dropped (the client asked for a popup on one the
+ * restart dismissed, and heard popup_done for it): weston would call it
+ * a protocol error.  The client destroys that popup next.
+ */
 static bool
-stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
+role_dropped(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
+{
+	struct rp_obj *s = rp_obj_at(rp, msg->object), *xs;
+
+	if (!s || msg->opcode != IVWL_REQ_WL_SURFACE_COMMIT || !s->role.id)
+		return false;
+	xs = rp_obj_at(rp, s->role.id);
+	return xs && xs->seq == s->role.seq && xs->roleless;
+}
+
+/*
+ * A configure ack: of an old display's serial (below the base), or of
+ * the one the relay acked, it goes nowhere; else it takes the display's
+ * serial again.
+ */
+static bool
+stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
+	  uint8_t *bytes)
 {
 	struct rp_obj *o = rp_obj_at(rp, msg->object);
-	uint32_t serial = ivwl_wire_arg_uint(msg, 0), i;
+	uint32_t serial = ivwl_wire_arg_uint(msg, 0);
 
-	if (!o || !o->replayed || o->synced)
-		return false;
-	if (serial == o->acked)
+	if (serial < rp->serial_base || (o && serial == o->acked))
 		return true;
-	for (i = 0; i < o->nserials; i++)
-		if (o->serials[i] == serial) {
-			o->synced = true;
-			return false;
-		}
-	return true;
+	put_word(bytes, msg->args[0].offset, serial - rp->serial_base);
+	return false;
 }
 
 enum ivwl_replay_verdict
@@ -243,7 +312,7 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	uint32_t id, d;
 	unsigned int k;
 
-	if (!rp->restarted)
+	if (!rp->mapping)
 		return IVWL_REPLAY_PASS;
 	if (msg->object >= IVWL_WIRE_SERVER_ID_START) {
 		d = srv_display_of(rp, msg->object);
@@ -268,7 +337,9 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 	}
 	if (msg->iface == &ivwl_iface_xdg_surface &&
 	    msg->opcode == IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE &&
-	    stale_ack(rp, msg))
+	    stale_ack(rp, msg, bytes))
+		return IVWL_REPLAY_DROP;
+	if (msg->iface == &ivwl_iface_wl_surface && role_dropped(rp, msg))
 		return IVWL_REPLAY_DROP;
 	if (msg->iface == &ivwl_iface_wl_registry &&
 	    msg->opcode == IVWL_REQ_WL_REGISTRY_BIND) {
@@ -289,7 +360,7 @@ ivwl_replay_skip_event(struct ivwl_replay *rp, uint8_t *bytes, uint32_t len)
 {
 	uint32_t head[2], c;
 
-	if (!rp->restarted || len < sizeof(head))
+	if (!rp->mapping || len < sizeof(head))
 		return 0;
 	memcpy(head, bytes, sizeof(head));
 	if (head[0] >= IVWL_WIRE_SERVER_ID_START) {
@@ -368,19 +439,6 @@ collect_fresh(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 }
 
 static void
-note_serial(struct rp_obj *o, uint32_t serial)
-{
-	if (o->nserials < RP_MAX_SERIALS) {
-		o->serials[o->nserials++] = serial;
-		return;
-	}
-	memmove(o->serials, o->serials + 1,
-		(RP_MAX_SERIALS - 1) * sizeof(o->serials[0]));
-	o->serials[RP_MAX_SERIALS - 1] = serial;
-}
-
-
-static void
 first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 		struct ivwl_replay_buf *q)
 {
@@ -388,10 +446,11 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 
 	rp_put(q, NULL, xs->id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
 	       serial);
-	xs->acked = serial;
+	xs->acked = serial + rp->serial_base;
 	xs->awaiting = false;
 	if (surface && rp_ref_live(rp, &xs->create.refs[1]))
 		rp_emit_surface_state(rp, surface, q);
+	rp_emit_deferred(rp, xs, q);
 	if (--rp->awaiting == 0) {
 		rp->phase = RP_LIVE;
 		rp->restarts++;
@@ -426,6 +485,23 @@ input_event(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 	}
 }
 
+/*
+ * Configure serials the client sees: a new display's serials start over
+ * and would repeat those of the old one, whose configures the client may
+ * still ack; above the base, they never do.  Only ack_configure takes
+ * them back.
+ */
+static void
+client_serial(struct ivwl_replay *rp, struct ivwl_wire_msg *msg,
+	      uint8_t *bytes, uint32_t serial)
+{
+	serial += rp->serial_base;
+	msg->args[0].value = serial;
+	put_word(bytes, msg->args[0].offset, serial);
+	if (serial > rp->max_serial)
+		rp->max_serial = serial;
+}
+
 static int map_new_ids(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		       struct ivwl_wire_msg *msg, uint8_t *bytes);
 static int list_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
@@ -439,10 +515,18 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *synth, const char **why)
 {
 	struct rp_obj *o;
+	uint32_t serial;
 	int ret;
 
 	*verdict = IVWL_REPLAY_PASS;
-	if (rp->restarted) {
+	if (!rp->mapping && id_gap(map, msg)) {
+		ret = start_mapping(rp, map);
+		if (ret < 0) {
+			*why = "out of memory";
+			return ret;
+		}
+	}
+	if (rp->mapping) {
 		ret = map_new_ids(rp, map, msg, bytes);
 		if (ret < 0) {
 			*why = "the new display sent an object id that "
@@ -480,11 +564,10 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 	if (msg->iface == &ivwl_iface_xdg_surface &&
 	    msg->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE) {
 		o = rp_obj_at(rp, msg->object);
+		serial = ivwl_wire_arg_uint(msg, 0);
 		if (o && o->awaiting)
-			first_configure(rp, o, ivwl_wire_arg_uint(msg, 0),
-					requests);
-		else if (o && o->replayed && !o->synced)
-			note_serial(o, ivwl_wire_arg_uint(msg, 0));
+			first_configure(rp, o, serial, requests);
+		client_serial(rp, msg, bytes, serial);
 		return 0;
 	}
 	input_event(rp, msg);
@@ -692,6 +775,16 @@ bury_popup_surfaces(struct ivwl_replay *rp)
 	}
 }
 
+/* The ids of the relay's own on a display that left, deleted or not. */
+static void
+forget_replay(struct ivwl_replay *rp)
+{
+	if (rp->priv_alloc)
+		memset(rp->priv, 0, rp->priv_alloc);
+	rp->priv_pending = 0;
+	rp->marker = 0;
+}
+
 int
 ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *synth, const char **why)
@@ -709,12 +802,14 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		 * is whole (the client's requests were held), only the
 		 * relay's own ids on that display are moot now.
 		 */
-		if (rp->priv_alloc)
-			memset(rp->priv, 0, rp->priv_alloc);
-		rp->priv_pending = 0;
-		rp->marker = 0;
+		forget_replay(rp);
 		rp->awaiting = 0;
 		rp->phase = RP_LIVE;
+	} else if (rp->priv_pending) {
+		/* It configured the windows but never deleted the relay's
+		 * last ids: that replay did not finish either. */
+		forget_replay(rp);
+		rp->restarts--;
 	}
 	ret = check_server_ids(rp, map, why);
 	if (ret < 0)
@@ -728,15 +823,17 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		if (rp->objs[id]) {
 			rp->objs[id]->replayed = false;
 			rp->objs[id]->awaiting = false;
-			rp->objs[id]->synced = false;
-			rp->objs[id]->nserials = 0;
+			rp->objs[id]->acked = 0;
 		}
 	if (synth->oom) {
 		*why = "out of memory";
 		return -ENOMEM;
 	}
+	/* The next display's configure serials, as the client sees them. */
+	rp->serial_base = rp->max_serial + 1;
 	rp->phase = RP_DOWN;
 	rp->restarted = true;
+	rp->mapping = true;
 	return 0;
 }
 

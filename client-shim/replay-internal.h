@@ -17,7 +17,10 @@
 #define RP_MAX_REGION_RECTS 64
 #define RP_MAX_GLOBALS 128
 #define RP_MAX_REFS 4
-#define RP_MAX_SERIALS 4
+
+/* xdg_toplevel setter slots the replay treats apart (replay-rebuild.c) */
+#define RP_SLOT_MAXIMIZED 5
+#define RP_SLOT_FULLSCREEN 6
 
 struct rp_ref {
 	uint32_t id;
@@ -49,6 +52,12 @@ struct rp_region {
 #define RP_CHANGED_SCALE 0x4u
 #define RP_CHANGED_OPAQUE 0x8u
 #define RP_CHANGED_INPUT 0x10u
+#define RP_CHANGED_SOURCE 0x20u
+#define RP_CHANGED_DESTINATION 0x40u
+
+/* wp_viewport's "unset": a source of -1.0 (wl_fixed), a destination -1 */
+#define RP_UNSET_SOURCE 0xffffff00u
+#define RP_UNSET_DESTINATION 0xffffffffu
 
 struct rp_surface_state {
 	uint32_t changed;	/* pending only: RP_CHANGED_* */
@@ -57,6 +66,8 @@ struct rp_surface_state {
 	int32_t scale;
 	struct rp_region opaque;
 	struct rp_region input;
+	uint32_t source[4];	/* its wp_viewport's, wire words */
+	uint32_t destination[2];
 };
 
 struct rp_obj {
@@ -70,20 +81,20 @@ struct rp_obj {
 	uint32_t global;	/* bound: the global's name as the client knows it */
 	struct rp_region region;	/* wl_region */
 	struct rp_surface_state *pending, *current;	/* wl_surface */
+	struct rp_ref viewport;	/* wl_surface: its wp_viewport */
 	bool committed;		/* wl_surface: at least once */
 	struct rp_ref role;	/* wl_surface: its xdg_surface; xdg_surface:
 				 * its toplevel or popup */
 	uint32_t focus;		/* wl_keyboard, wl_pointer: surface entered */
 	bool dnd;		/* wl_data_device: a drag entered */
+	bool roleless;		/* xdg_surface: the relay dropped its role */
 	bool busy;		/* wl_buffer: committed, not released */
 	bool shown;		/* wl_buffer: a surface's, at a restart */
 	/* replay */
 	bool replayed;
 	bool awaiting;		/* xdg_surface: its first configure */
-	bool synced;		/* xdg_surface: acked a serial of this display */
-	uint32_t acked;		/* xdg_surface: serial the relay acked */
-	uint32_t serials[RP_MAX_SERIALS];	/* configures of this display */
-	uint32_t nserials;
+	uint32_t acked;		/* xdg_surface: serial the relay acked, as
+				 * the client sees it */
 };
 
 struct rp_global {
@@ -104,7 +115,9 @@ enum rp_phase {
 
 struct ivwl_replay {
 	enum rp_phase phase;
-	bool restarted;		/* ids need mapping, requests filtering */
+	bool restarted;		/* requests need filtering */
+	bool mapping;		/* ids of display-made objects are mapped:
+				 * from a restart, or a gap in them */
 	uint32_t restarts;
 	const char *broken;	/* why the model cannot be replayed */
 	uint32_t seq;
@@ -116,6 +129,10 @@ struct ivwl_replay {
 	uint32_t priv_alloc;
 	uint32_t priv_pending;	/* of those, set */
 	uint32_t marker;	/* sync whose done ends RP_GLOBALS */
+	/* Configure serials: the client sees the display's plus the base,
+	 * above every one an earlier display sent (replay-emit.c). */
+	uint32_t serial_base;
+	uint32_t max_serial;	/* the highest the client saw */
 	uint32_t next_temp;
 	uint32_t awaiting;
 	struct rp_global globals[RP_MAX_GLOBALS];
@@ -180,6 +197,11 @@ rp_temp_id(struct ivwl_replay *rp);
 void
 rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 		      struct ivwl_replay_buf *q);
+
+/* A toplevel's maximized or fullscreen request, once it may come. */
+void
+rp_emit_deferred(struct ivwl_replay *rp, struct rp_obj *xs,
+		 struct ivwl_replay_buf *q);
 
 /* The new display listed its globals: everything else, in order. */
 int

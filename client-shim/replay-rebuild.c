@@ -180,20 +180,78 @@ emit_object(struct ivwl_replay *rp, struct rp_obj *o, uint32_t *temp_pool,
 	return 0;
 }
 
+/*
+ * set_maximized and set_fullscreen wait for the window's first commit:
+ * its old buffer rarely has the size the new display would ask, and
+ * weston ends a client whose maximized window has another.  Asked after
+ * that commit, they bring a configure the client answers as any other.
+ */
+static bool
+deferred(const struct rp_obj *o, unsigned int slot)
+{
+	uint32_t head[2];
+	uint16_t op;
+
+	if (o->iface != &ivwl_iface_xdg_toplevel ||
+	    (slot != RP_SLOT_MAXIMIZED && slot != RP_SLOT_FULLSCREEN))
+		return false;
+	memcpy(head, o->setters[slot]->bytes, sizeof(head));
+	op = head[1] & 0xffff;
+	return op == IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED ||
+	       op == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN;
+}
+
+static void
+emit_setter(struct ivwl_replay *rp, struct rp_msg *m,
+	    struct ivwl_replay_buf *q)
+{
+	if (m && refs_live(rp, m, 0))
+		rp_put_bytes(q, NULL, m->bytes, m->len);
+}
+
+/* An xdg_surface's setters need its role (xdg_surface.not_constructed). */
+static bool
+role_live(struct ivwl_replay *rp, const struct rp_obj *xs)
+{
+	const struct rp_obj *role = rp_obj_at(rp, xs->role.id);
+
+	return role && role->seq == xs->role.seq && role->replayed &&
+	       !rp_is_dead(rp, role->id);
+}
+
 static void
 emit_setters(struct ivwl_replay *rp, struct rp_obj *o,
 	     struct ivwl_replay_buf *q)
 {
 	unsigned int i;
 
-	if (!o->replayed || rp_is_dead(rp, o->id))
+	if (!o->replayed || rp_is_dead(rp, o->id) ||
+	    (o->iface == &ivwl_iface_xdg_surface && !role_live(rp, o)))
 		return;
 	for (i = 0; i < RP_MAX_SETTERS; i++)
-		if (o->setters[i] && refs_live(rp, o->setters[i], 0))
-			rp_put_bytes(q, NULL, o->setters[i]->bytes,
-				     o->setters[i]->len);
+		if (o->setters[i] && !deferred(o, i))
+			emit_setter(rp, o->setters[i], q);
 }
 
+void
+rp_emit_deferred(struct ivwl_replay *rp, struct rp_obj *xs,
+		 struct ivwl_replay_buf *q)
+{
+	struct rp_obj *top = rp_obj_at(rp, xs->role.id);
+
+	if (!top || top->seq != xs->role.seq ||
+	    top->iface != &ivwl_iface_xdg_toplevel || !top->replayed ||
+	    rp_is_dead(rp, top->id))
+		return;
+	if (top->setters[RP_SLOT_MAXIMIZED] &&
+	    deferred(top, RP_SLOT_MAXIMIZED))
+		emit_setter(rp, top->setters[RP_SLOT_MAXIMIZED], q);
+	if (top->setters[RP_SLOT_FULLSCREEN] &&
+	    deferred(top, RP_SLOT_FULLSCREEN))
+		emit_setter(rp, top->setters[RP_SLOT_FULLSCREEN], q);
+}
+
+/* A region the surface had; none given is set as none, the default. */
 static void
 emit_region(struct ivwl_replay *rp, uint32_t surface, uint16_t opcode,
 	    const struct rp_region *r, struct ivwl_replay_buf *q)
@@ -201,8 +259,10 @@ emit_region(struct ivwl_replay *rp, uint32_t surface, uint16_t opcode,
 	struct rp_obj *compositor;
 	uint32_t id, i;
 
-	if (!r->set)
+	if (!r->set) {
+		rp_put(q, NULL, surface, opcode, "o", 0);
 		return;
+	}
 	compositor = find_live(rp, &ivwl_iface_wl_compositor);
 	if (!compositor)
 		return;
@@ -217,35 +277,84 @@ emit_region(struct ivwl_replay *rp, uint32_t surface, uint16_t opcode,
 	rp_put(q, NULL, id, IVWL_REQ_WL_REGION_DESTROY, "");
 }
 
-/* What the surface showed: its state, its buffer, all of it damaged. */
-void
-rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
-		   struct ivwl_replay_buf *q)
+/* The parts of a surface state (RP_CHANGED_*) in what, as requests. */
+static void
+emit_state(struct ivwl_replay *rp, struct rp_obj *s,
+	   const struct rp_surface_state *st, uint32_t what,
+	   struct ivwl_replay_buf *q)
 {
-	const struct rp_surface_state *c = s->current;
+	uint32_t vp = rp_ref_live(rp, &s->viewport) ? s->viewport.id : 0;
+	uint32_t buffer = rp_ref_live(rp, &st->buffer) ? st->buffer.id : 0;
+
+	if (what & RP_CHANGED_TRANSFORM)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		       "i", st->transform);
+	if (what & RP_CHANGED_SCALE)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE,
+		       "i", st->scale);
+	if (what & RP_CHANGED_OPAQUE)
+		emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION,
+			    &st->opaque, q);
+	if (what & RP_CHANGED_INPUT)
+		emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION,
+			    &st->input, q);
+	if ((what & RP_CHANGED_SOURCE) && vp)
+		rp_put(q, NULL, vp, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu",
+		       st->source[0], st->source[1], st->source[2],
+		       st->source[3]);
+	if ((what & RP_CHANGED_DESTINATION) && vp)
+		rp_put(q, NULL, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "uu",
+		       st->destination[0], st->destination[1]);
+	if (!(what & RP_CHANGED_BUFFER))
+		return;
+	/* A buffer destroyed since it was attached is none. */
+	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_ATTACH, "oii", buffer, 0,
+	       0);
+	if (!buffer)
+		return;
+	if (s->version >= 4)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii",
+		       0, 0, INT32_MAX, INT32_MAX);
+	else
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE, "iiii", 0, 0,
+		       INT32_MAX, INT32_MAX);
+}
+
+/* The parts of a committed state that are not a new surface's. */
+static uint32_t
+state_set(struct ivwl_replay *rp, const struct rp_surface_state *c)
+{
+	uint32_t what = 0;
 
 	if (c->transform)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
-		       "i", c->transform);
+		what |= RP_CHANGED_TRANSFORM;
 	if (c->scale != 1)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE,
-		       "i", c->scale);
-	emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION,
-		    &c->opaque, q);
-	emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION,
-		    &c->input, q);
-	if (c->buffer.id && rp_ref_live(rp, &c->buffer)) {
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_ATTACH, "oii",
-		       c->buffer.id, 0, 0);
-		if (s->version >= 4)
-			rp_put(q, NULL, s->id,
-			       IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii", 0, 0,
-			       INT32_MAX, INT32_MAX);
-		else
-			rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE,
-			       "iiii", 0, 0, INT32_MAX, INT32_MAX);
-	}
+		what |= RP_CHANGED_SCALE;
+	if (c->opaque.set)
+		what |= RP_CHANGED_OPAQUE;
+	if (c->input.set)
+		what |= RP_CHANGED_INPUT;
+	if (c->source[2] != RP_UNSET_SOURCE)
+		what |= RP_CHANGED_SOURCE;
+	if (c->destination[0] != RP_UNSET_DESTINATION)
+		what |= RP_CHANGED_DESTINATION;
+	if (c->buffer.id && rp_ref_live(rp, &c->buffer))
+		what |= RP_CHANGED_BUFFER;
+	return what;
+}
+
+/*
+ * What the surface showed: its state, its buffer, all of it damaged,
+ * committed.  Then what the client set since and has not committed yet:
+ * its next commit applies it on this display as on the old one.
+ */
+void
+rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
+		      struct ivwl_replay_buf *q)
+{
+	emit_state(rp, s, s->current, state_set(rp, s->current), q);
 	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	emit_state(rp, s, s->pending, s->pending->changed, q);
 }
 
 /* The xdg_surface of a surface, when it has a live toplevel role. */
@@ -278,12 +387,16 @@ emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
 	/* Children (made later) first: their state waits for the parent. */
 	for (i = n; i-- > 0;) {
 		s = all[i];
-		if (s->iface != &ivwl_iface_wl_surface || !s->replayed ||
-		    !s->committed)
+		if (s->iface != &ivwl_iface_wl_surface || !s->replayed)
 			continue;
 		xs = toplevel_of(rp, s, &has_xdg);
-		if (has_xdg && !xs)
-			continue;	/* no role yet: it may not commit */
+		if (!s->committed || (has_xdg && !xs)) {
+			/* It may not commit yet: the client will. */
+			emit_state(rp, s, s->pending, s->pending->changed, q);
+			if (xs)
+				rp_emit_deferred(rp, xs, q);
+			continue;
+		}
 		if (!xs) {
 			rp_emit_surface_state(rp, s, q);
 			continue;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,6 +281,17 @@ obj_new(struct ivwl_replay *rp, uint32_t id)
 }
 
 static void
+state_init(struct rp_surface_state *s)
+{
+	unsigned int i;
+
+	s->scale = 1;
+	for (i = 0; i < 4; i++)
+		s->source[i] = RP_UNSET_SOURCE;
+	s->destination[0] = s->destination[1] = RP_UNSET_DESTINATION;
+}
+
+static void
 created(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	const struct ivwl_wire_msg *msg, const uint8_t *bytes,
 	const struct ivwl_fd_desc *descs, unsigned int k)
@@ -313,8 +325,10 @@ created(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		o->current = calloc(1, sizeof(*o->current));
 		if (!o->pending || !o->current)
 			broken(rp, "out of memory for the replay model");
-		else
-			o->pending->scale = o->current->scale = 1;
+		else {
+			state_init(o->pending);
+			state_init(o->current);
+		}
 	}
 	if (msg->iface == &ivwl_iface_wl_registry) {
 		g = rp_global_by_display(rp, ivwl_wire_arg_uint(msg, 0));
@@ -365,9 +379,11 @@ setter_slot(const struct ivwl_wire_msg *msg)
 		case IVWL_REQ_XDG_TOPLEVEL_SET_MAX_SIZE: return 3;
 		case IVWL_REQ_XDG_TOPLEVEL_SET_MIN_SIZE: return 4;
 		case IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED:
-		case IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED: return 5;
+		case IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED:
+			return RP_SLOT_MAXIMIZED;
 		case IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN:
-		case IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN: return 6;
+		case IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN:
+			return RP_SLOT_FULLSCREEN;
 		}
 		return -1;
 	}
@@ -377,9 +393,6 @@ setter_slot(const struct ivwl_wire_msg *msg)
 		return op >= IVWL_REQ_XDG_POSITIONER_SET_SIZE &&
 		       op <= IVWL_REQ_XDG_POSITIONER_SET_PARENT_CONFIGURE ?
 		       op - IVWL_REQ_XDG_POSITIONER_SET_SIZE : -1;
-	if (i == &ivwl_iface_wp_viewport)
-		return op == IVWL_REQ_WP_VIEWPORT_SET_SOURCE ? 0 :
-		       op == IVWL_REQ_WP_VIEWPORT_SET_DESTINATION ? 1 : -1;
 	if (i == &ivwl_iface_zxdg_toplevel_decoration_v1)
 		return op == IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE ||
 		       op == IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_UNSET_MODE ?
@@ -499,6 +512,11 @@ commit_state(struct ivwl_replay *rp, struct rp_obj *o)
 	if ((p->changed & RP_CHANGED_INPUT) &&
 	    region_copy(&c->input, &p->input) < 0)
 		broken(rp, "out of memory for the replay model");
+	if (p->changed & RP_CHANGED_SOURCE)
+		memcpy(c->source, p->source, sizeof(c->source));
+	if (p->changed & RP_CHANGED_DESTINATION)
+		memcpy(c->destination, p->destination,
+		       sizeof(c->destination));
 	p->changed = 0;
 	o->committed = true;
 }
@@ -543,6 +561,54 @@ surface_request(struct ivwl_replay *rp, struct rp_obj *o,
 	}
 }
 
+/*
+ * A viewport's source and destination are its surface's pending state,
+ * applied by the surface's commit like a buffer; destroying the viewport
+ * unsets both at that commit.
+ */
+static void
+viewport_request(struct ivwl_replay *rp, struct rp_obj *vp,
+		 const struct ivwl_wire_msg *msg)
+{
+	const struct rp_ref *ref = &vp->create.refs[1];
+	struct rp_obj *s = rp_obj_at(rp, ref->id);
+	struct rp_surface_state *p;
+	unsigned int i;
+
+	if (vp->create.nrefs < 2 || !s || s->seq != ref->seq || !s->pending)
+		return;
+	p = s->pending;
+	switch (msg->opcode) {
+	case IVWL_REQ_WP_VIEWPORT_DESTROY:
+		for (i = 0; i < 4; i++)
+			p->source[i] = RP_UNSET_SOURCE;
+		p->destination[0] = p->destination[1] = RP_UNSET_DESTINATION;
+		p->changed |= RP_CHANGED_SOURCE | RP_CHANGED_DESTINATION;
+		break;
+	case IVWL_REQ_WP_VIEWPORT_SET_SOURCE:
+		for (i = 0; i < 4; i++)
+			p->source[i] = msg->args[i].value;
+		p->changed |= RP_CHANGED_SOURCE;
+		break;
+	case IVWL_REQ_WP_VIEWPORT_SET_DESTINATION:
+		p->destination[0] = msg->args[0].value;
+		p->destination[1] = msg->args[1].value;
+		p->changed |= RP_CHANGED_DESTINATION;
+		break;
+	}
+}
+
+/* A surface knows its viewport: the replay sets its state through it. */
+static void
+link_viewport(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
+{
+	struct rp_obj *vp = rp_obj_at(rp, ivwl_wire_arg_new_id(msg, 0));
+	struct rp_obj *s = rp_obj_at(rp, ivwl_wire_arg_object(msg, 1));
+
+	if (vp && s)
+		s->viewport = (struct rp_ref){ vp->id, vp->seq };
+}
+
 void
 ivwl_replay_note_request(struct ivwl_replay *rp,
 			 const struct ivwl_wire_map *map,
@@ -562,9 +628,14 @@ ivwl_replay_note_request(struct ivwl_replay *rp,
 	     (msg->opcode == IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL ||
 	      msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP)))
 		link_role(rp, msg);
+	if (msg->iface == &ivwl_iface_wp_viewporter &&
+	    msg->opcode == IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT)
+		link_viewport(rp, msg);
 	o = rp_obj_at(rp, msg->object);
 	if (!o)
 		return;
+	if (msg->iface == &ivwl_iface_wp_viewport)
+		viewport_request(rp, o, msg);
 	if (msg->message->flags & IVWL_MESSAGE_DESTRUCTOR) {
 		rp_obj_free(rp, msg->object);
 		return;
@@ -638,6 +709,30 @@ bool
 ivwl_replay_done(const struct ivwl_replay *rp)
 {
 	return rp->phase == RP_LIVE && rp->priv_pending == 0;
+}
+
+const char *
+ivwl_replay_waiting(const struct ivwl_replay *rp)
+{
+	static char buf[96];
+
+	switch (rp->phase) {
+	case RP_DOWN:
+		return "a display";
+	case RP_FILL:
+		return "the display to free the client's ids";
+	case RP_GLOBALS:
+		return "the display's globals";
+	case RP_CONFIGURE:
+		snprintf(buf, sizeof(buf), "the first configure of %u "
+			 "window(s)", rp->awaiting);
+		return buf;
+	case RP_LIVE:
+		break;
+	}
+	snprintf(buf, sizeof(buf), "the display to delete %u id(s) of the "
+		 "relay's", rp->priv_pending);
+	return buf;
 }
 
 uint32_t

@@ -107,6 +107,10 @@ ivwl_replay_start(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 bool
 ivwl_replay_done(const struct ivwl_replay *rp);
 
+/* What an unfinished replay waits for, for the log. */
+const char *
+ivwl_replay_waiting(const struct ivwl_replay *rp);
+
 /* Restarts survived by this connection. */
 uint32_t
 ivwl_replay_count(const struct ivwl_replay *rp);

@@ -444,6 +444,18 @@ on_client_destroy(struct wl_listener *listener, void *data)
 	struct ivwl_connection *conn =
 		wl_container_of(listener, conn, client_destroy);
 
+	const char *why = NULL;
+
+	/*
+	 * libwayland flushes the client's last events (a protocol error
+	 * with its message) only after this signal: take them now, so the
+	 * log and the app say what weston refused.
+	 */
+	wl_client_flush(conn->client);
+	conn->sock_ready = true;
+	if (pump_events(conn, &why) < 0)
+		ivwl_log("[%s] slot %u: its last events are lost: %s",
+			 conn->vm->name, conn->slot, why);
 	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
 	tell_app(conn, "weston ended the client");
 	destroy_windows(conn);

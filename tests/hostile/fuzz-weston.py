@@ -107,9 +107,9 @@ REQUEST = re.compile(r"^#\d+ slot \d+ conn \d+: ([\w?]+)@\d+\.([\w#?]+)\(")
 
 def read_trace(trace):
     """(requests each connection of the fuzzer's trace sent, {reason:
-    count} of those the display ended with no violation sent).  weston
-    ends a client for a protocol error without ivwl seeing the error, so
-    such an ending is named after the connection's last request."""
+    count} of those the display ended with no violation sent).  The
+    trace does not hold weston's protocol error, so such an ending is
+    named after the connection's last request."""
     depths, surprises = [], {}
     last, surprise = None, False
 

@@ -301,11 +301,22 @@ restart_round_trip(void)
 	CHECK(ivwl_replay_done(f.rp));
 	CHECK_EQ(ivwl_replay_count(f.rp), 1);
 
-	/* The client's ack of that serial and of the old one go nowhere. */
+	/*
+	 * The client saw serial 5 of the old display, so the new display's
+	 * serials reach it 6 higher.  Its ack of that configure (906) and
+	 * of the old one go nowhere.
+	 */
 	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
 		     5), IVWL_REPLAY_DROP);
 	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
-		     900), IVWL_REPLAY_DROP);
+		     906), IVWL_REPLAY_DROP);
+	/* A later one, and a serial the old display used too. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 5),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 11);
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     11), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 5);
 	/* The withdrawn output is answered by the relay. */
 	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WL_OUTPUT_RELEASE, ""),
 		 IVWL_REPLAY_DROP);
@@ -462,8 +473,346 @@ display_ids_are_mapped(void)
 	teardown(&f);
 }
 
+/* A new display that lists the old one's globals (but the output). */
+static void
+list_new_globals(struct fixture *f, uint32_t marker)
+{
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 21, "xdg_wm_base", 3);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 22, "wl_compositor", 5);
+	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 23, "wl_shm", 1);
+	answer_syncs(f, marker, marker + 1);
+}
+
+/*
+ * The display leaves once it configured the window, before it deleted
+ * the relay's last ids (the region, 17): that replay did not finish, and
+ * the next display takes all of it.
+ */
+static void
+display_leaves_before_replay_ids_deleted(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK(!ivwl_replay_done(f.rp));
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	ivwl_replay_buf_reset(&f.q);
+
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_SYNC, NULL) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, NULL) > 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+	CHECK_EQ(ivwl_replay_count(f.rp), 1);
+	teardown(&f);
+}
+
+/* Index of the last message to object with opcode; -1. */
+static int
+find_last(const struct ivwl_replay_buf *b, uint32_t object, uint16_t opcode)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len, head[2];
+	int i = 0, last = -1;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc)) {
+		memcpy(head, bytes, sizeof(head));
+		if (head[0] == object && (head[1] & 0xffff) == opcode)
+			last = i;
+		i++;
+	}
+	return last;
+}
+
+/*
+ * A maximized window comes back at its old size first, its buffer
+ * committed; only then is it maximized, and the client answers that
+ * configure itself.
+ */
+static void
+maximized_after_first_commit(void)
+{
+	struct fixture f;
+	int commit;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, "");
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, NULL) > 0);
+	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, NULL) < 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+		 IVWL_REPLAY_DROP);
+	ivwl_replay_buf_reset(&f.q);
+
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, NULL) == 0);
+	commit = find_last(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT);
+	CHECK(commit > 0);
+	CHECK(find_last(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED) >
+	      commit);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+	/* The maximized configure: the client's ack of it goes through. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 4),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+		     f.last[2]), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], 4);
+	teardown(&f);
+}
+
+/* Index of the first message to object with opcode after index from. */
+static int
+find_after(const struct ivwl_replay_buf *b, int from, uint32_t object,
+	   uint16_t opcode, uint32_t *word)
+{
+	const struct ivwl_fd_desc *desc;
+	const uint8_t *bytes;
+	uint32_t pos = 0, len, head[3];
+	int i = 0;
+
+	while (ivwl_replay_buf_next(b, &pos, &bytes, &len, &desc)) {
+		memcpy(head, bytes, len >= 12 ? 12 : 8);
+		if (i > from && head[0] == object &&
+		    (head[1] & 0xffff) == opcode) {
+			if (word)
+				*word = len >= 12 ? head[2] : 0;
+			return i;
+		}
+		i++;
+	}
+	return -1;
+}
+
+/*
+ * A viewport's source is the surface's state like its buffer: the one
+ * committed goes with the old buffer, the one the client set for its
+ * next buffer (attached, transformed, not committed yet) after the
+ * commit, for the client's own.
+ */
+static void
+viewport_and_pending_state(void)
+{
+	struct fixture f;
+	uint32_t word;
+	int commit, at;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_compositor",
+	    4, 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2, "wl_shm", 1, 4);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 3,
+	    "wp_viewporter", 1, 5);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 6);
+	REQ(&f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 7, 1 << 20);
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 8, 0,
+	    16, 16, 64, 0);
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 9,
+	    4096, 64, 64, 256, 0);
+	REQ(&f, NULL, 5, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no", 10, 6);
+	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	    8 << 8, 8 << 8);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 8, 0, 0);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	/* For the next frame, not committed when the display goes. */
+	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	    32 << 8, 32 << 8);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM, "i", 1);
+	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 9, 0, 0);
+
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 12);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
+	ivwl_replay_buf_reset(&f.q);
+	answer_syncs(&f, 12, 13);
+
+	/* The committed source, with the old buffer, then the commit. */
+	at = find(&f.q, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, NULL);
+	CHECK(at > find(&f.q, 5, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, NULL));
+	commit = find(&f.q, 6, IVWL_REQ_WL_SURFACE_COMMIT, NULL);
+	CHECK(at >= 0 && at < commit);
+	CHECK(find(&f.q, 6, IVWL_REQ_WL_SURFACE_ATTACH, &word) < commit);
+	CHECK_EQ(word, 8);
+	CHECK(find(&f.q, 6, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		   NULL) > commit);
+	/* Then what the client's next commit applies. */
+	CHECK(find_after(&f.q, at, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE,
+			 NULL) > commit);
+	CHECK(find_after(&f.q, commit, 6, IVWL_REQ_WL_SURFACE_ATTACH,
+			 &word) > commit);
+	CHECK_EQ(word, 9);
+	CHECK(find_after(&f.q, commit, 6, IVWL_REQ_WL_SURFACE_COMMIT,
+			 NULL) < 0);
+	teardown(&f);
+}
+
+/*
+ * The client asks for a popup on one the restart dismissed, before it
+ * read popup_done: the popup is dropped, so the display's xdg_surface
+ * has no role, and the commit after it must not reach the display.
+ */
+static void
+popup_on_dismissed_parent(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_CREATE_POSITIONER, "n", 14);
+	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_SIZE, "ii", 8, 8);
+	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_ANCHOR_RECT, "iiii", 0,
+	    0, 4, 4);
+	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 15);
+	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no", 16, 15);
+	REQ(&f, NULL, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 17, 10, 14);
+	REQ(&f, NULL, 15, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 17, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 19);
+	list_new_globals(&f, 19);
+	CHECK(find(&f.q, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, NULL) < 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 20),
+		 IVWL_REPLAY_DROP);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 21),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+
+	/* Queued before popup_done: a popup on the dismissed one. */
+	CHECK_EQ(REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n",
+		     18), IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no",
+		     19, 18), IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 20,
+		     16, 14), IVWL_REPLAY_DROP);
+	CHECK(find(&f.synth, 20, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+		 IVWL_REPLAY_DROP);
+	/* The client's answer to popup_done: the display's xdg_surface
+	 * goes, and the surface may commit again. */
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_DESTROY, ""),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+		 IVWL_REPLAY_PASS);
+	teardown(&f);
+}
+
+/*
+ * The plugin withheld a data offer (its source was gone): the display's
+ * next one comes past the id the client could take.  From then on the
+ * relay maps display-made ids, with no restart; those the client has
+ * keep theirs.
+ */
+static void
+display_id_gap_is_mapped(void)
+{
+	const uint32_t srv = IVWL_WIRE_SERVER_ID_START;
+	struct fixture f;
+
+	setup(&f);
+	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	    "wl_data_device_manager", 3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_seat", 7,
+	    3);
+	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	    "wl_data_device_manager", 3, 4);
+	REQ(&f, NULL, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    "no", 5, 3);
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv);
+
+	/* srv + 1 was withheld. */
+	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv + 2),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[2], srv + 1);
+	CHECK_EQ(EVT(&f, srv + 2, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		     "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv + 1);
+	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us",
+		     0, "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv + 2);
+	CHECK_EQ(REQ(&f, NULL, srv, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us", 0,
+		     "text/plain"), IVWL_REPLAY_PASS);
+	CHECK_EQ(f.last[0], srv);
+	teardown(&f);
+}
+
+/*
+ * The display left between the client's destroy of a toplevel and that
+ * of its xdg_surface: the xdg_surface comes back without a role, and
+ * without its window geometry, which it may only set with one.
+ */
+static void
+setters_of_roleless_xdg_surface(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	build_window(&f);
+	REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, "iiii", 0,
+	    0, 16, 16);
+	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_DESTROY, "");
+	EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 11);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 15);
+	list_new_globals(&f, 15);
+	CHECK(find(&f.q, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, NULL) >= 0);
+	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY,
+		   NULL) < 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL) < 0);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(setters_of_roleless_xdg_surface),
+	       TEST(display_id_gap_is_mapped),
+	       TEST(popup_on_dismissed_parent),
+	       TEST(viewport_and_pending_state),
+	       TEST(maximized_after_first_commit),
 	       TEST(display_ids_are_mapped),
 	       TEST(display_leaves_during_replay),
+	       TEST(display_leaves_before_replay_ids_deleted),
 	       TEST(unreplayable_interface_ends_it),
 	       TEST(reused_id_is_not_the_old_object))
