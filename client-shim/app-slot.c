@@ -10,11 +10,27 @@
 #include "mono-time.h"
 #include "shm-access.h"
 
+/* The rings of slot->info.slot in the mapped region, and its display. */
+static void
+take_slot(struct ivwl_app_slot *slot)
+{
+	struct ivwl_side_block *display;
+
+	ivwl_region_slot(slot->base, &slot->layout, slot->info.slot,
+			 &slot->view);
+	ivwl_ring_init_producer(&slot->request, &slot->view.ctrl->request,
+				slot->view.request_data,
+				slot->layout.ring_size);
+	ivwl_ring_init_consumer(&slot->event, &slot->view.ctrl->event,
+				slot->view.event_data, slot->layout.ring_size);
+	display = ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
+	slot->display_epoch = ivwl_shm_load(&display->epoch);
+}
+
 int
 ivwl_app_slot_attach(struct ivwl_app_slot *slot,
 		     const struct ivwl_agent_slot *info)
 {
-	struct ivwl_side_block *display;
 	int ret;
 
 	memset(slot, 0, sizeof(*slot));
@@ -30,15 +46,8 @@ ivwl_app_slot_attach(struct ivwl_app_slot *slot,
 		slot->base = NULL;
 		goto err_close;
 	}
-	ivwl_region_slot(slot->base, &slot->layout, info->slot, &slot->view);
-	ivwl_ring_init_producer(&slot->request, &slot->view.ctrl->request,
-				slot->view.request_data,
-				slot->layout.ring_size);
-	ivwl_ring_init_consumer(&slot->event, &slot->view.ctrl->event,
-				slot->view.event_data, slot->layout.ring_size);
 	/* The agent zeroed our indices before publishing the slot. */
-	display = ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
-	slot->display_epoch = ivwl_shm_load(&display->epoch);
+	take_slot(slot);
 	return 0;
 
 err_close:
@@ -50,8 +59,6 @@ int
 ivwl_app_slot_move(struct ivwl_app_slot *slot,
 		   const struct ivwl_agent_slot *info)
 {
-	struct ivwl_side_block *display;
-
 	if (info->ep.region_size != slot->info.ep.region_size ||
 	    info->slot >= slot->layout.slot_count) {
 		ivwl_endpoint_close((struct ivwl_endpoint *)&info->ep);
@@ -59,14 +66,7 @@ ivwl_app_slot_move(struct ivwl_app_slot *slot,
 	}
 	ivwl_endpoint_close(&slot->info.ep);
 	slot->info = *info;
-	ivwl_region_slot(slot->base, &slot->layout, info->slot, &slot->view);
-	ivwl_ring_init_producer(&slot->request, &slot->view.ctrl->request,
-				slot->view.request_data,
-				slot->layout.ring_size);
-	ivwl_ring_init_consumer(&slot->event, &slot->view.ctrl->event,
-				slot->view.event_data, slot->layout.ring_size);
-	display = ivwl_region_side(slot->base, IVWL_SIDE_DISPLAY);
-	slot->display_epoch = ivwl_shm_load(&display->epoch);
+	take_slot(slot);
 	return 0;
 }
 
