@@ -720,6 +720,9 @@ display_left(struct relay *r)
 	r->batch.nfds = 0;
 	ivwl_replay_buf_reset(&r->replay_out);
 	r->replay_pos = 0;
+	/* A display shutting down stops reading first: its full ring is
+	 * nothing to wait for on the next. */
+	r->requests_blocked = false;
 	cut_pipes(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
