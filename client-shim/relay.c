@@ -38,6 +38,8 @@
 #define RESTART_WAIT_DEFAULT_S 60
 /* How long a new display may take to configure the replayed windows. */
 #define REPLAY_TIMEOUT_MS 10000
+/* A replay the display is quiet on this long gets a nudge (replay.h). */
+#define REPLAY_NUDGE_MS 200
 
 /* Channel data collected for a BLOB descriptor that is still to come. */
 struct blob_in {
@@ -67,6 +69,7 @@ struct relay {
 	struct ivwl_replay_buf synth;	/* events the relay makes */
 	bool display_down;		/* the display left; waiting */
 	int64_t deadline_ms;		/* for display_down or a replay */
+	int64_t heard_ms;		/* a replay: the display's last events */
 	int restart_wait_s;		/* 0: end the connection instead */
 	bool display_said_bye;		/* DISCONNECT came: why_buf says why */
 	uint64_t *record;
@@ -368,6 +371,8 @@ wayland_events(struct relay *r, uint32_t len)
 	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
 				      &rec) < 0)
 		return fail(r, "malformed event record");
+	if (r->deadline_ms)
+		r->heard_ms = ivwl_now_ms();
 	for (i = 0; i < rec.nfds; i++) {
 		struct ivwl_channel *ch;
 
@@ -541,14 +546,24 @@ holding_client(const struct relay *r)
 	       r->replay_pos < r->replay_out.len;
 }
 
+/* A replay under way on a display that serves the relay. */
+static bool
+replaying(const struct relay *r)
+{
+	return r->deadline_ms && !r->display_down &&
+	       !ivwl_replay_done(r->replay);
+}
+
 static int
 sleep_timeout(const struct relay *r)
 {
-	int64_t left;
+	int64_t until = r->deadline_ms, left;
 
-	if (!r->deadline_ms)
+	if (!until)
 		return -1;
-	left = r->deadline_ms - ivwl_now_ms();
+	if (replaying(r) && r->heard_ms + REPLAY_NUDGE_MS < until)
+		until = r->heard_ms + REPLAY_NUDGE_MS;
+	left = until - ivwl_now_ms();
 	return left > 0 ? (int)left : 0;
 }
 
@@ -720,6 +735,9 @@ display_left(struct relay *r)
 	r->batch.nfds = 0;
 	ivwl_replay_buf_reset(&r->replay_out);
 	r->replay_pos = 0;
+	/* A display shutting down stops reading first: its full ring is
+	 * nothing to wait for on the next. */
+	r->requests_blocked = false;
 	cut_pipes(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
@@ -767,7 +785,8 @@ display_back(struct relay *r)
 		return ret;
 	}
 	r->display_down = false;
-	r->deadline_ms = ivwl_now_ms() + REPLAY_TIMEOUT_MS;
+	r->heard_ms = ivwl_now_ms();
+	r->deadline_ms = r->heard_ms + REPLAY_TIMEOUT_MS;
 	ivwl_shim_log("slot %u generation %u: replaying the client's "
 		      "windows on the new display", r->slot.info.slot,
 		      r->slot.info.generation);
@@ -795,7 +814,11 @@ watch_display(struct relay *r)
 		ivwl_shim_log("slot %u: the client's windows are back",
 			      r->slot.info.slot);
 	}
-	if (r->deadline_ms && sleep_timeout(r) == 0) {
+	if (replaying(r) && ivwl_now_ms() - r->heard_ms >= REPLAY_NUDGE_MS) {
+		ivwl_replay_nudge(r->replay, &r->replay_out);
+		r->heard_ms = ivwl_now_ms();
+	}
+	if (r->deadline_ms && ivwl_now_ms() >= r->deadline_ms) {
 		snprintf(r->why_buf, sizeof(r->why_buf), "the new display did "
 			 "not take the replay in time (waiting for %s)",
 			 ivwl_replay_waiting(r->replay));

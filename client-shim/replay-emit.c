@@ -883,6 +883,15 @@ err_oom:
 	return -ENOMEM;
 }
 
+void
+ivwl_replay_nudge(struct ivwl_replay *rp, struct ivwl_replay_buf *q)
+{
+	if (rp->phase == RP_DOWN)
+		return;
+	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC, "n",
+	       rp_temp_id(rp));
+}
+
 /* The registries again, and a sync after which all globals are in. */
 static int
 list_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *q,

@@ -103,6 +103,15 @@ int
 ivwl_replay_start(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *requests, const char **why);
 
+/*
+ * A wl_display.sync of the relay's own, for a replay the display went
+ * quiet on: libwayland-server sends a delete_id it queued behind a full
+ * buffer only with the next event it posts, and the replay waits for
+ * delete_ids with the client held.  Nothing before a new display serves.
+ */
+void
+ivwl_replay_nudge(struct ivwl_replay *rp, struct ivwl_replay_buf *requests);
+
 /* True once the replay has finished: the client's requests may flow. */
 bool
 ivwl_replay_done(const struct ivwl_replay *rp);

@@ -6,6 +6,7 @@
  * in any state a real client can leave it in.
  *
  *   ivwl-replay-fuzz-client --seed N [--windows K] [--seconds S]
+ *                           [--pad-ids M]
  *
  * K anchor toplevels titled "fuzz-N-a<k>" (the title may gain " ~<j>")
  * live as long as the process; toplevels "fuzz-N-e<j>" come and go.  Each
@@ -28,6 +29,10 @@
  * A wl_display error ends it with status 2 (a protocol error: interface,
  * code, message) or 3 (the connection lost).  SIGTERM, or the end of
  * --seconds, prints a "summary" line and exits 0.
+ *
+ * --pad-ids M: once its anchors are mapped, it sends syncs until its
+ * highest id is M - 1, prints "padded" and then makes no id any more
+ * (configures are only acked), so a restart replays exactly M ids.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -244,6 +249,39 @@ anchors_mapped(void)
 	return true;
 }
 
+static void
+pad_done(void *data, struct wl_callback *cb, uint32_t t)
+{
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener pad_listener = { pad_done };
+
+/*
+ * --pad-ids: syncs sent at once, each taking a new id, until the highest
+ * is pad_ids - 1; then nothing that makes an id, so that a restart
+ * replays exactly that many ids (the relay syncs each on the new
+ * display).  The ids come free again, the highest stays.
+ */
+static void
+pad_ids(void)
+{
+	struct wl_callback *cb;
+	uint32_t id = 0;
+
+	while (id + 1 < app.pad_ids) {
+		cb = wl_display_sync(app.display);
+		wl_callback_add_listener(cb, &pad_listener, NULL);
+		id = wl_proxy_get_id((struct wl_proxy *)cb);
+	}
+	if (id + 1 != app.pad_ids) {
+		say("cannot pad: id %u is in use already", id);
+		exit(1);
+	}
+	printf("padded\n");
+	say("padded: highest id %u", id);
+}
+
 /* A round of actions, ended by a sync: the next waits for its done. */
 static void
 play_round(void)
@@ -256,7 +294,11 @@ play_round(void)
 		app.ready = true;
 		printf("ready\n");
 		say("ready");
+		if (app.pad_ids)
+			pad_ids();
 	}
+	if (app.pad_ids)
+		return;
 	for (i = 0; i < n; i++)
 		act();
 	app.rounds++;
@@ -338,6 +380,7 @@ main(int argc, char *argv[])
 		{ "seed", required_argument, NULL, 's' },
 		{ "windows", required_argument, NULL, 'w' },
 		{ "seconds", required_argument, NULL, 't' },
+		{ "pad-ids", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, seconds = 0, i;
@@ -349,6 +392,7 @@ main(int argc, char *argv[])
 			break;
 		case 'w': app.anchors = atoi(optarg); break;
 		case 't': seconds = atoi(optarg); break;
+		case 'p': app.pad_ids = (uint32_t)atoi(optarg); break;
 		default: return 1;
 		}
 	}

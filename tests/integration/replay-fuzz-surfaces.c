@@ -648,6 +648,8 @@ toplevel_surface_configure(void *data, struct xdg_surface *xs,
 
 	app.configures++;
 	xdg_surface_ack_configure(xs, serial);
+	if (app.pad_ids && app.ready)
+		return;		/* idle: no new ids */
 	if (w->pmax && w->pw > 0 && w->ph > 0) {
 		take_maximized(w);
 		w->maximized = true;

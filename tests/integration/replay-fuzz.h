@@ -112,6 +112,8 @@ struct fuzz_app {
 	unsigned int seed;
 	int anchors, next_num;
 	bool ready;
+	uint32_t pad_ids;	/* --pad-ids: idle once its highest id is
+				 * pad_ids - 1 */
 	size_t bytes;
 	uint64_t rng;
 	char error[512];
