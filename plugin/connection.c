@@ -18,11 +18,6 @@
 
 /* How long lazy events may wait for a frame callback's doorbell. */
 #define LAZY_EVENTS_MS 50
-/*
- * How long presentation feedback may: more than one refresh at 50 Hz and
- * up, after which a frame callback's done has come if one comes at all.
- */
-#define FEEDBACK_HOLD_MS 20
 
 static void
 update_interest(struct ivwl_connection *conn)
@@ -45,14 +40,12 @@ on_lazy(void *data);
 
 /*
  * Holds back a doorbell for lazy events alone (translate.c: a buffer
- * release, delete_id, presentation feedback) while a frame callback is
+ * release, delete_id) while a frame callback is
  * in flight: its done comes within a frame and takes them along.  A
  * client that commits once per frame callback then costs one doorbell
  * per frame instead of two or three, each a wake-up of two processes in
- * the app-vm (and, between real VMs, an interrupt).  The timer bounds
- * the wait for a surface weston stopped repainting: LAZY_EVENTS_MS, or
- * FEEDBACK_HOLD_MS once feedback is held, since a player pacing by it
- * must not hear of a frame shown much later than it was.
+ * the app-vm (and, between real VMs, an interrupt).  LAZY_EVENTS_MS
+ * bounds the wait for a surface weston stopped repainting.
  */
 static bool
 hold_lazy(struct ivwl_connection *conn)
@@ -62,8 +55,7 @@ hold_lazy(struct ivwl_connection *conn)
 	if (conn->events_urgent || conn->firewall.callbacks == 0 ||
 	    conn->channels.list || !ivwl_ring_moved_since_kick(&conn->event))
 		return false;
-	if (conn->lazy_armed &&
-	    (conn->lazy_armed_short || !conn->feedback_held))
+	if (conn->lazy_armed)
 		return true;
 	if (!conn->lazy_timer) {
 		loop = wl_display_get_event_loop(conn->vm->plugin->display);
@@ -72,12 +64,8 @@ hold_lazy(struct ivwl_connection *conn)
 		if (!conn->lazy_timer)
 			return false;
 	}
-	/* A long wait re-armed short ends within FEEDBACK_HOLD_MS of the
-	 * feedback: at most that much past its own bound. */
-	wl_event_source_timer_update(conn->lazy_timer, conn->feedback_held ?
-				     FEEDBACK_HOLD_MS : LAZY_EVENTS_MS);
+	wl_event_source_timer_update(conn->lazy_timer, LAZY_EVENTS_MS);
 	conn->lazy_armed = true;
-	conn->lazy_armed_short = conn->feedback_held;
 	return true;
 }
 
@@ -89,7 +77,6 @@ kick_app(struct ivwl_connection *conn)
 	if (!hold_lazy(conn)) {
 		owed = ivwl_ring_kick_needed(&conn->event) || owed;
 		conn->events_urgent = false;
-		conn->feedback_held = false;
 		if (conn->lazy_armed) {
 			wl_event_source_timer_update(conn->lazy_timer, 0);
 			conn->lazy_armed = false;

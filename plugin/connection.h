@@ -73,11 +73,8 @@ struct ivwl_connection {
 	/* Events a client may wait on went into the ring since the last
 	 * doorbell (kick_app); without them the doorbell can wait. */
 	bool events_urgent;
-	/* Presentation feedback is among them: the shorter bound holds. */
-	bool feedback_held;
 	struct wl_event_source *lazy_timer;
 	bool lazy_armed;
-	bool lazy_armed_short;		/* at FEEDBACK_HOLD_MS */
 	bool sock_ready;		/* libwayland's end may have events */
 	uint32_t interest;		/* WL_EVENT_* asked of conn->watch */
 

@@ -39,27 +39,15 @@ is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
 /*
  * Events a client drawing by frame callbacks does not wait on: a buffer
  * back for reuse, an id free again.  They can ride with the next frame
- * callback's doorbell (connection.c kick_app).
+ * callback's doorbell (connection.c kick_app).  Presentation feedback is
+ * not one: weston sends it after the frame callbacks, when the frame
+ * was shown, and a player pacing by it needs it then, not a frame late.
  */
 static bool
 lazy_event(const struct ivwl_wire_msg *msg)
 {
 	return is(msg, &ivwl_iface_wl_buffer, IVWL_EVT_WL_BUFFER_RELEASE) ||
 	       is(msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_DELETE_ID);
-}
-
-/*
- * Presentation feedback: weston sends it when a frame was shown, between
- * two frame callbacks' done.  A client that also waits for a frame
- * callback gets it with that done, about one refresh later at most, in
- * the order weston sent them; the times inside are weston's, so nothing
- * about the frame changes, only when the app reads it.  Its own bound is
- * shorter than the lazy events' (connection.c).
- */
-static bool
-feedback_event(const struct ivwl_wire_msg *msg)
-{
-	return msg->iface == &ivwl_iface_wp_presentation_feedback;
 }
 
 static struct ivwl_pool *
@@ -678,9 +666,7 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);
-		if (feedback_event(&msg))
-			conn->feedback_held = true;
-		else if (!lazy_event(&msg))
+		if (!lazy_event(&msg))
 			conn->events_urgent = true;
 	}
 	return 0;
