@@ -695,9 +695,29 @@ check_client_ids(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 			*why = buf;
 			return -EPROTO;
 		}
-		say_gone(rp, map, id, &wo, synth);
 	}
 	return 0;
+}
+
+/*
+ * After the buffers' releases: a client redraws on a frame callback's
+ * done, with the buffers it knows free by then.  weston-simple-shm,
+ * told done before the release of its other buffer, found both busy
+ * and aborted ("Both buffers busy at redraw()"); a display releases
+ * the buffer a commit replaced before it answers that commit's frame.
+ */
+static void
+say_all_gone(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
+	     struct ivwl_replay_buf *synth)
+{
+	struct ivwl_wire_object wo;
+	uint32_t id;
+
+	for (id = IVWL_WIRE_DISPLAY_ID + 1; id < map->client.count; id++) {
+		if (ivwl_wire_map_lookup(map, id, &wo) < 0 || wo.zombie)
+			continue;
+		say_gone(rp, map, id, &wo, synth);
+	}
 }
 
 static int
@@ -819,6 +839,7 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		return ret;
 	bury_popup_surfaces(rp);
 	release_buffers(rp, synth);
+	say_all_gone(rp, map, synth);
 	for (id = 0; id < rp->objs_alloc; id++)
 		if (rp->objs[id]) {
 			rp->objs[id]->replayed = false;

@@ -805,7 +805,64 @@ setters_of_roleless_xdg_surface(void)
 	teardown(&f);
 }
 
+/*
+ * build_window's frame 13 answered, then the next frame as simple-shm
+ * draws it: buffer 15 attached and frame 13 asked again.  The display
+ * left before the commit, or the relay read it.
+ */
+static void
+next_frame_pending(struct fixture *f, bool committed)
+{
+	CHECK_EQ(EVT(f, 13, IVWL_EVT_WL_CALLBACK_DONE, "u", 1),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 13),
+		 IVWL_REPLAY_PASS);
+	REQ(f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 14, 1 << 20);
+	REQ(f, NULL, 14, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 15,
+	    4096, 16, 16, 64, 0);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 15, 0, 0);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii", 0, 0, 16,
+	    16);
+	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
+	if (committed)
+		REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+}
+
+/*
+ * The display left once it had the commit but before its answers came:
+ * the frame is answered at once and the buffer the display replaced is
+ * released before, so the client has one to draw into when the done
+ * comes (weston-simple-shm aborted when the release came after).
+ */
+static void
+frame_of_committed_state_answered(void)
+{
+	struct fixture f;
+	int done, release;
+
+	setup(&f);
+	build_window(&f);
+	next_frame_pending(&f, true);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	done = find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL);
+	release = find(&f.synth, 9, IVWL_EVT_WL_BUFFER_RELEASE, NULL);
+	CHECK(release >= 0);
+	CHECK(done > release);
+	CHECK(find(&f.synth, 15, IVWL_EVT_WL_BUFFER_RELEASE, NULL) < 0);
+	deliver_synth(&f);
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 17);
+	list_new_globals(&f, 17);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
+	ivwl_replay_buf_reset(&f.q);
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
+	teardown(&f);
+}
+
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(frame_of_committed_state_answered),
 	       TEST(setters_of_roleless_xdg_surface),
 	       TEST(display_id_gap_is_mapped),
 	       TEST(popup_on_dismissed_parent),
