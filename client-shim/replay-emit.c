@@ -716,6 +716,9 @@ say_all_gone(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	for (id = IVWL_WIRE_DISPLAY_ID + 1; id < map->client.count; id++) {
 		if (ivwl_wire_map_lookup(map, id, &wo) < 0 || wo.zombie)
 			continue;
+		/* Kept for the new display: see hold_frames(). */
+		if (rp_flag(rp->held, rp->held_alloc, id))
+			continue;
 		say_gone(rp, map, id, &wo, synth);
 	}
 }
@@ -743,6 +746,43 @@ check_server_ids(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		       rp->srv_alloc * sizeof(*rp->srv_to_client));
 		memset(rp->srv_to_display, 0,
 		       rp->srv_alloc * sizeof(*rp->srv_to_display));
+	}
+	return 0;
+}
+
+/*
+ * Frame callbacks a surface asked for since its last commit belong to
+ * its pending state, which the old display never showed: the client's
+ * commit is held, or still to come.  Answered now, they would have the
+ * client draw its next frame while both the buffer shown and the one
+ * attached are busy (weston-simple-shm aborts: "Both buffers busy at
+ * redraw()").  They go to the new display with the pending state
+ * (rp_emit_frames()), which answers them after that commit.
+ */
+static int
+hold_frames(struct ivwl_replay *rp, const struct ivwl_wire_map *map)
+{
+	struct ivwl_wire_object wo;
+	struct rp_obj *s;
+	unsigned int i, n;
+	uint32_t id;
+
+	if (rp->held_alloc)
+		memset(rp->held, 0, rp->held_alloc);
+	for (id = 0; id < rp->objs_alloc; id++) {
+		s = rp->objs[id];
+		if (!s || s->iface != &ivwl_iface_wl_surface)
+			continue;
+		for (i = n = 0; i < s->nframes; i++) {
+			if (ivwl_wire_map_lookup(map, s->frames[i], &wo) < 0 ||
+			    wo.zombie || wo.iface != &ivwl_iface_wl_callback)
+				continue;
+			if (rp_flag_set(&rp->held, &rp->held_alloc,
+					s->frames[i], 1) < 0)
+				return -ENOMEM;
+			s->frames[n++] = s->frames[i];
+		}
+		s->nframes = (uint8_t)n;
 	}
 	return 0;
 }
@@ -834,6 +874,10 @@ ivwl_replay_begin(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	ret = check_server_ids(rp, map, why);
 	if (ret < 0)
 		return ret;
+	if (hold_frames(rp, map) < 0) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
 	ret = check_client_ids(rp, map, synth, why);
 	if (ret < 0)
 		return ret;

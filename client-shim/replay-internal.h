@@ -17,6 +17,9 @@
 #define RP_MAX_REGION_RECTS 64
 #define RP_MAX_GLOBALS 128
 #define RP_MAX_REFS 4
+/* Frame callbacks a surface keeps for its next commit; more are
+ * answered at a restart like any in flight (replay-emit.c). */
+#define RP_MAX_FRAMES 8
 
 /* xdg_toplevel setter slots the replay treats apart (replay-rebuild.c) */
 #define RP_SLOT_MAXIMIZED 5
@@ -83,6 +86,10 @@ struct rp_obj {
 	struct rp_surface_state *pending, *current;	/* wl_surface */
 	struct rp_ref viewport;	/* wl_surface: its wp_viewport */
 	bool committed;		/* wl_surface: at least once */
+	/* wl_surface: frame callbacks asked since its last commit; they
+	 * belong to its pending state, which no display showed yet */
+	uint32_t frames[RP_MAX_FRAMES];
+	uint8_t nframes;
 	struct rp_ref role;	/* wl_surface: its xdg_surface; xdg_surface:
 				 * its toplevel or popup */
 	uint32_t focus;		/* wl_keyboard, wl_pointer: surface entered */
@@ -125,6 +132,9 @@ struct ivwl_replay {
 	uint32_t objs_alloc;
 	uint8_t *dead;		/* client ids the display does not have */
 	uint32_t dead_alloc;
+	uint8_t *held;		/* frame callbacks the last restart kept
+				 * for the new display (hold_frames()) */
+	uint32_t held_alloc;
 	uint8_t *priv;		/* ids of the relay's own, until deleted */
 	uint32_t priv_alloc;
 	uint32_t priv_pending;	/* of those, set */
@@ -194,6 +204,10 @@ uint32_t
 rp_temp_id(struct ivwl_replay *rp);
 
 /* replay-rebuild.c */
+/* The frame callbacks a surface keeps, asked again of the new display. */
+void
+rp_emit_frames(struct rp_obj *s, struct ivwl_replay_buf *q);
+
 void
 rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 		      struct ivwl_replay_buf *q);

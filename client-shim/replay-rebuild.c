@@ -343,10 +343,21 @@ state_set(struct ivwl_replay *rp, const struct rp_surface_state *c)
 	return what;
 }
 
+void
+rp_emit_frames(struct rp_obj *s, struct ivwl_replay_buf *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nframes; i++)
+		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_FRAME, "n",
+		       s->frames[i]);
+}
+
 /*
  * What the surface showed: its state, its buffer, all of it damaged,
- * committed.  Then what the client set since and has not committed yet:
- * its next commit applies it on this display as on the old one.
+ * committed.  Then what the client set since and has not committed yet,
+ * frame callbacks included: its next commit applies it on this display
+ * as on the old one, and this display answers those callbacks.
  */
 void
 rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
@@ -355,6 +366,22 @@ rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 	emit_state(rp, s, s->current, state_set(rp, s->current), q);
 	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
 	emit_state(rp, s, s->pending, s->pending->changed, q);
+	rp_emit_frames(s, q);
+}
+
+/* A surface not made again: its kept callbacks get their answer now. */
+static void
+answer_frames(struct rp_obj *s, struct ivwl_replay_buf *synth)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nframes; i++) {
+		rp_put(synth, NULL, s->frames[i], IVWL_EVT_WL_CALLBACK_DONE,
+		       "u", 0);
+		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
+		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", s->frames[i]);
+	}
+	s->nframes = 0;
 }
 
 /* The xdg_surface of a surface, when it has a live toplevel role. */
@@ -378,7 +405,7 @@ toplevel_of(struct ivwl_replay *rp, struct rp_obj *s, bool *has_xdg)
 
 static void
 emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
-	      struct ivwl_replay_buf *q)
+	      struct ivwl_replay_buf *q, struct ivwl_replay_buf *synth)
 {
 	struct rp_obj *s, *xs;
 	bool has_xdg;
@@ -387,12 +414,17 @@ emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
 	/* Children (made later) first: their state waits for the parent. */
 	for (i = n; i-- > 0;) {
 		s = all[i];
-		if (s->iface != &ivwl_iface_wl_surface || !s->replayed)
+		if (s->iface != &ivwl_iface_wl_surface)
 			continue;
+		if (!s->replayed || rp_is_dead(rp, s->id)) {
+			answer_frames(s, synth);
+			continue;
+		}
 		xs = toplevel_of(rp, s, &has_xdg);
 		if (!s->committed || (has_xdg && !xs)) {
 			/* It may not commit yet: the client will. */
 			emit_state(rp, s, s->pending, s->pending->changed, q);
+			rp_emit_frames(s, q);
 			if (xs)
 				rp_emit_deferred(rp, xs, q);
 			continue;
@@ -439,7 +471,7 @@ rp_globals_listed(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
 	if (temp_pool)
 		rp_put(q, NULL, temp_pool, IVWL_REQ_WL_SHM_POOL_DESTROY, "");
 	rp->awaiting = 0;
-	emit_surfaces(rp, all, n, q);
+	emit_surfaces(rp, all, n, q, synth);
 	rp->phase = rp->awaiting ? RP_CONFIGURE : RP_LIVE;
 	if (rp->phase == RP_LIVE)
 		rp->restarts++;

@@ -519,6 +519,8 @@ commit_state(struct ivwl_replay *rp, struct rp_obj *o)
 		       sizeof(c->destination));
 	p->changed = 0;
 	o->committed = true;
+	/* The display answers those now: nothing to keep at a restart. */
+	o->nframes = 0;
 }
 
 static void
@@ -554,6 +556,11 @@ surface_request(struct ivwl_replay *rp, struct rp_obj *o,
 	case IVWL_REQ_WL_SURFACE_SET_INPUT_REGION:
 		set_region(rp, &p->input, RP_CHANGED_INPUT, p,
 			   ivwl_wire_arg_object(msg, 0));
+		break;
+	case IVWL_REQ_WL_SURFACE_FRAME:
+		/* Past the bound, answered at a restart as before. */
+		if (o->nframes < RP_MAX_FRAMES)
+			o->frames[o->nframes++] = ivwl_wire_arg_new_id(msg, 0);
 		break;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
 		commit_state(rp, o);
@@ -694,6 +701,7 @@ ivwl_replay_destroy(struct ivwl_replay *rp)
 		rp_obj_free(rp, id);
 	free(rp->objs);
 	free(rp->dead);
+	free(rp->held);
 	free(rp->priv);
 	free(rp->srv_to_client);
 	free(rp->srv_to_display);

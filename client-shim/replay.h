@@ -11,7 +11,8 @@
  * already turned pools into region descriptors) and the events as the
  * client gets them.  Steady state costs a few stores per request and no
  * allocation per frame: frame callbacks and presentation feedback are
- * not recorded, the wire map already knows which are in flight.
+ * not recorded, the wire map already knows which are in flight, but for
+ * a surface's frame callbacks since its last commit (its pending state).
  *
  * What cannot be replayed faithfully (objects of interfaces listed as not
  * replayable, a model that ran out of memory or bounds) ends the

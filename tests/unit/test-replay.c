@@ -829,6 +829,90 @@ next_frame_pending(struct fixture *f, bool committed)
 }
 
 /*
+ * The frame callback of a state the display never saw committed is not
+ * answered at the restart: the client would draw its next frame with
+ * buffer 9 still shown and 15 still attached, neither released, and
+ * weston-simple-shm aborts ("Both buffers busy at redraw()").  The new
+ * display gets it with the pending state and answers it after the
+ * client's commit, as the old one would have.  A second restart before
+ * that keeps it too.
+ */
+static void
+frame_of_uncommitted_state_waits(void)
+{
+	struct fixture f;
+	int commit, frame;
+	uint32_t word;
+
+	setup(&f);
+	build_window(&f);
+	next_frame_pending(&f, false);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL) < 0);
+	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, &word) >= 0);
+	CHECK_EQ(word, 12);
+	CHECK(find(&f.synth, 9, IVWL_EVT_WL_BUFFER_RELEASE, NULL) < 0);
+	CHECK(find(&f.synth, 15, IVWL_EVT_WL_BUFFER_RELEASE, NULL) < 0);
+	deliver_synth(&f);
+
+	/* A display that leaves during the replay: still not answered. */
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 17);
+	list_new_globals(&f, 17);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL) < 0);
+	deliver_synth(&f);
+	ivwl_replay_buf_reset(&f.q);
+
+	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
+	answer_syncs(&f, 2, 17);
+	list_new_globals(&f, 17);
+	CHECK(find(&f.q, 14, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, &word) > 0);
+	CHECK_EQ(word, 15);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 18),
+		 IVWL_REPLAY_DROP);
+	ivwl_replay_buf_reset(&f.q);
+
+	/* Buffer 9 shown again, then 15 and the frame for the client's
+	 * commit, after the relay's. */
+	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+		 IVWL_REPLAY_PASS);
+	commit = find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL);
+	CHECK(commit > 0);
+	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_ATTACH, &word) < commit);
+	CHECK_EQ(word, 9);
+	CHECK(find_after(&f.q, commit, 7, IVWL_REQ_WL_SURFACE_ATTACH,
+			 &word) > commit);
+	CHECK_EQ(word, 15);
+	frame = find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, &word);
+	CHECK(frame > commit);
+	CHECK_EQ(word, 13);
+	CHECK_EQ(find_last(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT), commit);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 19),
+		 IVWL_REPLAY_DROP);
+	CHECK(ivwl_replay_done(f.rp));
+
+	/* The client's commit; the new display answers as the old would. */
+	CHECK_EQ(REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 9, IVWL_EVT_WL_BUFFER_RELEASE, ""),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 13, IVWL_EVT_WL_CALLBACK_DONE, "u", 7),
+		 IVWL_REPLAY_PASS);
+	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 13),
+		 IVWL_REPLAY_PASS);
+
+	/* Committed since: the next restart answers it, releases 9. */
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
+	REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
+	CHECK(find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL) >= 0);
+	teardown(&f);
+}
+
+/*
  * The display left once it had the commit but before its answers came:
  * the frame is answered at once and the buffer the display replaced is
  * released before, so the client has one to draw into when the done
@@ -862,6 +946,7 @@ frame_of_committed_state_answered(void)
 }
 
 IVWL_TEST_MAIN(TEST(restart_round_trip),
+	       TEST(frame_of_uncommitted_state_waits),
 	       TEST(frame_of_committed_state_answered),
 	       TEST(setters_of_roleless_xdg_surface),
 	       TEST(display_id_gap_is_mapped),
