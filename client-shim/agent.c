@@ -69,7 +69,9 @@ struct agent_slot {
 	struct agent_client *owner;
 	/*
 	 * The eventfd its relay waits on: we take the display's doorbells
-	 * on our one vector and pass each on to the slot it was for.
+	 * on vector 0 and pass each on to the slot it was for.  With wake
+	 * vectors it is the slot's own vector, which the display also rings
+	 * directly.
 	 */
 	int wake_fd;
 };
@@ -79,6 +81,8 @@ struct agent {
 	void *base;
 	struct ivwl_layout layout;
 	uint32_t usable_slots;
+	/* Vector 0 and each slot's below it: region.h wake_vectors. */
+	uint32_t wake_vectors;
 	struct agent_slot slots[IVWL_SLOT_COUNT];
 	struct ivwl_heap heap;
 	struct agent_client *clients[IVWL_AGENT_MAX_CLIENTS];
@@ -349,6 +353,35 @@ find_free_slot(struct agent *agent)
 	return -1;
 }
 
+/*
+ * What a slot's relay needs: the region, the display's vector 0 to ring,
+ * and an eventfd to wait on.  That is the slot's own vector when the
+ * device has one for it, which the display rings for the slot alone, or
+ * else an eventfd of ours that on_doorbell() writes.
+ */
+static int
+export_slot_endpoint(struct agent *agent, uint32_t slot,
+		     struct ivwl_endpoint *ep)
+{
+	uint32_t wait = IVWL_WAKE_VECTOR(slot) < agent->wake_vectors ?
+			IVWL_WAKE_VECTOR(slot) : IVWL_DOORBELL_VECTOR;
+	int ret;
+
+	ret = ivwl_device_export_endpoint(agent->dev, IVWL_PEER_DISPLAY,
+					  IVWL_DOORBELL_VECTOR, wait, ep);
+	if (ret < 0 || wait != IVWL_DOORBELL_VECTOR)
+		return ret;
+	/* Not for the relay: vector 0 is ours to take. */
+	close(ep->wait_fd);
+	ep->wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ep->wait_fd < 0) {
+		ret = -errno;
+		ivwl_endpoint_close(ep);
+		return ret;
+	}
+	return 0;
+}
+
 static int
 handle_open_slot(struct agent *agent, struct agent_client *client,
 		 struct ivwl_agent_reply *rep)
@@ -366,19 +399,9 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	if (slot < 0)
 		return -EBUSY;
 
-	ret = ivwl_device_export_endpoint(agent->dev, IVWL_PEER_DISPLAY,
-					  IVWL_DOORBELL_VECTOR,
-					  IVWL_DOORBELL_VECTOR, &ep);
+	ret = export_slot_endpoint(agent, (uint32_t)slot, &ep);
 	if (ret < 0)
 		return ret;
-	/* Not our vector: the relay waits for what we pass on. */
-	close(ep.wait_fd);
-	ep.wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ep.wait_fd < 0) {
-		ret = -errno;
-		ivwl_endpoint_close(&ep);
-		return ret;
-	}
 
 	s = &agent->slots[slot];
 	s->wake_fd = fcntl(ep.wait_fd, F_DUPFD_CLOEXEC, 0);
@@ -631,6 +654,7 @@ claim_region(struct agent *agent)
 				      IVWL_APP_SLOT_FREE, generation);
 	}
 	ivwl_shm_store(&own->peer_id, ivwl_device_peer_id(agent->dev));
+	ivwl_shm_store(&own->wake_vectors, agent->wake_vectors);
 	ivwl_shm_store(&own->epoch, ivwl_shm_load(&own->epoch) + 1);
 	ivwl_shm_store_release(&own->state, IVWL_SIDE_READY);
 	notify_display(agent);
@@ -880,9 +904,16 @@ main(int argc, char *argv[])
 			  ivwl_region_size_problem(ivwl_device_size(agent.dev)));
 		goto err_device;
 	}
-	/* Vector 0 is all we ring and wait on: let go of the others. */
-	ivwl_device_use_vectors(agent.dev, 1);
+	/*
+	 * We ring the display's vector 0 and wait on ours; each slot's
+	 * relay waits on its own vector where the device has one (QEMU's
+	 * vectors=, ivwl-server's --vectors: 1 + slots).  The rest go.
+	 */
 	agent.usable_slots = agent.layout.slot_count;
+	agent.wake_vectors = ivwl_device_nr_vectors(agent.dev);
+	if (agent.wake_vectors > IVWL_WAKE_VECTOR(agent.usable_slots))
+		agent.wake_vectors = IVWL_WAKE_VECTOR(agent.usable_slots);
+	ivwl_device_use_vectors(agent.dev, agent.wake_vectors);
 	if (ivwl_device_nr_vectors(agent.dev) == 0) {
 		agent_log("the device has no doorbell vector");
 		goto err_device;

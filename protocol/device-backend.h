@@ -29,7 +29,10 @@ struct ivwl_device_ops {
 			       uint32_t vector, struct ivwl_endpoint *ep);
 	/* ivwl_device_ring_health; NULL: rings never get stuck. */
 	int (*ring_health)(struct ivwl_device *dev, uint32_t peer);
-	/* Lets go of vectors >= n, own and peers'; 0 < n < nr_vectors. */
+	/*
+	 * Lets go of vectors >= n, own and peers' (what it holds of the
+	 * latter: nothing when rings_by_number); 0 < n < nr_vectors.
+	 */
 	void (*drop_vectors)(struct ivwl_device *dev, uint32_t n);
 };
 
@@ -40,6 +43,13 @@ struct ivwl_device {
 	int region_fd;		/* what base maps, at offset 0 */
 	uint32_t peer_id;
 	uint32_t nr_vectors;	/* own and every peer's */
+	/*
+	 * A peer's vectors this side can ring: nr_vectors, or all the
+	 * device has when rings_by_number (a ring names the vector and
+	 * needs no fd of it: the guest driver's doorbell ioctl).
+	 */
+	uint32_t ring_vectors;
+	bool rings_by_number;
 	ivwl_peer_func_t listener;
 	void *listener_data;
 };

@@ -267,6 +267,8 @@ ivwl_device_open_kernel(const char *path, uint32_t flags,
 	kd->dev.size = info.shm_size;
 	kd->dev.peer_id = info.ivposition;
 	kd->dev.nr_vectors = info.nr_vectors;
+	kd->dev.ring_vectors = info.nr_vectors;
+	kd->dev.rings_by_number = true;
 
 	kd->dev.base = mmap(NULL, kd->dev.size, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, kd->dev.region_fd, 0);

@@ -486,6 +486,7 @@ receive_own_vectors(struct server_device *sd, int64_t deadline,
 	}
 
 	sd->dev.nr_vectors = own->nfds;
+	sd->dev.ring_vectors = own->nfds;
 	if (sd->dev.nr_vectors == 0) {
 		*err = "server sent no vectors";
 		return -EPROTO;

@@ -106,6 +106,14 @@ ivwl_device_use_vectors(struct ivwl_device *dev, uint32_t n)
 		return;
 	dev->ops->drop_vectors(dev, n);
 	dev->nr_vectors = n;
+	if (!dev->rings_by_number)
+		dev->ring_vectors = n;
+}
+
+uint32_t
+ivwl_device_ring_vectors(struct ivwl_device *dev)
+{
+	return dev->ring_vectors;
 }
 
 bool
@@ -117,7 +125,7 @@ ivwl_device_peer_present(struct ivwl_device *dev, uint32_t peer)
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 {
-	if (vector >= dev->nr_vectors)
+	if (vector >= dev->ring_vectors)
 		return -EINVAL;
 	if (!dev->ops->peer_present(dev, peer))
 		return -ENOENT;

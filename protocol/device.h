@@ -67,10 +67,11 @@ uint32_t
 ivwl_device_nr_vectors(struct ivwl_device *dev);
 
 /*
- * From now on only vectors below n are rung or waited on: the backend
- * closes what it holds for the others (ivwl-server hands every peer an
- * eventfd per vector, own and each peer's) and refuses more.  Call right
- * after open; nr_vectors becomes min(n, nr_vectors).
+ * From now on only own vectors below n are waited on, and a peer's below
+ * n rung unless the backend rings by number: the backend closes what it
+ * holds for the others (ivwl-server hands every peer an eventfd per
+ * vector, own and each peer's) and refuses more.  Call right after open;
+ * nr_vectors becomes min(n, nr_vectors).
  */
 void
 ivwl_device_use_vectors(struct ivwl_device *dev, uint32_t n);
@@ -84,11 +85,20 @@ int
 ivwl_device_region_fd(struct ivwl_device *dev);
 
 /*
- * -EINVAL for a vector out of range, -ENOENT for an absent peer.  Never
- * blocks.  With ivwl-server the doorbell is written by a thread of the
- * device (ringer.h) and may arrive just after this returns; -ETIMEDOUT
- * says the peer makes ringing impossible (it keeps a write to its
- * eventfd blocked), and stays until the peer leaves.
+ * How many of a peer's vectors ivwl_device_ring() takes.  Once vectors
+ * are dropped (ivwl_device_use_vectors) that is what is left, except
+ * with the guest driver, whose doorbell names any vector the device has.
+ */
+uint32_t
+ivwl_device_ring_vectors(struct ivwl_device *dev);
+
+/*
+ * -EINVAL for a vector out of range (ivwl_device_ring_vectors), -ENOENT
+ * for an absent peer.  Never blocks.  With ivwl-server the doorbell is
+ * written by a thread of the device (ringer.h) and may arrive just after
+ * this returns; -ETIMEDOUT says the peer makes ringing impossible (it
+ * keeps a write to its eventfd blocked), and stays until the peer
+ * leaves.
  */
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);

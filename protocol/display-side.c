@@ -51,6 +51,19 @@ ivwl_display_side_ring_reset(struct ivwl_display_side *ds)
 	ds->ring_owed = true;
 }
 
+/* The first ring that finds the app side making rings impossible says so. */
+static int
+ring_result(struct ivwl_display_side *ds, int ret)
+{
+	/* -ENOENT: no app side now; it looks at every slot when it comes. */
+	if (ret == -ETIMEDOUT && !ds->ring_error) {
+		ds->ring_error = ret;
+		if (ds->ring_failed)
+			ds->ring_failed(ds->ring_failed_data, ret);
+	}
+	return ret;
+}
+
 static int
 ring_app(struct ivwl_display_side *ds, uint64_t bits)
 {
@@ -67,14 +80,23 @@ ring_app(struct ivwl_display_side *ds, uint64_t bits)
 				       IVWL_DOORBELL_VECTOR);
 	} else
 		ret = ivwl_device_ring_health(ds->dev, IVWL_PEER_APP);
+	return ring_result(ds, ret);
+}
 
-	/* -ENOENT: no app side now; it looks at every slot when it comes. */
-	if (ret == -ETIMEDOUT && !ds->ring_error) {
-		ds->ring_error = ret;
-		if (ds->ring_failed)
-			ds->ring_failed(ds->ring_failed_data, ret);
-	}
-	return ret;
+/*
+ * A slot's own vector when the app side waits on one (region.h
+ * wake_vectors) and we can ring it: its process wakes without the
+ * agent's hop.  The app's word is only a hint: a wrong one wakes the
+ * wrong process of its own, or none, until its next look.
+ */
+static bool
+slot_has_vector(struct ivwl_display_side *ds, uint32_t slot)
+{
+	uint32_t wake = ivwl_shm_load(&app_block(ds)->wake_vectors);
+	uint32_t vector = IVWL_WAKE_VECTOR(slot);
+
+	return vector < wake &&
+	       vector < ivwl_device_ring_vectors(ds->dev);
 }
 
 void
@@ -114,6 +136,11 @@ ivwl_display_side_release(struct ivwl_display_side *ds)
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot)
 {
+	if (slot_has_vector(ds, slot)) {
+		ds->vector_rings++;
+		return ring_result(ds, ivwl_device_ring(ds->dev, IVWL_PEER_APP,
+							IVWL_WAKE_VECTOR(slot)));
+	}
 	return ring_app(ds, IVWL_DOORBELL_SLOT(slot));
 }
 
@@ -157,7 +184,8 @@ ivwl_display_side_close(struct ivwl_display_side *ds, uint32_t slot)
 	ds->open[slot] = false;
 	ivwl_slot_state_store(&slot_ctrl(ds, slot)->display,
 			      IVWL_DISPLAY_SLOT_CLOSED, ds->generation[slot]);
-	ivwl_display_side_kick(ds, slot);
+	/* Through the agent, which takes the slot back. */
+	ring_app(ds, IVWL_DOORBELL_SLOT(slot));
 }
 
 void
@@ -233,12 +261,13 @@ ivwl_display_side_sync(struct ivwl_display_side *ds,
 		if (!listener->opened(data, i, gen)) {
 			ivwl_slot_state_store(&slot_ctrl(ds, i)->display,
 					      IVWL_DISPLAY_SLOT_CLOSED, gen);
-			ivwl_display_side_kick(ds, i);
+			ring_app(ds, IVWL_DOORBELL_SLOT(i));
 			continue;
 		}
 		ds->open[i] = true;
+		/* Answers go through the agent, which sees every one. */
 		ivwl_slot_state_store(&slot_ctrl(ds, i)->display,
 				      IVWL_DISPLAY_SLOT_OPEN, gen);
-		ivwl_display_side_kick(ds, i);
+		ring_app(ds, IVWL_DOORBELL_SLOT(i));
 	}
 }

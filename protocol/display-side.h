@@ -36,6 +36,7 @@ struct ivwl_display_side {
 	/* The next ring goes out even if the word says one is on its way. */
 	bool ring_owed;
 	uint32_t probe_seq;		/* the low half of the last probe */
+	uint64_t vector_rings;		/* on a slot's own vector */
 };
 
 struct ivwl_display_side_listener {
@@ -103,7 +104,11 @@ void
 ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
 			    struct ivwl_slot_app_stats *out);
 
-/* Rings the app for the slot: ivwl_device_ring's result, or 0. */
+/*
+ * Rings the app for the slot's rings: on the slot's own vector when the
+ * app waits on one and the device can ring it, else through the doorbell
+ * word.  ivwl_device_ring's result, or 0.
+ */
 int
 ivwl_display_side_kick(struct ivwl_display_side *ds, uint32_t slot);
 

@@ -50,11 +50,15 @@ enum ivwl_side {
  * Every doorbell of either side rings the peer's vector 0.  What it is for
  * is in the rung side's doorbell word: bit k for slot k, and
  * IVWL_DOORBELL_CONTROL for slot states and side restarts.  A peer needs
- * one waitable fd per region, whatever the number of slots.
+ * one waitable fd per region, whatever the number of slots.  The one
+ * exception: an app side whose wake_vectors says so is rung for slot k
+ * alone on vector 1 + k (IVWL_WAKE_VECTOR), which wakes that slot's
+ * process without a hop through the agent.
  */
 #define IVWL_DOORBELL_VECTOR 0u
 #define IVWL_DOORBELL_CONTROL (1ull << 63)
 #define IVWL_DOORBELL_SLOT(k) (1ull << (k))
+#define IVWL_WAKE_VECTOR(k) (1u + (k))
 /* A clock request (to the display) or its answer (to the app). */
 #define IVWL_DOORBELL_CLOCK (1ull << 62)
 /* ivwl-server's default: vector 0 is the only one used. */
@@ -115,7 +119,13 @@ struct ivwl_side_block {
 	uint32_t state;		/* enum ivwl_side_state */
 	uint32_t epoch;		/* bumped on every start of this side */
 	uint32_t peer_id;	/* informational */
-	uint32_t reserved1;
+	/*
+	 * App side only: slot k's process also waits on vector 1 + k for
+	 * k + 1 below this, so a doorbell for slot k alone may ring that
+	 * vector instead of vector 0 and the doorbell word.  0 or 1: vector
+	 * 0 only.  The display treats it as a hint, like the word.
+	 */
+	uint32_t wake_vectors;
 	/*
 	 * Display: the last liveness probe it sent.  App: the last probe
 	 * the agent answered (docs/region.md, "Liveness").

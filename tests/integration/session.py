@@ -46,9 +46,12 @@ class Failure(Exception):
     pass
 
 
-def start_ivwl_server(spawn, sock, log):
+def start_ivwl_server(spawn, sock, log, vectors=None):
     """ivwl-server for a 64 MiB region on sock, once it listens."""
-    spawn([ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size", "64M"], log)
+    argv = [ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size", "64M"]
+    if vectors:
+        argv += ["--vectors", str(vectors)]
+    spawn(argv, log)
     wait_for(f"ivwl-server on {sock}",
              lambda: os.path.exists(sock + ".display"))
 
@@ -148,9 +151,12 @@ class Session:
         env = self._debug_env()
         return subprocess.run(argv, env=env, **kw)
 
+    # ivwl-server's --vectors; None: its default
+    server_vectors = None
+
     def _start_server(self, vm):
         start_ivwl_server(self._spawn, self.path(f"{vm}.sock"),
-                          f"server-{vm}.log")
+                          f"server-{vm}.log", self.server_vectors)
 
     def _write_weston_ini(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]

@@ -5,9 +5,14 @@
 #   jitter  small records with random pauses: the display sleeps and is
 #           woken thousands of times; a lost wakeup fails on a timeout
 #   pair    two app connections at once on two slots
+# With a second argument "wake", ivwl-server has a vector per slot
+# (--vectors 33) and the display must ring each slot on its own one.
 set -eu
 
 mode=${1:?mode}
+wake=${2:-}
+vectors=1
+[ "$wake" = wake ] && vectors=33
 dir=$(mktemp -d /tmp/ivwl-transfer.XXXXXX)
 pids=()
 cleanup() {
@@ -28,7 +33,7 @@ wait_for() {
 	exit 1
 }
 
-"$IVWL_SERVER_BIN" --socket "$dir/app.sock" --size 64M &
+"$IVWL_SERVER_BIN" --socket "$dir/app.sock" --size 64M --vectors "$vectors" &
 pids+=($!)
 wait_for "$dir/app.sock.display"
 
@@ -80,4 +85,15 @@ if [ "$mode" = jitter ]; then
 		exit 1
 	fi
 fi
-echo "PASS: $mode"
+# the display rings a slot's own vector when there is one, never else
+rang=$(sed -n 's/.*rang slot vectors \([0-9]*\) times.*/\1/p' \
+	"$dir/display.log")
+if [ "$wake" = wake ] && [ "${rang:-0}" -lt 100 ]; then
+	echo "FAIL: with a vector per slot the display rang them ${rang:-0} times"
+	exit 1
+fi
+if [ "$wake" != wake ] && [ "${rang:-0}" -ne 0 ]; then
+	echo "FAIL: with one vector the display rang slot vectors $rang times"
+	exit 1
+fi
+echo "PASS: $mode $wake (slot vectors rung ${rang:-0} times)"

@@ -339,7 +339,8 @@ run_display(const char *server, uint32_t expect)
 	for (i = 0; i < d.side.slots; i++)
 		sleeps += d.served[i].sleeps;
 	printf("display: %u connection(s) finished, %u failed, slept %" PRIu64
-	       " times\n", d.finished, d.failures, sleeps);
+	       " times, rang slot vectors %" PRIu64 " times\n", d.finished,
+	       d.failures, sleeps, d.side.vector_rings);
 	ivwl_display_side_release(&d.side);
 	free(d.buf);
 	ivwl_device_destroy(dev);

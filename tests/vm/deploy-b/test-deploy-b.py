@@ -49,7 +49,9 @@ from session import (ENV, Failure, Session, check_border,  # noqa: E402
 VM = "work"
 TITLE = "pattern"
 WIDTH, HEIGHT, FRAMES = 240, 180, 12
-VECTORS = 33            # ivwl-server's default; QEMU's vectors= must match
+# vector 0 and one per slot (docs/region.md "Wake vectors"); QEMU's
+# vectors= equals ivwl-server's --vectors
+VECTORS = 33
 BORDER = (0x30, 0x70, 0xc0)     # session.py's colour for the first VM
 
 
