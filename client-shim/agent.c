@@ -45,6 +45,8 @@
 #include "unix-listen.h"
 
 #define ATTACH_TIMEOUT_MS 10000
+/* How long a loopback doorbell may take to come back (TCG is slow). */
+#define PROBE_VECTORS_MS 2000
 
 enum agent_slot_state {
 	AGENT_SLOT_FREE,
@@ -697,6 +699,26 @@ enum fixed_fd {
 };
 
 /*
+ * A guest's device has QEMU's vectors=, but only those ivwl-server gave
+ * eventfds for (--vectors) carry a doorbell: a slot waiting on another
+ * would never wake.  Ask the device which really do.
+ */
+static void
+probe_wake_vectors(struct agent *agent, const char *device)
+{
+	uint32_t have = agent->wake_vectors;
+
+	agent->wake_vectors = ivwl_device_probe_vectors(agent->dev,
+							PROBE_VECTORS_MS);
+	if (agent->wake_vectors < have)
+		agent_log("--device %s: doorbells reach %u of its first %u "
+			  "vectors (is QEMU's vectors= above ivwl-server's "
+			  "--vectors?): relays of the other slots wait "
+			  "through vector 0", device, agent->wake_vectors, have);
+	ivwl_device_use_vectors(agent->dev, agent->wake_vectors);
+}
+
+/*
  * The display rang our vector.  Each slot bit goes on to its relay, at
  * once: this is the one hop between a display doorbell and the process
  * that serves the slot.
@@ -914,6 +936,8 @@ main(int argc, char *argv[])
 	if (agent.wake_vectors > IVWL_WAKE_VECTOR(agent.usable_slots))
 		agent.wake_vectors = IVWL_WAKE_VECTOR(agent.usable_slots);
 	ivwl_device_use_vectors(agent.dev, agent.wake_vectors);
+	if (device && agent.wake_vectors > 1)
+		probe_wake_vectors(&agent, device);
 	if (ivwl_device_nr_vectors(agent.dev) == 0) {
 		agent_log("the device has no doorbell vector");
 		goto err_device;

@@ -12,6 +12,7 @@
 
 #include "device-backend.h"
 #include "frame-trace.h"
+#include "mono-time.h"
 
 int
 ivwl_eventfd_ring(int fd)
@@ -114,6 +115,43 @@ uint32_t
 ivwl_device_ring_vectors(struct ivwl_device *dev)
 {
 	return dev->ring_vectors;
+}
+
+uint32_t
+ivwl_device_probe_vectors(struct ivwl_device *dev, int timeout_ms)
+{
+	struct pollfd pfd[IVWL_PROBE_VECTORS_MAX];
+	bool heard[IVWL_PROBE_VECTORS_MAX] = { false };
+	uint32_t n = dev->nr_vectors < dev->ring_vectors ?
+		     dev->nr_vectors : dev->ring_vectors;
+	uint32_t v, left, working;
+	int64_t deadline = ivwl_now_ms() + timeout_ms;
+
+	if (n > IVWL_PROBE_VECTORS_MAX)
+		n = IVWL_PROBE_VECTORS_MAX;
+	for (v = 1; v < n; v++) {
+		ivwl_eventfd_drain(dev->ops->vector_fd(dev, v));
+		dev->ops->ring(dev, dev->peer_id, v);
+	}
+	for (left = n - 1; left > 0 && ivwl_now_ms() < deadline;) {
+		for (v = 1; v < n; v++)
+			pfd[v] = (struct pollfd){
+				.fd = heard[v] ? -1 : dev->ops->vector_fd(dev, v),
+				.events = POLLIN,
+			};
+		if (poll(pfd + 1, n - 1, ivwl_ms_left(deadline)) <= 0)
+			break;
+		for (v = 1; v < n; v++) {
+			if (heard[v] || !pfd[v].revents)
+				continue;
+			ivwl_eventfd_drain(pfd[v].fd);
+			heard[v] = true;
+			left--;
+		}
+	}
+	for (working = 1; working < n && heard[working]; working++)
+		;
+	return working;
 }
 
 bool

@@ -93,6 +93,19 @@ uint32_t
 ivwl_device_ring_vectors(struct ivwl_device *dev);
 
 /*
+ * How many of our vectors, from 0 on, a doorbell really reaches: rings
+ * each of vectors 1.. to our own peer id and waits up to timeout_ms for
+ * them.  The guest driver sees the vectors of QEMU's vectors=, but QEMU
+ * only delivers those the server gave eventfds for (its --vectors), and
+ * the display's QEMU, which got ours from the same server, rings no
+ * more.  Vector 0 is taken as working.  At most IVWL_PROBE_VECTORS_MAX.
+ * Call before anyone else may ring us on the others.
+ */
+#define IVWL_PROBE_VECTORS_MAX 64u
+uint32_t
+ivwl_device_probe_vectors(struct ivwl_device *dev, int timeout_ms);
+
+/*
  * -EINVAL for a vector out of range (ivwl_device_ring_vectors), -ENOENT
  * for an absent peer.  Never blocks.  With ivwl-server the doorbell is
  * written by a thread of the device (ringer.h) and may arrive just after

@@ -10,7 +10,8 @@
 #
 # Then it answers lines from the host on the console: "scene" (weston-debug
 # scene-graph into OUT/scene.txt), "shot" (weston-screenshooter into
-# OUT/shots), "quit".  Milestones are "GUI: ..." lines.
+# OUT/shots), "live" (weston-debug ivwl into OUT/live.txt), "fds" (where
+# weston's fds point, into OUT/fds.txt), "quit".  Milestones are "GUI: ..." lines.
 out=$1 width=$2 height=$3
 
 say()
@@ -96,6 +97,11 @@ while read -r cmd; do
 		in_root sh -c "cd '$out/shots' && exec weston-screenshooter" ||
 			echo "GUI: FAIL: weston-screenshooter"
 		say "shot done"
+		;;
+	live)
+		# one look at the plugin's live view: it prints on subscribing
+		in_root timeout 8 weston-debug ivwl >"/host$out/live.txt" 2>&1
+		say "live done"
 		;;
 	fds)
 		for f in /proc/$weston/fd/*; do

@@ -49,8 +49,10 @@ from session import (ENV, Failure, Session, check_border,  # noqa: E402
 VM = "work"
 TITLE = "pattern"
 WIDTH, HEIGHT, FRAMES = 240, 180, 12
-# vector 0 and one per slot (docs/region.md "Wake vectors"); QEMU's
-# vectors= equals ivwl-server's --vectors
+# QEMU's vectors=: vector 0 and one per slot (docs/region.md "Wake
+# vectors").  ivwl-server keeps its default here (1), as a deployment that
+# set only QEMU's would: the agent must find that only vector 0 carries
+# doorbells.  deploy-a gives the server as many.
 VECTORS = 33
 BORDER = (0x30, 0x70, 0xc0)     # session.py's colour for the first VM
 
@@ -175,6 +177,14 @@ def check_guest_log(console, errors, tag="GUEST", peer=1):
         errors.append(f"{name}: the init script did not exit with 0")
 
 
+def check_probed_vectors(console, errors):
+    """QEMU has VECTORS, ivwl-server 1: the agent says so and keeps its
+    relays on vector 0 (a relay on another would never wake)."""
+    said = f"doorbells reach 1 of its first {VECTORS} vectors"
+    if said not in console:
+        errors.append(f"the agent did not say '{said}'")
+
+
 def check_buffer_mode(console, zero_copy, errors):
     """The shim took the path asked for (its IVWL_DEBUG lines)."""
     zero = re.search(r"pool \d+: zero-copy", console) is not None
@@ -270,6 +280,7 @@ def run(args):
         guest.proc.wait(60)
         t_end = guest.elapsed()
         check_guest_log(guest.console(), errors)
+        check_probed_vectors(guest.console(), errors)
         check_buffer_mode(guest.console(), args.zero_copy, errors)
         if guest.proc.returncode != 0:
             errors.append(f"QEMU exited with {guest.proc.returncode}")
