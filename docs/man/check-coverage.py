@@ -53,7 +53,7 @@ checks = [
     ("ivwl-server.8", "option",
      {"--" + o for o in re.findall(
          r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
-         read("host", "ivwl-server.c"))}),
+         read("host", "server-options.c"))}),
     ("ivwl-agent.8", "option",
      {"--" + o for o in re.findall(
          r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
