@@ -9,9 +9,13 @@
  * socket is non-blocking, and a peer that stops reading is dropped once its
  * backlog is full instead of being waited for.
  *
- * Wire format (server -> client only): one little-endian int64 per
- * sendmsg, with zero or one SCM_RIGHTS fd.  Any byte from a client, or
- * EOF, means it left.
+ * Wire format (server -> client): one little-endian int64 per sendmsg,
+ * with zero or one SCM_RIGHTS fd.  Any byte from the app peer, or EOF,
+ * means it left.  The display peer may speak the extension of
+ * server-msg.h: HELLO, answered with ACK, then RING requests, for which
+ * this process writes the app's eventfds; anything else it sends means it
+ * left, as before (QEMU never sends a byte, and QEMU's contrib server
+ * drops a peer that does).
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,6 +37,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -52,6 +58,17 @@
  * client this far behind is not reading: it is dropped.
  */
 #define MAX_BATCHES 64
+
+/* Requests read from the display per poll round: the app's turn comes. */
+#define MAX_REQUESTS 64
+
+/*
+ * How long a write to one of the app's eventfds may block before a timer
+ * signal ends it.  The app holds the same open file descriptions: it can
+ * clear O_NONBLOCK and fill the counter, and the next write sleeps until
+ * it reads.  No honest write takes more than microseconds.
+ */
+#define RING_GUARD_US 2000
 
 /* Accepts per listening socket and poll round, so no role starves. */
 #define MAX_ACCEPTS 16
@@ -79,6 +96,10 @@ struct client {
 	int sock;			/* -1 while the role is free */
 	bool doomed;			/* leaves at the next reap */
 	struct fd_bundle *eventfds;	/* its receive vectors */
+	bool rings;		/* display: said HELLO, may ask for rings */
+	uint8_t partial[8];	/* display: a request in pieces */
+	size_t have;
+	bool blocks_rings;	/* app: kept a write to its eventfd blocked */
 	struct batch queue[MAX_BATCHES];
 	unsigned int head;
 	unsigned int len;
@@ -98,6 +119,9 @@ struct server {
 	struct client clients[ROLE_COUNT];	/* indexed by peer id */
 	struct fd_bundle *shm;
 	int signal_fd;
+	/* App vectors the display asked to ring this poll round. */
+	uint64_t ring_pending[IVWL_SERVER_MAX_VECTORS / 64];
+	bool rings_pending;
 };
 
 static bool verbose;
@@ -378,6 +402,9 @@ client_release(struct client *c)
 	bundle_unref(c->eventfds);
 	c->eventfds = NULL;
 	c->doomed = false;
+	c->rings = false;
+	c->have = 0;
+	c->blocks_rings = false;
 }
 
 /*
@@ -412,13 +439,103 @@ server_reap(struct server *s)
 	}
 }
 
-/* Any byte, EOF or error from a client means it left. */
+/* HELLO first, RING after it; anything else means it left. */
 static void
-client_readable(struct client *c, uint32_t id)
+display_request(struct server *s, struct client *c, int64_t value)
 {
+	uint32_t peer, arg, op = ivwl_srv_decode(value, &peer, &arg);
+	char why[128];
+
+	if (!c->rings) {
+		if (op != IVWL_SRV_HELLO || arg == 0) {
+			client_doom(c, IVWL_PEER_DISPLAY, "it sent data");
+			return;
+		}
+		c->rings = true;
+		log_msg("display peer %u said hello (version %u): ringing the "
+			"app for it", IVWL_PEER_DISPLAY, arg);
+		client_enqueue(c, IVWL_PEER_DISPLAY,
+			       ivwl_srv_encode(IVWL_SRV_ACK, 0,
+					       IVWL_SRV_VERSION), NULL);
+		client_flush(c, IVWL_PEER_DISPLAY);
+		return;
+	}
+	if (op != IVWL_SRV_RING) {
+		snprintf(why, sizeof(why), "it sent an unknown request "
+			 "0x%016" PRIx64, (uint64_t)value);
+		client_doom(c, IVWL_PEER_DISPLAY, why);
+		return;
+	}
+	if (peer != IVWL_PEER_APP || arg >= s->opt.vectors) {
+		snprintf(why, sizeof(why), "it asked to ring peer %u vector "
+			 "%u (the app is peer %u, with %u vectors)", peer, arg,
+			 IVWL_PEER_APP, s->opt.vectors);
+		client_doom(c, IVWL_PEER_DISPLAY, why);
+		return;
+	}
+	/* An app that just left: the display has not heard yet. */
+	if (!client_present(&s->clients[IVWL_PEER_APP]))
+		return;
+	s->ring_pending[arg / 64] |= 1ull << (arg % 64);
+	s->rings_pending = true;
+}
+
+/*
+ * At most MAX_REQUESTS per call; a request may arrive in pieces.  No fd
+ * is taken: one that comes along is closed by the kernel (MSG_CTRUNC).
+ */
+static void
+display_readable(struct server *s, struct client *c)
+{
+	uint8_t buf[MAX_REQUESTS * 8];
+	struct iovec iov;
+	struct msghdr mh;
+	uint64_t wire;
+	size_t len, off;
+	ssize_t n;
+
+	memcpy(buf, c->partial, c->have);
+	iov = (struct iovec){ buf + c->have, sizeof(buf) - c->have };
+	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+	do {
+		n = recvmsg(c->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n == 0) {
+		c->doomed = true;
+		return;
+	}
+	if (n < 0) {
+		client_doom(c, IVWL_PEER_DISPLAY, strerror(errno));
+		return;
+	}
+	if (mh.msg_flags & MSG_CTRUNC) {
+		client_doom(c, IVWL_PEER_DISPLAY, "it sent an fd");
+		return;
+	}
+	len = c->have + (size_t)n;
+	for (off = 0; off + 8 <= len && !c->doomed; off += 8) {
+		memcpy(&wire, buf + off, sizeof(wire));
+		display_request(s, c, (int64_t)le64toh(wire));
+	}
+	c->have = len - off;
+	memcpy(c->partial, buf + off, c->have);
+}
+
+/* Any byte, EOF or error from the app means it left; the display may
+ * speak (display_request). */
+static void
+client_readable(struct server *s, uint32_t id)
+{
+	struct client *c = &s->clients[id];
 	char buf[64];
 	ssize_t n;
 
+	if (id == IVWL_PEER_DISPLAY) {
+		display_readable(s, c);
+		return;
+	}
 	n = recv(c->sock, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -428,6 +545,66 @@ client_readable(struct client *c, uint32_t id)
 		c->doomed = true;
 	else
 		client_doom(c, id, strerror(errno));
+}
+
+static void
+guard_set(suseconds_t us)
+{
+	struct itimerval it = { { 0, us }, { 0, us } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * One doorbell of the app's.  A counter it filled (EAGAIN) wakes it
+ * anyway: nothing is lost.  A write it keeps blocked (O_NONBLOCK cleared
+ * on its side) ends with the guard's signal (EINTR); from then on its
+ * counters are looked at first, so that only a race costs the guard's
+ * period again.
+ */
+static void
+app_ring(struct client *app, uint32_t vector)
+{
+	int fd = app->eventfds->fds[vector];
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	uint64_t one = 1;
+
+	if (app->blocks_rings &&
+	    (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT)))
+		return;
+	if (write(fd, &one, sizeof(one)) == (ssize_t)sizeof(one)) {
+		log_verbose("app peer %u rung on vector %u", IVWL_PEER_APP,
+			    vector);
+		return;
+	}
+	if (errno == EINTR && !app->blocks_rings) {
+		app->blocks_rings = true;
+		log_msg("app peer %u keeps a write to its vector %u blocked "
+			"(it cleared O_NONBLOCK and filled it): its rings are "
+			"dropped while its counters stay full", IVWL_PEER_APP,
+			vector);
+	}
+}
+
+/* Each vector asked for this round once, however many asked. */
+static void
+server_ring_app(struct server *s)
+{
+	struct client *app = &s->clients[IVWL_PEER_APP];
+	uint32_t w, bit;
+
+	if (!s->rings_pending)
+		return;
+	s->rings_pending = false;
+	if (client_present(app)) {
+		guard_set(RING_GUARD_US);
+		for (w = 0; w * 64 < s->opt.vectors; w++)
+			for (bit = 0; bit < 64; bit++)
+				if (s->ring_pending[w] & 1ull << bit)
+					app_ring(app, w * 64 + bit);
+		guard_set(0);
+	}
+	memset(s->ring_pending, 0, sizeof(s->ring_pending));
 }
 
 /*
@@ -444,7 +621,7 @@ client_check_alive(struct server *s, uint32_t id)
 	if (c->sock < 0)
 		return;
 	if (poll(&pfd, 1, 0) > 0)
-		client_readable(c, id);
+		client_readable(s, id);
 	server_reap(s);
 }
 
@@ -555,14 +732,28 @@ listener_close(struct listener *l)
 		unlink(l->path);
 }
 
+/* Only interrupts a write to the app that blocks (app_ring). */
+static void
+on_guard(int sig)
+{
+	(void)sig;
+}
+
 static int
 signals_open(void)
 {
+	struct sigaction guard = { .sa_handler = on_guard };
 	sigset_t mask;
 	int fd;
 
 	/* Peers vanish mid-send; that is EPIPE for us, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/* No SA_RESTART: the interrupted write must return. */
+	sigemptyset(&guard.sa_mask);
+	if (sigaction(SIGALRM, &guard, NULL) < 0) {
+		log_msg("sigaction: %s", strerror(errno));
+		return -1;
+	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -689,7 +880,7 @@ server_run(struct server *s)
 			if (c->sock < 0 || !rev)
 				continue;
 			if (rev & (POLLIN | POLLHUP | POLLERR))
-				client_readable(c, id);
+				client_readable(s, id);
 			if (rev & POLLOUT)
 				client_flush(c, id);
 		}
@@ -698,6 +889,7 @@ server_run(struct server *s)
 		for (id = 0; id < ROLE_COUNT; id++)
 			if (pfds[POLL_LISTENER + id].revents)
 				server_accept(s, id);
+		server_ring_app(s);
 	}
 }
 

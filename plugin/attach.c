@@ -87,8 +87,10 @@ attach_run(void *data)
 	uint64_t one = 1;
 	bool orphan;
 
-	job->ret = ivwl_device_open_server(job->path, job->timeout_ms,
-					   &job->dev, &job->err);
+	/* The app's eventfds stay with the server (docs/region.md). */
+	job->ret = ivwl_device_open_server_flags(job->path, job->timeout_ms,
+						 IVWL_DEVICE_SERVER_RINGS,
+						 &job->dev, &job->err);
 	pthread_mutex_lock(&a->lock);
 	job->finished = true;
 	orphan = a->closed || !job->owner;

@@ -196,6 +196,19 @@ on_device(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+/* Rings to the app wait for room in the server's socket. */
+static void
+on_device_write(void *data, bool want)
+{
+	struct ivwl_vm *vm = data;
+	uint32_t mask = WL_EVENT_READABLE | (want ? WL_EVENT_WRITABLE : 0);
+
+	if (vm->device_watch && ivwl_watch_update(vm->device_watch, mask) < 0)
+		ivwl_log("[%s] cannot watch the server socket for room: %s; "
+			 "doorbells to the app wait for its next message",
+			 vm->name, strerror(errno));
+}
+
 static void
 end_connections(struct ivwl_vm *vm, const char *why)
 {
@@ -365,6 +378,7 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 					WL_EVENT_READABLE, on_device, vm);
 		if (!vm->device_watch)
 			goto err_sources;
+		ivwl_device_set_write_listener(vm->dev, on_device_write, vm);
 	}
 	vm->doorbell_watch = ivwl_watch_add(vm->plugin->watcher,
 		ivwl_device_vector_fd(vm->dev, IVWL_DOORBELL_VECTOR),
@@ -389,6 +403,11 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 		 vm_where(vm),
 		 (unsigned long long)(ivwl_device_size(vm->dev) >> 20),
 		 vm->side.slots);
+	if (vm->server && !ivwl_device_server_rings(vm->dev))
+		ivwl_log("[%s] %s does not ring the app for weston (QEMU's "
+			 "server or an older ivwl-server): weston writes the "
+			 "app's doorbell itself, from its ringer thread",
+			 vm->name, vm->server);
 	/* Events before we listened are lost: look once now. */
 	ivwl_display_side_sync(&vm->side, &side_listener, vm);
 	return 0;

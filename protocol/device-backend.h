@@ -52,6 +52,9 @@ struct ivwl_device {
 	bool rings_by_number;
 	ivwl_peer_func_t listener;
 	void *listener_data;
+	bool server_rings;	/* IVWL_DEVICE_SERVER_RINGS took */
+	ivwl_write_func_t write_listener;
+	void *write_listener_data;
 };
 
 /* Writes a u64 1; a saturated counter counts as rung. */

@@ -19,6 +19,13 @@
  * holds: it may clear O_NONBLOCK and fill them, so each peer we ring gets
  * a ringer, whose worker thread does the writing (ringer.h); no write to
  * them ever happens in the caller's thread.
+ *
+ * Unless the server rings for us (IVWL_DEVICE_SERVER_RINGS, server-msg.h):
+ * a display that ivwl-server answers HELLO keeps none of the peer's
+ * eventfds and asks the server to ring, with one request on the socket
+ * per ring; requests the socket has no room for are owed, and sent by
+ * ivwl_device_dispatch() once it is writable.  A server that drops the
+ * HELLO (QEMU's, an older ivwl-server) is connected to again without it.
  */
 #include <endian.h>
 #include <errno.h>
@@ -38,6 +45,7 @@
 #include "mono-time.h"
 #include "region.h"
 #include "ringer.h"
+#include "server-msg.h"
 
 /* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
 #define MAX_PEER_ID 65535u
@@ -64,6 +72,12 @@ struct server_device {
 	struct ivwl_device dev;	/* region_fd: the shm fd */
 	int sock;
 	bool gone;
+
+	/* The server rings the app peer for us (server-msg.h). */
+	uint64_t owed[MAX_VECTORS / 64];	/* its vectors to ask for */
+	uint8_t out[8];		/* a request the socket took in part */
+	size_t out_off, out_len;
+	bool want_write;
 
 	/* A message may come in pieces; its fd comes with the first. */
 	uint8_t partial[8];
@@ -95,7 +109,8 @@ peer_clear(struct peer *p)
 	ivwl_ringer_destroy(p->ringer, 0);
 	p->ringer = NULL;
 	for (i = 0; i < p->nfds; i++)
-		close(p->fds[i]);
+		if (p->fds[i] >= 0)
+			close(p->fds[i]);
 	p->nfds = 0;
 	p->present = false;
 }
@@ -259,6 +274,9 @@ handle_message(struct server_device *sd, int64_t value, int fd)
 		close_fd(&fd);
 		return;
 	}
+	/* The server writes it for us: it only counts. */
+	if (sd->dev.server_rings)
+		close_fd(&p->fds[p->nfds - 1]);
 	if (p->nfds == sd->dev.nr_vectors) {
 		p->present = true;
 		if (sd->dev.listener)
@@ -504,24 +522,68 @@ settle_peers(struct server_device *sd)
 		struct peer *p = &sd->peers[id];
 
 		while (p->nfds > sd->dev.nr_vectors)
-			close(p->fds[--p->nfds]);
+			if (p->fds[--p->nfds] >= 0)
+				close(p->fds[p->nfds]);
 		p->present = p->nfds == sd->dev.nr_vectors;
 	}
 }
 
-int
-ivwl_device_open_server(const char *socket_path, int timeout_ms,
-			struct ivwl_device **out, const char **err)
+/*
+ * HELLO, then the ACK: peers that come and go meanwhile are handled as
+ * after open.  -EPROTONOSUPPORT when the server hangs up on it (it does
+ * not know the extension); the peers' eventfds go once it answers.
+ */
+static int
+say_hello(struct server_device *sd, int64_t deadline, const char **err)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : ivwl_now_ms() + timeout_ms;
-	const char *dummy;
+	uint64_t wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_HELLO,
+				sd->dev.peer_id, IVWL_SRV_VERSION));
+	uint32_t id, i, peer, arg;
+	int64_t value;
+	ssize_t n;
+	int fd, ret;
+
+	/* A fresh socket has room for 8 bytes: all or nothing. */
+	n = ivwl_fdmsg_send(sd->sock, &wire, sizeof(wire), NULL, 0,
+			    MSG_DONTWAIT);
+	if (n == -EPIPE || n == -ECONNRESET)
+		return -EPROTONOSUPPORT;
+	if (n != (ssize_t)sizeof(wire)) {
+		*err = "cannot say hello to the server";
+		return n < 0 ? (int)n : -EIO;
+	}
+	for (;;) {
+		ret = wait_message(sd, deadline, &value, &fd);
+		if (ret == -EPROTO)
+			continue;
+		if (ret == -ECONNRESET)
+			return -EPROTONOSUPPORT;
+		if (ret < 0) {
+			*err = ret == -ETIMEDOUT ?
+			       "timed out waiting for the server's answer "
+			       "to hello" :
+			       "cannot read the server's answer to hello";
+			return ret;
+		}
+		if (fd < 0 && ivwl_srv_decode(value, &peer, &arg) ==
+		    IVWL_SRV_ACK)
+			break;
+		handle_message(sd, value, fd);
+	}
+	sd->dev.server_rings = true;
+	for (id = 0; id < sd->npeers; id++)
+		for (i = 0; id != sd->dev.peer_id && i < sd->peers[id].nfds;
+		     i++)
+			close_fd(&sd->peers[id].fds[i]);
+	return 0;
+}
+
+static int
+open_once(const char *socket_path, int64_t deadline, uint32_t flags,
+	  struct ivwl_device **out, const char **err)
+{
 	struct server_device *sd;
 	int ret;
-
-	if (!err)
-		err = &dummy;
-	*err = NULL;
-	*out = NULL;
 
 	sd = calloc(1, sizeof(*sd));
 	if (!sd) {
@@ -544,6 +606,11 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
 	if (ret < 0)
 		goto err_destroy;
 	settle_peers(sd);
+	if (flags & IVWL_DEVICE_SERVER_RINGS) {
+		ret = say_hello(sd, deadline, err);
+		if (ret < 0)
+			goto err_destroy;
+	}
 
 	*out = &sd->dev;
 	return 0;
@@ -554,6 +621,36 @@ err_destroy:
 err_free:
 	free(sd);
 	return ret;
+}
+
+int
+ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
+			      uint32_t flags, struct ivwl_device **out,
+			      const char **err)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : ivwl_now_ms() + timeout_ms;
+	const char *dummy;
+	int ret;
+
+	if (!err)
+		err = &dummy;
+	*err = NULL;
+	*out = NULL;
+	ret = open_once(socket_path, deadline, flags, out, err);
+	if (ret != -EPROTONOSUPPORT)
+		return ret;
+	/* The server left us for speaking: it rings nobody for us. */
+	*err = NULL;
+	return open_once(socket_path, deadline,
+			 flags & ~IVWL_DEVICE_SERVER_RINGS, out, err);
+}
+
+int
+ivwl_device_open_server(const char *socket_path, int timeout_ms,
+			struct ivwl_device **out, const char **err)
+{
+	return ivwl_device_open_server_flags(socket_path, timeout_ms, 0, out,
+					     err);
 }
 
 static struct server_device *
@@ -596,11 +693,91 @@ server_peer_present(struct ivwl_device *dev, uint32_t peer)
 	return peer < sd->npeers && sd->peers[peer].present;
 }
 
+static void
+want_write(struct server_device *sd, bool want)
+{
+	if (sd->want_write == want)
+		return;
+	sd->want_write = want;
+	if (sd->dev.write_listener)
+		sd->dev.write_listener(sd->dev.write_listener_data, want);
+}
+
+/* false when the socket takes no more now. */
+static bool
+send_out(struct server_device *sd)
+{
+	ssize_t n;
+
+	while (sd->out_off < sd->out_len) {
+		n = ivwl_fdmsg_send(sd->sock, sd->out + sd->out_off,
+				    sd->out_len - sd->out_off, NULL, 0,
+				    MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return false;
+		if (n <= 0) {
+			/* Gone: dispatch says so, rings are moot. */
+			sd->out_off = sd->out_len = 0;
+			memset(sd->owed, 0, sizeof(sd->owed));
+			return false;
+		}
+		sd->out_off += (size_t)n;
+	}
+	sd->out_off = sd->out_len = 0;
+	return true;
+}
+
+/* Sends what is owed until the socket is full; never blocks. */
+static void
+send_owed(struct server_device *sd)
+{
+	uint32_t w, bit;
+	uint64_t wire;
+	bool more = true;
+
+	for (w = 0; more && w * 64 < sd->dev.nr_vectors; w++) {
+		while (more && sd->owed[w]) {
+			more = send_out(sd);
+			if (!more)
+				break;
+			bit = (uint32_t)__builtin_ctzll(sd->owed[w]);
+			sd->owed[w] &= ~(1ull << bit);
+			wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_RING,
+					IVWL_PEER_APP, w * 64 + bit));
+			memcpy(sd->out, &wire, sizeof(wire));
+			sd->out_len = sizeof(wire);
+		}
+	}
+	if (more)
+		send_out(sd);
+	for (w = 0; w < MAX_VECTORS / 64; w++)
+		if (sd->owed[w])
+			break;
+	want_write(sd, sd->out_len > 0 || w < MAX_VECTORS / 64);
+}
+
+/* A request to the server; one already owed carries this one too. */
+static int
+server_request_ring(struct server_device *sd, uint32_t peer, uint32_t vector)
+{
+	/* The server rings only the app, for the display (its ACK said). */
+	if (peer != IVWL_PEER_APP)
+		return -EINVAL;
+	if (sd->gone)
+		return 0;
+	sd->owed[vector / 64] |= 1ull << (vector % 64);
+	send_owed(sd);
+	return 0;
+}
+
 static int
 server_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector)
 {
 	struct peer *p = &to_server(dev)->peers[peer];
 	int ret;
+
+	if (dev->server_rings)
+		return server_request_ring(to_server(dev), peer, vector);
 
 	/* Present: its fds are complete and stay until it leaves. */
 	if (!p->ringer) {
@@ -634,6 +811,8 @@ server_dispatch(struct ivwl_device *dev)
 
 	if (sd->gone)
 		return -ECONNRESET;
+	if (sd->want_write)
+		send_owed(sd);
 	for (i = 0; i < DISPATCH_BUDGET; i++) {
 		ret = recv_message(sd, &value, &fd);
 		if (ret == 0)
@@ -658,6 +837,9 @@ static int
 server_export_doorbell(struct ivwl_device *dev, uint32_t peer,
 		       uint32_t vector, struct ivwl_endpoint *ep)
 {
+	/* The server rings for us: we kept no fd to hand out. */
+	if (dev->server_rings)
+		return -EOPNOTSUPP;
 	ep->doorbell_fd = fcntl(to_server(dev)->peers[peer].fds[vector],
 				F_DUPFD_CLOEXEC, 0);
 	if (ep->doorbell_fd < 0)

@@ -195,6 +195,20 @@ ivwl_device_vector_drain(struct ivwl_device *dev, uint32_t vector)
 	return ivwl_eventfd_drain(dev->ops->vector_fd(dev, vector));
 }
 
+bool
+ivwl_device_server_rings(struct ivwl_device *dev)
+{
+	return dev->server_rings;
+}
+
+void
+ivwl_device_set_write_listener(struct ivwl_device *dev,
+			       ivwl_write_func_t func, void *data)
+{
+	dev->write_listener = func;
+	dev->write_listener_data = data;
+}
+
 int
 ivwl_device_event_fd(struct ivwl_device *dev)
 {

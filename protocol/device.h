@@ -30,6 +30,39 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
 			struct ivwl_device **out, const char **err);
 
 /*
+ * A flag of ivwl_device_open_server_flags, for the display peer of
+ * ivwl-server: ask the server to ring the app for us (server-msg.h), so
+ * that we keep none of its eventfds and need no thread to write them.
+ * A server that does not know the request (QEMU's contrib server, an
+ * older ivwl-server) hangs up on it: we connect again without it, and
+ * ivwl_device_server_rings() says false.  The agent never asks: the
+ * server rings for the display peer only.
+ */
+#define IVWL_DEVICE_SERVER_RINGS 0x2u
+
+int
+ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
+			      uint32_t flags, struct ivwl_device **out,
+			      const char **err);
+
+/* Whether the server rings peers for us (IVWL_DEVICE_SERVER_RINGS). */
+bool
+ivwl_device_server_rings(struct ivwl_device *dev);
+
+/*
+ * With the server ringing for us, a ring is a request on the server
+ * socket (the event fd); one the socket has no room for is owed, and
+ * func(data, true) asks the caller to watch the event fd for writing as
+ * well, and to call ivwl_device_dispatch() when it is: that sends what
+ * is owed, and func(data, false) follows once all is out.
+ */
+typedef void (*ivwl_write_func_t)(void *data, bool want);
+
+void
+ivwl_device_set_write_listener(struct ivwl_device *dev,
+			       ivwl_write_func_t func, void *data);
+
+/*
  * Opens /dev/ivwlN of the guest driver (kernel/ivwl.ko), maps the region
  * and binds an eventfd to each own vector.  The opener owns the device's
  * vectors: one process per device and side.  Every peer counts as
@@ -111,7 +144,10 @@ ivwl_device_probe_vectors(struct ivwl_device *dev, int timeout_ms);
  * written by a thread of the device (ringer.h) and may arrive just after
  * this returns; -ETIMEDOUT says the peer makes ringing impossible (it
  * keeps a write to its eventfd blocked), and stays until the peer
- * leaves.
+ * leaves.  When the server rings for us (IVWL_DEVICE_SERVER_RINGS) it
+ * is a request to the server, sent now or owed
+ * (ivwl_device_set_write_listener); a peer that blocks its eventfds then
+ * only costs the server a bounded wait, and this never says -ETIMEDOUT.
  */
 int
 ivwl_device_ring(struct ivwl_device *dev, uint32_t peer, uint32_t vector);

@@ -85,8 +85,13 @@ test_garbage_after_setup(void)
 	      NULL);
 	hu_client_close(&app);
 
-	/* The display side too, and before reading anything. */
+	/*
+	 * The display side too, and before reading anything: a whole
+	 * message that is not HELLO (a display request may come in
+	 * pieces, so a lone byte is only waited on).
+	 */
 	CHECK_EQ(write(display.sock, "\xff", 1), 1);
+	CHECK_EQ(write(display.sock, "garbage", 7), 7);
 	expect_hangup(display.sock);
 	hu_client_close(&display);
 	stop();

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What ivwl-server's display peer may say to it, and its answer: an
+ * extension of the ivshmem-doorbell protocol, which has the server speak
+ * alone (docs/region.md, "The server protocol").
+ *
+ * Both ways a message is one little-endian int64 like the standard ones,
+ * without fd: "IW" in bits 63..48, an op in bits 47..40, zero in bits
+ * 39..32, a peer id in bits 31..16 and a vector (or a version) in bits
+ * 15..0.  The value is above any peer id ivshmem allows (65535), so a
+ * client that does not know the extension drops the answer unread; and
+ * the server only ever answers, so a peer that never speaks (QEMU) never
+ * gets one.
+ *
+ * The display says HELLO first, after its setup; a server that knows the
+ * extension answers ACK, any other (QEMU's contrib server, ivwl-server
+ * before it) drops the display for sending data.  After the ACK the
+ * display may send RING (peer, vector): the server writes that eventfd of
+ * the peer's for it, so the display needs neither the peer's eventfds
+ * nor a thread to write them without blocking.
+ */
+#ifndef IVWL_SERVER_MSG_H
+#define IVWL_SERVER_MSG_H
+
+#include <stdint.h>
+
+#define IVWL_SRV_MAGIC 0x4957u		/* "IW" */
+#define IVWL_SRV_VERSION 1u
+
+enum ivwl_srv_op {
+	IVWL_SRV_HELLO = 1,	/* display -> server, arg: its version */
+	IVWL_SRV_RING = 2,	/* display -> server, (peer, vector) */
+	IVWL_SRV_ACK = 3,	/* server -> display, arg: the version */
+};
+
+static inline int64_t
+ivwl_srv_encode(uint32_t op, uint32_t peer, uint32_t arg)
+{
+	return (int64_t)((uint64_t)IVWL_SRV_MAGIC << 48 |
+			 (uint64_t)(op & 0xff) << 40 |
+			 (uint64_t)(peer & 0xffff) << 16 |
+			 (uint64_t)(arg & 0xffff));
+}
+
+/* The op, or 0 when value is not a message of the extension. */
+static inline uint32_t
+ivwl_srv_decode(int64_t value, uint32_t *peer, uint32_t *arg)
+{
+	uint64_t v = (uint64_t)value;
+
+	if (v >> 48 != IVWL_SRV_MAGIC || (v >> 32 & 0xff) != 0)
+		return 0;
+	*peer = (uint32_t)(v >> 16 & 0xffff);
+	*arg = (uint32_t)(v & 0xffff);
+	return (uint32_t)(v >> 40 & 0xff);
+}
+
+#endif
