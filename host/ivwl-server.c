@@ -447,7 +447,7 @@ display_request(struct server *s, struct client *c, int64_t value)
 	char why[128];
 
 	if (!c->rings) {
-		if (op != IVWL_SRV_HELLO || arg == 0) {
+		if (op != IVWL_SRV_HELLO || arg == 0 || s->opt.no_rings) {
 			client_doom(c, IVWL_PEER_DISPLAY, "it sent data");
 			return;
 		}

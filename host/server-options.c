@@ -57,6 +57,10 @@ usage(FILE *f)
 		"                       be the same\n"
 		"  --hugepages DIR      back the region with a file in DIR,\n"
 		"                       a hugetlbfs mount\n"
+		"  --no-rings           answer no request of the display\n"
+		"                       peer: one that speaks is dropped,\n"
+		"                       as QEMU's server does, and rings\n"
+		"                       the app itself\n"
 		"  --verbose            log every message sent\n"
 		"  --help               show this and exit\n",
 		IVWL_SERVER_MAX_VECTORS, IVWL_DEFAULT_VECTORS);
@@ -163,6 +167,7 @@ ivwl_server_parse_options(int argc, char *argv[],
 		{ "size", required_argument, NULL, 's' },
 		{ "vectors", required_argument, NULL, 'n' },
 		{ "hugepages", required_argument, NULL, 'H' },
+		{ "no-rings", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -194,6 +199,9 @@ ivwl_server_parse_options(int argc, char *argv[],
 			break;
 		case 'v':
 			opt->verbose = true;
+			break;
+		case 'R':
+			opt->no_rings = true;
 			break;
 		case 'h':
 			usage(stdout);

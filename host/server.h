@@ -20,6 +20,7 @@ struct ivwl_server_options {
 	uint64_t size;
 	uint32_t vectors;
 	bool verbose;
+	bool no_rings;		/* a display that speaks is dropped */
 };
 
 /* Fills opt from argv, or exits: 0 for --help, 2 for a usage error. */

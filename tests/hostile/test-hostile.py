@@ -757,16 +757,19 @@ def case_clipboard_paste(s):
     good_client_after(s)
 
 
-def case_bug_eventfd_block_hangs_weston(s):
-    """With ivwl-server the app peer holds the very eventfds the display
-    writes to ring it: it clears O_NONBLOCK on them, fills each counter
-    to 0xfffffffffffffffe and opens a slot, and weston blocks forever in
+def case_bug_eventfd_block_hangs_weston(s, legacy=False):
+    """With ivwl-server the app peer holds the very eventfds that ring it:
+    it clears O_NONBLOCK on them, fills each counter to
+    0xfffffffffffffffe and opens a slot.  The server writes them for
+    weston (protocol/server-msg.h); with legacy (the evil VM's server
+    runs --no-rings, like QEMU's) weston does, and once blocked forever in
     write() (protocol/device.c ivwl_eventfd_ring <- server_ring <-
     ivwl_display_side_kick <- ivwl_display_side_sync <- plugin/vm.c
     on_vector).  Then it clears O_NONBLOCK on the display's own vectors
     and empties them right after ringing, so a read() after epoll blocks
-    too.  weston must keep going and end the evil VM's connections with a
-    reason."""
+    too.  weston must keep going; legacy, it ends the evil VM's
+    connections with a reason (its ringer gave up on them); else the
+    server says it drops what the app blocks, and serves on."""
     reason = "the app side blocks its doorbells"
     s.start_peer("eventfd-block", 8)
     time.sleep(1.0)
@@ -799,12 +802,32 @@ def case_bug_eventfd_block_hangs_weston(s):
         raise Failure(f"a new good client failed after the attack ({e})")
     compare_window(s, s.wait_view("[good] after"), dump_b, 240, 180)
     evil = check_closings(s, False)
+    ringer = f"[evil] {s.path('evil.sock.display')} does not ring the app"
+    if legacy != (ringer in s.weston_log()):
+        raise Failure(f"weston's log {'lacks' if legacy else 'has'} "
+                      f"'{ringer}': the server= the VM names "
+                      f"{'rang' if legacy else 'did not ring'} the app "
+                      f"for weston")
+    if not legacy:
+        with open(s.path("server-evil.log"), errors="replace") as f:
+            if "app peer 1 keeps a write to its vector 0 blocked" \
+                    not in f.read():
+                raise Failure("the evil VM's ivwl-server did not log "
+                              "that the app blocks its doorbells")
+        if not s.server_alive("evil"):
+            raise Failure("BUG eventfd block: the evil VM's ivwl-server "
+                          "died")
+        return
     if not any(c[3] == reason for c in evil):
         raise Failure(f"weston never ended an evil connection with "
                       f"'{reason}'")
     if "[evil] app side makes ringing impossible" not in s.weston_log():
         raise Failure("weston did not log that the evil app side makes "
                       "ringing impossible")
+
+
+def case_bug_eventfd_block_hangs_weston_legacy(s):
+    case_bug_eventfd_block_hangs_weston(s, legacy=True)
 
 
 # ---- Wayland semantics weston 10 does not survive (semantics.c) ------------
@@ -1038,6 +1061,8 @@ CASES = {
     "clipboard-guess": case_clipboard_guess,
     "clipboard-paste": case_clipboard_paste,
     "bug-eventfd-block-hangs-weston": case_bug_eventfd_block_hangs_weston,
+    "bug-eventfd-block-hangs-weston-legacy":
+        case_bug_eventfd_block_hangs_weston_legacy,
     "bug-subsurface-of-xdg-surface-aborts-weston":
         case_bug_subsurface_of_xdg_surface_aborts_weston,
     "bug-mime-flood-grows-weston": case_bug_mime_flood_grows_weston,
@@ -1064,6 +1089,11 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-shutdown-with-popups-crashes-weston"}
 
 
+# Cases whose VMs' ivwl-servers take arguments.
+SERVER_ARGS = {"bug-eventfd-block-hangs-weston-legacy":
+               {"evil": ["--no-rings"]}}
+
+
 # Cases that end weston themselves (and check how it ended).
 STOPS_WESTON = {"bug-shutdown-with-popups-crashes-weston"}
 
@@ -1078,6 +1108,7 @@ def main():
             print(f"SKIP {sys.argv[1]}: needs Xvfb for a seat")
             return 77
         kw["backend"] = "x11"
+    kw["server_args"] = SERVER_ARGS.get(sys.argv[1])
     s = HostileSession(**kw)
     try:
         CASES[sys.argv[1]](s)

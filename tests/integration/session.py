@@ -46,14 +46,15 @@ class Failure(Exception):
     pass
 
 
-def start_ivwl_server(spawn, sock, log, vectors=None):
+def start_ivwl_server(spawn, sock, log, vectors=None, extra=()):
     """ivwl-server for a 64 MiB region on sock, once it listens."""
     argv = [ENV["IVWL_SERVER_BIN"], "--socket", sock, "--size", "64M"]
     if vectors:
         argv += ["--vectors", str(vectors)]
-    spawn(argv, log)
+    p = spawn(argv + list(extra), log)
     wait_for(f"ivwl-server on {sock}",
              lambda: os.path.exists(sock + ".display"))
+    return p
 
 
 def wait_for(what, cond, timeout=15.0, step=0.05):
@@ -71,9 +72,11 @@ class Session:
     an Xvfb of its own, with a seat, so input and clipboard work."""
 
     def __init__(self, vms=("work",), width=800, height=600,
-                 backend="headless", vm_options=None, ivwl_options=()):
+                 backend="headless", vm_options=None, ivwl_options=(),
+                 server_args=None):
         """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
-        section; ivwl_options: lines of the [ivwl] section."""
+        section; ivwl_options: lines of the [ivwl] section; server_args:
+        {vm: [arg, ...]} for its ivwl-server."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -86,6 +89,8 @@ class Session:
         self.backend = backend
         self.vm_options = vm_options or {}
         self.ivwl_options = list(ivwl_options)
+        self.server_args = server_args or {}
+        self.servers = {}
         self.x_display = None
         try:
             if backend == "x11":
@@ -155,8 +160,12 @@ class Session:
     server_vectors = None
 
     def _start_server(self, vm):
-        start_ivwl_server(self._spawn, self.path(f"{vm}.sock"),
-                          f"server-{vm}.log", self.server_vectors)
+        self.servers[vm] = start_ivwl_server(
+            self._spawn, self.path(f"{vm}.sock"), f"server-{vm}.log",
+            self.server_vectors, self.server_args.get(vm, ()))
+
+    def server_alive(self, vm):
+        return self.servers[vm].poll() is None
 
     def _write_weston_ini(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
