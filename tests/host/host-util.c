@@ -724,3 +724,38 @@ hu_raise_fd_limit(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
+
+int
+hu_send_requests(int sock, const int64_t *values, int n)
+{
+	uint8_t buf[8 * 64];
+	uint64_t wire;
+	int i;
+
+	if (n > 64)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		wire = htole64((uint64_t)values[i]);
+		memcpy(buf + 8 * i, &wire, sizeof(wire));
+	}
+	return write(sock, buf, 8 * (size_t)n) == 8 * (ssize_t)n ? 0 : -EIO;
+}
+
+int
+hu_client_hello(int sock)
+{
+	int64_t hello = HU_HELLO;
+	struct hu_msg m;
+	int ret;
+
+	CHECK_EQ(hu_send_requests(sock, &hello, 1), 0);
+	ret = hu_recv(sock, HU_TIMEOUT_MS, &m);
+	CHECK_EQ(ret, 1);
+	if (ret != 1)
+		return -1;
+	if (m.fd >= 0)
+		close(m.fd);
+	CHECK_EQ(m.nfds, 0);
+	CHECK_EQ(m.value, HU_ACK);
+	return m.value == HU_ACK && m.nfds == 0 ? 0 : -1;
+}

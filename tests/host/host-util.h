@@ -116,6 +116,24 @@ hu_recv(int sock, int timeout_ms, struct hu_msg *m);
 int
 hu_send(int sock, int64_t value, const int *fds, int nfds);
 
+/*
+ * The display's requests (protocol/server-msg.h), spelt out here so that
+ * the tests pin the wire format: "IW", op, zero, peer, vector/version.
+ */
+#define HU_HELLO ((int64_t)0x4957010000000001ll)
+#define HU_ACK ((int64_t)0x4957030000000001ll)
+#define HU_RING(peer, vector)                                           \
+	((int64_t)(0x4957020000000000ull | (uint64_t)(peer) << 16 |      \
+		   (uint64_t)(vector)))
+
+/* Writes the requests as one little-endian byte string, in one write. */
+int
+hu_send_requests(int sock, const int64_t *values, int n);
+
+/* Says HELLO and expects the ACK (recorded as checks); 0 when it came. */
+int
+hu_client_hello(int sock);
+
 /* A raw protocol client and what it learnt. */
 struct hu_client {
 	int sock;

@@ -3,6 +3,7 @@
  * The device-server backend (protocol/device-server.c) against a real
  * ivwl-server, and against scripted fake servers for the failure paths.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -462,9 +463,170 @@ test_open_errors(void)
 	unlink(path);
 }
 
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+static struct ivwl_device *
+open_rings(const char *path)
+{
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int ret;
+
+	ret = ivwl_device_open_server_flags(path, OPEN_MS,
+					    IVWL_DEVICE_SERVER_RINGS, &dev,
+					    &err);
+	if (ret < 0)
+		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
+			strerror(-ret));
+	REQUIRE(ret == 0 && dev);
+	CHECK(err == NULL);
+	return dev;
+}
+
+static void
+on_want_write(void *data, bool want)
+{
+	int *state = data;
+
+	CHECK(*state != (int)want);
+	*state = want;
+}
+
+static void
+ring_and_take(struct ivwl_device *display, struct ivwl_device *app)
+{
+	uint32_t v;
+
+	for (v = 0; v < VECTORS; v++) {
+		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, v), 0);
+		CHECK(hu_wait_readable(ivwl_device_vector_fd(app, v), 1000));
+		CHECK_EQ(ivwl_device_vector_drain(app, v), 1);
+	}
+}
+
+/*
+ * The display asks ivwl-server to ring the app: it keeps none of the
+ * app's eventfds, and rings the socket cannot take now are owed and sent
+ * once it can.
+ */
+static void
+test_server_rings(void)
+{
+	struct ivwl_endpoint ep;
+	struct ivwl_device *display, *app;
+	struct pollfd pfd;
+	int64_t deadline;
+	int before, want = 0, i;
+	uint32_t v;
+
+	REQUIRE(hu_server_start(&srv, "srings", "4M", VECTORS) == 0);
+	app = open_dev(srv.app);
+	before = count_fds();
+	display = open_rings(srv.display);
+	CHECK(ivwl_device_server_rings(display));
+	CHECK(!ivwl_device_server_rings(app));
+	/* The socket, the region and its own vectors: none of the app's. */
+	CHECK_EQ(count_fds() - before, 2 + VECTORS);
+	CHECK(ivwl_device_peer_present(display, IVWL_PEER_APP));
+	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 0, 0,
+					     &ep), -EOPNOTSUPP);
+	ivwl_device_set_write_listener(display, on_want_write, &want);
+
+	ring_and_take(display, app);
+	CHECK_EQ(ivwl_device_ring_health(display, IVWL_PEER_APP), 0);
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, VECTORS), -EINVAL);
+	/* The app rings the display as before. */
+	CHECK(dispatch_until(app, IVWL_PEER_DISPLAY, true));
+	CHECK_EQ(ivwl_device_ring(app, IVWL_PEER_DISPLAY, 0), 0);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(display, 0), 1000));
+	CHECK_EQ(ivwl_device_vector_drain(display, 0), 1);
+
+	/* A server that does not read: the socket fills, rings are owed. */
+	REQUIRE(kill(srv.pid, SIGSTOP) == 0);
+	for (i = 0; i < 1000000 && !want; i++)
+		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP,
+					  (uint32_t)i % VECTORS), 0);
+	CHECK_EQ(want, 1);
+	/* Owed ones take no room: more rings change nothing. */
+	for (v = 0; v < VECTORS; v++)
+		CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, v), 0);
+	REQUIRE(kill(srv.pid, SIGCONT) == 0);
+	deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
+	while (want && ivwl_now_ms() < deadline) {
+		pfd = (struct pollfd){ ivwl_device_event_fd(display),
+				       POLLIN | POLLOUT, 0 };
+		poll(&pfd, 1, 50);
+		CHECK_EQ(ivwl_device_dispatch(display), 0);
+	}
+	CHECK_EQ(want, 0);
+	for (v = 0; v < VECTORS; v++) {
+		CHECK(hu_wait_readable(ivwl_device_vector_fd(app, v), 1000));
+		CHECK(ivwl_device_vector_drain(app, v) >= 1);
+	}
+
+	/* A new app: its eventfds are counted, not kept. */
+	ivwl_device_destroy(app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
+	before = count_fds();
+	app = open_dev(srv.app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+	CHECK_EQ(count_fds() - before, 2 + VECTORS + VECTORS);
+	ring_and_take(display, app);
+
+	ivwl_device_destroy(app);
+	ivwl_device_destroy(display);
+	/* Only the goodbyes may drop them (ECONNRESET, unread messages). */
+	CHECK(strstr(hu_server_log(&srv), "display peer 0: it") == NULL);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
+/*
+ * A server that drops a display for speaking (QEMU's, an older
+ * ivwl-server; here --no-rings): connected to again without HELLO, and
+ * the display rings through the app's eventfds itself.
+ */
+static void
+test_server_rings_legacy(void)
+{
+	const char *args[] = { "--socket", NULL, "--size", "4M",
+			       "--vectors", "4", "--no-rings", NULL };
+	struct ivwl_device *display, *app;
+
+	snprintf(srv.app, sizeof(srv.app), "%s", hu_path("legacy"));
+	snprintf(srv.display, sizeof(srv.display), "%s",
+		 hu_path("legacy.display"));
+	args[1] = srv.app;
+	REQUIRE(hu_server_start_args(&srv, "legacy.log", args) == 0);
+	app = open_dev(srv.app);
+	display = open_rings(srv.display);
+	CHECK(!ivwl_device_server_rings(display));
+	CHECK_EQ(ivwl_device_peer_id(display), IVWL_PEER_DISPLAY);
+	CHECK(strstr(hu_server_log(&srv), "display peer 0: it sent data") !=
+	      NULL);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+	ring_and_take(display, app);
+	ivwl_device_destroy(app);
+	ivwl_device_destroy(display);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_attach_pair),
 	TEST(test_export_endpoint),
 	TEST(test_vector_counts),
 	TEST(test_open_errors),
+	TEST(test_server_rings),
+	TEST(test_server_rings_legacy),
 )

@@ -227,6 +227,56 @@ test_many_vectors(void)
 	stop();
 }
 
+/*
+ * The display's extension (protocol/server-msg.h): HELLO is answered
+ * with ACK, and RING requests ring the app's vectors, one write for all
+ * the requests of a vector that arrive together.
+ */
+static void
+test_display_rings(void)
+{
+	int64_t reqs[3] = { HU_RING(1, 2), HU_RING(1, 2), HU_RING(1, 2) };
+	struct hu_client display, app;
+
+	start("rings", VECTORS);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
+	hu_client_expect_quiet(&app, 0);
+
+	CHECK_EQ(hu_send_requests(display.sock, reqs, 3), 0);
+	CHECK(hu_wait_readable(app.own[2], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[2]), 1);
+	CHECK(!hu_wait_readable(app.own[0], 0));
+	CHECK(!hu_wait_readable(app.own[1], 0));
+
+	reqs[0] = HU_RING(1, 0);
+	CHECK_EQ(hu_send_requests(display.sock, reqs, 1), 0);
+	CHECK(hu_wait_readable(app.own[0], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[0]), 1);
+	/* The app still rings the display through its eventfds. */
+	hu_check_ring(&app, &display);
+
+	/* A ring for an app that just left is moot, not an error. */
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	CHECK_EQ(hu_send_requests(display.sock, reqs, 1), 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_send_requests(display.sock, reqs, 1), 0);
+	CHECK(hu_wait_readable(app.own[0], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[0]), 1);
+	hu_client_expect_quiet(&display, 50);
+	CHECK(strstr(hu_server_log(&srv), "said hello") != NULL);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+
+	hu_client_close(&app);
+	hu_client_close(&display);
+	stop();
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_setup_alone),
 	TEST(test_app_first),
@@ -235,4 +285,5 @@ IVWL_TEST_MAIN(
 	TEST(test_fresh_eventfds_after_return),
 	TEST(test_default_vectors),
 	TEST(test_many_vectors),
+	TEST(test_display_rings),
 )

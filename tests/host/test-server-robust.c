@@ -5,9 +5,11 @@
  * behaved pair must still be served.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -316,6 +318,171 @@ test_sigint(void)
 	check_sockets_gone();
 }
 
+/* A display that said hello, then sends req (with an fd when with_fd). */
+static void
+expect_request_drop(int64_t req, bool with_fd, bool hello, const char *why)
+{
+	struct hu_client display;
+	int fd = -1;
+
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	if (hello)
+		CHECK_EQ(hu_client_hello(display.sock), 0);
+	if (with_fd) {
+		fd = eventfd(0, EFD_CLOEXEC);
+		CHECK_EQ(hu_send(display.sock, req, &fd, 1), 0);
+		close(fd);
+	} else {
+		CHECK_EQ(hu_send_requests(display.sock, &req, 1), 0);
+	}
+	expect_hangup(display.sock);
+	hu_client_close(&display);
+	if (!hu_server_wait_log(&srv, why, HU_TIMEOUT_MS))
+		fprintf(stderr, "no '%s' in the log:\n%s", why,
+			hu_server_log(&srv));
+	CHECK(strstr(hu_server_log(&srv), why) != NULL);
+	check_no_leak();
+}
+
+/* Only HELLO, then RING of the app's vectors; anything else drops it. */
+static void
+test_display_bad_requests(void)
+{
+	start("badreq");
+	expect_request_drop(HU_RING(1, 0), false, false, "it sent data");
+	expect_request_drop(HU_RING(0, 0), false, true,
+			    "it asked to ring peer 0 vector 0");
+	expect_request_drop(HU_RING(1, VECTORS), false, true,
+			    "it asked to ring peer 1 vector 2");
+	expect_request_drop(HU_RING(7, 0), false, true,
+			    "it asked to ring peer 7 vector 0");
+	expect_request_drop(HU_HELLO, false, true, "unknown request "
+			    "0x4957010000000001");
+	expect_request_drop((int64_t)0x4957090000000000ll, false, true,
+			    "unknown request");
+	/* Bits 39..32 must be zero. */
+	expect_request_drop(HU_RING(1, 0) | (int64_t)1 << 32, false, true,
+			    "unknown request");
+	expect_request_drop(HU_RING(1, 0), true, true, "it sent an fd");
+	expect_request_drop(-1, false, false, "it sent data");
+	stop();
+}
+
+/* Requests faster than it reads: bounded reads, every one answered. */
+static void
+test_display_ring_flood(void)
+{
+	int64_t reqs[64];
+	struct hu_client display, app;
+	uint64_t got = 0;
+	int i;
+
+	start("flood");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
+	for (i = 0; i < 64; i++)
+		reqs[i] = HU_RING(1, (uint32_t)i % VECTORS);
+	for (i = 0; i < 500; i++)
+		CHECK_EQ(hu_send_requests(display.sock, reqs, 64), 0);
+	/* Both vectors rung; coalesced, so at most once per request. */
+	CHECK(hu_wait_readable(app.own[0], 1000));
+	CHECK(hu_wait_readable(app.own[1], 1000));
+	poll(NULL, 0, 100);
+	got = hu_eventfd_take(app.own[0]) + hu_eventfd_take(app.own[1]);
+	CHECK(got >= 2 && got <= 500 * 64);
+	hu_client_expect_quiet(&display, 50);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	hu_client_close(&display);
+	stop();
+}
+
+/*
+ * The app holds the eventfds the server rings it through: it clears
+ * O_NONBLOCK on one and fills it, so a write would sleep until it reads.
+ * The server must go on serving, say so once, and ring it again once
+ * it read.
+ */
+static void
+test_app_blocks_rings(void)
+{
+	int64_t ring = HU_RING(1, 0);
+	uint64_t full = 0xfffffffffffffffeull, v;
+	struct hu_client display, app;
+	int64_t t0;
+	int fd, i;
+
+	start("blocks");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
+
+	fd = app.own[0];
+	CHECK_EQ(write(fd, &full, sizeof(full)), (ssize_t)sizeof(full));
+	CHECK_EQ(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
+	t0 = ivwl_now_ms();
+	for (i = 0; i < 20; i++) {
+		CHECK_EQ(hu_send_requests(display.sock, &ring, 1), 0);
+		poll(NULL, 0, 2);
+	}
+	CHECK(hu_server_wait_log(&srv, "keeps a write to its vector 0 "
+				 "blocked", HU_TIMEOUT_MS));
+	/* Still serving: the other vector rings at once. */
+	ring = HU_RING(1, 1);
+	CHECK_EQ(hu_send_requests(display.sock, &ring, 1), 0);
+	CHECK(hu_wait_readable(app.own[1], 500));
+	CHECK_EQ(hu_eventfd_take(app.own[1]), 1);
+	CHECK(ivwl_now_ms() - t0 < 1500);
+
+	/* Once it read, it is rung again. */
+	CHECK_EQ(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CHECK_EQ(v, full);
+	ring = HU_RING(1, 0);
+	CHECK_EQ(hu_send_requests(display.sock, &ring, 1), 0);
+	CHECK(hu_wait_readable(fd, 1000));
+	CHECK_EQ(read(fd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CHECK_EQ(v, 1);
+	hu_client_expect_quiet(&display, 20);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	hu_client_close(&display);
+	stop();
+}
+
+/* --no-rings: a display that speaks is dropped, as by QEMU's server. */
+static void
+test_no_rings(void)
+{
+	const char *args[] = { "--socket", NULL, "--size", "2M",
+			       "--vectors", "2", "--no-rings", NULL };
+	struct hu_client display;
+
+	snprintf(srv.app, sizeof(srv.app), "%s", hu_path("norings"));
+	snprintf(srv.display, sizeof(srv.display), "%s",
+		 hu_path("norings.display"));
+	args[1] = srv.app;
+	REQUIRE(hu_server_start_args(&srv, "norings.log", args) == 0);
+	baseline_fds = hu_server_fd_count(&srv);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_HELLO }, 1),
+		 0);
+	expect_hangup(display.sock);
+	hu_client_close(&display);
+	CHECK(hu_server_wait_log(&srv, "display peer 0: it sent data",
+				 HU_TIMEOUT_MS));
+	stop();
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_garbage_after_setup),
 	TEST(test_garbage_at_once),
@@ -325,4 +492,8 @@ IVWL_TEST_MAIN(
 	TEST(test_close_at_once),
 	TEST(test_sigterm),
 	TEST(test_sigint),
+	TEST(test_display_bad_requests),
+	TEST(test_display_ring_flood),
+	TEST(test_app_blocks_rings),
+	TEST(test_no_rings),
 )
