@@ -24,6 +24,7 @@
 #include "connection.h"
 #include "label.h"
 #include "live-view.h"
+#include "device.h"
 #include "ringer.h"
 #include "vm.h"
 #include "watch.h"
@@ -101,12 +102,14 @@ on_ring_flush(void *data)
 
 	plugin->ring_flush = NULL;
 	ivwl_ringer_flush();
+	ivwl_device_flush_rings();
 }
 
 /*
  * The first ring of a loop iteration: the idle source runs once every
  * ready fd was handled, so the VMs rung by one repaint's events cost the
- * ringer one wake-up, not one each.
+ * ringer one wake-up, not one each, and apps that ivwl-server rings for
+ * us are woken once weston is done with the pass.
  */
 static void
 schedule_ring_flush(void *data)
@@ -117,8 +120,10 @@ schedule_ring_flush(void *data)
 		plugin->ring_flush = wl_event_loop_add_idle(
 			wl_display_get_event_loop(plugin->display),
 			on_ring_flush, plugin);
-	if (!plugin->ring_flush)
+	if (!plugin->ring_flush) {
 		ivwl_ringer_flush();
+		ivwl_device_flush_rings();
+	}
 }
 
 static int
@@ -140,6 +145,7 @@ watch_init(struct ivwl_plugin *plugin)
 	if (!plugin->attacher)
 		return -1;
 	ivwl_ringer_defer_wakes(schedule_ring_flush, plugin);
+	ivwl_device_defer_rings(schedule_ring_flush, plugin);
 	return 0;
 }
 
@@ -151,6 +157,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	wl_list_for_each_safe(vm, tmp, &plugin->vms, link)
 		ivwl_vm_destroy(vm);
 	ivwl_ringer_defer_wakes(NULL, NULL);
+	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
 	if (plugin->label)

@@ -133,6 +133,7 @@ on_doorbell(int fd, uint32_t mask, void *data)
 		/* Not at the end of the loop pass: the wait would widen
 		 * the round trip, and with it the estimate's bound. */
 		ivwl_ringer_flush();
+		ivwl_device_flush_rings();
 	}
 	/* At most one pass over the slots, whatever the app wrote. */
 	for (i = 0; i < vm->side.slots; i++)

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,6 +79,8 @@ struct server_device {
 	uint8_t out[8];		/* a request the socket took in part */
 	size_t out_off, out_len;
 	bool want_write;
+	struct server_device *defer_next;	/* in defer.pending */
+	bool deferred;
 
 	/* A message may come in pieces; its fd comes with the first. */
 	uint8_t partial[8];
@@ -91,6 +94,20 @@ struct server_device {
 };
 
 static const struct ivwl_device_ops server_ops;
+
+/*
+ * Ring requests of the event loop's thread wait for the end of its pass
+ * (ivwl_device_defer_rings), as the ringer's wakes do: the app is woken
+ * once the display has done all it had to, not in the middle of it.
+ * Only that thread touches this.
+ */
+static struct {
+	void (*schedule)(void *data);
+	void *data;
+	pthread_t thread;
+	bool scheduled;
+	struct server_device *pending;
+} defer;
 
 static void
 close_fd(int *fd)
@@ -660,40 +677,6 @@ to_server(struct ivwl_device *dev)
 }
 
 static void
-server_destroy(struct ivwl_device *dev)
-{
-	struct server_device *sd = to_server(dev);
-	uint32_t id;
-
-	/* Peers that stay hear our last doorbells (a display saying GONE). */
-	for (id = 0; id < sd->npeers; id++) {
-		ivwl_ringer_destroy(sd->peers[id].ringer, IVWL_RINGER_FLUSH_MS);
-		sd->peers[id].ringer = NULL;
-	}
-	for (id = 0; id < sd->npeers; id++) {
-		peer_clear(&sd->peers[id]);
-		free(sd->peers[id].fds);
-	}
-	free(sd->peers);
-	if (sd->dev.base)
-		munmap(sd->dev.base, sd->dev.size);
-	close_fd(&sd->dev.region_fd);
-	close_fd(&sd->partial_fd);
-	close_fd(&sd->sock);
-	free(sd);
-}
-
-static bool
-server_peer_present(struct ivwl_device *dev, uint32_t peer)
-{
-	struct server_device *sd = to_server(dev);
-
-	if (peer == sd->dev.peer_id)
-		return true;
-	return peer < sd->npeers && sd->peers[peer].present;
-}
-
-static void
 want_write(struct server_device *sd, bool want)
 {
 	if (sd->want_write == want)
@@ -766,8 +749,96 @@ server_request_ring(struct server_device *sd, uint32_t peer, uint32_t vector)
 	if (sd->gone)
 		return 0;
 	sd->owed[vector / 64] |= 1ull << (vector % 64);
-	send_owed(sd);
+	if (!defer.schedule || !pthread_equal(pthread_self(), defer.thread)) {
+		send_owed(sd);
+		return 0;
+	}
+	if (!sd->deferred) {
+		sd->deferred = true;
+		sd->defer_next = defer.pending;
+		defer.pending = sd;
+	}
+	if (!defer.scheduled) {
+		defer.scheduled = true;
+		defer.schedule(defer.data);
+	}
 	return 0;
+}
+
+static void
+undefer(struct server_device *sd)
+{
+	struct server_device **p;
+
+	for (p = &defer.pending; *p; p = &(*p)->defer_next)
+		if (*p == sd) {
+			*p = sd->defer_next;
+			break;
+		}
+	sd->deferred = false;
+}
+
+void
+ivwl_device_defer_rings(void (*schedule)(void *data), void *data)
+{
+	defer.schedule = schedule;
+	defer.data = data;
+	defer.thread = pthread_self();
+	defer.scheduled = false;
+	/* Whatever waits goes now: nobody would flush it. */
+	if (!schedule)
+		ivwl_device_flush_rings();
+}
+
+void
+ivwl_device_flush_rings(void)
+{
+	struct server_device *sd;
+
+	defer.scheduled = false;
+	while ((sd = defer.pending)) {
+		defer.pending = sd->defer_next;
+		sd->deferred = false;
+		send_owed(sd);
+	}
+}
+
+static void
+server_destroy(struct ivwl_device *dev)
+{
+	struct server_device *sd = to_server(dev);
+	uint32_t id;
+
+	/* Peers that stay hear our last doorbells (a display saying GONE). */
+	if (sd->deferred) {
+		undefer(sd);
+		send_owed(sd);
+	}
+	for (id = 0; id < sd->npeers; id++) {
+		ivwl_ringer_destroy(sd->peers[id].ringer, IVWL_RINGER_FLUSH_MS);
+		sd->peers[id].ringer = NULL;
+	}
+	for (id = 0; id < sd->npeers; id++) {
+		peer_clear(&sd->peers[id]);
+		free(sd->peers[id].fds);
+	}
+	free(sd->peers);
+	if (sd->dev.base)
+		munmap(sd->dev.base, sd->dev.size);
+	close_fd(&sd->dev.region_fd);
+	close_fd(&sd->partial_fd);
+	close_fd(&sd->sock);
+	free(sd);
+}
+
+static bool
+server_peer_present(struct ivwl_device *dev, uint32_t peer)
+{
+	struct server_device *sd = to_server(dev);
+
+	if (peer == sd->dev.peer_id)
+		return true;
+	return peer < sd->npeers && sd->peers[peer].present;
 }
 
 static int

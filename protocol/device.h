@@ -63,6 +63,19 @@ ivwl_device_set_write_listener(struct ivwl_device *dev,
 			       ivwl_write_func_t func, void *data);
 
 /*
+ * For an event loop, like ivwl_ringer_defer_wakes: ring requests to the
+ * server that this thread makes are only queued; schedule(data) is
+ * called for the first of them after each flush, and the loop calls
+ * ivwl_device_flush_rings() once its pass is done, which sends every
+ * device's.  NULL: send at once again (what waits is sent now).
+ */
+void
+ivwl_device_defer_rings(void (*schedule)(void *data), void *data);
+
+void
+ivwl_device_flush_rings(void);
+
+/*
  * Opens /dev/ivwlN of the guest driver (kernel/ivwl.ko), maps the region
  * and binds an eventfd to each own vector.  The opener owns the device's
  * vectors: one process per device and side.  Every peer counts as

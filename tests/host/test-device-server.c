@@ -592,6 +592,54 @@ test_server_rings(void)
 	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
 }
 
+static void
+on_schedule(void *data)
+{
+	(*(int *)data)++;
+}
+
+/*
+ * The event loop's rings wait for its flush, one schedule per flush; a
+ * device destroyed meanwhile sends its own first (a display saying GONE).
+ */
+static void
+test_server_rings_deferred(void)
+{
+	struct ivwl_device *display, *app;
+	int scheduled = 0;
+	int app_fd;
+
+	REQUIRE(hu_server_start(&srv, "deferred", "4M", VECTORS) == 0);
+	app = open_dev(srv.app);
+	display = open_rings(srv.display);
+	REQUIRE(ivwl_device_server_rings(display));
+	app_fd = ivwl_device_vector_fd(app, 0);
+
+	ivwl_device_defer_rings(on_schedule, &scheduled);
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 0), 0);
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 1), 0);
+	CHECK_EQ(scheduled, 1);
+	CHECK(!hu_wait_readable(app_fd, 100));
+	ivwl_device_flush_rings();
+	CHECK(hu_wait_readable(app_fd, 1000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 0), 1);
+	CHECK(hu_wait_readable(ivwl_device_vector_fd(app, 1), 1000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 1), 1);
+
+	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 0), 0);
+	CHECK_EQ(scheduled, 2);
+	CHECK(!hu_wait_readable(app_fd, 50));
+	ivwl_device_destroy(display);
+	CHECK(hu_wait_readable(app_fd, 1000));
+	CHECK_EQ(ivwl_device_vector_drain(app, 0), 1);
+	/* Nothing left to flush, nothing touched. */
+	ivwl_device_flush_rings();
+	ivwl_device_defer_rings(NULL, NULL);
+
+	ivwl_device_destroy(app);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
 /*
  * A server that drops a display for speaking (QEMU's, an older
  * ivwl-server; here --no-rings): connected to again without HELLO, and
@@ -628,5 +676,6 @@ IVWL_TEST_MAIN(
 	TEST(test_vector_counts),
 	TEST(test_open_errors),
 	TEST(test_server_rings),
+	TEST(test_server_rings_deferred),
 	TEST(test_server_rings_legacy),
 )
