@@ -408,6 +408,90 @@ fake_server(const char *path, enum script script)
 	return pid;
 }
 
+/*
+ * QEMU's contrib server, as far as a display that says hello sees it: a
+ * setup like SCRIPT_FOREIGN's, and a client that sends a byte is closed
+ * (deaf: or nothing at all is done with it).  Counts the connections in
+ * its exit code: 10 + how many it served.
+ */
+static pid_t
+fake_qemu_server(const char *path, bool deaf)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, sock, served = 0;
+	char c;
+	pid_t pid;
+
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	REQUIRE(bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	REQUIRE(listen(fd, 1) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid != 0) {
+		close(fd);
+		return pid;
+	}
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	for (;;) {
+		sock = accept(fd, NULL, NULL);
+		if (sock < 0)
+			_exit(21);
+		served++;
+		play(sock, SCRIPT_FOREIGN);
+		if (deaf) {
+			while (read(sock, &c, 1) > 0)
+				;
+			_exit(10 + served);
+		}
+		/* Its first byte, or EOF: either way it is gone. */
+		if (read(sock, &c, 1) <= 0)
+			_exit(10 + served);
+		close(sock);
+	}
+}
+
+static void
+test_hello_to_qemu(void)
+{
+	const char *path = hu_path("fake-qemu");
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int64_t t0;
+	pid_t pid;
+
+	/* Drops the hello: connected to again, without it. */
+	pid = fake_qemu_server(path, false);
+	CHECK_EQ(ivwl_device_open_server_flags(path, OPEN_MS,
+					       IVWL_DEVICE_SERVER_RINGS, &dev,
+					       &err), 0);
+	CHECK(err == NULL);
+	if (dev) {
+		CHECK(!ivwl_device_server_rings(dev));
+		CHECK_EQ(ivwl_device_peer_id(dev), 7);
+		CHECK(ivwl_device_peer_present(dev, 3));
+		CHECK_EQ(ivwl_device_ring(dev, 3, 1), 0);
+		ivwl_device_destroy(dev);
+	}
+	CHECK_EQ(wait_child(pid), 12);
+
+	/* Reads it and says nothing: a bounded wait, then an error. */
+	pid = fake_qemu_server(path, true);
+	dev = NULL;
+	t0 = ivwl_now_ms();
+	CHECK_EQ(ivwl_device_open_server_flags(path, 300,
+					       IVWL_DEVICE_SERVER_RINGS, &dev,
+					       &err), -ETIMEDOUT);
+	CHECK(ivwl_now_ms() - t0 < 1500);
+	CHECK(dev == NULL);
+	CHECK(err && strstr(err, "hello"));
+	CHECK_EQ(wait_child(pid), 11);
+	unlink(path);
+}
+
 static void
 test_open_errors(void)
 {
@@ -678,4 +762,5 @@ IVWL_TEST_MAIN(
 	TEST(test_server_rings),
 	TEST(test_server_rings_deferred),
 	TEST(test_server_rings_legacy),
+	TEST(test_hello_to_qemu),
 )
