@@ -587,7 +587,9 @@ say_hello(struct server_device *sd, int64_t deadline, const char **err)
 			break;
 		handle_message(sd, value, fd);
 	}
+	/* The server rings any vector it has; the app's fds can go. */
 	sd->dev.server_rings = true;
+	sd->dev.rings_by_number = true;
 	for (id = 0; id < sd->npeers; id++)
 		for (i = 0; id != sd->dev.peer_id && i < sd->peers[id].nfds;
 		     i++)
@@ -718,7 +720,7 @@ send_owed(struct server_device *sd)
 	uint64_t wire;
 	bool more = true;
 
-	for (w = 0; more && w * 64 < sd->dev.nr_vectors; w++) {
+	for (w = 0; more && w * 64 < sd->dev.ring_vectors; w++) {
 		while (more && sd->owed[w]) {
 			more = send_out(sd);
 			if (!more)

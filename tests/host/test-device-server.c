@@ -623,6 +623,7 @@ test_server_rings(void)
 	CHECK(!ivwl_device_server_rings(app));
 	/* The socket, the region and its own vectors: none of the app's. */
 	CHECK_EQ(count_fds() - before, 2 + VECTORS);
+	CHECK_EQ(ivwl_device_ring_vectors(display), VECTORS);
 	CHECK(ivwl_device_peer_present(display, IVWL_PEER_APP));
 	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 0, 0,
 					     &ep), -EOPNOTSUPP);
@@ -631,6 +632,11 @@ test_server_rings(void)
 	ring_and_take(display, app);
 	CHECK_EQ(ivwl_device_ring_health(display, IVWL_PEER_APP), 0);
 	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, VECTORS), -EINVAL);
+	/* Every vector of the server's, even once we use fewer. */
+	ivwl_device_use_vectors(display, 1);
+	CHECK_EQ(ivwl_device_nr_vectors(display), 1);
+	CHECK_EQ(ivwl_device_ring_vectors(display), VECTORS);
+	ring_and_take(display, app);
 	/* The app rings the display as before. */
 	CHECK(dispatch_until(app, IVWL_PEER_DISPLAY, true));
 	CHECK_EQ(ivwl_device_ring(app, IVWL_PEER_DISPLAY, 0), 0);
