@@ -625,7 +625,9 @@ open_once(const char *socket_path, int64_t deadline, uint32_t flags,
 	if (ret < 0)
 		goto err_destroy;
 	settle_peers(sd);
-	if (flags & IVWL_DEVICE_SERVER_RINGS) {
+	/* The server rings for the display peer only: another is told no. */
+	if ((flags & IVWL_DEVICE_SERVER_RINGS) &&
+	    sd->dev.peer_id == IVWL_PEER_DISPLAY) {
 		ret = say_hello(sd, deadline, err);
 		if (ret < 0)
 			goto err_destroy;

@@ -35,8 +35,9 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
  * that we keep none of its eventfds and need no thread to write them.
  * A server that does not know the request (QEMU's contrib server, an
  * older ivwl-server) hangs up on it: we connect again without it, and
- * ivwl_device_server_rings() says false.  The agent never asks: the
- * server rings for the display peer only.
+ * ivwl_device_server_rings() says false.  Only peer id 0 (the display's
+ * at ivwl-server) asks: the server rings for the display alone, and
+ * drops another peer that speaks.  The agent never asks.
  */
 #define IVWL_DEVICE_SERVER_RINGS 0x2u
 

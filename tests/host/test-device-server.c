@@ -344,6 +344,7 @@ enum script {
 	SCRIPT_NO_VECTORS,
 	SCRIPT_TWO_FDS,
 	SCRIPT_FOREIGN,
+	SCRIPT_QEMU,		/* SCRIPT_FOREIGN's, with id 0 */
 };
 
 static void
@@ -351,6 +352,7 @@ play(int sock, enum script script)
 {
 	int shm = memfd_create("fake", MFD_CLOEXEC);
 	int fds[2] = { eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC) };
+	int id = script == SCRIPT_QEMU ? 0 : 7;
 	int v;
 
 	if (ftruncate(shm, script == SCRIPT_BAD_SIZE ? 3 << 20 : SIZE) < 0)
@@ -358,7 +360,9 @@ play(int sock, enum script script)
 	if (script == SCRIPT_SILENT)
 		return;
 	hu_send(sock, script == SCRIPT_BAD_VERSION ? 1 : 0, NULL, 0);
-	hu_send(sock, 7, NULL, 0);
+	hu_send(sock, script == SCRIPT_QEMU ? 0 : 7, NULL, 0);
+	if (script == SCRIPT_QEMU)
+		script = SCRIPT_FOREIGN;
 	if (script == SCRIPT_TWO_FDS) {
 		hu_send(sock, -1, fds, 2);
 		return;
@@ -370,7 +374,7 @@ play(int sock, enum script script)
 	hu_send(sock, -1, &shm, 1);
 	if (script == SCRIPT_FOREIGN)
 		for (v = 0; v < 2; v++)
-			hu_send(sock, 7, &fds[v], 1);
+			hu_send(sock, id, &fds[v], 1);
 }
 
 /* A one-shot fake server in a child: plays the script, then waits. */
@@ -415,7 +419,7 @@ fake_server(const char *path, enum script script)
  * its exit code: 10 + how many it served.
  */
 static pid_t
-fake_qemu_server(const char *path, bool deaf)
+fake_qemu_server(const char *path, enum script script, bool deaf)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, sock, served = 0;
@@ -441,7 +445,7 @@ fake_qemu_server(const char *path, bool deaf)
 		if (sock < 0)
 			_exit(21);
 		served++;
-		play(sock, SCRIPT_FOREIGN);
+		play(sock, script);
 		if (deaf) {
 			while (read(sock, &c, 1) > 0)
 				;
@@ -464,22 +468,35 @@ test_hello_to_qemu(void)
 	pid_t pid;
 
 	/* Drops the hello: connected to again, without it. */
-	pid = fake_qemu_server(path, false);
+	pid = fake_qemu_server(path, SCRIPT_QEMU, false);
 	CHECK_EQ(ivwl_device_open_server_flags(path, OPEN_MS,
 					       IVWL_DEVICE_SERVER_RINGS, &dev,
 					       &err), 0);
 	CHECK(err == NULL);
 	if (dev) {
 		CHECK(!ivwl_device_server_rings(dev));
-		CHECK_EQ(ivwl_device_peer_id(dev), 7);
+		CHECK_EQ(ivwl_device_peer_id(dev), 0);
 		CHECK(ivwl_device_peer_present(dev, 3));
 		CHECK_EQ(ivwl_device_ring(dev, 3, 1), 0);
 		ivwl_device_destroy(dev);
 	}
 	CHECK_EQ(wait_child(pid), 12);
 
+	/* Not peer 0: not the display, no hello, one connection. */
+	pid = fake_qemu_server(path, SCRIPT_FOREIGN, false);
+	dev = NULL;
+	CHECK_EQ(ivwl_device_open_server_flags(path, OPEN_MS,
+					       IVWL_DEVICE_SERVER_RINGS, &dev,
+					       &err), 0);
+	if (dev) {
+		CHECK(!ivwl_device_server_rings(dev));
+		CHECK_EQ(ivwl_device_peer_id(dev), 7);
+		ivwl_device_destroy(dev);
+	}
+	CHECK_EQ(wait_child(pid), 11);
+
 	/* Reads it and says nothing: a bounded wait, then an error. */
-	pid = fake_qemu_server(path, true);
+	pid = fake_qemu_server(path, SCRIPT_QEMU, true);
 	dev = NULL;
 	t0 = ivwl_now_ms();
 	CHECK_EQ(ivwl_device_open_server_flags(path, 300,
