@@ -136,7 +136,9 @@ hu_path(const char *name)
 	char *p = bufs[next++ % 8];
 	int i;
 
-	snprintf(p, HU_PATH_MAX, "%s/%s", tmp_dir, name);
+	/* A unix socket's path must fit sun_path: too long is a bug here. */
+	if (snprintf(p, HU_PATH_MAX, "%s/%s", tmp_dir, name) >= HU_PATH_MAX)
+		abort();
 	for (i = 0; i < nfiles; i++)
 		if (strcmp(files[i], p) == 0)
 			return p;

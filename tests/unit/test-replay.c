@@ -223,7 +223,7 @@ static void
 restart_round_trip(void)
 {
 	struct fixture f;
-	uint32_t word, marker;
+	uint32_t word = 0, marker;
 
 	setup(&f);
 	build_window(&f);
@@ -389,7 +389,7 @@ static void
 display_leaves_during_replay(void)
 {
 	struct fixture f;
-	uint32_t word;
+	uint32_t word = 0;
 
 	setup(&f);
 	build_window(&f);
@@ -620,7 +620,7 @@ static void
 viewport_and_pending_state(void)
 {
 	struct fixture f;
-	uint32_t word;
+	uint32_t word = 0;
 	int commit, at;
 
 	setup(&f);
@@ -842,7 +842,7 @@ frame_of_uncommitted_state_waits(void)
 {
 	struct fixture f;
 	int commit, frame;
-	uint32_t word;
+	uint32_t word = 0;
 
 	setup(&f);
 	build_window(&f);
