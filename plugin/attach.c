@@ -89,7 +89,8 @@ attach_run(void *data)
 
 	/* The app's eventfds stay with the server (docs/region.md). */
 	job->ret = ivwl_device_open_server_flags(job->path, job->timeout_ms,
-						 IVWL_DEVICE_SERVER_RINGS,
+						 IVWL_DEVICE_SERVER_RINGS |
+						 IVWL_DEVICE_SERVER_VECTOR0,
 						 &job->dev, &job->err);
 	pthread_mutex_lock(&a->lock);
 	job->finished = true;

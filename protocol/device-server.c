@@ -73,6 +73,7 @@ struct server_device {
 	struct ivwl_device dev;	/* region_fd: the shm fd */
 	int sock;
 	bool gone;
+	bool vector0_only;	/* IVWL_DEVICE_SERVER_VECTOR0 */
 
 	/* The server rings the app peer for us (server-msg.h). */
 	uint64_t owed[MAX_VECTORS / 64];	/* its vectors to ask for */
@@ -340,6 +341,17 @@ connect_server(const char *path, int64_t deadline, const char **err)
 }
 
 /* A message before the region: peers announced before us, or ours. */
+/*
+ * IVWL_DEVICE_SERVER_VECTOR0: the vector just added is counted, its fd
+ * closed at once unless it is vector 0.
+ */
+static void
+count_only_beyond_vector0(struct server_device *sd, struct peer *p)
+{
+	if (sd->vector0_only && p->nfds > 1)
+		close_fd(&p->fds[p->nfds - 1]);
+}
+
 static int
 setup_peer_message(struct server_device *sd, int64_t value, int fd,
 		   const char **err)
@@ -364,6 +376,7 @@ setup_peer_message(struct server_device *sd, int64_t value, int fd,
 		*err = "too many vectors";
 		return -E2BIG;
 	}
+	count_only_beyond_vector0(sd, p);
 	return 0;
 }
 
@@ -612,6 +625,7 @@ open_once(const char *socket_path, int64_t deadline, uint32_t flags,
 	sd->dev.ops = &server_ops;
 	sd->partial_fd = -1;
 	sd->dev.region_fd = -1;
+	sd->vector0_only = flags & IVWL_DEVICE_SERVER_VECTOR0;
 
 	sd->sock = connect_server(socket_path, deadline, err);
 	if (sd->sock < 0) {

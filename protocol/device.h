@@ -40,6 +40,15 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
  * drops another peer that speaks.  The agent never asks.
  */
 #define IVWL_DEVICE_SERVER_RINGS 0x2u
+/*
+ * Another flag of ivwl_device_open_server_flags: keep only vector 0's
+ * eventfds, own and the peers', and count the others.  ivwl-server
+ * hands over every vector of both peers at attach, 66 fds with
+ * --vectors 33; a display that waits on vector 0 alone and rings by
+ * number holds 2, even while dozens of VMs attach at once.  Then call
+ * ivwl_device_use_vectors(dev, 1).
+ */
+#define IVWL_DEVICE_SERVER_VECTOR0 0x4u
 
 int
 ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,

@@ -777,6 +777,49 @@ test_server_rings_legacy(void)
 	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
 }
 
+/*
+ * IVWL_DEVICE_SERVER_VECTOR0, as weston attaches: of the 2 x VECTORS
+ * eventfds the server hands over, only its own vector 0 stays (the app's
+ * are counted; the server rings them), before and after a new app joins,
+ * and every app vector can still be rung by number.
+ */
+static void
+test_vector0_only(void)
+{
+	struct ivwl_device *display, *app;
+	const char *err = NULL;
+	int before;
+
+	REQUIRE(hu_server_start(&srv, "vec0", "4M", VECTORS) == 0);
+	app = open_dev(srv.app);
+	before = count_fds();
+	REQUIRE(ivwl_device_open_server_flags(srv.display, OPEN_MS,
+					      IVWL_DEVICE_SERVER_RINGS |
+					      IVWL_DEVICE_SERVER_VECTOR0,
+					      &display, &err) == 0);
+	CHECK(ivwl_device_server_rings(display));
+	/* The socket, the region and our vector 0. */
+	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(ivwl_device_nr_vectors(display), VECTORS);
+	ivwl_device_use_vectors(display, 1);
+	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(ivwl_device_ring_vectors(display), VECTORS);
+	CHECK(ivwl_device_peer_present(display, IVWL_PEER_APP));
+	ring_and_take(display, app);
+
+	ivwl_device_destroy(app);
+	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
+	app = open_dev(srv.app);
+	before = count_fds();
+	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
+	CHECK_EQ(count_fds(), before);
+	ring_and_take(display, app);
+
+	ivwl_device_destroy(app);
+	ivwl_device_destroy(display);
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_attach_pair),
 	TEST(test_export_endpoint),
@@ -785,5 +828,6 @@ IVWL_TEST_MAIN(
 	TEST(test_server_rings),
 	TEST(test_server_rings_deferred),
 	TEST(test_server_rings_legacy),
+	TEST(test_vector0_only),
 	TEST(test_hello_to_qemu),
 )
