@@ -230,7 +230,7 @@ class Display:
         """An ivwl-server for one region: the display side attaches to
         sock.display, the agent to sock."""
         return self.spawn([self.bin["server"], "--socket", sock,
-                           "--size", size] + (["--vectors", os.environ["IVWL_BENCH_VECTORS"]] if os.environ.get("IVWL_BENCH_VECTORS") else []), logname)
+                           "--size", size], logname)
 
     def start_weston(self, width, height, vms, **kw):
         """weston, headless and pixman, with ivwl.so and one [ivwl-vm]
