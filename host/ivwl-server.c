@@ -10,12 +10,20 @@
  * backlog is full instead of being waited for.
  *
  * Wire format (server -> client): one little-endian int64 per sendmsg,
- * with zero or one SCM_RIGHTS fd.  Any byte from the app peer, or EOF,
- * means it left.  The display peer may speak the extension of
- * server-msg.h: HELLO, answered with ACK, then RING requests, for which
- * this process writes the app's eventfds; anything else it sends means it
- * left, as before (QEMU never sends a byte, and QEMU's contrib server
- * drops a peer that does).
+ * with zero or one SCM_RIGHTS fd.  EOF means a peer left.  A peer may
+ * speak the extension of server-msg.h: HELLO, answered with ACK, then
+ * (the display only) RING requests, for which this process writes the
+ * app's eventfds; anything else it sends means it left, as before (QEMU
+ * never sends a byte, and QEMU's contrib server drops a peer that does).
+ *
+ * A role's eventfds live as long as the server: every instance of the
+ * role gets the same files.  QEMU's ivshmem frees a peer's eventfd array
+ * when told the peer left and writes into the freed array when the same
+ * id joins again (every QEMU so far), so a client that never said HELLO
+ * (QEMU) is never told that a peer left, and is sent the other role's
+ * eventfds once per connection: it keeps ringing and being rung through
+ * them across the other side's restarts, with no news needed.  Clients
+ * that said HELLO (ivwl's own) get every join and leave.
  */
 #include <endian.h>
 #include <errno.h>
@@ -95,9 +103,11 @@ struct batch {
 struct client {
 	int sock;			/* -1 while the role is free */
 	bool doomed;			/* leaves at the next reap */
-	struct fd_bundle *eventfds;	/* its receive vectors */
-	bool rings;		/* display: said HELLO, may ask for rings */
-	uint8_t partial[8];	/* display: a request in pieces */
+	bool hello;		/* said HELLO: gets every join and leave */
+	bool rings;		/* display: may ask for rings */
+	/* Was sent that role's eventfds and not told it left since. */
+	bool holds[ROLE_COUNT];
+	uint8_t partial[8];	/* a request in pieces */
 	size_t have;
 	bool blocks_rings;	/* app: kept a write to its eventfd blocked */
 	struct batch queue[MAX_BATCHES];
@@ -113,8 +123,20 @@ struct listener {
 };
 
 
+/*
+ * A role's eventfds, made when its first instance joins and kept for
+ * the next ones.  tainted: an instance cleared O_NONBLOCK on them or
+ * kept a write blocked; they are made anew once nobody who is never
+ * told about a new set holds them (role_refresh).
+ */
+struct role {
+	struct fd_bundle *eventfds;
+	bool tainted;
+};
+
 struct server {
 	struct ivwl_server_options opt;
+	struct role roles[ROLE_COUNT];		/* indexed by peer id */
 	struct listener listeners[ROLE_COUNT];	/* indexed by peer id */
 	struct client clients[ROLE_COUNT];	/* indexed by peer id */
 	struct fd_bundle *shm;
@@ -284,8 +306,9 @@ err_close:
 }
 
 /*
- * Every peer holds one eventfd per vector in this process, and queued
- * messages keep departed peers' ones alive a little longer.
+ * Each role's eventfds are held here, one per vector, and queued
+ * messages may keep a set that was replaced (role_refresh) alive a
+ * little longer.
  */
 static void
 raise_fd_limit(uint32_t vectors)
@@ -399,12 +422,96 @@ client_release(struct client *c)
 	if (c->sock >= 0)
 		close(c->sock);
 	c->sock = -1;
-	bundle_unref(c->eventfds);
-	c->eventfds = NULL;
 	c->doomed = false;
+	c->hello = false;
 	c->rings = false;
+	memset(c->holds, 0, sizeof(c->holds));
 	c->have = 0;
 	c->blocks_rings = false;
+}
+
+/* The role's eventfds, made the first time they are needed. */
+static struct fd_bundle *
+role_eventfds(struct server *s, uint32_t id)
+{
+	struct role *r = &s->roles[id];
+
+	if (!r->eventfds)
+		r->eventfds = eventfds_new(s->opt.vectors);
+	return r->eventfds;
+}
+
+/*
+ * An instance of the role left.  O_NONBLOCK belongs to the open file
+ * description, which it shared with us and with the next instance: set
+ * it again, so that no reader of the next instance sleeps in read() and
+ * no writer in write() because this one cleared it.  A count it left
+ * pending is one wake-up for the next instance, which any reader of a
+ * doorbell takes as a hint to look, not as a message.
+ */
+static void
+role_left(struct server *s, uint32_t id, bool blocked)
+{
+	struct role *r = &s->roles[id];
+	uint32_t i;
+	int flags;
+
+	if (!r->eventfds)
+		return;
+	if (blocked)
+		r->tainted = true;
+	for (i = 0; i < r->eventfds->count; i++) {
+		flags = fcntl(r->eventfds->fds[i], F_GETFL);
+		if (flags < 0 || flags & O_NONBLOCK)
+			continue;
+		r->tainted = true;
+		fcntl(r->eventfds->fds[i], F_SETFL, flags | O_NONBLOCK);
+	}
+}
+
+/*
+ * Whether a present client holds the role's eventfds without ever being
+ * told of a new set: one that never said HELLO.
+ */
+static bool
+role_held_silently(struct server *s, uint32_t id)
+{
+	uint32_t other;
+
+	for (other = 0; other < ROLE_COUNT; other++) {
+		const struct client *o = &s->clients[other];
+
+		if (client_present(o) && !o->hello && o->holds[id])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A tainted role's eventfds are dropped while the role is absent and no
+ * silent client holds them: its process may live on somewhere and clear
+ * O_NONBLOCK again, and a new set leaves it nothing to do that with.
+ * While a QEMU holds them, they stay (with O_NONBLOCK set again): QEMU
+ * could not be given a new set without "left" news, and an instance that
+ * blocks them again costs the ring guard's period, as any app does.
+ */
+static void
+role_refresh(struct server *s)
+{
+	uint32_t id;
+
+	for (id = 0; id < ROLE_COUNT; id++) {
+		struct role *r = &s->roles[id];
+
+		if (!r->tainted || s->clients[id].sock >= 0 ||
+		    role_held_silently(s, id))
+			continue;
+		bundle_unref(r->eventfds);
+		r->eventfds = NULL;
+		r->tainted = false;
+		log_msg("%s role's eventfds were left blocking: the next %s "
+			"peer gets new ones", role_names[id], role_names[id]);
+	}
 }
 
 /*
@@ -424,53 +531,92 @@ server_reap(struct server *s)
 
 			if (c->sock < 0 || !c->doomed)
 				continue;
+			role_left(s, id, c->blocks_rings);
 			client_release(c);
 			log_msg("%s peer %u left", role_names[id], id);
+			/* A client that never said HELLO keeps the eventfds:
+			 * they will be the next instance's. */
 			for (other = 0; other < ROLE_COUNT; other++) {
 				struct client *o = &s->clients[other];
 
-				if (!client_present(o))
+				if (!client_present(o) || !o->hello ||
+				    !o->holds[id])
 					continue;
+				o->holds[id] = false;
 				client_enqueue(o, other, id, NULL);
 				client_flush(o, other);
 			}
 			again = true;
 		}
 	}
+	role_refresh(s);
 }
 
-/* HELLO first, RING after it; anything else means it left. */
+/*
+ * A client that said HELLO hears of every leave from now on.  One that
+ * left before is news to it only if it holds the eventfds: tell it now.
+ */
 static void
-display_request(struct server *s, struct client *c, int64_t value)
+client_hello(struct server *s, struct client *c, uint32_t id,
+	     uint32_t version)
+{
+	uint32_t other, flags = 0;
+
+	c->hello = true;
+	c->rings = id == IVWL_PEER_DISPLAY && !s->opt.no_rings;
+	for (other = 0; other < ROLE_COUNT; other++) {
+		if (other == id || !c->holds[other] ||
+		    client_present(&s->clients[other]))
+			continue;
+		c->holds[other] = false;
+		client_enqueue(c, id, other, NULL);
+	}
+	if (!c->rings)
+		flags |= IVWL_SRV_ACK_NO_RINGS;
+	log_msg("%s peer %u said hello (version %u)%s", role_names[id], id,
+		version, c->rings ? ": ringing the app for it" : "");
+	client_enqueue(c, id, ivwl_srv_encode(IVWL_SRV_ACK, flags,
+					      IVWL_SRV_VERSION), NULL);
+	client_flush(c, id);
+}
+
+/*
+ * HELLO first, then RING from a display the server rings for; anything
+ * else means the client left.
+ */
+static void
+client_request(struct server *s, struct client *c, uint32_t id,
+	       int64_t value)
 {
 	uint32_t peer, arg, op = ivwl_srv_decode(value, &peer, &arg);
 	char why[128];
 
-	if (!c->rings) {
-		if (op != IVWL_SRV_HELLO || arg == 0 || s->opt.no_rings) {
-			client_doom(c, IVWL_PEER_DISPLAY, "it sent data");
+	if (!c->hello) {
+		if (op != IVWL_SRV_HELLO || arg == 0) {
+			client_doom(c, id, "it sent data");
 			return;
 		}
-		c->rings = true;
-		log_msg("display peer %u said hello (version %u): ringing the "
-			"app for it", IVWL_PEER_DISPLAY, arg);
-		client_enqueue(c, IVWL_PEER_DISPLAY,
-			       ivwl_srv_encode(IVWL_SRV_ACK, 0,
-					       IVWL_SRV_VERSION), NULL);
-		client_flush(c, IVWL_PEER_DISPLAY);
+		client_hello(s, c, id, arg);
 		return;
 	}
 	if (op != IVWL_SRV_RING) {
 		snprintf(why, sizeof(why), "it sent an unknown request "
 			 "0x%016" PRIx64, (uint64_t)value);
-		client_doom(c, IVWL_PEER_DISPLAY, why);
+		client_doom(c, id, why);
+		return;
+	}
+	if (!c->rings) {
+		client_doom(c, id, id == IVWL_PEER_DISPLAY ?
+			    "it asked for a ring (--no-rings)" :
+			    "it asked for a ring (the server rings for "
+			    "the display only)");
 		return;
 	}
 	if (peer != IVWL_PEER_APP || arg >= s->opt.vectors) {
 		snprintf(why, sizeof(why), "it asked to ring peer %u vector "
 			 "%u (the app is peer %u, with %u vectors)", peer, arg,
 			 IVWL_PEER_APP, s->opt.vectors);
-		client_doom(c, IVWL_PEER_DISPLAY, why);
+		client_doom(c, id, why);
 		return;
 	}
 	/* An app that just left: the display has not heard yet. */
@@ -485,8 +631,9 @@ display_request(struct server *s, struct client *c, int64_t value)
  * is taken: one that comes along is closed by the kernel (MSG_CTRUNC).
  */
 static void
-display_readable(struct server *s, struct client *c)
+client_readable(struct server *s, uint32_t id)
 {
+	struct client *c = &s->clients[id];
 	uint8_t buf[MAX_REQUESTS * 8];
 	struct iovec iov;
 	struct msghdr mh;
@@ -507,44 +654,20 @@ display_readable(struct server *s, struct client *c)
 		return;
 	}
 	if (n < 0) {
-		client_doom(c, IVWL_PEER_DISPLAY, strerror(errno));
+		client_doom(c, id, strerror(errno));
 		return;
 	}
 	if (mh.msg_flags & MSG_CTRUNC) {
-		client_doom(c, IVWL_PEER_DISPLAY, "it sent an fd");
+		client_doom(c, id, "it sent an fd");
 		return;
 	}
 	len = c->have + (size_t)n;
 	for (off = 0; off + 8 <= len && !c->doomed; off += 8) {
 		memcpy(&wire, buf + off, sizeof(wire));
-		display_request(s, c, (int64_t)le64toh(wire));
+		client_request(s, c, id, (int64_t)le64toh(wire));
 	}
 	c->have = len - off;
 	memcpy(c->partial, buf + off, c->have);
-}
-
-/* Any byte, EOF or error from the app means it left; the display may
- * speak (display_request). */
-static void
-client_readable(struct server *s, uint32_t id)
-{
-	struct client *c = &s->clients[id];
-	char buf[64];
-	ssize_t n;
-
-	if (id == IVWL_PEER_DISPLAY) {
-		display_readable(s, c);
-		return;
-	}
-	n = recv(c->sock, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n > 0)
-		client_doom(c, id, "it sent data");
-	else if (n == 0)
-		c->doomed = true;
-	else
-		client_doom(c, id, strerror(errno));
 }
 
 static void
@@ -563,9 +686,9 @@ guard_set(suseconds_t us)
  * period again.
  */
 static void
-app_ring(struct client *app, uint32_t vector)
+app_ring(struct client *app, struct fd_bundle *eventfds, uint32_t vector)
 {
-	int fd = app->eventfds->fds[vector];
+	int fd = eventfds->fds[vector];
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	uint64_t one = 1;
 
@@ -596,12 +719,14 @@ server_ring_app(struct server *s)
 	if (!s->rings_pending)
 		return;
 	s->rings_pending = false;
+	/* Rings for an app that left would wait for the next one. */
 	if (client_present(app)) {
 		guard_set(RING_GUARD_US);
 		for (w = 0; w * 64 < s->opt.vectors; w++)
 			for (bit = 0; bit < 64; bit++)
 				if (s->ring_pending[w] & 1ull << bit)
-					app_ring(app, w * 64 + bit);
+					app_ring(app, s->roles[IVWL_PEER_APP].
+						 eventfds, w * 64 + bit);
 		guard_set(0);
 	}
 	memset(s->ring_pending, 0, sizeof(s->ring_pending));
@@ -629,10 +754,10 @@ static void
 client_start(struct server *s, uint32_t id, int sock)
 {
 	struct client *c = &s->clients[id];
+	struct fd_bundle *own = role_eventfds(s, id);
 	uint32_t other;
 
-	c->eventfds = eventfds_new(s->opt.vectors);
-	if (!c->eventfds) {
+	if (!own) {
 		log_msg("no eventfds for a new %s peer, refusing it",
 			role_names[id]);
 		close(sock);
@@ -644,11 +769,13 @@ client_start(struct server *s, uint32_t id, int sock)
 	client_enqueue(c, id, PROTOCOL_VERSION, NULL);
 	client_enqueue(c, id, id, NULL);
 	client_enqueue(c, id, SHM_MESSAGE, s->shm);
-	for (other = 0; other < ROLE_COUNT; other++)
-		if (other != id && client_present(&s->clients[other]))
-			client_enqueue(c, id, other,
-				       s->clients[other].eventfds);
-	client_enqueue(c, id, id, c->eventfds);
+	for (other = 0; other < ROLE_COUNT; other++) {
+		if (other == id || !client_present(&s->clients[other]))
+			continue;
+		client_enqueue(c, id, other, s->roles[other].eventfds);
+		c->holds[other] = true;
+	}
+	client_enqueue(c, id, id, own);
 	client_flush(c, id);
 	if (c->doomed) {
 		/* Nobody heard of it yet: no need to announce its exit. */
@@ -657,12 +784,15 @@ client_start(struct server *s, uint32_t id, int sock)
 	}
 	log_msg("%s peer %u joined", role_names[id], id);
 
+	/* One that never said HELLO still rings the earlier instance's
+	 * eventfds: they are these. */
 	for (other = 0; other < ROLE_COUNT; other++) {
 		struct client *o = &s->clients[other];
 
-		if (other == id || !client_present(o))
+		if (other == id || !client_present(o) || o->holds[id])
 			continue;
-		client_enqueue(o, other, id, c->eventfds);
+		o->holds[id] = true;
+		client_enqueue(o, other, id, own);
 		client_flush(o, other);
 	}
 	server_reap(s);
@@ -813,6 +943,8 @@ server_fini(struct server *s)
 	for (id = 0; id < ROLE_COUNT; id++) {
 		client_release(&s->clients[id]);
 		listener_close(&s->listeners[id]);
+		bundle_unref(s->roles[id].eventfds);
+		s->roles[id].eventfds = NULL;
 	}
 	bundle_unref(s->shm);
 	s->shm = NULL;

@@ -406,8 +406,9 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 		 vm->side.slots);
 	if (vm->server && !ivwl_device_server_rings(vm->dev))
 		ivwl_log("[%s] %s does not ring the app for weston (QEMU's "
-			 "server or an older ivwl-server): weston writes the "
-			 "app's doorbell itself, from its ringer thread",
+			 "server, an older ivwl-server, or --no-rings): weston "
+			 "writes the app's doorbell itself, from its ringer "
+			 "thread",
 			 vm->name, vm->server);
 	/* Events before we listened are lost: look once now. */
 	ivwl_display_side_sync(&vm->side, &side_listener, vm);

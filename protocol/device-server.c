@@ -20,12 +20,17 @@
  * a ringer, whose worker thread does the writing (ringer.h); no write to
  * them ever happens in the caller's thread.
  *
- * Unless the server rings for us (IVWL_DEVICE_SERVER_RINGS, server-msg.h):
- * a display that ivwl-server answers HELLO keeps none of the peer's
- * eventfds and asks the server to ring, with one request on the socket
- * per ring; requests the socket has no room for are owed, and sent by
- * ivwl_device_dispatch() once it is writable.  A server that drops the
- * HELLO (QEMU's, an older ivwl-server) is connected to again without it.
+ * Every peer says HELLO after its setup (server-msg.h): ivwl-server tells
+ * a peer that a peer left only once it said it, since QEMU, which never
+ * does, cannot take that news.  A server that drops the HELLO (QEMU's,
+ * an older ivwl-server) is connected to again without it, and tells
+ * every peer anyway.
+ *
+ * Unless the server rings for us (IVWL_DEVICE_SERVER_RINGS): a display
+ * whose HELLO ivwl-server answers with an ACK that rings keeps none of
+ * the peer's eventfds and asks the server to ring, with one request on
+ * the socket per ring; requests the socket has no room for are owed, and
+ * sent by ivwl_device_dispatch() once it is writable.
  */
 #include <endian.h>
 #include <errno.h>
@@ -60,6 +65,8 @@
 #define DISPATCH_BUDGET 1024
 /* Retry period while the server's listen backlog is full. */
 #define CONNECT_RETRY_MS 10
+/* open_once: the server dropped our HELLO once, say none. */
+#define OPEN_SILENT 0x80000000u
 
 struct peer {
 	int *fds;		/* one eventfd per vector, in vector order */
@@ -561,10 +568,12 @@ settle_peers(struct server_device *sd)
 /*
  * HELLO, then the ACK: peers that come and go meanwhile are handled as
  * after open.  -EPROTONOSUPPORT when the server hangs up on it (it does
- * not know the extension); the peers' eventfds go once it answers.
+ * not know the extension).  With want_rings, a display whose ACK says
+ * the server rings closes the peers' eventfds.
  */
 static int
-say_hello(struct server_device *sd, int64_t deadline, const char **err)
+say_hello(struct server_device *sd, bool want_rings, int64_t deadline,
+	  const char **err)
 {
 	uint64_t wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_HELLO,
 				sd->dev.peer_id, IVWL_SRV_VERSION));
@@ -600,6 +609,10 @@ say_hello(struct server_device *sd, int64_t deadline, const char **err)
 			break;
 		handle_message(sd, value, fd);
 	}
+	/* The server rings for the display peer only. */
+	if (!want_rings || sd->dev.peer_id != IVWL_PEER_DISPLAY ||
+	    (peer & IVWL_SRV_ACK_NO_RINGS))
+		return 0;
 	/* The server rings any vector it has; the app's fds can go. */
 	sd->dev.server_rings = true;
 	sd->dev.rings_by_number = true;
@@ -639,10 +652,9 @@ open_once(const char *socket_path, int64_t deadline, uint32_t flags,
 	if (ret < 0)
 		goto err_destroy;
 	settle_peers(sd);
-	/* The server rings for the display peer only: another is told no. */
-	if ((flags & IVWL_DEVICE_SERVER_RINGS) &&
-	    sd->dev.peer_id == IVWL_PEER_DISPLAY) {
-		ret = say_hello(sd, deadline, err);
+	if (!(flags & OPEN_SILENT)) {
+		ret = say_hello(sd, flags & IVWL_DEVICE_SERVER_RINGS,
+				deadline, err);
 		if (ret < 0)
 			goto err_destroy;
 	}
@@ -674,10 +686,12 @@ ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
 	ret = open_once(socket_path, deadline, flags, out, err);
 	if (ret != -EPROTONOSUPPORT)
 		return ret;
-	/* The server left us for speaking: it rings nobody for us. */
+	/* The server left us for speaking: it rings nobody for us, and
+	 * tells us of every join and leave without being asked. */
 	*err = NULL;
 	return open_once(socket_path, deadline,
-			 flags & ~IVWL_DEVICE_SERVER_RINGS, out, err);
+			 (flags & ~IVWL_DEVICE_SERVER_RINGS) | OPEN_SILENT, out,
+			 err);
 }
 
 int

@@ -23,7 +23,9 @@ typedef void (*ivwl_peer_func_t)(void *data, uint32_t peer, bool present);
  * Attaches to an ivshmem-doorbell server socket (ivwl-server or QEMU's
  * contrib server) as a host peer.  Waits at most timeout_ms for the
  * region and this peer's own vectors.  0 or -errno; on failure *err
- * names what went wrong (static string).
+ * names what went wrong (static string).  Says HELLO (server-msg.h), so
+ * that ivwl-server tells it when the other peer leaves; a server that
+ * drops it for that is connected to again without it.
  */
 int
 ivwl_device_open_server(const char *socket_path, int timeout_ms,
@@ -35,9 +37,10 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
  * that we keep none of its eventfds and need no thread to write them.
  * A server that does not know the request (QEMU's contrib server, an
  * older ivwl-server) hangs up on it: we connect again without it, and
- * ivwl_device_server_rings() says false.  Only peer id 0 (the display's
- * at ivwl-server) asks: the server rings for the display alone, and
- * drops another peer that speaks.  The agent never asks.
+ * ivwl_device_server_rings() says false, as it does when the ACK says
+ * the server rings nobody (--no-rings).  Only peer id 0 (the display's
+ * at ivwl-server) can have it: the server rings for the display alone.
+ * The agent never asks.
  */
 #define IVWL_DEVICE_SERVER_RINGS 0x2u
 /*

@@ -12,12 +12,15 @@
  * the server only ever answers, so a peer that never speaks (QEMU) never
  * gets one.
  *
- * The display says HELLO first, after its setup; a server that knows the
+ * A peer says HELLO first, after its setup; a server that knows the
  * extension answers ACK, any other (QEMU's contrib server, ivwl-server
- * before it) drops the display for sending data.  After the ACK the
- * display may send RING (peer, vector): the server writes that eventfd of
- * the peer's for it, so the display needs neither the peer's eventfds
- * nor a thread to write them without blocking.
+ * before it) drops the peer for sending data.  ivwl-server tells only
+ * peers that said HELLO when the other one leaves (QEMU cannot take that
+ * news, see host/ivwl-server.c).  The ACK's peer bits are flags: without
+ * IVWL_SRV_ACK_NO_RINGS (the display's, unless --no-rings) the display
+ * may send RING (peer, vector): the server writes that eventfd of the
+ * peer's for it, so the display needs neither the peer's eventfds nor a
+ * thread to write them without blocking.
  */
 #ifndef IVWL_SERVER_MSG_H
 #define IVWL_SERVER_MSG_H
@@ -28,10 +31,13 @@
 #define IVWL_SRV_VERSION 1u
 
 enum ivwl_srv_op {
-	IVWL_SRV_HELLO = 1,	/* display -> server, arg: its version */
+	IVWL_SRV_HELLO = 1,	/* peer -> server, arg: its version */
 	IVWL_SRV_RING = 2,	/* display -> server, (peer, vector) */
-	IVWL_SRV_ACK = 3,	/* server -> display, arg: the version */
+	IVWL_SRV_ACK = 3,	/* server -> peer, (flags, the version) */
 };
+
+/* In the ACK's peer bits: RING is not served (the app, --no-rings). */
+#define IVWL_SRV_ACK_NO_RINGS 0x1u
 
 static inline int64_t
 ivwl_srv_encode(uint32_t op, uint32_t peer, uint32_t arg)

@@ -3,6 +3,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -691,6 +693,21 @@ hu_check_ring(struct hu_client *from, struct hu_client *to)
 	}
 }
 
+/* HELLO, answered by either ACK (a server run with --no-rings). */
+static int
+fresh_hello(int sock)
+{
+	int64_t hello = HU_HELLO;
+	struct hu_msg m;
+
+	CHECK_EQ(hu_send_requests(sock, &hello, 1), 0);
+	CHECK_EQ(hu_recv(sock, HU_TIMEOUT_MS, &m), 1);
+	if (m.fd >= 0)
+		close(m.fd);
+	CHECK(m.value == HU_ACK || m.value == HU_ACK_NO_RINGS);
+	return m.value == HU_ACK || m.value == HU_ACK_NO_RINGS ? 0 : -1;
+}
+
 void
 hu_check_fresh_pair(struct hu_server *srv, uint32_t vectors, uint64_t size)
 {
@@ -701,6 +718,7 @@ hu_check_fresh_pair(struct hu_server *srv, uint32_t vectors, uint64_t size)
 	app.shm_fd = -1;
 	if (hu_client_join(&display, srv->display, 0, vectors, size,
 			   false) == 0 &&
+	    fresh_hello(display.sock) == 0 &&
 	    hu_client_join(&app, srv->app, 1, vectors, size, true) == 0) {
 		hu_client_expect_join(&display, 1);
 		hu_check_ring(&display, &app);
@@ -746,11 +764,24 @@ hu_send_requests(int sock, const int64_t *values, int n)
 int
 hu_client_hello(int sock)
 {
+	return hu_client_hello_ack(sock, HU_ACK);
+}
+
+int
+hu_client_hello_ack(int sock, int64_t ack)
+{
 	int64_t hello = HU_HELLO;
+
+	CHECK_EQ(hu_send_requests(sock, &hello, 1), 0);
+	return hu_expect_ack(sock, ack);
+}
+
+int
+hu_expect_ack(int sock, int64_t ack)
+{
 	struct hu_msg m;
 	int ret;
 
-	CHECK_EQ(hu_send_requests(sock, &hello, 1), 0);
 	ret = hu_recv(sock, HU_TIMEOUT_MS, &m);
 	CHECK_EQ(ret, 1);
 	if (ret != 1)
@@ -758,6 +789,38 @@ hu_client_hello(int sock)
 	if (m.fd >= 0)
 		close(m.fd);
 	CHECK_EQ(m.nfds, 0);
-	CHECK_EQ(m.value, HU_ACK);
-	return m.value == HU_ACK && m.nfds == 0 ? 0 : -1;
+	CHECK_EQ(m.value, ack);
+	return m.value == ack && m.nfds == 0 ? 0 : -1;
+}
+
+/* fdinfo's "eventfd-id:", -1 when it has none. */
+static long long
+eventfd_id(int fd)
+{
+	char path[64], line[128];
+	long long id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "eventfd-id: %lld", &id) == 1)
+			break;
+	fclose(f);
+	return id;
+}
+
+bool
+hu_same_file(int a, int b)
+{
+	pid_t self = getpid();
+	long ret;
+
+	ret = syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
+	if (ret >= 0)
+		return ret == 0;
+	REQUIRE(eventfd_id(a) >= 0);
+	return eventfd_id(a) == eventfd_id(b);
 }

@@ -122,6 +122,8 @@ hu_send(int sock, int64_t value, const int *fds, int nfds);
  */
 #define HU_HELLO ((int64_t)0x4957010000000001ll)
 #define HU_ACK ((int64_t)0x4957030000000001ll)
+/* The ACK with IVWL_SRV_ACK_NO_RINGS: the app's, or with --no-rings. */
+#define HU_ACK_NO_RINGS ((int64_t)0x4957030000010001ll)
 #define HU_RING(peer, vector)                                           \
 	((int64_t)(0x4957020000000000ull | (uint64_t)(peer) << 16 |      \
 		   (uint64_t)(vector)))
@@ -133,6 +135,14 @@ hu_send_requests(int sock, const int64_t *values, int n);
 /* Says HELLO and expects the ACK (recorded as checks); 0 when it came. */
 int
 hu_client_hello(int sock);
+
+/* The same, expecting ack (HU_ACK or HU_ACK_NO_RINGS). */
+int
+hu_client_hello_ack(int sock, int64_t ack);
+
+/* Expects ack as the next message; 0 when it came. */
+int
+hu_expect_ack(int sock, int64_t ack);
 
 /* A raw protocol client and what it learnt. */
 struct hu_client {
@@ -174,8 +184,16 @@ void
 hu_check_ring(struct hu_client *from, struct hu_client *to);
 
 /*
- * Connects a display and an app client, checks both setups, rings both
- * ways and leaves.  The way to show the server still works.
+ * Whether fds a and b are the same open file (kcmp, else the eventfd-id
+ * of fdinfo).  Not st_ino: every eventfd shares one anonymous inode.
+ */
+bool
+hu_same_file(int a, int b);
+
+/*
+ * Connects a display (which says HELLO) and an app client, checks both
+ * setups, rings both ways and leaves.  The way to show the server still
+ * works.
  */
 void
 hu_check_fresh_pair(struct hu_server *srv, uint32_t vectors, uint64_t size);

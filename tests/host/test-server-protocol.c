@@ -5,6 +5,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -123,7 +124,10 @@ test_pair(void)
 	stop();
 }
 
-/* A leaving peer is announced with its bare id; its id comes back. */
+/*
+ * A leaving peer is announced with its bare id to a peer that said
+ * HELLO; its id comes back.
+ */
 static void
 test_leave_and_return(void)
 {
@@ -133,6 +137,7 @@ test_leave_and_return(void)
 	start("leave", VECTORS);
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	for (i = 0; i < 3; i++) {
 		REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE,
 				       true) == 0);
@@ -145,6 +150,8 @@ test_leave_and_return(void)
 
 	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
 	hu_client_expect_join(&display, 1);
+	/* The app says it too: the server rings nothing for it. */
+	CHECK_EQ(hu_client_hello_ack(app.sock, HU_ACK_NO_RINGS), 0);
 	hu_client_close(&display);
 	hu_client_expect_leave(&app, 0);
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
@@ -158,29 +165,173 @@ test_leave_and_return(void)
 	stop();
 }
 
-/* A join after a leave brings fresh eventfds: the old ones are dead. */
+/* Whether every fd of a is the same file as that of b. */
+static bool
+same_files(const int *a, const int *b, uint32_t n)
+{
+	uint32_t v;
+
+	for (v = 0; v < n; v++)
+		if (a[v] < 0 || b[v] < 0 || !hu_same_file(a[v], b[v]))
+			return false;
+	return true;
+}
+
+static int *
+dup_all(const int *fds, uint32_t n)
+{
+	int *d = malloc(n * sizeof(*d));
+	uint32_t v;
+
+	REQUIRE(d);
+	for (v = 0; v < n; v++)
+		d[v] = dup(fds[v]);
+	return d;
+}
+
 static void
-test_fresh_eventfds_after_return(void)
+close_all(int *fds, uint32_t n)
+{
+	uint32_t v;
+
+	for (v = 0; v < n; v++)
+		if (fds[v] >= 0)
+			close(fds[v]);
+	free(fds);
+}
+
+/*
+ * A role's eventfds are the server's for good: the app's next instance
+ * gets the files its first one had, and the display's copies from before
+ * ring it (as a QEMU that was never told the app left does).
+ */
+static void
+test_same_eventfds_after_return(void)
 {
 	struct hu_client display, app;
-	int old;
+	int *old_own, *old_peer;
 
-	start("fresh", VECTORS);
+	start("same", VECTORS);
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
 	hu_client_expect_join(&display, 1);
-	old = dup(display.peer[1][0]);
+	old_own = dup_all(app.own, VECTORS);
+	old_peer = dup_all(display.peer[1], VECTORS);
+	CHECK(same_files(old_own, old_peer, VECTORS));
+	/* The display's own, as the app got them. */
+	CHECK(same_files(display.own, app.peer[0], VECTORS));
 	hu_client_close(&app);
 	hu_client_expect_leave(&display, 1);
 
 	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
 	hu_client_expect_join(&display, 1);
-	CHECK_EQ(hu_ring_fd(old), 0);
-	CHECK(!hu_wait_readable(app.own[0], 50));
-	close(old);
+	CHECK(same_files(app.own, old_own, VECTORS));
+	CHECK(same_files(display.peer[1], old_own, VECTORS));
+	CHECK(same_files(display.own, app.peer[0], VECTORS));
+	/* Rung through the first instance's files. */
+	CHECK_EQ(hu_ring_fd(old_peer[0]), 0);
+	CHECK(hu_wait_readable(app.own[0], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[0]), 1);
+	hu_check_ring(&app, &display);
+	close_all(old_own, VECTORS);
+	close_all(old_peer, VECTORS);
+
+	/* The display's too. */
+	old_own = dup_all(display.own, VECTORS);
+	hu_client_close(&display);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       true) == 0);
+	CHECK(same_files(display.own, old_own, VECTORS));
+	hu_check_ring(&app, &display);
+	close_all(old_own, VECTORS);
 
 	hu_client_close(&app);
+	hu_client_close(&display);
+	stop();
+}
+
+/*
+ * A client that never says HELLO (QEMU) gets the other role's eventfds
+ * once and no news at all: QEMU frees a peer's eventfd array when told it
+ * left and writes into it when the same id joins again.
+ */
+static void
+test_silent_client_no_news(void)
+{
+	struct hu_client display, app;
+	int i;
+
+	start("silent", VECTORS);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	for (i = 0; i < 3; i++) {
+		REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE,
+				       true) == 0);
+		/* At its first join only. */
+		if (i == 0)
+			hu_client_expect_join(&display, 1);
+		hu_client_expect_quiet(&display, 50);
+		hu_check_ring(&display, &app);
+		hu_check_ring(&app, &display);
+		hu_client_close(&app);
+		CHECK(hu_server_wait_log(&srv, "app peer 1 left",
+					 HU_TIMEOUT_MS));
+		hu_client_expect_quiet(&display, 50);
+	}
+	CHECK(hu_server_alive(&srv));
+	hu_client_close(&display);
+	stop();
+}
+
+/*
+ * Until its HELLO a client is taken for a QEMU; at the HELLO it is told
+ * of a leave it missed, then answered, and hears of everything after.
+ */
+static void
+test_hello_reconciles(void)
+{
+	struct hu_client display, app;
+
+	start("reconcile", VECTORS);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	hu_client_close(&app);
+	CHECK(hu_server_wait_log(&srv, "app peer 1 left", HU_TIMEOUT_MS));
+	hu_client_expect_quiet(&display, 50);
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_HELLO }, 1),
+		 0);
+	hu_client_expect_leave(&display, 1);
+	CHECK_EQ(hu_expect_ack(display.sock, HU_ACK), 0);
+
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	hu_check_ring(&display, &app);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	hu_client_close(&display);
+
+	/* The app, whose setup brought the display's eventfds. */
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_close(&display);
+	CHECK(hu_server_wait_log(&srv, "display peer 0 left",
+				 HU_TIMEOUT_MS));
+	CHECK_EQ(hu_send_requests(app.sock, &(int64_t){ HU_HELLO }, 1), 0);
+	hu_client_expect_leave(&app, 0);
+	CHECK_EQ(hu_expect_ack(app.sock, HU_ACK_NO_RINGS), 0);
+	/* A present peer is no news: just the ACK. */
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       true) == 0);
+	hu_client_expect_join(&app, 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
+	hu_client_expect_quiet(&display, 50);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
 	hu_client_close(&display);
 	stop();
 }
@@ -221,6 +372,7 @@ test_many_vectors(void)
 	hu_client_expect_quiet(&app, 0);
 	CHECK_EQ(hu_ring_fd(display.peer[1][1023]), 0);
 	CHECK(hu_wait_readable(app.own[1023], 1000));
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	hu_client_close(&app);
 	hu_client_expect_leave(&display, 1);
 	hu_client_close(&display);
@@ -282,7 +434,9 @@ IVWL_TEST_MAIN(
 	TEST(test_app_first),
 	TEST(test_pair),
 	TEST(test_leave_and_return),
-	TEST(test_fresh_eventfds_after_return),
+	TEST(test_same_eventfds_after_return),
+	TEST(test_silent_client_no_news),
+	TEST(test_hello_reconciles),
 	TEST(test_default_vectors),
 	TEST(test_many_vectors),
 	TEST(test_display_rings),

@@ -23,15 +23,30 @@
 static struct hu_server srv;
 static int baseline_fds;
 
+/*
+ * The fds of a server that has seen both roles: it keeps each role's
+ * eventfds for the next instance of that role.
+ */
+static void
+take_baseline(void)
+{
+	hu_check_fresh_pair(&srv, VECTORS, SIZE);
+	CHECK(hu_server_wait_log(&srv, "display peer 0 left", HU_TIMEOUT_MS));
+	baseline_fds = hu_server_fd_count(&srv);
+	CHECK(baseline_fds > 2 * VECTORS);
+}
+
 static void
 start(const char *name)
 {
 	REQUIRE(hu_server_start(&srv, name, "2M", VECTORS) == 0);
-	baseline_fds = hu_server_fd_count(&srv);
-	CHECK(baseline_fds > 0);
+	take_baseline();
 }
 
-/* The server lets go of every fd of departed peers (bounded wait). */
+/*
+ * The server lets go of every fd of departed peers but the role's
+ * eventfds (bounded wait).
+ */
 static void
 check_no_leak(void)
 {
@@ -63,7 +78,8 @@ expect_hangup(int sock)
 	while ((ret = hu_recv(sock, HU_TIMEOUT_MS, &m)) == 1) {
 		if (m.fd >= 0)
 			close(m.fd);
-		CHECK(m.value >= -1 && m.value <= 1);
+		CHECK((m.value >= -1 && m.value <= 1) || m.value == HU_ACK ||
+		      m.value == HU_ACK_NO_RINGS);
 		CHECK(m.nfds <= 1);
 	}
 	CHECK_EQ(ret, 0);
@@ -77,6 +93,7 @@ test_garbage_after_setup(void)
 	start("garbage");
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
 	hu_client_expect_join(&display, 1);
 
@@ -86,12 +103,15 @@ test_garbage_after_setup(void)
 	CHECK(strstr(hu_server_log(&srv), "app peer 1: it sent data") !=
 	      NULL);
 	hu_client_close(&app);
+	hu_client_close(&display);
 
 	/*
 	 * The display side too, and before reading anything: a whole
-	 * message that is not HELLO (a display request may come in
-	 * pieces, so a lone byte is only waited on).
+	 * message that is not HELLO (a request may come in pieces, so a
+	 * lone byte is only waited on).
 	 */
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
 	CHECK_EQ(write(display.sock, "\xff", 1), 1);
 	CHECK_EQ(write(display.sock, "garbage", 7), 7);
 	expect_hangup(display.sock);
@@ -192,7 +212,9 @@ test_never_reads(void)
 	start("stuck");
 	stuck = hu_connect(srv.app);
 	REQUIRE(stuck >= 0);
-	REQUIRE(hu_server_wait_log(&srv, "app peer 1 joined",
+	/* Only a client that said HELLO hears of every display cycle. */
+	CHECK_EQ(hu_send_requests(stuck, &(int64_t){ HU_HELLO }, 1), 0);
+	REQUIRE(hu_server_wait_log(&srv, "app peer 1 said hello",
 				      HU_TIMEOUT_MS));
 	for (cycles = 0; cycles < 5000; cycles++)
 		if (!display_cycle())
@@ -218,6 +240,7 @@ test_role_taken(void)
 	start("taken");
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
 	hu_client_expect_join(&display, 1);
 
@@ -257,6 +280,7 @@ test_close_at_once(void)
 	/* With a peer present to be told, and mid-setup. */
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
 	for (i = 0; i < 50; i++) {
 		sock = hu_connect(srv.app);
 		REQUIRE(sock >= 0);
@@ -415,7 +439,7 @@ test_app_blocks_rings(void)
 	uint64_t full = 0xfffffffffffffffeull, v;
 	struct hu_client display, app;
 	int64_t t0;
-	int fd, i;
+	int fd, fd_copy, i;
 
 	start("blocks");
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
@@ -425,6 +449,7 @@ test_app_blocks_rings(void)
 	CHECK_EQ(hu_client_hello(display.sock), 0);
 
 	fd = app.own[0];
+	fd_copy = dup(fd);
 	CHECK_EQ(write(fd, &full, sizeof(full)), (ssize_t)sizeof(full));
 	CHECK_EQ(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
 	t0 = ivwl_now_ms();
@@ -454,11 +479,94 @@ test_app_blocks_rings(void)
 
 	hu_client_close(&app);
 	hu_client_expect_leave(&display, 1);
+	/* It left them blocking: the next app gets new ones. */
+	CHECK(hu_server_wait_log(&srv, "app role's eventfds were left "
+				 "blocking", HU_TIMEOUT_MS));
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK(!hu_same_file(app.own[0], fd_copy));
+	CHECK(fcntl(app.own[0], F_GETFL) & O_NONBLOCK);
+	close(fd_copy);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
 	hu_client_close(&display);
 	stop();
 }
 
-/* --no-rings: a display that speaks is dropped, as by QEMU's server. */
+/*
+ * An app that cleared O_NONBLOCK on the eventfds it shares with a QEMU
+ * that never said HELLO: those cannot be replaced, so the server sets
+ * O_NONBLOCK again when the app leaves, and the next app gets them.
+ */
+static void
+test_blocked_eventfds_kept(void)
+{
+	struct hu_client display, app;
+	int fd, fd_copy;
+
+	start("kept");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	fd = app.own[1];
+	fd_copy = dup(fd);
+	CHECK_EQ(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
+	CHECK(!(fcntl(display.peer[1][1], F_GETFL) & O_NONBLOCK));
+	hu_client_close(&app);
+	CHECK(hu_server_wait_log(&srv, "app peer 1 left", HU_TIMEOUT_MS));
+	CHECK(fcntl(display.peer[1][1], F_GETFL) & O_NONBLOCK);
+	CHECK(strstr(hu_server_log(&srv), "left blocking") == NULL);
+
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_quiet(&display, 50);
+	CHECK(hu_same_file(app.own[1], fd_copy));
+	close(fd_copy);
+	hu_check_ring(&display, &app);
+	hu_client_close(&app);
+	/* Once the QEMU is gone too, they are replaced. */
+	hu_client_close(&display);
+	CHECK(hu_server_wait_log(&srv, "app role's eventfds were left "
+				 "blocking", HU_TIMEOUT_MS));
+	/* The fds of the baseline again: a new app has new ones. */
+	hu_check_fresh_pair(&srv, VECTORS, SIZE);
+	stop();
+}
+
+/*
+ * The app may say HELLO too (ivwl-agent does, for the display's news):
+ * the ACK says the server rings nothing for it, and a RING drops it.
+ */
+static void
+test_app_hello(void)
+{
+	struct hu_client display, app;
+
+	start("apphello");
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, false) == 0);
+	CHECK_EQ(hu_client_hello_ack(app.sock, HU_ACK_NO_RINGS), 0);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       true) == 0);
+	hu_client_expect_join(&app, 0);
+	hu_check_ring(&app, &display);
+	hu_client_close(&display);
+	hu_client_expect_leave(&app, 0);
+	CHECK(strstr(hu_server_log(&srv), "app peer 1 said hello") != NULL);
+
+	CHECK_EQ(hu_send_requests(app.sock, &(int64_t){ HU_RING(1, 0) }, 1),
+		 0);
+	expect_hangup(app.sock);
+	hu_client_close(&app);
+	CHECK(hu_server_wait_log(&srv, "app peer 1: it asked for a ring "
+				 "(the server rings for the display only)",
+				 HU_TIMEOUT_MS));
+	stop();
+}
+
+/*
+ * --no-rings: the display's HELLO is answered with an ACK that says the
+ * server rings nobody, and a RING then drops it.
+ */
 static void
 test_no_rings(void)
 {
@@ -471,15 +579,16 @@ test_no_rings(void)
 		 hu_path("norings.display"));
 	args[1] = srv.app;
 	REQUIRE(hu_server_start_args(&srv, "norings.log", args) == 0);
-	baseline_fds = hu_server_fd_count(&srv);
+	take_baseline();
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
-	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_HELLO }, 1),
-		 0);
+	CHECK_EQ(hu_client_hello_ack(display.sock, HU_ACK_NO_RINGS), 0);
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_RING(1, 0) },
+				  1), 0);
 	expect_hangup(display.sock);
 	hu_client_close(&display);
-	CHECK(hu_server_wait_log(&srv, "display peer 0: it sent data",
-				 HU_TIMEOUT_MS));
+	CHECK(hu_server_wait_log(&srv, "display peer 0: it asked for a ring "
+				 "(--no-rings)", HU_TIMEOUT_MS));
 	stop();
 }
 
@@ -495,5 +604,7 @@ IVWL_TEST_MAIN(
 	TEST(test_display_bad_requests),
 	TEST(test_display_ring_flood),
 	TEST(test_app_blocks_rings),
+	TEST(test_blocked_eventfds_kept),
+	TEST(test_app_hello),
 	TEST(test_no_rings),
 )
