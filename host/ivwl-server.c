@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,12 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -228,81 +225,6 @@ eventfds_new(uint32_t count)
 		}
 	}
 	return b;
-}
-
-static int
-memfd_region(uint64_t size)
-{
-	int fd;
-
-	fd = memfd_create("ivwl-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		log_msg("memfd_create: %s", strerror(errno));
-		return -1;
-	}
-	if (ftruncate(fd, (off_t)size) < 0) {
-		log_msg("cannot size the region to %" PRIu64 " bytes: %s",
-			size, strerror(errno));
-		goto err_close;
-	}
-	/*
-	 * A peer that could shrink the file would make every other peer's
-	 * mapping fault; F_SEAL_SEAL stops a peer adding F_SEAL_WRITE,
-	 * which would keep later peers from mapping it writable.
-	 */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-		  F_SEAL_SEAL) < 0) {
-		log_msg("cannot seal the region: %s", strerror(errno));
-		goto err_close;
-	}
-	return fd;
-
-err_close:
-	close(fd);
-	return -1;
-}
-
-static int
-hugetlb_region(const char *dir, uint64_t size)
-{
-	struct statfs fs;
-	char *path;
-	int fd;
-
-	if (asprintf(&path, "%s/ivwl-region.XXXXXX", dir) < 0) {
-		log_msg("out of memory");
-		return -1;
-	}
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0) {
-		log_msg("--hugepages: cannot create a file in %s: %s", dir,
-			strerror(errno));
-		free(path);
-		return -1;
-	}
-	/* Nobody else may open it by name; it lives as long as its fds. */
-	unlink(path);
-	free(path);
-
-	if (fstatfs(fd, &fs) < 0 || fs.f_type != HUGETLBFS_MAGIC) {
-		log_msg("--hugepages: %s is not a hugetlbfs mount", dir);
-		goto err_close;
-	}
-	if (fs.f_bsize > 0 && size % (uint64_t)fs.f_bsize != 0) {
-		log_msg("--hugepages: the size is not a multiple of the huge "
-			"page size of %s (%ld bytes)", dir, (long)fs.f_bsize);
-		goto err_close;
-	}
-	if (ftruncate(fd, (off_t)size) < 0) {
-		log_msg("--hugepages: cannot size the region to %" PRIu64
-			" bytes in %s: %s", size, dir, strerror(errno));
-		goto err_close;
-	}
-	return fd;
-
-err_close:
-	close(fd);
-	return -1;
 }
 
 /*
@@ -913,10 +835,7 @@ server_init(struct server *s)
 		return -1;
 
 	raise_fd_limit(s->opt.vectors);
-	if (s->opt.hugepages_dir)
-		fd = hugetlb_region(s->opt.hugepages_dir, s->opt.size);
-	else
-		fd = memfd_region(s->opt.size);
+	fd = ivwl_server_region_open(&s->opt);
 	if (fd < 0)
 		return -1;
 	s->shm = bundle_new(1);

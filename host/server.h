@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ivwl-server's command line (server-options.c), apart from the server
- * itself (ivwl-server.c).
+ * ivwl-server's command line (server-options.c) and region file
+ * (server-region.c), apart from the server itself (ivwl-server.c).
  */
 #ifndef IVWL_SERVER_H
 #define IVWL_SERVER_H
@@ -27,5 +27,9 @@ struct ivwl_server_options {
 void
 ivwl_server_parse_options(int argc, char *argv[],
 			  struct ivwl_server_options *opt);
+
+/* The region's fd, sized and sealed, or -1 (logged). */
+int
+ivwl_server_region_open(const struct ivwl_server_options *opt);
 
 #endif
