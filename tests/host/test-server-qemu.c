@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Real QEMU attached to ivwl-server as an ivshmem-doorbell peer: it must
- * accept the setup and the later join/leave news without complaint.  The
- * guest never runs (-S); QEMU reads the server in its main loop anyway.
- * Skipped (77) when qemu-system-x86_64 is not installed.
+ * Real QEMU attached to ivwl-server as an ivshmem-doorbell peer, as the
+ * display and as the app: it must live through the other side leaving
+ * and coming back, again and again.  QEMU's ivshmem frees a peer's
+ * eventfd array when told the peer left and writes EventNotifiers into
+ * it when the same id joins again; ivwl-server tells it neither.  QEMU
+ * runs with glibc's malloc checks, so that a write into freed memory
+ * kills it at the next round (33 vectors: a 528-byte array, no tcache).
+ * The guest never runs (-S); QEMU reads the server in its main loop
+ * anyway.  Skipped (77) when qemu-system-x86_64 is not installed.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -20,7 +25,8 @@
 #include "region.h"
 
 #define QEMU "qemu-system-x86_64"
-#define VECTORS 4
+#define VECTORS 33
+#define ROUNDS 4
 
 static bool
 in_path(const char *name)
@@ -58,6 +64,11 @@ start_qemu(const char *socket_path, const char *log)
 		dup2(fd, STDERR_FILENO);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGALRM, SIG_DFL);
+		/* Freed chunks stay out of the tcache and are checked. */
+		setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:"
+		       "glibc.malloc.check=3", 1);
+		setenv("MALLOC_PERTURB_", "165", 1);
+		unsetenv("LD_PRELOAD");
 		execlp(QEMU, QEMU, "-M", "q35", "-accel", "tcg", "-S",
 		       "-nodefaults", "-display", "none", "-monitor", "none",
 		       "-serial", "none", "-chardev", chardev,
@@ -110,19 +121,57 @@ read_log(const char *path)
 }
 
 static void
-test_qemu_peer(void)
+skip_without_qemu(void)
 {
-	struct ivwl_device *dev = NULL;
-	struct hu_server srv;
-	const char *qemu_log = hu_path("qemu-vm.log");
-	const char *err = NULL;
-	pid_t qemu;
-	int round;
-
 	if (!in_path(QEMU)) {
 		printf("SKIP: %s not installed\n", QEMU);
 		exit(77);
 	}
+}
+
+/* QEMU still running, and no complaint of ivshmem's in its log. */
+static void
+check_qemu(pid_t qemu, const char *qemu_log)
+{
+	CHECK(alive(qemu));
+	/* error_report() lines would name ivshmem's complaint; glibc
+	 * names the heap corruption it found. */
+	CHECK(strstr(read_log(qemu_log), "ivshmem") == NULL);
+	CHECK(strstr(read_log(qemu_log), "server") == NULL);
+	CHECK(strstr(read_log(qemu_log), "corrupted") == NULL);
+	if (read_log(qemu_log)[0])
+		fprintf(stderr, "qemu said: %s\n", read_log(qemu_log));
+}
+
+/* Waits (bounded) until dev sees peer come or go. */
+static bool
+dispatch_until(struct ivwl_device *dev, uint32_t peer, bool present)
+{
+	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
+
+	while (ivwl_device_peer_present(dev, peer) != present) {
+		if (ivwl_now_ms() > deadline)
+			return false;
+		poll(&(struct pollfd){ ivwl_device_event_fd(dev), POLLIN, 0 },
+		     1, 50);
+		if (ivwl_device_dispatch(dev) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* QEMU as the display (deployment A's gui-VM); the app comes and goes. */
+static void
+test_qemu_display(void)
+{
+	struct ivwl_device *dev = NULL;
+	struct hu_server srv;
+	const char *qemu_log = hu_path("qemu-vm-display.log");
+	const char *err = NULL;
+	pid_t qemu;
+	int round;
+
+	skip_without_qemu();
 	REQUIRE(hu_server_start(&srv, "qemu", "4M", VECTORS) == 0);
 	qemu = start_qemu(srv.display, qemu_log);
 	/* QEMU blocks until it has the region, then waits paused.  It
@@ -131,8 +180,7 @@ test_qemu_peer(void)
 	poll(NULL, 0, 200);
 	CHECK(alive(qemu));
 
-	/* A host peer joins and leaves twice: QEMU takes the news. */
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < ROUNDS && alive(qemu); round++) {
 		CHECK_EQ(ivwl_device_open_server(srv.app, 2000, &dev, &err), 0);
 		if (!dev)
 			break;
@@ -142,14 +190,11 @@ test_qemu_peer(void)
 		CHECK_EQ(ivwl_device_ring(dev, IVWL_PEER_DISPLAY, 0), 0);
 		ivwl_device_destroy(dev);
 		dev = NULL;
-		poll(NULL, 0, 100);
+		/* Time for QEMU to read whatever came, and to die of it. */
+		poll(NULL, 0, 300);
 	}
-	CHECK(alive(qemu));
-	/* error_report() lines would name ivshmem's complaint. */
-	CHECK(strstr(read_log(qemu_log), "ivshmem") == NULL);
-	CHECK(strstr(read_log(qemu_log), "server") == NULL);
-	if (read_log(qemu_log)[0])
-		fprintf(stderr, "qemu said: %s\n", read_log(qemu_log));
+	CHECK_EQ(round, ROUNDS);
+	check_qemu(qemu, qemu_log);
 
 	stop_qemu(qemu);
 	CHECK(hu_server_wait_log(&srv, "display peer 0 left",
@@ -157,6 +202,51 @@ test_qemu_peer(void)
 	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
 }
 
+/*
+ * QEMU as the app (deployments B and C's app-VM); the display (weston's
+ * plugin, which has the server ring QEMU for it) comes and goes.
+ */
+static void
+test_qemu_app(void)
+{
+	struct ivwl_device *dev = NULL;
+	struct hu_server srv;
+	const char *qemu_log = hu_path("qemu-vm-app.log");
+	const char *err = NULL;
+	pid_t qemu;
+	int round;
+
+	skip_without_qemu();
+	REQUIRE(hu_server_start(&srv, "qemu-app", "4M", VECTORS) == 0);
+	qemu = start_qemu(srv.app, qemu_log);
+	CHECK(hu_server_wait_log(&srv, "app peer 1 joined", 10000));
+	poll(NULL, 0, 200);
+	CHECK(alive(qemu));
+
+	for (round = 0; round < ROUNDS && alive(qemu); round++) {
+		CHECK_EQ(ivwl_device_open_server_flags(srv.display, 2000,
+						       IVWL_DEVICE_SERVER_RINGS,
+						       &dev, &err), 0);
+		if (!dev)
+			break;
+		CHECK_EQ(ivwl_device_peer_id(dev), IVWL_PEER_DISPLAY);
+		CHECK(ivwl_device_server_rings(dev));
+		CHECK(dispatch_until(dev, IVWL_PEER_APP, true));
+		CHECK_EQ(ivwl_device_ring(dev, IVWL_PEER_APP, 0), 0);
+		ivwl_device_destroy(dev);
+		dev = NULL;
+		poll(NULL, 0, 300);
+	}
+	CHECK_EQ(round, ROUNDS);
+	check_qemu(qemu, qemu_log);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+
+	stop_qemu(qemu);
+	CHECK(hu_server_wait_log(&srv, "app peer 1 left", HU_TIMEOUT_MS));
+	CHECK_EQ(hu_server_stop(&srv, SIGTERM), 0);
+}
+
 IVWL_TEST_MAIN(
-	TEST(test_qemu_peer),
+	TEST(test_qemu_display),
+	TEST(test_qemu_app),
 )
