@@ -321,12 +321,6 @@ def run(args):
     kernel_version = os.path.basename(args.kernel).split("vmlinuz-", 1)[1]
 
     t_start = time.monotonic()
-    if args.restart:
-        # QEMU frees a peer's eventfds when it leaves and writes into them
-        # when the same peer id comes back: with 33 vectors the app-vm's
-        # QEMU aborts at the gui-vm's restart.  Until ivwl-server keeps
-        # that from QEMU, the restart runs on one vector.
-        HostSide.server_vectors = None
     host = HostSide([VM])
     app = None
     guis = []           # every gui-vm booted, the current one last
@@ -375,8 +369,7 @@ def run(args):
         B.compare_window(host, view, dump, B.WIDTH, B.HEIGHT)
         B.check_border(host, host.wait_view(title), B.BORDER)
         check_weston_fds(host, errors)
-        if HostSide.server_vectors:
-            check_wake_vectors(host, errors)
+        check_wake_vectors(host, errors)
         if args.restart:
             gui = restart_gui(host, app, start_gui, title, dump, errors)
 
