@@ -57,7 +57,7 @@ usage(FILE *f)
 		"                       be the same\n"
 		"  --hugepages DIR      back the region with a file in DIR,\n"
 		"                       a hugetlbfs mount\n"
-		"  --no-rings           answer no request of the display\n"
+		"  --no-rings           ring nothing for the display\n"
 		"                       peer: one that speaks is dropped,\n"
 		"                       as QEMU's server does, and rings\n"
 		"                       the app itself\n"
