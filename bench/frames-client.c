@@ -30,7 +30,10 @@
  * --control (`ivwl-bench scale`): no measured frames and no
  * wl_display.sync; it commits one frame per frame callback until told to
  * stop, and answers commands on stdin, one line each:
- *   up PID                      (unasked) its first frame was presented
+ *   up PID                      (unasked) its first frame was presented,
+ *                               or weston repainted with it (frame
+ *                               callback done) and the relay, with no
+ *                               trustworthy clock, said discarded
  *   count     -> count presented=N discarded=N committed=N now_ns=T
  *   stop      -> stopped committed=N    commits no more, stays connected
  *   end of file                 disconnects
@@ -127,6 +130,7 @@ struct frames_client {
 	int outstanding;	/* feedbacks not yet in */
 	int presented, discarded;
 	int presented_all, discarded_all;	/* warm-up included */
+	int frames_done;		/* frame callbacks answered */
 	uint64_t *latency_ns;	/* per measured frame, 0 = not presented */
 	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
 	uint64_t start_ns, last_presented_ns, first_presented_ns;
@@ -415,6 +419,7 @@ frame_done(void *data, struct wl_callback *cb, uint32_t time)
 
 	wl_callback_destroy(cb);
 	app->frame_due = true;
+	app->frames_done++;
 }
 
 static const struct wl_callback_listener frame_listener = {
@@ -792,7 +797,8 @@ frames_control_run(struct frames_client *app)
 			if (ret == 0 && app->idle)
 				app->stopped = true;
 		}
-		if (!up && app->presented_all > 0) {
+		if (!up && (app->presented_all > 0 ||
+			    (app->discarded_all > 0 && app->frames_done > 0))) {
 			printf("up %d\n", (int)getpid());
 			fflush(stdout);
 			up = true;

@@ -26,7 +26,9 @@ one that is idle (--idle: one frame, then nothing).  Phases:
 
   start-up  the 2N clients start at once; a window is up when its client
             prints "up" (the first frame's wp_presentation feedback came
-            back presented: weston put it on its output).  Bounded by
+            back presented: weston put it on its output; or discarded by
+            a relay whose clock estimate was not yet trustworthy, a
+            loaded machine's, while its frame callback came back done).  Bounded by
             --up-timeout; windows that never come up are reported per VM
             with what weston's log says about that VM, and the run goes
             on with the others
