@@ -61,8 +61,8 @@ enum ivwl_side {
 #define IVWL_WAKE_VECTOR(k) (1u + (k))
 /* A clock request (to the display) or its answer (to the app). */
 #define IVWL_DOORBELL_CLOCK (1ull << 62)
-/* ivwl-server's default: vector 0 is the only one used. */
-#define IVWL_DEFAULT_VECTORS 1u
+/* ivwl-server's default: vector 0 and one per slot (wake vectors). */
+#define IVWL_DEFAULT_VECTORS (1u + IVWL_SLOT_COUNT)
 
 /* ivwl_side_block.state */
 enum ivwl_side_state {

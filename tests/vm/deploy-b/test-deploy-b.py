@@ -50,15 +50,18 @@ VM = "work"
 TITLE = "pattern"
 WIDTH, HEIGHT, FRAMES = 240, 180, 12
 # QEMU's vectors=: vector 0 and one per slot (docs/region.md "Wake
-# vectors").  ivwl-server keeps its default here (1), as a deployment that
-# set only QEMU's would: the agent must find that only vector 0 carries
-# doorbells.  deploy-a gives the server as many.
+# vectors").  ivwl-server gets 1 here, as a deployment that left an old
+# --vectors 1 would: the agent must find that only vector 0 carries
+# doorbells.  deploy-a gives the server as many as QEMU.
 VECTORS = 33
 BORDER = (0x30, 0x70, 0xc0)     # session.py's colour for the first VM
 
 
 class HostSide(Session):
     """Session without a host agent: the app side is the VM."""
+
+    # one vector where QEMU has VECTORS: the agent's probe must notice
+    server_vectors = 1
 
     def _start_agent(self, vm):
         pass
