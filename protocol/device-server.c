@@ -261,6 +261,20 @@ wait_message(struct server_device *sd, int64_t deadline, int64_t *value,
 	}
 }
 
+/*
+ * The vector peer_add_fd() just added is counted; its fd is closed at
+ * once when we will neither wait on it nor write it: another peer's,
+ * when the server rings for us; any but vector 0, with
+ * IVWL_DEVICE_SERVER_VECTOR0.
+ */
+static void
+count_only_unused(struct server_device *sd, struct peer *p)
+{
+	if ((sd->vector0_only && p->nfds > 1) ||
+	    (sd->dev.server_rings && p != &sd->peers[sd->dev.peer_id]))
+		close_fd(&p->fds[p->nfds - 1]);
+}
+
 static void
 peer_left(struct server_device *sd, uint32_t id)
 {
@@ -299,9 +313,7 @@ handle_message(struct server_device *sd, int64_t value, int fd)
 		close_fd(&fd);
 		return;
 	}
-	/* The server writes it for us: it only counts. */
-	if (sd->dev.server_rings)
-		close_fd(&p->fds[p->nfds - 1]);
+	count_only_unused(sd, p);
 	if (p->nfds == sd->dev.nr_vectors) {
 		p->present = true;
 		if (sd->dev.listener)
@@ -348,17 +360,6 @@ connect_server(const char *path, int64_t deadline, const char **err)
 }
 
 /* A message before the region: peers announced before us, or ours. */
-/*
- * IVWL_DEVICE_SERVER_VECTOR0: the vector just added is counted, its fd
- * closed at once unless it is vector 0.
- */
-static void
-count_only_beyond_vector0(struct server_device *sd, struct peer *p)
-{
-	if (sd->vector0_only && p->nfds > 1)
-		close_fd(&p->fds[p->nfds - 1]);
-}
-
 static int
 setup_peer_message(struct server_device *sd, int64_t value, int fd,
 		   const char **err)
@@ -383,7 +384,7 @@ setup_peer_message(struct server_device *sd, int64_t value, int fd,
 		*err = "too many vectors";
 		return -E2BIG;
 	}
-	count_only_beyond_vector0(sd, p);
+	count_only_unused(sd, p);
 	return 0;
 }
 
