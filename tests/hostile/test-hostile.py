@@ -288,6 +288,13 @@ def case_scribble(s):
         raise Failure("the live view showed a ring fuller than its size")
     print(f"the live view stayed well formed: {len(evil)} lines of the "
           f"evil VM, {len(closed)} closures, {len(conns)} connections")
+    # the side block's wake_vectors was scribbled too: weston rings a
+    # slot's own vector only below the server's count, so the server
+    # never had a reason to drop it
+    with open(s.path("server-evil.log"), errors="replace") as f:
+        dropped = [ln for ln in f if "display peer 0: it" in ln]
+    if dropped:
+        raise Failure(f"the evil VM's server dropped weston: {dropped[0]}")
 
 
 def case_slot_churn(s):
