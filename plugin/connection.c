@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libweston/libweston.h>
@@ -18,6 +19,8 @@
 
 /* How long lazy events may wait for a frame callback's doorbell. */
 #define LAZY_EVENTS_MS 50
+/* How far off the next repaint may be for a presented to wait for it. */
+#define PRESENTED_RIDE_MS 2
 
 static void
 update_interest(struct ivwl_connection *conn)
@@ -38,24 +41,75 @@ update_interest(struct ivwl_connection *conn)
 static int
 on_lazy(void *data);
 
+/* Milliseconds until the first output repaints, or -1 if none is due. */
+static int64_t
+next_repaint_ms(struct weston_compositor *compositor)
+{
+	struct weston_output *output;
+	struct timespec now;
+	int64_t ns, first = -1;
+
+	if (clock_gettime(compositor->presentation_clock, &now) < 0)
+		return -1;
+	wl_list_for_each(output, &compositor->output_list, link) {
+		if (output->repaint_status != REPAINT_SCHEDULED)
+			continue;
+		ns = (int64_t)(output->next_repaint.tv_sec - now.tv_sec) *
+		     1000000000 + (output->next_repaint.tv_nsec - now.tv_nsec);
+		if (ns < 0)
+			ns = 0;
+		if (first < 0 || ns < first)
+			first = ns;
+	}
+	return first < 0 ? -1 : (first + 999999) / 1000000;
+}
+
+/*
+ * How long the doorbell for what the event ring holds may wait, or -1
+ * when it may not.  A presented waits only when the repaint that
+ * answers the frame callback in flight is at most PRESENTED_RIDE_MS
+ * away: weston's headless and DRM backends send it a refresh less the
+ * repaint window after the frame callbacks, so with a repaint window
+ * near the refresh period the next done follows within a millisecond
+ * and both reach the app with one wake-up of each process there, and
+ * otherwise (a 7 ms window at 60 Hz leaves 9.7 ms) it rings at once.
+ */
+static int64_t
+lazy_wait_ms(struct ivwl_connection *conn)
+{
+	int64_t ms;
+
+	if (conn->events_urgent || conn->firewall.callbacks == 0 ||
+	    conn->channels.list || !ivwl_ring_moved_since_kick(&conn->event))
+		return -1;
+	if (!conn->events_presented)
+		return LAZY_EVENTS_MS;
+	ms = next_repaint_ms(conn->vm->plugin->compositor);
+	if (ms < 0 || ms > PRESENTED_RIDE_MS)
+		return -1;
+	/* the repaint itself takes time: a millisecond more for its done */
+	return ms + 1;
+}
+
 /*
  * Holds back a doorbell for lazy events alone (translate.c: a buffer
- * release, delete_id) while a frame callback is
- * in flight: its done comes within a frame and takes them along.  A
- * client that commits once per frame callback then costs one doorbell
- * per frame instead of two or three, each a wake-up of two processes in
- * the app-vm (and, between real VMs, an interrupt).  LAZY_EVENTS_MS
- * bounds the wait for a surface weston stopped repainting.
+ * release, delete_id) while a frame callback is in flight: its done
+ * comes within a frame and takes them along.  A client that commits
+ * once per frame callback then costs one doorbell per frame instead of
+ * two or three, each a wake-up of the process serving it in the app-vm
+ * (and, between real VMs, an interrupt).  LAZY_EVENTS_MS bounds the wait
+ * for a surface weston stopped repainting; a presented waits less
+ * (lazy_wait_ms).
  */
 static bool
 hold_lazy(struct ivwl_connection *conn)
 {
 	struct wl_event_loop *loop;
+	int64_t ms = lazy_wait_ms(conn);
 
-	if (conn->events_urgent || conn->firewall.callbacks == 0 ||
-	    conn->channels.list || !ivwl_ring_moved_since_kick(&conn->event))
+	if (ms < 0)
 		return false;
-	if (conn->lazy_armed)
+	if (conn->lazy_armed && (conn->lazy_short || !conn->events_presented))
 		return true;
 	if (!conn->lazy_timer) {
 		loop = wl_display_get_event_loop(conn->vm->plugin->display);
@@ -64,8 +118,9 @@ hold_lazy(struct ivwl_connection *conn)
 		if (!conn->lazy_timer)
 			return false;
 	}
-	wl_event_source_timer_update(conn->lazy_timer, LAZY_EVENTS_MS);
+	wl_event_source_timer_update(conn->lazy_timer, (int)ms);
 	conn->lazy_armed = true;
+	conn->lazy_short = conn->events_presented;
 	return true;
 }
 
@@ -77,9 +132,11 @@ kick_app(struct ivwl_connection *conn)
 	if (!hold_lazy(conn)) {
 		owed = ivwl_ring_kick_needed(&conn->event) || owed;
 		conn->events_urgent = false;
+		conn->events_presented = false;
 		if (conn->lazy_armed) {
 			wl_event_source_timer_update(conn->lazy_timer, 0);
 			conn->lazy_armed = false;
+			conn->lazy_short = false;
 		}
 	}
 	if (owed) {
@@ -94,6 +151,7 @@ on_lazy(void *data)
 	struct ivwl_connection *conn = data;
 
 	conn->lazy_armed = false;
+	conn->lazy_short = false;
 	conn->events_urgent = true;
 	kick_app(conn);
 	return 0;

@@ -73,8 +73,12 @@ struct ivwl_connection {
 	/* Events a client may wait on went into the ring since the last
 	 * doorbell (kick_app); without them the doorbell can wait. */
 	bool events_urgent;
+	/* A presented is among them: it may wait only for a done that is
+	 * due within PRESENTED_RIDE_MS (connection.c). */
+	bool events_presented;
 	struct wl_event_source *lazy_timer;
 	bool lazy_armed;
+	bool lazy_short;		/* armed for a presented's ride */
 	bool sock_ready;		/* libwayland's end may have events */
 	uint32_t interest;		/* WL_EVENT_* asked of conn->watch */
 

@@ -41,7 +41,8 @@ is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
  * back for reuse, an id free again.  They can ride with the next frame
  * callback's doorbell (connection.c kick_app).  Presentation feedback is
  * not one: weston sends it after the frame callbacks, when the frame
- * was shown, and a player pacing by it needs it then, not a frame late.
+ * was shown, and a player pacing by it needs it then, not a frame late;
+ * it rides only with a done due within a few milliseconds (hold_lazy).
  */
 static bool
 lazy_event(const struct ivwl_wire_msg *msg)
@@ -666,7 +667,10 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);
-		if (!lazy_event(&msg))
+		if (is(&msg, &ivwl_iface_wp_presentation_feedback,
+		       IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED))
+			conn->events_presented = true;
+		else if (!lazy_event(&msg))
 			conn->events_urgent = true;
 	}
 	return 0;

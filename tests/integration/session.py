@@ -73,10 +73,11 @@ class Session:
 
     def __init__(self, vms=("work",), width=800, height=600,
                  backend="headless", vm_options=None, ivwl_options=(),
-                 server_args=None):
+                 server_args=None, core_options=()):
         """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
         section; ivwl_options: lines of the [ivwl] section; server_args:
-        {vm: [arg, ...]} for its ivwl-server."""
+        {vm: [arg, ...]} for its ivwl-server; core_options: more lines of
+        [core]."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -89,6 +90,7 @@ class Session:
         self.backend = backend
         self.vm_options = vm_options or {}
         self.ivwl_options = list(ivwl_options)
+        self.core_options = list(core_options)
         self.server_args = server_args or {}
         self.servers = {}
         self.x_display = None
@@ -169,11 +171,13 @@ class Session:
 
     def _write_weston_ini(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
-        ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0", "",
-               # no fades or dimming: pixels are compared exactly
-               "[shell]", "panel-position=none", "animation=none",
-               "close-animation=none", "startup-animation=none",
-               "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
+        ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0"]
+        ini += self.core_options + [
+            "",
+            # no fades or dimming: pixels are compared exactly
+            "[shell]", "panel-position=none", "animation=none",
+            "close-animation=none", "startup-animation=none",
+            "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
         ini.append("")
         for i, vm in enumerate(self.vms):
             ini += ["[ivwl-vm]", f"name={vm}",
