@@ -14,7 +14,8 @@ import smoke
 PATHS = ["native", "ivwl-copy", "ivwl-zero-copy"]
 NUMBERS = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
            "cpu_ms_per_frame", "transport_cpu_s",
-           "transport_cpu_ms_per_frame", "copied_bytes_per_frame"]
+           "transport_cpu_ms_per_frame", "copied_bytes_per_frame",
+           "transport_wakeups_per_frame"]
 POSITIVE = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
             "cpu_ms_per_frame"]
 
@@ -36,10 +37,14 @@ def check(r):
     if not r.get("cpu_s_by_process", {}).get("browser", 0) > 0:
         bad.append(f"{name}: no CPU for the browser's processes")
     path = r.get("path", "")
+    if not r.get("wakeups_per_frame_by_process", {}).get("weston", 0) > 0:
+        bad.append(f"{name}: weston never woke")
     if path == "native":
         if r.get("copied_bytes_per_frame") or "relay_stats" in r:
             bad.append(f"{name}: native went through a relay")
     else:
+        if not r.get("transport_wakeups_per_frame", 0) > 0:
+            bad.append(f"{name}: the transport never woke")
         st = r.get("relay_stats") or {}
         for k in ("commits", "damaged_bytes", "copied_bytes",
                   "zero_copy_commits"):

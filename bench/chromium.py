@@ -41,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from frames import (  # noqa: E402  (frames.py is beside this file)
     BenchError, Display, PATHS, TRANSPORT, add_common_args, add_ratios,
-    available_paths, emit_json, fmt_bytes, fmt_ratio, log, machine_line,
+    available_paths, cpu_ns, emit_json, fmt_bytes, fmt_ratio, log,
+    machine_line,
     median_rows, parse_kv, parse_sizes, read, reap_orphans, run, table,
     try_case)
 
@@ -143,6 +144,35 @@ def cpu_between(before, after, roles):
         r = roles.get(pid, "other:" + b[0])
         out[r] = out.get(r, 0) - (b[4] + b[5])
     return {r: v / CLK_TCK for r, v in out.items()}
+
+
+# Processes whose wake-ups are counted: weston and the transport's.  The
+# browser's dozens of threads are left out; what it pays is in its CPU.
+WAKE_ROLES = ("weston", "ivwl-relay", "ivwl-agent", "ivwl-server", "waypipe")
+
+
+def sched_runs(snap):
+    """pid -> (start time, times scheduled in) for the processes of snap
+    whose name is one of WAKE_ROLES (frames.cpu_ns counts them)."""
+    out = {}
+    for pid, t in snap.items():
+        if t[0].startswith(WAKE_ROLES):
+            c = cpu_ns(pid)
+            if c:
+                out[pid] = (t[3], c[1])
+    return out
+
+
+def runs_between(before, after, roles):
+    """role -> times scheduled in between two sched_runs(), of the
+    processes alive at both (a relay born in the window is start-up)."""
+    out = {}
+    for pid, (start, n) in after.items():
+        b = before.get(pid)
+        if b and b[0] == start:
+            r = roles.get(pid, "other")
+            out[r] = out.get(r, 0) + n - b[1]
+    return out
 
 
 # ---- browsers ---------------------------------------------------------
@@ -343,9 +373,11 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
         ready = log_.wait("ready", 120, alive)
         log_.wait("measure", args.warmup + 60, alive)
         before = tree(me)
+        runs_before = sched_runs(before)
         t0 = time.monotonic()
         done = log_.wait("done", measure + 60, alive)
         after = tree(me)
+        runs_after = sched_runs(after)
         wall = time.monotonic() - t0
         # the browser's main process: under waypipe, the server's child
         main_pids = [p.pid] if path != "waypipe" else \
@@ -378,6 +410,10 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
     fps = done.get("fps", 0.0)
     per_frame = 1000.0 / (fps * wall) if fps and wall else 0.0
     transport = sum(cpu.get(k, 0.0) for k in TRANSPORT[path])
+    frames_in_window = fps * wall
+    wakes = {r: n / frames_in_window if frames_in_window else 0.0
+             for r, n in runs_between(runs_before, runs_after,
+                                      roles).items()}
     r = {
         "browser": args.browser,
         "path": path,
@@ -394,6 +430,9 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
         "transport_cpu_s": transport,
         "transport_cpu_ms_per_frame": transport * per_frame,
         "cpu_s_by_process": cpu,
+        "wakeups_per_frame_by_process": wakes,
+        "transport_wakeups_per_frame": sum(
+            wakes.get(k, 0.0) for k in TRANSPORT[path]),
         "copied_bytes_per_frame": 0.0,
         "closed_cleanly": clean,
     }
@@ -450,7 +489,7 @@ def subtract_startup(r, ref):
 
 MEDIAN_KEYS = ("fps", "raf_fps", "cpu_ms_per_frame",
                "transport_cpu_ms_per_frame", "cpu_percent",
-               "copied_bytes_per_frame")
+               "copied_bytes_per_frame", "transport_wakeups_per_frame")
 RATIOS = (("cpu", "cpu_ms_per_frame", ("native", "waypipe")),)
 
 
@@ -489,6 +528,10 @@ def print_table(rows, header):
                 100 * r["cpu_s_by_process"].get(proc, 0.0) / r["wall_s"]))
         row("transport CPU ms / frame",
             lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
+        row("wake-ups / frame: weston",
+            lambda r: "%.2f" % r["wakeups_per_frame_by_process"].get(
+                "weston", 0.0))
+        row("  transport", lambda r: "%.2f" % r["transport_wakeups_per_frame"])
         row("damage / frame (relay)", lambda r: fmt_bytes(
             r["damaged_bytes_per_frame"]) if "relay_stats" in r else "-")
         row("copied / frame (relay)", lambda r: fmt_bytes(
@@ -507,7 +550,9 @@ def print_table(rows, header):
                 lambda r: fmt_ratio(r.get("cpu_vs_waypipe")))
     print("\nCPU: /proc utime+stime (+ reaped children) of every process "
           "between the page's 'measure' and 'done' lines; per frame = CPU "
-          "per second / the page's fps.\ntransport: ivwl = relay + agent + "
+          "per second / the page's fps.\nwake-ups: times each process's "
+          "threads were scheduled in (/proc/PID/task/*/schedstat), per "
+          "frame the page counted.\ntransport: ivwl = relay + agent + "
           "server (the plugin runs inside weston); waypipe = both "
           "waypipes.\ndamage, copied: the relays' IVWL_STATS (damaged_bytes, "
           "copied_bytes, commits) at the end of the run minus those of a "

@@ -496,6 +496,10 @@ registry_global(void *data, struct wl_registry *reg, uint32_t name,
 			&xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener,
 					 app);
+	} else if (strcmp(iface, wl_output_interface.name) == 0) {
+		/* As toolkits and browsers do: then each presented comes
+		 * after a sync_output for it.  Its own events go unheard. */
+		wl_registry_bind(reg, name, &wl_output_interface, 1);
 	} else if (strcmp(iface, wp_presentation_interface.name) == 0) {
 		app->presentation = wl_registry_bind(reg, name,
 			&wp_presentation_interface, 1);

@@ -51,6 +51,17 @@ lazy_event(const struct ivwl_wire_msg *msg)
 	       is(msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_DELETE_ID);
 }
 
+/* A frame shown: presented and the sync_output before it (one per
+ * wl_output the client bound). */
+static bool
+presented_event(const struct ivwl_wire_msg *msg)
+{
+	return is(msg, &ivwl_iface_wp_presentation_feedback,
+		  IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED) ||
+	       is(msg, &ivwl_iface_wp_presentation_feedback,
+		  IVWL_EVT_WP_PRESENTATION_FEEDBACK_SYNC_OUTPUT);
+}
+
 static struct ivwl_pool *
 find_pool(struct ivwl_connection *conn, uint32_t id)
 {
@@ -667,8 +678,7 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);
-		if (is(&msg, &ivwl_iface_wp_presentation_feedback,
-		       IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED))
+		if (presented_event(&msg))
 			conn->events_presented = true;
 		else if (!lazy_event(&msg))
 			conn->events_urgent = true;
