@@ -821,10 +821,11 @@ def main():
                          "(default %(default)s)")
     ap.add_argument("--settle", type=float, default=1.0,
                     help="seconds before each phase (default %(default)s)")
-    ap.add_argument("--idle-settle", type=float, default=3.0,
+    ap.add_argument("--idle-settle", type=float, default=4.0,
                     help="seconds from 'stop' to the idle phase, at least "
-                         "--settle (default %(default)s: the longest a "
-                         "clock-link burst runs after the last frame)")
+                         "--settle (default %(default)s: a clock-link "
+                         "burst runs up to 3 s after the last frame's ask "
+                         "and waits 0.2 s more for its last answer)")
     ap.add_argument("--nofile", type=int, default=1024,
                     help="weston's RLIMIT_NOFILE, soft and hard (default "
                          "%(default)s, a desktop session's)")
