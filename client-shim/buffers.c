@@ -512,6 +512,27 @@ surface_forget(struct ivwl_buffers *b, uint32_t id)
 	free(s);
 }
 
+/*
+ * The wl_buffer id goes: surfaces that show it, or have it pending, have
+ * no buffer from now on, as on the display.  The client may make a new
+ * wl_buffer with the same id, which no surface shows until attached:
+ * kept, a commit without an attach would copy that one into its region
+ * copy and count it filled, and its first attach then copy only the
+ * damage.
+ */
+static void
+surfaces_detach(struct ivwl_buffers *b, uint32_t buffer_id)
+{
+	struct ivwl_surface *s;
+
+	for (s = b->surfaces; s; s = s->next) {
+		if (s->buffer == buffer_id)
+			s->buffer = 0;
+		if (s->pending_buffer == buffer_id)
+			s->pending_buffer = 0;
+	}
+}
+
 static void
 damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
 {
@@ -780,6 +801,7 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		buf = LIST_FIND(b->buffers, msg->object);
 		if (buf)
 			buffer_destroy(b, buf);
+		surfaces_detach(b, msg->object);
 		return 0;
 	}
 	if (msg->iface == &ivwl_iface_wl_surface)
