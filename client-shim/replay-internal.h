@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The relay's replay model (replay.h): shared by replay.c, which records
- * it, and replay-emit.c, which replays it on a new display.
+ * it, replay-traffic.c, which filters what passes through the relay,
+ * and replay-restart.c and replay-rebuild.c, which replay it on a new
+ * display.
  */
 #ifndef IVWL_REPLAY_INTERNAL_H
 #define IVWL_REPLAY_INTERNAL_H
@@ -18,7 +20,7 @@
 #define RP_MAX_GLOBALS 128
 #define RP_MAX_REFS 4
 /* Frame callbacks a surface keeps for its next commit; more are
- * answered at a restart like any in flight (replay-emit.c). */
+ * answered at a restart like any in flight (replay-restart.c). */
 #define RP_MAX_FRAMES 8
 
 /* xdg_toplevel setter slots the replay treats apart (replay-rebuild.c) */
@@ -140,7 +142,7 @@ struct ivwl_replay {
 	uint32_t priv_pending;	/* of those, set */
 	uint32_t marker;	/* sync whose done ends RP_GLOBALS */
 	/* Configure serials: the client sees the display's plus the base,
-	 * above every one an earlier display sent (replay-emit.c). */
+	 * above every one an earlier display sent (replay-traffic.c). */
 	uint32_t serial_base;
 	uint32_t max_serial;	/* the highest the client saw */
 	uint32_t next_temp;
@@ -192,16 +194,26 @@ void
 rp_put_bytes(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
 	     const uint8_t *bytes, uint32_t len);
 
-/* replay-emit.c */
+/* replay-traffic.c */
 bool
 rp_is_dead(const struct ivwl_replay *rp, uint32_t id);
 
 int
 rp_set_dead(struct ivwl_replay *rp, uint32_t id, bool dead);
 
+/* replay-restart.c */
+/* Marks id as one of the relay's own (priv), counting those pending. */
+int
+rp_set_priv(struct ivwl_replay *rp, uint32_t id, bool priv);
+
 /* An id of the relay's own, above every id of the client's. */
 uint32_t
 rp_temp_id(struct ivwl_replay *rp);
+
+/* The registries again, and a sync after which all globals are in. */
+int
+rp_list_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
+		const char **why);
 
 /* replay-rebuild.c */
 /* The frame callbacks a surface keeps, asked again of the new display. */
