@@ -12,24 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "agent-client.h"
-#include "app-slot.h"
-#include "buffers.h"
-#include "channel.h"
 #include "ivwl-protocols.h"
 #include "mono-time.h"
-#include "record.h"
-#include "relay.h"
-#include "relay-zc.h"
-#include "relay-time.h"
-#include "replay.h"
+#include "relay-internal.h"
 #include "frame-trace.h"
 #include "shim.h"
-#include "stream.h"
-#include "wire.h"
 #include "zero-copy-proto.h"
 
 #define OPEN_TIMEOUT_MS 5000
@@ -41,59 +31,10 @@
 /* A replay the display is quiet on this long gets a nudge (replay.h). */
 #define REPLAY_NUDGE_MS 200
 
-/* Channel data collected for a BLOB descriptor that is still to come. */
-struct blob_in {
-	struct blob_in *next;
-	uint32_t channel;
-	uint32_t len;
-	uint32_t cap;
-	uint8_t *data;
-};
-
-struct relay {
-	int sock;
-	int agent_fd;
-	struct ivwl_app_slot slot;
-	struct ivwl_wire_map objects;
-	struct ivwl_buffers buffers;
-	struct ivwl_stream_in from_client;
-	struct ivwl_stream_out to_client;
-	struct ivwl_wayland_batch batch;
-	struct blob_in *blobs;
-	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
-	struct ivwl_relay_zc zc;	/* grants for the app's processes */
-	struct ivwl_relay_time time;	/* the display's times in ours */
-	struct ivwl_replay *replay;	/* survives a display restart */
-	struct ivwl_replay_buf replay_out;	/* replay requests to send */
-	uint32_t replay_pos;		/* of those, sent */
-	struct ivwl_replay_buf synth;	/* events the relay makes */
-	bool display_down;		/* the display left; waiting */
-	int64_t deadline_ms;		/* for display_down or a replay */
-	int64_t heard_ms;		/* a replay: the display's last events */
-	int restart_wait_s;		/* 0: end the connection instead */
-	bool display_said_bye;		/* DISCONNECT came: why_buf says why */
-	uint64_t *record;
-	uint8_t *events;	/* a record's events as the client gets them */
-	bool requests_blocked;
-	bool client_gone;
-	/* Worth a read: poll said so, or we did not poll.  Each saves a
-	 * syscall that would say EAGAIN (they cost on a VM's vCPU). */
-	bool sock_ready;
-	const char *why;
-	char why_buf[64 + IVWL_DISCONNECT_MAX_TEXT];	/* the display's */
-	struct ivwl_slot_app_stats published;	/* in the slot's page */
-};
-
 static void
 relay_free(struct relay *r)
 {
-	struct blob_in *blob;
-
-	while ((blob = r->blobs)) {
-		r->blobs = blob->next;
-		free(blob->data);
-		free(blob);
-	}
+	ivwl_relay_blobs_release(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_buffers_release(&r->buffers);
 	ivwl_stream_in_release(&r->from_client);
@@ -113,13 +54,6 @@ relay_free(struct relay *r)
 	free(r->record);
 	free(r->events);
 	free(r);
-}
-
-static int
-fail(struct relay *r, const char *why)
-{
-	r->why = why;
-	return -EPROTO;
 }
 
 /* ---- client -> display --------------------------------------------- */
@@ -159,34 +93,6 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 		ivwl_replay_note_request(r->replay, &r->objects, msg, bytes,
 					 descs);
 	ivwl_batch_add(&r->batch, bytes, msg->size, descs, msg->nfds);
-	return 0;
-}
-
-/*
- * Events the relay makes (replay.h): decoded and followed like the
- * display's, so the map stays the client's view.
- */
-static int
-deliver_synth(struct relay *r)
-{
-	const struct ivwl_fd_desc *desc;
-	struct ivwl_wire_msg msg;
-	const uint8_t *bytes;
-	uint32_t pos = 0, len;
-
-	if (r->synth.oom)
-		return fail(r, "out of memory for events");
-	while (ivwl_replay_buf_next(&r->synth, &pos, &bytes, &len, &desc)) {
-		if (ivwl_wire_parse(&r->objects, IVWL_WIRE_EVENT, bytes, len,
-				    &msg) != (int)len ||
-		    ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT, &msg) < 0)
-			return fail(r, "the relay made an event that does not "
-				    "decode");
-		if (ivwl_stream_out_append(&r->to_client, bytes, len, NULL,
-					   0) < 0)
-			return fail(r, "the client does not read its events");
-	}
-	ivwl_replay_buf_reset(&r->synth);
 	return 0;
 }
 
@@ -241,7 +147,7 @@ pump_requests(struct relay *r)
 			else
 				ret = forward_request(r, &msg, in->buf);
 			if (ret == 0 && r->synth.len)
-				ret = deliver_synth(r);
+				ret = ivwl_relay_deliver_synth(r);
 			if (ret < 0)
 				return ret;
 			ivwl_stream_in_consume(in, (size_t)n);
@@ -275,166 +181,6 @@ pump_requests(struct relay *r)
 	return ret;
 }
 
-/* ---- display -> client --------------------------------------------- */
-
-static struct blob_in *
-blob_find(struct relay *r, uint32_t channel)
-{
-	struct blob_in *b;
-
-	for (b = r->blobs; b; b = b->next)
-		if (b->channel == channel)
-			return b;
-	return NULL;
-}
-
-static int
-channel_data(struct relay *r, uint32_t len)
-{
-	struct ivwl_channel_data_record rec;
-	struct blob_in *b;
-
-	if (ivwl_record_parse_channel_data(r->record, len, &rec) < 0)
-		return fail(r, "malformed channel data");
-	b = blob_find(r, rec.channel);
-	if (!b) {
-		b = calloc(1, sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		b->channel = rec.channel;
-		b->next = r->blobs;
-		r->blobs = b;
-	}
-	if (rec.len > IVWL_BLOB_MAX - b->len)
-		return fail(r, "blob larger than allowed");
-	if (b->len + rec.len > b->cap) {
-		uint32_t cap = b->cap ? b->cap : 65536;
-		uint8_t *n;
-
-		while (cap < b->len + rec.len)
-			cap *= 2;
-		n = realloc(b->data, cap);
-		if (!n)
-			return -ENOMEM;
-		b->data = n;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, rec.bytes, rec.len);
-	b->len += rec.len;
-	return 0;
-}
-
-/* A sealed memfd with the blob's bytes, as the compositor would give. */
-static int
-blob_fd(struct relay *r, const struct ivwl_fd_desc *desc)
-{
-	struct blob_in *b = blob_find(r, desc->channel), **pp;
-	int fd;
-
-	if (!b || b->len != desc->length)
-		return -EPROTO;
-	fd = memfd_create("ivwl-blob", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, b->data, b->len) != (ssize_t)b->len) {
-		close(fd);
-		return -EIO;
-	}
-	/* The app must get the bytes weston sent, never others. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-		  F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		int err = errno;
-
-		close(fd);
-		return -err;
-	}
-	for (pp = &r->blobs; *pp != b; pp = &(*pp)->next)
-		;
-	*pp = b->next;
-	free(b->data);
-	free(b);
-	return fd;
-}
-
-static int
-wayland_events(struct relay *r, uint32_t len)
-{
-	struct ivwl_wayland_record rec;
-	int fds[IVWL_WAYLAND_MAX_FDS];
-	enum ivwl_replay_verdict verdict;
-	struct ivwl_wire_msg msg;
-	const char *why = NULL;
-	uint8_t *p;
-	uint32_t i, left, out = 0;
-	int n, skip;
-
-	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
-				      &rec) < 0)
-		return fail(r, "malformed event record");
-	if (r->deadline_ms)
-		r->heard_ms = ivwl_now_ms();
-	for (i = 0; i < rec.nfds; i++) {
-		struct ivwl_channel *ch;
-
-		if (rec.fds[i].kind == IVWL_FD_BLOB)
-			fds[i] = blob_fd(r, &rec.fds[i]);
-		else if (ivwl_channel_source_new(&r->channels, &rec.fds[i],
-						 &fds[i], &ch) < 0)
-			fds[i] = -EPROTO;
-		if (fds[i] < 0) {
-			while (i-- > 0)
-				close(fds[i]);
-			return fail(r, "an event fd could not be rebuilt");
-		}
-	}
-	/* Follow the events so that later requests decode. */
-	for (p = (uint8_t *)rec.data, left = rec.data_len; left > 0;
-	     p += n, left -= (uint32_t)n) {
-		/* The replay's own callbacks: a done of 12 bytes. */
-		skip = ivwl_replay_skip_event(r->replay, p, left);
-		n = 12;
-		if (skip == 1 && left >= (uint32_t)n)
-			continue;
-		n = skip < 0 ? -1 : ivwl_wire_parse(&r->objects,
-						    IVWL_WIRE_EVENT, p, left,
-						    &msg);
-		if (n <= 0)
-			goto err_fds;
-		if (ivwl_replay_event(r->replay, &r->objects, &msg, p,
-				      &verdict, &r->replay_out, &r->synth,
-				      &why) < 0)
-			goto err_fds;
-		if (verdict == IVWL_REPLAY_DROP)
-			continue;
-		if (ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT, &msg) < 0)
-			goto err_fds;
-		out += ivwl_relay_time_event(&r->time, &msg, p,
-					     r->events + out);
-	}
-	if (ivwl_stream_out_append(&r->to_client, r->events, out, fds,
-				   rec.nfds) < 0)
-		return fail(r, "the client does not read its events");
-	return r->synth.len ? deliver_synth(r) : 0;
-
-err_fds:
-	for (i = 0; i < rec.nfds; i++)
-		close(fds[i]);
-	return fail(r, why ? why : "the display sent an undecodable event");
-}
-
-static int
-channel_record(struct relay *r, uint16_t type, uint32_t len)
-{
-	struct ivwl_channel *finished;
-
-	if (ivwl_channels_handle(&r->channels, type, r->record, len,
-				 &finished) < 0)
-		return fail(r, "the display broke a pipe channel's rules");
-	if (finished)
-		ivwl_channel_destroy(&r->channels, finished);
-	return 0;
-}
-
 /* 0, or -EAGAIN when the request ring is full. */
 static int
 pump_channels(struct relay *r)
@@ -451,74 +197,6 @@ pump_channels(struct relay *r)
 			return ret;
 		else if (ret < 0)
 			return fail(r, "the request ring broke");
-	}
-	return 0;
-}
-
-/* The display's last word: keep its reason for the log. */
-static int
-disconnected(struct relay *r, uint32_t len)
-{
-	struct ivwl_disconnect d;
-	const char *text;
-	uint32_t i;
-
-	if (ivwl_record_parse_disconnect(r->record, len, &d, &text) < 0)
-		return fail(r, "the display closed the connection");
-	snprintf(r->why_buf, sizeof(r->why_buf),
-		 "the display closed the connection: %.*s", (int)d.len, text);
-	/* one line in the log, whatever the text holds */
-	for (i = 0; r->why_buf[i]; i++)
-		if ((unsigned char)r->why_buf[i] < 0x20 ||
-		    r->why_buf[i] == 0x7f)
-			r->why_buf[i] = '?';
-	/* The slot state follows; a display that is leaving may return. */
-	r->display_said_bye = true;
-	return 0;
-}
-
-static int
-pump_events(struct relay *r)
-{
-	uint32_t cap = ivwl_ring_max_payload(&r->slot.event);
-	uint16_t type;
-	int n, ret;
-
-	while ((n = ivwl_ring_read(&r->slot.event, &type, r->record,
-				   cap)) >= 0) {
-		switch (type) {
-		case IVWL_RECORD_WAYLAND:
-			ret = wayland_events(r, (uint32_t)n);
-			break;
-		case IVWL_RECORD_CHANNEL_DATA:
-			/* Blobs have display-side ids, our pipes ours. */
-			if (IVWL_CHANNEL_SIDE(((uint32_t *)r->record)[0]) ==
-			    IVWL_SIDE_APP) {
-				ret = channel_record(r, type, (uint32_t)n);
-				break;
-			}
-			ret = channel_data(r, (uint32_t)n);
-			break;
-		case IVWL_RECORD_CHANNEL_CLOSE:
-		case IVWL_RECORD_CHANNEL_CREDIT:
-			ret = channel_record(r, type, (uint32_t)n);
-			break;
-		case IVWL_RECORD_DISCONNECT:
-			ret = disconnected(r, (uint32_t)n);
-			break;
-		default:
-			ret = fail(r, "unexpected record from the display");
-			break;
-		}
-		if (ret < 0)
-			return ret;
-	}
-	if (n != -EAGAIN)
-		return fail(r, "the event ring is corrupt");
-	ret = ivwl_stream_out_flush(&r->to_client, r->sock);
-	if (ret < 0 && ret != -EAGAIN) {
-		r->client_gone = true;
-		return 0;
 	}
 	return 0;
 }
@@ -727,7 +405,7 @@ display_left(struct relay *r)
 	}
 	ivwl_shim_debug("slot %u: %u bytes of events for the client",
 			r->slot.info.slot, r->synth.len);
-	if (deliver_synth(r) < 0)
+	if (ivwl_relay_deliver_synth(r) < 0)
 		return -1;
 	/* What went to the old display is in the model already, and a
 	 * replay to it that did not finish is moot. */
@@ -829,7 +507,7 @@ watch_display(struct relay *r)
 		return 0;
 	/* Its last events, and DISCONNECT saying why, came before the
 	 * slot state: take them. */
-	if (pump_events(r) < 0)
+	if (ivwl_relay_pump_events(r) < 0)
 		return -1;
 	if (ivwl_app_slot_display_restarted(&r->slot, &ready) &&
 	    display_left(r) == 0)
@@ -855,7 +533,7 @@ ivwl_relay_run(struct relay *r)
 			if (ret < 0 && ret != -EAGAIN)
 				break;
 			publish_stats(r);
-			if (pump_events(r) < 0)
+			if (ivwl_relay_pump_events(r) < 0)
 				break;
 			/* Sinks write out even while the ring is full. */
 			cret = pump_channels(r);
