@@ -50,16 +50,16 @@ ivwl_relay_deliver_synth(struct relay *r)
 	uint32_t pos = 0, len;
 
 	if (r->synth.oom)
-		return fail(r, "out of memory for events");
+		return relay_fail(r, "out of memory for events");
 	while (ivwl_replay_buf_next(&r->synth, &pos, &bytes, &len, &desc)) {
 		if (ivwl_wire_parse(&r->objects, IVWL_WIRE_EVENT, bytes, len,
 				    &msg) != (int)len ||
 		    ivwl_wire_track(&r->objects, IVWL_WIRE_EVENT, &msg) < 0)
-			return fail(r, "the relay made an event that does not "
+			return relay_fail(r, "the relay made an event that does not "
 				    "decode");
 		if (ivwl_stream_out_append(&r->to_client, bytes, len, NULL,
 					   0) < 0)
-			return fail(r, "the client does not read its events");
+			return relay_fail(r, "the client does not read its events");
 	}
 	ivwl_replay_buf_reset(&r->synth);
 	return 0;
@@ -83,7 +83,7 @@ channel_data(struct relay *r, uint32_t len)
 	struct blob_in *b;
 
 	if (ivwl_record_parse_channel_data(r->record, len, &rec) < 0)
-		return fail(r, "malformed channel data");
+		return relay_fail(r, "malformed channel data");
 	b = blob_find(r, rec.channel);
 	if (!b) {
 		b = calloc(1, sizeof(*b));
@@ -94,7 +94,7 @@ channel_data(struct relay *r, uint32_t len)
 		r->blobs = b;
 	}
 	if (rec.len > IVWL_BLOB_MAX - b->len)
-		return fail(r, "blob larger than allowed");
+		return relay_fail(r, "blob larger than allowed");
 	if (b->len + rec.len > b->cap) {
 		uint32_t cap = b->cap ? b->cap : 65536;
 		uint8_t *n;
@@ -158,7 +158,7 @@ wayland_events(struct relay *r, uint32_t len)
 
 	if (ivwl_record_parse_wayland(r->record, len, &r->slot.layout,
 				      &rec) < 0)
-		return fail(r, "malformed event record");
+		return relay_fail(r, "malformed event record");
 	if (r->deadline_ms)
 		r->heard_ms = ivwl_now_ms();
 	for (i = 0; i < rec.nfds; i++) {
@@ -172,7 +172,7 @@ wayland_events(struct relay *r, uint32_t len)
 		if (fds[i] < 0) {
 			while (i-- > 0)
 				close(fds[i]);
-			return fail(r, "an event fd could not be rebuilt");
+			return relay_fail(r, "an event fd could not be rebuilt");
 		}
 	}
 	/* Follow the events so that later requests decode. */
@@ -201,13 +201,13 @@ wayland_events(struct relay *r, uint32_t len)
 	}
 	if (ivwl_stream_out_append(&r->to_client, r->events, out, fds,
 				   rec.nfds) < 0)
-		return fail(r, "the client does not read its events");
+		return relay_fail(r, "the client does not read its events");
 	return r->synth.len ? ivwl_relay_deliver_synth(r) : 0;
 
 err_fds:
 	for (i = 0; i < rec.nfds; i++)
 		close(fds[i]);
-	return fail(r, why ? why : "the display sent an undecodable event");
+	return relay_fail(r, why ? why : "the display sent an undecodable event");
 }
 
 static int
@@ -217,7 +217,7 @@ channel_record(struct relay *r, uint16_t type, uint32_t len)
 
 	if (ivwl_channels_handle(&r->channels, type, r->record, len,
 				 &finished) < 0)
-		return fail(r, "the display broke a pipe channel's rules");
+		return relay_fail(r, "the display broke a pipe channel's rules");
 	if (finished)
 		ivwl_channel_destroy(&r->channels, finished);
 	return 0;
@@ -232,7 +232,7 @@ disconnected(struct relay *r, uint32_t len)
 	uint32_t i;
 
 	if (ivwl_record_parse_disconnect(r->record, len, &d, &text) < 0)
-		return fail(r, "the display closed the connection");
+		return relay_fail(r, "the display closed the connection");
 	snprintf(r->why_buf, sizeof(r->why_buf),
 		 "the display closed the connection: %.*s", (int)d.len, text);
 	/* one line in the log, whatever the text holds */
@@ -275,14 +275,14 @@ ivwl_relay_pump_events(struct relay *r)
 			ret = disconnected(r, (uint32_t)n);
 			break;
 		default:
-			ret = fail(r, "unexpected record from the display");
+			ret = relay_fail(r, "unexpected record from the display");
 			break;
 		}
 		if (ret < 0)
 			return ret;
 	}
 	if (n != -EAGAIN)
-		return fail(r, "the event ring is corrupt");
+		return relay_fail(r, "the event ring is corrupt");
 	ret = ivwl_stream_out_flush(&r->to_client, r->sock);
 	if (ret < 0 && ret != -EAGAIN) {
 		r->client_gone = true;

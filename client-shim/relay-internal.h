@@ -60,7 +60,7 @@ struct relay {
 
 /* The connection is over: why is for the log. */
 static inline int
-fail(struct relay *r, const char *why)
+relay_fail(struct relay *r, const char *why)
 {
 	r->why = why;
 	return -EPROTO;

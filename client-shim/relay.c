@@ -67,20 +67,20 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 	int ret;
 
 	if (ivwl_stream_in_take_fds(&r->from_client, msg->nfds, fds) < 0)
-		return fail(r, "a request arrived without its fds");
+		return relay_fail(r, "a request arrived without its fds");
 	if (ivwl_channel_message(msg)) {
 		struct ivwl_channel *ch;
 
 		/* The display's side feeds this pipe through a channel. */
 		if (ivwl_channel_sink_new(&r->channels, fds[0], &descs[0],
 					  &ch) < 0)
-			return fail(r, "too many pipes open");
+			return relay_fail(r, "too many pipes open");
 	} else if (msg->nfds > 0 &&
 		   !(msg->iface == &ivwl_iface_wl_shm &&
 		     msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)) {
 		for (i = 0; i < msg->nfds; i++)
 			close(fds[i]);
-		return fail(r, "a request carries an fd of a kind ivwl does "
+		return relay_fail(r, "a request carries an fd of a kind ivwl does "
 			    "not bridge");
 	}
 	ret = ivwl_buffers_request(&r->buffers, msg, bytes, fds, descs,
@@ -104,7 +104,7 @@ drop_request(struct relay *r, struct ivwl_wire_msg *msg)
 	uint32_t i;
 
 	if (ivwl_stream_in_take_fds(&r->from_client, msg->nfds, fds) < 0)
-		return fail(r, "a request arrived without its fds");
+		return relay_fail(r, "a request arrived without its fds");
 	for (i = 0; i < msg->nfds; i++)
 		close(fds[i]);
 	return 0;
@@ -127,7 +127,7 @@ pump_requests(struct relay *r)
 			if (n == 0)
 				break;
 			if (n < 0)
-				return fail(r, "the client sent a request "
+				return relay_fail(r, "the client sent a request "
 					    "ivwl cannot decode");
 			if (!ivwl_batch_fits(&r->batch, (uint32_t)n,
 					     msg.nfds)) {
@@ -141,7 +141,7 @@ pump_requests(struct relay *r)
 							     &r->synth);
 			if (ivwl_wire_track(&r->objects, IVWL_WIRE_REQUEST,
 					    &msg) < 0)
-				return fail(r, "request breaks object rules");
+				return relay_fail(r, "request breaks object rules");
 			if (verdict == IVWL_REPLAY_DROP)
 				ret = drop_request(r, &msg);
 			else
@@ -172,7 +172,7 @@ pump_requests(struct relay *r)
 			break;
 		}
 		if (n < 0)
-			return fail(r, "reading the client failed");
+			return relay_fail(r, "reading the client failed");
 	}
 	ret = ivwl_batch_flush(&r->batch, &r->slot.request);
 	if (ret == 0)
@@ -196,7 +196,7 @@ pump_channels(struct relay *r)
 		else if (ret == -EAGAIN)
 			return ret;
 		else if (ret < 0)
-			return fail(r, "the request ring broke");
+			return relay_fail(r, "the request ring broke");
 	}
 	return 0;
 }
@@ -350,7 +350,7 @@ pump_replay(struct relay *r)
 	int ret;
 
 	if (r->replay_out.oom)
-		return fail(r, "out of memory for the replay");
+		return relay_fail(r, "out of memory for the replay");
 	while (ivwl_replay_buf_next(&r->replay_out, &pos, &bytes, &len,
 				    &desc)) {
 		if (!ivwl_batch_fits(&r->batch, len, desc ? 1 : 0)) {
