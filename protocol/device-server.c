@@ -1,33 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device backend for a host process attached to an ivshmem-doorbell server
- * (ivwl-server, or QEMU's contrib server).
+ * (ivwl-server, or QEMU's contrib server), once it is attached: the
+ * server's news of peers, rings, and the device's ops.  Attaching is
+ * device-server-open.c's.
  *
- * The server speaks first and only: one little-endian int64 per message,
- * with at most one fd.  version 0; our id; -1 + the region fd; every other
- * peer's id with one eventfd per vector; our id with our own eventfds.
- * Later, id + fd adds one vector of a joining peer, a bare id says that
- * peer left.  Own vectors are the eventfds we read; a peer's vector v is
- * rung by writing to the v-th eventfd it came with.
- *
- * The protocol never states the vector count.  We take it from the peers
- * announced before us when there are any, else from our own fds as they
- * arrive, waiting SETTLE_MS for stragglers once the socket runs dry.  Own
- * fds that arrive after open are refused, so nr_vectors never changes.
+ * Later messages: id + fd adds one vector of a joining peer, a bare id
+ * says that peer left.  Own vectors are the eventfds we read; a peer's
+ * vector v is rung by writing to the v-th eventfd it came with.
  *
  * The eventfds we ring a peer through are the open file descriptions it
  * holds: it may clear O_NONBLOCK and fill them, so each peer we ring gets
  * a ringer, whose worker thread does the writing (ringer.h); no write to
  * them ever happens in the caller's thread.
  *
- * Every peer says HELLO after its setup (server-msg.h): ivwl-server tells
- * a peer that a peer left only once it said it, since QEMU, which never
- * does, cannot take that news.  A server that drops the HELLO (QEMU's,
- * an older ivwl-server) is connected to again without it, and tells
- * every peer anyway.
- *
  * Unless the server rings for us (IVWL_DEVICE_SERVER_RINGS): a display
- * whose HELLO ivwl-server answers with an ACK that rings keeps none of
+ * whose HELLO ivwl-server answered with an ACK that rings keeps none of
  * the peer's eventfds and asks the server to ring, with one request on
  * the socket per ring; requests the socket has no room for are owed, and
  * sent by ivwl_device_dispatch() once it is writable.
@@ -35,73 +23,21 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "device-backend.h"
+#include "device-server-internal.h"
 #include "fdmsg.h"
-#include "mono-time.h"
 #include "region.h"
 #include "ringer.h"
 #include "server-msg.h"
 
-/* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
-#define MAX_PEER_ID 65535u
-#define MAX_VECTORS 1024u
-#define PROTOCOL_VERSION 0
-#define SHM_MESSAGE (-1)
-
-/* How long to wait for more own vectors once the socket runs dry. */
-#define SETTLE_MS 50
 /* Messages handled per dispatch call: the event fd stays readable. */
 #define DISPATCH_BUDGET 1024
-/* Retry period while the server's listen backlog is full. */
-#define CONNECT_RETRY_MS 10
-/* open_once: the server dropped our HELLO once, say none. */
-#define OPEN_SILENT 0x80000000u
-
-struct peer {
-	int *fds;		/* one eventfd per vector, in vector order */
-	uint32_t nfds;
-	uint32_t capacity;
-	bool present;		/* has its full set of vectors */
-	struct ivwl_ringer *ringer;	/* from its first ring on */
-};
-
-struct server_device {
-	struct ivwl_device dev;	/* region_fd: the shm fd */
-	int sock;
-	bool gone;
-	bool vector0_only;	/* IVWL_DEVICE_SERVER_VECTOR0 */
-
-	/* The server rings the app peer for us (server-msg.h). */
-	uint64_t owed[MAX_VECTORS / 64];	/* its vectors to ask for */
-	uint8_t out[8];		/* a request the socket took in part */
-	size_t out_off, out_len;
-	bool want_write;
-	struct server_device *defer_next;	/* in defer.pending */
-	bool deferred;
-
-	/* A message may come in pieces; its fd comes with the first. */
-	uint8_t partial[8];
-	size_t have;
-	int partial_fd;
-	bool partial_bad;
-	bool partial_lost;	/* its fd did not fit: we are out of fds */
-
-	struct peer *peers;	/* indexed by id, own id included */
-	uint32_t npeers;
-};
-
-static const struct ivwl_device_ops server_ops;
 
 /*
  * Ring requests of the event loop's thread wait for the end of its pass
@@ -117,16 +53,8 @@ static struct {
 	struct server_device *pending;
 } defer;
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-static void
-peer_clear(struct peer *p)
+void
+ivwl_sdev_peer_clear(struct peer *p)
 {
 	uint32_t i;
 
@@ -140,8 +68,8 @@ peer_clear(struct peer *p)
 	p->present = false;
 }
 
-static struct peer *
-peer_get(struct server_device *sd, uint32_t id)
+struct peer *
+ivwl_sdev_peer_get(struct server_device *sd, uint32_t id)
 {
 	struct peer *peers;
 	uint32_t n;
@@ -160,8 +88,8 @@ peer_get(struct server_device *sd, uint32_t id)
 	return &sd->peers[id];
 }
 
-static int
-peer_add_fd(struct peer *p, int fd)
+int
+ivwl_sdev_peer_add_fd(struct peer *p, int fd)
 {
 	int *fds;
 	uint32_t n;
@@ -187,13 +115,8 @@ peer_add_fd(struct peer *p, int fd)
 	return 0;
 }
 
-/*
- * 1 and a message, 0 when none is complete yet, -EPROTO for a message
- * with more than one fd (dropped), -EMFILE for one whose fd we could not
- * take, -ECONNRESET when the server is gone.
- */
-static int
-recv_message(struct server_device *sd, int64_t *value, int *fd)
+int
+ivwl_sdev_recv_message(struct server_device *sd, int64_t *value, int *fd)
 {
 	struct ivwl_fdmsg_fds fds;
 	uint64_t wire;
@@ -241,34 +164,12 @@ recv_message(struct server_device *sd, int64_t *value, int *fd)
 	return 1;
 }
 
-/* Like recv_message, but waits until deadline (< 0: no limit). */
-static int
-wait_message(struct server_device *sd, int64_t deadline, int64_t *value,
-	     int *fd)
-{
-	struct pollfd pfd = { .fd = sd->sock, .events = POLLIN };
-	int ret;
-
-	for (;;) {
-		ret = recv_message(sd, value, fd);
-		if (ret != 0)
-			return ret;
-		ret = poll(&pfd, 1, ivwl_ms_left(deadline));
-		if (ret < 0 && errno != EINTR)
-			return -errno;
-		if (ret == 0 && deadline >= 0 && ivwl_now_ms() >= deadline)
-			return -ETIMEDOUT;
-	}
-}
-
 /*
- * The vector peer_add_fd() just added is counted; its fd is closed at
- * once when we will neither wait on it nor write it: another peer's,
- * when the server rings for us; any but vector 0, with
+ * Another peer's, when the server rings for us; any but vector 0, with
  * IVWL_DEVICE_SERVER_VECTOR0.
  */
-static void
-count_only_unused(struct server_device *sd, struct peer *p)
+void
+ivwl_sdev_count_only_unused(struct server_device *sd, struct peer *p)
 {
 	if ((sd->vector0_only && p->nfds > 1) ||
 	    (sd->dev.server_rings && p != &sd->peers[sd->dev.peer_id]))
@@ -285,7 +186,7 @@ peer_left(struct server_device *sd, uint32_t id)
 		return;
 	p = &sd->peers[id];
 	was_present = p->present;
-	peer_clear(p);
+	ivwl_sdev_peer_clear(p);
 	if (was_present && sd->dev.listener)
 		sd->dev.listener(sd->dev.listener_data, id, false);
 }
@@ -294,8 +195,8 @@ peer_left(struct server_device *sd, uint32_t id)
  * One message after open.  A misbehaving server gets its message dropped,
  * as QEMU does: it is trusted, and dropping keeps every state consistent.
  */
-static void
-handle_message(struct server_device *sd, int64_t value, int fd)
+void
+ivwl_sdev_handle_message(struct server_device *sd, int64_t value, int fd)
 {
 	struct peer *p;
 
@@ -308,12 +209,13 @@ handle_message(struct server_device *sd, int64_t value, int fd)
 		peer_left(sd, (uint32_t)value);
 		return;
 	}
-	p = peer_get(sd, (uint32_t)value);
-	if (!p || p->nfds >= sd->dev.nr_vectors || peer_add_fd(p, fd) < 0) {
+	p = ivwl_sdev_peer_get(sd, (uint32_t)value);
+	if (!p || p->nfds >= sd->dev.nr_vectors ||
+	    ivwl_sdev_peer_add_fd(p, fd) < 0) {
 		close_fd(&fd);
 		return;
 	}
-	count_only_unused(sd, p);
+	ivwl_sdev_count_only_unused(sd, p);
 	if (p->nfds == sd->dev.nr_vectors) {
 		p->present = true;
 		if (sd->dev.listener)
@@ -322,237 +224,8 @@ handle_message(struct server_device *sd, int64_t value, int fd)
 	}
 }
 
-static int
-connect_server(const char *path, int64_t deadline, const char **err)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		*err = "socket path too long";
-		return -ENAMETOOLONG;
-	}
-	strcpy(addr.sun_path, path);
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		*err = "cannot create a socket";
-		return -errno;
-	}
-	/* EAGAIN: the server's backlog is full, it has not accepted yet. */
-	while (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		ret = errno;
-		if (ret == EINTR)
-			continue;
-		if (ret != EAGAIN) {
-			*err = "cannot connect to the server socket";
-			close(fd);
-			return -ret;
-		}
-		if (deadline >= 0 && ivwl_now_ms() >= deadline) {
-			*err = "timed out connecting to the server socket";
-			close(fd);
-			return -ETIMEDOUT;
-		}
-		poll(NULL, 0, CONNECT_RETRY_MS);
-	}
-	return fd;
-}
-
-/* A message before the region: peers announced before us, or ours. */
-static int
-setup_peer_message(struct server_device *sd, int64_t value, int fd,
-		   const char **err)
-{
-	struct peer *p;
-
-	if (value < 0 || value > MAX_PEER_ID) {
-		close_fd(&fd);
-		*err = "server sent an invalid peer id";
-		return -EPROTO;
-	}
-	/* Someone left while we were being set up. */
-	if (fd < 0) {
-		if ((uint32_t)value != sd->dev.peer_id &&
-		    (uint32_t)value < sd->npeers)
-			peer_clear(&sd->peers[value]);
-		return 0;
-	}
-	p = peer_get(sd, (uint32_t)value);
-	if (!p || peer_add_fd(p, fd) < 0) {
-		close_fd(&fd);
-		*err = "too many vectors";
-		return -E2BIG;
-	}
-	count_only_unused(sd, p);
-	return 0;
-}
-
-static int
-map_region(struct server_device *sd, int fd, const char **err)
-{
-	struct ivwl_layout layout;
-	struct stat st;
-
-	sd->dev.region_fd = fd;
-	if (fstat(fd, &st) < 0) {
-		*err = "cannot stat the region fd";
-		return -errno;
-	}
-	if (st.st_size < 0 ||
-	    ivwl_layout_compute((uint64_t)st.st_size, &layout) < 0) {
-		*err = st.st_size < 0 ? "the region has a negative size" :
-		       ivwl_region_size_problem((uint64_t)st.st_size);
-		return -EINVAL;
-	}
-	sd->dev.size = (uint64_t)st.st_size;
-	sd->dev.base = mmap(NULL, sd->dev.size, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, fd, 0);
-	if (sd->dev.base == MAP_FAILED) {
-		sd->dev.base = NULL;
-		*err = "cannot map the region";
-		return -errno;
-	}
-	return 0;
-}
-
-/* Version, id, then anything until the region comes. */
-static int
-receive_region(struct server_device *sd, int64_t deadline, const char **err)
-{
-	int64_t value;
-	int fd, ret;
-
-	ret = wait_message(sd, deadline, &value, &fd);
-	if (ret < 0)
-		goto err_recv;
-	if (value != PROTOCOL_VERSION || fd >= 0) {
-		close_fd(&fd);
-		*err = "server speaks another protocol version";
-		return -EPROTO;
-	}
-
-	ret = wait_message(sd, deadline, &value, &fd);
-	if (ret < 0)
-		goto err_recv;
-	if (value < 0 || value > MAX_PEER_ID || fd >= 0) {
-		close_fd(&fd);
-		*err = "server sent no valid peer id";
-		return -EPROTO;
-	}
-	sd->dev.peer_id = (uint32_t)value;
-	if (!peer_get(sd, sd->dev.peer_id)) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
-
-	for (;;) {
-		ret = wait_message(sd, deadline, &value, &fd);
-		if (ret < 0)
-			goto err_recv;
-		if (value != SHM_MESSAGE) {
-			ret = setup_peer_message(sd, value, fd, err);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		if (fd < 0) {
-			*err = "server sent a region message without fd";
-			return -EPROTO;
-		}
-		return map_region(sd, fd, err);
-	}
-
-err_recv:
-	switch (ret) {
-	case -ETIMEDOUT:
-		*err = "timed out waiting for the region";
-		break;
-	case -ECONNRESET:
-		*err = "server closed the connection (is the role taken?)";
-		break;
-	case -EPROTO:
-		*err = "server sent a message with several fds";
-		break;
-	case -EMFILE:
-		*err = "cannot take an fd the server sent";
-		break;
-	default:
-		*err = "cannot read from the server";
-		break;
-	}
-	return ret;
-}
-
-/* The most vectors any peer announced before us: ours are as many. */
-static uint32_t
-expected_vectors(struct server_device *sd)
-{
-	uint32_t id, n = 0;
-
-	for (id = 0; id < sd->npeers; id++)
-		if (id != sd->dev.peer_id && sd->peers[id].nfds > n)
-			n = sd->peers[id].nfds;
-	return n;
-}
-
-static int
-receive_own_vectors(struct server_device *sd, int64_t deadline,
-		    const char **err)
-{
-	struct peer *own = &sd->peers[sd->dev.peer_id];
-	uint32_t expected = expected_vectors(sd);
-	int64_t value, settle;
-	int fd, ret;
-
-	while (expected == 0 || own->nfds < expected) {
-		settle = deadline;
-		if (own->nfds > 0 && expected == 0) {
-			settle = ivwl_now_ms() + SETTLE_MS;
-			if (deadline >= 0 && deadline < settle)
-				settle = deadline;
-		}
-		ret = wait_message(sd, settle, &value, &fd);
-		if (ret == -ETIMEDOUT && own->nfds > 0)
-			break;
-		if (ret == -EPROTO)
-			continue;
-		if (ret < 0) {
-			*err = ret == -ETIMEDOUT ?
-			       "timed out waiting for own vectors" :
-			       ret == -EMFILE ?
-			       "cannot take an fd the server sent" :
-			       "server closed the connection during setup";
-			return ret;
-		}
-		if (value == SHM_MESSAGE) {
-			close_fd(&fd);
-			continue;
-		}
-		ret = setup_peer_message(sd, value, fd, err);
-		if (ret < 0)
-			return ret;
-		/* A peer joining after our vectors ends the burst. */
-		if (fd >= 0 && (uint32_t)value != sd->dev.peer_id &&
-		    own->nfds > 0)
-			break;
-		/* A peer that left is no guide to our count any more. */
-		if (fd < 0)
-			expected = expected_vectors(sd);
-	}
-
-	sd->dev.nr_vectors = own->nfds;
-	sd->dev.ring_vectors = own->nfds;
-	if (sd->dev.nr_vectors == 0) {
-		*err = "server sent no vectors";
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* Trims peers to our vector count and marks the complete ones present. */
-static void
-settle_peers(struct server_device *sd)
+void
+ivwl_sdev_settle_peers(struct server_device *sd)
 {
 	uint32_t id;
 
@@ -564,143 +237,6 @@ settle_peers(struct server_device *sd)
 				close(p->fds[p->nfds]);
 		p->present = p->nfds == sd->dev.nr_vectors;
 	}
-}
-
-/*
- * HELLO, then the ACK: peers that come and go meanwhile are handled as
- * after open.  -EPROTONOSUPPORT when the server hangs up on it (it does
- * not know the extension).  With want_rings, a display whose ACK says
- * the server rings closes the peers' eventfds.
- */
-static int
-say_hello(struct server_device *sd, bool want_rings, int64_t deadline,
-	  const char **err)
-{
-	uint64_t wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_HELLO,
-				sd->dev.peer_id, IVWL_SRV_VERSION));
-	uint32_t id, i, peer, arg;
-	int64_t value;
-	ssize_t n;
-	int fd, ret;
-
-	/* A fresh socket has room for 8 bytes: all or nothing. */
-	n = ivwl_fdmsg_send(sd->sock, &wire, sizeof(wire), NULL, 0,
-			    MSG_DONTWAIT);
-	if (n == -EPIPE || n == -ECONNRESET)
-		return -EPROTONOSUPPORT;
-	if (n != (ssize_t)sizeof(wire)) {
-		*err = "cannot say hello to the server";
-		return n < 0 ? (int)n : -EIO;
-	}
-	for (;;) {
-		ret = wait_message(sd, deadline, &value, &fd);
-		if (ret == -EPROTO)
-			continue;
-		if (ret == -ECONNRESET)
-			return -EPROTONOSUPPORT;
-		if (ret < 0) {
-			*err = ret == -ETIMEDOUT ?
-			       "timed out waiting for the server's answer "
-			       "to hello" :
-			       "cannot read the server's answer to hello";
-			return ret;
-		}
-		if (fd < 0 && ivwl_srv_decode(value, &peer, &arg) ==
-		    IVWL_SRV_ACK)
-			break;
-		handle_message(sd, value, fd);
-	}
-	/* The server rings for the display peer only. */
-	if (!want_rings || sd->dev.peer_id != IVWL_PEER_DISPLAY ||
-	    (peer & IVWL_SRV_ACK_NO_RINGS))
-		return 0;
-	/* The server rings any vector it has; the app's fds can go. */
-	sd->dev.server_rings = true;
-	sd->dev.rings_by_number = true;
-	for (id = 0; id < sd->npeers; id++)
-		for (i = 0; id != sd->dev.peer_id && i < sd->peers[id].nfds;
-		     i++)
-			close_fd(&sd->peers[id].fds[i]);
-	return 0;
-}
-
-static int
-open_once(const char *socket_path, int64_t deadline, uint32_t flags,
-	  struct ivwl_device **out, const char **err)
-{
-	struct server_device *sd;
-	int ret;
-
-	sd = calloc(1, sizeof(*sd));
-	if (!sd) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
-	sd->dev.ops = &server_ops;
-	sd->partial_fd = -1;
-	sd->dev.region_fd = -1;
-	sd->vector0_only = flags & IVWL_DEVICE_SERVER_VECTOR0;
-
-	sd->sock = connect_server(socket_path, deadline, err);
-	if (sd->sock < 0) {
-		ret = sd->sock;
-		goto err_free;
-	}
-	ret = receive_region(sd, deadline, err);
-	if (ret < 0)
-		goto err_destroy;
-	ret = receive_own_vectors(sd, deadline, err);
-	if (ret < 0)
-		goto err_destroy;
-	settle_peers(sd);
-	if (!(flags & OPEN_SILENT)) {
-		ret = say_hello(sd, flags & IVWL_DEVICE_SERVER_RINGS,
-				deadline, err);
-		if (ret < 0)
-			goto err_destroy;
-	}
-
-	*out = &sd->dev;
-	return 0;
-
-err_destroy:
-	ivwl_device_destroy(&sd->dev);
-	return ret;
-err_free:
-	free(sd);
-	return ret;
-}
-
-int
-ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
-			      uint32_t flags, struct ivwl_device **out,
-			      const char **err)
-{
-	int64_t deadline = timeout_ms < 0 ? -1 : ivwl_now_ms() + timeout_ms;
-	const char *dummy;
-	int ret;
-
-	if (!err)
-		err = &dummy;
-	*err = NULL;
-	*out = NULL;
-	ret = open_once(socket_path, deadline, flags, out, err);
-	if (ret != -EPROTONOSUPPORT)
-		return ret;
-	/* The server left us for speaking: it rings nobody for us, and
-	 * tells us of every join and leave without being asked. */
-	*err = NULL;
-	return open_once(socket_path, deadline,
-			 (flags & ~IVWL_DEVICE_SERVER_RINGS) | OPEN_SILENT, out,
-			 err);
-}
-
-int
-ivwl_device_open_server(const char *socket_path, int timeout_ms,
-			struct ivwl_device **out, const char **err)
-{
-	return ivwl_device_open_server_flags(socket_path, timeout_ms, 0, out,
-					     err);
 }
 
 static struct server_device *
@@ -852,7 +388,7 @@ server_destroy(struct ivwl_device *dev)
 		sd->peers[id].ringer = NULL;
 	}
 	for (id = 0; id < sd->npeers; id++) {
-		peer_clear(&sd->peers[id]);
+		ivwl_sdev_peer_clear(&sd->peers[id]);
 		free(sd->peers[id].fds);
 	}
 	free(sd->peers);
@@ -918,7 +454,7 @@ server_dispatch(struct ivwl_device *dev)
 	if (sd->want_write)
 		send_owed(sd);
 	for (i = 0; i < DISPATCH_BUDGET; i++) {
-		ret = recv_message(sd, &value, &fd);
+		ret = ivwl_sdev_recv_message(sd, &value, &fd);
 		if (ret == 0)
 			return 0;
 		if (ret == -EPROTO)
@@ -932,7 +468,7 @@ server_dispatch(struct ivwl_device *dev)
 			sd->gone = true;
 			return ret == -EMFILE ? ret : -ECONNRESET;
 		}
-		handle_message(sd, value, fd);
+		ivwl_sdev_handle_message(sd, value, fd);
 	}
 	return 0;
 }
@@ -967,10 +503,10 @@ server_drop_vectors(struct ivwl_device *dev, uint32_t n)
 
 	/* Own vectors too: ours are a peer entry like the others. */
 	sd->dev.nr_vectors = n;
-	settle_peers(sd);
+	ivwl_sdev_settle_peers(sd);
 }
 
-static const struct ivwl_device_ops server_ops = {
+const struct ivwl_device_ops ivwl_sdev_ops = {
 	.destroy = server_destroy,
 	.ring = server_ring,
 	.peer_present = server_peer_present,
