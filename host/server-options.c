@@ -61,6 +61,9 @@ usage(FILE *f)
 		"                       peer: one that speaks is dropped,\n"
 		"                       as QEMU's server does, and rings\n"
 		"                       the app itself\n"
+		"  --no-lend            send the display the region's fd\n"
+		"                       at its setup only, for it to keep;\n"
+		"                       one that asks again is dropped\n"
 		"  --verbose            log every message sent\n"
 		"  --help               show this and exit\n",
 		IVWL_SERVER_MAX_VECTORS, IVWL_DEFAULT_VECTORS);
@@ -168,6 +171,7 @@ ivwl_server_parse_options(int argc, char *argv[],
 		{ "vectors", required_argument, NULL, 'n' },
 		{ "hugepages", required_argument, NULL, 'H' },
 		{ "no-rings", no_argument, NULL, 'R' },
+		{ "no-lend", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -202,6 +206,9 @@ ivwl_server_parse_options(int argc, char *argv[],
 			break;
 		case 'R':
 			opt->no_rings = true;
+			break;
+		case 'L':
+			opt->no_lend = true;
 			break;
 		case 'h':
 			usage(stdout);

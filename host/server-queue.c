@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fdmsg.h"
+#include "server-msg.h"
 #include "server-state.h"
 
 const char *const ivwl_role_name[ROLE_COUNT] = { "display", "app" };
@@ -125,6 +126,8 @@ ivwl_client_enqueue(struct client *c, uint32_t id, int64_t value,
 static void
 client_pop(struct client *c)
 {
+	if (c->queue[c->head].value == ivwl_srv_encode(IVWL_SRV_REGION, 0, 0))
+		c->region_queued = false;
 	ivwl_bundle_unref(c->queue[c->head].bundle);
 	c->queue[c->head].bundle = NULL;
 	c->head = (c->head + 1) % MAX_BATCHES;
@@ -172,6 +175,9 @@ ivwl_client_release(struct client *c)
 	c->doomed = false;
 	c->hello = false;
 	c->rings = false;
+	c->lends = false;
+	c->region_asked = false;
+	c->region_queued = false;
 	memset(c->holds, 0, sizeof(c->holds));
 	c->have = 0;
 	c->blocks_rings = false;

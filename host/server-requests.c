@@ -2,7 +2,8 @@
 /*
  * What a client of ivwl-server may ask, in the extension of server-msg.h
  * (docs/region.md, "The server protocol"): HELLO, then, from the display
- * the server rings for, RING.  Anything else means the client left.
+ * the server rings for, RING, and from the display it lends the region
+ * to, REGION.  Anything else means the client left.
  */
 #include <endian.h>
 #include <errno.h>
@@ -42,6 +43,7 @@ client_hello(struct server *s, struct client *c, uint32_t id,
 
 	c->hello = true;
 	c->rings = id == IVWL_PEER_DISPLAY && !s->opt.no_rings;
+	c->lends = id == IVWL_PEER_DISPLAY && !s->opt.no_lend;
 	for (other = 0; other < ROLE_COUNT; other++) {
 		if (other == id || !c->holds[other] ||
 		    ivwl_client_present(&s->clients[other]))
@@ -51,38 +53,24 @@ client_hello(struct server *s, struct client *c, uint32_t id,
 	}
 	if (!c->rings)
 		flags |= IVWL_SRV_ACK_NO_RINGS;
+	if (c->lends)
+		flags |= IVWL_SRV_ACK_REGION;
 	ivwl_slog("%s peer %u said hello (version %u)%s", ivwl_role_name[id],
-		  id, version, c->rings ? ": ringing the app for it" : "");
+		  id, version, c->rings && c->lends ?
+		  ": ringing the app for it, lending it the region" :
+		  c->rings ? ": ringing the app for it" :
+		  c->lends ? ": lending it the region" : "");
 	ivwl_client_enqueue(c, id, ivwl_srv_encode(IVWL_SRV_ACK, flags,
 						   IVWL_SRV_VERSION), NULL);
 	ivwl_client_flush(c, id);
 }
 
-/*
- * HELLO first, then RING from a display the server rings for; anything
- * else means the client left.
- */
 static void
-client_request(struct server *s, struct client *c, uint32_t id,
-	       int64_t value)
+ring_request(struct server *s, struct client *c, uint32_t id, uint32_t peer,
+	     uint32_t arg)
 {
-	uint32_t peer, arg, op = ivwl_srv_decode(value, &peer, &arg);
 	char why[128];
 
-	if (!c->hello) {
-		if (op != IVWL_SRV_HELLO || arg == 0) {
-			ivwl_client_doom(c, id, "it sent data");
-			return;
-		}
-		client_hello(s, c, id, arg);
-		return;
-	}
-	if (op != IVWL_SRV_RING) {
-		snprintf(why, sizeof(why), "it sent an unknown request "
-			 "0x%016" PRIx64, (uint64_t)value);
-		ivwl_client_doom(c, id, why);
-		return;
-	}
 	if (!c->rings) {
 		ivwl_client_doom(c, id, id == IVWL_PEER_DISPLAY ?
 				 "it asked for a ring (--no-rings)" :
@@ -102,6 +90,73 @@ client_request(struct server *s, struct client *c, uint32_t id,
 		return;
 	s->ring_pending[arg / 64] |= 1ull << (arg % 64);
 	s->rings_pending = true;
+}
+
+/* Answered once the read is done (lend_region). */
+static void
+region_request(struct client *c, uint32_t id)
+{
+	if (!c->lends) {
+		ivwl_client_doom(c, id, id == IVWL_PEER_DISPLAY ?
+				 "it asked for the region (--no-lend)" :
+				 "it asked for the region (the server lends "
+				 "it to the display only)");
+		return;
+	}
+	c->region_asked = true;
+}
+
+/*
+ * HELLO first, then RING from a display the server rings for and REGION
+ * from one it lends the region to; anything else means the client left.
+ */
+static void
+client_request(struct server *s, struct client *c, uint32_t id,
+	       int64_t value)
+{
+	uint32_t peer, arg, op = ivwl_srv_decode(value, &peer, &arg);
+	char why[128];
+
+	if (!c->hello) {
+		if (op != IVWL_SRV_HELLO || arg == 0) {
+			ivwl_client_doom(c, id, "it sent data");
+			return;
+		}
+		client_hello(s, c, id, arg);
+		return;
+	}
+	if (op == IVWL_SRV_RING) {
+		ring_request(s, c, id, peer, arg);
+		return;
+	}
+	if (op == IVWL_SRV_REGION && peer == 0 && arg == 0) {
+		region_request(c, id);
+		return;
+	}
+	snprintf(why, sizeof(why), "it sent an unknown request 0x%016" PRIx64,
+		 (uint64_t)value);
+	ivwl_client_doom(c, id, why);
+}
+
+/*
+ * The region's fd, the file every peer got at its setup, for all the
+ * REGION asks of one read, and for none while an answer still waits in
+ * the client's queue: that one answers them.  A display that asks faster
+ * than it reads costs one queued message and one fd in flight, however
+ * fast it asks.
+ */
+static void
+lend_region(struct server *s, struct client *c, uint32_t id)
+{
+	if (!c->region_asked || c->doomed)
+		return;
+	c->region_asked = false;
+	if (c->region_queued)
+		return;
+	c->region_queued = true;
+	ivwl_client_enqueue(c, id, ivwl_srv_encode(IVWL_SRV_REGION, 0, 0),
+			    s->shm);
+	ivwl_client_flush(c, id);
 }
 
 /*
@@ -146,6 +201,7 @@ ivwl_client_readable(struct server *s, uint32_t id)
 	}
 	c->have = len - off;
 	memcpy(c->partial, buf + off, c->have);
+	lend_region(s, c, id);
 }
 
 static void

@@ -48,6 +48,9 @@ struct client {
 	bool doomed;			/* leaves at the next reap */
 	bool hello;		/* said HELLO: gets every join and leave */
 	bool rings;		/* display: may ask for rings */
+	bool lends;		/* display: may ask for the region */
+	bool region_asked;	/* asked since the last answer was queued */
+	bool region_queued;	/* a REGION answer waits in the queue */
 	/* Was sent that role's eventfds and not told it left since. */
 	bool holds[ROLE_COUNT];
 	uint8_t partial[8];	/* a request in pieces */

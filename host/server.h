@@ -20,7 +20,8 @@ struct ivwl_server_options {
 	uint64_t size;
 	uint32_t vectors;
 	bool verbose;
-	bool no_rings;		/* a display that speaks is dropped */
+	bool no_rings;		/* a display that asks to ring is dropped */
+	bool no_lend;		/* a display that asks for the region too */
 };
 
 /* Fills opt from argv, or exits: 0 for --help, 2 for a usage error. */

@@ -5,9 +5,9 @@
  * alone (docs/region.md, "The server protocol").
  *
  * Both ways a message is one little-endian int64 like the standard ones,
- * without fd: "IW" in bits 63..48, an op in bits 47..40, zero in bits
- * 39..32, a peer id in bits 31..16 and a vector (or a version) in bits
- * 15..0.  The value is above any peer id ivshmem allows (65535), so a
+ * without fd (but for the REGION answer): "IW" in bits 63..48, an op in
+ * bits 47..40, zero in bits 39..32, a peer id in bits 31..16 and a
+ * vector (or a version) in bits 15..0.  The value is above any peer id ivshmem allows (65535), so a
  * client that does not know the extension drops the answer unread; and
  * the server only ever answers, so a peer that never speaks (QEMU) never
  * gets one.
@@ -21,6 +21,14 @@
  * may send RING (peer, vector): the server writes that eventfd of the
  * peer's for it, so the display needs neither the peer's eventfds nor a
  * thread to write them without blocking.
+ *
+ * Version 2 adds REGION.  With IVWL_SRV_ACK_REGION (the display's,
+ * unless --no-lend) the display may send REGION (no arguments): the
+ * server answers REGION with the region's fd, the same file as at the
+ * setup, so that the display need not keep that fd between the times it
+ * hands it on.  Asks while an answer waits in the server's queue are
+ * answered by that one.  A peer goes by the ACK's flags, never by the
+ * version, which says what each side speaks (for logs).
  */
 #ifndef IVWL_SERVER_MSG_H
 #define IVWL_SERVER_MSG_H
@@ -28,16 +36,20 @@
 #include <stdint.h>
 
 #define IVWL_SRV_MAGIC 0x4957u		/* "IW" */
-#define IVWL_SRV_VERSION 1u
+#define IVWL_SRV_VERSION 2u
 
 enum ivwl_srv_op {
 	IVWL_SRV_HELLO = 1,	/* peer -> server, arg: its version */
 	IVWL_SRV_RING = 2,	/* display -> server, (peer, vector) */
 	IVWL_SRV_ACK = 3,	/* server -> peer, (flags, the version) */
+	/* display -> server, (0, 0); server -> display, (0, 0) + fd */
+	IVWL_SRV_REGION = 4,
 };
 
 /* In the ACK's peer bits: RING is not served (the app, --no-rings). */
 #define IVWL_SRV_ACK_NO_RINGS 0x1u
+/* In the ACK's peer bits: REGION is served (the display's, version 2). */
+#define IVWL_SRV_ACK_REGION 0x2u
 
 static inline int64_t
 ivwl_srv_encode(uint32_t op, uint32_t peer, uint32_t arg)

@@ -693,7 +693,7 @@ hu_check_ring(struct hu_client *from, struct hu_client *to)
 	}
 }
 
-/* HELLO, answered by either ACK (a server run with --no-rings). */
+/* HELLO, answered by any ACK (a server run with --no-rings...). */
 static int
 fresh_hello(int sock)
 {
@@ -704,8 +704,8 @@ fresh_hello(int sock)
 	CHECK_EQ(hu_recv(sock, HU_TIMEOUT_MS, &m), 1);
 	if (m.fd >= 0)
 		close(m.fd);
-	CHECK(m.value == HU_ACK || m.value == HU_ACK_NO_RINGS);
-	return m.value == HU_ACK || m.value == HU_ACK_NO_RINGS ? 0 : -1;
+	CHECK(HU_IS_ACK(m.value));
+	return HU_IS_ACK(m.value) ? 0 : -1;
 }
 
 void

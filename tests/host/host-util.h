@@ -121,9 +121,18 @@ hu_send(int sock, int64_t value, const int *fds, int nfds);
  * the tests pin the wire format: "IW", op, zero, peer, vector/version.
  */
 #define HU_HELLO ((int64_t)0x4957010000000001ll)
-#define HU_ACK ((int64_t)0x4957030000000001ll)
-/* The ACK with IVWL_SRV_ACK_NO_RINGS: the app's, or with --no-rings. */
-#define HU_ACK_NO_RINGS ((int64_t)0x4957030000010001ll)
+/* The display's ACK: it rings, it lends the region (version 2). */
+#define HU_ACK ((int64_t)0x4957030000020002ll)
+/* The ACK with IVWL_SRV_ACK_NO_RINGS alone: the app's. */
+#define HU_ACK_NO_RINGS ((int64_t)0x4957030000010002ll)
+/* The display's with --no-rings: it still lends the region. */
+#define HU_ACK_NO_RINGS_LENDS ((int64_t)0x4957030000030002ll)
+/* The display's with --no-lend: it still rings. */
+#define HU_ACK_NO_LEND ((int64_t)0x4957030000000002ll)
+/* Any ACK, whatever its flags and version. */
+#define HU_IS_ACK(v) ((uint64_t)(v) >> 32 == 0x49570300ull)
+/* REGION, the display's ask and (with the fd) the server's answer. */
+#define HU_REGION ((int64_t)0x4957040000000000ll)
 #define HU_RING(peer, vector)                                           \
 	((int64_t)(0x4957020000000000ull | (uint64_t)(peer) << 16 |      \
 		   (uint64_t)(vector)))

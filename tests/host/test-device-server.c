@@ -777,7 +777,7 @@ test_server_rings_legacy(void)
 	CHECK(!ivwl_device_server_rings(display));
 	CHECK_EQ(ivwl_device_peer_id(display), IVWL_PEER_DISPLAY);
 	CHECK(strstr(hu_server_log(&srv), "display peer 0 said hello "
-		     "(version 1)\n") != NULL);
+		     "(version 2): lending it the region\n") != NULL);
 	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
 	ring_and_take(display, app);

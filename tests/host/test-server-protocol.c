@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -429,6 +430,71 @@ test_display_rings(void)
 	stop();
 }
 
+/* A REGION answer: the region's file (the same open file as the setup's). */
+static void
+expect_region(struct hu_client *c)
+{
+	struct hu_msg m;
+	struct stat a, b;
+
+	CHECK_EQ(hu_recv(c->sock, HU_TIMEOUT_MS, &m), 1);
+	CHECK_EQ(m.value, HU_REGION);
+	CHECK_EQ(m.nfds, 1);
+	if (m.fd < 0)
+		return;
+	CHECK(hu_same_file(m.fd, c->shm_fd));
+	CHECK(fstat(m.fd, &a) == 0 && fstat(c->shm_fd, &b) == 0);
+	CHECK(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	CHECK_EQ(a.st_size, SIZE);
+	close(m.fd);
+}
+
+/*
+ * REGION (server-msg.h, version 2): the display that said HELLO gets the
+ * region's fd again whenever it asks, one answer for the asks of one
+ * read; the app's ACK does not offer it.
+ */
+static void
+test_display_region(void)
+{
+	int64_t asks[3] = { HU_REGION, HU_REGION, HU_REGION };
+	struct hu_client display, app;
+	int i;
+
+	start("region", VECTORS);
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_client_hello_ack(display.sock, HU_ACK), 0);
+	CHECK_EQ(hu_client_hello_ack(app.sock, HU_ACK_NO_RINGS), 0);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(hu_send_requests(display.sock, asks, 1), 0);
+		expect_region(&display);
+		hu_client_expect_quiet(&display, 20);
+	}
+	/* Three asks in one write: one answer. */
+	CHECK_EQ(hu_send_requests(display.sock, asks, 3), 0);
+	expect_region(&display);
+	hu_client_expect_quiet(&display, 50);
+	/* Rings still go, news still comes. */
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_RING(1, 1) },
+				  1), 0);
+	CHECK(hu_wait_readable(app.own[1], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[1]), 1);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	/* With no app there: still the region. */
+	CHECK_EQ(hu_send_requests(display.sock, asks, 1), 0);
+	expect_region(&display);
+	CHECK(strstr(hu_server_log(&srv), "display peer 0 said hello "
+		     "(version 1): ringing the app for it, lending it the "
+		     "region\n") != NULL);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+	hu_client_close(&display);
+	stop();
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_setup_alone),
 	TEST(test_app_first),
@@ -440,4 +506,5 @@ IVWL_TEST_MAIN(
 	TEST(test_default_vectors),
 	TEST(test_many_vectors),
 	TEST(test_display_rings),
+	TEST(test_display_region),
 )

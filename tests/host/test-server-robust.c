@@ -78,8 +78,8 @@ expect_hangup(int sock)
 	while ((ret = hu_recv(sock, HU_TIMEOUT_MS, &m)) == 1) {
 		if (m.fd >= 0)
 			close(m.fd);
-		CHECK((m.value >= -1 && m.value <= 1) || m.value == HU_ACK ||
-		      m.value == HU_ACK_NO_RINGS);
+		CHECK((m.value >= -1 && m.value <= 1) || HU_IS_ACK(m.value) ||
+		      m.value == HU_REGION);
 		CHECK(m.nfds <= 1);
 	}
 	CHECK_EQ(ret, 0);
@@ -389,6 +389,13 @@ test_display_bad_requests(void)
 	expect_request_drop(HU_RING(1, 0) | (int64_t)1 << 32, false, true,
 			    "unknown request");
 	expect_request_drop(HU_RING(1, 0), true, true, "it sent an fd");
+	/* REGION: before HELLO, or with arguments. */
+	expect_request_drop(HU_REGION, false, false, "it sent data");
+	expect_request_drop(HU_REGION | 1, false, true, "unknown request "
+			    "0x4957040000000001");
+	expect_request_drop(HU_REGION | 1 << 16, false, true,
+			    "unknown request 0x4957040000010000");
+	expect_request_drop(HU_REGION, true, true, "it sent an fd");
 	expect_request_drop(-1, false, false, "it sent data");
 	stop();
 }
@@ -582,13 +589,125 @@ test_no_rings(void)
 	take_baseline();
 	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
 			       false) == 0);
-	CHECK_EQ(hu_client_hello_ack(display.sock, HU_ACK_NO_RINGS), 0);
+	CHECK_EQ(hu_client_hello_ack(display.sock, HU_ACK_NO_RINGS_LENDS), 0);
 	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_RING(1, 0) },
 				  1), 0);
 	expect_hangup(display.sock);
 	hu_client_close(&display);
 	CHECK(hu_server_wait_log(&srv, "display peer 0: it asked for a ring "
 				 "(--no-rings)", HU_TIMEOUT_MS));
+	stop();
+}
+
+/* The region is lent to the display only: an app that asks is dropped. */
+static void
+test_app_asks_region(void)
+{
+	struct hu_client app;
+
+	start("appregion");
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, false) == 0);
+	CHECK_EQ(hu_client_hello_ack(app.sock, HU_ACK_NO_RINGS), 0);
+	CHECK_EQ(hu_send_requests(app.sock, &(int64_t){ HU_REGION }, 1), 0);
+	expect_hangup(app.sock);
+	hu_client_close(&app);
+	CHECK(hu_server_wait_log(&srv, "app peer 1: it asked for the region "
+				 "(the server lends it to the display only)",
+				 HU_TIMEOUT_MS));
+	stop();
+}
+
+/*
+ * --no-lend: the display's ACK offers no REGION (it rings as before),
+ * and one that asks all the same is dropped.
+ */
+static void
+test_no_lend(void)
+{
+	const char *args[] = { "--socket", NULL, "--size", "2M",
+			       "--vectors", "2", "--no-lend", NULL };
+	struct hu_client display, app;
+
+	snprintf(srv.app, sizeof(srv.app), "%s", hu_path("nolend"));
+	snprintf(srv.display, sizeof(srv.display), "%s",
+		 hu_path("nolend.display"));
+	args[1] = srv.app;
+	REQUIRE(hu_server_start_args(&srv, "nolend.log", args) == 0);
+	take_baseline();
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	CHECK_EQ(hu_client_hello_ack(display.sock, HU_ACK_NO_LEND), 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_RING(1, 0) },
+				  1), 0);
+	CHECK(hu_wait_readable(app.own[0], 1000));
+	CHECK_EQ(hu_eventfd_take(app.own[0]), 1);
+	CHECK_EQ(hu_send_requests(display.sock, &(int64_t){ HU_REGION }, 1),
+		 0);
+	expect_hangup(display.sock);
+	hu_client_close(&display);
+	hu_client_close(&app);
+	CHECK(hu_server_wait_log(&srv, "display peer 0: it asked for the "
+				 "region (--no-lend)", HU_TIMEOUT_MS));
+	stop();
+}
+
+/* The display's RING still reaches the app: the server reads on. */
+static void
+check_server_rings(struct hu_client *display, struct hu_client *app)
+{
+	CHECK_EQ(hu_send_requests(display->sock,
+				  &(int64_t){ HU_RING(1, 1) }, 1), 0);
+	CHECK(hu_wait_readable(app->own[1], 1000));
+	CHECK_EQ(hu_eventfd_take(app->own[1]), 1);
+}
+
+/*
+ * A display that asks for the region over and over and never reads:
+ * the server answers at most once per read and keeps at most one answer
+ * queued once the socket is full, so it neither blocks nor grows nor
+ * drops the display; the display's rings are served meanwhile, and once
+ * it reads it finds the region each time and nothing else.
+ */
+static void
+test_region_flood(void)
+{
+	int64_t asks[64];
+	struct hu_client display, app;
+	struct hu_msg m;
+	int i, answers = 0, ret;
+
+	start("regionflood");
+	REQUIRE(hu_client_join(&display, srv.display, 0, VECTORS, SIZE,
+			       false) == 0);
+	REQUIRE(hu_client_join(&app, srv.app, 1, VECTORS, SIZE, true) == 0);
+	hu_client_expect_join(&display, 1);
+	CHECK_EQ(hu_client_hello(display.sock), 0);
+	for (i = 0; i < 64; i++)
+		asks[i] = HU_REGION;
+	for (i = 0; i < 2000; i++) {
+		CHECK_EQ(hu_send_requests(display.sock, asks, 64), 0);
+		if (i % 100 == 0)
+			check_server_rings(&display, &app);
+	}
+	check_server_rings(&display, &app);
+	CHECK(hu_server_alive(&srv));
+	/* As many as the socket took, and one: not one per ask or read. */
+	while ((ret = hu_recv(display.sock, 200, &m)) == 1) {
+		CHECK_EQ(m.value, HU_REGION);
+		CHECK_EQ(m.nfds, 1);
+		if (m.fd >= 0)
+			close(m.fd);
+		answers++;
+	}
+	CHECK_EQ(ret, -ETIMEDOUT);
+	printf("%d answers to 128000 asks\n", answers);
+	CHECK(answers >= 1 && answers < 1000);
+	CHECK(strstr(hu_server_log(&srv), "dropping") == NULL);
+	hu_client_close(&app);
+	hu_client_expect_leave(&display, 1);
+	hu_client_close(&display);
 	stop();
 }
 
@@ -607,4 +726,7 @@ IVWL_TEST_MAIN(
 	TEST(test_blocked_eventfds_kept),
 	TEST(test_app_hello),
 	TEST(test_no_rings),
+	TEST(test_app_asks_region),
+	TEST(test_no_lend),
+	TEST(test_region_flood),
 )
