@@ -34,13 +34,20 @@ struct ivwl_device_ops {
 	 * latter: nothing when rings_by_number); 0 < n < nr_vectors.
 	 */
 	void (*drop_vectors)(struct ivwl_device *dev, uint32_t n);
+	/* ivwl_device_region_ask with region_borrowed and no fd held. */
+	int (*region_ask)(struct ivwl_device *dev);
 };
 
 struct ivwl_device {
 	const struct ivwl_device_ops *ops;
 	void *base;
 	uint64_t size;
-	int region_fd;		/* what base maps, at offset 0 */
+	int region_fd;		/* what base maps, at offset 0; or -1 */
+	/* region_fd is -1 but while borrowed (IVWL_DEVICE_SERVER_BORROW) */
+	bool region_borrowed;
+	ivwl_region_func_t region_listener;
+	void *region_listener_data;
+	const char *error;	/* ivwl_device_error */
 	uint32_t peer_id;
 	uint32_t nr_vectors;	/* own and every peer's */
 	/*

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "device-backend.h"
@@ -50,6 +51,16 @@ struct server_device {
 
 	struct peer *peers;	/* indexed by id, own id included */
 	uint32_t npeers;
+
+	/*
+	 * The region's file, as mapped: a borrowed fd must be it
+	 * (device-server-region.c).
+	 */
+	dev_t region_dev;
+	ino_t region_ino;
+	bool region_asked;	/* REGION out or owed, not answered yet */
+	bool region_owed;	/* REGION not sent yet */
+	int fault;		/* the server broke the protocol: -EPROTO */
 };
 
 extern const struct ivwl_device_ops ivwl_sdev_ops;
@@ -96,5 +107,20 @@ ivwl_sdev_handle_message(struct server_device *sd, int64_t value, int fd);
 /* Trims peers to our vector count and marks the complete ones present. */
 void
 ivwl_sdev_settle_peers(struct server_device *sd);
+
+/*
+ * Sends what is owed to the server (rings, REGION) now, or at the end of
+ * the event loop's pass (ivwl_device_defer_rings).
+ */
+void
+ivwl_sdev_request_owed(struct server_device *sd);
+
+/* device-server-region.c: the ops' region_ask. */
+int
+ivwl_sdev_region_ask(struct ivwl_device *dev);
+
+/* device-server-region.c: a REGION from the server; takes fd. */
+void
+ivwl_sdev_region_answer(struct server_device *sd, int fd);
 
 #endif

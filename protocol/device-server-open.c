@@ -18,7 +18,9 @@
  * does, cannot take that news.  A server that drops the HELLO (QEMU's,
  * an older ivwl-server) is connected to again without it, and tells
  * every peer anyway.  A display whose ACK says the server rings for it
- * (IVWL_DEVICE_SERVER_RINGS) closes the peer's eventfds.
+ * (IVWL_DEVICE_SERVER_RINGS) closes the peer's eventfds; one whose ACK
+ * says it lends the region (IVWL_DEVICE_SERVER_BORROW) closes the
+ * region's fd once it is mapped (device-server-region.c).
  */
 #include <endian.h>
 #include <errno.h>
@@ -151,6 +153,8 @@ map_region(struct server_device *sd, int fd, const char **err)
 		return -EINVAL;
 	}
 	sd->dev.size = (uint64_t)st.st_size;
+	sd->region_dev = st.st_dev;
+	sd->region_ino = st.st_ino;
 	sd->dev.base = mmap(NULL, sd->dev.size, PROT_READ | PROT_WRITE,
 			    MAP_SHARED, fd, 0);
 	if (sd->dev.base == MAP_FAILED) {
@@ -296,18 +300,47 @@ receive_own_vectors(struct server_device *sd, int64_t deadline,
 }
 
 /*
+ * What the ACK's flags offer the display peer (the server serves it
+ * alone) and it asked for: with IVWL_DEVICE_SERVER_RINGS, a server that
+ * rings, so the peers' eventfds can go; with IVWL_DEVICE_SERVER_BORROW,
+ * a server that lends the region, so its fd can go too.
+ */
+static void
+take_offers(struct server_device *sd, uint32_t flags, uint32_t ack_flags)
+{
+	uint32_t id, i;
+
+	if (sd->dev.peer_id != IVWL_PEER_DISPLAY)
+		return;
+	if ((flags & IVWL_DEVICE_SERVER_BORROW) &&
+	    (ack_flags & IVWL_SRV_ACK_REGION)) {
+		sd->dev.region_borrowed = true;
+		close_fd(&sd->dev.region_fd);
+	}
+	if (!(flags & IVWL_DEVICE_SERVER_RINGS) ||
+	    (ack_flags & IVWL_SRV_ACK_NO_RINGS))
+		return;
+	/* The server rings any vector it has; the app's fds can go. */
+	sd->dev.server_rings = true;
+	sd->dev.rings_by_number = true;
+	for (id = 0; id < sd->npeers; id++)
+		for (i = 0; id != sd->dev.peer_id && i < sd->peers[id].nfds;
+		     i++)
+			close_fd(&sd->peers[id].fds[i]);
+}
+
+/*
  * HELLO, then the ACK: peers that come and go meanwhile are handled as
  * after open.  -EPROTONOSUPPORT when the server hangs up on it (it does
- * not know the extension).  With want_rings, a display whose ACK says
- * the server rings closes the peers' eventfds.
+ * not know the extension).
  */
 static int
-say_hello(struct server_device *sd, bool want_rings, int64_t deadline,
+say_hello(struct server_device *sd, uint32_t flags, int64_t deadline,
 	  const char **err)
 {
 	uint64_t wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_HELLO,
 				sd->dev.peer_id, IVWL_SRV_VERSION));
-	uint32_t id, i, peer, arg;
+	uint32_t peer, arg;
 	int64_t value;
 	ssize_t n;
 	int fd, ret;
@@ -339,17 +372,7 @@ say_hello(struct server_device *sd, bool want_rings, int64_t deadline,
 			break;
 		ivwl_sdev_handle_message(sd, value, fd);
 	}
-	/* The server rings for the display peer only. */
-	if (!want_rings || sd->dev.peer_id != IVWL_PEER_DISPLAY ||
-	    (peer & IVWL_SRV_ACK_NO_RINGS))
-		return 0;
-	/* The server rings any vector it has; the app's fds can go. */
-	sd->dev.server_rings = true;
-	sd->dev.rings_by_number = true;
-	for (id = 0; id < sd->npeers; id++)
-		for (i = 0; id != sd->dev.peer_id && i < sd->peers[id].nfds;
-		     i++)
-			close_fd(&sd->peers[id].fds[i]);
+	take_offers(sd, flags, peer);
 	return 0;
 }
 
@@ -383,8 +406,7 @@ open_once(const char *socket_path, int64_t deadline, uint32_t flags,
 		goto err_destroy;
 	ivwl_sdev_settle_peers(sd);
 	if (!(flags & OPEN_SILENT)) {
-		ret = say_hello(sd, flags & IVWL_DEVICE_SERVER_RINGS,
-				deadline, err);
+		ret = say_hello(sd, flags, deadline, err);
 		if (ret < 0)
 			goto err_destroy;
 	}
@@ -416,8 +438,8 @@ ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
 	ret = open_once(socket_path, deadline, flags, out, err);
 	if (ret != -EPROTONOSUPPORT)
 		return ret;
-	/* The server left us for speaking: it rings nobody for us, and
-	 * tells us of every join and leave without being asked. */
+	/* The server left us for speaking: it rings nobody for us, lends
+	 * nothing, and tells us of every join and leave unasked. */
 	*err = NULL;
 	return open_once(socket_path, deadline,
 			 (flags & ~IVWL_DEVICE_SERVER_RINGS) | OPEN_SILENT, out,

@@ -18,7 +18,8 @@
  * whose HELLO ivwl-server answered with an ACK that rings keeps none of
  * the peer's eventfds and asks the server to ring, with one request on
  * the socket per ring; requests the socket has no room for are owed, and
- * sent by ivwl_device_dispatch() once it is writable.
+ * sent by ivwl_device_dispatch() once it is writable.  So are asks for
+ * the region's fd (device-server-region.c).
  */
 #include <endian.h>
 #include <errno.h>
@@ -198,8 +199,13 @@ peer_left(struct server_device *sd, uint32_t id)
 void
 ivwl_sdev_handle_message(struct server_device *sd, int64_t value, int fd)
 {
+	uint32_t peer, arg;
 	struct peer *p;
 
+	if (ivwl_srv_decode(value, &peer, &arg) == IVWL_SRV_REGION) {
+		ivwl_sdev_region_answer(sd, fd);
+		return;
+	}
 	if (value < 0 || value > MAX_PEER_ID || (uint32_t)value ==
 	    sd->dev.peer_id) {
 		close_fd(&fd);
@@ -268,9 +274,10 @@ send_out(struct server_device *sd)
 		if (n == -EAGAIN)
 			return false;
 		if (n <= 0) {
-			/* Gone: dispatch says so, rings are moot. */
+			/* Gone: dispatch says so, requests are moot. */
 			sd->out_off = sd->out_len = 0;
 			memset(sd->owed, 0, sizeof(sd->owed));
+			sd->region_owed = false;
 			return false;
 		}
 		sd->out_off += (size_t)n;
@@ -279,14 +286,34 @@ send_out(struct server_device *sd)
 	return true;
 }
 
-/* Sends what is owed until the socket is full; never blocks. */
+/* The next request to send, once the last one is out. */
+static void
+load_request(struct server_device *sd, uint32_t op, uint32_t peer,
+	     uint32_t arg)
+{
+	uint64_t wire = htole64((uint64_t)ivwl_srv_encode(op, peer, arg));
+
+	memcpy(sd->out, &wire, sizeof(wire));
+	sd->out_len = sizeof(wire);
+}
+
+/*
+ * Sends what is owed until the socket is full; never blocks.  A REGION
+ * goes first: a connection waits for it, a ring only makes the app look.
+ */
 static void
 send_owed(struct server_device *sd)
 {
 	uint32_t w, bit;
-	uint64_t wire;
 	bool more = true;
 
+	if (sd->region_owed) {
+		more = send_out(sd);
+		if (more) {
+			sd->region_owed = false;
+			load_request(sd, IVWL_SRV_REGION, 0, 0);
+		}
+	}
 	for (w = 0; more && w * 64 < sd->dev.ring_vectors; w++) {
 		while (more && sd->owed[w]) {
 			more = send_out(sd);
@@ -294,10 +321,8 @@ send_owed(struct server_device *sd)
 				break;
 			bit = (uint32_t)__builtin_ctzll(sd->owed[w]);
 			sd->owed[w] &= ~(1ull << bit);
-			wire = htole64((uint64_t)ivwl_srv_encode(IVWL_SRV_RING,
-					IVWL_PEER_APP, w * 64 + bit));
-			memcpy(sd->out, &wire, sizeof(wire));
-			sd->out_len = sizeof(wire);
+			load_request(sd, IVWL_SRV_RING, IVWL_PEER_APP,
+				     w * 64 + bit);
 		}
 	}
 	if (more)
@@ -305,7 +330,26 @@ send_owed(struct server_device *sd)
 	for (w = 0; w < MAX_VECTORS / 64; w++)
 		if (sd->owed[w])
 			break;
-	want_write(sd, sd->out_len > 0 || w < MAX_VECTORS / 64);
+	want_write(sd, sd->out_len > 0 || sd->region_owed ||
+		   w < MAX_VECTORS / 64);
+}
+
+void
+ivwl_sdev_request_owed(struct server_device *sd)
+{
+	if (!defer.schedule || !pthread_equal(pthread_self(), defer.thread)) {
+		send_owed(sd);
+		return;
+	}
+	if (!sd->deferred) {
+		sd->deferred = true;
+		sd->defer_next = defer.pending;
+		defer.pending = sd;
+	}
+	if (!defer.scheduled) {
+		defer.scheduled = true;
+		defer.schedule(defer.data);
+	}
 }
 
 /* A request to the server; one already owed carries this one too. */
@@ -318,19 +362,7 @@ server_request_ring(struct server_device *sd, uint32_t peer, uint32_t vector)
 	if (sd->gone)
 		return 0;
 	sd->owed[vector / 64] |= 1ull << (vector % 64);
-	if (!defer.schedule || !pthread_equal(pthread_self(), defer.thread)) {
-		send_owed(sd);
-		return 0;
-	}
-	if (!sd->deferred) {
-		sd->deferred = true;
-		sd->defer_next = defer.pending;
-		defer.pending = sd;
-	}
-	if (!defer.scheduled) {
-		defer.scheduled = true;
-		defer.schedule(defer.data);
-	}
+	ivwl_sdev_request_owed(sd);
 	return 0;
 }
 
@@ -449,6 +481,8 @@ server_dispatch(struct ivwl_device *dev)
 	int64_t value;
 	int fd, i, ret;
 
+	if (sd->fault)
+		return sd->fault;
 	if (sd->gone)
 		return -ECONNRESET;
 	if (sd->want_write)
@@ -469,6 +503,8 @@ server_dispatch(struct ivwl_device *dev)
 			return ret == -EMFILE ? ret : -ECONNRESET;
 		}
 		ivwl_sdev_handle_message(sd, value, fd);
+		if (sd->fault)
+			return sd->fault;
 	}
 	return 0;
 }
@@ -516,4 +552,5 @@ const struct ivwl_device_ops ivwl_sdev_ops = {
 	.export_doorbell = server_export_doorbell,
 	.ring_health = server_ring_health,
 	.drop_vectors = server_drop_vectors,
+	.region_ask = ivwl_sdev_region_ask,
 };

@@ -88,6 +88,45 @@ ivwl_device_region_fd(struct ivwl_device *dev)
 	return dev->region_fd;
 }
 
+bool
+ivwl_device_region_borrowed(struct ivwl_device *dev)
+{
+	return dev->region_borrowed;
+}
+
+int
+ivwl_device_region_ask(struct ivwl_device *dev)
+{
+	if (!dev->region_borrowed)
+		return -EOPNOTSUPP;
+	if (dev->region_fd >= 0)
+		return 0;
+	return dev->ops->region_ask(dev);
+}
+
+void
+ivwl_device_set_region_listener(struct ivwl_device *dev,
+				ivwl_region_func_t func, void *data)
+{
+	dev->region_listener = func;
+	dev->region_listener_data = data;
+}
+
+void
+ivwl_device_region_release(struct ivwl_device *dev)
+{
+	if (!dev->region_borrowed || dev->region_fd < 0)
+		return;
+	close(dev->region_fd);
+	dev->region_fd = -1;
+}
+
+const char *
+ivwl_device_error(struct ivwl_device *dev)
+{
+	return dev->error;
+}
+
 uint32_t
 ivwl_device_peer_id(struct ivwl_device *dev)
 {

@@ -53,6 +53,18 @@ ivwl_device_open_server(const char *socket_path, int timeout_ms,
  * ivwl_device_use_vectors(dev, 1).
  */
 #define IVWL_DEVICE_SERVER_VECTOR0 0x4u
+/*
+ * Another flag of ivwl_device_open_server_flags, for the display peer:
+ * when the server's ACK offers the region again (IVWL_SRV_ACK_REGION,
+ * server-msg.h), the device closes the region's fd once it is mapped and
+ * borrows it from the server when it needs one: ivwl_device_region_fd()
+ * is -1 until ivwl_device_region_ask() brings it (the region listener
+ * says when), and ivwl_device_region_release() closes it again.  weston
+ * keeps one fd per VM fewer.  Any other server (QEMU's contrib server, an
+ * older ivwl-server, --no-lend) leaves the fd with the device, as without
+ * the flag: ivwl_device_region_borrowed() says which.
+ */
+#define IVWL_DEVICE_SERVER_BORROW 0x8u
 
 int
 ivwl_device_open_server_flags(const char *socket_path, int timeout_ms,
@@ -139,10 +151,50 @@ ivwl_device_use_vectors(struct ivwl_device *dev, uint32_t n);
 /*
  * The fd behind the mapping (memfd, hugetlbfs file or /dev/ivwlN), still
  * owned by the device: dup it to keep it.  Mapping it at offset 0 gives
- * the region.
+ * the region.  -1 while a borrowed region's fd is not held.
  */
 int
 ivwl_device_region_fd(struct ivwl_device *dev);
+
+/* Whether the region's fd is borrowed (IVWL_DEVICE_SERVER_BORROW). */
+bool
+ivwl_device_region_borrowed(struct ivwl_device *dev);
+
+/*
+ * Asks the server for a borrowed region's fd.  Never blocks: the ask is
+ * a request on the server socket, sent or owed like a ring
+ * (ivwl_device_set_write_listener, ivwl_device_defer_rings), and one ask
+ * at a time is out however often this is called.  0, also when the fd is
+ * held already; -EOPNOTSUPP when the region is not borrowed; -ECONNRESET
+ * once the server is gone.
+ *
+ * The answer comes through ivwl_device_dispatch(), which calls the
+ * region listener once the fd is held.  An answer that is not the file
+ * the device mapped (another device or inode, smaller than the mapping,
+ * not a regular file open for reading and writing) is refused: dispatch
+ * returns -EPROTO from then on, ivwl_device_error() says why, and the
+ * caller detaches as from a lost server.  An answer nobody asked for is
+ * closed and dropped.
+ */
+int
+ivwl_device_region_ask(struct ivwl_device *dev);
+
+typedef void (*ivwl_region_func_t)(void *data);
+
+void
+ivwl_device_set_region_listener(struct ivwl_device *dev,
+				ivwl_region_func_t func, void *data);
+
+/* Closes a borrowed region's fd (the mapping stays); else nothing. */
+void
+ivwl_device_region_release(struct ivwl_device *dev);
+
+/*
+ * Why ivwl_device_dispatch() failed when the server broke the protocol
+ * (a static string), NULL otherwise (it is merely gone).
+ */
+const char *
+ivwl_device_error(struct ivwl_device *dev);
 
 /*
  * How many of a peer's vectors ivwl_device_ring() takes.  Once vectors

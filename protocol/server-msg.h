@@ -7,10 +7,10 @@
  * Both ways a message is one little-endian int64 like the standard ones,
  * without fd (but for the REGION answer): "IW" in bits 63..48, an op in
  * bits 47..40, zero in bits 39..32, a peer id in bits 31..16 and a
- * vector (or a version) in bits 15..0.  The value is above any peer id ivshmem allows (65535), so a
- * client that does not know the extension drops the answer unread; and
- * the server only ever answers, so a peer that never speaks (QEMU) never
- * gets one.
+ * vector (or a version) in bits 15..0.  The value is above any peer id
+ * ivshmem allows (65535), so a client that does not know the extension
+ * drops the answer unread; and the server only ever answers, so a peer
+ * that never speaks (QEMU) never gets one.
  *
  * A peer says HELLO first, after its setup; a server that knows the
  * extension answers ACK, any other (QEMU's contrib server, ivwl-server
