@@ -87,10 +87,12 @@ attach_run(void *data)
 	uint64_t one = 1;
 	bool orphan;
 
-	/* The app's eventfds stay with the server (docs/region.md). */
+	/* The app's eventfds stay with the server, and so does the
+	 * region's fd between create_pools (docs/region.md). */
 	job->ret = ivwl_device_open_server_flags(job->path, job->timeout_ms,
 						 IVWL_DEVICE_SERVER_RINGS |
-						 IVWL_DEVICE_SERVER_VECTOR0,
+						 IVWL_DEVICE_SERVER_VECTOR0 |
+						 IVWL_DEVICE_SERVER_BORROW,
 						 &job->dev, &job->err);
 	pthread_mutex_lock(&a->lock);
 	job->finished = true;

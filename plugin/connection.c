@@ -208,11 +208,69 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 static void
 more_work(struct ivwl_connection *conn);
 
+/*
+ * Whether the record just read needs the region's fd (a descriptor of
+ * kind REGION: wl_shm.create_pool) while its VM holds none.  Decided on
+ * the record, before anything of it is handled: translation has effects
+ * per message (firewall, object map) and could not stop halfway.  A
+ * malformed record is not held: handle_record refuses it.
+ */
+static bool
+needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
+{
+	struct ivwl_wayland_record rec;
+	uint32_t i;
+
+	if (conn->vm->region_fd >= 0 || type != IVWL_RECORD_WAYLAND ||
+	    ivwl_record_parse_wayland(conn->record, len,
+				      &conn->vm->side.layout, &rec) < 0)
+		return false;
+	for (i = 0; i < rec.nfds; i++)
+		if (rec.fds[i].kind == IVWL_FD_REGION)
+			return true;
+	return false;
+}
+
+/*
+ * The next record into conn->record: the held one once the VM has the
+ * region's fd, else the ring's.  -EBUSY: it waits for the fd (held).
+ */
+static int
+next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
+{
+	int n;
+
+	if (conn->held) {
+		if (conn->vm->region_fd < 0)
+			return -EBUSY;
+		conn->held = false;
+		*type = conn->held_type;
+		return (int)conn->held_len;
+	}
+	n = ivwl_ring_read(&conn->request, type, conn->record,
+			   ivwl_ring_max_payload(&conn->request));
+	if (n == -EAGAIN)
+		return n;
+	if (n < 0) {
+		*why = "the request ring is corrupt";
+		return n;
+	}
+	if (!needs_region(conn, *type, (uint32_t)n))
+		return n;
+	conn->held = true;
+	conn->held_type = *type;
+	conn->held_len = (uint32_t)n;
+	if (!conn->region_wait) {
+		conn->region_wait = true;
+		ivwl_vm_region_wait(conn->vm);
+	}
+	return -EBUSY;
+}
+
 /* Moves request records to libwayland while it keeps up. */
 static int
 pump_requests(struct ivwl_connection *conn, const char **why)
 {
-	uint32_t cap = ivwl_ring_max_payload(&conn->request);
 	int budget = IVWL_CONN_RECORD_BUDGET, n, ret;
 	uint16_t type;
 
@@ -224,16 +282,19 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 			*why = "libwayland closed the connection";
 			return ret;
 		}
-		n = ivwl_ring_read(&conn->request, &type, conn->record, cap);
-		if (n == -EAGAIN)
+		n = next_record(conn, &type, why);
+		if (n == -EAGAIN || n == -EBUSY)
 			break;
-		if (n < 0) {
-			*why = "the request ring is corrupt";
+		if (n < 0)
 			return n;
-		}
 		ret = handle_record(conn, type, (uint32_t)n, why);
 		if (ret < 0)
 			return ret;
+	}
+	/* Its held record went, and the rest of this pass with the fd. */
+	if (conn->region_wait && !conn->held) {
+		conn->region_wait = false;
+		ivwl_vm_region_done(conn->vm);
 	}
 	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
 	if (ret == -EAGAIN)
@@ -241,6 +302,12 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	if (ret < 0) {
 		*why = "libwayland closed the connection";
 		return ret;
+	}
+	/* Paused: the fd's arrival brings us back, no doorbell needed. */
+	if (conn->held) {
+		if (conn->vm->region_fd >= 0)
+			more_work(conn);	/* came: the flush stopped us */
+		return 0;
 	}
 	/*
 	 * Whatever stopped the loop (empty ring, spent budget), either come
@@ -381,6 +448,13 @@ ivwl_connection_more(struct ivwl_connection *conn)
 	service(conn);
 }
 
+void
+ivwl_connection_region_ready(struct ivwl_connection *conn)
+{
+	if (conn->held)
+		more_work(conn);
+}
+
 static void
 service(struct ivwl_connection *conn)
 {
@@ -435,6 +509,8 @@ free_connection(struct ivwl_connection *conn)
 {
 	ivwl_live_view_closed(conn, conn->why ? conn->why :
 			      "weston ended the client");
+	if (conn->region_wait)
+		ivwl_vm_region_done(conn->vm);
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);

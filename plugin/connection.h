@@ -91,6 +91,14 @@ struct ivwl_connection {
 	struct ivwl_firewall firewall;	/* requests' semantics, budgets */
 
 	uint64_t *record;		/* private copy of one request record */
+	/*
+	 * record is held, unhandled, until its VM holds the region's fd
+	 * it needs (vm-region.c): requests wait, events flow.
+	 */
+	bool held;
+	uint16_t held_type;
+	uint32_t held_len;
+	bool region_wait;		/* one of its VM's region_waiters */
 	struct ivwl_conn_live live;	/* counts for the live view */
 	const char *why;		/* why it ends, once it does */
 };
@@ -117,6 +125,10 @@ ivwl_connection_doorbell(struct ivwl_connection *conn);
 /* Serves it again if it left requests for later (its VM's more_fd). */
 void
 ivwl_connection_more(struct ivwl_connection *conn);
+
+/* Its VM holds the region's fd now: a held record can go on. */
+void
+ivwl_connection_region_ready(struct ivwl_connection *conn);
 
 /* connection.c: watch a new channel's fd in weston's event loop. */
 int

@@ -184,13 +184,16 @@ on_device(int fd, uint32_t mask, void *data)
 {
 	struct ivwl_vm *vm = data;
 	int ret = ivwl_device_dispatch(vm->dev);
+	const char *why = ivwl_device_error(vm->dev);
 
 	if (ret < 0) {
 		/* A peer's doorbell we could not take leaves it mute. */
+		if (ret == -EMFILE)
+			why = "cannot take an fd the server sent (Too many "
+			      "open files)";
 		ivwl_log("[%s] %s=%s: %s; detached, retrying every %d ms",
-			 vm->name, vm_key(vm), vm_where(vm), ret == -EMFILE ?
-			 "cannot take an fd the server sent (Too many open "
-			 "files)" : "lost the ivshmem server", RETRY_MS);
+			 vm->name, vm_key(vm), vm_where(vm),
+			 why ? why : "lost the ivshmem server", RETRY_MS);
 		vm_detach(vm, false);
 		wl_event_source_timer_update(vm->retry_timer, RETRY_MS);
 	}
@@ -360,7 +363,6 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 	}
 	/* Vector 0 is all we wait on and ring: let go of the rest. */
 	ivwl_device_use_vectors(vm->dev, 1);
-	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	ret = ivwl_display_side_init(&vm->side, vm->dev);
 	if (ret < 0) {
 		ivwl_config_region_problem(why, sizeof(why),
@@ -371,6 +373,7 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 		return attach_failed(vm, ret, why);
 	}
 	ivwl_display_side_set_ring_listener(&vm->side, on_ring_failed, vm);
+	ivwl_vm_region_attached(vm);
 
 	/* The guest driver has no membership news: no event fd. */
 	if (ivwl_device_event_fd(vm->dev) >= 0) {
@@ -409,6 +412,11 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 			 "server, an older ivwl-server, or --no-rings): weston "
 			 "writes the app's doorbell itself, from its ringer "
 			 "thread",
+			 vm->name, vm->server);
+	if (vm->server && !ivwl_device_region_borrowed(vm->dev))
+		ivwl_log("[%s] %s does not lend weston the region's fd (QEMU's "
+			 "server, an older ivwl-server, or --no-lend): weston "
+			 "keeps it open, one fd more for the VM",
 			 vm->name, vm->server);
 	/* Events before we listened are lost: look once now. */
 	ivwl_display_side_sync(&vm->side, &side_listener, vm);
@@ -502,6 +510,8 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	if (vm->dev)
 		ivwl_device_destroy(vm->dev);
 	vm->dev = NULL;
+	vm->region_fd = -1;
+	vm->region_waiters = 0;
 	/* After the last ring above: nothing is left to end. */
 	if (vm->ring_failed_idle)
 		wl_event_source_remove(vm->ring_failed_idle);
@@ -546,6 +556,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
+	vm->region_fd = -1;
 	vm->color = 0xff808080;
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);

@@ -31,7 +31,13 @@ struct ivwl_vm {
 	bool attaching;			/* an attempt runs in a thread */
 	char *attach_err;		/* last failure logged */
 	bool refused;			/* config.c said no: never retried */
-	int region_fd;			/* the device's, not ours to close */
+	/*
+	 * The device's, not ours to close; -1 while weston borrows it from
+	 * ivwl-server and holds none (vm-region.c).
+	 */
+	int region_fd;
+	/* Connections holding a record until region_fd comes. */
+	uint32_t region_waiters;
 	struct ivwl_display_side side;
 	struct ivwl_watch *device_watch;
 	struct ivwl_clock_answerer clock;	/* docs/region.md, "Clock link" */
@@ -61,5 +67,24 @@ ivwl_vm_more_work(struct ivwl_vm *vm);
 /* A connection tells its VM it is gone (slot answered CLOSED). */
 void
 ivwl_vm_connection_gone(struct ivwl_vm *vm, uint32_t slot);
+
+/* vm-region.c: the device is attached: its region fd, borrowed or not. */
+void
+ivwl_vm_region_attached(struct ivwl_vm *vm);
+
+/*
+ * vm-region.c: a connection holds a record that needs region_fd, which
+ * weston does not hold now: ask for it (once for all the waiters); the
+ * waiters are served again once it came (ivwl_connection_region_ready).
+ */
+void
+ivwl_vm_region_wait(struct ivwl_vm *vm);
+
+/*
+ * vm-region.c: a waiter handled its record, or went; the last one lets
+ * the fd go.
+ */
+void
+ivwl_vm_region_done(struct ivwl_vm *vm);
 
 #endif
