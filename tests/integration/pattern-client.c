@@ -9,7 +9,7 @@
  *                       [--viewport] [--source X,Y,W,H] [--destination W,H]
  *                       [--transform N] [--scale N] [--surface-damage]
  *                       [--band WxH] [--spawn PROGRAM] [--hidden-release]
- *                       [--buffers N] [--recreate]
+ *                       [--buffers N] [--recreate] [--new-pools]
  *
  * Frame 0 is a full frame; frames 1..N-1 each repaint one band (whole
  * rows, or a W x H box with --band) with a new colour and damage only
@@ -21,7 +21,10 @@
  * --recreate destroys each wl_buffer once it is released and makes a
  * new one over the same bytes before drawing into them again, as
  * firefox does every frame (one wl_buffer per frame, 4 to 9 in turn);
- * only --pool own.  After the last
+ * only --pool own.  --new-pools makes each wl_buffer from a wl_shm_pool
+ * of its own over the same file, destroyed once the buffer is made: with
+ * --recreate, one wl_shm.create_pool per frame (only --pool own).  After
+ * the last
  * frame it writes the last buffer it committed to --dump (raw XRGB8888,
  * row after row), prints "ready" and keeps the window up for --hold-ms.
  * While it holds the window, each SIGUSR1 draws one more frame (once a
@@ -145,6 +148,7 @@ struct app {
 	struct buffer buffers[MAX_BUFFERS];
 	int n_buffers;
 	bool recreate;
+	bool new_pools;		/* --new-pools */
 	struct buffer *last;	/* committed last */
 	int width, height, frames, next;
 	int agains;		/* frames drawn on SIGUSR1 */
@@ -350,15 +354,22 @@ static void
 new_buffer(struct app *app, int i, size_t offset)
 {
 	int32_t stride = app->width * 4;
+	struct wl_shm_pool *pool = app->pool;
 
+	if (app->new_pools)
+		pool = wl_shm_create_pool(app->shm, app->fd,
+					  (int32_t)app->map_size);
 	app->buffers[i].app = app;
 	app->buffers[i].offset = offset;
 	app->buffers[i].pixels = (uint32_t *)(app->map + offset);
-	app->buffers[i].wl = wl_shm_pool_create_buffer(app->pool,
+	app->buffers[i].wl = wl_shm_pool_create_buffer(pool,
 		(int32_t)offset, app->width, app->height, stride,
 		WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener,
 			       &app->buffers[i]);
+	/* The buffer keeps the pool's memory. */
+	if (pool != app->pool)
+		wl_shm_pool_destroy(pool);
 }
 
 static int
@@ -915,6 +926,7 @@ main(int argc, char *argv[])
 		{ "hidden-release", no_argument, NULL, 'H' },
 		{ "buffers", required_argument, NULL, 'B' },
 		{ "recreate", no_argument, NULL, 'R' },
+		{ "new-pools", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app app = { .width = 240, .height = 180, .frames = 12,
@@ -953,6 +965,7 @@ main(int argc, char *argv[])
 		case 'H': hidden = true; break;
 		case 'B': app.n_buffers = atoi(optarg); break;
 		case 'R': app.recreate = true; break;
+		case 'P': app.new_pools = true; break;
 		case 'b':
 			if (sscanf(optarg, "%dx%d", &app.band_w,
 				   &app.band_h) != 2)
@@ -968,7 +981,7 @@ main(int argc, char *argv[])
 	    app.band_w > app.width || app.band_h > app.height ||
 	    (app.band_w > 0) != (app.band_h > 0) || app.n_buffers < 2 ||
 	    app.n_buffers > MAX_BUFFERS ||
-	    ((app.n_buffers != 2 || app.recreate) &&
+	    ((app.n_buffers != 2 || app.recreate || app.new_pools) &&
 	     strcmp(app.pool_mode, "own") != 0))
 		return 2;
 
