@@ -332,6 +332,7 @@ event_ring_full(struct ivwl_connection *conn)
 static int
 pump_events(struct ivwl_connection *conn, const char **why)
 {
+	size_t room;
 	int ret, n;
 
 	for (;;) {
@@ -346,6 +347,7 @@ pump_events(struct ivwl_connection *conn, const char **why)
 		/* Doorbells say nothing of libwayland's end: on_socket does. */
 		if (!conn->sock_ready)
 			break;
+		room = sizeof(conn->from_server.buf) - conn->from_server.len;
 		n = ivwl_stream_in_read(&conn->from_server, conn->fd);
 		if (n == -EAGAIN) {
 			conn->sock_ready = false;
@@ -359,6 +361,14 @@ pump_events(struct ivwl_connection *conn, const char **why)
 			*why = "reading events failed";
 			return n;
 		}
+		/*
+		 * Less than there was room for: the socket was empty then.
+		 * Its watch is level-triggered and brings us back for more,
+		 * so a read that would only say EAGAIN is saved (three a
+		 * frame for a client with presentation feedback).
+		 */
+		if ((size_t)n < room)
+			conn->sock_ready = false;
 	}
 	for (;;) {
 		ret = ivwl_translate_flush(conn);
