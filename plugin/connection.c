@@ -208,6 +208,13 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 static void
 more_work(struct ivwl_connection *conn);
 
+/* The region's fd is there to hand libwayland (vm-region.c). */
+static bool
+region_held(struct ivwl_vm *vm)
+{
+	return ivwl_device_region_fd(vm->dev) >= 0;
+}
+
 /*
  * Whether the record just read needs the region's fd (a descriptor of
  * kind REGION: wl_shm.create_pool) while its VM holds none.  Decided on
@@ -221,7 +228,7 @@ needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
 	struct ivwl_wayland_record rec;
 	uint32_t i;
 
-	if (conn->vm->region_fd >= 0 || type != IVWL_RECORD_WAYLAND ||
+	if (region_held(conn->vm) || type != IVWL_RECORD_WAYLAND ||
 	    ivwl_record_parse_wayland(conn->record, len,
 				      &conn->vm->side.layout, &rec) < 0)
 		return false;
@@ -241,7 +248,7 @@ next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
 	int n;
 
 	if (conn->held) {
-		if (conn->vm->region_fd < 0)
+		if (!region_held(conn->vm))
 			return -EBUSY;
 		conn->held = false;
 		*type = conn->held_type;
@@ -305,7 +312,7 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	}
 	/* Paused: the fd's arrival brings us back, no doorbell needed. */
 	if (conn->held) {
-		if (conn->vm->region_fd >= 0)
+		if (region_held(conn->vm))
 			more_work(conn);	/* came: the flush stopped us */
 		return 0;
 	}

@@ -188,7 +188,7 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		       "mappings per connection, 512 per VM";
 		return ret;
 	}
-	*fd = dup(conn->vm->region_fd);
+	*fd = dup(ivwl_device_region_fd(conn->vm->dev));
 	if (*fd < 0) {
 		*why = "out of file descriptors";
 		return -errno;

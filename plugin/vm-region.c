@@ -10,19 +10,12 @@
  * that never answers leaves those connections waiting, costing nothing;
  * its other connections, and other VMs, go on.
  *
- * With device= or a server that does not lend, region_fd is the device's
- * for good and nothing here runs.
+ * With device= or a server that does not lend, the device holds its
+ * region fd for good and nothing here runs.
  */
 #include "device.h"
 #include "connection.h"
 #include "vm.h"
-
-static void
-release(struct ivwl_vm *vm)
-{
-	ivwl_device_region_release(vm->dev);
-	vm->region_fd = ivwl_device_region_fd(vm->dev);
-}
 
 /* From ivwl_device_dispatch(): the server lent the fd. */
 static void
@@ -32,10 +25,9 @@ on_region(void *data)
 	uint32_t i;
 
 	vm->live.region_loans++;
-	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	/* Its waiters went meanwhile. */
 	if (vm->region_waiters == 0) {
-		release(vm);
+		ivwl_device_region_release(vm->dev);
 		return;
 	}
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
@@ -46,7 +38,6 @@ on_region(void *data)
 void
 ivwl_vm_region_attached(struct ivwl_vm *vm)
 {
-	vm->region_fd = ivwl_device_region_fd(vm->dev);
 	vm->region_waiters = 0;
 	ivwl_device_set_region_listener(vm->dev, on_region, vm);
 }
@@ -70,5 +61,5 @@ ivwl_vm_region_done(struct ivwl_vm *vm)
 	if (vm->region_waiters > 0)
 		vm->region_waiters--;
 	if (vm->region_waiters == 0 && vm->dev)
-		release(vm);
+		ivwl_device_region_release(vm->dev);
 }

@@ -510,7 +510,6 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	if (vm->dev)
 		ivwl_device_destroy(vm->dev);
 	vm->dev = NULL;
-	vm->region_fd = -1;
 	vm->region_waiters = 0;
 	/* After the last ring above: nothing is left to end. */
 	if (vm->ring_failed_idle)
@@ -556,7 +555,6 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
-	vm->region_fd = -1;
 	vm->color = 0xff808080;
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);

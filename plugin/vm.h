@@ -32,11 +32,10 @@ struct ivwl_vm {
 	char *attach_err;		/* last failure logged */
 	bool refused;			/* config.c said no: never retried */
 	/*
-	 * The device's, not ours to close; -1 while weston borrows it from
-	 * ivwl-server and holds none (vm-region.c).
+	 * Connections holding a record until the device's region fd comes
+	 * (ivwl_device_region_fd: -1 while weston borrows it from
+	 * ivwl-server and holds none, vm-region.c).
 	 */
-	int region_fd;
-	/* Connections holding a record until region_fd comes. */
 	uint32_t region_waiters;
 	struct ivwl_display_side side;
 	struct ivwl_watch *device_watch;
@@ -73,7 +72,7 @@ void
 ivwl_vm_region_attached(struct ivwl_vm *vm);
 
 /*
- * vm-region.c: a connection holds a record that needs region_fd, which
+ * vm-region.c: a connection holds a record that needs the region fd, which
  * weston does not hold now: ask for it (once for all the waiters); the
  * waiters are served again once it came (ivwl_connection_region_ready).
  */

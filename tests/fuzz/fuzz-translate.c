@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "connection.h"
+#include "device-backend.h"
 #include "ivwl-protocols.h"
 #include "vm.h"
 
@@ -143,7 +144,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t buf[(IVWL_RING_MAX_SIZE / 2) / 8];
-	struct ivwl_vm vm = { .name = "fuzz" };
+	struct ivwl_device dev = { .region_fd = -1 };
+	struct ivwl_vm vm = { .name = "fuzz", .dev = &dev };
 	struct ivwl_connection conn = { .vm = &vm, .alarm_fd = -1 };
 	const char *why;
 	size_t pos = 0;
@@ -153,8 +155,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vm.pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
 	if (!vm.pipe_budget)
 		abort();
-	vm.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
-	if (vm.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0 ||
+	dev.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
+	if (dev.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0 ||
 	    ivwl_firewall_init(&conn.firewall, &conn.objects, &vm.totals) < 0)
 		abort();
 	ivwl_stream_out_init(&conn.to_server, 1 << 20);
@@ -199,7 +201,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ivwl_translate_release(&conn);
 	ivwl_firewall_release(&conn.firewall);
 	ivwl_wire_map_release(&conn.objects);
-	close(vm.region_fd);
+	close(dev.region_fd);
 	close(conn.alarm_fd);
 	ivwl_pipe_budget_unref(vm.pipe_budget);
 	return 0;

@@ -23,6 +23,7 @@
 
 #include "fuzz.h"
 #include "connection.h"
+#include "device-backend.h"
 #include "vm.h"
 
 /* translate.c's hooks into the rest of the plugin, not linked here. */
@@ -49,7 +50,8 @@ ivwl_log(const char *fmt, ...)
 /* One record's payload, as the request ring hands it to the display. */
 static uint64_t shadow_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
 
-static struct ivwl_vm shadow_vm = { .name = "shadow", .region_fd = -1 };
+static struct ivwl_device shadow_dev = { .region_fd = -1 };
+static struct ivwl_vm shadow_vm = { .name = "shadow", .dev = &shadow_dev };
 
 int
 ivwl_fuzz_oracle_init(struct ivwl_fuzz *f)
@@ -57,8 +59,8 @@ ivwl_fuzz_oracle_init(struct ivwl_fuzz *f)
 	shadow_vm.side.layout = f->h.layout;
 	shadow_vm.pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
 	/* pools dup the region: any fd does, nothing maps it here */
-	shadow_vm.region_fd = memfd_create("ivwl-fuzz-shadow", MFD_CLOEXEC);
-	if (!shadow_vm.pipe_budget || shadow_vm.region_fd < 0)
+	shadow_dev.region_fd = memfd_create("ivwl-fuzz-shadow", MFD_CLOEXEC);
+	if (!shadow_vm.pipe_budget || shadow_dev.region_fd < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "device-backend.h"
 #include "fw-fixture.h"
 #include "harness.h"
 
@@ -42,15 +43,19 @@ vm_new(void)
 	REQUIRE(vm);
 	vm->name = "test";
 	REQUIRE(ivwl_layout_compute(64ull << 20, &vm->side.layout) == 0);
-	vm->region_fd = memfd_create("test-region", MFD_CLOEXEC);
-	REQUIRE(vm->region_fd >= 0);
+	/* translate.c hands libwayland dups of the device's region fd */
+	vm->dev = calloc(1, sizeof(*vm->dev));
+	REQUIRE(vm->dev);
+	vm->dev->region_fd = memfd_create("test-region", MFD_CLOEXEC);
+	REQUIRE(vm->dev->region_fd >= 0);
 	return vm;
 }
 
 void
 vm_free(struct ivwl_vm *vm)
 {
-	close(vm->region_fd);
+	close(vm->dev->region_fd);
+	free(vm->dev);
 	free(vm);
 }
 
