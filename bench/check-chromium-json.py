@@ -15,7 +15,8 @@ PATHS = ["native", "ivwl-copy", "ivwl-zero-copy"]
 NUMBERS = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
            "cpu_ms_per_frame", "transport_cpu_s",
            "transport_cpu_ms_per_frame", "copied_bytes_per_frame",
-           "transport_wakeups_per_frame"]
+           "transport_wakeups_per_frame",
+           "transport_sched_cpu_ms_per_frame"]
 POSITIVE = ["fps", "frames", "wall_s", "cpu_s", "cpu_percent",
             "cpu_ms_per_frame"]
 

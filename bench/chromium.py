@@ -152,26 +152,31 @@ WAKE_ROLES = ("weston", "ivwl-relay", "ivwl-agent", "ivwl-server", "waypipe")
 
 
 def sched_runs(snap):
-    """pid -> (start time, times scheduled in) for the processes of snap
-    whose name is one of WAKE_ROLES (frames.cpu_ns counts them)."""
+    """pid -> (start time, times scheduled in, ns on CPU) for the
+    processes of snap whose name is one of WAKE_ROLES (frames.cpu_ns
+    counts them)."""
     out = {}
     for pid, t in snap.items():
         if t[0].startswith(WAKE_ROLES):
             c = cpu_ns(pid)
             if c:
-                out[pid] = (t[3], c[1])
+                out[pid] = (t[3], c[1], c[0])
     return out
 
 
 def runs_between(before, after, roles):
-    """role -> times scheduled in between two sched_runs(), of the
-    processes alive at both (a relay born in the window is start-up)."""
+    """role -> (times scheduled in, seconds on CPU) between two
+    sched_runs(), of the processes alive at both (a relay born in the
+    window is start-up).  The seconds are the scheduler's own count: the
+    transport runs for tens of microseconds at a time, far below the
+    4 ms tick that /proc/PID/stat samples."""
     out = {}
-    for pid, (start, n) in after.items():
+    for pid, (start, n, ns) in after.items():
         b = before.get(pid)
         if b and b[0] == start:
             r = roles.get(pid, "other")
-            out[r] = out.get(r, 0) + n - b[1]
+            o = out.get(r, (0, 0.0))
+            out[r] = (o[0] + n - b[1], o[1] + (ns - b[2]) / 1e9)
     return out
 
 
@@ -411,9 +416,10 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
     per_frame = 1000.0 / (fps * wall) if fps and wall else 0.0
     transport = sum(cpu.get(k, 0.0) for k in TRANSPORT[path])
     frames_in_window = fps * wall
+    sched = runs_between(runs_before, runs_after, roles)
     wakes = {r: n / frames_in_window if frames_in_window else 0.0
-             for r, n in runs_between(runs_before, runs_after,
-                                      roles).items()}
+             for r, (n, _) in sched.items()}
+    sched_s = {r: s for r, (_, s) in sched.items()}
     r = {
         "browser": args.browser,
         "path": path,
@@ -430,6 +436,9 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
         "transport_cpu_s": transport,
         "transport_cpu_ms_per_frame": transport * per_frame,
         "cpu_s_by_process": cpu,
+        "sched_cpu_s_by_process": sched_s,
+        "transport_sched_cpu_ms_per_frame": sum(
+            sched_s.get(k, 0.0) for k in TRANSPORT[path]) * per_frame,
         "wakeups_per_frame_by_process": wakes,
         "transport_wakeups_per_frame": sum(
             wakes.get(k, 0.0) for k in TRANSPORT[path]),
@@ -528,6 +537,8 @@ def print_table(rows, header):
                 100 * r["cpu_s_by_process"].get(proc, 0.0) / r["wall_s"]))
         row("transport CPU ms / frame",
             lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
+        row("  by the scheduler's count", lambda r: "%.3f" % r.get(
+            "transport_sched_cpu_ms_per_frame", 0.0))
         row("wake-ups / frame: weston",
             lambda r: "%.2f" % r["wakeups_per_frame_by_process"].get(
                 "weston", 0.0))
@@ -552,7 +563,9 @@ def print_table(rows, header):
           "between the page's 'measure' and 'done' lines; per frame = CPU "
           "per second / the page's fps.\nwake-ups: times each process's "
           "threads were scheduled in (/proc/PID/task/*/schedstat), per "
-          "frame the page counted.\ntransport: ivwl = relay + agent + "
+          "frame the page counted; 'by the scheduler's count': the ns they "
+          "ran by the same file, exact where the 4 ms tick samples.\n"
+          "transport: ivwl = relay + agent + "
           "server (the plugin runs inside weston); waypipe = both "
           "waypipes.\ndamage, copied: the relays' IVWL_STATS (damaged_bytes, "
           "copied_bytes, commits) at the end of the run minus those of a "
