@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A reproducer of its own (bugs.c is full): the doorbell eventfds that
- * ivwl-server hands both sides are shared open file descriptions, so the
- * app side can change their flags and counters under the display.
+ * A reproducer of its own: the doorbell eventfds that ivwl-server hands
+ * both sides are shared open file descriptions, so the app side can
+ * change their flags and counters under the display.
  */
 #include <errno.h>
 #include <fcntl.h>

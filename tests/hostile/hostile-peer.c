@@ -17,11 +17,12 @@
  *   doorbell-storm   every display vector rung in a tight loop
  *   record-flood     valid empty records as fast as four rings take them
  *   all              each of the above in turn
- * and reproducers of single weaknesses (bugs.c): partial-header,
- * shm-overread, pool-flood, vanish, event-cons-lie, budget-stall,
- * window-flood, region-bomb, damage-bomb, clipboard-flood,
- * clipboard-hang, clipboard-guess, clipboard-paste (bugs-paste.c) and
- * eventfd-block (bugs-eventfd.c).
+ * and reproducers of single weaknesses: partial-header, vanish,
+ * event-cons-lie, budget-stall (bugs-rings.c, beside record-flood),
+ * shm-overread, pool-flood, window-flood, region-bomb, damage-bomb
+ * (bugs-surfaces.c), clipboard-flood, clipboard-hang, clipboard-guess
+ * (bugs-clipboard.c), clipboard-paste (bugs-paste.c) and eventfd-block
+ * (bugs-eventfd.c).
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */

@@ -83,6 +83,9 @@ struct ivwl_hostile_globals {
 	bool done;				/* the sync came back */
 };
 
+/* wl_shm.format of the buffers the attacks make */
+#define IVWL_HOSTILE_XRGB8888 1u
+
 /* A toplevel's state, from its events. */
 struct window {
 	uint32_t wm_base, xdg_surface;
@@ -90,7 +93,7 @@ struct window {
 	bool configured, pinged;
 };
 
-/* A focused window and what its data device heard (bugs.c). */
+/* A focused window and what its data device heard (bugs-clipboard.c). */
 struct ivwl_hostile_focus {
 	struct window w;
 	uint32_t device;
@@ -200,16 +203,9 @@ ivwl_hostile_roundtrip(struct ivwl_hostile *h, uint32_t k,
 		       ivwl_hostile_event_func_t func,
 		       void *data, int timeout_ms);
 
-/* bugs.c: the events of a focused window and its data device. */
+/* The configure and ping events of a struct window (data). */
 void
-ivwl_hostile_on_focus_event(void *data, const struct ivwl_hostile_event *ev);
-
-/* A mapped 1x1 toplevel and a data device on slot k: weston gives the
- * new window the keyboard, and with it the selection's offer.  True
- * when that offer came (a selection event came at all: f->selections). */
-bool
-ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
-			     struct ivwl_hostile_focus *f);
+ivwl_hostile_on_window_event(void *data, const struct ivwl_hostile_event *ev);
 
 /* Message builder. */
 void
@@ -242,6 +238,17 @@ void
 ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	      uint32_t version, uint32_t id);
 
+/* wl_shm.create_pool(id, the fd d names, size) on the wl_shm shm. */
+void
+ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,
+		  const struct ivwl_fd_desc *d, int32_t size);
+
+/* wl_shm_pool.create_buffer(id, offset, width, height, stride, format). */
+void
+ivwl_out_shm_buffer(struct ivwl_out *out, uint32_t pool, uint32_t id,
+		    int32_t offset, int32_t width, int32_t height,
+		    int32_t stride, uint32_t format);
+
 /* ---- modes.c ---- */
 
 void
@@ -267,16 +274,11 @@ ivwl_hostile_doorbell_storm(struct ivwl_hostile *h);
 void
 ivwl_hostile_event_lie(struct ivwl_hostile *h, uint32_t k, int how);
 
-/* ---- bugs.c: reproducers of known display-side bugs ---- */
+/* ---- bugs-*.c: reproducers of known display-side bugs ---- */
 
+/* bugs-rings.c */
 void
 ivwl_hostile_partial_header(struct ivwl_hostile *h);
-
-void
-ivwl_hostile_shm_overread(struct ivwl_hostile *h);
-
-void
-ivwl_hostile_pool_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_vanish(struct ivwl_hostile *h);
@@ -290,6 +292,13 @@ ivwl_hostile_record_flood(struct ivwl_hostile *h);
 void
 ivwl_hostile_budget_stall(struct ivwl_hostile *h);
 
+/* bugs-surfaces.c */
+void
+ivwl_hostile_shm_overread(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_pool_flood(struct ivwl_hostile *h);
+
 void
 ivwl_hostile_window_flood(struct ivwl_hostile *h);
 
@@ -299,6 +308,7 @@ ivwl_hostile_region_bomb(struct ivwl_hostile *h);
 void
 ivwl_hostile_damage_bomb(struct ivwl_hostile *h);
 
+/* bugs-clipboard.c */
 void
 ivwl_hostile_clipboard_flood(struct ivwl_hostile *h);
 
@@ -307,6 +317,17 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_clipboard_guess(struct ivwl_hostile *h);
+
+/* The events of a focused window and its data device. */
+void
+ivwl_hostile_on_focus_event(void *data, const struct ivwl_hostile_event *ev);
+
+/* A mapped 1x1 toplevel and a data device on slot k: weston gives the
+ * new window the keyboard, and with it the selection's offer.  True
+ * when that offer came (a selection event came at all: f->selections). */
+bool
+ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
+			     struct ivwl_hostile_focus *f);
 
 /* bugs-paste.c */
 void

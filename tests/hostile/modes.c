@@ -17,7 +17,6 @@
 #define WL_SHM_ID 4u
 #define POOL_ID 5u
 #define BUFFER_ID 6u
-#define XRGB8888 1u
 
 static uint64_t scratch[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
 
@@ -249,31 +248,6 @@ random_wayland(struct ivwl_hostile *h, uint32_t k)
 	ivwl_hostile_send_wayland(h, k, &out);
 }
 
-static void
-shm_pool(struct ivwl_out *out, uint32_t id, const struct ivwl_fd_desc *d,
-	 int32_t size)
-{
-	ivwl_out_begin(out, WL_SHM_ID, IVWL_REQ_WL_SHM_CREATE_POOL);
-	ivwl_out_u32(out, id);
-	ivwl_out_u32(out, (uint32_t)size);
-	ivwl_out_end(out);
-	ivwl_out_fd(out, d);
-}
-
-static void
-shm_buffer(struct ivwl_out *out, uint32_t pool, uint32_t id, int32_t offset,
-	   int32_t width, int32_t height, int32_t stride, uint32_t format)
-{
-	ivwl_out_begin(out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
-	ivwl_out_u32(out, id);
-	ivwl_out_u32(out, (uint32_t)offset);
-	ivwl_out_u32(out, (uint32_t)width);
-	ivwl_out_u32(out, (uint32_t)height);
-	ivwl_out_u32(out, (uint32_t)stride);
-	ivwl_out_u32(out, format);
-	ivwl_out_end(out);
-}
-
 static int32_t
 edgy_int(struct ivwl_hostile *h, int32_t fair)
 {
@@ -311,49 +285,52 @@ shm_attack(struct ivwl_hostile *h, uint32_t k)
 	switch (ivwl_rnd_below(h, 8)) {
 	case 0:		/* a descriptor that lies */
 		d = edgy_desc(h);
-		shm_pool(&out, POOL_ID, &d, edgy_int(h, (int32_t)len));
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d,
+				  edgy_int(h, (int32_t)len));
 		break;
 	case 1:		/* a size outside the range */
-		shm_pool(&out, POOL_ID, &d, edgy_int(h, (int32_t)len + 1));
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d,
+				  edgy_int(h, (int32_t)len + 1));
 		break;
 	case 2:		/* buffers that overflow or leave the pool */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
-		shm_buffer(&out, POOL_ID, BUFFER_ID,
-			   edgy_int(h, (int32_t)len - w * 4 * ht),
-			   edgy_int(h, w), edgy_int(h, ht),
-			   edgy_int(h, w * 4),
-			   ivwl_rnd_below(h, 4) ? XRGB8888 :
-			   ivwl_rnd_edgy32(h));
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_buffer(&out, POOL_ID, BUFFER_ID,
+				    edgy_int(h, (int32_t)len - w * 4 * ht),
+				    edgy_int(h, w), edgy_int(h, ht),
+				    edgy_int(h, w * 4),
+				    ivwl_rnd_below(h, 4) ?
+				    IVWL_HOSTILE_XRGB8888 :
+				    ivwl_rnd_edgy32(h));
 		break;
 	case 3:		/* resize beyond the range */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
 		ivwl_out_begin(&out, POOL_ID, IVWL_REQ_WL_SHM_POOL_RESIZE);
 		ivwl_out_u32(&out, (uint32_t)edgy_int(h, (int32_t)len * 2));
 		ivwl_out_end(&out);
 		break;
 	case 4:		/* a buffer of a destroyed pool */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
 		ivwl_out_begin(&out, POOL_ID, IVWL_REQ_WL_SHM_POOL_DESTROY);
 		ivwl_out_end(&out);
-		shm_buffer(&out, POOL_ID, BUFFER_ID, 0, w, ht, w * 4,
-			   XRGB8888);
+		ivwl_out_shm_buffer(&out, POOL_ID, BUFFER_ID, 0, w, ht, w * 4,
+				    IVWL_HOSTILE_XRGB8888);
 		break;
 	case 5:		/* fds that do not match the messages */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
 		if (ivwl_rnd_below(h, 2))
 			out.nfds = 0;
 		else
 			ivwl_out_fd(&out, &d);
 		break;
 	case 6:		/* stride * height overflows 32 bits */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
-		shm_buffer(&out, POOL_ID, BUFFER_ID, 0, 0x4000, 0x40000,
-			   0x10000, XRGB8888);
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_buffer(&out, POOL_ID, BUFFER_ID, 0, 0x4000,
+				    0x40000, 0x10000, IVWL_HOSTILE_XRGB8888);
 		break;
 	default:	/* fair, to show fair ones pass */
-		shm_pool(&out, POOL_ID, &d, (int32_t)len);
-		shm_buffer(&out, POOL_ID, BUFFER_ID, 0, w, ht, w * 4,
-			   XRGB8888);
+		ivwl_out_shm_pool(&out, WL_SHM_ID, POOL_ID, &d, (int32_t)len);
+		ivwl_out_shm_buffer(&out, POOL_ID, BUFFER_ID, 0, w, ht, w * 4,
+				    IVWL_HOSTILE_XRGB8888);
 		break;
 	}
 	ivwl_hostile_send_wayland(h, k, &out);
@@ -387,7 +364,7 @@ ivwl_hostile_garbage_records(struct ivwl_hostile *h)
 /* ---- bad-indices ---------------------------------------------------- */
 
 /* The display consumes whole 8-byte records: keep prod - cons aligned
- * when the partial-header hang is spared (see bugs.c). */
+ * when the partial-header hang is spared (see bugs-rings.c). */
 static uint32_t
 spare(struct ivwl_hostile *h, uint32_t prod, uint32_t cons)
 {

@@ -504,6 +504,22 @@ ivwl_hostile_roundtrip(struct ivwl_hostile *h, uint32_t k,
 	return wait_callback(h, k, &w, timeout_ms);
 }
 
+void
+ivwl_hostile_on_window_event(void *data, const struct ivwl_hostile_event *ev)
+{
+	struct window *w = data;
+
+	if (ev->object == w->xdg_surface &&
+	    ev->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE && ev->size >= 12) {
+		memcpy(&w->serial, ev->args, 4);
+		w->configured = true;
+	} else if (ev->object == w->wm_base &&
+		   ev->opcode == IVWL_EVT_XDG_WM_BASE_PING && ev->size >= 12) {
+		memcpy(&w->ping, ev->args, 4);
+		w->pinged = true;
+	}
+}
+
 /* ---- message builder ------------------------------------------------ */
 
 void
@@ -588,5 +604,31 @@ ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	ivwl_out_string(out, interface);
 	ivwl_out_u32(out, version);
 	ivwl_out_u32(out, id);
+	ivwl_out_end(out);
+}
+
+void
+ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,
+		  const struct ivwl_fd_desc *d, int32_t size)
+{
+	ivwl_out_begin(out, shm, IVWL_REQ_WL_SHM_CREATE_POOL);
+	ivwl_out_u32(out, id);
+	ivwl_out_u32(out, (uint32_t)size);
+	ivwl_out_end(out);
+	ivwl_out_fd(out, d);
+}
+
+void
+ivwl_out_shm_buffer(struct ivwl_out *out, uint32_t pool, uint32_t id,
+		    int32_t offset, int32_t width, int32_t height,
+		    int32_t stride, uint32_t format)
+{
+	ivwl_out_begin(out, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER);
+	ivwl_out_u32(out, id);
+	ivwl_out_u32(out, (uint32_t)offset);
+	ivwl_out_u32(out, (uint32_t)width);
+	ivwl_out_u32(out, (uint32_t)height);
+	ivwl_out_u32(out, (uint32_t)stride);
+	ivwl_out_u32(out, format);
 	ivwl_out_end(out);
 }
