@@ -338,13 +338,11 @@ ivwl_hostile_clipboard_paste(struct ivwl_hostile *h);
 void
 ivwl_hostile_eventfd_block(struct ivwl_hostile *h);
 
-/* ---- semantics.c: Wayland semantics weston 10 does not survive ---- */
+/* ---- semantics-*.c: Wayland semantics weston 10 does not survive ---- */
 
+/* semantics-roles.c */
 void
 ivwl_hostile_role_subsurface(struct ivwl_hostile *h);
-
-void
-ivwl_hostile_mime_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_popup_chain(struct ivwl_hostile *h);
@@ -353,13 +351,17 @@ void
 ivwl_hostile_popup_hold(struct ivwl_hostile *h);
 
 void
-ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
-
-void
 ivwl_hostile_inert_requests(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_fuzz_findings(struct ivwl_hostile *h);
+
+/* semantics-floods.c */
+void
+ivwl_hostile_mime_flood(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_keyboard_flood(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_destroy_storm(struct ivwl_hostile *h);
