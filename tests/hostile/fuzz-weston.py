@@ -31,7 +31,6 @@ Environment: as test-hostile.py, plus IVWL_WAYLAND_FUZZER.
 """
 
 import argparse
-import importlib.util
 import os
 import random
 import re
@@ -50,22 +49,8 @@ INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
     HERE, "..", "integration")
 sys.path.insert(0, INTEGRATION)
 from session import ENV, Failure, wait_for  # noqa: E402
-
-
-def _load_hostile():
-    spec = importlib.util.spec_from_file_location(
-        "test_hostile", os.path.join(HERE, "test-hostile.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_hostile = _load_hostile()
-HostileSession = _hostile.HostileSession
-rss_mib = _hostile.rss_mib
-backtrace = _hostile.backtrace
-CLOSING = _hostile.CLOSING
-BENIGN = _hostile.BENIGN
+from hostile_session import (BENIGN, CLOSING,  # noqa: E402
+                             HostileSession, backtrace, rss_mib)
 
 CRASH = re.compile(r"ERROR: AddressSanitizer|runtime error:|caught signal|"
                    r"Assertion .* failed|ERROR: LeakSanitizer")

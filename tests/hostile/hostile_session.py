@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: MIT
+"""What every case of test-hostile.py runs on: a Session whose evil VM
+gets the hostile peer for its app side, the pattern client of the good
+VM, and the checks of weston's health and of why it closed connections.
+fuzz-weston.py uses it too.
+
+Also gives the cases what they use of tests/integration/session.py.
+"""
+
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
+    HERE, "..", "integration")
+sys.path.insert(0, INTEGRATION)
+from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+                     compare_window, wait_for)
+
+__all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
+           "LiveView", "backtrace", "check_closings", "closings",
+           "compare_window", "good_client_after", "good_client_during",
+           "pattern", "peer_run",
+           "peer_stats", "rss_mib", "wait_for"]
+
+
+def pattern(session, vm, name, frames=12, w=240, h=180):
+    """test-weston.py's pattern client, with the shim saying why a
+    connection ended (IVWL_DEBUG) in its log."""
+    dump = session.path(f"{name}.raw")
+    p = session.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", str(frames),
+                        "--width", str(w), "--height", str(h), "--title",
+                        name, "--dump", dump], vm=vm, log=f"{name}.log",
+                       extra_env={"IVWL_DEBUG": "1"})
+    return p, dump
+
+CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
+                     r"closing: (.*)")
+# reasons that are not the plugin refusing hostile input
+BENIGN = ("closed by the app", "region detached")
+
+
+class HostileSession(Session):
+    """A Session whose evil VM gets no agent: the hostile peer is its app
+    side instead."""
+
+    def __init__(self, evil=("evil",), vms=("evil", "good"), **kw):
+        self.evil = set(evil)
+        self.peer = None
+        super().__init__(vms, **kw)
+
+    def _start_agent(self, vm):
+        if vm not in self.evil:
+            super()._start_agent(vm)
+
+    def start_peer(self, mode, seconds, extra=()):
+        seed = int(os.environ.get("IVWL_HOSTILE_SEED", "0")) or \
+            random.randrange(1, 2**63)
+        log = self.path("hostile.log")
+        argv = [ENV["IVWL_HOSTILE_PEER"], "--socket", self.path("evil.sock"),
+                "--mode", mode, "--seconds", str(seconds), "--seed",
+                str(seed)] + list(extra)
+        print("run:", " ".join(argv[1:]))
+        self.peer = self._spawn(argv, "hostile.log")
+        wait_for("hostile-peer to attach",
+                 lambda: "attached as peer" in self.peer_log() or
+                 self.peer.poll() is not None, timeout=10)
+        if self.peer.poll() is not None and \
+                "attached as peer" not in self.peer_log():
+            raise Failure(f"hostile-peer failed to start: "
+                          f"{self.peer_log()[-500:]}")
+        return self.peer
+
+    def peer_log(self):
+        try:
+            with open(self.path("hostile.log"), errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def wait_peer(self, timeout):
+        try:
+            self.peer.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("hostile-peer itself hung past its --seconds")
+        return self.peer_log()
+
+    # ---- weston's health ----------------------------------------------
+
+    def weston_cpu(self):
+        """User + system CPU seconds weston used so far."""
+        with open(f"/proc/{self.weston.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf(
+            "SC_CLK_TCK")
+
+    def weston_responsive(self, timeout=5.0):
+        try:
+            subprocess.run(["weston-debug", "-l"], env=self._debug_env(),
+                           capture_output=True, timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def check_weston(self):
+        status = self.weston.poll()
+        if status is not None:
+            tail = self.weston_log()[-3000:]
+            raise Failure(f"weston died (status {status}); its log ends "
+                          f"with:\n{tail}")
+        if not self.weston_responsive():
+            raise Failure("weston no longer answers its clients (hung)")
+
+    def diagnose(self):
+        """On failure: is weston alive, answering, and where is it."""
+        status = self.weston.poll()
+        for line in self.weston_log().splitlines():
+            if "caught signal" in line:
+                print(f"diagnosis: weston's log says: {line.strip()} (a "
+                      f"signal 15 before the test ended came from outside "
+                      f"this test, not from the attack)")
+        if status is not None:
+            print(f"diagnosis: weston exited with status {status}")
+            return
+        before = self.weston_cpu()
+        time.sleep(1.0)
+        busy = self.weston_cpu() - before
+        answers = self.weston_responsive(3)
+        print(f"diagnosis: weston alive, {busy:.2f} s CPU in the last "
+              f"second, {'answers' if answers else 'does NOT answer'} "
+              f"clients")
+        if not answers or busy > 0.8:
+            print(backtrace(self.weston.pid))
+
+
+def backtrace(pid):
+    try:
+        out = subprocess.run(
+            ["gdb", "-batch", "-p", str(pid), "-ex",
+             "thread apply all bt"], capture_output=True, timeout=60)
+        text = out.stdout.decode(errors="replace")
+        lines = [ln for ln in text.splitlines()
+                 if ln.startswith("#") or ln.startswith("Thread")]
+        return "weston backtrace (gdb):\n" + "\n".join(lines)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"no backtrace: {e}"
+
+
+def peer_stats(log, mode):
+    """key=value pairs of the peer's summary line of mode."""
+    for line in log.splitlines():
+        if line.startswith(f"hostile-peer: {mode}: seconds="):
+            return dict(kv.split("=", 1) for kv in line.split()[2:])
+    raise Failure(f"hostile-peer printed no summary for {mode}:\n{log}")
+
+
+def closings(session):
+    """(vm, slot, generation, reason) of every connection ivwl closed."""
+    return [m.groups() for m in CLOSING.finditer(session.weston_log())]
+
+
+def check_closings(session, protocol_reasons, tolerate_null=False):
+    """The plugin says why; the good VM lost nothing.  tolerate_null lets
+    a known bug (closing with no reason, its own case
+    bug-event-cons-lie-without-reason) pass here."""
+    found = closings(session)
+    evil = [c for c in found if c[0] == "evil"]
+    good = [c for c in found if c[0] == "good"]
+    reasons = {}
+    for c in evil:
+        reasons[c[3]] = reasons.get(c[3], 0) + 1
+    print(f"weston closed {len(evil)} evil connections:")
+    for why, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:6d}  {why}")
+    if good:
+        raise Failure(f"weston closed connections of the good VM: {good}")
+    empty = [c for c in evil if c[3].strip() in ("", "(null)")]
+    if empty and tolerate_null:
+        print(f"tolerating {len(empty)} closings without a reason: known "
+              f"bug, see case bug-event-cons-lie-without-reason")
+    elif empty:
+        raise Failure(f"BUG: the plugin closed {len(empty)} evil "
+                      f"connections without a reason (log says "
+                      f"'closing: {empty[0][3]}')")
+    if protocol_reasons and not any(
+            c[3] not in BENIGN for c in evil):
+        raise Failure("weston never closed an evil connection for "
+                      "breaking the protocol")
+    return evil
+
+
+def rss_mib(pid):
+    """weston's own resident memory (RssAnon): the pages of the regions
+    it maps are the VMs' memory, shared with them and bounded by the
+    regions' sizes, and would read as growth as weston touches them."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("RssAnon"):
+                return int(line.split()[1]) >> 10
+    return 0
+
+
+def peer_run(s, mode, seconds, extra=()):
+    """Runs mode to its end; weston must have lived through it."""
+    s.start_peer(mode, seconds, extra)
+    log = s.wait_peer(seconds + 30)
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    if s.weston.poll() is not None:
+        raise Failure(f"BUG {mode}: weston died; its log ends with:\n"
+                      f"{s.weston_log()[-3000:]}")
+    if "did NOT answer" in log:
+        raise Failure(f"BUG {mode}: the display stopped answering new "
+                      f"connections")
+    return log
+
+
+def good_client_during(s, frames, timeout, why):
+    """A client of the good VM draws frames within timeout while the
+    attack goes on, else Failure(why(its error)): (client, its dump, the
+    seconds it took)."""
+    a, dump = pattern(s, "good", "during", frames=frames)
+    t = time.monotonic()
+    try:
+        s.wait_line(a, "ready", timeout=timeout)
+    except Failure as e:
+        raise Failure(why(e))
+    return a, dump, time.monotonic() - t
+
+
+def good_client_after(s, what=None):
+    """A new client of the good VM draws pixel for pixel; what, if any,
+    names what it came after in the failure."""
+    a, dump = pattern(s, "good", "after")
+    try:
+        s.wait_line(a, "ready", timeout=20)
+    except Failure as e:
+        if what is None:
+            raise
+        raise Failure(f"a new good client failed after {what} ({e})")
+    compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
