@@ -24,8 +24,9 @@ CPU is counted from /proc/PID/stat, utime + stime plus cutime + cstime
 (the times of children a process has reaped), of every process that
 descends from this driver, zombies included, at both ends of the window;
 see cpu_between.  One weston per size (headless, pixman, output as large
-as the window) serves every path; the paths are frames.py's, except that
-ivwl-zero-copy leaves IVWL_ZERO_COPY unset (auto, the default mode).
+as the window) serves every path; the paths are frames.py's
+(bench_display.py's PATHS), except that ivwl-zero-copy leaves
+IVWL_ZERO_COPY unset (auto, the default mode).
 """
 
 import argparse
@@ -39,12 +40,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from frames import (  # noqa: E402  (frames.py is beside this file)
-    BenchError, Display, PATHS, TRANSPORT, add_common_args, add_ratios,
-    available_paths, cpu_ns, emit_json, fmt_bytes, fmt_ratio, log,
-    machine_line,
-    median_rows, parse_kv, parse_sizes, read, reap_orphans, run, table,
-    try_case)
+from bench_display import (  # noqa: E402  (beside this file)
+    PATHS, TRANSPORT, Display, available_paths)
+from bench_proc import (  # noqa: E402
+    BenchError, cpu_ns, log, parse_kv, read, reap_orphans)
+from bench_report import (  # noqa: E402
+    add_ratios, emit_json, fmt_bytes, fmt_ratio, machine_line, median_rows,
+    table)
+from bench_run import (  # noqa: E402
+    add_common_args, parse_sizes, run, try_case)
 
 PAGES = ("full", "small", "scroll", "video")
 PAGES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -153,7 +157,7 @@ WAKE_ROLES = ("weston", "ivwl-relay", "ivwl-agent", "ivwl-server", "waypipe")
 
 def sched_runs(snap):
     """pid -> (start time, times scheduled in, ns on CPU) for the
-    processes of snap whose name is one of WAKE_ROLES (frames.cpu_ns
+    processes of snap whose name is one of WAKE_ROLES (bench_proc.cpu_ns
     counts them)."""
     out = {}
     for pid, t in snap.items():

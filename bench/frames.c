@@ -3,7 +3,7 @@
  * `ivwl-bench frames`, `mpv`, `chromium` and `scale`: they start weston,
  * ivwl's processes and waypipe and watch them from outside, which
  * bench/frames.py (and bench/chromium.py and bench/scale.py, on top of
- * it) does.  This execs the script with the build tree that holds the
+ * the bench_*.py modules it is made of) does.  This execs the script with the build tree that holds the
  * binaries:
  *
  *   python3 SOURCE/bench/frames.py SUBCOMMAND --build BUILD [ARGS...]

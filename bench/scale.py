@@ -7,9 +7,10 @@ transport, busy and idle.
     scale.py scale --build DIR [--vms N,..] [--busy S] [--idle S]
                    [--nofile N] [--quick] [--json]
 
-For each N, two westons, one after the other, started alike (frames.py's
-Display: headless, pixman, ivwl.so, repaint-window 16) under
-RLIMIT_NOFILE --nofile (soft and hard, as a desktop session has):
+For each N, two westons, one after the other, started alike
+(bench_display.py's Display, as frames.py's are: headless, pixman,
+ivwl.so, repaint-window 16) under RLIMIT_NOFILE --nofile (soft and hard,
+as a desktop session has):
 
   native  no [ivwl-vm] section: the 2N clients on weston's own socket
   ivwl    N [ivwl-vm] sections, each VM its own ivwl-server (--region,
@@ -36,7 +37,7 @@ one that is idle (--idle: one frame, then nothing).  Phases:
   idle      the animating clients are told to stop committing (they stay
             connected), then --idle S
 
-CPU and wake-ups come from /proc/PID/task/TID/schedstat (frames.py's
+CPU and wake-ups come from /proc/PID/task/TID/schedstat (bench_proc.py's
 snapshot): time on CPU (field 1) and times switched onto a CPU (field 3,
 "pcount"), summed over threads, differenced over the phase, per role
 (weston with its helpers, ivwl-relay, ivwl-agent, ivwl-server,
@@ -56,10 +57,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from frames import (  # noqa: E402  (frames.py is beside this file)
-    BenchError, Display, add_common_args, add_ratios, descendants,
-    emit_json, fmt_ratio, log, machine_line, parse_kv, parse_sizes, read,
-    reap_orphans, run, snapshot, table, usage_between, wait_for)
+from bench_display import Display  # noqa: E402  (beside this file)
+from bench_proc import (  # noqa: E402
+    BenchError, descendants, log, parse_kv, read, reap_orphans, snapshot,
+    usage_between, wait_for)
+from bench_report import (  # noqa: E402
+    add_ratios, emit_json, fmt_ratio, machine_line, table)
+from bench_run import add_common_args, parse_sizes, run  # noqa: E402
 
 PATHS = ("native", "ivwl")
 ROLES = ("weston", "ivwl-relay", "ivwl-agent", "ivwl-server",
@@ -83,7 +87,7 @@ class Vm:
 
 
 class ScaleDisplay(Display):
-    """frames.py's Display with n_vms VMs (0 for the native path) and
+    """bench_display.py's Display with n_vms VMs (0 for the native path) and
     weston under RLIMIT_NOFILE.  A VM weston does not attach is not an
     error: the run goes on and reports it."""
 

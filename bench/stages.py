@@ -156,7 +156,7 @@ def _us(v):
 
 
 def print_rows(row, rows):
-    """The table rows of the trace's figures (frames.py's table())."""
+    """The table rows of the trace's figures (bench_report.py's table())."""
     if not any("stages_frames" in r for r in rows):
         return
     for name, _, _ in STAGES:
