@@ -219,7 +219,7 @@ channel_record(struct relay *r, uint16_t type, uint32_t len)
 				 &finished) < 0)
 		return relay_fail(r, "the display broke a pipe channel's rules");
 	if (finished)
-		ivwl_channel_destroy(&r->channels, finished);
+		ivwl_relay_channel_destroy(r, finished);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "record.h"
 #include "relay.h"
 #include "relay-time.h"
+#include "relay-wait.h"
 #include "relay-zc.h"
 #include "replay.h"
 #include "stream.h"
@@ -36,6 +37,7 @@ struct relay {
 	struct blob_in *blobs;
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_relay_zc zc;	/* grants for the app's processes */
+	struct ivwl_relay_wait wait;	/* what the relay sleeps on */
 	struct ivwl_relay_time time;	/* the display's times in ours */
 	struct ivwl_replay *replay;	/* survives a display restart */
 	struct ivwl_replay_buf replay_out;	/* replay requests to send */
@@ -50,8 +52,8 @@ struct relay {
 	uint8_t *events;	/* a record's events as the client gets them */
 	bool requests_blocked;
 	bool client_gone;
-	/* Worth a read: poll said so, or we did not poll.  Each saves a
-	 * syscall that would say EAGAIN (they cost on a VM's vCPU). */
+	/* Worth a read: the wait said so, or we did not wait.  Each saves
+	 * a syscall that would say EAGAIN (they cost on a VM's vCPU). */
 	bool sock_ready;
 	const char *why;
 	char why_buf[64 + IVWL_DISCONNECT_MAX_TEXT];	/* the display's */
@@ -65,6 +67,11 @@ relay_fail(struct relay *r, const char *why)
 	r->why = why;
 	return -EPROTO;
 }
+
+/* relay.c */
+/* Out of the wait set, then closed and freed. */
+void
+ivwl_relay_channel_destroy(struct relay *r, struct ivwl_channel *ch);
 
 /* relay-events.c */
 /* Frees the channel data of blobs still to come. */

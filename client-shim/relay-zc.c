@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -23,6 +24,7 @@
 #include "buffers.h"
 #include "device.h"
 #include "proc.h"
+#include "relay-wait.h"
 #include "relay-zc.h"
 #include "shim.h"
 
@@ -42,6 +44,20 @@ descends_from(pid_t pid, pid_t ancestor)
 	return false;
 }
 
+/* In the relay's wait set under its index; false if the set refused. */
+static bool
+watch(struct ivwl_relay_zc *zc, int fd, uint32_t index)
+{
+	int ret = ivwl_relay_wait_add(zc->wait, fd, EPOLLIN,
+				      IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_ZC,
+							  index));
+
+	if (ret < 0)
+		ivwl_shim_log("zero-copy: the relay cannot wait on a "
+			      "socket: %s", strerror(-ret));
+	return ret == 0;
+}
+
 static void
 start_listening(struct ivwl_relay_zc *zc)
 {
@@ -59,19 +75,25 @@ start_listening(struct ivwl_relay_zc *zc)
 		close(fd);
 		return;
 	}
+	if (!watch(zc, fd, IVWL_RELAY_ZC_LISTEN)) {
+		close(fd);
+		return;
+	}
 	zc->listen_fd = fd;
 	zc->listen_ready = true;
 }
 
 void
 ivwl_relay_zc_init(struct ivwl_relay_zc *zc, struct ivwl_buffers *buffers,
-		   const struct ivwl_endpoint *ep)
+		   const struct ivwl_endpoint *ep,
+		   struct ivwl_relay_wait *wait)
 {
 	int i;
 
 	memset(zc, 0, sizeof(*zc));
 	zc->buffers = buffers;
 	zc->ep = ep;
+	zc->wait = wait;
 	zc->listen_fd = -1;
 	zc->next_owner = 1;
 	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
@@ -86,6 +108,11 @@ ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
 	socklen_t clen = sizeof(cred);
 
 	fcntl(primary_fd, F_SETFL, fcntl(primary_fd, F_GETFL) | O_NONBLOCK);
+	/* Not served: the app's requests fail and it copies instead. */
+	if (!watch(zc, primary_fd, 0)) {
+		close(primary_fd);
+		return;
+	}
 	zc->chans[0] = (struct ivwl_relay_zc_chan){ .fd = primary_fd,
 						    .ready = true };
 	if (getsockopt(client_sock, SOL_SOCKET, SO_PEERCRED, &cred,
@@ -268,6 +295,7 @@ chan_close(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch)
 {
 	uint32_t i;
 
+	ivwl_relay_wait_del(zc->wait, ch->fd);
 	close(ch->fd);
 	ch->fd = -1;
 	ch->ready = false;
@@ -332,6 +360,8 @@ accept_one(struct ivwl_relay_zc *zc, int fd)
 		why = "not a process of this app";
 	else if (!(ch = free_chan(zc)))
 		why = "too many processes";
+	else if (!watch(zc, fd, (uint32_t)(ch - zc->chans)))
+		why = "the relay cannot wait on it";
 	if (why) {
 		ivwl_shim_debug("zero-copy: refused pid %d: %s",
 				(int)cred.pid, why);
@@ -367,39 +397,6 @@ pump_listen(struct ivwl_relay_zc *zc)
 
 /* ---- the relay's loop -------------------------------------------------- */
 
-int
-ivwl_relay_zc_pollfds(const struct ivwl_relay_zc *zc, struct pollfd *pfd,
-		      int max)
-{
-	int i, n = 0;
-
-	if (zc->listen_fd >= 0 && n < max)
-		pfd[n++] = (struct pollfd){ .fd = zc->listen_fd,
-					    .events = POLLIN };
-	for (i = 0; i < IVWL_ZC_MAX_CHANNELS && n < max; i++)
-		if (zc->chans[i].fd >= 0)
-			pfd[n++] = (struct pollfd){ .fd = zc->chans[i].fd,
-						    .events = POLLIN };
-	return n;
-}
-
-void
-ivwl_relay_zc_polled(struct ivwl_relay_zc *zc, const struct pollfd *pfd,
-		     int n)
-{
-	int i, k;
-
-	for (k = 0; k < n; k++) {
-		if (pfd[k].fd == zc->listen_fd) {
-			zc->listen_ready = pfd[k].revents != 0;
-			continue;
-		}
-		for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
-			if (zc->chans[i].fd == pfd[k].fd)
-				zc->chans[i].ready = pfd[k].revents != 0;
-	}
-}
-
 void
 ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc)
 {
@@ -411,6 +408,25 @@ ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc)
 }
 
 void
+ivwl_relay_zc_none_ready(struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	zc->listen_ready = false;
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		zc->chans[i].ready = false;
+}
+
+void
+ivwl_relay_zc_woken(struct ivwl_relay_zc *zc, uint32_t index)
+{
+	if (index == IVWL_RELAY_ZC_LISTEN)
+		zc->listen_ready = zc->listen_fd >= 0;
+	else if (index < IVWL_ZC_MAX_CHANNELS)
+		zc->chans[index].ready = zc->chans[index].fd >= 0;
+}
+
+void
 ivwl_relay_zc_pump(struct ivwl_relay_zc *zc)
 {
 	int i;
@@ -418,6 +434,27 @@ ivwl_relay_zc_pump(struct ivwl_relay_zc *zc)
 	pump_listen(zc);
 	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
 		pump_chan(zc, &zc->chans[i]);
+}
+
+/* ---- after the connection ---------------------------------------------- */
+
+/*
+ * The relay no longer waits on its set (the doorbell in it would ring
+ * unheard): the lingering polls the channels alone.  at[k] is pfd[k]'s.
+ */
+static int
+linger_pollfds(const struct ivwl_relay_zc *zc, struct pollfd *pfd, int *at)
+{
+	int i, n = 0;
+
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++) {
+		if (zc->chans[i].fd < 0)
+			continue;
+		pfd[n] = (struct pollfd){ .fd = zc->chans[i].fd,
+					  .events = POLLIN };
+		at[n++] = i;
+	}
+	return n;
 }
 
 static bool
@@ -435,9 +472,10 @@ void
 ivwl_relay_zc_linger(struct ivwl_relay_zc *zc)
 {
 	struct pollfd pfd[IVWL_ZC_MAX_CHANNELS];
-	int n;
+	int at[IVWL_ZC_MAX_CHANNELS], n, k;
 
 	if (zc->listen_fd >= 0) {
+		ivwl_relay_wait_del(zc->wait, zc->listen_fd);
 		close(zc->listen_fd);
 		zc->listen_fd = -1;
 	}
@@ -445,13 +483,14 @@ ivwl_relay_zc_linger(struct ivwl_relay_zc *zc)
 		ivwl_shim_debug("the client still maps zero-copy memory: "
 				"keeping it until it lets go");
 	while (ivwl_grants_client_maps(&zc->buffers->grants) && any_chan(zc)) {
-		n = ivwl_relay_zc_pollfds(zc, pfd, IVWL_ZC_MAX_CHANNELS);
+		n = linger_pollfds(zc, pfd, at);
 		if (poll(pfd, (nfds_t)n, -1) < 0) {
 			if (errno != EINTR)
 				break;
 			continue;
 		}
-		ivwl_relay_zc_polled(zc, pfd, n);
+		for (k = 0; k < n; k++)
+			zc->chans[at[k]].ready = pfd[k].revents != 0;
 		ivwl_relay_zc_pump(zc);
 	}
 }
@@ -461,10 +500,12 @@ ivwl_relay_zc_close(struct ivwl_relay_zc *zc)
 {
 	int i;
 
+	ivwl_relay_wait_del(zc->wait, zc->listen_fd);
 	if (zc->listen_fd >= 0)
 		close(zc->listen_fd);
 	zc->listen_fd = -1;
 	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++) {
+		ivwl_relay_wait_del(zc->wait, zc->chans[i].fd);
 		if (zc->chans[i].fd >= 0)
 			close(zc->chans[i].fd);
 		zc->chans[i].fd = -1;

@@ -8,7 +8,6 @@
 #ifndef IVWL_RELAY_ZC_H
 #define IVWL_RELAY_ZC_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -16,6 +15,11 @@
 
 struct ivwl_buffers;
 struct ivwl_endpoint;
+struct ivwl_relay_wait;
+
+/* The listening socket's index in the relay's wait tags (relay-wait.h);
+ * a channel's is its place in chans. */
+#define IVWL_RELAY_ZC_LISTEN IVWL_ZC_MAX_CHANNELS
 
 struct ivwl_relay_zc_follow {
 	uint64_t dev, ino;
@@ -34,6 +38,7 @@ struct ivwl_relay_zc_chan {
 struct ivwl_relay_zc {
 	struct ivwl_buffers *buffers;
 	const struct ivwl_endpoint *ep;
+	struct ivwl_relay_wait *wait;	/* holds every fd below */
 	pid_t client_pid;		/* the process that connected */
 	int listen_fd;			/* -1 when not listening */
 	bool listen_ready;
@@ -41,10 +46,14 @@ struct ivwl_relay_zc {
 	struct ivwl_relay_zc_chan chans[IVWL_ZC_MAX_CHANNELS];
 };
 
-/* No channel yet: ivwl_relay_zc_close is safe from here on. */
+/*
+ * No channel yet: ivwl_relay_zc_close is safe from here on.  Each fd the
+ * relay serves enters wait as it comes and leaves it before it closes.
+ */
 void
 ivwl_relay_zc_init(struct ivwl_relay_zc *zc, struct ivwl_buffers *buffers,
-		   const struct ivwl_endpoint *ep);
+		   const struct ivwl_endpoint *ep,
+		   struct ivwl_relay_wait *wait);
 
 /*
  * primary_fd carries the connecting process's requests; client_sock is
@@ -55,19 +64,17 @@ void
 ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
 		    int client_sock);
 
-/* Fills up to max pollfds; returns how many. */
-int
-ivwl_relay_zc_pollfds(const struct ivwl_relay_zc *zc, struct pollfd *pfd,
-		      int max);
-
-/* Marks what poll said ready; pfd as filled by ivwl_relay_zc_pollfds. */
-void
-ivwl_relay_zc_polled(struct ivwl_relay_zc *zc, const struct pollfd *pfd,
-		     int n);
-
-/* Everything is worth a read (poll failed, or was not called). */
+/* Everything is worth a read (the wait failed, or was not made). */
 void
 ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc);
+
+/* A wait came back: nothing is worth a read but what it reports. */
+void
+ivwl_relay_zc_none_ready(struct ivwl_relay_zc *zc);
+
+/* The wait reported the fd of index (IVWL_RELAY_ZC_LISTEN or a channel). */
+void
+ivwl_relay_zc_woken(struct ivwl_relay_zc *zc, uint32_t index);
 
 /* Accepts and serves every pending request. */
 void

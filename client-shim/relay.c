@@ -34,6 +34,8 @@
 static void
 relay_free(struct relay *r)
 {
+	/* First: every fd below leaves the set with it. */
+	ivwl_relay_wait_release(&r->wait);
 	ivwl_relay_blobs_release(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_buffers_release(&r->buffers);
@@ -162,7 +164,7 @@ pump_requests(struct relay *r)
 		}
 		/*
 		 * Short: the socket had no more (or the rest carries fds,
-		 * which poll reports at once).  Saves a read that would
+		 * which the wait reports at once).  Saves a read that would
 		 * say EAGAIN on every commit.
 		 */
 		if (n > 0 && (size_t)n < room)
@@ -181,6 +183,20 @@ pump_requests(struct relay *r)
 	return ret;
 }
 
+void
+ivwl_relay_channel_destroy(struct relay *r, struct ivwl_channel *ch)
+{
+	ivwl_relay_wait_forget_pipe(&r->wait, ch);
+	ivwl_channel_destroy(&r->channels, ch);
+}
+
+static void
+channels_release(struct relay *r)
+{
+	while (r->channels.list)
+		ivwl_relay_channel_destroy(r, r->channels.list);
+}
+
 /* 0, or -EAGAIN when the request ring is full. */
 static int
 pump_channels(struct relay *r)
@@ -192,7 +208,7 @@ pump_channels(struct relay *r)
 		next = ch->next;
 		ret = ivwl_channel_pump(ch, &r->slot.request);
 		if (ret == 1)
-			ivwl_channel_destroy(&r->channels, ch);
+			ivwl_relay_channel_destroy(r, ch);
 		else if (ret == -EAGAIN)
 			return ret;
 		else if (ret < 0)
@@ -268,56 +284,34 @@ sleep_while_display_down(struct relay *r)
 		r->client_gone = true;
 }
 
-static void
+/* -1 when the relay cannot wait (r->why says why). */
+static int
 sleep_until_needed(struct relay *r)
 {
-	struct pollfd pfd[2 + IVWL_ZC_MAX_CHANNELS + 1 + IVWL_CHANNEL_MAX] = {
-		{ .fd = r->slot.info.ep.wait_fd, .events = POLLIN },
-		{ .fd = r->sock, .events = 0 },
-	};
-	struct ivwl_channel *ch;
-	int nzc = ivwl_relay_zc_pollfds(&r->zc, pfd + 2,
-					IVWL_ZC_MAX_CHANNELS + 1);
-	nfds_t n = 2 + (nfds_t)nzc, max = n + IVWL_CHANNEL_MAX;
-	bool slept;
+	/* Requests wait while the ring is full or the client is held. */
+	bool sock_in = !r->requests_blocked && !holding_client(r);
+	bool slept, rang;
 
-	if (!r->requests_blocked && !holding_client(r))
-		pfd[1].events |= POLLIN;
-	if (r->to_client.len > 0)
-		pfd[1].events |= POLLOUT;
-	for (ch = r->channels.list; ch && n < max;
-	     ch = ch->next) {
-		/* Sources wait for ring room like requests do. */
-		if (!ch->sink && r->requests_blocked)
-			continue;
-		pfd[n].fd = ch->fd;
-		pfd[n++].events = ivwl_channel_events(ch);
-	}
+	if (ivwl_relay_wait_update(r, sock_in) < 0)
+		return -1;
 	/*
 	 * No timeout but a replay's: the agent wakes us when the display
 	 * changes state, restarts or leaves (it rings its control bit).  A
 	 * display that moved meanwhile gets a look at the fds instead of a
-	 * sleep: one poll costs less than trying each (chromium keeps about
+	 * sleep: one wait costs less than trying each (chromium keeps about
 	 * ten zero-copy channels, and this happens about every other frame).
 	 */
 	slept = prepare_sleep(r);
-	if (poll(pfd, n, slept ? sleep_timeout(r) : 0) < 0) {
-		r->sock_ready = true;
-		ivwl_relay_zc_all_ready(&r->zc);
-		pfd[0].revents = POLLIN;
-	} else {
-		/* Not polled for input while blocked: unchanged. */
-		if (pfd[1].events & POLLIN)
-			r->sock_ready = pfd[1].revents != 0;
-		ivwl_relay_zc_polled(&r->zc, pfd + 2, nzc);
-	}
-	if (pfd[0].revents)
+	rang = ivwl_relay_wait_sleep(r, sock_in,
+				     slept ? sleep_timeout(r) : 0);
+	if (rang)
 		ivwl_endpoint_drain(&r->slot.info.ep);
 	if (slept)
-		ivwl_trace(IVWL_TRACE_WAKE, pfd[0].revents != 0);
+		ivwl_trace(IVWL_TRACE_WAKE, rang);
 	ivwl_ring_woken(&r->slot.event);
 	if (r->requests_blocked)
 		ivwl_ring_woken(&r->slot.request);
+	return 0;
 }
 
 /* For weston-debug ivwl on the display: stores only when they moved. */
@@ -417,7 +411,7 @@ display_left(struct relay *r)
 	 * nothing to wait for on the next. */
 	r->requests_blocked = false;
 	cut_pipes(r);
-	ivwl_channels_release(&r->channels);
+	channels_release(r);
 	ivwl_channels_init(&r->channels, IVWL_SIDE_APP);
 	r->display_down = true;
 	r->display_said_bye = false;
@@ -437,6 +431,8 @@ display_back(struct relay *r)
 	bool ready;
 	int ret;
 
+	/* The move closes the old slot's doorbell. */
+	ivwl_relay_wait_forget_doorbell(&r->wait);
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
 	ret = ivwl_agent_open_slot(r->agent_fd, &info);
@@ -557,8 +553,11 @@ ivwl_relay_run(struct relay *r)
 				sleep_while_display_down(r);
 			continue;
 		}
-		sleep_until_needed(r);
+		if (sleep_until_needed(r) < 0)
+			break;
 	}
+	/* No more sleeps: out of the set before anything in it closes. */
+	ivwl_relay_wait_release(&r->wait);
 	/* An app that lost its display says why in its own log. */
 	if (r->why)
 		ivwl_shim_log("slot %u: connection over: %s",
@@ -621,7 +620,10 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		return -ENOMEM;
 	r->sock = -1;
 	r->sock_ready = true;
-	ivwl_relay_zc_init(&r->zc, &r->buffers, &r->slot.info.ep);
+	ret = ivwl_relay_wait_init(&r->wait);
+	ivwl_relay_zc_init(&r->zc, &r->buffers, &r->slot.info.ep, &r->wait);
+	if (ret < 0)
+		goto err_relay;
 	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());
 	if (r->agent_fd < 0) {
 		ret = r->agent_fd;
@@ -658,6 +660,12 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		ret = -errno;
 		goto err_relay;
 	}
+	/* Events waited for follow each sleep; hang-ups from here on. */
+	ret = ivwl_relay_wait_add(&r->wait, sock, 0,
+				  IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_CLIENT,
+						      0));
+	if (ret < 0)
+		goto err_relay;
 	r->sock = sock;
 	if (zc_fd >= 0)
 		ivwl_relay_zc_start(&r->zc, zc_fd, sock);
