@@ -411,6 +411,23 @@ def case_stall_flood(s):
     print("a stalled reader of the paste given up")
 
 
+def case_many_pastes(s):
+    """A connection's pipes come and go while it runs: one wl-copy in a
+    VM serves more local pastes than a connection holds pipes at once
+    (IVWL_CHANNEL_MAX, 64), each larger than a pipe's credit window
+    (256 KiB), and each comes whole."""
+    payload = os.urandom(300 << 10)
+    mime = "application/x-many"
+    copy_in(s, "a", payload, mime)
+    wait_selection(s, payload, mime)
+    for i in range(72):
+        rc, out = paste_in(s, None, mime)
+        if rc != 0 or out != payload:
+            raise Failure(f"paste {i + 1} got {len(out)} bytes (rc {rc}), "
+                          f"not the {len(payload)} copied")
+    print("72 pastes of one copy came whole")
+
+
 def free_point(s, title):
     """A point of title's window no other window covers."""
     views = [v for v in s.scene() if v["title"] and v["rect"]]
@@ -510,6 +527,7 @@ CASES = {
     "bindings": (case_bindings, ("a", "b", "c"), {}),
     "gtk": (case_gtk, ("a", "b"), {}),
     "stall-flood": (case_stall_flood, ("a", "b"), {}),
+    "many-pastes": (case_many_pastes, ("a",), {}),
     "drag": (case_drag, ("a", "b", "c"), {
         "a": ["drag-and-drop=export"], "b": ["drag-and-drop=import"]}),
 }
