@@ -108,8 +108,11 @@ pipe_events(const struct ivwl_channel *ch)
 }
 
 /*
- * Sources wait for ring room like requests do: out of the set while the
- * ring is full, since even with no events a pipe's hang-up would wake us.
+ * An fd that waits for nothing is out of the set: epoll reports a hang-up
+ * whatever the mask, and one that nothing acts on yet (a source while the
+ * ring is full, a sink with nothing to write, a source without credit)
+ * would wake us at once, again and again.  It is seen when the fd is
+ * waited on again, as a read or write of it sees it anyway.
  */
 static int
 update_pipe(struct ivwl_relay_wait *w, struct ivwl_channel *ch,
@@ -121,7 +124,7 @@ update_pipe(struct ivwl_relay_wait *w, struct ivwl_channel *ch,
 
 	if (!p && !(p = pipe_attach(w, ch)))
 		return -ENOSPC;
-	if (!ch->sink && blocked) {
+	if ((!ch->sink && blocked) || events == 0) {
 		if (p->in_set)
 			ivwl_relay_wait_del(w, ch->fd);
 		p->in_set = false;
@@ -136,6 +139,23 @@ update_pipe(struct ivwl_relay_wait *w, struct ivwl_channel *ch,
 	p->in_set = true;
 	p->events = events;
 	return 0;
+}
+
+/* The client socket, out of the set while it waits for nothing. */
+static int
+update_sock(struct ivwl_relay_wait *w, int sock, uint32_t events)
+{
+	int ret = 0;
+
+	if (events == 0)
+		ivwl_relay_wait_del(w, sock);
+	else
+		ret = ctl(w, w->sock_events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+			  sock, events,
+			  IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_CLIENT, 0));
+	if (ret == 0)
+		w->sock_events = events;
+	return ret;
 }
 
 int
@@ -157,13 +177,10 @@ ivwl_relay_wait_update(struct relay *r, bool sock_in)
 		w->doorbell_fd = wait_fd;
 	}
 	/* The common sleep: nothing changed, no call. */
-	if (w->sock_events != sock_events) {
-		if (ctl(w, EPOLL_CTL_MOD, r->sock, sock_events,
-			IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_CLIENT, 0)) < 0) {
-			r->why = "the relay cannot wait on the client";
-			return -1;
-		}
-		w->sock_events = sock_events;
+	if (w->sock_events != sock_events && update_sock(w, r->sock,
+							  sock_events) < 0) {
+		r->why = "the relay cannot wait on the client";
+		return -1;
 	}
 	for (ch = r->channels.list; ch; ch = ch->next) {
 		if (update_pipe(w, ch, r->requests_blocked) < 0) {

@@ -40,7 +40,7 @@ struct ivwl_relay_wait_pipe {
 struct ivwl_relay_wait {
 	int epfd;			/* -1: released */
 	int doorbell_fd;		/* in the set, or -1 */
-	uint32_t sock_events;		/* the client socket's, as registered */
+	uint32_t sock_events;		/* the client socket's; 0: not in */
 	struct ivwl_relay_wait_pipe pipes[IVWL_CHANNEL_MAX];
 };
 

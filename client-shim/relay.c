@@ -660,12 +660,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		ret = -errno;
 		goto err_relay;
 	}
-	/* Events waited for follow each sleep; hang-ups from here on. */
-	ret = ivwl_relay_wait_add(&r->wait, sock, 0,
-				  IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_CLIENT,
-						      0));
-	if (ret < 0)
-		goto err_relay;
+	/* In the relay's set from its first sleep (ivwl_relay_wait_update). */
 	r->sock = sock;
 	if (zc_fd >= 0)
 		ivwl_relay_zc_start(&r->zc, zc_fd, sock);

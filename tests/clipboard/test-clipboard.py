@@ -428,6 +428,60 @@ def case_many_pastes(s):
     print("72 pastes of one copy came whole")
 
 
+def relay_cpu_s(s, vm):
+    """CPU seconds of the relays serving vm's clients (/proc ticks)."""
+    agent = s.path(f"{vm}-agent.sock").encode()
+    ticks = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                st = f.read()
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if st[st.index("(") + 1:st.rindex(")")] != "ivwl-relay" or \
+                b"IVWL_AGENT=" + agent not in env:
+            continue
+        f = st[st.rindex(")") + 2:].split()
+        ticks += int(f[11]) + int(f[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def case_slow_reader(s):
+    """A writer in a VM that is done while its relay waits for the
+    reader: wl-copy writes all it serves and closes its pipe while the
+    local reader takes nothing, so the relay holds the rest with no
+    credit.  It sleeps meanwhile (a closed pipe it cannot act on woke it
+    again and again: 2.95 s of CPU in 3 s at 448 and 512 KiB), and the
+    paste comes whole.  That state needs a copy larger than what the
+    display side takes in at once (the credit window and the pipes),
+    and by at most the writer's own pipe: three sizes around it."""
+    mime = "application/x-slow"
+    for kib in (448, 480, 512):
+        payload = os.urandom(kib << 10)
+        copy_in(s, "a", payload, mime)
+        wait_selection(s, payload, mime)
+        # its stdout is read only at the end: it stops reading at once
+        reader = subprocess.Popen(["wl-paste", "-n", "-t", mime],
+                                  env=s._debug_env(),
+                                  stdout=subprocess.PIPE)
+        s.clients.append(reader)
+        time.sleep(2)     # wl-copy is done, the relay waits for credit
+        before = relay_cpu_s(s, "a")
+        time.sleep(2)
+        spent = relay_cpu_s(s, "a") - before
+        got, _ = reader.communicate(timeout=60)
+        print(f"{kib} KiB: the relay used {spent:.2f} s of CPU in 2 s "
+              f"of waiting")
+        if got != payload:
+            raise Failure(f"the slow reader got {len(got)} bytes, not "
+                          f"the {len(payload)} copied")
+        if spent > 0.4:
+            raise Failure(f"the relay spun while it waited: {spent:.2f} "
+                          f"s of CPU in 2 s")
+
+
 def free_point(s, title):
     """A point of title's window no other window covers."""
     views = [v for v in s.scene() if v["title"] and v["rect"]]
@@ -528,6 +582,7 @@ CASES = {
     "gtk": (case_gtk, ("a", "b"), {}),
     "stall-flood": (case_stall_flood, ("a", "b"), {}),
     "many-pastes": (case_many_pastes, ("a",), {}),
+    "slow-reader": (case_slow_reader, ("a",), {}),
     "drag": (case_drag, ("a", "b", "c"), {
         "a": ["drag-and-drop=export"], "b": ["drag-and-drop=import"]}),
 }
