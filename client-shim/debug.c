@@ -68,4 +68,3 @@ ivwl_shim_log(const char *fmt, ...)
 	vlog(fmt, ap);
 	va_end(ap);
 }
-

@@ -45,7 +45,8 @@ test_lines_whole(void)
 			dup2(p[1], STDERR_FILENO);
 			for (i = 0; i < LINES; i++)
 				ivwl_shim_log("writer %d line %d of a log line "
-					      "long enough to be cut", w, i);
+					      "long enough to be cut",
+					      w, i);
 			_exit(0);
 		}
 	}
@@ -57,8 +58,10 @@ test_lines_whole(void)
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		lines++;
-		if (sscanf(line, "ivwl-shim[%d]: writer %d line %d of a log "
-			   "line long enough to be cut%n", &pid, &w, &i, &k) != 3 ||
+		if (sscanf(line,
+			   "ivwl-shim[%d]: writer %d line %d of a log "
+			   "line long enough to be cut%n",
+			   &pid, &w, &i, &k) != 3 ||
 		    line[k] != '\0')
 			bad++;
 	}
