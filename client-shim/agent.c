@@ -133,16 +133,17 @@ clock_wanted(struct agent *agent)
 	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_MS * 1000000ll;
 }
 
+/* One fprintf a line: unbuffered stderr writes each call at once. */
 static void
 agent_log(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
-	fprintf(stderr, "ivwl-agent: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "ivwl-agent: %s\n", line);
 }
 
 static struct ivwl_side_block *

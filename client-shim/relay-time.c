@@ -31,12 +31,14 @@
 #define ARG_NSEC 2
 #define ARG_REFRESH 3
 
+/* One fprintf a line: the client and its other relays share stderr. */
 static void
 say(const char *fmt, const char *what, long long err)
 {
-	fprintf(stderr, "ivwl-relay: ");
-	fprintf(stderr, fmt, what, err);
-	fputc('\n', stderr);
+	char line[512];
+
+	snprintf(line, sizeof(line), fmt, what, err);
+	fprintf(stderr, "ivwl-relay: %s\n", line);
 }
 
 void
