@@ -18,6 +18,10 @@ tools/deps.sh
 
 total_pass=0
 total_fail=0
+# failing tests with the end of their output, printed again just before
+# the summary: CI keeps only the end of a run's output
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
 
 # meson_run DIR SETUP_ARGS... -- TEST_ARGS...
 meson_run() {
@@ -34,19 +38,28 @@ meson_run() {
 	fi
 	if ! ninja -C "$dir"; then
 		echo "build failed in $dir"
+		echo "FAILED build of $dir" >>"$failures"
 		total_fail=$((total_fail + 1))
 		return
 	fi
 	meson test -C "$dir" --print-errorlogs "${testargs[@]}" || true
-	read -r p f < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'
-import json, sys
+	read -r p f < <(python3 - "$dir/meson-logs/testlog.json" "$dir" \
+		3>>"$failures" <<'PY'
+import json, os, sys
 p = f = 0
+out = os.fdopen(3, "w")
 for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
+    t = json.loads(line)
+    r = t["result"]
     if r in ("OK", "EXPECTEDFAIL"):
         p += 1
     elif r != "SKIP":
         f += 1
+        tail = ((t.get("stdout") or "") +
+                (t.get("stderr") or "")).splitlines()[-15:]
+        out.write("FAILED %s / %s (%s, %.0f s)\n" %
+                  (sys.argv[2], t["name"], r, t.get("duration", 0)))
+        out.write("".join("    %s\n" % l for l in tail))
 print(p, f)
 PY
 )
@@ -81,9 +94,11 @@ if [ $quick -eq 0 ]; then
 	read -r p f < <(echo "$fuzz_out" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
 	echo "== libFuzzer: ${p:-0} passed, ${f:-1} failed"
+	echo "$fuzz_out" | grep '^FAIL ' >>"$failures" || true
 	total_pass=$((total_pass + ${p:-0}))
 	total_fail=$((total_fail + ${f:-1}))
 fi
 
+cat "$failures"
 echo "$total_pass passed, $total_fail failed"
 [ $total_fail -eq 0 ]
