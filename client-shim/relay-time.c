@@ -132,13 +132,34 @@ trusted_soon(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
 	return false;
 }
 
+/*
+ * zwp_input_timestamps_v1 gives input times as absolute timespecs in
+ * the clock of the display's input backend (libinput's
+ * CLOCK_MONOTONIC, weston's test and X11 backends CLOCK_REALTIME),
+ * which the display does not name and the clock link does not measure:
+ * there is no trustworthy mapping, so the client never sees the global.
+ */
+static uint32_t
+hide_input_timestamps(struct ivwl_relay_time *rt, const char *name)
+{
+	rt->hidden++;
+	fprintf(stderr, "ivwl-relay: hiding %s from the client: the "
+		"display's input clock is not measured, so its times "
+		"cannot be put in ours\n", name);
+	return 0;
+}
+
 static uint32_t
 registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_clock_view view;
 	const char *name = ivwl_wire_arg_string(msg, 1);
 
-	if (!name || strcmp(name, ivwl_iface_wp_presentation.name) != 0)
+	if (!name)
+		return msg->size;
+	if (strcmp(name, ivwl_iface_zwp_input_timestamps_manager_v1.name) == 0)
+		return hide_input_timestamps(rt, name);
+	if (strcmp(name, ivwl_iface_wp_presentation.name) != 0)
 		return msg->size;
 	want_clock(rt, ivwl_clock_view_read(rt->base, &view) ? &view : NULL);
 	if (trusted_soon(rt, &view))

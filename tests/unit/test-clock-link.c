@@ -297,7 +297,7 @@ test_relay_without_estimate(void)
 	      "wl_compositor");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
 	CHECK(memcmp(out, e.bytes, e.msg.size) == 0);
-	/* No estimate (it waits a second for one): hidden. */
+	/* No estimate (it waits 3 s for one): hidden. */
 	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
 	      "wp_presentation");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), 0);
@@ -310,6 +310,32 @@ test_relay_without_estimate(void)
 	CHECK_EQ(word(out, 1), IVWL_WIRE_HEADER_SIZE << 16 |
 		 IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 	CHECK_EQ(rt.discarded, 1);
+	free(base);
+}
+
+/* Input times are in a clock the link does not measure: never shown. */
+static void
+test_relay_hides_input_timestamps(void)
+{
+	void *base = new_region();
+	struct ivwl_relay_time rt;
+	struct event e;
+	uint8_t out[96];
+	uint32_t u[2] = { 9, 1 };
+
+	ivwl_relay_time_init(&rt, base, -1);
+	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
+	      "zwp_input_timestamps_manager_v1");
+	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), 0);
+	CHECK_EQ(rt.hidden, 1);
+
+	/* Turned off: passed on like any other global. */
+	setenv("IVWL_CLOCK_TRANSLATE", "off", 1);
+	ivwl_relay_time_init(&rt, base, -1);
+	unsetenv("IVWL_CLOCK_TRANSLATE");
+	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
+	CHECK(memcmp(out, e.bytes, e.msg.size) == 0);
+	CHECK_EQ(rt.hidden, 0);
 	free(base);
 }
 
@@ -419,6 +445,7 @@ IVWL_TEST_MAIN(
 	TEST(test_new_display_epoch_restarts),
 	TEST(test_survives_garbage),
 	TEST(test_relay_without_estimate),
+	TEST(test_relay_hides_input_timestamps),
 	TEST(test_relay_translates),
 	TEST(test_settled_needs_fresh_answers_and_drift),
 )
