@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Builds ivwl.ko out of tree through kbuild without writing into the
 # source tree: copies the sources into a private directory and runs
 # kbuild there (Linux 6.1 kbuild has no separate output directory for

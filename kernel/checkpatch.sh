@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the kernel's checkpatch.pl over the driver's sources, then the
 # tree's kernel-doc over their doc comments (meson target checkpatch-ko).
 # checkpatch.pl is not in Debian's headers package; it is found, in

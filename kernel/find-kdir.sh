@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Prints the kernel build trees to build ivwl.ko against, one per line:
 # the tree and its release (UTS_RELEASE), separated by a space.  The
 # first line is the main one (BUILD/kernel/ivwl.ko); kernel/meson.build
