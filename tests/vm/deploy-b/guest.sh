@@ -59,6 +59,19 @@ agent_up()
 wait_for 300 "the agent's socket" agent_up
 say "agent listening"
 
+# A second agent on the same device is refused with the line that says
+# what to do, and leaves the first one serving.
+status=0
+second=$(ivwl-agent --device /dev/ivwl0 --listen /run/ivwl-agent2.sock 2>&1) ||
+	status=$?
+[ $status = 1 ] || fail "a second agent on /dev/ivwl0 exited with $status"
+case $second in
+*"--device /dev/ivwl0: another ivwl-agent (or weston) has it open; stop that one first"*) ;;
+*) fail "a second agent said: $second" ;;
+esac
+agent_up || fail "the first agent did not survive a second one"
+say "second agent refused"
+
 # Presentation times against the guest's clock (guest-clock.sh).
 [ "$title" = clock ] && . /bin/guest-clock.sh
 

@@ -261,6 +261,7 @@ def run(args):
                            app_run(zero_copy=args.zero_copy)))
         t_driver = guest.wait_line("GUEST: driver loaded", 120)
         t_agent = guest.wait_line("GUEST: agent listening", 60)
+        guest.wait_line("GUEST: second agent refused", 30)
         t_ready = guest.wait_line("GUEST: client ready", 120)
         guest.wait_line("GUEST: waiting for the host", 60)
         print(f"deploy-b: guest driver at {t_driver:.1f} s, agent at "
