@@ -106,9 +106,18 @@ ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
 {
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
+	int fl = fcntl(primary_fd, F_GETFL);
 
-	fcntl(primary_fd, F_SETFL, fcntl(primary_fd, F_GETFL) | O_NONBLOCK);
-	/* Not served: the app's requests fail and it copies instead. */
+	/* pump_chan() reads until EAGAIN: a blocking socket would hang the
+	 * relay.  Not served: the app's requests fail and it copies
+	 * instead. */
+	if (fl < 0 || fcntl(primary_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		ivwl_shim_log("zero-copy: the relay cannot make its socket "
+			      "non-blocking: %s",
+			      strerror(errno));
+		close(primary_fd);
+		return;
+	}
 	if (!watch(zc, primary_fd, 0)) {
 		close(primary_fd);
 		return;
