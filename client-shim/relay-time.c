@@ -13,6 +13,7 @@
 #include "agent-client.h"
 #include "frame-trace.h"
 #include "ivwl-protocols.h"
+#include "mono-time.h"
 #include "relay-time.h"
 
 #define NS_PER_S 1000000000ll
@@ -74,13 +75,11 @@ app_now(const struct ivwl_relay_time *rt, clockid_t clock)
 static void
 want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 {
-	struct timespec ts;
 	int64_t now;
 
 	if (rt->agent_fd < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	now = ivwl_now_ns();
 	if (rt->wanted_at && now - rt->wanted_at < NS_PER_S)
 		return;
 	if (view && view->expires) {

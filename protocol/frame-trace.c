@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "frame-trace.h"
+#include "mono-time.h"
 
 #define TRACE_UNKNOWN (-2)
 #define TRACE_OFF (-1)
@@ -46,16 +46,13 @@ ivwl_trace_on(void)
 void
 ivwl_trace(enum ivwl_trace_kind kind, uint64_t a)
 {
-	struct timespec ts;
 	char line[64];
 	int n;
 
 	if (!ivwl_trace_on())
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = snprintf(line, sizeof(line), "%c %lld %llu\n", (char)kind,
-		     (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec,
-		     (unsigned long long)a);
+		     (long long)ivwl_now_ns(), (unsigned long long)a);
 	if (write(trace_fd, line, (size_t)n) < 0) {
 		/* a full disk ends the trace, not the process */
 		trace_fd = TRACE_OFF;
