@@ -107,7 +107,14 @@ replace_with_pair(int fd, int *relay_end)
 		return err;
 	}
 	close(sv[0]);
-	fcntl(fd, F_SETFL, flflags);
+	/* The client's socket keeps its O_NONBLOCK, or libwayland blocks
+	 * where it expects EAGAIN (or the reverse). */
+	if (fcntl(fd, F_SETFL, flflags) < 0) {
+		int err = -errno;
+
+		close(sv[1]);
+		return err;
+	}
 	*relay_end = sv[1];
 	return 0;
 }

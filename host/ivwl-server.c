@@ -47,6 +47,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fd-flags.h"
 #include "fdmsg.h"
 #include "region.h"
 #include "server-state.h"
@@ -129,10 +130,12 @@ role_left(struct server *s, uint32_t id, bool blocked)
 		r->tainted = true;
 	for (i = 0; i < r->eventfds->count; i++) {
 		flags = fcntl(r->eventfds->fds[i], F_GETFL);
-		if (flags < 0 || flags & O_NONBLOCK)
+		if (flags >= 0 && flags & O_NONBLOCK)
 			continue;
+		/* Tainted, the role gets fresh eventfds while it is away,
+		 * should this fail too. */
 		r->tainted = true;
-		fcntl(r->eventfds->fds[i], F_SETFL, flags | O_NONBLOCK);
+		(void)ivwl_fd_set_nonblock(r->eventfds->fds[i], true);
 	}
 }
 

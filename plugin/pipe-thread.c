@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd-flags.h"
 #include "ivwl-plugin.h"
 #include "pipe-thread.h"
 
@@ -117,7 +118,8 @@ drain_and_drop(struct pipe_thread *t)
 	uint8_t sink[65536];
 	ssize_t n;
 
-	fcntl(t->in_fd, F_SETFL, fcntl(t->in_fd, F_GETFL) & ~O_NONBLOCK);
+	/* Blocking saves a poll a read; still non-blocking, EAGAIN polls. */
+	(void)ivwl_fd_set_nonblock(t->in_fd, false);
 	for (;;) {
 		n = read(t->in_fd, sink, sizeof(sink));
 		if (n > 0 || (n < 0 && errno == EINTR))
@@ -212,14 +214,19 @@ ivwl_pipe_decouple(int in_fd, int alarm_fd, struct ivwl_pipe_budget *budget)
 	int p[2], ret;
 
 	t = calloc(1, sizeof(*t));
-	if (!t || pipe2(p, O_CLOEXEC) < 0) {
+	if (!t) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	/* The client's end may not block the thread for ever (it polls);
+	 * both ends of ours are non-blocking: the main loop's may not. */
+	ret = ivwl_fd_set_nonblock(in_fd, true);
+	if (ret < 0)
+		goto err_free;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
 		ret = -errno;
 		goto err_free;
 	}
-	/* Both ends ours: the thread's may block, the main loop's may not. */
-	fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) | O_NONBLOCK);
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	t->in_fd = in_fd;
 	t->out_fd = p[1];
 	t->budget = budget;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "fd-flags.h"
 #include "ivwl-protocols.h"
 #include "ring.h"
 
@@ -121,8 +122,12 @@ ivwl_channel_sink_new(struct ivwl_channels *chs, int fd,
 {
 	struct ivwl_channel *ch;
 	uint32_t id = ivwl_channels_new_id(chs);
+	int ret = ivwl_fd_set_nonblock(fd, true);
 
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
 	ch = channel_add(chs, id, fd, true);
 	if (!ch) {
 		close(fd);
@@ -142,7 +147,7 @@ ivwl_channel_source_new(struct ivwl_channels *chs,
 			struct ivwl_channel **out)
 {
 	struct ivwl_channel *ch;
-	int p[2];
+	int p[2], ret;
 
 	/* Only write ends cross today; the peer names the channel. */
 	if (desc->kind != IVWL_FD_PIPE || desc->flags != IVWL_PIPE_WRITE_END ||
@@ -151,7 +156,13 @@ ivwl_channel_source_new(struct ivwl_channels *chs,
 		return -EPROTO;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	/* Ours may not block; the client's end stays as pipes come. */
+	ret = ivwl_fd_set_nonblock(p[0], true);
+	if (ret < 0) {
+		close(p[0]);
+		close(p[1]);
+		return ret;
+	}
 	ch = channel_add(chs, desc->channel, p[0], false);
 	if (!ch) {
 		close(p[0]);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "device-server-internal.h"
+#include "fd-flags.h"
 #include "fdmsg.h"
 #include "region.h"
 #include "ringer.h"
@@ -92,7 +93,7 @@ ivwl_sdev_peer_get(struct server_device *sd, uint32_t id)
 int
 ivwl_sdev_peer_add_fd(struct peer *p, int fd)
 {
-	int *fds;
+	int *fds, ret;
 	uint32_t n;
 
 	if (p->nfds == MAX_VECTORS)
@@ -111,7 +112,9 @@ ivwl_sdev_peer_add_fd(struct peer *p, int fd)
 	 * Ringing must never block, even with the counter near its limit,
 	 * and draining must return at once when nothing is pending.
 	 */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	ret = ivwl_fd_set_nonblock(fd, true);
+	if (ret < 0)
+		return ret;
 	p->fds[p->nfds++] = fd;
 	return 0;
 }
