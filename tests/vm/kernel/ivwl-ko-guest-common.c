@@ -65,21 +65,6 @@ result(const char *why)
 	return why || failures ? 1 : 0;
 }
 
-uint64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-uint64_t
-now_ms(void)
-{
-	return now_us() / 1000;
-}
-
 void
 ivwl_on_sigbus(int sig)
 {
@@ -220,14 +205,15 @@ uint64_t
 collect(int fd, uint64_t want, uint32_t *counts, uint32_t nvec, int ms)
 {
 	struct ivwl_event rec[MAX_VECTORS];
-	uint64_t deadline = now_ms() + ms, seen = 0;
+	int64_t deadline = ivwl_now_ms() + ms;
+	uint64_t seen = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 	int i;
 
 	memset(counts, 0, nvec * sizeof(*counts));
-	while ((seen & want) != want && now_ms() < deadline) {
-		if (poll(&pfd, 1, (int)(deadline - now_ms())) <= 0)
+	while ((seen & want) != want && ivwl_now_ms() < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - ivwl_now_ms())) <= 0)
 			continue;
 		if (pfd.revents != POLLIN) {
 			bad("poll revents 0x%x, expected POLLIN", pfd.revents);

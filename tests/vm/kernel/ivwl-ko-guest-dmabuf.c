@@ -100,7 +100,7 @@ vgem_import(int dfd)
 }
 
 int
-wait_for_host_block(struct ivwl_guest *g, uint64_t deadline)
+wait_for_host_block(struct ivwl_guest *g, int64_t deadline)
 {
 	struct probe_block *b, copy;
 	uint64_t badw, sum;
@@ -108,7 +108,7 @@ wait_for_host_block(struct ivwl_guest *g, uint64_t deadline)
 	b = probe_block_at(g->base, &g->layout, PROBE_BLOCK_HOST);
 	while (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) !=
 	       PROBE_MAGIC_HOST) {
-		if (now_ms() > deadline)
+		if (ivwl_now_ms() > deadline)
 			return -1;
 		usleep(1000);
 	}
@@ -145,9 +145,9 @@ reply_through_dmabuf(struct ivwl_guest *g, void **map, uint64_t *map_size)
 	int dfd, ret;
 	void *p;
 
-	t = now_us();
+	t = ivwl_now_us();
 	dfd = ivwl_export(g->fd, off, len, IVWL_EXPORT_F_RDWR);
-	t = now_us() - t;
+	t = ivwl_now_us() - t;
 	if (dfd < 0) {
 		bad("EXPORT of the reply block (0x%" PRIx64 "+0x%" PRIx64
 		    "): %s", off, len, strerror(errno));
@@ -157,9 +157,9 @@ reply_through_dmabuf(struct ivwl_guest *g, void **map, uint64_t *map_size)
 	    len, t);
 	check_dmabuf_fd(dfd, len, true, "reply dma-buf");
 
-	t = now_us();
+	t = ivwl_now_us();
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dfd, 0);
-	t = now_us() - t;
+	t = ivwl_now_us() - t;
 	if (p == MAP_FAILED) {
 		bad("mmap of the reply dma-buf: %s", strerror(errno));
 		close(dfd);
@@ -173,9 +173,9 @@ reply_through_dmabuf(struct ivwl_guest *g, void **map, uint64_t *map_size)
 	b = p;
 	b->seed = seed;
 	b->length = PROBE_LENGTH;
-	t = now_us();
+	t = ivwl_now_us();
 	b->checksum = probe_fill(probe_block_data(b), PROBE_LENGTH, seed);
-	t = now_us() - t;
+	t = ivwl_now_us() - t;
 	b->value = 0;
 	if (dmabuf_sync(dfd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE) < 0)
 		bad("DMA_BUF_IOCTL_SYNC end: %s", strerror(errno));

@@ -107,14 +107,14 @@ check_read_poll(struct ivwl_guest *g)
 	 * A blocking read returns when a doorbell arrives.  Timed from
 	 * before the fork, so a parent scheduled late cannot fail it.
 	 */
-	t = now_us();
+	t = ivwl_now_us();
 	child = fork();
 	if (child == 0) {
 		usleep(200000);
 		_exit(ring(g->fd, g->info.ivposition, last) < 0 ? 1 : 0);
 	}
 	n = read(g->fd, &rec, sizeof(rec));
-	t = now_us() - t;
+	t = ivwl_now_us() - t;
 	waitpid(child, &status, 0);
 	if (n != sizeof(rec) || rec.vector != last || rec.count != 1)
 		bad("blocking read: %zd bytes vector %u count %u, expected "
@@ -127,10 +127,10 @@ check_read_poll(struct ivwl_guest *g)
 
 	/* Latency of ring -> interrupt -> poll -> read, own peer. */
 	for (i = 0; i < LOOPBACK_ROUNDS; i++) {
-		t = now_us();
+		t = ivwl_now_us();
 		if (!loopback_once(g, g->fd, i % g->vectors))
 			return;
-		t = now_us() - t;
+		t = ivwl_now_us() - t;
 		total += t;
 		if (t > worst)
 			worst = t;
@@ -221,9 +221,9 @@ measure_release(struct ivwl_guest *g)
 		for (v = 0; v < g->vectors; v++)
 			if (bind_eventfd(fd, v, efd[v]) < 0)
 				break;
-		t = now_us();
+		t = ivwl_now_us();
 		close(fd);
-		t = now_us() - t;
+		t = ivwl_now_us() - t;
 		total += t;
 		best = t < best ? t : best;
 		worst = t > worst ? t : worst;
@@ -438,7 +438,7 @@ check_device_api(struct ivwl_guest *g)
 
 /* Waits for host-peer's doorbells on every eventfd and in read(). */
 uint64_t
-wait_host_doorbells(struct ivwl_guest *g, int *efd, uint64_t deadline)
+wait_host_doorbells(struct ivwl_guest *g, int *efd, int64_t deadline)
 {
 	struct pollfd pfd[MAX_VECTORS];
 	uint32_t counts[MAX_VECTORS], v;
@@ -450,7 +450,7 @@ wait_host_doorbells(struct ivwl_guest *g, int *efd, uint64_t deadline)
 		pfd[v].events = POLLIN;
 	}
 	while (seen != all) {
-		int64_t left = (int64_t)(deadline - now_ms());
+		int64_t left = deadline - ivwl_now_ms();
 
 		if (left <= 0)
 			break;

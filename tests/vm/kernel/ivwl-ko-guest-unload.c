@@ -155,11 +155,11 @@ unbind_device(char *bdf, size_t len)
 static int
 wait_for_node(const char *dev, int ms)
 {
-	uint64_t deadline = now_ms() + ms;
+	int64_t deadline = ivwl_now_ms() + ms;
 	struct stat st;
 
 	while (stat(dev, &st) < 0) {
-		if (now_ms() > deadline)
+		if (ivwl_now_ms() > deadline)
 			return -1;
 		usleep(10000);
 	}
@@ -211,7 +211,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 		bad("vgem import before unbind: %s", strerror(errno));
 		card = -1;
 	}
-	t = now_us();
+	t = ivwl_now_us();
 	if (card < 0) {
 		if (unbind_device(bdf, sizeof(bdf)) < 0) {
 			bad("unbind of ivwl0's PCI device: %s",
@@ -237,7 +237,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 			    "dma-buf mapped");
 		else
 			say("unbind waits while vgem has the dma-buf mapped");
-		t = now_us();
+		t = ivwl_now_us();
 		ret = vgem_release(card, handle);
 		if (ret)
 			bad("vgem release during unbind: %s", strerror(-ret));
@@ -257,7 +257,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 		say("unbind completed once vgem let go");
 	}
 	say("MEASURE unbind with clients attached: %" PRIu64 " us%s",
-	    now_us() - t, card < 0 ? "" : " (after vgem let go)");
+	    ivwl_now_us() - t, card < 0 ? "" : " (after vgem let go)");
 	if (access(g->dev, F_OK) == 0 || errno != ENOENT)
 		bad("%s still exists after unbind", g->dev);
 
@@ -313,7 +313,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 	say("rmmod succeeded once the clients were gone");
 
 	/* Reload, this time on the memremap fallback, and use again. */
-	t = now_us();
+	t = ivwl_now_us();
 	snprintf(params, sizeof(params), "%s no_pages=1", g->params);
 	if (load_module(g->module, params) < 0) {
 		bad("reload of %s: %s", g->module, strerror(errno));
@@ -324,7 +324,7 @@ check_unload_reload(struct ivwl_guest *g, int dfd, void *dmap,
 		return;
 	}
 	say("MEASURE reload to device node: %" PRIu64 " ms",
-	    (now_us() - t) / 1000);
+	    (ivwl_now_us() - t) / 1000);
 	fd = open(g->dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		bad("open after reload: %s", strerror(errno));

@@ -82,7 +82,8 @@ main(int argc, char **argv)
 	};
 	struct probe_block *b;
 	struct sigaction sa;
-	uint64_t deadline, seen, dsize = 0;
+	int64_t deadline;
+	uint64_t seen, dsize = 0;
 	uint32_t v;
 	int c, efd[MAX_VECTORS], dfd;
 	struct stat st;
@@ -175,7 +176,7 @@ main(int argc, char **argv)
 	if (g.base == MAP_FAILED)
 		return result("mmap of the whole region failed");
 
-	deadline = now_ms() + g.timeout_ms;
+	deadline = ivwl_now_ms() + g.timeout_ms;
 	if (wait_for_host_block(&g, deadline) < 0)
 		return result("no valid host block");
 

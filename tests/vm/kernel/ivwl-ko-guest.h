@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "../../../kernel/uapi/ivwl.h"
+#include "mono-time.h"
 #include "region.h"
 
 #define MAX_VECTORS 64
@@ -54,12 +55,6 @@ bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The GUEST RESULT line; the exit status. */
 int
 result(const char *why);
-
-uint64_t
-now_us(void);
-
-uint64_t
-now_ms(void);
 
 /* The SIGBUS handler that lets ivwl_touch_faults() tell a fault. */
 void
@@ -143,7 +138,7 @@ check_device_api(struct ivwl_guest *g);
 
 /* Waits for host-peer's doorbells on every eventfd and in read(). */
 uint64_t
-wait_host_doorbells(struct ivwl_guest *g, int *efd, uint64_t deadline);
+wait_host_doorbells(struct ivwl_guest *g, int *efd, int64_t deadline);
 
 /* ---- ivwl-ko-guest-dmabuf.c ---- */
 
@@ -160,7 +155,7 @@ int
 vgem_import(int dfd);
 
 int
-wait_for_host_block(struct ivwl_guest *g, uint64_t deadline);
+wait_for_host_block(struct ivwl_guest *g, int64_t deadline);
 
 /* The reply block written through a dma-buf; its fd and mapping. */
 int
