@@ -88,6 +88,13 @@ def watch(s, sub):
     check(last["app_zero_copy_pools"] == "1" and
           last["app_copied_bytes"] == "0",
           "its own memfd drawn in place: a zero-copy pool, 0 bytes copied")
+    check(int(last["bells_in"]) > 0 and int(last["bells_out"]) > 0,
+          f"doorbells both ways: bells_in={last['bells_in']} "
+          f"bells_out={last['bells_out']}")
+    for ring in ("request_ring", "event_ring"):
+        fill, size = (int(x) for x in last[ring].split("/"))
+        check(size >= 4096 and 0 <= fill <= size,
+              f"{ring}={last[ring]}: fill within the ring's size")
     slot = last["slot"]
     st = relay_stats(s, p, "zero-copy.log")
     check(int(last["app_buffer_commits"]) == st["commits"] and
@@ -103,7 +110,9 @@ def watch(s, sub):
         f for f in sub.of("vm", name="work") if f["closed"] == "1" and
         f["connections"] == "0"])[-1]
     check(int(vm["commits"]) == FRAMES + 1 and
-          int(vm["app_buffer_commits"]) == st["commits"],
+          int(vm["app_buffer_commits"]) == st["commits"] and
+          int(vm["bells_in"]) >= int(last["bells_in"]) and
+          int(vm["bells_out"]) >= int(last["bells_out"]),
           "the VM keeps the counts of connections gone")
 
     # Copy mode: the relay copies, and says so.
