@@ -283,6 +283,25 @@ presented_at(struct event *e, int64_t t)
 	      IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED, u, 7, NULL);
 }
 
+/* wl_registry.global of iface (name 7, version 1). */
+static void
+global(struct event *e, const char *iface)
+{
+	uint32_t u[2] = { 7, 1 };
+
+	event(e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
+	      iface);
+}
+
+/* The relay as IVWL_CLOCK_TRANSLATE=off makes it. */
+static void
+init_untranslated(struct ivwl_relay_time *rt, void *base)
+{
+	setenv("IVWL_CLOCK_TRANSLATE", "off", 1);
+	ivwl_relay_time_init(rt, base, -1);
+	unsetenv("IVWL_CLOCK_TRANSLATE");
+}
+
 static void
 test_relay_without_estimate(void)
 {
@@ -290,16 +309,13 @@ test_relay_without_estimate(void)
 	struct ivwl_relay_time rt;
 	struct event e;
 	uint8_t out[64];
-	uint32_t u[2] = { 7, 1 };
 
 	ivwl_relay_time_init(&rt, base, -1);
-	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
-	      "wl_compositor");
+	global(&e, "wl_compositor");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
 	CHECK(memcmp(out, e.bytes, e.msg.size) == 0);
 	/* No estimate (it waits 3 s for one): hidden. */
-	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
-	      "wp_presentation");
+	global(&e, "wp_presentation");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), 0);
 	CHECK_EQ(rt.hidden, 1);
 	/* A presented time it cannot translate becomes discarded. */
@@ -320,19 +336,15 @@ test_relay_hides_input_timestamps(void)
 	void *base = new_region();
 	struct ivwl_relay_time rt;
 	struct event e;
-	uint8_t out[96];
-	uint32_t u[2] = { 9, 1 };
+	uint8_t out[64];
 
 	ivwl_relay_time_init(&rt, base, -1);
-	event(&e, &ivwl_iface_wl_registry, IVWL_EVT_WL_REGISTRY_GLOBAL, u, 2,
-	      "zwp_input_timestamps_manager_v1");
+	global(&e, "zwp_input_timestamps_manager_v1");
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), 0);
 	CHECK_EQ(rt.hidden, 1);
 
 	/* Turned off: passed on like any other global. */
-	setenv("IVWL_CLOCK_TRANSLATE", "off", 1);
-	ivwl_relay_time_init(&rt, base, -1);
-	unsetenv("IVWL_CLOCK_TRANSLATE");
+	init_untranslated(&rt, base);
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
 	CHECK(memcmp(out, e.bytes, e.msg.size) == 0);
 	CHECK_EQ(rt.hidden, 0);
@@ -398,9 +410,7 @@ test_relay_translates(void)
 		 IVWL_WIRE_HEADER_SIZE);
 
 	/* Turned off: untouched. */
-	setenv("IVWL_CLOCK_TRANSLATE", "off", 1);
-	ivwl_relay_time_init(&rt, base, -1);
-	unsetenv("IVWL_CLOCK_TRANSLATE");
+	init_untranslated(&rt, base);
 	presented_at(&e, d);
 	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), e.msg.size);
 	CHECK(memcmp(out, e.bytes, e.msg.size) == 0);
