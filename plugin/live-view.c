@@ -5,7 +5,11 @@
  * A line is its kind ("vm", "conn", "closed") then key=value pairs;
  * strings are in double quotes with \" \\ and \xNN escapes, so a line
  * splits like a shell word list and titles an app chose cannot forge
- * another line or field.  Budgets read used/limit.
+ * another line or field.  Budgets read used/limit.  A line holds UTF-8
+ * only, and nothing a terminal or a Unicode-aware reader takes for a
+ * control or a line break (quote_piece); titles come last and are cut
+ * whole escapes at a time, so a line's quotes always close and its
+ * figures are never what gets cut.
  *
  * Nothing runs while nobody subscribes: the one-second timer exists only
  * between the first subscription and the last one's end.
@@ -28,8 +32,15 @@
 #include "vm.h"
 
 #define TICK_MS 1000
-#define VIEW_LINE_MAX 2048
+/*
+ * A conn line: its figures take at most ~1100 bytes (every counter at
+ * 20 digits), its titles WINDOWS_MAX * (" window15=\"\"" + TITLE_SHOWN):
+ * 2336.  Both fit with room to spare.
+ */
+#define VIEW_LINE_MAX 4096
 #define WINDOWS_MAX 16
+/* Bytes of a title shown, escapes counted: enough to tell windows apart. */
+#define TITLE_SHOWN 128
 
 struct ivwl_live_view {
 	struct ivwl_plugin *plugin;
@@ -62,22 +73,115 @@ add(struct line *l, const char *fmt, ...)
 		l->len = sizeof(l->buf) - 1;
 }
 
-/* key="text", escaped: the text may be an app's. */
-static void
-add_quoted(struct line *l, const char *key, const char *text)
+/*
+ * The length of the UTF-8 sequence at p, its code point in *cp; 0 when
+ * p starts no well-formed sequence (overlong, surrogate, past U+10FFFF,
+ * cut short: a NUL is no continuation byte).
+ */
+static int
+utf8_sequence(const unsigned char *p, uint32_t *cp)
 {
-	const unsigned char *p;
+	int n, i;
 
-	add(l, " %s=\"", key);
-	for (p = (const unsigned char *)text; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			add(l, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			add(l, "\\x%02x", *p);
-		else
-			add(l, "%c", *p);
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
 	}
-	add(l, "\"");
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	*cp = p[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (*cp < 0x800 || (*cp >= 0xd800 && *cp <= 0xdfff))) ||
+	    (n == 4 && (*cp < 0x10000 || *cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * Code points shown escaped: C0 and C1 controls and DEL (a terminal acts
+ * on them: ESC and CSI sequences), line and paragraph separators
+ * (Python's splitlines() and others end a line there), bidi embeddings,
+ * overrides and isolates (they reorder what follows on the line).
+ */
+static bool
+code_point_hidden(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	       cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/*
+ * The next piece of text at p as shown, into out (at most 13 bytes and a NUL):
+ * its length there, and the bytes of text it takes in *used.  \xNN is
+ * always one byte of the text: decoding the escapes gives back the
+ * text's bytes, malformed UTF-8 included.
+ */
+static size_t
+quote_piece(const unsigned char *p, char *out, int *used)
+{
+	uint32_t cp;
+	size_t len = 0;
+	int n = utf8_sequence(p, &cp), i;
+
+	if (n == 1 && (cp == '"' || cp == '\\')) {
+		out[0] = '\\';
+		out[1] = (char)cp;
+		*used = 1;
+		return 2;
+	}
+	if (n > 0 && !code_point_hidden(cp)) {
+		memcpy(out, p, (size_t)n);
+		*used = n;
+		return (size_t)n;
+	}
+	/* a malformed byte alone; a hidden code point all its bytes */
+	*used = n > 0 ? n : 1;
+	for (i = 0; i < *used; i++)
+		len += (size_t)snprintf(out + len, 5, "\\x%02x", p[i]);
+	return len;
+}
+
+/*
+ * key="text", escaped (the text may be an app's), cut to at most shown
+ * bytes as printed, whole pieces at a time: the quotes always close, or
+ * the field is left out when even that does not fit.
+ */
+static void
+add_quoted(struct line *l, const char *key, const char *text, size_t shown)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t room = sizeof(l->buf) - 1 - l->len, n;
+	char piece[17];
+	int used;
+
+	if (room < strlen(key) + 4)
+		return;
+	add(l, " %s=\"", key);
+	room = sizeof(l->buf) - 1 - l->len - 1;	/* the closing quote */
+	while (*p) {
+		n = quote_piece(p, piece, &used);
+		if (n > room || n > shown)
+			break;
+		memcpy(l->buf + l->len, piece, n);
+		l->len += n;
+		l->buf[l->len] = '\0';
+		room -= n;
+		shown -= n;
+		p += used;
+	}
+	add(l, "\"");	/* its room was kept */
 }
 
 static void
@@ -192,7 +296,7 @@ add_windows(struct line *l, struct ivwl_connection *conn)
 				continue;
 			seen[n] = ds;
 			snprintf(key, sizeof(key), "window%u", n++);
-			add_quoted(l, key, title);
+			add_quoted(l, key, title, TITLE_SHOWN);
 		}
 	}
 	add(l, " windows=%u", n);
@@ -208,7 +312,6 @@ print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 
 	add(&l, "conn vm=%s slot=%u gen=%u t=%.3f", conn->vm->name,
 	    conn->slot, conn->generation, t / 1000.0);
-	add_windows(&l, conn);
 	add_traffic(&l, &conn->live.now, &conn->live.mark, ms);
 	app_stats(conn, &app);
 	add_app(&l, &app, conn->live.copied_mark, ms);
@@ -235,6 +338,9 @@ print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	    fw->touches, IVWL_FW_CONN_TOUCHES,
 	    fw->callbacks, IVWL_FW_CONN_CALLBACKS,
 	    fw->feedbacks, IVWL_FW_CONN_FEEDBACKS);
+	/* Last: the app chose them, and a line full of them loses nothing
+	 * of ours. */
+	add_windows(&l, conn);
 	emit(lv, sub, &l);
 }
 
@@ -253,7 +359,7 @@ print_closures(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 		l.len = 0;
 		add(&l, "closed vm=%s slot=%u gen=%u t=%.3f", vm->name,
 		    c->slot, c->generation, c->when_ms / 1000.0);
-		add_quoted(&l, "why", c->why);
+		add_quoted(&l, "why", c->why, sizeof(c->why) * 4);
 		emit(lv, sub, &l);
 	}
 }

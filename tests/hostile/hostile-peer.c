@@ -69,6 +69,7 @@ static const struct mode modes[] = {
 	{ "fuzz-findings", ivwl_hostile_fuzz_findings },
 	{ "destroy-storm", ivwl_hostile_destroy_storm },
 	{ "budget-fill", ivwl_hostile_budget_fill },
+	{ "title-bytes", ivwl_hostile_title_bytes },
 };
 
 /* The modes "all" runs, in this order. */

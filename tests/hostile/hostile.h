@@ -369,4 +369,9 @@ ivwl_hostile_destroy_storm(struct ivwl_hostile *h);
 void
 ivwl_hostile_budget_fill(struct ivwl_hostile *h);
 
+/* ---- bugs-display.c: the live view's titles, the clock link ---- */
+
+void
+ivwl_hostile_title_bytes(struct ivwl_hostile *h);
+
 #endif

@@ -14,8 +14,8 @@ Cases named bug-* reproduce one known plugin bug each: they fail until the
 plugin is fixed, and their failure message names the bug.
 
 The cases live by what they attack: cases_modes.py (the general
-attacks), cases_bugs.py (rings, surfaces, eventfds), cases_clipboard.py
-and cases_semantics.py; hostile_session.py has the session and checks
+attacks), cases_bugs.py (rings, surfaces, eventfds), cases_clipboard.py,
+cases_semantics.py and cases_display.py (live view, clock link); hostile_session.py has the session and checks
 they share.
 
 Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
@@ -29,6 +29,7 @@ import sys
 
 import cases_bugs as bugs
 import cases_clipboard as clipboard
+import cases_display as display
 import cases_modes as modes
 import cases_semantics as semantics
 from hostile_session import Failure, HostileSession
@@ -80,6 +81,7 @@ CASES = {
         semantics.case_bug_keyboard_flood_exhausts_fds,
     "bug-shutdown-with-popups-crashes-weston":
         semantics.case_bug_shutdown_with_popups_crashes_weston,
+    "bug-live-view-titles-break-lines": display.case_live_view_titles,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).

@@ -467,8 +467,8 @@ class LiveView:
     """weston-debug ivwl (the plugin's live view), its lines parsed as
     they come."""
 
-    def __init__(self, session):
-        self.path = session.path("live-view.txt")
+    def __init__(self, session, name="live-view.txt"):
+        self.path = session.path(name)
         self.proc = subprocess.Popen(
             ["weston-debug", "ivwl"], env=session._debug_env(),
             stdout=open(self.path, "wb"), stderr=subprocess.STDOUT)
