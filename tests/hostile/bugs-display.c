@@ -13,6 +13,7 @@
 #include "clock-link.h"
 #include "hostile.h"
 #include "ivwl-protocols.h"
+#include "shm-access.h"
 
 /* ---- title-bytes ---------------------------------------------------- */
 
@@ -193,4 +194,69 @@ ivwl_hostile_title_bytes(struct ivwl_hostile *h)
 				ivwl_hostile_roundtrip(h, k, NULL, NULL, 500);
 		usleep(100 * 1000);
 	}
+}
+
+/* ---- clock-flood ---------------------------------------------------- */
+
+/* How long one ask waits for its answer before the next. */
+#define CLOCK_ASK_WAIT_MS 20
+#define CLOCK_SLOTS 8
+
+/*
+ * The clock link's bit rung without end, with garbage in the app's
+ * clock line (edge and random seq and t) and every slot bit of live
+ * connections alongside.  Each ask gets a seq of its own, and the peer
+ * spins (ringing on) until the display's line echoes it or
+ * CLOCK_ASK_WAIT_MS pass: the answers counted are a lower bound of what
+ * the display wrote, so more than its rate limit allows is a finding.
+ */
+void
+ivwl_hostile_clock_flood(struct ivwl_hostile *h)
+{
+	struct ivwl_side_block *app = ivwl_region_side(h->base, IVWL_SIDE_APP);
+	struct ivwl_side_block *own =
+		ivwl_region_side(h->base, IVWL_SIDE_DISPLAY);
+	struct ivwl_hostile_globals g;
+	uint64_t slot_bits = 0, rings = 0, answers = 0, asks = 0, bits;
+	int64_t start, end, waited;
+	uint32_t k, seq = ivwl_rnd_edgy32(h), echoed;
+
+	for (k = 0; k < CLOCK_SLOTS && k < h->slots; k++)
+		if (ivwl_hostile_session_start(h, k, &g, 1000))
+			slot_bits |= IVWL_DOORBELL_SLOT(k);
+	start = ivwl_now_ms();
+	while (ivwl_hostile_time_left(h)) {
+		seq++;
+		asks++;
+		ivwl_shm_store64(&app->clock.t, ivwl_rnd(h) & 1 ?
+				 ivwl_rnd(h) : (uint64_t)ivwl_rnd_edgy32(h));
+		ivwl_shm_store(&app->clock.clock_id, ivwl_rnd_edgy32(h));
+		ivwl_shm_store_release(&app->clock.seq, seq);
+		end = ivwl_now_ms() + CLOCK_ASK_WAIT_MS;
+		do {
+			bits = IVWL_DOORBELL_CLOCK;
+			if (ivwl_rnd_below(h, 4) == 0)
+				bits |= slot_bits;
+			ivwl_doorbell_post(h->base, IVWL_SIDE_DISPLAY, bits);
+			ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY, 0);
+			rings++;
+			echoed = ivwl_shm_load_acquire(&own->clock.seq);
+		} while (echoed != seq && ivwl_now_ms() < end);
+		if (echoed == seq)
+			answers++;
+		if (asks % 64 == 0)
+			for (k = 0; k < CLOCK_SLOTS && k < h->slots; k++)
+				if (h->slot[k].phase == IVWL_HOSTILE_LIVE)
+					ivwl_hostile_drain_events(h, k, NULL,
+								  NULL);
+	}
+	waited = ivwl_now_ms() - start;
+	h->st.doorbells += rings;
+	printf("hostile-peer: clock-flood: asks=%llu answers=%llu "
+	       "answers/s=%.0f rings=%llu rings/s=%.0f slots=%u\n",
+	       (unsigned long long)asks, (unsigned long long)answers,
+	       answers * 1000.0 / (double)(waited + 1),
+	       (unsigned long long)rings,
+	       rings * 1000.0 / (double)(waited + 1),
+	       (unsigned)__builtin_popcountll(slot_bits));
 }

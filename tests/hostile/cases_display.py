@@ -8,8 +8,9 @@ import re
 import shlex
 import time
 
-from hostile_session import (Failure, LiveView, good_client_after,
-                             good_client_during, compare_window, rss_mib,
+from hostile_session import (Failure, LiveView, check_closings,
+                             compare_window, good_client_after,
+                             good_client_during, peer_stats, rss_mib,
                              wait_for)
 
 TITLE = re.compile(r"hostile-peer: title-bytes: slot (\d+) window (\d+) "
@@ -163,3 +164,56 @@ def check_sanitizers(s):
     found = SANITIZER.search(s.weston_log())
     if found:
         raise Failure(f"weston's sanitizers report: {found.group()}")
+
+
+# protocol/clock-link.h IVWL_CLOCK_ANSWER_MIN_NS: 2 ms between answers
+CLOCK_ANSWERS_MAX = 500
+
+
+def case_clock_flood(s):
+    """The evil VM rings the clock link's bit without end, garbage in its
+    clock line, slot bits of eight live connections alongside, and
+    counts the answers it sees (plugin/vm.c on_doorbell,
+    protocol/clock-link.c ivwl_clock_answer).  The display must answer,
+    but no faster than its rate limit (each answer rings the app and
+    flushes the ringer from weston's main loop), and the good VM must
+    draw 120 frames meanwhile, pixel for pixel."""
+    seconds = 12
+    s.start_peer("clock-flood", seconds)
+    cpu0 = s.weston_cpu()
+    start = time.monotonic()
+    time.sleep(1.0)
+    _, dump, took = good_client_during(
+        s, 120, 10, lambda e: f"BUG clock flood: the good VM's client did "
+        f"not draw 120 frames in 10 s while the evil VM rang the clock "
+        f"link ({e})")
+    print(f"good client: 120 frames in {took:.1f} s during the flood")
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+    log = s.wait_peer(seconds + 20)
+    cpu = s.weston_cpu() - cpu0
+    wall = time.monotonic() - start
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of flood")
+    s.check_weston()
+    peer_stats(log, "clock-flood")      # it ran to its end
+    found = re.search(r"hostile-peer: clock-flood: (asks=.*)", log)
+    if not found:
+        raise Failure("the peer printed no clock-flood counts")
+    st = dict(kv.split("=", 1) for kv in found.group(1).split())
+    rate = float(st["answers/s"])
+    if int(st["slots"]) == 0:
+        raise Failure("the peer opened no connection to ring alongside")
+    if rate < 50:
+        raise Failure(f"the display answered the clock link {rate:.0f} "
+                      f"times a second under the flood: it should answer "
+                      f"at its rate limit ({CLOCK_ANSWERS_MAX}/s)")
+    if rate > CLOCK_ANSWERS_MAX * 1.1:
+        raise Failure(f"BUG clock flood: the display answered the clock "
+                      f"link {rate:.0f} times a second, past its limit of "
+                      f"{CLOCK_ANSWERS_MAX}: each answer rings the app "
+                      f"and flushes the ringer from weston's main loop "
+                      f"(protocol/clock-link.c ivwl_clock_answer)")
+    good_client_after(s, "the clock flood")
+    check_closings(s, False)
+    check_sanitizers(s)

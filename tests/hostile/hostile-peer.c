@@ -70,6 +70,7 @@ static const struct mode modes[] = {
 	{ "destroy-storm", ivwl_hostile_destroy_storm },
 	{ "budget-fill", ivwl_hostile_budget_fill },
 	{ "title-bytes", ivwl_hostile_title_bytes },
+	{ "clock-flood", ivwl_hostile_clock_flood },
 };
 
 /* The modes "all" runs, in this order. */

@@ -374,4 +374,7 @@ ivwl_hostile_budget_fill(struct ivwl_hostile *h);
 void
 ivwl_hostile_title_bytes(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_clock_flood(struct ivwl_hostile *h);
+
 #endif

@@ -82,6 +82,7 @@ CASES = {
     "bug-shutdown-with-popups-crashes-weston":
         semantics.case_bug_shutdown_with_popups_crashes_weston,
     "bug-live-view-titles-break-lines": display.case_live_view_titles,
+    "clock-flood": display.case_clock_flood,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
