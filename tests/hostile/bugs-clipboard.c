@@ -293,20 +293,11 @@ ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
 	pool = (*id)++;
 	buffer = (*id)++;
 	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, f->w.xdg_surface,
-		       IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-	ivwl_out_u32(&out, f->w.serial);
-	ivwl_out_end(&out);
+	ivwl_out_ack_configure(&out, f->w.xdg_surface, f->w.serial);
 	ivwl_out_shm_pool(&out, shm, pool, &d, IVWL_PAGE_SIZE);
 	ivwl_out_shm_buffer(&out, pool, buffer, 0, 1, 1, 4,
 			    IVWL_HOSTILE_XRGB8888);
-	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
-	ivwl_out_u32(&out, buffer);
-	ivwl_out_u32(&out, 0);
-	ivwl_out_u32(&out, 0);
-	ivwl_out_end(&out);
-	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
-	ivwl_out_end(&out);
+	ivwl_out_attach_commit(&out, surface, buffer);
 	ivwl_hostile_send_wayland(h, k, &out);
 	end = ivwl_now_ms() + 3000;
 	while (!f->selection && ivwl_now_ms() < end &&

@@ -150,16 +150,8 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 			continue;
 		s = t.first_xdg + 3 * i - 1;
 		ivwl_out_reset(&out);
-		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-		ivwl_out_u32(&out, t.serial[i]);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_ATTACH);
-		ivwl_out_u32(&out, buffer);
-		ivwl_out_u32(&out, 0);
-		ivwl_out_u32(&out, 0);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
-		ivwl_out_end(&out);
+		ivwl_out_ack_configure(&out, s + 1, t.serial[i]);
+		ivwl_out_attach_commit(&out, s, buffer);
 		if (ivwl_hostile_send_wayland(h, k, &out) < 0)
 			return 0;
 	}

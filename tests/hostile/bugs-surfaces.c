@@ -124,9 +124,7 @@ ivwl_hostile_shm_overread(struct ivwl_hostile *h)
 	pool = (*id)++;
 	buffer = (*id)++;
 	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, w.xdg_surface, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-	ivwl_out_u32(&out, w.serial);
-	ivwl_out_end(&out);
+	ivwl_out_ack_configure(&out, w.xdg_surface, w.serial);
 	ivwl_out_shm_pool(&out, shm, pool, &d, (int32_t)len);
 	ivwl_out_shm_buffer(&out, pool, buffer,
 			    (int32_t)(len - (uint32_t)OVR_STRIDE * OVR_HEIGHT),
@@ -418,16 +416,8 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
 		}
 		s = w.first_xdg + 3 * i - 1;
-		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-		ivwl_out_u32(&out, w.serial[i]);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_ATTACH);
-		ivwl_out_u32(&out, buffer);
-		ivwl_out_u32(&out, 0);
-		ivwl_out_u32(&out, 0);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
-		ivwl_out_end(&out);
+		ivwl_out_ack_configure(&out, s + 1, w.serial[i]);
+		ivwl_out_attach_commit(&out, s, buffer);
 	}
 	send_patiently(h, k, &out, &w);
 	ivwl_hostile_roundtrip(h, k, on_windows_event, &w, 5000);

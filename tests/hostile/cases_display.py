@@ -10,7 +10,8 @@ import time
 
 from hostile_session import (Failure, LiveView, check_closings,
                              compare_window, good_client_after,
-                             good_client_during, peer_stats, rss_mib,
+                             good_client_during, peer_finished, peer_stats,
+                             rss_mib,
                              wait_for)
 
 TITLE = re.compile(r"hostile-peer: title-bytes: slot (\d+) window (\d+) "
@@ -189,13 +190,7 @@ def case_clock_flood(s):
         f"link ({e})")
     print(f"good client: 120 frames in {took:.1f} s during the flood")
     compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
-    log = s.wait_peer(seconds + 20)
-    cpu = s.weston_cpu() - cpu0
-    wall = time.monotonic() - start
-    print("\n".join(ln for ln in log.splitlines()
-                    if ln.startswith("hostile-peer:")))
-    print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of flood")
-    s.check_weston()
+    log = peer_finished(s, seconds, start, cpu0, "flood")
     peer_stats(log, "clock-flood")      # it ran to its end
     found = re.search(r"hostile-peer: clock-flood: (asks=.*)", log)
     if not found:

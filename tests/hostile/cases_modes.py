@@ -7,7 +7,8 @@ import time
 
 from hostile_session import (Failure, LiveView, check_closings, closings,
                              compare_window, good_client_after,
-                             good_client_during, peer_stats, wait_for)
+                             good_client_during, peer_finished, peer_stats,
+                             wait_for)
 
 
 def attack(s, mode, seconds, protocol_reasons, frames=90, extra=()):
@@ -27,13 +28,7 @@ def attack(s, mode, seconds, protocol_reasons, frames=90, extra=()):
         compare_window(s, view, dump_a, 240, 180)
         print("  (compared while the attack was still on)")
 
-    log = s.wait_peer(seconds + 20)
-    cpu = s.weston_cpu() - cpu0
-    wall = time.monotonic() - start
-    print("\n".join(ln for ln in log.splitlines()
-                    if ln.startswith("hostile-peer:")))
-    print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of attack")
-    s.check_weston()
+    log = peer_finished(s, seconds, start, cpu0, "attack")
 
     compare_window(s, s.wait_view("[good] during"), dump_a, 240, 180)
     good_client_after(s, mode)

@@ -238,6 +238,15 @@ void
 ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	      uint32_t version, uint32_t id);
 
+/* xdg_surface.ack_configure(serial) on xdg. */
+void
+ivwl_out_ack_configure(struct ivwl_out *out, uint32_t xdg, uint32_t serial);
+
+/* wl_surface.attach(buffer, 0, 0) then commit on surface: a window shown. */
+void
+ivwl_out_attach_commit(struct ivwl_out *out, uint32_t surface,
+		       uint32_t buffer);
+
 /* wl_shm.create_pool(id, the fd d names, size) on the wl_shm shm. */
 void
 ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,

@@ -204,6 +204,19 @@ def rss_mib(pid):
     return 0
 
 
+def peer_finished(s, seconds, start, cpu0, what):
+    """Waits for the peer to end, prints its lines and weston's CPU since
+    start (cpu0 then), checks weston lived; the peer's log."""
+    log = s.wait_peer(seconds + 20)
+    cpu = s.weston_cpu() - cpu0
+    wall = time.monotonic() - start
+    print("\n".join(ln for ln in log.splitlines()
+                    if ln.startswith("hostile-peer:")))
+    print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of {what}")
+    s.check_weston()
+    return log
+
+
 def peer_run(s, mode, seconds, extra=()):
     """Runs mode to its end; weston must have lived through it."""
     s.start_peer(mode, seconds, extra)

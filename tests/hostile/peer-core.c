@@ -608,6 +608,26 @@ ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 }
 
 void
+ivwl_out_ack_configure(struct ivwl_out *out, uint32_t xdg, uint32_t serial)
+{
+	ivwl_out_begin(out, xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	ivwl_out_u32(out, serial);
+	ivwl_out_end(out);
+}
+
+void
+ivwl_out_attach_commit(struct ivwl_out *out, uint32_t surface, uint32_t buffer)
+{
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
+	ivwl_out_u32(out, buffer);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
+	ivwl_out_end(out);
+}
+
+void
 ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,
 		  const struct ivwl_fd_desc *d, int32_t size)
 {

@@ -135,17 +135,9 @@ ivwl_sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
 	if (!s->configured)
 		return false;
 	ivwl_out_reset(out);
-	ivwl_out_begin(out, xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-	ivwl_out_u32(out, s->serial);
-	ivwl_out_end(out);
+	ivwl_out_ack_configure(out, xdg, s->serial);
 	sem_buffer(s, out);
-	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_ATTACH);
-	ivwl_out_u32(out, s->buffer);
-	ivwl_out_u32(out, 0);
-	ivwl_out_u32(out, 0);
-	ivwl_out_end(out);
-	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
-	ivwl_out_end(out);
+	ivwl_out_attach_commit(out, surface, s->buffer);
 	return ivwl_hostile_send_wayland(s->h, s->k, out) == 0 &&
 	       ivwl_hostile_roundtrip(s->h, s->k, ivwl_sem_on_event, s, 1000);
 }
