@@ -120,19 +120,8 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 	for (i = 0; i < TITLE_WINDOWS; i++) {
 		make_title(k * TITLE_WINDOWS + i, title);
 		print_title(k, i, title);
-		s = (*id)++;
 		ivwl_out_reset(&out);
-		ivwl_out_begin(&out, comp,
-			       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
-		ivwl_out_u32(&out, s);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, wm, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
-		ivwl_out_u32(&out, (*id)++);
-		ivwl_out_u32(&out, s);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
-		ivwl_out_u32(&out, (*id)++);
-		ivwl_out_end(&out);
+		s = ivwl_out_toplevel(&out, comp, wm, id);
 		ivwl_out_begin(&out, s + 2, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
 		ivwl_out_string(&out, title);
 		ivwl_out_end(&out);

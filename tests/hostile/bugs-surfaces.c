@@ -382,19 +382,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 			ivwl_out_reset(&out);
 			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
 		}
-		s = (*id)++;
-		ivwl_out_begin(&out, comp,
-			       IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
-		ivwl_out_u32(&out, s);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, w.wm_base,
-			       IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
-		ivwl_out_u32(&out, (*id)++);
-		ivwl_out_u32(&out, s);
-		ivwl_out_end(&out);
-		ivwl_out_begin(&out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
-		ivwl_out_u32(&out, (*id)++);
-		ivwl_out_end(&out);
+		s = ivwl_out_toplevel(&out, comp, w.wm_base, id);
 		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
 		ivwl_out_end(&out);
 		w.count++;

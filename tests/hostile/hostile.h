@@ -238,6 +238,15 @@ void
 ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	      uint32_t version, uint32_t id);
 
+/*
+ * A wl_surface, its xdg_surface and xdg_toplevel from comp and wm, with
+ * the next three ids of *id: the surface's id (xdg_surface +1, toplevel
+ * +2).
+ */
+uint32_t
+ivwl_out_toplevel(struct ivwl_out *out, uint32_t comp, uint32_t wm,
+		  uint32_t *id);
+
 /* xdg_surface.ack_configure(serial) on xdg. */
 void
 ivwl_out_ack_configure(struct ivwl_out *out, uint32_t xdg, uint32_t serial);

@@ -607,6 +607,25 @@ ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	ivwl_out_end(out);
 }
 
+uint32_t
+ivwl_out_toplevel(struct ivwl_out *out, uint32_t comp, uint32_t wm,
+		  uint32_t *id)
+{
+	uint32_t s = (*id)++;
+
+	ivwl_out_begin(out, comp, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
+	ivwl_out_u32(out, s);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, wm, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	ivwl_out_u32(out, (*id)++);
+	ivwl_out_u32(out, s);
+	ivwl_out_end(out);
+	ivwl_out_begin(out, s + 1, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	ivwl_out_u32(out, (*id)++);
+	ivwl_out_end(out);
+	return s;
+}
+
 void
 ivwl_out_ack_configure(struct ivwl_out *out, uint32_t xdg, uint32_t serial)
 {
