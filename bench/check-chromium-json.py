@@ -62,7 +62,10 @@ def check(r):
             bad.append(f"{name}: no start-up reference")
         if not r.get("cpu_vs_native", 0) > 0:
             bad.append(f"{name}: no CPU ratio to native")
-    if path == "ivwl-copy" and not r.get("copied_bytes_per_frame", 0) > 0:
+    # The same holds for copies: the start-up reference once copied more
+    # than the whole run (25.3 against 24.8 MB).  The relay copied at all.
+    if path == "ivwl-copy" and \
+            not r.get("relay_stats", {}).get("copied_bytes", 0) > 0:
         bad.append(f"{name}: the copy path copied nothing")
     return bad
 
