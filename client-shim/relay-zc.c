@@ -8,7 +8,6 @@
  * and the peer descends from the process that connected.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "fdmsg.h"
 #include "buffers.h"
 #include "device.h"
+#include "fd-flags.h"
 #include "proc.h"
 #include "relay-wait.h"
 #include "relay-zc.h"
@@ -106,15 +106,15 @@ ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
 {
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	int fl = fcntl(primary_fd, F_GETFL);
+	int ret = ivwl_fd_set_nonblock(primary_fd, true);
 
 	/* pump_chan() reads until EAGAIN: a blocking socket would hang the
 	 * relay.  Not served: the app's requests fail and it copies
 	 * instead. */
-	if (fl < 0 || fcntl(primary_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+	if (ret < 0) {
 		ivwl_shim_log("zero-copy: the relay cannot make its socket "
 			      "non-blocking: %s",
-			      strerror(errno));
+			      strerror(-ret));
 		close(primary_fd);
 		return;
 	}

@@ -7,7 +7,6 @@
  * long as any process holds the client's end, exactly like a socket.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "fd-flags.h"
 #include "ivwl-protocols.h"
 #include "mono-time.h"
 #include "relay-internal.h"
@@ -655,11 +655,9 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	r->restart_wait_s = restart_wait_s();
 	ivwl_stream_in_init(&r->from_client);
 	ivwl_stream_out_init(&r->to_client, TO_CLIENT_LIMIT);
-	ret = fcntl(sock, F_GETFL);
-	if (ret < 0 || fcntl(sock, F_SETFL, ret | O_NONBLOCK) < 0) {
-		ret = -errno;
+	ret = ivwl_fd_set_nonblock(sock, true);
+	if (ret < 0)
 		goto err_relay;
-	}
 	/* In the relay's set from its first sleep (ivwl_relay_wait_update). */
 	r->sock = sock;
 	if (zc_fd >= 0)

@@ -28,7 +28,6 @@
  * or selection.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include "channel.h"
 #include "clipboard-internal.h"
 #include "connection.h"
+#include "fd-flags.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "vm.h"
@@ -160,10 +160,9 @@ write_item(struct ivwl_clip_pastes *ps, struct ivwl_clip_data *data,
 	   const struct ivwl_clip_item *item, const char *reader, int fd)
 {
 	struct clip_writer *w;
-	int flags = fcntl(fd, F_GETFL);
 
-	w = flags >= 0 ? calloc(1, sizeof(*w)) : NULL;
-	if (!w || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+	w = ivwl_fd_set_nonblock(fd, true) == 0 ? calloc(1, sizeof(*w)) : NULL;
+	if (!w) {
 		free(w);
 		close(fd);
 		return false;
