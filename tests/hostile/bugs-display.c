@@ -64,29 +64,6 @@ print_title(uint32_t k, uint32_t i, const char *title)
 	printf("\n");
 }
 
-struct titled {
-	uint32_t first_xdg;	/* xdg_surface ids: first_xdg + 3 * i */
-	uint32_t serial[TITLE_WINDOWS];
-	uint32_t configured;
-};
-
-static void
-on_titled_event(void *data, const struct ivwl_hostile_event *ev)
-{
-	struct titled *t = data;
-	uint32_t i;
-
-	if (ev->opcode != IVWL_EVT_XDG_SURFACE_CONFIGURE || ev->size < 12 ||
-	    ev->object < t->first_xdg || (ev->object - t->first_xdg) % 3)
-		return;
-	i = (ev->object - t->first_xdg) / 3;
-	if (i >= TITLE_WINDOWS)
-		return;
-	if (!t->serial[i])
-		t->configured++;
-	memcpy(&t->serial[i], ev->args, 4);
-}
-
 /* TITLE_WINDOWS mapped 1x1 toplevels on slot k, each titled; how many. */
 static uint32_t
 map_titled(struct ivwl_hostile *h, uint32_t k)
@@ -95,7 +72,8 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 	struct ivwl_fd_desc d = ivwl_out_region_desc(h->layout.heap_offset,
 						     IVWL_PAGE_SIZE);
 	uint32_t *id = &h->slot[k].next_id, shm, comp, wm, pool, buffer, s, i;
-	struct titled t = { 0 };
+	uint32_t serials[TITLE_WINDOWS] = { 0 };
+	struct ivwl_hostile_windows t = { .serial = serials };
 	static struct ivwl_out out;
 	char title[TITLE_LEN + 1];
 
@@ -104,7 +82,7 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 		return 0;
 	shm = (*id)++;
 	comp = (*id)++;
-	wm = (*id)++;
+	wm = t.wm_base = (*id)++;
 	pool = (*id)++;
 	buffer = (*id)++;
 	ivwl_out_reset(&out);
@@ -122,6 +100,7 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 		print_title(k, i, title);
 		ivwl_out_reset(&out);
 		s = ivwl_out_toplevel(&out, comp, wm, id);
+		t.count++;
 		ivwl_out_begin(&out, s + 2, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
 		ivwl_out_string(&out, title);
 		ivwl_out_end(&out);
@@ -132,7 +111,8 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 	}
 	while (t.configured < TITLE_WINDOWS && ivwl_hostile_time_left(h) &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
-		if (!ivwl_hostile_roundtrip(h, k, on_titled_event, &t, 2000))
+		if (!ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event,
+					    &t, 2000))
 			break;
 	for (i = 0; i < TITLE_WINDOWS; i++) {
 		if (!t.serial[i])
@@ -144,7 +124,7 @@ map_titled(struct ivwl_hostile *h, uint32_t k)
 		if (ivwl_hostile_send_wayland(h, k, &out) < 0)
 			return 0;
 	}
-	ivwl_hostile_roundtrip(h, k, on_titled_event, &t, 5000);
+	ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event, &t, 5000);
 	return h->slot[k].phase == IVWL_HOSTILE_LIVE ? t.configured : 0;
 }
 

@@ -284,43 +284,10 @@ ivwl_hostile_pool_flood(struct ivwl_hostile *h)
 #define FLOOD_WINDOWS 2000u		/* per slot, unless --count */
 #define FLOOD_WINDOWS_MAX 80000u	/* ids: 3 each, 2^18 per client */
 
-struct windows {
-	uint32_t first_xdg;	/* xdg_surface ids: first_xdg + 3 * i */
-	uint32_t count;
-	uint32_t *serial;	/* per window, 0 until configured */
-	uint32_t configured;
-	uint32_t wm_base, ping;
-	bool pinged;
-};
-
-static void
-on_windows_event(void *data, const struct ivwl_hostile_event *ev)
-{
-	struct windows *w = data;
-	uint32_t i;
-
-	if (ev->object == w->wm_base &&
-	    ev->opcode == IVWL_EVT_XDG_WM_BASE_PING && ev->size >= 12) {
-		memcpy(&w->ping, ev->args, 4);
-		w->pinged = true;
-		return;
-	}
-	if (ev->opcode != IVWL_EVT_XDG_SURFACE_CONFIGURE || ev->size < 12 ||
-	    ev->object < w->first_xdg ||
-	    (ev->object - w->first_xdg) % 3 != 0)
-		return;
-	i = (ev->object - w->first_xdg) / 3;
-	if (i >= w->count)
-		return;
-	if (!w->serial[i])
-		w->configured++;
-	memcpy(&w->serial[i], ev->args, 4);
-}
-
 /* Waits for ring room (reading events meanwhile) up to two seconds. */
 static int
 send_patiently(struct ivwl_hostile *h, uint32_t k, const struct ivwl_out *out,
-	       struct windows *w)
+	       struct ivwl_hostile_windows *w)
 {
 	int64_t end = ivwl_now_ms() + 2000;
 	int ret;
@@ -328,7 +295,7 @@ send_patiently(struct ivwl_hostile *h, uint32_t k, const struct ivwl_out *out,
 	while ((ret = ivwl_hostile_send_wayland(h, k, out)) == -EAGAIN &&
 	       ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE) {
-		ivwl_hostile_drain_events(h, k, on_windows_event, w);
+		ivwl_hostile_drain_events(h, k, ivwl_hostile_windows_event, w);
 		ivwl_hostile_slot_poll(h, k);
 		usleep(1000);
 	}
@@ -345,7 +312,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 {
 	struct ivwl_hostile_globals g;
 	struct ivwl_out out;
-	struct windows w = { 0 };
+	struct ivwl_hostile_windows w = { 0 };
 	struct ivwl_fd_desc d = ivwl_out_region_desc(h->layout.heap_offset,
 						     IVWL_PAGE_SIZE);
 	uint32_t *id = &h->slot[k].next_id, shm, comp, pool, buffer, i, s;
@@ -380,7 +347,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 			if (send_patiently(h, k, &out, &w) < 0)
 				break;
 			ivwl_out_reset(&out);
-			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
+			ivwl_hostile_drain_events(h, k, ivwl_hostile_windows_event, &w);
 		}
 		s = ivwl_out_toplevel(&out, comp, w.wm_base, id);
 		ivwl_out_begin(&out, s, IVWL_REQ_WL_SURFACE_COMMIT);
@@ -390,7 +357,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 	send_patiently(h, k, &out, &w);
 	while (w.configured < w.count && ivwl_hostile_time_left(h) &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
-		if (!ivwl_hostile_roundtrip(h, k, on_windows_event, &w, 2000))
+		if (!ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event, &w, 2000))
 			break;
 
 	ivwl_out_reset(&out);
@@ -401,14 +368,14 @@ map_windows(struct ivwl_hostile *h, uint32_t k, uint32_t n)
 			if (send_patiently(h, k, &out, &w) < 0)
 				break;
 			ivwl_out_reset(&out);
-			ivwl_hostile_drain_events(h, k, on_windows_event, &w);
+			ivwl_hostile_drain_events(h, k, ivwl_hostile_windows_event, &w);
 		}
 		s = w.first_xdg + 3 * i - 1;
 		ivwl_out_ack_configure(&out, s + 1, w.serial[i]);
 		ivwl_out_attach_commit(&out, s, buffer);
 	}
 	send_patiently(h, k, &out, &w);
-	ivwl_hostile_roundtrip(h, k, on_windows_event, &w, 5000);
+	ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event, &w, 5000);
 	return h->slot[k].phase == IVWL_HOSTILE_LIVE ? w.configured : 0;
 }
 

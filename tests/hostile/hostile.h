@@ -239,6 +239,23 @@ ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	      uint32_t version, uint32_t id);
 
 /*
+ * Toplevels made one after another with ivwl_out_toplevel(), their
+ * configure serials and the wm_base's last ping, as
+ * ivwl_hostile_windows_event() (a round trip's handler) records them.
+ */
+struct ivwl_hostile_windows {
+	uint32_t first_xdg;	/* xdg_surface ids: first_xdg + 3 * i */
+	uint32_t count;
+	uint32_t *serial;	/* per window, 0 until configured */
+	uint32_t configured;
+	uint32_t wm_base, ping;
+	bool pinged;
+};
+
+void
+ivwl_hostile_windows_event(void *data, const struct ivwl_hostile_event *ev);
+
+/*
  * A wl_surface, its xdg_surface and xdg_toplevel from comp and wm, with
  * the next three ids of *id: the surface's id (xdg_surface +1, toplevel
  * +2).

@@ -607,6 +607,30 @@ ivwl_out_bind(struct ivwl_out *out, uint32_t name, const char *interface,
 	ivwl_out_end(out);
 }
 
+void
+ivwl_hostile_windows_event(void *data, const struct ivwl_hostile_event *ev)
+{
+	struct ivwl_hostile_windows *w = data;
+	uint32_t i;
+
+	if (ev->object == w->wm_base &&
+	    ev->opcode == IVWL_EVT_XDG_WM_BASE_PING && ev->size >= 12) {
+		memcpy(&w->ping, ev->args, 4);
+		w->pinged = true;
+		return;
+	}
+	if (ev->opcode != IVWL_EVT_XDG_SURFACE_CONFIGURE || ev->size < 12 ||
+	    ev->object < w->first_xdg ||
+	    (ev->object - w->first_xdg) % 3 != 0)
+		return;
+	i = (ev->object - w->first_xdg) / 3;
+	if (i >= w->count)
+		return;
+	if (!w->serial[i])
+		w->configured++;
+	memcpy(&w->serial[i], ev->args, 4);
+}
+
 uint32_t
 ivwl_out_toplevel(struct ivwl_out *out, uint32_t comp, uint32_t wm,
 		  uint32_t *id)
