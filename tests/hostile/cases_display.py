@@ -11,8 +11,7 @@ import time
 from hostile_session import (Failure, LiveView, check_closings,
                              compare_window, good_client_after,
                              good_client_during, peer_finished, peer_stats,
-                             rss_mib,
-                             wait_for)
+                             rss_mib, wait_for)
 
 TITLE = re.compile(r"hostile-peer: title-bytes: slot (\d+) window (\d+) "
                    r"title ([0-9a-f]+)$", re.M)
