@@ -2,7 +2,9 @@
 /*
  * The relay's epoll set (relay-wait.h).  Level-triggered, so a flag the
  * relay leaves true after a short read, or an fd it did not drain, is
- * reported again at the next wait as poll() would.
+ * reported again at the next wait as poll() would; all but the doorbell,
+ * which is edge-triggered so that it needs no read (each ring of an
+ * eventfd is a new edge).
  */
 #include <errno.h>
 #include <poll.h>
@@ -168,7 +170,7 @@ ivwl_relay_wait_update(struct relay *r, bool sock_in)
 	struct ivwl_channel *ch;
 
 	if (w->doorbell_fd != wait_fd) {
-		if (ivwl_relay_wait_add(w, wait_fd, EPOLLIN,
+		if (ivwl_relay_wait_add(w, wait_fd, EPOLLIN | EPOLLET,
 					IVWL_RELAY_WAIT_TAG(
 						IVWL_RELAY_WAIT_DOORBELL, 0)) < 0) {
 			r->why = "the relay cannot wait on its doorbell";

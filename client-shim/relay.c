@@ -304,8 +304,6 @@ sleep_until_needed(struct relay *r)
 	slept = prepare_sleep(r);
 	rang = ivwl_relay_wait_sleep(r, sock_in,
 				     slept ? sleep_timeout(r) : 0);
-	if (rang)
-		ivwl_endpoint_drain(&r->slot.info.ep);
 	if (slept)
 		ivwl_trace(IVWL_TRACE_WAKE, rang);
 	ivwl_ring_woken(&r->slot.event);

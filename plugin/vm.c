@@ -121,8 +121,13 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	uint32_t i;
 
 	vm->live.wakeups++;
-	/* Level-triggered: drain first, then take what we were rung for. */
-	ivwl_device_vector_drain(vm->dev, IVWL_DOORBELL_VECTOR);
+	/*
+	 * Edge-triggered, so the counter is never read: each ring is a
+	 * new edge, and one that comes while we take the word below wakes
+	 * us again.  A peer that holds this eventfd itself (QEMU's server
+	 * hands it out) could fill the counter so that later rings fail;
+	 * that silences only its own VM, as not ringing would.
+	 */
 	ivwl_trace(IVWL_TRACE_WAKE, 1);
 	bits = ivwl_display_side_take(&vm->side);
 	if (bits & IVWL_DOORBELL_CONTROL)
@@ -386,7 +391,7 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 	}
 	vm->doorbell_watch = ivwl_watch_add(vm->plugin->watcher,
 		ivwl_device_vector_fd(vm->dev, IVWL_DOORBELL_VECTOR),
-		WL_EVENT_READABLE, on_doorbell, vm);
+		WL_EVENT_READABLE | IVWL_WATCH_EDGE, on_doorbell, vm);
 	if (!vm->doorbell_watch)
 		goto err_sources;
 	ivwl_device_set_peer_listener(vm->dev, on_peer, vm);

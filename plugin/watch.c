@@ -29,7 +29,8 @@ static uint32_t
 to_epoll(uint32_t mask)
 {
 	return (mask & WL_EVENT_READABLE ? EPOLLIN : 0) |
-	       (mask & WL_EVENT_WRITABLE ? EPOLLOUT : 0);
+	       (mask & WL_EVENT_WRITABLE ? EPOLLOUT : 0) |
+	       (mask & IVWL_WATCH_EDGE ? EPOLLET : 0);
 }
 
 static uint32_t

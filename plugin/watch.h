@@ -8,8 +8,8 @@
  * session's 1024-file limit that doubling is what runs out first: every
  * fd the plugin waits on goes into this set instead, once.
  *
- * Callbacks have wl_event_loop's signature and level-triggered meaning,
- * and run from weston's loop.  A watch removed from inside a callback
+ * Callbacks have wl_event_loop's signature and level-triggered meaning
+ * (unless IVWL_WATCH_EDGE says otherwise), and run from weston's loop.  A watch removed from inside a callback
  * (its own or another's) is never called again, even later in the same
  * batch.
  */
@@ -22,6 +22,14 @@
 struct ivwl_watcher;
 struct ivwl_watch;
 
+/*
+ * With WL_EVENT_READABLE: call back once for each time the fd becomes
+ * ready again (EPOLLET), not for as long as it stays ready.  For an
+ * eventfd every write is such a time, so a doorbell needs no read to
+ * rearm: one system call a wake-up fewer.
+ */
+#define IVWL_WATCH_EDGE 0x100
+
 /* NULL with errno set. */
 struct ivwl_watcher *
 ivwl_watcher_create(struct wl_event_loop *loop);
@@ -32,7 +40,7 @@ ivwl_watcher_destroy(struct ivwl_watcher *watcher);
 
 /*
  * Watches fd (which stays the caller's) for mask (WL_EVENT_READABLE,
- * WL_EVENT_WRITABLE).  NULL with errno set.
+ * WL_EVENT_WRITABLE, IVWL_WATCH_EDGE).  NULL with errno set.
  */
 struct ivwl_watch *
 ivwl_watch_add(struct ivwl_watcher *watcher, int fd, uint32_t mask,
