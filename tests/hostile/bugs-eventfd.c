@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A reproducer of its own: the doorbell eventfds that ivwl-server hands
+ * Reproducers of their own: the doorbell eventfds that ivwl-server hands
  * both sides are shared open file descriptions, so the app side can
  * change their flags and counters under the display.
  */
@@ -164,8 +164,8 @@ evb_phase2(struct ivwl_hostile *h)
 	       (unsigned long long)(rung - stolen));
 	if (trapped)
 		printf("hostile-peer: eventfd-block: phase 2: the display "
-		       "stopped draining its vector 0 (asleep in read()?); "
-		       "ringing nothing more\n");
+		       "left its vector 0 unread (edge-triggered, or asleep "
+		       "in read()); ringing nothing more\n");
 	fflush(stdout);
 	while (trapped && ivwl_hostile_time_left(h))
 		usleep(10 * 1000);
@@ -189,4 +189,66 @@ ivwl_hostile_eventfd_block(struct ivwl_hostile *h)
 {
 	evb_phase1(h);
 	evb_phase2(h);
+}
+
+/* ---- doorbell-full -------------------------------------------------- */
+
+#define DBF_SLOTS 4
+
+/*
+ * The display's vector 0 (a dup of its eventfd, which we ring it
+ * through), emptied and then filled to the most an eventfd holds: it
+ * stays readable for good and every later write fails.  0 when the
+ * display rang itself in between each of 100 times.
+ */
+static int
+dbf_fill_display(struct ivwl_hostile *h, int *fd_out)
+{
+	struct ivwl_endpoint ep;
+	uint64_t full = EVB_FULL;
+	int fd, tries;
+
+	if (ivwl_device_export_endpoint(h->dev, IVWL_PEER_DISPLAY, 0, 0,
+					&ep) < 0)
+		return 0;
+	fd = ep.doorbell_fd;
+	ep.doorbell_fd = -1;
+	ivwl_endpoint_close(&ep);
+	for (tries = 0; tries < 100; tries++) {
+		evb_read_back(fd);
+		if (write(fd, &full, sizeof(full)) == sizeof(full))
+			break;
+	}
+	*fd_out = fd;
+	return tries < 100;
+}
+
+/*
+ * A display that waits on its vector level-triggered and never reads it
+ * would wake for it without end once it is full: it must wait
+ * edge-triggered (or read).  We open slots, fill the display's vector 0,
+ * post every doorbell bit and ring, and then hold still, slots open,
+ * while the case watches weston's CPU and a good VM draws.
+ */
+void
+ivwl_hostile_doorbell_full(struct ivwl_hostile *h)
+{
+	uint32_t k, opened = 0;
+	int fd = -1, filled;
+
+	for (k = 0; k < DBF_SLOTS && k < h->slots; k++)
+		opened += ivwl_hostile_slot_open_wait(h, k, 500);
+	filled = dbf_fill_display(h, &fd);
+	ivwl_doorbell_post(h->base, IVWL_SIDE_DISPLAY, ~0ull);
+	/* each fails: the counter has no room left */
+	for (k = 0; k < 16; k++)
+		ivwl_device_ring(h->dev, IVWL_PEER_DISPLAY, 0);
+	printf("hostile-peer: doorbell-full: %u slots open, display vector 0 "
+	       "%s; holding still\n", opened,
+	       filled ? "filled to 0xfffffffffffffffe" : "NOT filled");
+	fflush(stdout);
+	while (ivwl_hostile_time_left(h))
+		usleep(20 * 1000);
+	if (fd >= 0)
+		close(fd);
 }

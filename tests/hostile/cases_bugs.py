@@ -337,3 +337,41 @@ def case_bug_eventfd_block_hangs_weston(s, legacy=False):
 
 def case_bug_eventfd_block_hangs_weston_legacy(s):
     case_bug_eventfd_block_hangs_weston(s, legacy=True)
+
+
+def case_bug_full_doorbell_spins_weston(s):
+    """The evil VM holds the eventfd it rings weston through (the
+    display's vector 0) and fills it to 0xfffffffffffffffe: it stays
+    readable for good and every later ring of that VM fails
+    (bugs-eventfd.c doorbell-full).  weston never reads its vectors, so
+    a wait on them that were level-triggered would wake weston without
+    end (plugin/watch.c IVWL_WATCH_EDGE, plugin/vm.c on_doorbell): it
+    must stay near idle while the evil VM holds still, and the good VM
+    must draw."""
+    seconds = 16
+    s.start_peer("doorbell-full", seconds)
+    line = wait_for("the evil VM to fill the display's vector",
+                    lambda: re.search(r"hostile-peer: doorbell-full: \d+ slots .*",
+                                      s.peer_log()), 15, 0.2).group(0)
+    print(line)
+    if "NOT filled" in line or " 0 slots open" in line:
+        raise Failure(f"the reproducer did not set up its attack: {line}")
+    time.sleep(0.5)
+    cpu0 = s.weston_cpu()
+    time.sleep(3.0)
+    busy = s.weston_cpu() - cpu0
+    print(f"weston used {busy:.2f} s CPU in 3 s with the evil VM's "
+          f"doorbell full and nothing to draw")
+    if busy > 1.5:
+        raise Failure(f"BUG full doorbell: weston used {busy:.2f} s of CPU "
+                      f"in 3 s once the evil VM filled the eventfd it is "
+                      f"rung through: it wakes for a vector that stays "
+                      f"readable (plugin/watch.c IVWL_WATCH_EDGE, "
+                      f"plugin/vm.c on_doorbell)")
+    _, dump, _ = good_client_during(
+        s, 60, 20, lambda e: f"BUG full doorbell: the good VM's client "
+        f"stopped while the evil VM's doorbell was full ({e})")
+    compare_window(s, s.wait_view("[good] during"), dump, 240, 180)
+    s.wait_peer(seconds + 20)
+    s.check_weston()
+    good_client_after(s, "the full doorbell")

@@ -21,8 +21,8 @@
  * event-cons-lie, budget-stall (bugs-rings.c, beside record-flood),
  * shm-overread, pool-flood, window-flood, region-bomb, damage-bomb
  * (bugs-surfaces.c), clipboard-flood, clipboard-hang, clipboard-guess
- * (bugs-clipboard.c), clipboard-paste (bugs-paste.c) and eventfd-block
- * (bugs-eventfd.c).
+ * (bugs-clipboard.c), clipboard-paste (bugs-paste.c), eventfd-block and
+ * doorbell-full (bugs-eventfd.c).
  *
  * Output: one line per mode, "hostile-peer: MODE: key=value ...".
  */
@@ -60,6 +60,7 @@ static const struct mode modes[] = {
 	{ "clipboard-guess", ivwl_hostile_clipboard_guess },
 	{ "clipboard-paste", ivwl_hostile_clipboard_paste },
 	{ "eventfd-block", ivwl_hostile_eventfd_block },
+	{ "doorbell-full", ivwl_hostile_doorbell_full },
 	{ "role-subsurface", ivwl_hostile_role_subsurface },
 	{ "mime-flood", ivwl_hostile_mime_flood },
 	{ "popup-chain", ivwl_hostile_popup_chain },

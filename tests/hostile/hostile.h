@@ -372,6 +372,8 @@ ivwl_hostile_clipboard_paste(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_eventfd_block(struct ivwl_hostile *h);
+void
+ivwl_hostile_doorbell_full(struct ivwl_hostile *h);
 
 /* ---- semantics-*.c: Wayland semantics weston 10 does not survive ---- */
 

@@ -63,6 +63,7 @@ CASES = {
     "bug-eventfd-block-hangs-weston": bugs.case_bug_eventfd_block_hangs_weston,
     "bug-eventfd-block-hangs-weston-legacy":
         bugs.case_bug_eventfd_block_hangs_weston_legacy,
+    "bug-full-doorbell-spins-weston": bugs.case_bug_full_doorbell_spins_weston,
     "bug-subsurface-of-xdg-surface-aborts-weston":
         semantics.case_bug_subsurface_of_xdg_surface_aborts_weston,
     "bug-mime-flood-grows-weston": semantics.case_bug_mime_flood_grows_weston,
