@@ -16,6 +16,11 @@ import time
 
 from bench_proc import BenchError, log, read, reap_orphans, wait_for
 
+# A VM's counters in weston's live view (plugin/live-view.c), summed from
+# what each of its relays publishes in the region.
+LIVE_APP_KEYS = ("app_buffer_commits", "app_damaged_bytes",
+                 "app_copied_bytes", "app_zero_copy_commits")
+
 PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 # Not run by default (see the top of frames.py).
 EXTRA_PATHS = ("ivwl-copy-no-replay",)
@@ -110,6 +115,7 @@ class Display:
                "[shell]", "panel-position=none", "animation=none",
                "close-animation=none", "startup-animation=none",
                "focus-animation=none", ""]
+        self.vm_names = [name for name, _ in vms]
         for name, server in vms:
             ini += ["[ivwl-vm]", f"name={name}", f"server={server}",
                     "color=0xff3070c0", ""]
@@ -121,9 +127,49 @@ class Display:
         return self.spawn(
             ["weston", "--backend=headless-backend.so", "--use-pixman",
              f"--width={width}", f"--height={height}",
-             "--socket=wl-bench", "--idle-time=0",
+             "--socket=wl-bench", "--idle-time=0", "--debug",
              f"--config={self.path('weston.ini')}"], "weston.log", env,
             **kw)
+
+    def live_app(self, timeout=5.0):
+        """What the relays of every VM counted so far (their buffer
+        commits, damaged and copied bytes, zero-copy commits), summed
+        over the VMs, as weston's live view shows a new subscriber at
+        once: each VM's line covers every connection it had."""
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime,
+                   WAYLAND_DISPLAY="wl-bench")
+        env.pop("LD_PRELOAD", None)
+        p = subprocess.Popen(["weston-debug", "ivwl"], env=env,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        total, seen, buf = {}, 0, b""
+        end = time.monotonic() + timeout
+        try:
+            while seen < len(self.vm_names):
+                left = end - time.monotonic()
+                if left <= 0 or not select.select([p.stdout], [], [],
+                                                  left)[0]:
+                    raise BenchError("weston's live view (weston-debug "
+                                     "ivwl) showed no line for every VM")
+                chunk = os.read(p.stdout.fileno(), 65536)
+                if not chunk:
+                    raise BenchError("weston-debug ivwl ended before it "
+                                     "showed every VM")
+                buf += chunk
+                *lines, buf = buf.split(b"\n")
+                for line in lines:
+                    words = line.decode(errors="replace").split()
+                    if not words or words[0] != "vm":
+                        continue
+                    seen += 1
+                    for w in words[1:]:
+                        k, _, v = w.partition("=")
+                        if k in LIVE_APP_KEYS:
+                            total[k] = total.get(k, 0) + int(v)
+        finally:
+            p.terminate()
+            p.wait(5)
+        return total
 
     def start_agent(self, sock, agent_sock, logname):
         """An ivwl-agent for the region of the server at sock, serving

@@ -344,10 +344,9 @@ def wait_relays_gone(timeout=20.0):
     return False
 
 
-def run_page(disp, args, path, page, w, h, index, video, measure=None):
-    """One browser on one page through path: a row of figures.  measure=0
-    is the start-up reference: the page goes still after its warm-up."""
-    measure = args.measure if measure is None else measure
+def run_page(disp, args, path, page, w, h, index, video):
+    """One browser on one page through path: a row of figures."""
+    measure = args.measure
     _, comm, make_argv = BROWSERS[args.browser]
     prefix, env = disp.env_for(path)
     if path == "ivwl-zero-copy" and args.zero_copy == "auto":
@@ -381,6 +380,7 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
     try:
         ready = log_.wait("ready", 120, alive)
         log_.wait("measure", args.warmup + 60, alive)
+        live0 = disp.live_app() if path.startswith("ivwl") else None
         before = tree(me)
         runs_before = sched_runs(before)
         t0 = time.monotonic()
@@ -388,6 +388,7 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
         after = tree(me)
         runs_after = sched_runs(after)
         wall = time.monotonic() - t0
+        live1 = disp.live_app() if live0 is not None else None
         # the browser's main process: under waypipe, the server's child
         main_pids = [p.pid] if path != "waypipe" else \
             [pid for pid, t in after.items() if t[1] == p.pid and
@@ -464,6 +465,7 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
             "connection, whole run (start-up and warm-up included)")
         r["relay_stats"] = stats
         r["relay_connections"] = connections
+        window_figures(r, live0, live1)
     elif path == "waypipe":
         r["copied_bytes_source"] = "not measured for waypipe"
     else:
@@ -471,31 +473,29 @@ def run_page(disp, args, path, page, w, h, index, video, measure=None):
     return r
 
 
-def subtract_startup(r, ref):
-    """The relay prints its figures once, when the connection ends, so
-    they cover start-up, warm-up and the window.  ref is a run of the
-    same case that stopped after its warm-up (measure=0): what is left
-    after taking it off is the measured window's, per frame the page
-    counted and per commit (chromium commits once a frame, firefox 1.5 to
-    2 times)."""
-    st = r["relay_stats"]
-    commits = st.get("commits", 0) - ref.get("commits", 0)
+def window_figures(r, live0, live1):
+    """The measured window's commits, damage and copies: the relays'
+    counters as weston's live view showed them at the page's 'measure'
+    and 'done' lines (the relays publish them in the region as they
+    change), per frame the page counted and per commit (chromium commits
+    once a frame, firefox 1.5 to 2 times)."""
+    d = {k: live1.get(k, 0) - live0.get(k, 0) for k in live1}
+    commits = d.get("app_buffer_commits", 0)
     frames = r.get("frames", 0)
-    if commits <= 0 or frames <= 0:
-        return
+    r["window_live_view"] = d
     r["window_commits"] = commits
+    r["window_zero_copy_commits"] = d.get("app_zero_copy_commits", 0)
+    if frames <= 0:
+        return
     r["commits_per_frame"] = commits / frames
     for key in ("copied_bytes", "damaged_bytes"):
-        b = max(st.get(key, 0) - ref.get(key, 0), 0)
+        b = d.get(f"app_{key}", 0)
         r[f"{key}_per_frame"] = b / frames
-        r[f"{key}_per_commit"] = b / commits
-    r["window_zero_copy_commits"] = max(
-        st.get("zero_copy_commits", 0) - ref.get("zero_copy_commits", 0), 0)
-    r["relay_stats_reference"] = ref
+        if commits > 0:
+            r[f"{key}_per_commit"] = b / commits
     r["copied_bytes_source"] = (
-        "ivwl-relay IVWL_STATS of this run minus those of a start-up "
-        "reference run (same case, stopped after warm-up), per frame the "
-        "page counted")
+        "weston's live view (weston-debug ivwl): the relays' counters at "
+        "the page's 'measure' and 'done' lines, per frame the page counted")
 
 
 # ---- reports ----------------------------------------------------------
@@ -571,10 +571,9 @@ def print_table(rows, header):
           "ran by the same file, exact where the 4 ms tick samples.\n"
           "transport: ivwl = relay + agent + "
           "server (the plugin runs inside weston); waypipe = both "
-          "waypipes.\ndamage, copied: the relays' IVWL_STATS (damaged_bytes, "
-          "copied_bytes, commits) at the end of the run minus those of a "
-          "run stopped after its warm-up,\nper frame the page counted: the "
-          "measured window without the browser's start-up.")
+          "waypipes.\ndamage, copied, commits: the relays' counters in "
+          "weston's live view (weston-debug ivwl) at the page's 'measure' "
+          "and 'done' lines,\nper frame the page counted.")
 
 
 # ---- main -------------------------------------------------------------
@@ -594,8 +593,7 @@ def main_chromium(args):
     if not paths:
         raise SystemExit("no path to run")
     load0 = machine_line()
-    # no_ref: cases whose copies keep chromium's start-up (no reference)
-    rows, failed, skipped, no_ref = [], [], [], []
+    rows, failed, skipped = [], [], []
     i = 0
     for w, h in sizes:
         disp = Display(args.build, w, h, args.keep_logs,
@@ -608,18 +606,6 @@ def main_chromium(args):
                     log(f"skipping page video: {why}")
                     skipped.append(f"video {w}x{h}: {why}")
                     run_pages = [p for p in pages if p != "video"]
-            refs = {}
-            for page in run_pages:
-                for path in (p for p in paths if p.startswith("ivwl")):
-                    if not args.json:
-                        log(f"{args.browser} {page} {w}x{h} via {path}: "
-                            f"start-up reference")
-                    r = try_case(disp, no_ref, f"{path} {page} {w}x{h}",
-                                 run_page, disp, args, path, page, w, h, i,
-                                 video, measure=0)
-                    i += 1
-                    if r:
-                        refs[(path, page)] = r["relay_stats"]
             for rep in range(args.repeat):
                 for page in run_pages:
                     for path in paths:
@@ -633,8 +619,6 @@ def main_chromium(args):
                         if not r:
                             continue
                         r["repeat"] = rep
-                        if (path, page) in refs:
-                            subtract_startup(r, refs[(path, page)])
                         rows.append(r)
         finally:
             disp.close()
@@ -646,8 +630,6 @@ def main_chromium(args):
             r[f"cpu_vs_{r['path']}"] = 1.0
     if failed:
         log(f"{len(failed)} case(s) failed: {', '.join(failed)}")
-    if no_ref:
-        log(f"no start-up reference, copies include it: {', '.join(no_ref)}")
     if not emit_json(rows, args):
         print_table(rows, f"ivwl-bench chromium: {args.browser}, "
                     f"{args.warmup:g} s warm-up then {args.measure:g} s "
