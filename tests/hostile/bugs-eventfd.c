@@ -53,24 +53,35 @@ evb_spin_us(uint32_t us)
 		;
 }
 
+/*
+ * Fills a counter to the most it holds; false when a ring came in between
+ * each of 100 tries (it is emptied before each).
+ */
+static bool
+evb_fill(int fd)
+{
+	uint64_t full = EVB_FULL;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		evb_read_back(fd);
+		if (write(fd, &full, sizeof(full)) == sizeof(full))
+			return true;
+	}
+	return false;
+}
+
 /* Our vectors, which the display writes to ring us: full and blocking. */
 static uint32_t
 evb_block_own(struct ivwl_hostile *h)
 {
-	uint64_t full = EVB_FULL;
 	uint32_t v, blocked = 0;
-	int fd, tries;
+	int fd;
 
 	for (v = 0; v < h->nr_vectors; v++) {
 		fd = ivwl_device_vector_fd(h->dev, v);
-		/* the display may ring in between: empty it and try again */
-		for (tries = 0; tries < 100; tries++) {
-			evb_read_back(fd);
-			if (write(fd, &full, sizeof(full)) == sizeof(full))
-				break;
-		}
+		blocked += evb_fill(fd);
 		evb_clear_nonblock(fd);
-		blocked += tries < 100;
 	}
 	return blocked;
 }
@@ -197,30 +208,21 @@ ivwl_hostile_eventfd_block(struct ivwl_hostile *h)
 
 /*
  * The display's vector 0 (a dup of its eventfd, which we ring it
- * through), emptied and then filled to the most an eventfd holds: it
- * stays readable for good and every later write fails.  0 when the
- * display rang itself in between each of 100 times.
+ * through), filled to the most an eventfd holds: it stays readable for
+ * good and every later write fails.  0 when it could not be filled.
  */
 static int
 dbf_fill_display(struct ivwl_hostile *h, int *fd_out)
 {
 	struct ivwl_endpoint ep;
-	uint64_t full = EVB_FULL;
-	int fd, tries;
 
 	if (ivwl_device_export_endpoint(h->dev, IVWL_PEER_DISPLAY, 0, 0,
 					&ep) < 0)
 		return 0;
-	fd = ep.doorbell_fd;
+	*fd_out = ep.doorbell_fd;
 	ep.doorbell_fd = -1;
 	ivwl_endpoint_close(&ep);
-	for (tries = 0; tries < 100; tries++) {
-		evb_read_back(fd);
-		if (write(fd, &full, sizeof(full)) == sizeof(full))
-			break;
-	}
-	*fd_out = fd;
-	return tries < 100;
+	return evb_fill(*fd_out);
 }
 
 /*
