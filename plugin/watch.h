@@ -9,9 +9,9 @@
  * fd the plugin waits on goes into this set instead, once.
  *
  * Callbacks have wl_event_loop's signature and level-triggered meaning
- * (unless IVWL_WATCH_EDGE says otherwise), and run from weston's loop.  A watch removed from inside a callback
- * (its own or another's) is never called again, even later in the same
- * batch.
+ * (unless IVWL_WATCH_EDGE says otherwise), and run from weston's loop.
+ * A watch removed from inside a callback (its own or another's) is never
+ * called again, even later in the same batch.
  */
 #ifndef IVWL_WATCH_H
 #define IVWL_WATCH_H
