@@ -7,6 +7,7 @@
 #ifndef IVWL_CONNECTION_H
 #define IVWL_CONNECTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
 
@@ -47,6 +48,14 @@ struct ivwl_buffer_ref {
 	uint32_t id;
 	struct ivwl_pool *pool;
 };
+
+/* Serials lo..hi, both included, in the wrapping order of serials. */
+struct ivwl_serial_range {
+	uint32_t lo, hi;
+};
+
+#define IVWL_CONN_MUTED_RANGES 16
+#define IVWL_CONN_INPUT_SERIALS 4
 
 struct ivwl_connection {
 	struct ivwl_vm *vm;
@@ -100,6 +109,16 @@ struct ivwl_connection {
 	uint32_t held_len;
 	bool region_wait;		/* one of its VM's region_waiters */
 	struct ivwl_conn_live live;	/* counts for the live view */
+	/*
+	 * The trusted path (focus.c): keyboard enters that weston sent and
+	 * took back at once, with the leaves that took them back, are not
+	 * passed on (an enter carries the keys held down); serials of the
+	 * input events passed on, for a popup grab to name.
+	 */
+	struct ivwl_serial_range muted[IVWL_CONN_MUTED_RANGES];
+	uint32_t nmuted;
+	uint32_t input_serials[IVWL_CONN_INPUT_SERIALS];
+	uint32_t ninput_serials;
 	const char *why;		/* why it ends, once it does */
 };
 
@@ -157,5 +176,16 @@ ivwl_translate_flush(struct ivwl_connection *conn);
 /* translate.c: frees what translation holds (pending blobs). */
 void
 ivwl_translate_release(struct ivwl_connection *conn);
+
+/* translate.c: the keyboard events with serials enter..leave are not
+ * passed on (a focus weston gave and took back, focus.c). */
+void
+ivwl_translate_mute_keyboard(struct ivwl_connection *conn, uint32_t enter,
+			     uint32_t leave);
+
+/* translate.c: serial is one of the last input events passed on. */
+bool
+ivwl_translate_input_serial(const struct ivwl_connection *conn,
+			    uint32_t serial);
 
 #endif

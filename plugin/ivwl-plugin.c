@@ -22,6 +22,7 @@
 #include "clipboard.h"
 #include "config.h"
 #include "connection.h"
+#include "focus.h"
 #include "label.h"
 #include "live-view.h"
 #include "device.h"
@@ -160,6 +161,8 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	if (plugin->focus)
+		ivwl_focus_destroy(plugin->focus);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
 	if (plugin->clipboard)
@@ -278,6 +281,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
 	plugin->label = ivwl_label_create(plugin);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
+		goto err_vms;
+	plugin->focus = ivwl_focus_create(plugin);
+	if (!plugin->focus)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	if (!plugin->clipboard)

@@ -15,6 +15,18 @@ struct weston_config_section;
 struct ivwl_vm;
 struct ivwl_watch;
 struct ivwl_device;
+struct ivwl_connection;
+
+/*
+ * What the trusted path (focus.c) says of the requests translate.c
+ * forwards.  The plugin's own; NULL where no weston runs (the fuzzers).
+ */
+struct ivwl_trust_ops {
+	/* xdg_popup.grab's serial as weston is to see it */
+	uint32_t (*popup_grab_serial)(void *data, struct ivwl_connection *conn,
+				      uint32_t serial);
+	void *data;
+};
 
 struct ivwl_plugin {
 	struct weston_compositor *compositor;
@@ -23,6 +35,8 @@ struct ivwl_plugin {
 	struct wl_listener kill_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_label *label;
+	struct ivwl_focus *focus;	/* the keyboard's trusted path */
+	const struct ivwl_trust_ops *trust;
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;
 	struct ivwl_attacher *attacher;	/* ivwl-server attaches, threaded */

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Labelling: every toplevel window of a VM gets a border in the VM's
- * colour, drawn by weston outside the client's buffer, so an app cannot
- * paint it away or fake another VM's.  (The title prefix is done on the
+ * Labelling: every toplevel window of a VM gets a frame in the VM's
+ * colour, drawn by weston, that its content cannot leave, cover or fake
+ * (docs/security.md, "Trusted path").  (The title prefix is done on the
  * wire, in translate.c.)
  *
- * The border is four solid-colour strips, transform-parented to the
- * window's view, so they move with it, and kept directly below it in its
- * layer, so other windows cover them as they cover the window.  weston 10
+ * The frame is four solid-colour strips, transform-parented to the
+ * window's view so that they move with it.  The window's view gets a
+ * clip mask of its box and its frame, which weston applies to every
+ * view parented to it as well: the window's subsurfaces and popups
+ * cannot draw outside the frame.  The strips sit above the window and
+ * its popups in its layer, so nothing of the VM covers them, and other
+ * windows cover them as they cover the window.  A side whose strip would
+ * fall outside every output (a maximized window, one as big as the
+ * screen) is drawn inside the window's edge instead, over its content.
+ * A window the user did not give the keyboard to while it asked
+ * (focus.c) carries a fifth strip, the attention bar.  weston 10
  * specifics stay in this file.
  */
 #include <stdbool.h>
@@ -15,12 +23,18 @@
 #include <string.h>
 
 #include <libweston/libweston.h>
+#include <libweston-desktop/libweston-desktop.h>
 
 #include "ivwl-plugin.h"
+#include "focus.h"
 #include "label.h"
 #include "vm.h"
 
-#define BORDER_WIDTH 4
+#define BORDER_WIDTH IVWL_LABEL_BORDER
+#define ATTENTION_HEIGHT 8
+#define ATTENTION_COLOR 0xffffb000u	/* amber */
+
+enum { TOP, BOTTOM, LEFT, RIGHT, ATTENTION, NSTRIPS };
 
 struct ivwl_border;
 
@@ -37,7 +51,9 @@ struct ivwl_border {
 	uint32_t color;
 	struct weston_surface *window;
 	struct weston_view *framed;		/* NULL until mapped */
-	struct ivwl_strip strip[4];
+	struct ivwl_strip strip[NSTRIPS];
+	bool attention;			/* the attention bar shows */
+	int32_t mask[4];		/* x, y, w, h set on framed */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
 	struct wl_event_source *recheck;	/* after the shell maps it */
@@ -46,6 +62,8 @@ struct ivwl_border {
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
 	struct wl_listener create_surface;
+	struct wl_listener activate;	/* the shell raises what it activates */
+	struct wl_listener transform;	/* a window moved */
 	struct wl_list borders;
 };
 
@@ -54,7 +72,7 @@ strips_forget(struct ivwl_border *b)
 {
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NSTRIPS; i++) {
 		if (!b->strip[i].surface)
 			continue;
 		wl_list_remove(&b->strip[i].destroy.link);
@@ -67,13 +85,13 @@ strips_forget(struct ivwl_border *b)
 static void
 strips_destroy(struct ivwl_border *b)
 {
-	struct weston_surface *s[4];
+	struct weston_surface *s[NSTRIPS];
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSTRIPS; i++)
 		s[i] = b->strip[i].surface;
 	strips_forget(b);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSTRIPS; i++)
 		if (s[i])
 			weston_surface_destroy(s[i]);
 }
@@ -87,17 +105,22 @@ on_strip_destroy(struct wl_listener *listener, void *data)
 	strips_forget(strip->border);
 }
 
+static void
+set_color(struct weston_surface *s, uint32_t argb)
+{
+	weston_surface_set_color(s, ((argb >> 16) & 0xff) / 255.0f,
+				 ((argb >> 8) & 0xff) / 255.0f,
+				 (argb & 0xff) / 255.0f,
+				 ((argb >> 24) & 0xff) / 255.0f);
+}
+
 static int
 strips_create(struct ivwl_border *b, struct weston_view *framed)
 {
 	struct weston_compositor *ec = b->window->compositor;
-	float a = ((b->color >> 24) & 0xff) / 255.0f;
-	float r = ((b->color >> 16) & 0xff) / 255.0f;
-	float g = ((b->color >> 8) & 0xff) / 255.0f;
-	float bl = (b->color & 0xff) / 255.0f;
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NSTRIPS; i++) {
 		struct ivwl_strip *strip = &b->strip[i];
 		struct weston_surface *s = weston_surface_create(ec);
 
@@ -107,7 +130,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		strip->surface = s;
 		strip->destroy.notify = on_strip_destroy;
 		wl_signal_add(&s->destroy_signal, &strip->destroy);
-		weston_surface_set_color(s, r, g, bl, a);
+		set_color(s, i == ATTENTION ? ATTENTION_COLOR : b->color);
 		/* Clicks go to what is below, as if the border were paint. */
 		pixman_region32_fini(&s->input);
 		pixman_region32_init(&s->input);
@@ -117,6 +140,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		weston_view_set_transform_parent(strip->view, framed);
 	}
 	b->framed = framed;
+	memset(b->mask, 0, sizeof(b->mask));
 	return 0;
 
 err_strips:
@@ -130,29 +154,169 @@ clamp_size(int32_t v)
 	return v < 0 ? 0 : v > (1 << 24) ? (1 << 24) : v;
 }
 
+/* Whether rect x, y, w, h of the window's view shows on some output. */
+static bool
+on_some_output(struct weston_view *view, int32_t x, int32_t y, int32_t w,
+	       int32_t h)
+{
+	struct weston_output *o;
+	float x1, y1, x2, y2;
+
+	weston_view_to_global_float(view, x, y, &x1, &y1);
+	weston_view_to_global_float(view, x + w, y + h, &x2, &y2);
+	wl_list_for_each(o, &view->surface->compositor->output_list, link)
+		if (x1 >= o->x && y1 >= o->y && x2 <= o->x + o->width &&
+		    y2 <= o->y + o->height)
+			return true;
+	return false;
+}
+
+static bool
+maximized(struct weston_surface *window)
+{
+	struct weston_desktop_surface *ds;
+
+	if (!weston_surface_is_desktop_surface(window))
+		return false;
+	ds = weston_surface_get_desktop_surface(window);
+	return weston_desktop_surface_get_maximized(ds) ||
+	       weston_desktop_surface_get_fullscreen(ds);
+}
+
+/*
+ * Where each strip goes, in the window's coordinates: outside its edge,
+ * or inside it where outside would not show.  The mask is the box of
+ * the window and its strips.
+ */
 static void
-strips_place(struct ivwl_border *b)
+frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
+	       int32_t mask[4])
 {
 	/* the firewall bounds a VM's surface sizes; stay in range anyway */
 	int32_t w = clamp_size(b->window->width);
 	int32_t h = clamp_size(b->window->height), k = BORDER_WIDTH;
-	const int32_t geo[4][4] = {
-		{ -k, -k, w + 2 * k, k },	/* top */
-		{ -k, h, w + 2 * k, k },	/* bottom */
-		{ -k, 0, k, h },		/* left */
-		{ w, 0, k, h },			/* right */
+	int32_t a = b->attention ? ATTENTION_HEIGHT : 0;
+	const int32_t outside[4][4] = {
+		[TOP] = { -k, -k, w + 2 * k, k },
+		[BOTTOM] = { -k, h, w + 2 * k, k },
+		[LEFT] = { -k, 0, k, h },
+		[RIGHT] = { w, 0, k, h },
 	};
-	struct weston_layer_entry *below = &b->framed->layer_link;
+	bool all_in = maximized(b->window), in[4];
+	int32_t top, bottom, left, right;
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++)
+		in[i] = all_in || !on_some_output(b->framed, outside[i][0],
+						  outside[i][1],
+						  outside[i][2],
+						  outside[i][3]);
+	top = in[TOP] ? k : 0;
+	bottom = in[BOTTOM] ? k : 0;
+	left = in[LEFT] ? 0 : -k;
+	right = in[RIGHT] ? w : w + k;
+	geo[TOP][0] = geo[BOTTOM][0] = left;
+	geo[TOP][2] = geo[BOTTOM][2] = right - left;
+	geo[TOP][1] = in[TOP] ? 0 : -k;
+	geo[BOTTOM][1] = in[BOTTOM] ? h - k : h;
+	geo[TOP][3] = geo[BOTTOM][3] = k;
+	geo[LEFT][0] = in[LEFT] ? 0 : -k;
+	geo[RIGHT][0] = in[RIGHT] ? w - k : w;
+	geo[LEFT][1] = geo[RIGHT][1] = top;
+	geo[LEFT][2] = geo[RIGHT][2] = k;
+	geo[LEFT][3] = geo[RIGHT][3] = h - top - bottom > 0 ?
+					       h - top - bottom : 0;
+	/* the attention bar: above the top strip, or under it inside */
+	geo[ATTENTION][0] = left;
+	geo[ATTENTION][1] = in[TOP] ? k : -k - a;
+	geo[ATTENTION][2] = right - left;
+	geo[ATTENTION][3] = a;
+	mask[0] = left;
+	mask[1] = in[TOP] ? 0 : -k - a;
+	mask[2] = right - left;
+	mask[3] = (in[BOTTOM] ? h : h + k) - mask[1];
+}
+
+/* The entry the strips go right above: the window's, or the topmost of
+ * its popups stacked right above it. */
+static struct weston_layer_entry *
+frame_top(struct ivwl_border *b)
+{
+	struct weston_layer_entry *top = &b->framed->layer_link, *e;
+	struct weston_view *v, *p;
+
+	for (;;) {
+		if (top->link.prev == &top->layer->view_list.link)
+			return top;
+		e = wl_container_of(top->link.prev, e, link);
+		v = wl_container_of(e, v, layer_link);
+		for (p = v->geometry.parent; p && p != b->framed;
+		     p = p->geometry.parent)
+			;
+		if (!p || v->surface->resource == NULL)
+			return top;	/* not a popup of ours, or a strip */
+		top = e;
+	}
+}
+
+/* Right above the window and its popups, in the order of strip[]. */
+static bool
+strips_restack(struct ivwl_border *b)
+{
+	struct weston_layer_entry *above = frame_top(b);
+	bool in_place = true;
+	int i;
+
+	for (i = NSTRIPS - 1; i >= 0; i--) {
+		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
+
+		if (e->layer != above->layer || e->link.next != &above->link)
+			in_place = false;
+		above = e;
+	}
+	if (in_place)
+		return false;
+	above = frame_top(b);
+	for (i = NSTRIPS - 1; i >= 0; i--) {
+		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
+		struct weston_layer_entry *prev;
+
+		if (e->layer)
+			weston_layer_entry_remove(e);
+		prev = wl_container_of(above->link.prev, prev, link);
+		weston_layer_entry_insert(prev, e);
+		above = e;
+	}
+	return true;
+}
+
+static void
+mask_set(struct ivwl_border *b, const int32_t mask[4])
+{
+	if (memcmp(mask, b->mask, sizeof(b->mask)) == 0)
+		return;
+	memcpy(b->mask, mask, sizeof(b->mask));
+	weston_view_set_mask(b->framed, mask[0], mask[1], mask[2], mask[3]);
+}
+
+static void
+strips_place(struct ivwl_border *b)
+{
+	int32_t geo[NSTRIPS][4], mask[4];
+	bool restacked;
+	int i;
+
+	frame_geometry(b, geo, mask);
+	restacked = strips_restack(b);
+	mask_set(b, mask);
+	for (i = 0; i < NSTRIPS; i++) {
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;
-		bool changed = false;
+		bool changed = restacked;
 
 		/* Every commit comes here: touch a strip only when it moved.
 		 * A dirty view is damaged where it was and where it goes,
-		 * which would repaint all four strips on every frame. */
+		 * which would repaint all the strips on every frame. */
 		if (s->width != geo[i][2] || s->height != geo[i][3]) {
 			weston_surface_set_size(s, geo[i][2], geo[i][3]);
 			changed = true;
@@ -162,15 +326,6 @@ strips_place(struct ivwl_border *b)
 			weston_view_set_position(v, geo[i][0], geo[i][1]);
 			changed = true;
 		}
-		/* Right under the window in its layer, wherever it went. */
-		if (v->layer_link.link.prev != &below->link ||
-		    v->layer_link.layer != b->framed->layer_link.layer) {
-			if (v->layer_link.layer)
-				weston_layer_entry_remove(&v->layer_link);
-			weston_layer_entry_insert(below, &v->layer_link);
-			changed = true;
-		}
-		below = &v->layer_link;
 		if (!changed && v->is_mapped)
 			continue;
 		s->is_mapped = true;
@@ -224,19 +379,39 @@ border_update(struct ivwl_border *b)
 	strips_place(b);
 }
 
+/* A cursor image or drag icon shows where the pointer is (focus.c). */
+static bool
+pointer_image(struct weston_surface *surface)
+{
+	const char *role = weston_surface_get_role(surface);
+
+	return role && (strcmp(role, "wl_pointer-cursor") == 0 ||
+			strcmp(role, "wl_data_device-icon") == 0);
+}
+
+/* Looks again once what weston is doing now is done, before it polls. */
+static void
+border_recheck(struct ivwl_border *b)
+{
+	if (!b->recheck)
+		b->recheck = wl_event_loop_add_idle(
+			wl_display_get_event_loop(
+				b->window->compositor->wl_display),
+			on_recheck, b);
+}
+
 static void
 on_window_commit(struct wl_listener *listener, void *data)
 {
 	struct ivwl_border *b = wl_container_of(listener, b, window_commit);
 
-	border_update(b);
-	/* The shell maps a window after this signal: look again then, or a
-	 * window that commits once would never get its border. */
-	if (!b->framed && !b->recheck)
-		b->recheck = wl_event_loop_add_idle(
-			wl_display_get_event_loop(
-				b->window->compositor->wl_display),
-			on_recheck, b);
+	if (pointer_image(b->window)) {
+		ivwl_focus_image_committed(b->label->plugin->focus);
+		return;
+	}
+	/* The shell maps the window, and applies its maximized state, in
+	 * its own listener of this signal, after this one. */
+	border_recheck(b);
 }
 
 static void
@@ -287,6 +462,55 @@ on_create_surface(struct wl_listener *listener, void *data)
 	wl_list_insert(&label->borders, &b->link);
 }
 
+/* The border of a VM's surface, or NULL: found through its listener. */
+static struct ivwl_border *
+border_of(struct weston_surface *surface)
+{
+	struct wl_listener *l;
+	struct ivwl_border *b;
+
+	if (!surface)
+		return NULL;
+	l = wl_signal_get(&surface->destroy_signal, on_window_destroy);
+	return l ? wl_container_of(l, b, window_destroy) : NULL;
+}
+
+/* The shell raises a window it activates, after this signal: the
+ * strips go back above it then. */
+static void
+on_activate(struct wl_listener *listener, void *data)
+{
+	struct weston_surface_activation_data *act = data;
+	struct ivwl_border *b;
+
+	b = border_of(weston_surface_get_main_surface(act->surface));
+	if (b && b->framed)
+		border_recheck(b);
+}
+
+/* A window moved: a side may have left the screen or come back. */
+static void
+on_transform(struct wl_listener *listener, void *data)
+{
+	struct ivwl_border *b = border_of(data);
+
+	if (b && b->framed)
+		border_recheck(b);
+}
+
+void
+ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
+		     bool on)
+{
+	struct ivwl_border *b = border_of(window);
+
+	if (!b || b->attention == on)
+		return;
+	b->attention = on;
+	if (b->framed)
+		strips_place(b);
+}
+
 struct ivwl_label *
 ivwl_label_create(struct ivwl_plugin *plugin)
 {
@@ -299,6 +523,11 @@ ivwl_label_create(struct ivwl_plugin *plugin)
 	label->create_surface.notify = on_create_surface;
 	wl_signal_add(&plugin->compositor->create_surface_signal,
 		      &label->create_surface);
+	label->activate.notify = on_activate;
+	wl_signal_add(&plugin->compositor->activate_signal, &label->activate);
+	label->transform.notify = on_transform;
+	wl_signal_add(&plugin->compositor->transform_signal,
+		      &label->transform);
 	return label;
 }
 
@@ -323,5 +552,7 @@ ivwl_label_destroy(struct ivwl_label *label)
 		free(b);
 	}
 	wl_list_remove(&label->create_surface.link);
+	wl_list_remove(&label->activate.link);
+	wl_list_remove(&label->transform.link);
 	free(label);
 }

@@ -2,14 +2,25 @@
 #ifndef IVWL_LABEL_H
 #define IVWL_LABEL_H
 
+#include <stdbool.h>
+
 struct ivwl_plugin;
+struct weston_surface;
 struct ivwl_label;
 
-/* Borders in each VM's colour around its toplevel windows. */
+/* Width of the frame's sides. */
+#define IVWL_LABEL_BORDER 4
+
+/* Frames in each VM's colour around its toplevel windows (label.c). */
 struct ivwl_label *
 ivwl_label_create(struct ivwl_plugin *plugin);
 
 void
 ivwl_label_destroy(struct ivwl_label *label);
+
+/* Shows or hides the attention bar of a VM's toplevel window. */
+void
+ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
+		     bool on);
 
 #endif

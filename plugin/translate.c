@@ -283,6 +283,59 @@ send_prefixed_title(struct ivwl_connection *conn,
 	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
 }
 
+/*
+ * xdg_toplevel.set_fullscreen and unset_fullscreen as set_maximized and
+ * unset_maximized: a VM's window never covers the trusted panel, and
+ * keeps the label weston draws inside its edges (label.c).
+ */
+static int
+send_as_maximize(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+{
+	uint32_t header[2];
+	uint16_t opcode = msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN ?
+				  IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
+				  IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED;
+
+	header[0] = msg->object;
+	header[1] = (8u << 16) | opcode;
+	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+}
+
+/* xdg_popup.grab(seat, serial): the serial the trusted path lets by. */
+static void
+guard_popup_grab(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+		 uint8_t *bytes)
+{
+	const struct ivwl_plugin *plugin = conn->vm->plugin;
+	uint32_t serial = ivwl_wire_arg_uint(msg, 1);
+
+	if (plugin && plugin->trust)
+		put_u32(bytes, msg->args[1].offset,
+			plugin->trust->popup_grab_serial(plugin->trust->data,
+							 conn, serial));
+}
+
+/*
+ * wl_pointer.set_cursor and wl_data_device.start_drag show a surface
+ * weston may hold a buffer of already, without a commit of it: a
+ * commit of that surface right after lets the trusted path bound the
+ * image (focus.c) before weston draws it.  The surface has no other
+ * role (the firewall saw to it), and a commit with nothing pending
+ * changes nothing; what is pending shows a little sooner.
+ */
+static int
+commit_image(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+	     uint32_t arg)
+{
+	uint32_t header[2];
+
+	header[0] = ivwl_wire_arg_object(msg, arg);
+	header[1] = (8u << 16) | IVWL_REQ_WL_SURFACE_COMMIT;
+	if (!header[0])
+		return 0;
+	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+}
+
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
 static int
 receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
@@ -364,6 +417,13 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
 		return send_prefixed_title(conn, msg);
+	} else if (is(msg, &ivwl_iface_xdg_toplevel,
+		      IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN) ||
+		   is(msg, &ivwl_iface_xdg_toplevel,
+		      IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN)) {
+		return send_as_maximize(conn, msg);
+	} else if (is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_GRAB)) {
+		guard_popup_grab(conn, msg, bytes);
 	}
 	if (ret < 0) {
 		close_fds(fds, msg->nfds);
@@ -371,6 +431,12 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	}
 	ret = ivwl_stream_out_append(&conn->to_server, bytes, msg->size, fds,
 				     msg->nfds);
+	if (ret == 0 &&
+	    is(msg, &ivwl_iface_wl_pointer, IVWL_REQ_WL_POINTER_SET_CURSOR))
+		ret = commit_image(conn, msg, 1);
+	else if (ret == 0 && is(msg, &ivwl_iface_wl_data_device,
+				IVWL_REQ_WL_DATA_DEVICE_START_DRAG))
+		ret = commit_image(conn, msg, 2);
 	if (ret < 0)
 		*why = "libwayland is not reading its requests";
 	return ret;
@@ -445,6 +511,91 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 }
 
 /* ---- events ---------------------------------------------------------- */
+
+/* s in lo..hi, serials wrapping as weston's do */
+static bool
+serial_in(uint32_t s, const struct ivwl_serial_range *r)
+{
+	return s - r->lo <= r->hi - r->lo;
+}
+
+void
+ivwl_translate_mute_keyboard(struct ivwl_connection *conn, uint32_t enter,
+			     uint32_t leave)
+{
+	struct ivwl_serial_range *last;
+
+	/* Full: the newest two become one range, which mutes more, never
+	 * less. */
+	if (conn->nmuted == IVWL_CONN_MUTED_RANGES) {
+		last = &conn->muted[conn->nmuted - 1];
+		if (leave - last->lo > last->hi - last->lo)
+			last->hi = leave;
+		return;
+	}
+	conn->muted[conn->nmuted].lo = enter;
+	conn->muted[conn->nmuted].hi = leave;
+	conn->nmuted++;
+}
+
+static void
+unmute(struct ivwl_connection *conn, uint32_t i)
+{
+	conn->muted[i] = conn->muted[--conn->nmuted];
+}
+
+/*
+ * Whether a keyboard focus event is one weston took back (muted): the
+ * enter and its modifiers carry the enter's serial, the leave that took
+ * it back the range's last.  A range a later serial went past is done.
+ */
+static bool
+muted_keyboard_event(struct ivwl_connection *conn,
+		     const struct ivwl_wire_msg *msg)
+{
+	uint32_t s, i;
+	bool muted = false;
+
+	if (msg->iface != &ivwl_iface_wl_keyboard || conn->nmuted == 0 ||
+	    (msg->opcode != IVWL_EVT_WL_KEYBOARD_ENTER &&
+	     msg->opcode != IVWL_EVT_WL_KEYBOARD_LEAVE &&
+	     msg->opcode != IVWL_EVT_WL_KEYBOARD_MODIFIERS))
+		return false;
+	s = ivwl_wire_arg_uint(msg, 0);
+	for (i = conn->nmuted; i-- > 0;) {
+		if (serial_in(s, &conn->muted[i]))
+			muted = true;
+		else if (s - conn->muted[i].hi < 0x80000000u)
+			unmute(conn, i);
+	}
+	return muted;
+}
+
+/* A button, key or touch passed on: its serial may back a popup grab. */
+static void
+note_input_serial(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+{
+	if (is(msg, &ivwl_iface_wl_pointer, IVWL_EVT_WL_POINTER_BUTTON) ||
+	    is(msg, &ivwl_iface_wl_keyboard, IVWL_EVT_WL_KEYBOARD_KEY) ||
+	    is(msg, &ivwl_iface_wl_touch, IVWL_EVT_WL_TOUCH_DOWN))
+		conn->input_serials[conn->ninput_serials++ %
+				    IVWL_CONN_INPUT_SERIALS] =
+			ivwl_wire_arg_uint(msg, 0);
+}
+
+bool
+ivwl_translate_input_serial(const struct ivwl_connection *conn,
+			    uint32_t serial)
+{
+	uint32_t i, n = conn->ninput_serials < IVWL_CONN_INPUT_SERIALS ?
+				conn->ninput_serials :
+				IVWL_CONN_INPUT_SERIALS;
+
+	for (i = 0; i < n; i++)
+		if (conn->input_serials[i] == serial)
+			return true;
+	return false;
+}
 
 static int
 queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
@@ -670,11 +821,13 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		 * data the VM's clipboard policy keeps from it. */
 		if ((is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
 		     ivwl_shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
+		    muted_keyboard_event(conn, &msg) ||
 		    (ivwl_clipboard_event &&
 		     ivwl_clipboard_event(conn, &msg, in->buf))) {
 			ivwl_stream_in_consume(in, (size_t)n);
 			continue;
 		}
+		note_input_serial(conn, &msg);
 		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);

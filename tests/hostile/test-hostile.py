@@ -15,8 +15,9 @@ plugin is fixed, and their failure message names the bug.
 
 The cases live by what they attack: cases_modes.py (the general
 attacks), cases_bugs.py (rings, surfaces, eventfds), cases_clipboard.py,
-cases_semantics.py and cases_display.py (live view, clock link); hostile_session.py has the session and checks
-they share.
+cases_semantics.py, cases_display.py (live view, clock link) and
+cases_trust.py (focus, labels); hostile_session.py has the session and
+checks they share.
 
 Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
 IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run;
@@ -32,6 +33,7 @@ import cases_clipboard as clipboard
 import cases_display as display
 import cases_modes as modes
 import cases_semantics as semantics
+import cases_trust as trust
 from hostile_session import Failure, HostileSession
 
 CASES = {
@@ -84,6 +86,8 @@ CASES = {
         semantics.case_bug_shutdown_with_popups_crashes_weston,
     "bug-live-view-titles-break-lines": display.case_live_view_titles,
     "clock-flood": display.case_clock_flood,
+    "bug-focus-theft": trust.case_focus_theft,
+    "bug-label-escape": trust.case_label_escape,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
@@ -92,12 +96,20 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-popup-chain-app-close-crashes-weston",
               "bug-popup-chain-plugin-close-crashes-weston",
               "bug-keyboard-flood-exhausts-fds",
-              "bug-shutdown-with-popups-crashes-weston"}
+              "bug-shutdown-with-popups-crashes-weston",
+              "bug-focus-theft", "bug-label-escape"}
+
+# Cases whose attacker is an app of VM evil (its agent runs), and their
+# other settings of the session.
+SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
+                "bug-label-escape": {"evil": (), "panel": "top"}}
 
 
 # Cases whose VMs' ivwl-servers take arguments.
 SERVER_ARGS = {"bug-eventfd-block-hangs-weston-legacy":
-               {"evil": ["--no-rings"]}}
+               {"evil": ["--no-rings"]},
+               # room for a 4096x4096 cursor (64 MiB)
+               "bug-label-escape": {"evil": ["--size", "256M"]}}
 
 
 # Cases that end weston themselves (and check how it ended).
@@ -115,6 +127,7 @@ def main():
             return 77
         kw["backend"] = "x11"
     kw["server_args"] = SERVER_ARGS.get(sys.argv[1])
+    kw.update(SESSION_ARGS.get(sys.argv[1], {}))
     s = HostileSession(**kw)
     try:
         CASES[sys.argv[1]](s)

@@ -73,11 +73,12 @@ class Session:
 
     def __init__(self, vms=("work",), width=800, height=600,
                  backend="headless", vm_options=None, ivwl_options=(),
-                 server_args=None, core_options=()):
+                 server_args=None, core_options=(), panel="none"):
         """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
         section; ivwl_options: lines of the [ivwl] section; server_args:
         {vm: [arg, ...]} for its ivwl-server; core_options: more lines of
-        [core]."""
+        [core]; panel: the shell's panel-position (none: windows may sit
+        anywhere)."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -91,6 +92,7 @@ class Session:
         self.vm_options = vm_options or {}
         self.ivwl_options = list(ivwl_options)
         self.core_options = list(core_options)
+        self.panel = panel
         self.server_args = server_args or {}
         self.servers = {}
         self.x_display = None
@@ -175,7 +177,7 @@ class Session:
         ini += self.core_options + [
             "",
             # no fades or dimming: pixels are compared exactly
-            "[shell]", "panel-position=none", "animation=none",
+            "[shell]", f"panel-position={self.panel}", "animation=none",
             "close-animation=none", "startup-animation=none",
             "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
         ini.append("")

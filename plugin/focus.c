@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trusted path's keyboard: what the user types goes only to the
+ * window they chose.
+ *
+ * weston's desktop-shell gives the keyboard to every window that maps,
+ * so a VM that maps a window every few hundred milliseconds would read
+ * what the user types into another VM's window.  Here every seat's
+ * keyboard focus is watched, and a move to a VM's window stands only
+ *  - when the VM already holds the keyboard (its dialogs, its own
+ *    windows), or nobody holds it nor did (a desktop just started), or
+ *  - when the user asked for it: a button held or a touch down on a
+ *    window of that VM, or a shell grab of the keyboard (the window
+ *    switcher) that is no VM's popup grab.
+ * Any other move is undone inside weston's own focus signal, before an
+ * input event can follow it; the enter and leave weston sent meanwhile
+ * are held back from the VM (they carry the keys held down at that
+ * moment), and the window is marked as asking for attention.  Which VM
+ * holds the keyboard changes only by the user, so a VM that maps,
+ * activates or fullscreens in a loop gets nothing.
+ *
+ * The pointer's image is a VM's too while the pointer is over its
+ * window: a cursor image shows only over that VM's window, at most
+ * CURSOR_MAX square, and a drag icon at most ICON_MAX square, so that
+ * neither can cover the panel or another VM's window.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libweston/libweston.h>
+
+#include "connection.h"
+#include "focus.h"
+#include "ivwl-plugin.h"
+#include "label.h"
+#include "vm.h"
+
+/* Sides of a VM's cursor image and drag icon, in surface coordinates. */
+#define CURSOR_MAX 64
+#define ICON_MAX 128
+
+struct ivwl_focus_seat {
+	struct ivwl_focus *focus;
+	struct wl_list link;			/* ivwl_focus.seats */
+	struct weston_seat *seat;
+	struct weston_keyboard *keyboard;	/* listened to, or NULL */
+	struct weston_pointer *pointer;		/* listened to, or NULL */
+	struct wl_listener caps;
+	struct wl_listener motion;
+	struct wl_listener pointer_focus;
+	struct wl_listener seat_destroy;
+	struct wl_listener key_focus;
+	/* The VM the user gave the keyboard to; NULL: the desktop's. */
+	struct ivwl_vm *owner;
+	/* The focus let stand last, to go back to. */
+	struct weston_surface *granted;
+	struct wl_listener granted_destroy;
+	bool undoing;
+	uint64_t refusals;
+};
+
+struct ivwl_focus {
+	struct ivwl_plugin *plugin;
+	struct wl_list seats;			/* ivwl_focus_seat.link */
+	struct wl_listener seat_created;
+	struct ivwl_trust_ops ops;
+};
+
+static struct ivwl_vm *
+surface_vm(struct ivwl_focus *focus, struct weston_surface *surface)
+{
+	if (!surface || !surface->resource)
+		return NULL;
+	return ivwl_vm_from_client(focus->plugin,
+				   wl_resource_get_client(surface->resource));
+}
+
+static void
+granted_set(struct ivwl_focus_seat *fs, struct weston_surface *surface)
+{
+	if (fs->granted)
+		wl_list_remove(&fs->granted_destroy.link);
+	fs->granted = surface;
+	if (surface)
+		wl_signal_add(&surface->destroy_signal, &fs->granted_destroy);
+}
+
+static void
+on_granted_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs =
+		wl_container_of(listener, fs, granted_destroy);
+
+	wl_list_remove(&fs->granted_destroy.link);
+	fs->granted = NULL;
+}
+
+/*
+ * The user's own action on a window of vm: a button held on it or a
+ * finger on it, while the seat is in no grab but weston's own, which
+ * a popup of some VM would be.
+ */
+static bool
+pressed_on(struct ivwl_focus *focus, struct weston_seat *seat,
+	   struct ivwl_vm *vm)
+{
+	struct weston_pointer *pointer = weston_seat_get_pointer(seat);
+	struct weston_touch *touch = weston_seat_get_touch(seat);
+
+	if (pointer && pointer->button_count > 0 && pointer->focus &&
+	    pointer->grab == &pointer->default_grab &&
+	    surface_vm(focus, pointer->focus->surface) == vm)
+		return true;
+	return touch && touch->num_tp > 0 && touch->focus &&
+	       touch->grab == &touch->default_grab &&
+	       surface_vm(focus, touch->focus->surface) == vm;
+}
+
+/*
+ * A shell binding holds the keyboard (the window switcher, picking
+ * with the keyboard): a grab that is not weston's default one.  A VM's
+ * popup grab takes the pointer as well; the shell's keyboard grabs
+ * leave it alone.
+ */
+static bool
+shell_keyboard_grab(struct weston_seat *seat, struct weston_keyboard *keyboard)
+{
+	struct weston_pointer *pointer = weston_seat_get_pointer(seat);
+
+	return keyboard->grab != &keyboard->default_grab &&
+	       (!pointer || pointer->grab == &pointer->default_grab);
+}
+
+static void
+refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
+       struct ivwl_vm *vm)
+{
+	struct weston_keyboard *keyboard = fs->keyboard;
+	struct wl_display *display = fs->focus->plugin->display;
+	struct ivwl_connection *conn;
+	uint32_t enter, leave;
+
+	/* weston_keyboard_set_focus() sent the enter with focus_serial; the
+	 * leave below takes the next serial. */
+	enter = keyboard->focus_serial;
+	leave = wl_display_get_serial(display) + 1;
+	fs->undoing = true;
+	weston_keyboard_set_focus(keyboard, fs->granted);
+	fs->undoing = false;
+	conn = ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
+	if (conn)
+		ivwl_translate_mute_keyboard(conn, enter, leave);
+	ivwl_label_attention(fs->focus->plugin->label,
+			     weston_surface_get_main_surface(to), true);
+	/* one line for the first, then one per power of two */
+	fs->refusals++;
+	if ((fs->refusals & (fs->refusals - 1)) == 0)
+		ivwl_log("[%s] kept from taking the keyboard: the user did not "
+			 "choose its window (%llu times so far)", vm->name,
+			 (unsigned long long)fs->refusals);
+}
+
+static void
+on_key_focus(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs = wl_container_of(listener, fs, key_focus);
+	struct weston_keyboard *keyboard = data;
+	struct weston_surface *to = keyboard->focus;
+	struct ivwl_vm *vm;
+
+	if (fs->undoing || to == fs->granted)
+		return;
+	if (!to) {
+		/* no focus: whoever had the keyboard keeps the right to it */
+		granted_set(fs, NULL);
+		return;
+	}
+	vm = surface_vm(fs->focus, to);
+	/* nobody holds the keyboard nor did (a new desktop): anyone may */
+	if (vm && vm != fs->owner && (fs->granted || fs->owner) &&
+	    !pressed_on(fs->focus, fs->seat, vm) &&
+	    !shell_keyboard_grab(fs->seat, keyboard)) {
+		refuse(fs, to, vm);
+		return;
+	}
+	fs->owner = vm;
+	granted_set(fs, to);
+	if (vm)
+		ivwl_label_attention(fs->focus->plugin->label,
+				     weston_surface_get_main_surface(to),
+				     false);
+}
+
+/* ---- the pointer's image ---------------------------------------- */
+
+/* Clips view (no transform parent) to x, y, w, h of its own, if not yet. */
+static void
+clip_view(struct weston_view *view, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	const pixman_box32_t *e;
+
+	if (w < 0 || h < 0)
+		w = h = 0;
+	e = pixman_region32_extents(&view->geometry.scissor);
+	if (view->geometry.scissor_enabled && e->x1 == x && e->y1 == y &&
+	    e->x2 - e->x1 == w && e->y2 - e->y1 == h)
+		return;
+	weston_view_set_mask(view, x, y, w, h);
+}
+
+static int32_t
+max32(int32_t a, int32_t b)
+{
+	return a > b ? a : b;
+}
+
+static int32_t
+min32(int32_t a, int32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The cursor image of a VM: CURSOR_MAX square from its corner, and no
+ * more of it than lies over the window of that VM under the pointer
+ * (none over anything else).
+ */
+static void
+clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
+	    struct ivwl_vm *vm)
+{
+	struct weston_view *sprite = pointer->sprite;
+	struct weston_view *over = pointer->focus;
+	const pixman_box32_t *box;
+	int32_t x1, y1, x2, y2, sx, sy;
+
+	if (!over || surface_vm(focus, over->surface) != vm) {
+		clip_view(sprite, 0, 0, 0, 0);
+		return;
+	}
+	/* the window: the view its subsurfaces and popups hang from, less
+	 * the frame weston may draw inside its edges (label.c) */
+	while (over->geometry.parent)
+		over = over->geometry.parent;
+	box = pixman_region32_extents(&over->transform.boundingbox);
+	sx = (int32_t)sprite->geometry.x;
+	sy = (int32_t)sprite->geometry.y;
+	x1 = max32(0, box->x1 + IVWL_LABEL_BORDER - sx);
+	y1 = max32(0, box->y1 + IVWL_LABEL_BORDER - sy);
+	x2 = min32(CURSOR_MAX, box->x2 - IVWL_LABEL_BORDER - sx);
+	y2 = min32(CURSOR_MAX, box->y2 - IVWL_LABEL_BORDER - sy);
+	clip_view(sprite, x1, y1, x2 - x1, y2 - y1);
+}
+
+/* Every VM image in the cursor layer: cursors and drag icons. */
+static void
+bound_images(struct ivwl_focus *focus)
+{
+	struct weston_compositor *ec = focus->plugin->compositor;
+	struct weston_view *view;
+	struct ivwl_focus_seat *fs;
+	struct ivwl_vm *vm;
+
+	wl_list_for_each(view, &ec->cursor_layer.view_list.link,
+			 layer_link.link) {
+		vm = surface_vm(focus, view->surface);
+		if (!vm || view->geometry.parent)
+			continue;
+		wl_list_for_each(fs, &focus->seats, link)
+			if (fs->pointer && fs->pointer->sprite == view)
+				break;
+		if (&fs->link != &focus->seats)
+			clip_sprite(focus, fs->pointer, vm);
+		else
+			clip_view(view, 0, 0, ICON_MAX, ICON_MAX);
+	}
+}
+
+static void
+on_motion(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs = wl_container_of(listener, fs, motion);
+
+	bound_images(fs->focus);
+}
+
+static void
+on_pointer_focus(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs =
+		wl_container_of(listener, fs, pointer_focus);
+
+	bound_images(fs->focus);
+}
+
+void
+ivwl_focus_image_committed(struct ivwl_focus *focus)
+{
+	bound_images(focus);
+}
+
+/* ---- seats ----------------------------------------------------------- */
+
+static void
+pointer_watch(struct ivwl_focus_seat *fs)
+{
+	struct weston_pointer *pointer = weston_seat_get_pointer(fs->seat);
+
+	if (!pointer || pointer == fs->pointer)
+		return;
+	if (fs->pointer) {
+		wl_list_remove(&fs->motion.link);
+		wl_list_remove(&fs->pointer_focus.link);
+	}
+	fs->pointer = pointer;
+	fs->motion.notify = on_motion;
+	wl_signal_add(&pointer->motion_signal, &fs->motion);
+	fs->pointer_focus.notify = on_pointer_focus;
+	wl_signal_add(&pointer->focus_signal, &fs->pointer_focus);
+}
+
+static void
+keyboard_watch(struct ivwl_focus_seat *fs)
+{
+	struct weston_keyboard *keyboard = weston_seat_get_keyboard(fs->seat);
+
+	if (!keyboard || keyboard == fs->keyboard)
+		return;
+	if (fs->keyboard)
+		wl_list_remove(&fs->key_focus.link);
+	fs->keyboard = keyboard;
+	fs->key_focus.notify = on_key_focus;
+	wl_signal_add(&keyboard->focus_signal, &fs->key_focus);
+	/* what it has now was not ours to judge */
+	fs->owner = surface_vm(fs->focus, keyboard->focus);
+	granted_set(fs, keyboard->focus);
+}
+
+static void
+on_caps(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs = wl_container_of(listener, fs, caps);
+
+	keyboard_watch(fs);
+	pointer_watch(fs);
+}
+
+static void
+seat_forget(struct ivwl_focus_seat *fs)
+{
+	granted_set(fs, NULL);
+	if (fs->keyboard)
+		wl_list_remove(&fs->key_focus.link);
+	if (fs->pointer) {
+		wl_list_remove(&fs->motion.link);
+		wl_list_remove(&fs->pointer_focus.link);
+	}
+	wl_list_remove(&fs->caps.link);
+	wl_list_remove(&fs->seat_destroy.link);
+	wl_list_remove(&fs->link);
+	free(fs);
+}
+
+static void
+on_seat_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs =
+		wl_container_of(listener, fs, seat_destroy);
+
+	seat_forget(fs);
+}
+
+static void
+seat_add(struct ivwl_focus *focus, struct weston_seat *seat)
+{
+	struct ivwl_focus_seat *fs = calloc(1, sizeof(*fs));
+
+	if (!fs) {
+		ivwl_log("out of memory: the keyboard of seat %s is not "
+			 "guarded", seat->seat_name);
+		return;
+	}
+	fs->focus = focus;
+	fs->seat = seat;
+	fs->granted_destroy.notify = on_granted_destroy;
+	fs->caps.notify = on_caps;
+	wl_signal_add(&seat->updated_caps_signal, &fs->caps);
+	fs->seat_destroy.notify = on_seat_destroy;
+	wl_signal_add(&seat->destroy_signal, &fs->seat_destroy);
+	wl_list_insert(&focus->seats, &fs->link);
+	keyboard_watch(fs);
+	pointer_watch(fs);
+}
+
+static void
+on_seat_created(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus *focus =
+		wl_container_of(listener, focus, seat_created);
+
+	seat_add(focus, data);
+}
+
+bool
+ivwl_focus_held_by(const struct ivwl_focus *focus, const struct ivwl_vm *vm)
+{
+	const struct ivwl_focus_seat *fs;
+
+	wl_list_for_each(fs, &focus->seats, link)
+		if (fs->owner == vm && fs->granted)
+			return true;
+	return false;
+}
+
+/*
+ * A popup grab takes every click on the desktop until it ends: only
+ * the VM holding the keyboard may start one, and only with the serial
+ * of an input event weston sent it.  Otherwise weston gets a serial
+ * no input event has, refuses the grab and dismisses the popup.
+ */
+static uint32_t
+popup_grab_serial(void *data, struct ivwl_connection *conn, uint32_t serial)
+{
+	struct ivwl_focus *focus = data;
+	struct ivwl_focus_seat *fs;
+	uint32_t bad = 0;
+	bool moved = true;
+
+	if (ivwl_focus_held_by(focus, conn->vm) &&
+	    ivwl_translate_input_serial(conn, serial))
+		return serial;
+	/* the smallest serial that is no seat's last input */
+	while (moved) {
+		moved = false;
+		wl_list_for_each(fs, &focus->seats, link) {
+			struct weston_pointer *p =
+				weston_seat_get_pointer(fs->seat);
+			struct weston_touch *t =
+				weston_seat_get_touch(fs->seat);
+
+			if ((fs->keyboard && fs->keyboard->grab_serial == bad) ||
+			    (p && p->grab_serial == bad) ||
+			    (t && t->grab_serial == bad)) {
+				bad++;
+				moved = true;
+			}
+		}
+	}
+	return bad;
+}
+
+struct ivwl_focus *
+ivwl_focus_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_focus *focus = calloc(1, sizeof(*focus));
+	struct weston_seat *seat;
+
+	if (!focus)
+		return NULL;
+	focus->plugin = plugin;
+	wl_list_init(&focus->seats);
+	focus->seat_created.notify = on_seat_created;
+	wl_signal_add(&plugin->compositor->seat_created_signal,
+		      &focus->seat_created);
+	wl_list_for_each(seat, &plugin->compositor->seat_list, link)
+		seat_add(focus, seat);
+	focus->ops.popup_grab_serial = popup_grab_serial;
+	focus->ops.data = focus;
+	plugin->trust = &focus->ops;
+	return focus;
+}
+
+void
+ivwl_focus_destroy(struct ivwl_focus *focus)
+{
+	struct ivwl_focus_seat *fs, *tmp;
+
+	wl_list_for_each_safe(fs, tmp, &focus->seats, link)
+		seat_forget(fs);
+	wl_list_remove(&focus->seat_created.link);
+	if (focus->plugin->trust == &focus->ops)
+		focus->plugin->trust = NULL;
+	free(focus);
+}

@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: MIT
+"""test-hostile.py's cases on the trusted path (docs/security.md,
+"Trusted path"): the keyboard goes only where the user clicked, and
+everything a VM shows lies inside the frame weston draws in its colour.
+Both VMs run an agent here: the attacker is an app of VM evil,
+ivwl-trust-client (trust-client.c), speaking plain Wayland through the
+shim, on a seated weston (x11 backend) typed into with xdotool."""
+
+import os
+import threading
+import time
+
+from hostile_session import ENV, Failure, wait_for
+
+# the session's colours: evil is the first VM, good the second
+EVIL = (0x30, 0x70, 0xc0)
+GOOD = (0xc0, 0x30, 0x30)
+MAGENTA = (0xff, 0x00, 0xff)
+AMBER = (0xff, 0xb0, 0x00)      # label.c's attention bar
+BORDER = 4                      # label.c's BORDER_WIDTH
+TEXT = "the quick brown fox jumps over the lazy dog " * 2
+
+
+class Lines:
+    """Every line a client prints on stdout, read as they come."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.lines = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def wait(self, line, timeout=20):
+        wait_for(f"the client to say {line!r}",
+                 lambda: line in self.lines or self.proc.poll() is not None,
+                 timeout=timeout)
+        if line not in self.lines:
+            raise Failure(f"the client exited ({self.proc.returncode}) "
+                          f"before saying {line!r}: {self.lines[-5:]}")
+
+    def starting(self, prefix):
+        return [ln for ln in self.lines if ln.startswith(prefix)]
+
+
+def trust_client(s, vm, args, name):
+    p = s.client([ENV["IVWL_TRUST_CLIENT"]] + args, vm=vm, log=f"{name}.log")
+    return Lines(p)
+
+
+def click(s, view):
+    x0, y0, x1, y1 = view["rect"]
+    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2))
+    time.sleep(0.2)
+    s.xdotool("click", "1")
+
+
+def click_until(s, view, lines, what, tries=5):
+    """Clicks into view until its client says what."""
+    for _ in range(tries):
+        click(s, view)
+        try:
+            wait_for(f"{what} after a click", lambda: what in lines.lines,
+                     timeout=2)
+            return
+        except Failure:
+            pass
+    raise Failure(f"{view['title']!r} never said {what!r} after "
+                  f"{tries} clicks")
+
+
+def pixel(shot, x, y):
+    w, h, bpp, rows = shot
+    if not (0 <= x < w and 0 <= y < h):
+        return None
+    return tuple(rows[y][x * bpp:x * bpp + 3])
+
+
+def evil_views(s):
+    return [v for v in s.scene()
+            if v["title"] and v["title"].startswith("[evil] ") and v["rect"]]
+
+
+# ---- focus ---------------------------------------------------------------
+
+def case_focus_theft(s):
+    """While the user types into VM good's window, VM evil maps a window
+    every 100 ms, asking in turn for nothing, fullscreen, maximized and a
+    grabbing popup with a serial from wl_display.sync: no key, and no
+    keyboard enter, may reach evil, its windows carry the attention bar,
+    and good gets what was typed."""
+    typist = trust_client(s, "good", ["--mode", "typist"], "typist")
+    typist.wait("mapped")
+    click_until(s, s.wait_view("[good] typist"), typist, "enter")
+    thief = trust_client(s, "evil", ["--mode", "thief", "--seconds", "8",
+                                     "--interval-ms", "100"], "thief")
+    time.sleep(1.5)
+    before = len(typist.starting("key "))
+    s.xdotool("type", "--delay", "40", TEXT)
+    typed = sum(1 for ch in TEXT)
+    wait_for("the thief to end",
+             lambda: thief.starting("thief:") or
+             thief.proc.poll() is not None, timeout=30)
+    summary = thief.starting("thief:")
+    if not summary:
+        raise Failure(f"the thief printed no summary: {thief.lines[-5:]}")
+    print(summary[0])
+    stats = dict(kv.split("=") for kv in summary[0].split()[1:])
+    got = len(typist.starting("key ")) - before
+    print(f"typed {typed} keys: good got {got}, evil got "
+          f"{stats['keys']} in {stats['maps']} maps")
+    if int(stats["keys"]) > 0:
+        raise Failure(f"BUG focus theft: {stats['keys']} of {typed} keys "
+                      f"typed into good's window reached evil")
+    if int(stats["enters"]) > 0:
+        raise Failure(f"BUG focus theft: evil heard {stats['enters']} "
+                      f"keyboard enters (each tells the keys held down)")
+    if int(stats["maps"]) < 20:
+        raise Failure(f"the thief mapped only {stats['maps']} windows")
+    if got < typed * 9 // 10:
+        raise Failure(f"good got only {got} of {typed} keys typed into it")
+    if int(stats["popups"]) and int(stats["dismissed"]) < \
+            int(stats["popups"]) // 2:
+        raise Failure(f"weston kept {stats['popups']} grabbing popups of "
+                      f"a VM without the keyboard (dismissed "
+                      f"{stats['dismissed']})")
+    check_attention(s)
+    s.check_weston()
+
+
+def check_attention(s):
+    """The thief's last window, still up, carries the attention bar."""
+    thieves = [v for v in evil_views(s) if v["title"] == "[evil] thief"]
+    if not thieves:
+        raise Failure("the thief's last window is not on screen")
+    shot = s.screenshot()
+    for v in thieves:
+        x0, y0, x1, y1 = v["rect"]
+        near = [pixel(shot, x, y)
+                for x in range(x0 - BORDER, x1 + BORDER)
+                for y in range(y0 - BORDER - 12, y1 + BORDER + 12)]
+        if AMBER in near:
+            print(f"{v['title']!r} at {v['rect']} shows the attention bar")
+            return
+    raise Failure(f"no attention bar by evil's windows "
+                  f"{[v['rect'] for v in thieves]}")
+
+
+# ---- labels --------------------------------------------------------------
+
+def frames(s):
+    """Rects that evil's frames enclose, frame included."""
+    return [(v["rect"][0] - BORDER, v["rect"][1] - BORDER,
+             v["rect"][2] + BORDER, v["rect"][3] + BORDER)
+            for v in evil_views(s)]
+
+
+def keep_screenshot(s, name):
+    """Copies weston's last screenshot to $IVWL_KEEP_SHOTS/name.png."""
+    where = os.environ.get("IVWL_KEEP_SHOTS")
+    if not where:
+        return
+    shots = s.path("shots")
+    last = sorted(os.listdir(shots))[-1]
+    os.makedirs(where, exist_ok=True)
+    with open(os.path.join(shots, last), "rb") as f, \
+            open(os.path.join(where, name + ".png"), "wb") as g:
+        g.write(f.read())
+
+
+def windows_above(s, view):
+    """Rects of the windows (titled views; not frames) above view."""
+    rects = []
+    for v in s.scene():
+        if v["title"] == view["title"]:
+            return rects
+        if v["title"] and v["rect"]:
+            rects.append(v["rect"])
+    raise Failure(f"{view['title']!r} left the scene")
+
+
+def inside(x, y, rects):
+    return any(a <= x < c and b <= y < d for a, b, c, d in rects)
+
+
+def check_sides(shot, view, above):
+    """Each side of the window that is on screen, and not under a window
+    above it (rects above), shows evil's colour just outside its edge or
+    just inside it."""
+    x0, y0, x1, y1 = view["rect"]
+    w, h = shot[0], shot[1]
+    mx, my = (max(x0, 0) + min(x1, w)) // 2, (max(y0, 0) + min(y1, h)) // 2
+    sides = {"top": [(mx, y0 - 2), (mx, y0 + 1)],
+             "bottom": [(mx, y1 + 1), (mx, y1 - 2)],
+             "left": [(x0 - 2, my), (x0 + 1, my)],
+             "right": [(x1 + 1, my), (x1 - 2, my)]}
+    checked = 0
+    for side, points in sides.items():
+        seen = [pixel(shot, x, y) for x, y in points
+                if not inside(x, y, above)]
+        if all(p is None for p in seen):
+            continue            # off screen, or under another window
+        checked += 1
+        if EVIL not in seen:
+            raise Failure(f"BUG label escape: {view['title']!r} at "
+                          f"{view['rect']} shows no frame on its {side} "
+                          f"side: {seen}")
+    return checked
+
+
+def check_contained(s, shot, others):
+    """Every magenta pixel, and every pixel in good's colour outside
+    good's own frames (others), lies inside one of evil's frames; each
+    side of evil's windows that shows has evil's colour."""
+    w, h = shot[0], shot[1]
+    rects = frames(s)
+    escaped = []
+    magenta = 0
+    for y in range(h):
+        for x in range(w):
+            p = pixel(shot, x, y)
+            if p == MAGENTA:
+                magenta += 1
+                if not inside(x, y, rects):
+                    escaped.append((x, y, "magenta"))
+            elif p == GOOD and not inside(x, y, rects) and \
+                    not inside(x, y, others):
+                escaped.append((x, y, "good's colour"))
+    print(f"{magenta} magenta pixels; evil's frames: {rects}")
+    if magenta == 0:
+        raise Failure("evil's content does not show at all")
+    if escaped:
+        raise Failure(f"BUG label escape: {len(escaped)} pixels of evil's "
+                      f"content outside its frames, first {escaped[:3]}")
+    sides = sum(check_sides(shot, v, windows_above(s, v))
+                for v in evil_views(s))
+    if sides < 4:
+        raise Failure(f"only {sides} sides of evil's windows show")
+    print(f"every pixel of evil lies inside its frames, {sides} sides "
+          f"show its colour")
+
+
+def check_panel(shot):
+    w = shot[0]
+    panel = [pixel(shot, x, y) for y in range(0, 16) for x in range(w)]
+    if MAGENTA in panel or EVIL in panel or GOOD in panel:
+        raise Failure("BUG label escape: evil's pixels cover the panel")
+
+
+def case_label_escape(s):
+    """VM evil's content tries to leave its label.  First a subsurface
+    painted as a window of VM good (good's colour around magenta) far
+    outside evil's 16x16 toplevel, a popup far outside it and a
+    4096x4096 cursor under the pointer; then a fullscreen fake desktop.
+    Every magenta pixel, and every pixel in good's colour that is not
+    good's own frame, must lie inside one of evil's frames; every side of
+    evil's windows that shows has evil's colour; the panel shows no pixel
+    of evil."""
+    good = trust_client(s, "good", ["--mode", "typist", "--title",
+                                    "real"], "typist")
+    good.wait("mapped")
+    x0, y0, x1, y1 = s.wait_view("[good] real")["rect"]
+    good_frame = [(x0 - BORDER, y0 - BORDER, x1 + BORDER, y1 + BORDER)]
+    fake = ["--fake-color", "0x%02x%02x%02x" % GOOD]
+    esc = trust_client(s, "evil", ["--mode", "escape", "--seconds", "60"]
+                       + fake, "escape")
+    esc.wait("ready")
+    s.wait_view("[evil] escape")
+    x0, y0, x1, y1 = s.wait_view("[evil] escape")["rect"]
+    s.xdotool("mousemove", str(x0 + 4), str(y0 + 4))
+    wait_for("evil to set its cursor", lambda: "cursor" in esc.lines,
+             timeout=10)
+    time.sleep(0.5)
+    shot = s.screenshot()
+    check_contained(s, shot, good_frame)
+    check_panel(shot)
+    keep_screenshot(s, "label-escape")
+
+    desk = trust_client(s, "evil", ["--mode", "fake-desktop", "--seconds",
+                                    "60"] + fake, "fake-desktop")
+    desk.wait("ready")
+    s.wait_view("[evil] fake desktop")
+    time.sleep(0.5)
+    shot = s.screenshot()
+    check_contained(s, shot, good_frame)
+    check_panel(shot)
+    keep_screenshot(s, "fullscreen")
+    print("the panel shows above evil's fullscreen window")
+    s.check_weston()

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ivwl-trust-client: a plain Wayland client (no ivwl code) that plays
+ * either side of the trusted-path cases (test-hostile.py, cases_trust.py).
+ *
+ *   ivwl-trust-client --mode typist [--title T] [--color 0xRRGGBB]
+ *   ivwl-trust-client --mode thief --seconds N [--interval-ms M]
+ *   ivwl-trust-client --mode escape --fake-color 0xRRGGBB
+ *                     [--cursor-size N] [--seconds N]
+ *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
+ *
+ * typist: one window in --color that prints "enter", "leave" and
+ *   "key K" (K the key code, on press) as its keyboard hears them.
+ * thief: every --interval-ms destroys its window and maps a new small
+ *   one, asking in turn for nothing more, fullscreen, maximized, and a
+ *   grabbing popup with the newest serial wl_display.sync gives; prints
+ *   "key K" for every key it hears and ends with one line
+ *   "thief: maps=N enters=N keys=N popups=N dismissed=N".  Its last
+ *   window stays 5 s more.
+ * escape: content in magenta that tries to leave its VM's label: a
+ *   16x16 toplevel with an 800x600 subsurface at (-300,-200) painted as
+ *   a window of another VM (a --fake-color frame around magenta), a
+ *   popup 200x150 placed far outside the toplevel, and, while the
+ *   pointer is over its windows, a --cursor-size square cursor (4096 by
+ *   default) reaching right and down from the pointer.  Prints "ready"
+ *   once everything was committed and mapped, "cursor" when it set the
+ *   cursor.
+ * fake-desktop: a toplevel that asks for fullscreen and paints a fake
+ *   desktop (magenta in a --fake-color frame); "ready" once mapped.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "xdg-shell-client-protocol.h"
+
+#define MAGENTA 0xffff00ffu
+
+struct window {
+	struct wl_surface *surface;
+	struct xdg_surface *xdg;
+	struct xdg_toplevel *toplevel;
+	struct xdg_popup *popup;
+	bool configured, dismissed;
+	uint32_t color, fake;	/* fill; fake: a 4 px frame of it, or 0 */
+	int w, h;
+};
+
+struct client {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_subcompositor *subcompositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wl_seat *seat;
+	struct wl_keyboard *keyboard;
+	struct wl_pointer *pointer;
+	struct wl_surface *cursor;
+	int cursor_size;
+	uint32_t sync_serial;	/* newest serial a sync gave */
+	unsigned maps, enters, keys, popups, dismissed;
+	bool print_focus;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "ivwl-trust-client: %s\n", what);
+	exit(1);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A buffer of w x h filled with color, framed 4 px in fake if set. */
+static struct wl_buffer *
+solid_buffer(struct client *c, int w, int h, uint32_t color, uint32_t fake)
+{
+	size_t size = (size_t)w * h * 4;
+	struct wl_shm_pool *pool;
+	struct wl_buffer *buffer;
+	uint32_t *px;
+	int fd, x, y;
+
+	fd = memfd_create("ivwl-trust", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		die("cannot make a buffer");
+	px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (px == MAP_FAILED)
+		die("cannot map a buffer");
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++)
+			px[y * w + x] = fake && (x < 4 || y < 4 || x >= w - 4 ||
+						 y >= h - 4) ? fake : color;
+	munmap(px, size);
+	pool = wl_shm_create_pool(c->shm, fd, (int32_t)size);
+	buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
+					   WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+/*
+ * Surfaces of one look share one buffer, kept to the end: the thief
+ * maps hundreds of windows, and the region's heap is finite.
+ */
+static void
+paint(struct client *c, struct wl_surface *surface, int w, int h,
+      uint32_t color, uint32_t fake)
+{
+	static struct look {
+		int w, h;
+		uint32_t color, fake;
+		struct wl_buffer *buffer;
+	} looks[8];
+	unsigned i;
+
+	for (i = 0; i < 8 && looks[i].buffer; i++)
+		if (looks[i].w == w && looks[i].h == h &&
+		    looks[i].color == color && looks[i].fake == fake)
+			break;
+	if (i == 8)
+		die("too many looks");
+	if (!looks[i].buffer)
+		looks[i] = (struct look){ w, h, color, fake,
+					  solid_buffer(c, w, h, color, fake) };
+	wl_surface_attach(surface, looks[i].buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, w, h);
+}
+
+/* ---- xdg ------------------------------------------------------------- */
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
+	struct window *win = data;
+
+	xdg_surface_ack_configure(xdg, serial);
+	win->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	xdg_surface_configure,
+};
+
+/* A size the compositor asks for (maximized, fullscreen) is taken. */
+static void
+toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
+		   struct wl_array *states)
+{
+	struct window *win = data;
+
+	if (w > 0 && h > 0) {
+		win->w = w;
+		win->h = h;
+	}
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *t)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void
+popup_configure(void *data, struct xdg_popup *p, int32_t x, int32_t y,
+		int32_t w, int32_t h)
+{
+}
+
+static void
+popup_done(void *data, struct xdg_popup *p)
+{
+	struct window *win = data;
+
+	win->dismissed = true;
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+};
+
+static void
+wm_base_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
+{
+	xdg_wm_base_pong(wm, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	wm_base_ping,
+};
+
+static void
+window_init(struct client *c, struct window *win, int w, int h,
+	    uint32_t color, uint32_t fake)
+{
+	memset(win, 0, sizeof(*win));
+	win->w = w;
+	win->h = h;
+	win->color = color;
+	win->fake = fake;
+	win->surface = wl_compositor_create_surface(c->compositor);
+	win->xdg = xdg_wm_base_get_xdg_surface(c->wm_base, win->surface);
+	xdg_surface_add_listener(win->xdg, &xdg_surface_listener, win);
+}
+
+static void
+toplevel_init(struct client *c, struct window *win, const char *title,
+	      int w, int h, uint32_t color, uint32_t fake)
+{
+	window_init(c, win, w, h, color, fake);
+	win->toplevel = xdg_surface_get_toplevel(win->xdg);
+	xdg_toplevel_add_listener(win->toplevel, &toplevel_listener, win);
+	xdg_toplevel_set_title(win->toplevel, title);
+}
+
+/* Commits the role, waits for the configure, maps the buffer. */
+static void
+window_map(struct client *c, struct window *win)
+{
+	wl_surface_commit(win->surface);
+	while (!win->configured)
+		if (wl_display_dispatch(c->display) < 0)
+			die("lost the display");
+	paint(c, win->surface, win->w, win->h, win->color, win->fake);
+	wl_surface_commit(win->surface);
+	c->maps++;
+}
+
+static void
+window_fini(struct window *win)
+{
+	if (win->popup)
+		xdg_popup_destroy(win->popup);
+	if (win->toplevel)
+		xdg_toplevel_destroy(win->toplevel);
+	if (win->xdg)
+		xdg_surface_destroy(win->xdg);
+	if (win->surface)
+		wl_surface_destroy(win->surface);
+	memset(win, 0, sizeof(*win));
+}
+
+static struct xdg_positioner *
+positioner(struct client *c, int w, int h, int dx, int dy)
+{
+	struct xdg_positioner *p = xdg_wm_base_create_positioner(c->wm_base);
+
+	xdg_positioner_set_size(p, w, h);
+	xdg_positioner_set_anchor_rect(p, 0, 0, 1, 1);
+	xdg_positioner_set_offset(p, dx, dy);
+	return p;
+}
+
+static void
+popup_init(struct client *c, struct window *popup, struct window *parent,
+	   int w, int h, int dx, int dy)
+{
+	struct xdg_positioner *p = positioner(c, w, h, dx, dy);
+
+	window_init(c, popup, w, h, MAGENTA, 0);
+	popup->popup = xdg_surface_get_popup(popup->xdg, parent->xdg, p);
+	xdg_popup_add_listener(popup->popup, &popup_listener, popup);
+	xdg_positioner_destroy(p);
+}
+
+/* ---- seat ------------------------------------------------------------ */
+
+static void
+kb_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
+	  uint32_t size)
+{
+	close(fd);
+}
+
+static void
+kb_enter(void *data, struct wl_keyboard *k, uint32_t serial,
+	 struct wl_surface *s, struct wl_array *keys)
+{
+	struct client *c = data;
+
+	c->enters++;
+	if (c->print_focus) {
+		printf("enter\n");
+		fflush(stdout);
+	}
+}
+
+static void
+kb_leave(void *data, struct wl_keyboard *k, uint32_t serial,
+	 struct wl_surface *s)
+{
+	struct client *c = data;
+
+	if (c->print_focus) {
+		printf("leave\n");
+		fflush(stdout);
+	}
+}
+
+static void
+kb_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
+       uint32_t key, uint32_t state)
+{
+	struct client *c = data;
+
+	if (state != WL_KEYBOARD_KEY_STATE_PRESSED)
+		return;
+	c->keys++;
+	printf("key %u\n", key);
+	fflush(stdout);
+}
+
+static void
+kb_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
+	     uint32_t depressed, uint32_t latched, uint32_t locked,
+	     uint32_t group)
+{
+}
+
+static void
+kb_repeat(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
+{
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = kb_keymap,
+	.enter = kb_enter,
+	.leave = kb_leave,
+	.key = kb_key,
+	.modifiers = kb_modifiers,
+	.repeat_info = kb_repeat,
+};
+
+static void
+ptr_enter(void *data, struct wl_pointer *p, uint32_t serial,
+	  struct wl_surface *s, wl_fixed_t x, wl_fixed_t y)
+{
+	struct client *c = data;
+	int n = c->cursor_size;
+
+	if (!n)
+		return;
+	if (!c->cursor) {
+		c->cursor = wl_compositor_create_surface(c->compositor);
+		paint(c, c->cursor, n, n, MAGENTA, 0);
+		wl_surface_commit(c->cursor);
+	}
+	/* the image's corner at the pointer: it reaches right and down */
+	wl_pointer_set_cursor(p, serial, c->cursor, 0, 0);
+	printf("cursor\n");
+	fflush(stdout);
+}
+
+static void
+ptr_leave(void *data, struct wl_pointer *p, uint32_t serial,
+	  struct wl_surface *s)
+{
+}
+
+static void
+ptr_motion(void *data, struct wl_pointer *p, uint32_t t, wl_fixed_t x,
+	   wl_fixed_t y)
+{
+}
+
+static void
+ptr_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t t,
+	   uint32_t button, uint32_t state)
+{
+}
+
+static void
+ptr_axis(void *data, struct wl_pointer *p, uint32_t t, uint32_t axis,
+	 wl_fixed_t v)
+{
+}
+
+/* wl_seat version 1: no frame or axis_source events come */
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = ptr_enter,
+	.leave = ptr_leave,
+	.motion = ptr_motion,
+	.button = ptr_button,
+	.axis = ptr_axis,
+};
+
+static void
+seat_caps(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct client *c = data;
+
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !c->keyboard) {
+		c->keyboard = wl_seat_get_keyboard(seat);
+		wl_keyboard_add_listener(c->keyboard, &keyboard_listener, c);
+	}
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !c->pointer) {
+		c->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(c->pointer, &pointer_listener, c);
+	}
+}
+
+static void
+seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	seat_caps, seat_name,
+};
+
+static void
+registry_global(void *data, struct wl_registry *r, uint32_t name,
+		const char *iface, uint32_t version)
+{
+	struct client *c = data;
+
+	if (strcmp(iface, "wl_compositor") == 0)
+		c->compositor = wl_registry_bind(r, name,
+						 &wl_compositor_interface, 4);
+	else if (strcmp(iface, "wl_subcompositor") == 0)
+		c->subcompositor = wl_registry_bind(
+			r, name, &wl_subcompositor_interface, 1);
+	else if (strcmp(iface, "wl_shm") == 0)
+		c->shm = wl_registry_bind(r, name, &wl_shm_interface, 1);
+	else if (strcmp(iface, "xdg_wm_base") == 0) {
+		c->wm_base = wl_registry_bind(r, name, &xdg_wm_base_interface,
+					      1);
+		xdg_wm_base_add_listener(c->wm_base, &wm_base_listener, c);
+	} else if (strcmp(iface, "wl_seat") == 0 && !c->seat) {
+		c->seat = wl_registry_bind(r, name, &wl_seat_interface, 1);
+		wl_seat_add_listener(c->seat, &seat_listener, c);
+	}
+}
+
+static void
+registry_remove(void *data, struct wl_registry *r, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	registry_global, registry_remove,
+};
+
+static void
+sync_done(void *data, struct wl_callback *cb, uint32_t serial)
+{
+	struct client *c = data;
+
+	c->sync_serial = serial;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener sync_listener = {
+	sync_done,
+};
+
+/* Serves events for about ms, a round trip every 10 ms. */
+static void
+pump(struct client *c, int ms)
+{
+	int64_t end = now_ms() + ms;
+
+	do {
+		if (wl_display_roundtrip(c->display) < 0)
+			die("lost the display");
+		usleep(10000);
+	} while (now_ms() < end);
+}
+
+/* ---- modes ----------------------------------------------------------- */
+
+static void
+typist(struct client *c, const char *title, uint32_t color)
+{
+	struct window win;
+
+	c->print_focus = true;
+	toplevel_init(c, &win, title, 300, 200, color, 0);
+	window_map(c, &win);
+	printf("mapped\n");
+	fflush(stdout);
+	while (wl_display_dispatch(c->display) >= 0)
+		;
+	die("lost the display");
+}
+
+static void
+thief(struct client *c, int seconds, int interval_ms)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+	struct window win = { 0 }, popup = { 0 };
+	unsigned i = 0;
+
+	while (now_ms() < end) {
+		window_fini(&popup);
+		window_fini(&win);
+		toplevel_init(c, &win, "thief", 16, 16, MAGENTA, 0);
+		if (i % 4 == 1)
+			xdg_toplevel_set_fullscreen(win.toplevel, NULL);
+		else if (i % 4 == 2)
+			xdg_toplevel_set_maximized(win.toplevel);
+		window_map(c, &win);
+		if (i % 4 == 3) {
+			wl_callback_add_listener(wl_display_sync(c->display),
+						 &sync_listener, c);
+			wl_display_roundtrip(c->display);
+			popup_init(c, &popup, &win, 32, 32, 0, 0);
+			xdg_popup_grab(popup.popup, c->seat, c->sync_serial);
+			window_map(c, &popup);
+			c->popups++;
+		}
+		i++;
+		pump(c, interval_ms);
+		if (popup.dismissed)
+			c->dismissed++;
+	}
+	printf("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u\n",
+	       c->maps, c->enters, c->keys, c->popups, c->dismissed);
+	fflush(stdout);
+	/* the last window stays a while, for a look at its label */
+	pump(c, 5000);
+}
+
+static void
+escape(struct client *c, uint32_t fake, int seconds)
+{
+	struct window top, popup;
+	struct wl_surface *sub_surface;
+	struct wl_subsurface *sub;
+
+	toplevel_init(c, &top, "escape", 16, 16, MAGENTA, 0);
+	window_map(c, &top);
+	sub_surface = wl_compositor_create_surface(c->compositor);
+	sub = wl_subcompositor_get_subsurface(c->subcompositor, sub_surface,
+					      top.surface);
+	wl_subsurface_set_position(sub, -300, -200);
+	wl_subsurface_place_above(sub, top.surface);
+	paint(c, sub_surface, 800, 600, MAGENTA, fake);
+	wl_surface_commit(sub_surface);
+	wl_surface_commit(top.surface);
+	popup_init(c, &popup, &top, 200, 150, 300, 200);
+	window_map(c, &popup);
+	wl_display_roundtrip(c->display);
+	printf("ready\n");
+	fflush(stdout);
+	pump(c, seconds * 1000);
+}
+
+static void
+fake_desktop(struct client *c, uint32_t fake, int seconds)
+{
+	struct window desk;
+
+	toplevel_init(c, &desk, "fake desktop", 800, 600, MAGENTA, fake);
+	xdg_toplevel_set_fullscreen(desk.toplevel, NULL);
+	window_map(c, &desk);
+	wl_display_roundtrip(c->display);
+	printf("ready\n");
+	fflush(stdout);
+	pump(c, seconds * 1000);
+}
+
+static uint32_t
+color_arg(const char *s)
+{
+	return 0xff000000u | (uint32_t)strtoul(s, NULL, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = NULL, *title = "typist";
+	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
+	int seconds = 10, interval = 500, i;
+	struct client c = { 0 };
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--mode") == 0)
+			mode = argv[i + 1];
+		else if (strcmp(argv[i], "--title") == 0)
+			title = argv[i + 1];
+		else if (strcmp(argv[i], "--color") == 0)
+			color = color_arg(argv[i + 1]);
+		else if (strcmp(argv[i], "--fake-color") == 0)
+			fake = color_arg(argv[i + 1]);
+		else if (strcmp(argv[i], "--seconds") == 0)
+			seconds = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--interval-ms") == 0)
+			interval = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--cursor-size") == 0)
+			c.cursor_size = atoi(argv[i + 1]);
+		else
+			die("unknown option (see the top of trust-client.c)");
+	}
+	if (!mode || i != argc)
+		die("usage: --mode typist|thief|escape [options]");
+	c.display = wl_display_connect(NULL);
+	if (!c.display)
+		die("cannot connect to the display");
+	wl_registry_add_listener(wl_display_get_registry(c.display),
+				 &registry_listener, &c);
+	wl_display_roundtrip(c.display);
+	wl_display_roundtrip(c.display);
+	if (!c.compositor || !c.shm || !c.wm_base || !c.subcompositor ||
+	    !c.seat)
+		die("the display lacks a global this client needs");
+	if (strcmp(mode, "typist") == 0)
+		typist(&c, title, color);
+	else if (strcmp(mode, "thief") == 0)
+		thief(&c, seconds, interval);
+	else if (strcmp(mode, "escape") == 0) {
+		if (!c.cursor_size)
+			c.cursor_size = 4096;
+		escape(&c, fake, seconds);
+	} else if (strcmp(mode, "fake-desktop") == 0)
+		fake_desktop(&c, fake, seconds);
+	else
+		die("unknown --mode");
+	wl_display_disconnect(c.display);
+	return 0;
+}
