@@ -6,8 +6,8 @@ import os
 import re
 import time
 
-from hostile_session import (Failure, check_closings, closings,
-                             compare_window, good_client_after,
+from hostile_session import (Failure, check_closings, click_when_asked,
+                             closings, compare_window, good_client_after,
                              good_client_during, pattern, peer_run, rss_mib,
                              wait_for)
 
@@ -133,7 +133,8 @@ def case_bug_mime_flood_grows_weston(s):
 
 
 def popup_case(s, count):
-    log = peer_run(s, "popup-chain", 20, ["--count", str(count)])
+    log = peer_run(s, "popup-chain", 20, ["--count", str(count)],
+                   click="[evil] popup-chain")
     made = re.search(r"popup-chain: (\d+) grabbing popups", log)
     if not made or int(made.group(1)) < 2:
         raise Failure("the reproducer did not nest two grabbing popups")
@@ -166,6 +167,7 @@ def case_bug_shutdown_with_popups_crashes_weston(s):
     layers at shutdown (fixed in weston 11): SIGTERM with a VM's window
     and its grabbing popups on screen must still exit cleanly."""
     s.start_peer("popup-hold", 30, ["--count", "2"])
+    click_when_asked(s, "[evil] popup-chain")
     wait_for("the popups", lambda: "held until the end" in s.peer_log() or
              s.peer.poll() is not None, timeout=20)
     if "held until the end" not in s.peer_log():

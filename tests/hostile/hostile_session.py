@@ -22,7 +22,8 @@ from session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      compare_window, wait_for)
 
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
-           "LiveView", "backtrace", "check_closings", "closings",
+           "LiveView", "backtrace", "check_closings", "click_when_asked",
+           "closings",
            "compare_window", "good_client_after", "good_client_during",
            "pattern", "peer_run",
            "peer_stats", "rss_mib", "wait_for"]
@@ -217,9 +218,26 @@ def peer_finished(s, seconds, start, cpu0, what):
     return log
 
 
-def peer_run(s, mode, seconds, extra=()):
-    """Runs mode to its end; weston must have lived through it."""
+def click_when_asked(s, title):
+    """The peer asked for a click on its window titled title (a grab
+    needs a press the user made): the user clicks it."""
+    wait_for("the peer to ask for a click",
+             lambda: "waiting for a click" in s.peer_log() or
+             s.peer.poll() is not None, timeout=20)
+    if "waiting for a click" not in s.peer_log():
+        return
+    x0, y0, x1, y1 = s.wait_view(title)["rect"]
+    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2))
+    time.sleep(0.2)
+    s.xdotool("click", "1")
+
+
+def peer_run(s, mode, seconds, extra=(), click=None):
+    """Runs mode to its end, clicking its window titled click when it
+    asks; weston must have lived through it."""
     s.start_peer(mode, seconds, extra)
+    if click:
+        click_when_asked(s, click)
     log = s.wait_peer(seconds + 30)
     print("\n".join(ln for ln in log.splitlines()
                     if ln.startswith("hostile-peer:")))

@@ -121,7 +121,7 @@ sem_grabbing_popup(struct sem *s, uint32_t parent, uint32_t positioner)
 	ivwl_out_end(&out);
 	ivwl_out_begin(&out, popup, IVWL_REQ_XDG_POPUP_GRAB);
 	ivwl_out_u32(&out, s->seat);
-	ivwl_out_u32(&out, 0);
+	ivwl_out_u32(&out, s->press_serial);
 	ivwl_out_end(&out);
 	return ivwl_sem_configure_and_map(s, &out, xdg, surface) ? xdg : 0;
 }
@@ -160,6 +160,14 @@ popup_chain(struct ivwl_hostile *h, bool hold)
 	positioner = sem_positioner(&s, &out);
 	if (!ivwl_sem_configure_and_map(&s, &out, parent, surface)) {
 		printf("hostile-peer: popup-chain: the toplevel never mapped\n");
+		return;
+	}
+	/* a grab needs the keyboard and a press the user made (the test
+	 * clicks the window) */
+	printf("hostile-peer: popup-chain: mapped, waiting for a click\n");
+	fflush(stdout);
+	if (!ivwl_sem_wait_click(&s, 15000)) {
+		printf("hostile-peer: popup-chain: nobody clicked\n");
 		return;
 	}
 	while (made < want && live(&s) && ivwl_hostile_time_left(h)) {

@@ -19,7 +19,16 @@ ivwl_sem_on_event(void *data, const struct ivwl_hostile_event *ev)
 	if (ev->size < 12)
 		return;
 	memcpy(&v, ev->args, 4);
-	if (ev->object == s->configure_object &&
+	if (ev->object == s->pointer && s->pointer &&
+	    ev->opcode == IVWL_EVT_WL_POINTER_BUTTON && ev->size >= 24) {
+		uint32_t state;
+
+		memcpy(&state, ev->args + 12, 4);
+		if (state == 1) {
+			s->press_serial = v;
+			s->pressed = true;
+		}
+	} else if (ev->object == s->configure_object &&
 	    ev->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE) {
 		s->serial = v;
 		s->configured = true;
@@ -142,3 +151,25 @@ ivwl_sem_configure_and_map(struct sem *s, struct ivwl_out *out, uint32_t xdg,
 	       ivwl_hostile_roundtrip(s->h, s->k, ivwl_sem_on_event, s, 1000);
 }
 
+
+bool
+ivwl_sem_wait_click(struct sem *s, int ms)
+{
+	struct ivwl_out out;
+	int64_t end = ivwl_now_ms() + ms;
+
+	if (!s->seat)
+		return false;
+	if (!s->pointer) {
+		s->pointer = new_id(s);
+		ivwl_out_reset(&out);
+		ivwl_out_begin(&out, s->seat, IVWL_REQ_WL_SEAT_GET_POINTER);
+		ivwl_out_u32(&out, s->pointer);
+		ivwl_out_end(&out);
+		if (ivwl_hostile_send_wayland(s->h, s->k, &out) < 0)
+			return false;
+	}
+	while (!s->pressed && live(s) && ivwl_now_ms() < end)
+		ivwl_hostile_roundtrip(s->h, s->k, ivwl_sem_on_event, s, 100);
+	return s->pressed;
+}

@@ -25,6 +25,9 @@ struct sem {
 	uint32_t configure_object;	/* the xdg_surface we wait on */
 	uint32_t serial;
 	bool configured;
+	uint32_t pointer;		/* wl_pointer, 0 until asked for */
+	uint32_t press_serial;		/* of the last button press */
+	bool pressed;
 };
 
 /* The session's next client object id. */
@@ -41,7 +44,8 @@ live(const struct sem *s)
 	return s->h->slot[s->k].phase == IVWL_HOSTILE_LIVE;
 }
 
-/* Answers pings, notes the configure of s->configure_object. */
+/* Answers pings, notes the configure of s->configure_object and the
+ * serial of a button press on s->pointer. */
 void
 ivwl_sem_on_event(void *data, const struct ivwl_hostile_event *ev);
 
@@ -56,6 +60,11 @@ ivwl_sem_surface(struct sem *s, struct ivwl_out *out);
 /* xdg_wm_base.get_xdg_surface of surface; the new xdg_surface. */
 uint32_t
 ivwl_sem_xdg_surface(struct sem *s, struct ivwl_out *out, uint32_t surface);
+
+/* Asks for a wl_pointer and waits up to ms for a button press on the
+ * session's windows (a test clicks): false without one. */
+bool
+ivwl_sem_wait_click(struct sem *s, int ms);
 
 /* Sends out, waits for the configure of xdg, acks it, maps a buffer. */
 bool

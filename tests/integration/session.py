@@ -146,12 +146,37 @@ class Session:
         subprocess.run(["xdotool"] + list(args), env=env, check=True,
                        capture_output=True, timeout=30)
 
+    def click_window(self, view):
+        """Clicks view where no other window covers it: the user gives
+        its VM the keyboard (docs/security.md, "Trusted path")."""
+        above = [v["rect"] for v in self.scene_above(view)]
+        x0, y0, x1, y1 = view["rect"]
+        for y in range(y0 + 8, y1 - 8, 8):
+            for x in range(x0 + 8, x1 - 8, 8):
+                if 0 <= x < self.width and 0 <= y < self.height and \
+                        not any(a <= x < c and b <= y < d
+                                for a, b, c, d in above):
+                    self.xdotool("mousemove", str(x), str(y))
+                    time.sleep(0.2)
+                    self.xdotool("click", "1")
+                    time.sleep(0.2)
+                    return
+        raise Failure(f"{view['title']!r} is covered: nowhere to click")
+
+    def scene_above(self, view):
+        """The windows (titled views) stacked above view."""
+        above = []
+        for v in self.scene():
+            if v["title"] == view["title"]:
+                return above
+            if v["title"] and v["rect"]:
+                above.append(v)
+        raise Failure(f"{view['title']!r} left the scene")
+
     def type_into(self, view, text):
         """Clicks into view and types text with the X server's keyboard."""
-        x0, y0, x1, y1 = view["rect"]
-        self.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2),
-                     "click", "1")
-        time.sleep(0.3)
+        self.click_window(view)
+        time.sleep(0.1)
         self.xdotool("type", "--delay", "20", text)
         self.xdotool("key", "Return")
 
