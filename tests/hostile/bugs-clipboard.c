@@ -279,6 +279,9 @@ ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
 		       IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
 	ivwl_out_u32(&out, top);
 	ivwl_out_end(&out);
+	ivwl_out_begin(&out, top, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE);
+	ivwl_out_string(&out, "focus");
+	ivwl_out_end(&out);
 	ivwl_out_begin(&out, surface, IVWL_REQ_WL_SURFACE_COMMIT);
 	ivwl_out_end(&out);
 	ivwl_hostile_send_wayland(h, k, &out);
@@ -295,11 +298,17 @@ ivwl_hostile_focus_and_offer(struct ivwl_hostile *h, uint32_t k,
 	ivwl_out_reset(&out);
 	ivwl_out_ack_configure(&out, f->w.xdg_surface, f->w.serial);
 	ivwl_out_shm_pool(&out, shm, pool, &d, IVWL_PAGE_SIZE);
-	ivwl_out_shm_buffer(&out, pool, buffer, 0, 1, 1, 4,
+	/* 32x32: big enough to click, one page */
+	ivwl_out_shm_buffer(&out, pool, buffer, 0, 32, 32, 128,
 			    IVWL_HOSTILE_XRGB8888);
 	ivwl_out_attach_commit(&out, surface, buffer);
 	ivwl_hostile_send_wayland(h, k, &out);
-	end = ivwl_now_ms() + 3000;
+	/* the window has the keyboard if nobody held it; else the user
+	 * gives it with a click (docs/security.md, "Trusted path") */
+	printf("hostile-peer: window \"focus\" mapped, waiting for a click "
+	       "or the keyboard\n");
+	fflush(stdout);
+	end = ivwl_now_ms() + 15000;
 	while (!f->selection && ivwl_now_ms() < end &&
 	       h->slot[k].phase == IVWL_HOSTILE_LIVE)
 		ivwl_hostile_roundtrip(h, k, ivwl_hostile_on_focus_event, f,

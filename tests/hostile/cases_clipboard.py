@@ -7,8 +7,9 @@ VM."""
 import re
 import time
 
-from hostile_session import (Failure, check_closings, good_client_after,
-                             pattern, peer_run, rss_mib, wait_for)
+from hostile_session import (Failure, check_closings, click_when_asked,
+                             good_client_after, pattern, peer_run, rss_mib,
+                             wait_for)
 
 
 def case_bug_clipboard_flood_grows_weston(s):
@@ -128,6 +129,7 @@ def case_clipboard_paste(s):
     wait_for("the trusted copy", lambda: "trusted copy from good: " in
              s.weston_log(), timeout=20)
     s.start_peer("clipboard-paste", 30)
+    click_when_asked(s, "[evil] focus")
     wait_for("the evil window to have the keyboard", lambda:
              "waiting for the paste" in s.peer_log() or
              s.peer.poll() is not None, timeout=20)

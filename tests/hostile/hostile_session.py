@@ -224,6 +224,7 @@ def click_when_asked(s, title):
     wait_for("the peer to ask for a click",
              lambda: "waiting for a click" in s.peer_log() or
              s.peer.poll() is not None, timeout=20)
+    time.sleep(0.3)     # the window maps after the peer said so
     if "waiting for a click" not in s.peer_log():
         return
     x0, y0, x1, y1 = s.wait_view(title)["rect"]
