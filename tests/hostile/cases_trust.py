@@ -7,10 +7,10 @@ ivwl-trust-client (trust-client.c), speaking plain Wayland through the
 shim, on a seated weston (x11 backend) typed into with xdotool."""
 
 import os
-import threading
 import time
 
 from hostile_session import ENV, Failure, wait_for
+from session import StdoutLines
 
 # the session's colours: evil is the first VM, good the second
 EVIL = (0x30, 0x70, 0xc0)
@@ -21,34 +21,9 @@ BORDER = 4                      # label.c's BORDER_WIDTH
 TEXT = "the quick brown fox jumps over the lazy dog " * 2
 
 
-class Lines:
-    """Every line a client prints on stdout, read as they come."""
-
-    def __init__(self, proc):
-        self.proc = proc
-        self.lines = []
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        for raw in self.proc.stdout:
-            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
-
-    def wait(self, line, timeout=20):
-        wait_for(f"the client to say {line!r}",
-                 lambda: line in self.lines or self.proc.poll() is not None,
-                 timeout=timeout)
-        if line not in self.lines:
-            raise Failure(f"the client exited ({self.proc.returncode}) "
-                          f"before saying {line!r}: {self.lines[-5:]}")
-
-    def starting(self, prefix):
-        return [ln for ln in self.lines if ln.startswith(prefix)]
-
-
 def trust_client(s, vm, args, name):
     p = s.client([ENV["IVWL_TRUST_CLIENT"]] + args, vm=vm, log=f"{name}.log")
-    return Lines(p)
+    return StdoutLines(p)
 
 
 def click(s, view):

@@ -57,6 +57,31 @@ def start_ivwl_server(spawn, sock, log, vectors=None, extra=()):
     return p
 
 
+class StdoutLines:
+    """Every line a client prints on stdout, read as they come."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.lines = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def wait(self, line, timeout=20):
+        wait_for(f"the client to say {line!r}",
+                 lambda: line in self.lines or self.proc.poll() is not None,
+                 timeout=timeout)
+        if line not in self.lines:
+            raise Failure(f"the client exited ({self.proc.returncode}) "
+                          f"before saying {line!r}: {self.lines[-5:]}")
+
+    def starting(self, prefix):
+        return [ln for ln in self.lines if ln.startswith(prefix)]
+
+
 def wait_for(what, cond, timeout=15.0, step=0.05):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -68,6 +68,15 @@ build(uint8_t *out, uint32_t object, uint32_t opcode, const char *sig,
 	const char *s;
 
 	for (; *sig; sig++) {
+		if (*sig == 'a') {
+			/* an array of n zero bytes */
+			n = (uint32_t)va_arg(ap, int);
+			REQUIRE(len + 4 + n + 3 <= 1024);
+			memcpy(out + len, &n, 4);
+			memset(out + len + 4, 0, (n + 3) & ~3u);
+			len += 4 + ((n + 3) & ~3u);
+			continue;
+		}
 		if (*sig != 's') {
 			word = (uint32_t)va_arg(ap, int);
 			memcpy(out + len, &word, 4);
@@ -98,6 +107,7 @@ note_sent(struct conn *c)
 
 	c->sent_count = 0;
 	c->last_sent_arg0 = 0;
+	c->last_sent_arg1 = 0;
 	while (left >= 8) {
 		memcpy(header, p, 8);
 		size = header[1] >> 16;
@@ -109,6 +119,8 @@ note_sent(struct conn *c)
 		c->last_sent_opcode = header[1] & 0xffff;
 		if (size >= 12)
 			memcpy(&c->last_sent_arg0, p + 8, 4);
+		if (size >= 16)
+			memcpy(&c->last_sent_arg1, p + 12, 4);
 		p += size;
 		left -= size;
 	}
@@ -179,6 +191,26 @@ event(struct conn *c, uint32_t object, uint32_t opcode, const char *sig, ...)
 				&msg) == (int)len);
 	REQUIRE(ivwl_wire_track(&c->c.objects, IVWL_WIRE_EVENT, &msg) == 0);
 	ivwl_firewall_event(&c->c.firewall, &msg);
+}
+
+bool
+event_passed(struct conn *c, uint32_t object, uint32_t opcode,
+	     const char *sig, ...)
+{
+	struct ivwl_stream_in *in = &c->c.from_server;
+	uint32_t before = c->c.batch.len, len;
+	va_list ap;
+
+	va_start(ap, sig);
+	len = build(in->buf + in->len, object, opcode, sig, ap);
+	va_end(ap);
+	in->len += len;
+	REQUIRE(ivwl_translate_events(&c->c, &c->why) == 0);
+	REQUIRE(in->len == 0);
+	if (c->c.batch.len == before)
+		return false;
+	c->c.batch.len = 0;	/* as if the ring took it */
+	return true;
 }
 
 void

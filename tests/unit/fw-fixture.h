@@ -42,6 +42,7 @@ struct conn {
 	uint32_t last_sent_object;	/* of the last message */
 	uint32_t last_sent_opcode;
 	uint32_t last_sent_arg0;	/* its first word of arguments */
+	uint32_t last_sent_arg1;	/* and its second */
 	uint32_t first_sent_opcode;	/* of the first message */
 };
 
@@ -67,7 +68,7 @@ conn_close(struct conn *c);
 
 /*
  * One request to object, arguments by sig: i, u, o, n take an int or a
- * uint32_t, s a string.  Returns what ivwl_translate_request says; c->why
+ * uint32_t, s a string, a a count of zero bytes for an array.  Returns what ivwl_translate_request says; c->why
  * holds its reason.
  */
 int
@@ -78,6 +79,11 @@ create_pool(struct conn *c, uint32_t id);
 /* An event from weston, tracked and given to the firewall. */
 void
 event(struct conn *c, uint32_t object, uint32_t opcode, const char *sig, ...);
+/* An event through the plugin's whole event path (ivwl_translate_events):
+ * whether it was passed on to the app. */
+bool
+event_passed(struct conn *c, uint32_t object, uint32_t opcode,
+	     const char *sig, ...);
 void
 delete_id(struct conn *c, uint32_t id);
 

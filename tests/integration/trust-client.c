@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ivwl-trust-client: a plain Wayland client (no ivwl code) that plays
- * either side of the trusted-path cases (test-hostile.py, cases_trust.py).
+ * either side of the trusted-path cases (tests/hostile/cases_trust.py,
+ * test-trusted-use.py).
  *
  *   ivwl-trust-client --mode typist [--title T] [--color 0xRRGGBB]
  *   ivwl-trust-client --mode thief --seconds N [--interval-ms M]
