@@ -90,21 +90,60 @@ def case_gtk_menu(s):
               str(y0 + (y1 - y0) * 2 // 5))
     time.sleep(0.3)
     s.xdotool("click", "3")
-
-    def popups():
-        return [v for v in s.scene() if "role xdg_popup" in v["head"] and
-                v["rect"] and v["rect"][2] > v["rect"][0]]
-    menu = wait_for("the context menu", popups, timeout=10, step=0.2)
+    menu = wait_for("the context menu", lambda: popups(s), timeout=10,
+                    step=0.2)
     time.sleep(1.0)
-    if not popups():
+    if not popups(s):
         raise Failure("the context menu was dismissed at once")
     s.screenshot()
     keep(s, "trusted-menu")
     print(f"the context menu is up at {menu[0]['rect']}")
     s.xdotool("key", "Escape")
-    wait_for("Escape to close the menu", lambda: not popups(), timeout=5)
+    wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
     if p.poll() is not None:
         raise Failure("gtk3-demo exited")
+
+
+def popups(s):
+    return [v for v in s.scene() if "role xdg_popup" in v["head"] and
+            v["rect"] and v["rect"][2] > v["rect"][0]]
+
+
+def case_chromium_menu(s):
+    """chromium's context menu: a right click in the page opens its menu
+    (an xdg_popup with a grab), which Escape closes."""
+    page = s.path("page.html")
+    with open(page, "w") as f:
+        f.write("<html><head><title>ivwl-menu</title></head><body "
+                "style='margin:0;background:#129a56'></body></html>")
+    s.client(["chromium", "--ozone-platform=wayland", "--disable-gpu",
+              "--no-sandbox", "--no-first-run",
+              "--disable-background-networking",
+              "--disable-component-update", "--disable-sync",
+              "--disable-features=Translate", "--password-store=basic",
+              f"--user-data-dir={s.path('chromium-profile')}",
+              f"file://{page}"], log="chromium.log")
+    view = s.wait_view("[work] ivwl-menu - Chromium", timeout=60)
+    time.sleep(2)
+    x0, y0, x1, y1 = view["rect"]
+    for _ in range(3):
+        s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) * 3 // 5))
+        time.sleep(0.3)
+        s.xdotool("click", "3")
+        try:
+            menu = wait_for("the context menu", lambda: popups(s),
+                            timeout=5, step=0.2)
+            break
+        except Failure:
+            s.xdotool("key", "Escape")
+    else:
+        raise Failure("chromium's context menu never opened")
+    time.sleep(1.0)
+    if not popups(s):
+        raise Failure("chromium's context menu was dismissed at once")
+    print(f"chromium's context menu is up at {menu[0]['rect']}")
+    s.xdotool("key", "Escape")
+    wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
 
 
 def case_mpv_fullscreen(s):
@@ -140,6 +179,7 @@ def case_mpv_fullscreen(s):
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
+    "chromium-menu": (case_chromium_menu, ("work",)),
     "mpv-fullscreen": (case_mpv_fullscreen, ("work",)),
 }
 
