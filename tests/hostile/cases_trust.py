@@ -6,7 +6,6 @@ Both VMs run an agent here: the attacker is an app of VM evil,
 ivwl-trust-client (trust-client.c), speaking plain Wayland through the
 shim, on a seated weston (x11 backend) typed into with xdotool."""
 
-import os
 import time
 
 from hostile_session import ENV, Failure, wait_for
@@ -133,30 +132,6 @@ def frames(s):
             for v in evil_views(s)]
 
 
-def keep_screenshot(s, name):
-    """Copies weston's last screenshot to $IVWL_KEEP_SHOTS/name.png."""
-    where = os.environ.get("IVWL_KEEP_SHOTS")
-    if not where:
-        return
-    shots = s.path("shots")
-    last = sorted(os.listdir(shots))[-1]
-    os.makedirs(where, exist_ok=True)
-    with open(os.path.join(shots, last), "rb") as f, \
-            open(os.path.join(where, name + ".png"), "wb") as g:
-        g.write(f.read())
-
-
-def windows_above(s, view):
-    """Rects of the windows (titled views; not frames) above view."""
-    rects = []
-    for v in s.scene():
-        if v["title"] == view["title"]:
-            return rects
-        if v["title"] and v["rect"]:
-            rects.append(v["rect"])
-    raise Failure(f"{view['title']!r} left the scene")
-
-
 def inside(x, y, rects):
     return any(a <= x < c and b <= y < d for a, b, c, d in rects)
 
@@ -210,7 +185,7 @@ def check_contained(s, shot, others):
     if escaped:
         raise Failure(f"BUG label escape: {len(escaped)} pixels of evil's "
                       f"content outside its frames, first {escaped[:3]}")
-    sides = sum(check_sides(shot, v, windows_above(s, v))
+    sides = sum(check_sides(shot, v, [w["rect"] for w in s.scene_above(v)])
                 for v in evil_views(s))
     if sides < 4:
         raise Failure(f"only {sides} sides of evil's windows show")
@@ -252,7 +227,7 @@ def case_label_escape(s):
     shot = s.screenshot()
     check_contained(s, shot, good_frame)
     check_panel(shot)
-    keep_screenshot(s, "label-escape")
+    s.keep_screenshot("trusted-label-escape")
 
     desk = trust_client(s, "evil", ["--mode", "fake-desktop", "--seconds",
                                     "60"] + fake, "fake-desktop")
@@ -262,6 +237,6 @@ def case_label_escape(s):
     shot = s.screenshot()
     check_contained(s, shot, good_frame)
     check_panel(shot)
-    keep_screenshot(s, "fullscreen")
+    s.keep_screenshot("trusted-fullscreen")
     print("the panel shows above evil's fullscreen window")
     s.check_weston()

@@ -11,6 +11,7 @@ import array
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import struct
@@ -402,6 +403,29 @@ class Session:
         if not new:
             raise Failure("weston-screenshooter wrote no file")
         return decode_png(os.path.join(shots, new[-1]))
+
+    def keep_screenshot(self, name):
+        """Copies the last screenshot to $IVWL_KEEP_SHOTS/name.png, if
+        set (the pictures in docs/ come from there)."""
+        where = os.environ.get("IVWL_KEEP_SHOTS")
+        if not where:
+            return
+        shots = self.path("shots")
+        os.makedirs(where, exist_ok=True)
+        shutil.copy(os.path.join(shots, sorted(os.listdir(shots))[-1]),
+                    os.path.join(where, name + ".png"))
+
+    def chromium(self, page, vm="work"):
+        """chromium of vm showing the local file page, on Wayland, as
+        quiet as it goes on a machine without a network."""
+        return self.client(
+            ["chromium", "--ozone-platform=wayland", "--disable-gpu",
+             "--no-sandbox", "--no-first-run",
+             "--disable-background-networking",
+             "--disable-component-update", "--disable-sync",
+             "--disable-features=Translate", "--password-store=basic",
+             f"--user-data-dir={self.path('chromium-profile')}",
+             f"file://{page}"], vm=vm, log="chromium.log")
 
     # ---- tear-down ----------------------------------------------------
 

@@ -8,8 +8,6 @@ rules that stop a hostile VM must leave what users do working.
 
 IVWL_KEEP_SHOTS=DIR keeps the screenshots the cases look at (docs/).
 """
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -21,15 +19,6 @@ from session import (ENV, Failure, Session, StdoutLines, case_main,
 FIRST_VM = (0x30, 0x70, 0xc0)
 AMBER = (0xff, 0xb0, 0x00)
 PANEL = 32      # desktop-shell's panel height at the top
-
-
-def keep(s, name):
-    where = os.environ.get("IVWL_KEEP_SHOTS")
-    if where:
-        shots = s.path("shots")
-        os.makedirs(where, exist_ok=True)
-        shutil.copy(os.path.join(shots, sorted(os.listdir(shots))[-1]),
-                    os.path.join(where, name + ".png"))
 
 
 def pixel(shot, x, y):
@@ -96,7 +85,7 @@ def case_gtk_menu(s):
     if not popups(s):
         raise Failure("the context menu was dismissed at once")
     s.screenshot()
-    keep(s, "trusted-menu")
+    s.keep_screenshot("trusted-menu")
     print(f"the context menu is up at {menu[0]['rect']}")
     s.xdotool("key", "Escape")
     wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
@@ -116,13 +105,7 @@ def case_chromium_menu(s):
     with open(page, "w") as f:
         f.write("<html><head><title>ivwl-menu</title></head><body "
                 "style='margin:0;background:#129a56'></body></html>")
-    s.client(["chromium", "--ozone-platform=wayland", "--disable-gpu",
-              "--no-sandbox", "--no-first-run",
-              "--disable-background-networking",
-              "--disable-component-update", "--disable-sync",
-              "--disable-features=Translate", "--password-store=basic",
-              f"--user-data-dir={s.path('chromium-profile')}",
-              f"file://{page}"], log="chromium.log")
+    s.chromium(page)
     view = s.wait_view("[work] ivwl-menu - Chromium", timeout=60)
     time.sleep(2)
     x0, y0, x1, y1 = view["rect"]
@@ -158,7 +141,7 @@ def case_mpv_fullscreen(s):
         timeout=10, step=0.2)
     time.sleep(0.5)
     shot = s.screenshot()
-    keep(s, "trusted-mpv-fullscreen")
+    s.keep_screenshot("trusted-mpv-fullscreen")
     edges = {"top": (s.width // 2, PANEL + 1),
              "left": (1, (PANEL + s.height) // 2),
              "right": (s.width - 2, (PANEL + s.height) // 2),

@@ -339,13 +339,7 @@ def case_chromium(s):
     with open(page, "w") as f:
         f.write("<html><head><title>ivwl-page</title></head><body "
                 "style='margin:0;background:#129a56'></body></html>")
-    s.client(["chromium", "--ozone-platform=wayland", "--disable-gpu",
-              "--no-sandbox", "--no-first-run",
-              "--disable-background-networking",
-              "--disable-component-update", "--disable-sync",
-              "--disable-features=Translate", "--password-store=basic",
-              f"--user-data-dir={s.path('chromium-profile')}",
-              f"file://{page}"], log="chromium.log")
+    s.chromium(page)
     view = s.wait_view("[work] ivwl-page - Chromium", timeout=60)
 
     def page_shown():

@@ -35,6 +35,22 @@ ivwl_log(const char *fmt, ...)
 {
 }
 
+struct ivwl_vm *one_vm;
+
+struct conn *
+open_one(void)
+{
+	one_vm = vm_new();
+	return conn_open(one_vm);
+}
+
+void
+close_one(struct conn *c)
+{
+	conn_close(c);
+	vm_free(one_vm);
+}
+
 struct ivwl_vm *
 vm_new(void)
 {

@@ -59,6 +59,13 @@ vm_new(void);
 void
 vm_free(struct ivwl_vm *vm);
 
+/* The one connection of a VM of its own (one_vm, until close_one). */
+extern struct ivwl_vm *one_vm;
+struct conn *
+open_one(void);
+void
+close_one(struct conn *c);
+
 /* A connection of vm with the globals above bound. */
 struct conn *
 conn_open(struct ivwl_vm *vm);

@@ -19,21 +19,6 @@
 	IVWL_REQ_ZWP_PRIMARY_SELECTION_DEVICE_MANAGER_V1_CREATE_SOURCE
 
 
-static struct ivwl_vm *vm;
-
-static struct conn *
-open_one(void)
-{
-	vm = vm_new();
-	return conn_open(vm);
-}
-
-static void
-close_one(struct conn *c)
-{
-	conn_close(c);
-	vm_free(vm);
-}
 
 /* ---- checks every request gets ------------------------------------------ */
 

@@ -12,21 +12,6 @@
 #include "fw-fixture.h"
 #include "harness.h"
 
-static struct ivwl_vm *vm;
-
-static struct conn *
-open_one(void)
-{
-	vm = vm_new();
-	return conn_open(vm);
-}
-
-static void
-close_one(struct conn *c)
-{
-	conn_close(c);
-	vm_free(vm);
-}
 
 static bool
 enter_passed(struct conn *c, uint32_t kb, uint32_t serial, uint32_t surface)
@@ -147,13 +132,13 @@ test_popup_grab_serial_decided(void)
 
 	memset(&plugin, 0, sizeof(plugin));
 	plugin.trust = &ops;
-	vm->plugin = &plugin;
+	one_vm->plugin = &plugin;
 	p = new_popup(c, w.xdg, false);
 	PASS(c, req(c, p.popup, IVWL_REQ_XDG_POPUP_GRAB, "ou", SEAT, 1234));
 	CHECK_EQ(asked_serial, 1234);
 	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_POPUP_GRAB);
 	CHECK_EQ(c->last_sent_arg1, 7);
-	vm->plugin = NULL;
+	one_vm->plugin = NULL;
 	close_one(c);
 }
 
