@@ -507,9 +507,12 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 
 /*
  * A receive that crosses parties: the log says who reads what of whom
- * now, and how much when its channel ends.
+ * now, and how much when its channel ends.  weston's clipboard manager
+ * writes the copy it keeps of a selection whose owner went with one
+ * write() when its fd is writable: a blocking pipe would hold weston's
+ * thread until the VM read it all.
  */
-void
+bool
 ivwl_clipboard_receive(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
@@ -518,22 +521,24 @@ ivwl_clipboard_receive(struct ivwl_connection *conn,
 	struct wl_resource *resource;
 	struct ivwl_clip_owner from;
 	const char *mime = ivwl_wire_arg_string(msg, 0);
-	bool drag;
+	bool drag, weston_writes;
 
 	if (msg->iface != &ivwl_iface_wl_data_offer)
-		return;
+		return false;
 	offer = weston_offer(conn->client, msg->object, &resource);
 	if (!offer || !offer->source || offer->source->offer != offer)
-		return;
+		return false;
+	weston_writes = !offer->source->resource;
 	from = ivwl_clip_owner_of(cb, offer->source);
 	if (from.party == IVWL_CLIP_VM && from.vm == conn->vm)
-		return;
+		return weston_writes;
 	drag = !offer->source->set_selection;
 	ivwl_log("[%s] slot %u: reads %s of %s's %s", conn->vm->name,
 		 conn->slot, mime ? mime : "(null)",
 		 ivwl_clip_owner_name(&from), drag ? "drag" : "selection");
 	ivwl_clip_transfer_note(ch, false, drag, ivwl_clip_owner_name(&from),
 				mime);
+	return weston_writes;
 }
 
 /* The withheld offer msg names (as its object or an argument), or 0. */

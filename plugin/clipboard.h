@@ -107,9 +107,12 @@ ivwl_clipboard_request(struct ivwl_connection *conn,
  * The channel of a pipe a VM client passed or was passed for a
  * wl_data_offer.receive (a read) or a wl_data_source.send (a write):
  * a transfer across parties gets a note, which its end logs with the
- * bytes it moved (clipboard-transfer.c).
+ * bytes it moved (clipboard-transfer.c).  For a receive: true when
+ * weston's own code writes the data from its main thread (its
+ * clipboard manager serving a selection whose owner went), so the
+ * pipe's end weston gets must not block.
  */
-void
+bool
 ivwl_clipboard_receive(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg,
 		       struct ivwl_channel *ch)

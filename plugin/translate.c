@@ -18,6 +18,7 @@
 
 #include "clipboard.h"
 #include "connection.h"
+#include "fd-flags.h"
 #include "frame-trace.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
@@ -366,8 +367,11 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 		*why = "out of memory";
 		return ret;
 	}
-	if (ivwl_clipboard_receive)
-		ivwl_clipboard_receive(conn, msg, ch);
+	if (ivwl_clipboard_receive && ivwl_clipboard_receive(conn, msg, ch) &&
+	    ivwl_fd_set_nonblock(*fd, true) < 0) {
+		*why = "cannot make the pipe weston writes non-blocking";
+		return -EIO;
+	}
 	return 0;
 }
 

@@ -336,6 +336,32 @@ receive_offer(struct ivwl_hostile *h, uint32_t k, uint32_t offer)
 }
 
 /*
+ * A selection of mib MiB on slot 0, sent whole, then its source
+ * destroyed: weston's clipboard manager serves its own copy from then
+ * on.  False when weston did not take it all.
+ */
+static bool
+clip_cached_by_weston(struct ivwl_hostile *h, const char *mode, uint64_t mib)
+{
+	struct ivwl_out out;
+	struct clip c;
+
+	clip_offer_and_feed(h, 0, mib << 20, &c);
+	clip_report(h, mode, &c);
+	if (!c.finished) {
+		ivwl_channels_release(&c.chs);
+		return false;
+	}
+	ivwl_out_reset(&out);
+	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_DESTROY);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(h, 0, &out);
+	ivwl_hostile_roundtrip(h, 0, NULL, NULL, 2000);
+	ivwl_channels_release(&c.chs);
+	return true;
+}
+
+/*
  * A selection bigger than the plugin's pipe buffer, cached by weston's
  * clipboard manager (our source destroyed, weston serves its copy), then
  * received by a focused client of ours that never grants credit: weston
@@ -346,24 +372,11 @@ void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 {
 	struct ivwl_hostile_focus f = { 0 };
-	struct ivwl_out out;
-	struct clip c;
 	uint32_t probes = 0, answered = 0;
 
-	clip_offer_and_feed(h, 0, (uint64_t)(h->count ? h->count : 128) << 20,
-			    &c);
-	clip_report(h, "clipboard-hang", &c);
-	if (!c.finished) {
-		ivwl_channels_release(&c.chs);
+	if (!clip_cached_by_weston(h, "clipboard-hang",
+				   h->count ? h->count : 128))
 		return;
-	}
-	/* weston's clipboard manager takes over with its copy */
-	ivwl_out_reset(&out);
-	ivwl_out_begin(&out, c.source, IVWL_REQ_WL_DATA_SOURCE_DESTROY);
-	ivwl_out_end(&out);
-	ivwl_hostile_send_wayland(h, 0, &out);
-	ivwl_hostile_roundtrip(h, 0, NULL, NULL, 2000);
-	ivwl_channels_release(&c.chs);
 
 	if (!ivwl_hostile_focus_and_offer(h, 1, &f)) {
 		printf("hostile-peer: clipboard-hang: no selection offer "
@@ -387,6 +400,47 @@ ivwl_hostile_clipboard_hang(struct ivwl_hostile *h)
 	}
 	printf("hostile-peer: clipboard-hang: the display answered %u of %u "
 	       "new connections after the receive\n", answered, probes);
+}
+
+/*
+ * clipboard-cache-block: a 60 MiB selection cached by weston, then every
+ * further slot a window with the keyboard that receives weston's copy
+ * and never grants credit, one after the other: weston's clipboard
+ * manager writes each with one write() when the pipe is writable.
+ */
+void
+ivwl_hostile_clipboard_cache_block(struct ivwl_hostile *h)
+{
+	struct ivwl_hostile_focus f[IVWL_SLOT_COUNT];
+	uint32_t k, receives = 0, slots = 1;
+
+	if (!clip_cached_by_weston(h, "clipboard-cache-block",
+				   h->count ? h->count : 60))
+		return;
+	memset(f, 0, sizeof(f));
+	for (k = 1; k < h->slots && ivwl_hostile_time_left(h); k++) {
+		if (!ivwl_hostile_focus_and_offer(h, k, &f[k])) {
+			printf("hostile-peer: clipboard-cache-block: slot %u "
+			       "got no offer\n", k);
+			continue;
+		}
+		slots++;
+		receive_offer(h, k, f[k].offer);
+		receives++;
+		printf("hostile-peer: clipboard-cache-block: slot %u receives "
+		       "weston's copy, granting no credit\n", k);
+		fflush(stdout);
+	}
+	/* hold them all, reading events and granting nothing */
+	while (ivwl_hostile_time_left(h)) {
+		for (k = 1; k < slots; k++)
+			ivwl_hostile_drain_events(h, k,
+						  ivwl_hostile_on_focus_event,
+						  &f[k]);
+		usleep(100 * 1000);
+	}
+	printf("hostile-peer: clipboard-cache-block: %u receives\n",
+	       receives);
 }
 
 /* ---- clipboard-guess ------------------------------------------------ */

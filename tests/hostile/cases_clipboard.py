@@ -5,11 +5,12 @@ what it blocks on, and what the clipboard policy keeps from the evil
 VM."""
 
 import re
+import subprocess
 import time
 
-from hostile_session import (Failure, check_closings, click_when_asked,
-                             good_client_after, pattern, peer_run, rss_mib,
-                             wait_for)
+from hostile_session import (ENV, Failure, check_closings,
+                             click_when_asked, good_client_after, pattern,
+                             peer_run, rss_mib, wait_for)
 
 
 def case_bug_clipboard_flood_grows_weston(s):
@@ -164,3 +165,68 @@ def case_clipboard_paste(s):
         raise Failure("BUG paste: the good VM lost its selection")
     check_closings(s, False)
     good_client_after(s)
+
+
+def bystander(s, seconds):
+    """ivwl-sync-probe on weston's own socket for seconds: its process
+    (its last line says the round trips' p50, p99 and max)."""
+    return subprocess.Popen([ENV["IVWL_SYNC_PROBE"], "--seconds",
+                             str(seconds)], env=s._debug_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def sync_p99(probe):
+    out = probe.communicate(timeout=60)[0].decode(errors="replace")
+    m = re.search(r"sync: n=(\d+) p50_ms=([\d.]+) p99_ms=([\d.]+) "
+                  r"max_ms=([\d.]+)", out)
+    if not m or int(m.group(1)) == 0:
+        raise Failure(f"the bystander measured nothing: {out!r}")
+    print(out.strip())
+    return float(m.group(3))
+
+
+def frames_timed(s, name, frames=150):
+    """Seconds the good VM's client takes for frames frames, and the
+    bystander's sync p99 (ms) meanwhile."""
+    probe = bystander(s, 6)
+    t = time.monotonic()
+    a, _ = pattern(s, "good", name, frames=frames)
+    s.wait_line(a, "ready", timeout=120)
+    took = time.monotonic() - t
+    p99 = sync_p99(probe)
+    print(f"good drew {frames} frames in {took:.2f} s "
+          f"({frames / took:.1f} frames/s)")
+    return took, p99
+
+
+def case_clipboard_cache_block(s):
+    """weston's clipboard manager keeps a copy of a VM's 60 MiB selection
+    once its source went; then slot after slot of that VM receives the
+    copy and never grants credit.  weston's thread must never wait on
+    the VM: the good VM keeps >= 80 % of its frame rate and a local
+    bystander's round trips stay under 50 ms at p99 (without the fix
+    weston sat in write() 1 s per receive: 1 frame/s, 1 s round trips)."""
+    base, base_p99 = frames_timed(s, "base")
+    rss0 = rss_mib(s.weston.pid)
+    s.start_peer("clipboard-cache-block", 60)
+    click_when_asked(s, "[evil] focus")
+    wait_for("three receives", lambda: "slot 3 receives" in s.peer_log()
+             or s.peer.poll() is not None, timeout=40)
+    if "slot 3 receives" not in s.peer_log():
+        raise Failure(f"the attack did not get going:\n{s.peer_log()}")
+    during, p99 = frames_timed(s, "during")
+    ratio = base / during
+    grown = rss_mib(s.weston.pid) - rss0
+    print(f"good's frame rate under attack: {ratio:.0%} of its own "
+          f"without; bystander p99 {p99:.1f} ms (without: "
+          f"{base_p99:.1f} ms); weston grew by {grown} MiB")
+    if ratio < 0.8:
+        raise Failure(f"BUG clipboard cache block: the good VM kept only "
+                      f"{ratio:.0%} of its frame rate")
+    if p99 > 50:
+        raise Failure(f"BUG clipboard cache block: weston answered a "
+                      f"local client in {p99:.0f} ms at p99")
+    # weston's own copy of the selection, and pipes of a bounded budget
+    if grown > 64 + 128:
+        raise Failure(f"weston grew by {grown} MiB")
+    s.check_weston()

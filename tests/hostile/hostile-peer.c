@@ -57,6 +57,7 @@ static const struct mode modes[] = {
 	{ "damage-bomb", ivwl_hostile_damage_bomb },
 	{ "clipboard-flood", ivwl_hostile_clipboard_flood },
 	{ "clipboard-hang", ivwl_hostile_clipboard_hang },
+	{ "clipboard-cache-block", ivwl_hostile_clipboard_cache_block },
 	{ "clipboard-guess", ivwl_hostile_clipboard_guess },
 	{ "clipboard-paste", ivwl_hostile_clipboard_paste },
 	{ "eventfd-block", ivwl_hostile_eventfd_block },

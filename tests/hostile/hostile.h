@@ -351,6 +351,9 @@ void
 ivwl_hostile_clipboard_hang(struct ivwl_hostile *h);
 
 void
+ivwl_hostile_clipboard_cache_block(struct ivwl_hostile *h);
+
+void
 ivwl_hostile_clipboard_guess(struct ivwl_hostile *h);
 
 /* The events of a focused window and its data device. */

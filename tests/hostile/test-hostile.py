@@ -60,6 +60,7 @@ CASES = {
     "bug-clipboard-flood-grows-weston":
         clipboard.case_bug_clipboard_flood_grows_weston,
     "bug-clipboard-hang": clipboard.case_bug_clipboard_hang,
+    "clipboard-cache-block": clipboard.case_clipboard_cache_block,
     "clipboard-guess": clipboard.case_clipboard_guess,
     "clipboard-paste": clipboard.case_clipboard_paste,
     "bug-eventfd-block-hangs-weston": bugs.case_bug_eventfd_block_hangs_weston,
@@ -92,6 +93,7 @@ CASES = {
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
 SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
+              "clipboard-cache-block",
               "clipboard-guess", "clipboard-paste",
               "bug-popup-chain-app-close-crashes-weston",
               "bug-popup-chain-plugin-close-crashes-weston",
