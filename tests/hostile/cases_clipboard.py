@@ -5,12 +5,11 @@ what it blocks on, and what the clipboard policy keeps from the evil
 VM."""
 
 import re
-import subprocess
 import time
 
-from hostile_session import (ENV, Failure, check_closings,
+from hostile_session import (Failure, bystander, check_closings,
                              click_when_asked, good_client_after, pattern,
-                             peer_run, rss_mib, wait_for)
+                             peer_run, rss_mib, sync_p99, wait_for)
 
 
 def case_bug_clipboard_flood_grows_weston(s):
@@ -165,24 +164,6 @@ def case_clipboard_paste(s):
         raise Failure("BUG paste: the good VM lost its selection")
     check_closings(s, False)
     good_client_after(s)
-
-
-def bystander(s, seconds):
-    """ivwl-sync-probe on weston's own socket for seconds: its process
-    (its last line says the round trips' p50, p99 and max)."""
-    return subprocess.Popen([ENV["IVWL_SYNC_PROBE"], "--seconds",
-                             str(seconds)], env=s._debug_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-def sync_p99(probe):
-    out = probe.communicate(timeout=60)[0].decode(errors="replace")
-    m = re.search(r"sync: n=(\d+) p50_ms=([\d.]+) p99_ms=([\d.]+) "
-                  r"max_ms=([\d.]+)", out)
-    if not m or int(m.group(1)) == 0:
-        raise Failure(f"the bystander measured nothing: {out!r}")
-    print(out.strip())
-    return float(m.group(3))
 
 
 def frames_timed(s, name, frames=150):

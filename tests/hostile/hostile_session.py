@@ -10,6 +10,7 @@ Also gives the cases what they use of tests/integration/session.py.
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -22,8 +23,8 @@ from session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      compare_window, wait_for)
 
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
-           "LiveView", "backtrace", "check_closings", "click_when_asked",
-           "closings",
+           "LiveView", "backtrace", "bystander", "check_closings",
+           "click_when_asked", "closings", "sync_p99",
            "compare_window", "good_client_after", "good_client_during",
            "pattern", "peer_run",
            "peer_stats", "rss_mib", "wait_for"]
@@ -216,6 +217,28 @@ def peer_finished(s, seconds, start, cpu0, what):
     print(f"weston used {cpu:.1f} s CPU in {wall:.1f} s of {what}")
     s.check_weston()
     return log
+
+
+def bystander(s, seconds):
+    """ivwl-sync-probe on weston's own socket, for seconds or until
+    SIGINT: its process (its last line says the round trips' p50, p99
+    and max)."""
+    return subprocess.Popen([ENV["IVWL_SYNC_PROBE"], "--seconds",
+                             str(seconds)], env=s._debug_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def sync_p99(probe, stop=False):
+    """The bystander's p99 in ms (stop: end it now); prints its line."""
+    if stop and probe.poll() is None:
+        probe.send_signal(signal.SIGINT)
+    out = probe.communicate(timeout=60)[0].decode(errors="replace")
+    m = re.search(r"sync: n=(\d+) p50_ms=([\d.]+) p99_ms=([\d.]+) "
+                  r"max_ms=([\d.]+)", out)
+    if not m or int(m.group(1)) == 0:
+        raise Failure(f"the bystander measured nothing: {out!r}")
+    print("bystander " + out.strip())
+    return float(m.group(3))
 
 
 def click_when_asked(s, title):

@@ -34,7 +34,7 @@ import cases_display as display
 import cases_modes as modes
 import cases_semantics as semantics
 import cases_trust as trust
-from hostile_session import Failure, HostileSession
+from hostile_session import Failure, HostileSession, bystander, sync_p99
 
 CASES = {
     "garbage-records": modes.case_garbage_records,
@@ -131,10 +131,13 @@ def main():
     kw["server_args"] = SERVER_ARGS.get(sys.argv[1])
     kw.update(SESSION_ARGS.get(sys.argv[1], {}))
     s = HostileSession(**kw)
+    # a local client timing weston's answers all through the case
+    probe = bystander(s, 3600)
     try:
         CASES[sys.argv[1]](s)
         if sys.argv[1] not in STOPS_WESTON:
             s.check_weston()
+            sync_p99(probe, True)
         print(f"PASS {sys.argv[1]}")
         return 0
     except (Failure, subprocess.TimeoutExpired) as e:
@@ -143,6 +146,9 @@ def main():
         s.dump_logs()
         return 1
     finally:
+        if probe.poll() is None:
+            probe.kill()
+        probe.wait()
         s.close()
 
 

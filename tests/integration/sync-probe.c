@@ -6,10 +6,12 @@
  *
  *   ivwl-sync-probe [--seconds N] [--interval-ms M]
  *
- * Every M ms (20 by default) for N seconds (10), a wl_display.sync round
- * trip; then one line "sync: n=N p50_ms=X p99_ms=X max_ms=X".  A lost
- * display is an error: it says so and exits with 1.
+ * Every M ms (20 by default) for N seconds (10), or until SIGINT or
+ * SIGTERM, a wl_display.sync round trip; then one line
+ * "sync: n=N p50_ms=X p99_ms=X max_ms=X".  A lost display is an error:
+ * it says so and exits with 1.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
+
+static volatile sig_atomic_t stop;
+
+static void
+on_stop(int sig)
+{
+	stop = 1;
+}
 
 static double
 now_ms(void)
@@ -55,6 +65,8 @@ main(int argc, char **argv)
 			"[--interval-ms M]\n");
 		return 2;
 	}
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
 	display = wl_display_connect(NULL);
 	if (!display) {
 		fprintf(stderr, "ivwl-sync-probe: cannot connect\n");
@@ -65,7 +77,7 @@ main(int argc, char **argv)
 	if (!rtt)
 		return 1;
 	end = now_ms() + seconds * 1000.0;
-	while (n < cap && (t = now_ms()) < end) {
+	while (!stop && n < cap && (t = now_ms()) < end) {
 		if (wl_display_roundtrip(display) < 0) {
 			fprintf(stderr, "ivwl-sync-probe: lost the display\n");
 			return 1;
