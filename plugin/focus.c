@@ -10,8 +10,9 @@
  *  - when the VM already holds the keyboard (its dialogs, its own
  *    windows), or nobody holds it nor did (a desktop just started), or
  *  - when the user asked for it: a button held or a touch down on a
- *    window of that VM, or a shell grab of the keyboard (the window
- *    switcher) that is no VM's popup grab.
+ *    window of that VM, or a keyboard grab of the shell's (the window
+ *    switcher), not libweston's (a key binding's key held, a VM's popup
+ *    grab).
  * Any other move is undone inside weston's own focus signal, before an
  * input event can follow it; the enter and leave weston sent meanwhile
  * are held back from the VM (they carry the keys held down at that
@@ -24,10 +25,12 @@
  * CURSOR_MAX square, and a drag icon at most ICON_MAX square, so that
  * neither can cover the panel or another VM's window.
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libweston/libweston.h>
+#include <libweston-desktop/libweston-desktop.h>
 
 #include "connection.h"
 #include "focus.h"
@@ -116,11 +119,27 @@ pressed_on(struct ivwl_focus *focus, struct weston_seat *seat,
 	       surface_vm(focus, touch->focus->surface) == vm;
 }
 
+/* Whether code at p is libweston's own, or libweston-desktop's. */
+static bool
+in_libweston(const void *p)
+{
+	Dl_info at, core, desktop;
+
+	if (!dladdr(p, &at) ||
+	    !dladdr((const void *)weston_keyboard_set_focus, &core) ||
+	    !dladdr((const void *)weston_desktop_surface_get_maximized,
+		    &desktop))
+		return true;	/* unknown: not the shell's */
+	return at.dli_fbase == core.dli_fbase ||
+	       at.dli_fbase == desktop.dli_fbase;
+}
+
 /*
  * A shell binding holds the keyboard (the window switcher, picking
- * with the keyboard): a grab that is not weston's default one.  A VM's
- * popup grab takes the pointer as well; the shell's keyboard grabs
- * leave it alone.
+ * with the keyboard): a keyboard grab of the shell's own.  libweston's
+ * are not: the grab it holds while any key binding's key is down (a
+ * VM mapping then would take the keyboard for good) and a VM's popup
+ * grab, which takes the pointer as well.
  */
 static bool
 shell_keyboard_grab(struct weston_seat *seat, struct weston_keyboard *keyboard)
@@ -128,6 +147,7 @@ shell_keyboard_grab(struct weston_seat *seat, struct weston_keyboard *keyboard)
 	struct weston_pointer *pointer = weston_seat_get_pointer(seat);
 
 	return keyboard->grab != &keyboard->default_grab &&
+	       !in_libweston(keyboard->grab->interface) &&
 	       (!pointer || pointer->grab == &pointer->default_grab);
 }
 

@@ -37,7 +37,8 @@ def typist(s, vm, title):
 def case_new_window_keyboard(s):
     """A window the user clicked has the keyboard; a new window of the
     same VM takes it (a dialog), one of another VM does not until the
-    user clicks it, and shows the attention bar meanwhile."""
+    user clicks it, and shows the attention bar meanwhile; the window
+    switcher (super+tab) moves the keyboard between VMs."""
     a, va = typist(s, "work", "first")
     s.click_window(va)
     wait_for("the first window to get the keyboard",
@@ -60,8 +61,15 @@ def case_new_window_keyboard(s):
     s.xdotool("type", "--delay", "40", "ok")
     wait_for("the keys to reach it", lambda: len(c.starting("key ")) >= 2,
              timeout=5)
+    # the window switcher is the user's too: super+tab back to work
+    before = a.lines.count("enter") + b.lines.count("enter")
+    s.xdotool("key", "super+Tab")
+    wait_for("the switcher to give work's window the keyboard",
+             lambda: a.lines.count("enter") + b.lines.count("enter") >
+             before, timeout=5)
     print("same VM's new window took the keyboard; another VM's waited "
-          "for a click, with the attention bar")
+          "for a click, with the attention bar; the switcher moved it "
+          "back")
 
 
 def case_gtk_menu(s):
