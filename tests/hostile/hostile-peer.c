@@ -20,7 +20,8 @@
  * and reproducers of single weaknesses: partial-header, vanish,
  * event-cons-lie, budget-stall (bugs-rings.c, beside record-flood),
  * shm-overread, pool-flood, window-flood, region-bomb, damage-bomb
- * (bugs-surfaces.c), clipboard-flood, clipboard-hang, clipboard-guess
+ * (bugs-surfaces.c), clipboard-flood, clipboard-hang,
+ * clipboard-cache-block, clipboard-guess
  * (bugs-clipboard.c), clipboard-paste (bugs-paste.c), eventfd-block and
  * doorbell-full (bugs-eventfd.c).
  *
