@@ -228,14 +228,14 @@ clip_view(struct weston_view *view, int32_t x, int32_t y, int32_t w, int32_t h)
 	weston_view_set_mask(view, x, y, w, h);
 }
 
-static int32_t
-max32(int32_t a, int32_t b)
+static int64_t
+max64(int64_t a, int64_t b)
 {
 	return a > b ? a : b;
 }
 
-static int32_t
-min32(int32_t a, int32_t b)
+static int64_t
+min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
 }
@@ -252,9 +252,12 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	struct weston_view *sprite = pointer->sprite;
 	struct weston_view *over = pointer->focus;
 	const pixman_box32_t *box;
-	int32_t x1, y1, x2, y2, sx, sy;
+	int64_t x1, y1, x2, y2, sx, sy;
 
-	if (!over || surface_vm(focus, over->surface) != vm) {
+	/* the VM's hotspot puts the image anywhere: far off is nowhere */
+	if (!over || surface_vm(focus, over->surface) != vm ||
+	    !(sprite->geometry.x > -1e9f && sprite->geometry.x < 1e9f &&
+	      sprite->geometry.y > -1e9f && sprite->geometry.y < 1e9f)) {
 		clip_view(sprite, 0, 0, 0, 0);
 		return;
 	}
@@ -263,13 +266,16 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	while (over->geometry.parent)
 		over = over->geometry.parent;
 	box = pixman_region32_extents(&over->transform.boundingbox);
-	sx = (int32_t)sprite->geometry.x;
-	sy = (int32_t)sprite->geometry.y;
-	x1 = max32(0, box->x1 + IVWL_LABEL_BORDER - sx);
-	y1 = max32(0, box->y1 + IVWL_LABEL_BORDER - sy);
-	x2 = min32(CURSOR_MAX, box->x2 - IVWL_LABEL_BORDER - sx);
-	y2 = min32(CURSOR_MAX, box->y2 - IVWL_LABEL_BORDER - sy);
-	clip_view(sprite, x1, y1, x2 - x1, y2 - y1);
+	sx = (int64_t)sprite->geometry.x;
+	sy = (int64_t)sprite->geometry.y;
+	x1 = max64(0, (int64_t)box->x1 + IVWL_LABEL_BORDER - sx);
+	y1 = max64(0, (int64_t)box->y1 + IVWL_LABEL_BORDER - sy);
+	x2 = min64(CURSOR_MAX, (int64_t)box->x2 - IVWL_LABEL_BORDER - sx);
+	y2 = min64(CURSOR_MAX, (int64_t)box->y2 - IVWL_LABEL_BORDER - sy);
+	if (x2 <= x1 || y2 <= y1)
+		x1 = y1 = x2 = y2 = 0;
+	clip_view(sprite, (int32_t)x1, (int32_t)y1, (int32_t)(x2 - x1),
+		  (int32_t)(y2 - y1));
 }
 
 /* Every VM image in the cursor layer: cursors and drag icons. */
