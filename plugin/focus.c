@@ -213,21 +213,6 @@ on_key_focus(struct wl_listener *listener, void *data)
 
 /* ---- the pointer's image ---------------------------------------- */
 
-/* Clips view (no transform parent) to x, y, w, h of its own, if not yet. */
-static void
-clip_view(struct weston_view *view, int32_t x, int32_t y, int32_t w, int32_t h)
-{
-	const pixman_box32_t *e;
-
-	if (w < 0 || h < 0)
-		w = h = 0;
-	e = pixman_region32_extents(&view->geometry.scissor);
-	if (view->geometry.scissor_enabled && e->x1 == x && e->y1 == y &&
-	    e->x2 - e->x1 == w && e->y2 - e->y1 == h)
-		return;
-	weston_view_set_mask(view, x, y, w, h);
-}
-
 static int64_t
 max64(int64_t a, int64_t b)
 {
@@ -258,7 +243,7 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	if (!over || surface_vm(focus, over->surface) != vm ||
 	    !(sprite->geometry.x > -1e9f && sprite->geometry.x < 1e9f &&
 	      sprite->geometry.y > -1e9f && sprite->geometry.y < 1e9f)) {
-		clip_view(sprite, 0, 0, 0, 0);
+		ivwl_view_clip(sprite, 0, 0, 0, 0);
 		return;
 	}
 	/* the window: the view its subsurfaces and popups hang from, less
@@ -274,7 +259,7 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	y2 = min64(CURSOR_MAX, (int64_t)box->y2 - IVWL_LABEL_BORDER - sy);
 	if (x2 <= x1 || y2 <= y1)
 		x1 = y1 = x2 = y2 = 0;
-	clip_view(sprite, (int32_t)x1, (int32_t)y1, (int32_t)(x2 - x1),
+	ivwl_view_clip(sprite, (int32_t)x1, (int32_t)y1, (int32_t)(x2 - x1),
 		  (int32_t)(y2 - y1));
 }
 
@@ -298,7 +283,7 @@ bound_images(struct ivwl_focus *focus)
 		if (&fs->link != &focus->seats)
 			clip_sprite(focus, fs->pointer, vm);
 		else
-			clip_view(view, 0, 0, ICON_MAX, ICON_MAX);
+			ivwl_view_clip(view, 0, 0, ICON_MAX, ICON_MAX);
 	}
 }
 
@@ -427,8 +412,9 @@ on_seat_created(struct wl_listener *listener, void *data)
 	seat_add(focus, data);
 }
 
-bool
-ivwl_focus_held_by(const struct ivwl_focus *focus, const struct ivwl_vm *vm)
+/* Whether the user gave the keyboard of some seat to vm. */
+static bool
+held_by(const struct ivwl_focus *focus, const struct ivwl_vm *vm)
 {
 	const struct ivwl_focus_seat *fs;
 
@@ -452,7 +438,7 @@ popup_grab_serial(void *data, struct ivwl_connection *conn, uint32_t serial)
 	uint32_t bad = 0;
 	bool moved = true;
 
-	if (ivwl_focus_held_by(focus, conn->vm) &&
+	if (held_by(focus, conn->vm) &&
 	    ivwl_translate_input_serial(conn, serial))
 		return serial;
 	/* the smallest serial that is no seat's last input */

@@ -2,12 +2,8 @@
 #ifndef IVWL_FOCUS_H
 #define IVWL_FOCUS_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
 struct ivwl_plugin;
 struct ivwl_focus;
-struct ivwl_vm;
 
 /*
  * The keyboard goes to a VM only by the user's own action
@@ -24,9 +20,5 @@ ivwl_focus_destroy(struct ivwl_focus *focus);
 /* A VM's cursor image or drag icon was committed: bound it. */
 void
 ivwl_focus_image_committed(struct ivwl_focus *focus);
-
-/* Whether the user gave the keyboard of some seat to vm. */
-bool
-ivwl_focus_held_by(const struct ivwl_focus *focus, const struct ivwl_vm *vm);
 
 #endif

@@ -53,7 +53,6 @@ struct ivwl_border {
 	struct weston_view *framed;		/* NULL until mapped */
 	struct ivwl_strip strip[NSTRIPS];
 	bool attention;			/* the attention bar shows */
-	int32_t mask[4];		/* x, y, w, h set on framed */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
 	struct wl_event_source *recheck;	/* after the shell maps it */
@@ -140,7 +139,6 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		weston_view_set_transform_parent(strip->view, framed);
 	}
 	b->framed = framed;
-	memset(b->mask, 0, sizeof(b->mask));
 	return 0;
 
 err_strips:
@@ -290,13 +288,20 @@ strips_restack(struct ivwl_border *b)
 	return true;
 }
 
-static void
-mask_set(struct ivwl_border *b, const int32_t mask[4])
+void
+ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
+	       int32_t h)
 {
-	if (memcmp(mask, b->mask, sizeof(b->mask)) == 0)
+	const pixman_box32_t *e;
+
+	e = pixman_region32_extents(&view->geometry.scissor);
+	if (w < 0 || h < 0)
+		w = h = 0;
+	/* a new mask dirties the view: every commit would repaint it */
+	if (view->geometry.scissor_enabled && e->x1 == x && e->y1 == y &&
+	    e->x2 - e->x1 == w && e->y2 - e->y1 == h)
 		return;
-	memcpy(b->mask, mask, sizeof(b->mask));
-	weston_view_set_mask(b->framed, mask[0], mask[1], mask[2], mask[3]);
+	weston_view_set_mask(view, x, y, w, h);
 }
 
 static void
@@ -308,7 +313,7 @@ strips_place(struct ivwl_border *b)
 
 	frame_geometry(b, geo, mask);
 	restacked = strips_restack(b);
-	mask_set(b, mask);
+	ivwl_view_clip(b->framed, mask[0], mask[1], mask[2], mask[3]);
 	for (i = 0; i < NSTRIPS; i++) {
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;

@@ -3,9 +3,11 @@
 #define IVWL_LABEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct ivwl_plugin;
 struct weston_surface;
+struct weston_view;
 struct ivwl_label;
 
 /* Width of the frame's sides. */
@@ -22,5 +24,14 @@ ivwl_label_destroy(struct ivwl_label *label);
 void
 ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 		     bool on);
+
+/*
+ * Clips view, which has no transform parent, to x, y, w, h of its own
+ * coordinates (and the views parented to it with it), unless that is
+ * its clip already.
+ */
+void
+ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
+	       int32_t h);
 
 #endif
