@@ -284,6 +284,15 @@ send_prefixed_title(struct ivwl_connection *conn,
 	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
 }
 
+/* A request without arguments, of the plugin's own, for libwayland. */
+static int
+send_bare(struct ivwl_connection *conn, uint32_t object, uint16_t opcode)
+{
+	uint32_t header[2] = { object, (8u << 16) | opcode };
+
+	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+}
+
 /*
  * xdg_toplevel.set_fullscreen and unset_fullscreen as set_maximized and
  * unset_maximized: a VM's window never covers the trusted panel, and
@@ -292,14 +301,10 @@ send_prefixed_title(struct ivwl_connection *conn,
 static int
 send_as_maximize(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
 {
-	uint32_t header[2];
-	uint16_t opcode = msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN ?
-				  IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
-				  IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED;
-
-	header[0] = msg->object;
-	header[1] = (8u << 16) | opcode;
-	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+	return send_bare(conn, msg->object,
+			 msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN ?
+				 IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
+				 IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
 }
 
 /* xdg_popup.grab(seat, serial): the serial the trusted path lets by. */
@@ -328,13 +333,10 @@ static int
 commit_image(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 	     uint32_t arg)
 {
-	uint32_t header[2];
+	uint32_t surface = ivwl_wire_arg_object(msg, arg);
 
-	header[0] = ivwl_wire_arg_object(msg, arg);
-	header[1] = (8u << 16) | IVWL_REQ_WL_SURFACE_COMMIT;
-	if (!header[0])
-		return 0;
-	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+	return surface ? send_bare(conn, surface, IVWL_REQ_WL_SURFACE_COMMIT) :
+			 0;
 }
 
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
