@@ -9,7 +9,7 @@ shim, on a seated weston (x11 backend) typed into with xdotool."""
 import time
 
 from hostile_session import ENV, Failure, wait_for
-from session import StdoutLines
+from session import StdoutLines, pixel
 
 # the session's colours: evil is the first VM, good the second
 EVIL = (0x30, 0x70, 0xc0)
@@ -25,17 +25,10 @@ def trust_client(s, vm, args, name):
     return StdoutLines(p)
 
 
-def click(s, view):
-    x0, y0, x1, y1 = view["rect"]
-    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2))
-    time.sleep(0.2)
-    s.xdotool("click", "1")
-
-
 def click_until(s, view, lines, what, tries=5):
     """Clicks into view until its client says what."""
     for _ in range(tries):
-        click(s, view)
+        s.click_window(view)
         try:
             wait_for(f"{what} after a click", lambda: what in lines.lines,
                      timeout=2)
@@ -44,13 +37,6 @@ def click_until(s, view, lines, what, tries=5):
             pass
     raise Failure(f"{view['title']!r} never said {what!r} after "
                   f"{tries} clicks")
-
-
-def pixel(shot, x, y):
-    w, h, bpp, rows = shot
-    if not (0 <= x < w and 0 <= y < h):
-        return None
-    return tuple(rows[y][x * bpp:x * bpp + 3])
 
 
 def evil_views(s):

@@ -248,12 +248,8 @@ def click_when_asked(s, title):
              lambda: "waiting for a click" in s.peer_log() or
              s.peer.poll() is not None, timeout=20)
     time.sleep(0.3)     # the window maps after the peer said so
-    if "waiting for a click" not in s.peer_log():
-        return
-    x0, y0, x1, y1 = s.wait_view(title)["rect"]
-    s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2))
-    time.sleep(0.2)
-    s.xdotool("click", "1")
+    if "waiting for a click" in s.peer_log():
+        s.click_window(s.wait_view(title))
 
 
 def peer_run(s, mode, seconds, extra=(), click=None):

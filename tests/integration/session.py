@@ -83,6 +83,14 @@ class StdoutLines:
         return [ln for ln in self.lines if ln.startswith(prefix)]
 
 
+def pixel(shot, x, y):
+    """(r, g, b) at x, y of a screenshot(), None off it."""
+    w, h, bpp, rows = shot
+    if not (0 <= x < w and 0 <= y < h):
+        return None
+    return tuple(rows[y][x * bpp:x * bpp + 3])
+
+
 def wait_for(what, cond, timeout=15.0, step=0.05):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -177,16 +185,19 @@ class Session:
         its VM the keyboard (docs/security.md, "Trusted path")."""
         above = [v["rect"] for v in self.scene_above(view)]
         x0, y0, x1, y1 = view["rect"]
-        for y in range(y0 + 8, y1 - 8, 8):
-            for x in range(x0 + 8, x1 - 8, 8):
-                if 0 <= x < self.width and 0 <= y < self.height and \
-                        not any(a <= x < c and b <= y < d
-                                for a, b, c, d in above):
-                    self.xdotool("mousemove", str(x), str(y))
-                    time.sleep(0.2)
-                    self.xdotool("click", "1")
-                    time.sleep(0.2)
-                    return
+        # its middle first (small windows have nothing else), then a grid
+        spots = [((x0 + x1) // 2, (y0 + y1) // 2)] + [
+            (x, y) for y in range(y0 + 8, y1 - 8, 8)
+            for x in range(x0 + 8, x1 - 8, 8)]
+        for x, y in spots:
+            if 0 <= x < self.width and 0 <= y < self.height and \
+                    not any(a <= x < c and b <= y < d
+                            for a, b, c, d in above):
+                self.xdotool("mousemove", str(x), str(y))
+                time.sleep(0.2)
+                self.xdotool("click", "1")
+                time.sleep(0.2)
+                return
         raise Failure(f"{view['title']!r} is covered: nowhere to click")
 
     def scene_above(self, view):

@@ -12,18 +12,13 @@ import subprocess
 import sys
 import time
 
-from session import (ENV, Failure, Session, StdoutLines, case_main,
+from session import (ENV, Failure, Session, StdoutLines, case_main, pixel,
                      wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
 AMBER = (0xff, 0xb0, 0x00)
 PANEL = 32      # desktop-shell's panel height at the top
-
-
-def pixel(shot, x, y):
-    w, h, bpp, rows = shot
-    return tuple(rows[y][x * bpp:x * bpp + 3])
 
 
 def typist(s, vm, title):
