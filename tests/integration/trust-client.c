@@ -29,7 +29,7 @@
  * fake-desktop: a toplevel that asks for fullscreen and paints a fake
  *   desktop (magenta in a --fake-color frame); "ready" once mapped.
  */
-#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,6 +75,19 @@ die(const char *what)
 {
 	fprintf(stderr, "ivwl-trust-client: %s\n", what);
 	exit(1);
+}
+
+/* One line on stdout, at once: the test reads them as they come. */
+static void __attribute__((format(printf, 1, 2)))
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
 }
 
 static int64_t
@@ -301,8 +314,7 @@ kb_enter(void *data, struct wl_keyboard *k, uint32_t serial,
 
 	c->enters++;
 	if (c->print_focus) {
-		printf("enter\n");
-		fflush(stdout);
+		say("enter");
 	}
 }
 
@@ -313,8 +325,7 @@ kb_leave(void *data, struct wl_keyboard *k, uint32_t serial,
 	struct client *c = data;
 
 	if (c->print_focus) {
-		printf("leave\n");
-		fflush(stdout);
+		say("leave");
 	}
 }
 
@@ -327,8 +338,7 @@ kb_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
 	if (state != WL_KEYBOARD_KEY_STATE_PRESSED)
 		return;
 	c->keys++;
-	printf("key %u\n", key);
-	fflush(stdout);
+	say("key %u", key);
 }
 
 static void
@@ -368,8 +378,7 @@ ptr_enter(void *data, struct wl_pointer *p, uint32_t serial,
 	}
 	/* the image's corner at the pointer: it reaches right and down */
 	wl_pointer_set_cursor(p, serial, c->cursor, 0, 0);
-	printf("cursor\n");
-	fflush(stdout);
+	say("cursor");
 }
 
 static void
@@ -498,8 +507,7 @@ typist(struct client *c, const char *title, uint32_t color)
 	c->print_focus = true;
 	toplevel_init(c, &win, title, 300, 200, color, 0);
 	window_map(c, &win);
-	printf("mapped\n");
-	fflush(stdout);
+	say("mapped");
 	while (wl_display_dispatch(c->display) >= 0)
 		;
 	die("lost the display");
@@ -535,9 +543,8 @@ thief(struct client *c, int seconds, int interval_ms)
 		if (popup.dismissed)
 			c->dismissed++;
 	}
-	printf("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u\n",
-	       c->maps, c->enters, c->keys, c->popups, c->dismissed);
-	fflush(stdout);
+	say("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u",
+	    c->maps, c->enters, c->keys, c->popups, c->dismissed);
 	/* the last window stays a while, for a look at its label */
 	pump(c, 5000);
 }
@@ -562,8 +569,7 @@ escape(struct client *c, uint32_t fake, int seconds)
 	popup_init(c, &popup, &top, 200, 150, 300, 200);
 	window_map(c, &popup);
 	wl_display_roundtrip(c->display);
-	printf("ready\n");
-	fflush(stdout);
+	say("ready");
 	pump(c, seconds * 1000);
 }
 
@@ -576,8 +582,7 @@ fake_desktop(struct client *c, uint32_t fake, int seconds)
 	xdg_toplevel_set_fullscreen(desk.toplevel, NULL);
 	window_map(c, &desk);
 	wl_display_roundtrip(c->display);
-	printf("ready\n");
-	fflush(stdout);
+	say("ready");
 	pump(c, seconds * 1000);
 }
 
