@@ -15,7 +15,7 @@
  * fall outside every output (a maximized window, one as big as the
  * screen) is drawn inside the window's edge instead, over its content.
  * A window the user did not give the keyboard to while it asked
- * (focus.c) carries a fifth strip, the attention bar.  weston 10
+ * (focus.c) carries a fifth strip, the attention bar, a view only then.  weston 10
  * specifics stay in this file.
  */
 #include <stdbool.h>
@@ -257,15 +257,25 @@ frame_top(struct ivwl_border *b)
 	}
 }
 
+/* The strips that are views now: the attention bar only while it shows,
+ * as every view costs every repaint. */
+static int
+strips_shown(const struct ivwl_border *b)
+{
+	return b->attention ? NSTRIPS : ATTENTION;
+}
+
 /* Right above the window and its popups, in the order of strip[]. */
 static bool
 strips_restack(struct ivwl_border *b)
 {
 	struct weston_layer_entry *above = frame_top(b);
 	bool in_place = true;
-	int i;
+	int i, n = strips_shown(b);
 
-	for (i = NSTRIPS - 1; i >= 0; i--) {
+	if (n <= ATTENTION)
+		weston_view_unmap(b->strip[ATTENTION].view);
+	for (i = n - 1; i >= 0; i--) {
 		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
 
 		if (e->layer != above->layer || e->link.next != &above->link)
@@ -275,7 +285,7 @@ strips_restack(struct ivwl_border *b)
 	if (in_place)
 		return false;
 	above = frame_top(b);
-	for (i = NSTRIPS - 1; i >= 0; i--) {
+	for (i = n - 1; i >= 0; i--) {
 		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
 		struct weston_layer_entry *prev;
 
@@ -314,7 +324,7 @@ strips_place(struct ivwl_border *b)
 	frame_geometry(b, geo, mask);
 	restacked = strips_restack(b);
 	ivwl_view_clip(b->framed, mask[0], mask[1], mask[2], mask[3]);
-	for (i = 0; i < NSTRIPS; i++) {
+	for (i = 0; i < strips_shown(b); i++) {
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;
 		bool changed = restacked;

@@ -45,14 +45,20 @@ def case_new_window_keyboard(s):
     time.sleep(1.5)
     if "enter" in c.lines:
         raise Failure("another VM's new window took the keyboard")
-    shot = s.screenshot()
     x0, y0, x1, y1 = vc["rect"]
-    if AMBER not in [pixel(shot, x, y) for x in range(x0, x1)
-                     for y in range(max(y0 - 16, 0), y0)]:
+
+    def bar_shows():
+        shot = s.screenshot()
+        return AMBER in [pixel(shot, x, y) for x in range(x0, x1)
+                         for y in range(max(y0 - 16, 0), y0)]
+    if not bar_shows():
         raise Failure("the other VM's new window shows no attention bar")
     s.click_window(vc)
     wait_for("a click to give the other VM the keyboard",
              lambda: "enter" in c.lines, timeout=5)
+    time.sleep(0.3)
+    if bar_shows():
+        raise Failure("the attention bar stayed after the click")
     s.xdotool("type", "--delay", "40", "ok")
     wait_for("the keys to reach it", lambda: len(c.starting("key ")) >= 2,
              timeout=5)
