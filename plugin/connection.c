@@ -281,6 +281,11 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	int budget = IVWL_CONN_RECORD_BUDGET, n, ret;
 	uint16_t type;
 
+	if (ivwl_vm_slowed(conn->vm)) {
+		/* its timer serves what waits; no doorbell meanwhile */
+		conn->more_pending = true;
+		return 0;
+	}
 	while (budget-- > 0) {
 		ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
 		if (ret == -EAGAIN)
@@ -653,7 +658,10 @@ ivwl_connection_kill_later(struct ivwl_connection *conn)
 static int
 on_alarm(int fd, uint32_t mask, void *data)
 {
-	ivwl_connection_destroy(data, "the app did not read a pipe weston "
+	struct ivwl_connection *conn = data;
+
+	ivwl_vm_pipe_stalled(conn->vm);
+	ivwl_connection_destroy(conn, "the app did not read a pipe weston "
 				"kept writing into; data was dropped");
 	return 0;
 }

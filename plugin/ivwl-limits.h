@@ -94,4 +94,29 @@
 /* Popups nest: each level is a grab weston unwinds one by one. */
 #define IVWL_FW_POPUP_DEPTH 16u
 
+/*
+ * A VM's share of weston's repaints (repaint.c, docs/security.md,
+ * "Repaint share").  weston composites every view of a repaint, on the
+ * CPU with the pixman renderer: what a VM's views cover is what it
+ * costs everyone's frames.
+ */
+/* A window's own surfaces may cover its box this many times... */
+#define IVWL_REPAINT_WINDOW_DEPTH 8u
+/* ...and be this many views (toplevel and subsurfaces). */
+#define IVWL_REPAINT_WINDOW_VIEWS 64u
+/* A VM's views may draw this many times an output's area a repaint... */
+#define IVWL_REPAINT_VM_AREA 4u
+/* ...and be this many views. */
+#define IVWL_REPAINT_VM_VIEWS 256u
+/* Subsurfaces nested deeper than this are not walked (nor drawn). */
+#define IVWL_REPAINT_TREE_DEPTH 32
+/* The longest a VM over its share waits to be read again. */
+#define IVWL_REPAINT_SLOW_MAX_MS 1000u
+/* A VM that leaves a pipe weston writes into unread waits
+ * IVWL_STALL_SLOW_MS, doubled for each further one within
+ * IVWL_STALL_FORGET_MS, up to IVWL_STALL_SLOW_MAX_MS. */
+#define IVWL_STALL_SLOW_MS 250u
+#define IVWL_STALL_FORGET_MS 60000u
+#define IVWL_STALL_SLOW_MAX_MS 16000u
+
 #endif

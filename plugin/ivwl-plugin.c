@@ -24,6 +24,7 @@
 #include "connection.h"
 #include "focus.h"
 #include "label.h"
+#include "repaint.h"
 #include "live-view.h"
 #include "device.h"
 #include "ringer.h"
@@ -163,6 +164,8 @@ plugin_free(struct ivwl_plugin *plugin)
 		wl_event_source_remove(plugin->ring_flush);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
+	if (plugin->repaint)
+		ivwl_repaint_destroy(plugin->repaint);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
 	if (plugin->clipboard)
@@ -283,7 +286,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
 	plugin->focus = ivwl_focus_create(plugin);
-	if (!plugin->focus)
+	plugin->repaint = ivwl_repaint_create(plugin);
+	if (!plugin->focus || !plugin->repaint)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	if (!plugin->clipboard)

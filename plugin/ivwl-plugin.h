@@ -36,6 +36,7 @@ struct ivwl_plugin {
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_label *label;
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
+	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
 	const struct ivwl_trust_ops *trust;
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;

@@ -28,13 +28,18 @@
 #include "ivwl-plugin.h"
 #include "focus.h"
 #include "label.h"
+#include "repaint.h"
 #include "vm.h"
 
 #define BORDER_WIDTH IVWL_LABEL_BORDER
 #define ATTENTION_HEIGHT 8
 #define ATTENTION_COLOR 0xffffb000u	/* amber */
 
-enum { TOP, BOTTOM, LEFT, RIGHT, ATTENTION, NSTRIPS };
+#define VEIL_COLOR 0xff303030u		/* dark grey */
+
+/* Top to bottom: strip[0] is the topmost, the veil right above the
+ * window's content. */
+enum { TOP, BOTTOM, LEFT, RIGHT, ATTENTION, VEIL, NSTRIPS };
 
 struct ivwl_border;
 
@@ -53,6 +58,7 @@ struct ivwl_border {
 	struct weston_view *framed;		/* NULL until mapped */
 	struct ivwl_strip strip[NSTRIPS];
 	bool attention;			/* the attention bar shows */
+	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
 	struct wl_event_source *recheck;	/* after the shell maps it */
@@ -65,6 +71,9 @@ struct ivwl_label {
 	struct wl_listener transform;	/* a window moved */
 	struct wl_list borders;
 };
+
+static struct ivwl_border *
+border_of(struct weston_surface *surface);
 
 static void
 strips_forget(struct ivwl_border *b)
@@ -104,6 +113,13 @@ on_strip_destroy(struct wl_listener *listener, void *data)
 	strips_forget(strip->border);
 }
 
+static uint32_t
+strip_color(const struct ivwl_border *b, int i)
+{
+	return i == ATTENTION ? ATTENTION_COLOR : i == VEIL ? VEIL_COLOR :
+	       b->color;
+}
+
 static void
 set_color(struct weston_surface *s, uint32_t argb)
 {
@@ -129,7 +145,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		strip->surface = s;
 		strip->destroy.notify = on_strip_destroy;
 		wl_signal_add(&s->destroy_signal, &strip->destroy);
-		set_color(s, i == ATTENTION ? ATTENTION_COLOR : b->color);
+		set_color(s, strip_color(b, i));
 		/* Clicks go to what is below, as if the border were paint. */
 		pixman_region32_fini(&s->input);
 		pixman_region32_init(&s->input);
@@ -229,6 +245,10 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	geo[ATTENTION][1] = in[TOP] ? k : -k - a;
 	geo[ATTENTION][2] = right - left;
 	geo[ATTENTION][3] = a;
+	geo[VEIL][0] = 0;
+	geo[VEIL][1] = 0;
+	geo[VEIL][2] = w;
+	geo[VEIL][3] = h;
 	mask[0] = left;
 	mask[1] = in[TOP] ? 0 : -k - a;
 	mask[2] = right - left;
@@ -257,12 +277,16 @@ frame_top(struct ivwl_border *b)
 	}
 }
 
-/* The strips that are views now: the attention bar only while it shows,
- * as every view costs every repaint. */
-static int
-strips_shown(const struct ivwl_border *b)
+/* Whether strip i is a view now: the attention bar and the veil only
+ * while they show, as every view costs every repaint. */
+static bool
+strip_shown(const struct ivwl_border *b, int i)
 {
-	return b->attention ? NSTRIPS : ATTENTION;
+	if (i == ATTENTION)
+		return b->attention;
+	if (i == VEIL)
+		return b->cost.veil != 0;
+	return true;
 }
 
 /* Right above the window and its popups, in the order of strip[]. */
@@ -271,13 +295,15 @@ strips_restack(struct ivwl_border *b)
 {
 	struct weston_layer_entry *above = frame_top(b);
 	bool in_place = true;
-	int i, n = strips_shown(b);
+	int i;
 
-	if (n <= ATTENTION)
-		weston_view_unmap(b->strip[ATTENTION].view);
-	for (i = n - 1; i >= 0; i--) {
+	for (i = NSTRIPS - 1; i >= 0; i--) {
 		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
 
+		if (!strip_shown(b, i)) {
+			weston_view_unmap(b->strip[i].view);
+			continue;
+		}
 		if (e->layer != above->layer || e->link.next != &above->link)
 			in_place = false;
 		above = e;
@@ -285,10 +311,12 @@ strips_restack(struct ivwl_border *b)
 	if (in_place)
 		return false;
 	above = frame_top(b);
-	for (i = n - 1; i >= 0; i--) {
+	for (i = NSTRIPS - 1; i >= 0; i--) {
 		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
 		struct weston_layer_entry *prev;
 
+		if (!strip_shown(b, i))
+			continue;
 		if (e->layer)
 			weston_layer_entry_remove(e);
 		prev = wl_container_of(above->link.prev, prev, link);
@@ -324,16 +352,27 @@ strips_place(struct ivwl_border *b)
 	frame_geometry(b, geo, mask);
 	restacked = strips_restack(b);
 	ivwl_view_clip(b->framed, mask[0], mask[1], mask[2], mask[3]);
-	for (i = 0; i < strips_shown(b); i++) {
+	for (i = 0; i < NSTRIPS; i++) {
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;
 		bool changed = restacked;
 
+		if (!strip_shown(b, i))
+			continue;
 		/* Every commit comes here: touch a strip only when it moved.
 		 * A dirty view is damaged where it was and where it goes,
 		 * which would repaint all the strips on every frame. */
 		if (s->width != geo[i][2] || s->height != geo[i][3]) {
 			weston_surface_set_size(s, geo[i][2], geo[i][3]);
+			/* what is under the veil costs weston nothing (the
+			 * strips stay out of weston's opaque regions: every
+			 * view below would copy their rectangles) */
+			pixman_region32_fini(&s->opaque);
+			pixman_region32_init(&s->opaque);
+			if (i == VEIL)
+				pixman_region32_init_rect(&s->opaque, 0, 0,
+							  geo[i][2],
+							  geo[i][3]);
 			changed = true;
 		}
 		if (v->geometry.x != (float)geo[i][0] ||
@@ -361,6 +400,45 @@ mapped_view(struct weston_surface *surface)
 	return NULL;
 }
 
+/*
+ * A veiled window's subsurfaces are not views: weston neither draws
+ * them nor walks them on a repaint (the veil hides what would show).
+ * weston maps a subsurface again on its commit, after which
+ * on_window_commit takes it back out.
+ */
+static void
+tree_show(struct weston_surface *surface, bool show, int depth)
+{
+	struct weston_subsurface *sub;
+
+	if (depth > IVWL_REPAINT_TREE_DEPTH)
+		return;
+	wl_list_for_each(sub, &surface->subsurface_list, parent_link) {
+		struct weston_surface *s = sub->surface;
+
+		if (s == surface)
+			continue;
+		if (!show && weston_surface_is_mapped(s))
+			weston_surface_unmap(s);
+		else if (show && s->width > 0 && s->height > 0)
+			s->is_mapped = true;
+		tree_show(s, show, depth + 1);
+	}
+}
+
+static void
+veil_set(struct ivwl_border *b, uint32_t reason, bool on)
+{
+	uint32_t was = b->cost.veil;
+
+	b->cost.veil = on ? was | reason : was & ~reason;
+	if (!was == !b->cost.veil)
+		return;
+	tree_show(b->window, !b->cost.veil, 0);
+	if (b->framed)
+		weston_view_schedule_repaint(b->framed);
+}
+
 static void
 border_update(struct ivwl_border *b);
 
@@ -378,6 +456,7 @@ border_update(struct ivwl_border *b)
 {
 	const char *role = weston_surface_get_role(b->window);
 	struct weston_view *view;
+	bool deep;
 
 	if (!role || strcmp(role, "xdg_toplevel") != 0)
 		return;
@@ -391,6 +470,11 @@ border_update(struct ivwl_border *b)
 		if (strips_create(b, view) < 0)
 			return;
 	}
+	ivwl_repaint_estimate(&b->cost);
+	deep = ivwl_repaint_too_deep(&b->cost);
+	if (deep && !(b->cost.veil & IVWL_VEIL_DEPTH))
+		ivwl_repaint_log_veil(&b->cost, IVWL_VEIL_DEPTH);
+	veil_set(b, IVWL_VEIL_DEPTH, deep);
 	strips_place(b);
 }
 
@@ -419,9 +503,19 @@ static void
 on_window_commit(struct wl_listener *listener, void *data)
 {
 	struct ivwl_border *b = wl_container_of(listener, b, window_commit);
+	struct ivwl_border *main;
 
 	if (pointer_image(b->window)) {
 		ivwl_focus_image_committed(b->label->plugin->focus);
+		return;
+	}
+	main = border_of(weston_surface_get_main_surface(b->window));
+	if (main && main != b) {
+		/* a subsurface: weston mapped it, its window counts it */
+		if (main->cost.veil)
+			weston_surface_unmap(b->window);
+		if (main->framed)
+			border_recheck(main);
 		return;
 	}
 	/* The shell maps the window, and applies its maximized state, in
@@ -470,6 +564,8 @@ on_create_surface(struct wl_listener *listener, void *data)
 	b->label = label;
 	b->color = vm->color;
 	b->window = surface;
+	b->cost.vm = vm;
+	b->cost.window = surface;
 	b->window_commit.notify = on_window_commit;
 	wl_signal_add(&surface->commit_signal, &b->window_commit);
 	b->window_destroy.notify = on_window_destroy;
@@ -522,6 +618,40 @@ ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 	if (!b || b->attention == on)
 		return;
 	b->attention = on;
+	if (b->framed)
+		strips_place(b);
+}
+
+struct ivwl_window_cost *
+ivwl_label_window_of(struct weston_view *view)
+{
+	struct ivwl_border *b;
+
+	while (view->geometry.parent)
+		view = view->geometry.parent;
+	b = border_of(view->surface);
+	return b && b->framed == view ? &b->cost : NULL;
+}
+
+void
+ivwl_label_for_each_window(struct ivwl_label *label, struct ivwl_vm *vm,
+			   void (*fn)(struct ivwl_window_cost *w, void *data),
+			   void *data)
+{
+	struct ivwl_border *b, *tmp;
+
+	wl_list_for_each_safe(b, tmp, &label->borders, link)
+		if (b->framed && b->cost.vm == vm)
+			fn(&b->cost, data);
+}
+
+void
+ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
+		bool on)
+{
+	struct ivwl_border *b = wl_container_of(w, b, cost);
+
+	veil_set(b, reason, on);
 	if (b->framed)
 		strips_place(b);
 }

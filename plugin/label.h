@@ -6,9 +6,34 @@
 #include <stdint.h>
 
 struct ivwl_plugin;
+struct ivwl_vm;
 struct weston_surface;
 struct weston_view;
 struct ivwl_label;
+
+/*
+ * Why a window's content is veiled: not drawn, an opaque veil inside
+ * its frame instead (repaint.c decides; docs/security.md, "Repaint
+ * share").
+ */
+enum ivwl_veil_reason {
+	IVWL_VEIL_DEPTH = 1 << 0,	/* its own surfaces cover it too often */
+	IVWL_VEIL_SHARE = 1 << 1,	/* its VM is over its repaint share */
+};
+
+/* What a VM's toplevel window costs weston's repaints (repaint.c). */
+struct ivwl_window_cost {
+	struct ivwl_vm *vm;
+	struct weston_surface *window;
+	/* what its surface tree would draw inside its box, at most */
+	uint64_t estimate_px;
+	uint32_t estimate_views;
+	/* what its views drew in repaint pass `pass` */
+	uint64_t px;
+	uint32_t views;
+	uint32_t pass;
+	uint32_t veil;			/* enum ivwl_veil_reason bits */
+};
 
 /* Width of the frame's sides. */
 #define IVWL_LABEL_BORDER 4
@@ -24,6 +49,24 @@ ivwl_label_destroy(struct ivwl_label *label);
 void
 ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 		     bool on);
+
+/*
+ * The window view belongs to (as the toplevel itself, a subsurface or a
+ * popup of it), if it is a VM's framed window; else NULL.
+ */
+struct ivwl_window_cost *
+ivwl_label_window_of(struct weston_view *view);
+
+/* Calls fn for each framed window of vm. */
+void
+ivwl_label_for_each_window(struct ivwl_label *label, struct ivwl_vm *vm,
+			   void (*fn)(struct ivwl_window_cost *w, void *data),
+			   void *data);
+
+/* Veils the window's content for reason, or lifts that reason. */
+void
+ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
+		bool on);
 
 /*
  * Clips view, which has no transform parent, to x, y, w, h of its own

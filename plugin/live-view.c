@@ -25,6 +25,7 @@
 
 #include "connection.h"
 #include "ivwl-limits.h"
+#include "label.h"
 #include "ivwl-plugin.h"
 #include "live-view.h"
 #include "mono-time.h"
@@ -370,6 +371,35 @@ print_closures(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
  * marks the next rates start from.
  */
 static void
+count_veiled(struct ivwl_window_cost *w, void *data)
+{
+	uint32_t *n = data;
+
+	*n += w->veil != 0;
+}
+
+/* Its part of the last repaint it took part in (repaint.c). */
+static void
+add_share(struct line *l, struct ivwl_vm *vm)
+{
+	const struct ivwl_vm_share *sh = &vm->share;
+	uint64_t budget = sh->output_px * IVWL_REPAINT_VM_AREA;
+	uint32_t veiled = 0;
+
+	ivwl_label_for_each_window(vm->plugin->label, vm, count_veiled,
+				   &veiled);
+	add(l, " repaint_px=%llu/%llu repaint_translucent_px=%llu "
+	    "repaint_views=%u/%u repaint_share=%.2f veiled=%u overs=%llu "
+	    "slowed_ms=%llu pipe_stalls=%u",
+	    (unsigned long long)sh->px, (unsigned long long)budget,
+	    (unsigned long long)sh->translucent_px, sh->views,
+	    IVWL_REPAINT_VM_VIEWS,
+	    sh->output_px ? (double)sh->px / (double)sh->output_px : 0.0,
+	    veiled, (unsigned long long)sh->overs,
+	    (unsigned long long)vm->slowed_ms, vm->stalls);
+}
+
+static void
 print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	 struct ivwl_vm *vm, uint64_t t, uint64_t ms)
 {
@@ -404,6 +434,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	    vm->totals.keyboards, IVWL_FW_VM_KEYBOARDS,
 	    vm->totals.mime_bytes, IVWL_FW_VM_MIME_BYTES,
 	    ivwl_pipe_budget_used(vm->pipe_budget), IVWL_PIPE_VM_BUFFER);
+	add_share(&l, vm);
 	emit(lv, sub, &l);
 
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {

@@ -23,7 +23,9 @@
 #include "device.h"
 #include "display-side.h"
 #include "frame-trace.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
+#include "mono-time.h"
 #include "shm-access.h"
 #include "ringer.h"
 #include "vm.h"
@@ -169,6 +171,70 @@ ivwl_vm_serve_more(struct ivwl_vm *vm)
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
 			ivwl_connection_more(vm->conns[i]);
+}
+
+/* How often a VM's slow-downs are logged, at most. */
+#define SLOW_LOG_MS 5000
+
+static int
+on_slow_end(void *data)
+{
+	struct ivwl_vm *vm = data;
+
+	ivwl_vm_more_work(vm);
+	return 0;
+}
+
+void
+ivwl_vm_slow_down(struct ivwl_vm *vm, uint32_t ms, const char *why)
+{
+	uint64_t now = (uint64_t)ivwl_now_ms(), until = now + ms;
+	struct wl_event_loop *loop;
+
+	if (until <= vm->slow_until_ms)
+		return;
+	if (!vm->slow_timer) {
+		loop = wl_display_get_event_loop(vm->plugin->display);
+		vm->slow_timer = wl_event_loop_add_timer(loop, on_slow_end,
+							 vm);
+		if (!vm->slow_timer) {
+			ivwl_log("vm %s: no timer to slow it down with", vm->name);
+			return;
+		}
+	}
+	vm->slowed_ms += until - (vm->slow_until_ms > now ?
+				  vm->slow_until_ms : now);
+	vm->slow_until_ms = until;
+	wl_event_source_timer_update(vm->slow_timer, (int)ms);
+	if (now - vm->slow_logged_ms < SLOW_LOG_MS && vm->slow_logged_ms)
+		return;
+	vm->slow_logged_ms = now;
+	ivwl_log("vm %s: its requests wait %u ms: %s (%llu ms in all)",
+		 vm->name, ms, why, (unsigned long long)vm->slowed_ms);
+}
+
+bool
+ivwl_vm_slowed(struct ivwl_vm *vm)
+{
+	return vm->slow_until_ms > (uint64_t)ivwl_now_ms();
+}
+
+void
+ivwl_vm_pipe_stalled(struct ivwl_vm *vm)
+{
+	uint64_t now = (uint64_t)ivwl_now_ms(), ms;
+	uint32_t shift;
+
+	if (now - vm->last_stall_ms > IVWL_STALL_FORGET_MS)
+		vm->stalls = 0;
+	vm->last_stall_ms = now;
+	shift = vm->stalls < 16 ? vm->stalls : 16;
+	vm->stalls++;
+	ms = (uint64_t)IVWL_STALL_SLOW_MS << shift;
+	if (ms > IVWL_STALL_SLOW_MAX_MS)
+		ms = IVWL_STALL_SLOW_MAX_MS;
+	ivwl_vm_slow_down(vm, (uint32_t)ms, "it left a pipe weston wrote "
+			  "into unread");
 }
 
 static const char *
@@ -627,6 +693,8 @@ ivwl_vm_destroy(struct ivwl_vm *vm)
 		vm->plugin->attaching--;
 	vm_detach(vm, true);
 	wl_event_source_remove(vm->retry_timer);
+	if (vm->slow_timer)
+		wl_event_source_remove(vm->slow_timer);
 	wl_list_remove(&vm->link);
 	ivwl_pipe_budget_unref(vm->pipe_budget);
 	ivwl_policy_destroy(vm->policy);

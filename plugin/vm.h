@@ -11,6 +11,7 @@
 #include "display-side.h"
 #include "firewall.h"
 #include "live-view.h"
+#include "repaint.h"
 #include "pipe-thread.h"
 #include "ivwl-plugin.h"
 
@@ -57,7 +58,37 @@ struct ivwl_vm {
 	struct ivwl_firewall_totals totals;	/* of all its connections */
 	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
 	struct ivwl_vm_live live;	/* for the live view */
+	struct ivwl_vm_share share;	/* of weston's repaints */
+	/*
+	 * Slowed down (ivwl_vm_slow_down): its requests wait until then,
+	 * on ivwl_now_ms's clock.  Kept across its connections.
+	 */
+	uint64_t slow_until_ms;
+	uint64_t slow_logged_ms;
+	uint64_t slowed_ms;		/* in all */
+	struct wl_event_source *slow_timer;
+	uint32_t stalls;		/* pipes left unread, recently */
+	uint64_t last_stall_ms;
 };
+
+/*
+ * What the VM costs others comes back to it as time it waits: none of
+ * its connections' requests are read for ms (or longer, if it waits
+ * already).  Logged with why, at most every few seconds a VM.
+ */
+void
+ivwl_vm_slow_down(struct ivwl_vm *vm, uint32_t ms, const char *why);
+
+/* Whether its requests wait now. */
+bool
+ivwl_vm_slowed(struct ivwl_vm *vm);
+
+/*
+ * One of its connections left a pipe weston wrote into unread until the
+ * pipe thread gave up: the VM waits, longer each time it does it again.
+ */
+void
+ivwl_vm_pipe_stalled(struct ivwl_vm *vm);
 
 /* A connection left work for later: come back to the VM soon. */
 void

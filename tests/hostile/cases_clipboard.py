@@ -7,9 +7,9 @@ VM."""
 import re
 import time
 
-from hostile_session import (Failure, bystander, check_closings,
-                             click_when_asked, good_client_after, pattern,
-                             peer_run, rss_mib, sync_p99, wait_for)
+from hostile_session import (Failure, check_closings, click_when_asked,
+                             frames_timed, good_client_after, pattern,
+                             peer_run, rss_mib, wait_for)
 
 
 def case_bug_clipboard_flood_grows_weston(s):
@@ -164,20 +164,6 @@ def case_clipboard_paste(s):
         raise Failure("BUG paste: the good VM lost its selection")
     check_closings(s, False)
     good_client_after(s)
-
-
-def frames_timed(s, name, frames=150):
-    """Seconds the good VM's client takes for frames frames, and the
-    bystander's sync p99 (ms) meanwhile."""
-    probe = bystander(s, 6)
-    t = time.monotonic()
-    a, _ = pattern(s, "good", name, frames=frames)
-    s.wait_line(a, "ready", timeout=120)
-    took = time.monotonic() - t
-    p99 = sync_p99(probe)
-    print(f"good drew {frames} frames in {took:.2f} s "
-          f"({frames / took:.1f} frames/s)")
-    return took, p99
 
 
 def case_clipboard_cache_block(s):

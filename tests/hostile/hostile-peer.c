@@ -54,6 +54,7 @@ static const struct mode modes[] = {
 	{ "record-flood", ivwl_hostile_record_flood },
 	{ "budget-stall", ivwl_hostile_budget_stall },
 	{ "window-flood", ivwl_hostile_window_flood },
+	{ "overdraw", ivwl_hostile_overdraw },
 	{ "region-bomb", ivwl_hostile_region_bomb },
 	{ "damage-bomb", ivwl_hostile_damage_bomb },
 	{ "clipboard-flood", ivwl_hostile_clipboard_flood },

@@ -337,6 +337,10 @@ ivwl_hostile_pool_flood(struct ivwl_hostile *h);
 void
 ivwl_hostile_window_flood(struct ivwl_hostile *h);
 
+/* bugs-repaint.c */
+void
+ivwl_hostile_overdraw(struct ivwl_hostile *h);
+
 void
 ivwl_hostile_region_bomb(struct ivwl_hostile *h);
 

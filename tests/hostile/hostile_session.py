@@ -24,7 +24,7 @@ from session import (ENV, Failure, LiveView, Session,  # noqa: E402
 
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
            "LiveView", "backtrace", "bystander", "check_closings",
-           "click_when_asked", "closings", "sync_p99",
+           "click_when_asked", "closings", "frames_timed", "sync_p99",
            "compare_window", "good_client_after", "good_client_during",
            "pattern", "peer_run",
            "peer_stats", "rss_mib", "wait_for"]
@@ -294,3 +294,17 @@ def good_client_after(s, what=None):
             raise
         raise Failure(f"a new good client failed after {what} ({e})")
     compare_window(s, s.wait_view("[good] after"), dump, 240, 180)
+
+
+def frames_timed(s, name, frames=150):
+    """Seconds the good VM's client takes for frames frames, and the
+    bystander's sync p99 (ms) meanwhile."""
+    probe = bystander(s, 6)
+    t = time.monotonic()
+    a, _ = pattern(s, "good", name, frames=frames)
+    s.wait_line(a, "ready", timeout=120)
+    took = time.monotonic() - t
+    p99 = sync_p99(probe)
+    print(f"good drew {frames} frames in {took:.2f} s "
+          f"({frames / took:.1f} frames/s)")
+    return took, p99

@@ -15,8 +15,9 @@ plugin is fixed, and their failure message names the bug.
 
 The cases live by what they attack: cases_modes.py (the general
 attacks), cases_bugs.py (rings, surfaces, eventfds), cases_clipboard.py,
-cases_semantics.py, cases_display.py (live view, clock link) and
-cases_trust.py (focus, labels); hostile_session.py has the session and
+cases_semantics.py, cases_display.py (live view, clock link),
+cases_trust.py (focus, labels) and cases_repaint.py (repaint cost);
+hostile_session.py has the session and
 checks they share.
 
 Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
@@ -32,6 +33,7 @@ import cases_bugs as bugs
 import cases_clipboard as clipboard
 import cases_display as display
 import cases_modes as modes
+import cases_repaint as repaint
 import cases_semantics as semantics
 import cases_trust as trust
 from hostile_session import Failure, HostileSession, bystander, sync_p99
@@ -89,6 +91,8 @@ CASES = {
     "clock-flood": display.case_clock_flood,
     "bug-focus-theft": trust.case_focus_theft,
     "bug-label-escape": trust.case_label_escape,
+    "overdraw": repaint.case_overdraw,
+    "overdraw-seated": repaint.case_overdraw,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
@@ -99,7 +103,7 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-popup-chain-plugin-close-crashes-weston",
               "bug-keyboard-flood-exhausts-fds",
               "bug-shutdown-with-popups-crashes-weston",
-              "bug-focus-theft", "bug-label-escape"}
+              "bug-focus-theft", "bug-label-escape", "overdraw-seated"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
@@ -113,6 +117,10 @@ SERVER_ARGS = {"bug-eventfd-block-hangs-weston-legacy":
                # room for a 4096x4096 cursor (64 MiB)
                "bug-label-escape": {"evil": ["--size", "256M"]}}
 
+
+# No attack may keep weston from answering a local client (the
+# bystander's wl_display.sync round trips) longer than this at p99.
+SYNC_P99_MS = 50
 
 # Cases that end weston themselves (and check how it ended).
 STOPS_WESTON = {"bug-shutdown-with-popups-crashes-weston"}
@@ -137,7 +145,11 @@ def main():
         CASES[sys.argv[1]](s)
         if sys.argv[1] not in STOPS_WESTON:
             s.check_weston()
-            sync_p99(probe, True)
+            p99 = sync_p99(probe, True)
+            if p99 > SYNC_P99_MS:
+                raise Failure(f"weston answered a local client in "
+                              f"{p99:.0f} ms at p99 while the evil VM "
+                              f"attacked (at most {SYNC_P99_MS})")
         print(f"PASS {sys.argv[1]}")
         return 0
     except (Failure, subprocess.TimeoutExpired) as e:

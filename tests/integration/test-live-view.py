@@ -95,6 +95,14 @@ def watch(s, sub):
         fill, size = (int(x) for x in last[ring].split("/"))
         check(size >= 4096 and 0 <= fill <= size,
               f"{ring}={last[ring]}: fill within the ring's size")
+    # Its share of the repaints: its one view, at most its 200x150 box.
+    shares = [(int(f["repaint_px"].split("/")[0]),
+               int(f["repaint_views"].split("/")[0]))
+              for f in sub.of("vm", name="work")]
+    check(any(px > 0 and views == 1 for px, views in shares) and
+          all(px <= 200 * 150 for px, _ in shares),
+          f"repaint_px and repaint_views: its window's pixels, one view "
+          f"({shares[-3:]})")
     slot = last["slot"]
     st = relay_stats(s, p, "zero-copy.log")
     check(int(last["app_buffer_commits"]) == st["commits"] and

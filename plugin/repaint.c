@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Each VM's share of weston's repaints (docs/security.md, "Repaint
+ * share").  weston composites every view it repaints, on the CPU with
+ * the pixman renderer, and a frame of one VM waits for all of them: a
+ * VM that stacks hundreds of translucent surfaces, each within its
+ * budgets, takes the frame rate of every other VM and the desktop's.
+ *
+ * Two bounds, both in what a VM's views draw:
+ *  - A window's own surfaces (the toplevel and its subsurfaces) may
+ *    cover its box IVWL_REPAINT_WINDOW_DEPTH times and be
+ *    IVWL_REPAINT_WINDOW_VIEWS views, by their sizes and positions,
+ *    before anything is drawn (label.c asks on each commit of them).
+ *  - After each repaint, what each VM's views drew there (their area
+ *    not hidden by opaque views above, as weston's renderer paints it)
+ *    is summed: over IVWL_REPAINT_VM_AREA times the output's area, or
+ *    over IVWL_REPAINT_VM_VIEWS views, its costliest windows are
+ *    veiled until it fits, and it is slowed down: its requests wait,
+ *    so its commits, and the frame callbacks and presentation feedback
+ *    that follow them, come later.  A veiled window shows again once it
+ *    would fit.
+ * A veiled window keeps its frame; an opaque veil replaces its content,
+ * whose subsurfaces are no views meanwhile (label.c).
+ */
+#include <stdlib.h>
+
+#include <libweston/libweston.h>
+
+#include "ivwl-limits.h"
+#include "ivwl-plugin.h"
+#include "label.h"
+#include "mono-time.h"
+#include "repaint.h"
+#include "vm.h"
+
+struct repaint_output {
+	struct ivwl_repaint *repaint;
+	struct weston_output *output;
+	struct wl_list link;		/* ivwl_repaint.outputs */
+	struct wl_listener frame;
+	struct wl_listener destroy;
+};
+
+struct ivwl_repaint {
+	struct ivwl_plugin *plugin;
+	struct wl_listener output_created;
+	struct wl_list outputs;
+	uint32_t pass;			/* repaints accounted */
+	/* the last one's judgement waits until weston is out of it */
+	struct repaint_output *judged;
+	struct wl_event_source *judge;
+};
+
+static uint64_t
+overlap(int32_t x, int32_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
+{
+	int64_t x1 = x > 0 ? x : 0, y1 = y > 0 ? y : 0;
+	int64_t x2 = (int64_t)x + w, y2 = (int64_t)y + h;
+
+	if (x2 > bw)
+		x2 = bw;
+	if (y2 > bh)
+		y2 = bh;
+	return x2 > x1 && y2 > y1 ? (uint64_t)((x2 - x1) * (y2 - y1)) : 0;
+}
+
+/* Its subsurfaces with content count, shown or veiled. */
+static void
+tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int32_t x,
+	  int32_t y, int depth)
+{
+	struct weston_subsurface *sub;
+
+	w->estimate_views++;
+	w->estimate_px += overlap(x, y, s->width, s->height,
+				  w->window->width, w->window->height);
+	/* a connection has at most IVWL_FW_CONN_SURFACES to walk */
+	wl_list_for_each(sub, &s->subsurface_list, parent_link) {
+		struct weston_surface *c = sub->surface;
+
+		if (c == s || c->width <= 0 || c->height <= 0)
+			continue;
+		if (depth == IVWL_REPAINT_TREE_DEPTH) {
+			/* deeper than we look: too deep */
+			w->estimate_views = IVWL_REPAINT_WINDOW_VIEWS + 1;
+			return;
+		}
+		tree_cost(w, c, x + sub->position.x, y + sub->position.y,
+			  depth + 1);
+	}
+}
+
+void
+ivwl_repaint_estimate(struct ivwl_window_cost *w)
+{
+	w->estimate_px = 0;
+	w->estimate_views = 0;
+	tree_cost(w, w->window, 0, 0, 0);
+}
+
+bool
+ivwl_repaint_too_deep(const struct ivwl_window_cost *w)
+{
+	uint64_t box = (uint64_t)w->window->width *
+		       (uint64_t)(w->window->height > 0 ? w->window->height : 0);
+
+	return w->estimate_views > IVWL_REPAINT_WINDOW_VIEWS ||
+	       w->estimate_px > IVWL_REPAINT_WINDOW_DEPTH * box;
+}
+
+/* How often a VM's veiled windows are logged, at most. */
+#define VEIL_LOG_MS 5000
+
+void
+ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
+		      enum ivwl_veil_reason reason)
+{
+	struct ivwl_vm *vm = w->vm;
+	uint64_t now = (uint64_t)ivwl_now_ms();
+
+	if (vm->share.veil_logged_ms &&
+	    now - vm->share.veil_logged_ms < VEIL_LOG_MS)
+		return;
+	vm->share.veil_logged_ms = now;
+	if (reason == IVWL_VEIL_DEPTH)
+		ivwl_log("vm %s: a %dx%d window veiled: its surfaces would "
+			 "draw %llu pixels in %u views (at most %u times its "
+			 "box, %u views)", vm->name, w->window->width,
+			 w->window->height,
+			 (unsigned long long)w->estimate_px, w->estimate_views,
+			 IVWL_REPAINT_WINDOW_DEPTH, IVWL_REPAINT_WINDOW_VIEWS);
+	else
+		ivwl_log("vm %s: a %dx%d window veiled: the VM drew %llu "
+			 "pixels of a %llu-pixel output in %u views (at most "
+			 "%u times, %u views)", vm->name, w->window->width,
+			 w->window->height,
+			 (unsigned long long)vm->share.px,
+			 (unsigned long long)vm->share.output_px,
+			 vm->share.views, IVWL_REPAINT_VM_AREA,
+			 IVWL_REPAINT_VM_VIEWS);
+}
+
+static uint64_t
+region_area(pixman_region32_t *r)
+{
+	pixman_box32_t *b;
+	uint64_t area = 0;
+	int i, n;
+
+	b = pixman_region32_rectangles(r, &n);
+	for (i = 0; i < n; i++)
+		area += (uint64_t)(b[i].x2 - b[i].x1) *
+			(uint64_t)(b[i].y2 - b[i].y1);
+	return area;
+}
+
+/*
+ * What the view drew in this repaint if it was all damaged: its box on
+ * the output less what opaque views above hide (weston's view->clip of
+ * this repaint), and of that what it blended.
+ */
+static void
+view_cost(struct weston_view *view, struct weston_output *output,
+	  uint64_t *px, uint64_t *translucent)
+{
+	pixman_region32_t r;
+
+	pixman_region32_init(&r);
+	pixman_region32_intersect(&r, &view->transform.boundingbox,
+				  &output->region);
+	pixman_region32_subtract(&r, &r, &view->clip);
+	*px = region_area(&r);
+	if (view->alpha >= 1.0f)
+		pixman_region32_subtract(&r, &r, &view->transform.opaque);
+	*translucent = region_area(&r);
+	pixman_region32_fini(&r);
+}
+
+static void
+account(struct ivwl_repaint *rp, struct weston_output *output)
+{
+	struct weston_compositor *ec = output->compositor;
+	struct ivwl_window_cost *w;
+	struct weston_view *view;
+	struct ivwl_vm *vm;
+	uint64_t px, translucent;
+
+	rp->pass++;
+	wl_list_for_each(vm, &rp->plugin->vms, link) {
+		vm->share.px = 0;
+		vm->share.translucent_px = 0;
+		vm->share.views = 0;
+		vm->share.output_px = (uint64_t)output->width *
+				      (uint64_t)output->height;
+	}
+	wl_list_for_each(view, &ec->view_list, link) {
+		if (!view->surface->resource || view->plane != &ec->primary_plane ||
+		    !(view->output_mask & (1u << output->id)))
+			continue;
+		w = ivwl_label_window_of(view);
+		if (!w)
+			continue;
+		view_cost(view, output, &px, &translucent);
+		if (w->pass != rp->pass) {
+			w->pass = rp->pass;
+			w->px = 0;
+			w->views = 0;
+		}
+		w->px += px;
+		w->views++;
+		w->vm->share.px += px;
+		w->vm->share.translucent_px += translucent;
+		w->vm->share.views++;
+	}
+}
+
+struct windows {
+	struct ivwl_window_cost **w;
+	size_t n, cap;
+	uint32_t pass;
+};
+
+static void
+collect_shown(struct ivwl_window_cost *w, void *data)
+{
+	struct windows *ws = data;
+	struct ivwl_window_cost **grown;
+
+	if (w->veil || w->pass != ws->pass)
+		return;
+	if (ws->n == ws->cap) {
+		ws->cap = ws->cap ? ws->cap * 2 : 16;
+		grown = realloc(ws->w, ws->cap * sizeof(*ws->w));
+		if (!grown) {
+			ws->cap = ws->n;
+			return;
+		}
+		ws->w = grown;
+	}
+	ws->w[ws->n++] = w;
+}
+
+static int
+costlier_first(const void *a, const void *b)
+{
+	const struct ivwl_window_cost *x = *(struct ivwl_window_cost *const *)a;
+	const struct ivwl_window_cost *y = *(struct ivwl_window_cost *const *)b;
+
+	return x->px < y->px ? 1 : x->px > y->px ? -1 : 0;
+}
+
+static bool
+fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views)
+{
+	return px <= IVWL_REPAINT_VM_AREA * vm->share.output_px &&
+	       views <= IVWL_REPAINT_VM_VIEWS;
+}
+
+/* Veils its costliest windows until the rest fits its share. */
+static uint32_t
+veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
+{
+	struct windows ws = { .pass = rp->pass };
+	uint64_t px = vm->share.px;
+	uint32_t views = vm->share.views, veiled = 0;
+	size_t i;
+
+	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
+	for (i = 0; i < ws.n && !fits(vm, px, views); i++) {
+		/* a veil is one view: it spares a window's other views, and
+		 * what it covers (weston draws nothing under it) */
+		if (fits(vm, px, IVWL_REPAINT_VM_VIEWS) && ws.w[i]->views <= 1)
+			continue;
+		px -= ws.w[i]->px;
+		views -= ws.w[i]->views - 1;
+		ivwl_label_veil(ws.w[i], IVWL_VEIL_SHARE, true);
+		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SHARE);
+		veiled++;
+	}
+	free(ws.w);
+	return veiled;
+}
+
+struct unveil {
+	uint64_t px;
+	uint32_t views;
+	uint32_t still;
+};
+
+/* Shows a window veiled for its VM's share again if all of it fits. */
+static void
+unveil_fitting(struct ivwl_window_cost *w, void *data)
+{
+	struct unveil *u = data;
+
+	if (!(w->veil & IVWL_VEIL_SHARE))
+		return;
+	if (!fits(w->vm, u->px + w->estimate_px,
+		  u->views + w->estimate_views)) {
+		u->still++;
+		return;
+	}
+	u->px += w->estimate_px;
+	u->views += w->estimate_views;
+	ivwl_label_veil(w, IVWL_VEIL_SHARE, false);
+}
+
+/* The longest it waits: a refresh for each share it drew. */
+static uint32_t
+slow_ms(const struct ivwl_vm *vm, const struct weston_output *output)
+{
+	int32_t mhz = output->current_mode ? output->current_mode->refresh : 0;
+	uint64_t period = mhz > 0 ? 1000000u / (uint32_t)mhz : 16;
+	uint64_t shares = vm->share.px /
+			  (IVWL_REPAINT_VM_AREA * vm->share.output_px + 1) + 1;
+	uint64_t ms = period * shares;
+
+	return ms > IVWL_REPAINT_SLOW_MAX_MS ? IVWL_REPAINT_SLOW_MAX_MS :
+					       (uint32_t)ms;
+}
+
+static void
+judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
+      struct weston_output *output)
+{
+	struct unveil u = { .px = vm->share.px, .views = vm->share.views };
+	uint32_t veiled;
+
+	if (!fits(vm, vm->share.px, vm->share.views)) {
+		vm->share.overs++;
+		veiled = veil_costliest(rp, vm);
+		vm->share.veiled += veiled;
+		ivwl_vm_slow_down(vm, slow_ms(vm, output),
+				  "its windows drew more than its share of "
+				  "a repaint");
+		return;
+	}
+	if (vm->share.veiled == 0)
+		return;
+	ivwl_label_for_each_window(rp->plugin->label, vm, unveil_fitting, &u);
+	vm->share.veiled = u.still;
+}
+
+static void
+on_judge(void *data)
+{
+	struct ivwl_repaint *rp = data;
+	struct ivwl_vm *vm;
+
+	rp->judge = NULL;
+	if (!rp->judged)
+		return;
+	wl_list_for_each(vm, &rp->plugin->vms, link)
+		judge(rp, vm, rp->judged->output);
+	rp->judged = NULL;
+}
+
+/*
+ * Right after weston repainted the output, before it sends the frame
+ * callbacks: count now, while weston's clip regions are this repaint's,
+ * and change views only once weston is out of its repaint.
+ */
+static void
+on_frame(struct wl_listener *listener, void *data)
+{
+	struct repaint_output *ro = wl_container_of(listener, ro, frame);
+	struct ivwl_repaint *rp = ro->repaint;
+
+	account(rp, ro->output);
+	rp->judged = ro;
+	if (!rp->judge)
+		rp->judge = wl_event_loop_add_idle(
+			wl_display_get_event_loop(rp->plugin->display),
+			on_judge, rp);
+}
+
+static void
+output_forget(struct repaint_output *ro)
+{
+	if (ro->repaint->judged == ro)
+		ro->repaint->judged = NULL;
+	wl_list_remove(&ro->frame.link);
+	wl_list_remove(&ro->destroy.link);
+	wl_list_remove(&ro->link);
+	free(ro);
+}
+
+static void
+on_output_destroy(struct wl_listener *listener, void *data)
+{
+	struct repaint_output *ro = wl_container_of(listener, ro, destroy);
+
+	output_forget(ro);
+}
+
+static void
+follow(struct ivwl_repaint *rp, struct weston_output *output)
+{
+	struct repaint_output *ro = calloc(1, sizeof(*ro));
+
+	if (!ro) {
+		ivwl_log("out of memory: the repaints of %s go unaccounted",
+			 output->name);
+		return;
+	}
+	ro->repaint = rp;
+	ro->output = output;
+	wl_list_insert(&rp->outputs, &ro->link);
+	ro->frame.notify = on_frame;
+	wl_signal_add(&output->frame_signal, &ro->frame);
+	ro->destroy.notify = on_output_destroy;
+	wl_signal_add(&output->destroy_signal, &ro->destroy);
+}
+
+static void
+on_output_created(struct wl_listener *listener, void *data)
+{
+	struct ivwl_repaint *rp =
+		wl_container_of(listener, rp, output_created);
+
+	follow(rp, data);
+}
+
+struct ivwl_repaint *
+ivwl_repaint_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_repaint *rp = calloc(1, sizeof(*rp));
+	struct weston_output *output;
+
+	if (!rp)
+		return NULL;
+	rp->plugin = plugin;
+	wl_list_init(&rp->outputs);
+	wl_list_for_each(output, &plugin->compositor->output_list, link)
+		follow(rp, output);
+	rp->output_created.notify = on_output_created;
+	wl_signal_add(&plugin->compositor->output_created_signal,
+		      &rp->output_created);
+	return rp;
+}
+
+void
+ivwl_repaint_destroy(struct ivwl_repaint *rp)
+{
+	struct repaint_output *ro, *tmp;
+
+	wl_list_for_each_safe(ro, tmp, &rp->outputs, link)
+		output_forget(ro);
+	if (rp->judge)
+		wl_event_source_remove(rp->judge);
+	wl_list_remove(&rp->output_created.link);
+	free(rp);
+}

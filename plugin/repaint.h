@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IVWL_REPAINT_H
+#define IVWL_REPAINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ivwl_plugin;
+struct ivwl_repaint;
+struct ivwl_window_cost;
+
+#include "label.h"
+
+/* Each VM's share of what weston's repaints draw (repaint.c). */
+struct ivwl_vm_share {
+	uint64_t px;		/* drawn in the last repaint it took part in */
+	uint64_t translucent_px;	/* of px, blended over what is below */
+	uint64_t output_px;	/* that repaint's output */
+	uint32_t views;
+	uint32_t veiled;	/* its windows veiled for its share */
+	uint64_t overs;		/* repaints it went over its share in */
+	uint64_t veil_logged_ms;
+};
+
+struct ivwl_repaint *
+ivwl_repaint_create(struct ivwl_plugin *plugin);
+
+void
+ivwl_repaint_destroy(struct ivwl_repaint *repaint);
+
+/* Sets w's estimate: what its surface tree would draw inside its box. */
+void
+ivwl_repaint_estimate(struct ivwl_window_cost *w);
+
+/* Whether that estimate is more than a window may cost. */
+bool
+ivwl_repaint_too_deep(const struct ivwl_window_cost *w);
+
+/* Says in weston's log that w was veiled and why, at most every few
+ * seconds a VM. */
+void
+ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
+		      enum ivwl_veil_reason reason);
+
+#endif
