@@ -465,12 +465,16 @@ border_update(struct ivwl_border *b)
 		strips_destroy(b);	/* unmapped: nothing to frame */
 		return;
 	}
+	ivwl_repaint_estimate(&b->cost);
 	if (view != b->framed) {
 		strips_destroy(b);
 		if (strips_create(b, view) < 0)
 			return;
+		if (ivwl_repaint_over_share(&b->cost)) {
+			b->cost.vm->share.veiled++;
+			veil_set(b, IVWL_VEIL_SHARE, true);
+		}
 	}
-	ivwl_repaint_estimate(&b->cost);
 	deep = ivwl_repaint_too_deep(&b->cost);
 	if (deep && !(b->cost.veil & IVWL_VEIL_DEPTH))
 		ivwl_repaint_log_veil(&b->cost, IVWL_VEIL_DEPTH);

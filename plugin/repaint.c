@@ -140,6 +140,19 @@ ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
 			 IVWL_REPAINT_VM_VIEWS);
 }
 
+static bool
+fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
+
+bool
+ivwl_repaint_over_share(const struct ivwl_window_cost *w)
+{
+	const struct ivwl_vm *vm = w->vm;
+
+	return vm->share.veiled > 0 &&
+	       !fits(vm, vm->share.px + w->estimate_px,
+		     vm->share.views + w->estimate_views);
+}
+
 static uint64_t
 region_area(pixman_region32_t *r)
 {

@@ -36,6 +36,14 @@ ivwl_repaint_estimate(struct ivwl_window_cost *w);
 bool
 ivwl_repaint_too_deep(const struct ivwl_window_cost *w);
 
+/*
+ * Whether a window new on screen would not fit its VM's share, while
+ * windows of that VM are veiled for it already: it starts veiled, not
+ * after a repaint of it.
+ */
+bool
+ivwl_repaint_over_share(const struct ivwl_window_cost *w);
+
 /* Says in weston's log that w was veiled and why, at most every few
  * seconds a VM. */
 void

@@ -93,6 +93,7 @@ CASES = {
     "bug-label-escape": trust.case_label_escape,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
+    "overdraw-spread": repaint.case_overdraw_spread,
 }
 
 # Cases that need weston with a seat (x11 backend in an Xvfb).
