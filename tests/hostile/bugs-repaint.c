@@ -33,17 +33,10 @@ struct od_slot {
 	uint32_t layers;		/* subsurfaces, in all */
 };
 
-/* The whole buffer damaged, attached and committed on surface. */
 static void
 redraw(struct ivwl_out *out, uint32_t surface, uint32_t buffer)
 {
-	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
-	ivwl_out_u32(out, 0);
-	ivwl_out_u32(out, 0);
-	ivwl_out_u32(out, OD_WIDTH);
-	ivwl_out_u32(out, OD_HEIGHT);
-	ivwl_out_end(out);
-	ivwl_out_attach_commit(out, surface, buffer);
+	ivwl_out_redraw(out, surface, buffer, OD_WIDTH, OD_HEIGHT);
 }
 
 /* Sends out and starts a new one, waiting while the ring is full. */

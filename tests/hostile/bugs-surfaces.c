@@ -34,18 +34,10 @@ hold_until_deadline(struct ivwl_hostile *h)
 #define OVR_STRIDE OVR_WIDTH		/* bytes: a quarter of a row */
 #define OVR_COLOUR 0xff00ff00u
 
-/* The whole buffer damaged, then ivwl_out_attach_commit (damage is
- * pending state like the attach: their order in a commit is free). */
 static void
 attach_commit(struct ivwl_out *out, uint32_t surface, uint32_t buffer)
 {
-	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
-	ivwl_out_u32(out, 0);
-	ivwl_out_u32(out, 0);
-	ivwl_out_u32(out, OVR_WIDTH);
-	ivwl_out_u32(out, OVR_HEIGHT);
-	ivwl_out_end(out);
-	ivwl_out_attach_commit(out, surface, buffer);
+	ivwl_out_redraw(out, surface, buffer, OVR_WIDTH, OVR_HEIGHT);
 }
 
 /*

@@ -273,6 +273,13 @@ void
 ivwl_out_attach_commit(struct ivwl_out *out, uint32_t surface,
 		       uint32_t buffer);
 
+/* The whole width x height buffer damaged (damage_buffer: pending state
+ * like the attach, their order in a commit is free), then
+ * ivwl_out_attach_commit(). */
+void
+ivwl_out_redraw(struct ivwl_out *out, uint32_t surface, uint32_t buffer,
+		int32_t width, int32_t height);
+
 /* wl_shm.create_pool(id, the fd d names, size) on the wl_shm shm. */
 void
 ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,

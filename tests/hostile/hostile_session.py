@@ -24,7 +24,8 @@ from session import (ENV, Failure, LiveView, Session,  # noqa: E402
 
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
            "LiveView", "backtrace", "bystander", "check_closings",
-           "click_when_asked", "closings", "frames_timed", "sync_p99",
+           "click_when_asked", "closings", "frames_timed", "kept_share",
+           "sync_p99",
            "compare_window", "good_client_after", "good_client_during",
            "pattern", "peer_run",
            "peer_stats", "rss_mib", "wait_for"]
@@ -308,3 +309,24 @@ def frames_timed(s, name, frames=150):
     print(f"good drew {frames} frames in {took:.2f} s "
           f"({frames / took:.1f} frames/s)")
     return took, p99
+
+
+def kept_share(s, what, base, rss0, during, max_growth):
+    """The good VM's frames and a local bystander under an attack named
+    what: base and during are frames_timed() before and during it, rss0
+    weston's RssAnon before.  Fails unless the good VM kept >= 80 % of
+    its frame rate, the bystander's p99 stayed <= 50 ms and weston grew
+    by max_growth MiB at most."""
+    ratio = base[0] / during[0]
+    grown = rss_mib(s.weston.pid) - rss0
+    print(f"good's frame rate under attack: {ratio:.0%} of its own "
+          f"without; bystander p99 {during[1]:.1f} ms (without: "
+          f"{base[1]:.1f} ms); weston grew by {grown} MiB")
+    if ratio < 0.8:
+        raise Failure(f"BUG {what}: the good VM kept only {ratio:.0%} of "
+                      f"its frame rate")
+    if during[1] > 50:
+        raise Failure(f"BUG {what}: weston answered a local client in "
+                      f"{during[1]:.0f} ms at p99")
+    if grown > max_growth:
+        raise Failure(f"weston grew by {grown} MiB")

@@ -671,6 +671,19 @@ ivwl_out_attach_commit(struct ivwl_out *out, uint32_t surface, uint32_t buffer)
 }
 
 void
+ivwl_out_redraw(struct ivwl_out *out, uint32_t surface, uint32_t buffer,
+		int32_t width, int32_t height)
+{
+	ivwl_out_begin(out, surface, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, 0);
+	ivwl_out_u32(out, (uint32_t)width);
+	ivwl_out_u32(out, (uint32_t)height);
+	ivwl_out_end(out);
+	ivwl_out_attach_commit(out, surface, buffer);
+}
+
+void
 ivwl_out_shm_pool(struct ivwl_out *out, uint32_t shm, uint32_t id,
 		  const struct ivwl_fd_desc *d, int32_t size)
 {
