@@ -56,6 +56,7 @@ struct ivwl_border {
 	uint32_t color;
 	struct weston_surface *window;
 	struct weston_view *framed;		/* NULL until mapped */
+	struct wl_listener framed_destroy;
 	struct ivwl_strip strip[NSTRIPS];
 	bool attention;			/* the attention bar shows */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
@@ -87,6 +88,8 @@ strips_forget(struct ivwl_border *b)
 		b->strip[i].surface = NULL;
 		b->strip[i].view = NULL;
 	}
+	if (b->framed)
+		wl_list_remove(&b->framed_destroy.link);
 	b->framed = NULL;
 }
 
@@ -111,6 +114,25 @@ on_strip_destroy(struct wl_listener *listener, void *data)
 	struct ivwl_strip *strip = wl_container_of(listener, strip, destroy);
 
 	strips_forget(strip->border);
+}
+
+static void
+border_recheck(struct ivwl_border *b);
+
+/*
+ * The shell destroyed the window's view (its xdg_toplevel went, the
+ * wl_surface stays): forget it now, and the strips once weston is done
+ * with the view (destroying them here would free listeners of the
+ * signal being emitted: the strips' own views hang from it).
+ */
+static void
+on_framed_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_border *b = wl_container_of(listener, b, framed_destroy);
+
+	wl_list_remove(&b->framed_destroy.link);
+	b->framed = NULL;
+	border_recheck(b);
 }
 
 static uint32_t
@@ -155,6 +177,8 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		weston_view_set_transform_parent(strip->view, framed);
 	}
 	b->framed = framed;
+	b->framed_destroy.notify = on_framed_destroy;
+	wl_signal_add(&framed->destroy_signal, &b->framed_destroy);
 	return 0;
 
 err_strips:
@@ -458,9 +482,8 @@ border_update(struct ivwl_border *b)
 	struct weston_view *view;
 	bool deep;
 
-	if (!role || strcmp(role, "xdg_toplevel") != 0)
-		return;
-	view = mapped_view(b->window);
+	view = role && strcmp(role, "xdg_toplevel") == 0 ?
+	       mapped_view(b->window) : NULL;
 	if (!view) {
 		strips_destroy(b);	/* unmapped: nothing to frame */
 		return;

@@ -51,11 +51,12 @@ struct ivwl_repaint {
 	struct wl_event_source *judge;
 };
 
+/* Positions add up along the tree: a VM picks each, int32 to int32. */
 static uint64_t
-overlap(int32_t x, int32_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
+overlap(int64_t x, int64_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
 {
 	int64_t x1 = x > 0 ? x : 0, y1 = y > 0 ? y : 0;
-	int64_t x2 = (int64_t)x + w, y2 = (int64_t)y + h;
+	int64_t x2 = x + w, y2 = y + h;
 
 	if (x2 > bw)
 		x2 = bw;
@@ -66,8 +67,8 @@ overlap(int32_t x, int32_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
 
 /* Its subsurfaces with content count, shown or veiled. */
 static void
-tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int32_t x,
-	  int32_t y, int depth)
+tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
+	  int64_t y, int depth)
 {
 	struct weston_subsurface *sub;
 
@@ -279,7 +280,8 @@ veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 	size_t i;
 
 	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
-	qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
+	if (ws.n > 1)
+		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
 	for (i = 0; i < ws.n && !fits(vm, px, views); i++) {
 		/* a veil is one view: it spares a window's other views, and
 		 * what it covers (weston draws nothing under it) */

@@ -25,7 +25,7 @@ from session import (ENV, Failure, LiveView, Session,  # noqa: E402
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",
            "LiveView", "backtrace", "bystander", "check_closings",
            "click_when_asked", "closings", "frames_timed", "kept_share",
-           "sync_p99",
+           "SYNC_P99_MS", "sync_p99",
            "compare_window", "good_client_after", "good_client_during",
            "pattern", "peer_run",
            "peer_stats", "rss_mib", "wait_for"]
@@ -40,6 +40,13 @@ def pattern(session, vm, name, frames=12, w=240, h=180):
                         name, "--dump", dump], vm=vm, log=f"{name}.log",
                        extra_env={"IVWL_DEBUG": "1"})
     return p, dump
+
+# No attack may keep weston from answering a local client (the
+# bystander's wl_display.sync round trips) longer than this at p99.
+# Under ASan and UBSan weston runs several times slower and a 64 MiB
+# realloc in its clipboard manager takes 100-200 ms: 4 times as long
+# there (the plain build's run of the same cases holds to 50 ms).
+SYNC_P99_MS = 200 if os.environ.get("IVWL_ASAN_RUNTIME") else 50
 
 CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
                      r"closing: (.*)")
@@ -316,7 +323,7 @@ def kept_share(s, what, base, rss0, during, max_growth):
     what: base and during are frames_timed() before and during it, rss0
     weston's RssAnon before.  Fails unless the good VM kept >= 80 % of
     its frame rate, the bystander's p99 stayed <= 50 ms and weston grew
-    by max_growth MiB at most."""
+    by max_growth MiB at most (SYNC_P99_MS under sanitizers)."""
     ratio = base[0] / during[0]
     grown = rss_mib(s.weston.pid) - rss0
     print(f"good's frame rate under attack: {ratio:.0%} of its own "
@@ -325,8 +332,8 @@ def kept_share(s, what, base, rss0, during, max_growth):
     if ratio < 0.8:
         raise Failure(f"BUG {what}: the good VM kept only {ratio:.0%} of "
                       f"its frame rate")
-    if during[1] > 50:
+    if during[1] > SYNC_P99_MS:
         raise Failure(f"BUG {what}: weston answered a local client in "
-                      f"{during[1]:.0f} ms at p99")
+                      f"{during[1]:.0f} ms at p99 (at most {SYNC_P99_MS})")
     if grown > max_growth:
         raise Failure(f"weston grew by {grown} MiB")

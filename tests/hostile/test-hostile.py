@@ -36,7 +36,8 @@ import cases_modes as modes
 import cases_repaint as repaint
 import cases_semantics as semantics
 import cases_trust as trust
-from hostile_session import Failure, HostileSession, bystander, sync_p99
+from hostile_session import (SYNC_P99_MS, Failure, HostileSession,
+                             bystander, sync_p99)
 
 CASES = {
     "garbage-records": modes.case_garbage_records,
@@ -118,10 +119,6 @@ SERVER_ARGS = {"bug-eventfd-block-hangs-weston-legacy":
                # room for a 4096x4096 cursor (64 MiB)
                "bug-label-escape": {"evil": ["--size", "256M"]}}
 
-
-# No attack may keep weston from answering a local client (the
-# bystander's wl_display.sync round trips) longer than this at p99.
-SYNC_P99_MS = 50
 
 # Cases that end weston themselves (and check how it ended).
 STOPS_WESTON = {"bug-shutdown-with-popups-crashes-weston"}
