@@ -110,6 +110,9 @@
 #define IVWL_REPAINT_VM_VIEWS 256u
 /* Subsurfaces nested deeper than this are not walked (nor drawn). */
 #define IVWL_REPAINT_TREE_DEPTH 32
+/* After a VM went over its share, its windows are admitted one by one
+ * for this long (repaint.c, ivwl_repaint_admit). */
+#define IVWL_REPAINT_HOT_MS 2000u
 /* The longest a VM over its share waits to be read again. */
 #define IVWL_REPAINT_SLOW_MAX_MS 1000u
 /* A VM that leaves a pipe weston writes into unread waits

@@ -493,10 +493,12 @@ border_update(struct ivwl_border *b)
 		strips_destroy(b);
 		if (strips_create(b, view) < 0)
 			return;
-		if (ivwl_repaint_over_share(&b->cost)) {
-			b->cost.vm->share.veiled++;
-			veil_set(b, IVWL_VEIL_SHARE, true);
-		}
+	}
+	if (!(b->cost.veil & IVWL_VEIL_SHARE) &&
+	    !ivwl_repaint_admit(&b->cost)) {
+		b->cost.vm->share.veiled++;
+		ivwl_repaint_log_veil(&b->cost, IVWL_VEIL_SHARE);
+		veil_set(b, IVWL_VEIL_SHARE, true);
 	}
 	deep = ivwl_repaint_too_deep(&b->cost);
 	if (deep && !(b->cost.veil & IVWL_VEIL_DEPTH))

@@ -18,7 +18,9 @@
  *    veiled until it fits, and it is slowed down: its requests wait,
  *    so its commits, and the frame callbacks and presentation feedback
  *    that follow them, come later.  A veiled window shows again once it
- *    would fit.
+ *    would fit.  For IVWL_REPAINT_HOT_MS after, each window of that VM
+ *    that commits must fit beside what the VM drew, or starts veiled:
+ *    before weston draws it, not after.
  * A veiled window keeps its frame; an opaque veil replaces its content,
  * whose subsurfaces are no views meanwhile (label.c).
  */
@@ -145,13 +147,25 @@ static bool
 fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
 
 bool
-ivwl_repaint_over_share(const struct ivwl_window_cost *w)
+ivwl_repaint_admit(struct ivwl_window_cost *w)
 {
-	const struct ivwl_vm *vm = w->vm;
+	struct ivwl_vm_share *sh = &w->vm->share;
+	uint64_t px = sh->px + sh->pending_px;
+	uint32_t views = sh->views + sh->pending_views;
 
-	return vm->share.veiled > 0 &&
-	       !fits(vm, vm->share.px + w->estimate_px,
-		     vm->share.views + w->estimate_views);
+	if (sh->hot_until_ms <= (uint64_t)ivwl_now_ms())
+		return true;
+	if (w->pass == sh->pass) {
+		px -= w->px;
+		views -= w->views;
+	}
+	/* a veil is one view: it spares views only of a window of more */
+	if (!fits(w->vm, px + w->estimate_px,
+		  w->estimate_views > 1 ? views + w->estimate_views : 0))
+		return false;
+	sh->pending_px += w->estimate_px;
+	sh->pending_views += w->estimate_views;
+	return true;
 }
 
 static uint64_t
@@ -201,6 +215,9 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 
 	rp->pass++;
 	wl_list_for_each(vm, &rp->plugin->vms, link) {
+		vm->share.pass = rp->pass;
+		vm->share.pending_px = 0;
+		vm->share.pending_views = 0;
 		vm->share.px = 0;
 		vm->share.translucent_px = 0;
 		vm->share.views = 0;
@@ -321,7 +338,8 @@ unveil_fitting(struct ivwl_window_cost *w, void *data)
 	ivwl_label_veil(w, IVWL_VEIL_SHARE, false);
 }
 
-/* The longest it waits: a refresh for each share it drew. */
+/* The longest it waits: a refresh for each share it drew (in pixels or
+ * in views). */
 static uint32_t
 slow_ms(const struct ivwl_vm *vm, const struct weston_output *output)
 {
@@ -329,7 +347,11 @@ slow_ms(const struct ivwl_vm *vm, const struct weston_output *output)
 	uint64_t period = mhz > 0 ? 1000000u / (uint32_t)mhz : 16;
 	uint64_t shares = vm->share.px /
 			  (IVWL_REPAINT_VM_AREA * vm->share.output_px + 1) + 1;
-	uint64_t ms = period * shares;
+	uint64_t ms;
+
+	if (vm->share.views / IVWL_REPAINT_VM_VIEWS + 1 > shares)
+		shares = vm->share.views / IVWL_REPAINT_VM_VIEWS + 1;
+	ms = period * shares;
 
 	return ms > IVWL_REPAINT_SLOW_MAX_MS ? IVWL_REPAINT_SLOW_MAX_MS :
 					       (uint32_t)ms;
@@ -344,6 +366,8 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 
 	if (!fits(vm, vm->share.px, vm->share.views)) {
 		vm->share.overs++;
+		vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() +
+					 IVWL_REPAINT_HOT_MS;
 		veiled = veil_costliest(rp, vm);
 		vm->share.veiled += veiled;
 		ivwl_vm_slow_down(vm, slow_ms(vm, output),

@@ -20,6 +20,10 @@ struct ivwl_vm_share {
 	uint32_t veiled;	/* its windows veiled for its share */
 	uint64_t overs;		/* repaints it went over its share in */
 	uint64_t veil_logged_ms;
+	uint64_t hot_until_ms;	/* went over: new content must fit first */
+	uint32_t pass;		/* the repaint px and views are of */
+	uint64_t pending_px;	/* admitted since (ivwl_repaint_admit) */
+	uint32_t pending_views;
 };
 
 struct ivwl_repaint *
@@ -37,12 +41,13 @@ bool
 ivwl_repaint_too_deep(const struct ivwl_window_cost *w);
 
 /*
- * Whether a window new on screen would not fit its VM's share, while
- * windows of that VM are veiled for it already: it starts veiled, not
- * after a repaint of it.
+ * Whether w may show as it is now: always, unless its VM went over its
+ * share within IVWL_REPAINT_HOT_MS; then only if what w would draw fits
+ * beside what the VM drew in the last repaint and the windows admitted
+ * since (counted now).  Refused, it is veiled before weston draws it.
  */
 bool
-ivwl_repaint_over_share(const struct ivwl_window_cost *w);
+ivwl_repaint_admit(struct ivwl_window_cost *w);
 
 /* Says in weston's log that w was veiled and why, at most every few
  * seconds a VM. */

@@ -35,6 +35,7 @@ import argparse
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import socket
@@ -371,7 +372,9 @@ def run_once(seed, backend, seconds, findings, extra=()):
             # every run says how fast the good VM was meanwhile
             if s.peer.poll() is not None and (out["fps"] or good is None):
                 break
-            time.sleep(0.5)
+            # woken by the good client's output: its time is exact, not
+            # rounded up to this loop's half second
+            select.select([good.stdout] if good else [], [], [], 0.5)
         fuzzer_took = time.monotonic() - t_start
         if not crash and s.peer.poll() is not None:
             time.sleep(2.0)     # the fuzzer's last closes, torn down
