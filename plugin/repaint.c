@@ -53,64 +53,6 @@ struct ivwl_repaint {
 	struct wl_event_source *judge;
 };
 
-/* Positions add up along the tree: a VM picks each, int32 to int32. */
-static uint64_t
-overlap(int64_t x, int64_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
-{
-	int64_t x1 = x > 0 ? x : 0, y1 = y > 0 ? y : 0;
-	int64_t x2 = x + w, y2 = y + h;
-
-	if (x2 > bw)
-		x2 = bw;
-	if (y2 > bh)
-		y2 = bh;
-	return x2 > x1 && y2 > y1 ? (uint64_t)((x2 - x1) * (y2 - y1)) : 0;
-}
-
-/* Its subsurfaces with content count, shown or veiled. */
-static void
-tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
-	  int64_t y, int depth)
-{
-	struct weston_subsurface *sub;
-
-	w->estimate_views++;
-	w->estimate_px += overlap(x, y, s->width, s->height,
-				  w->window->width, w->window->height);
-	/* a connection has at most IVWL_FW_CONN_SURFACES to walk */
-	wl_list_for_each(sub, &s->subsurface_list, parent_link) {
-		struct weston_surface *c = sub->surface;
-
-		if (c == s || c->width <= 0 || c->height <= 0)
-			continue;
-		if (depth == IVWL_REPAINT_TREE_DEPTH) {
-			/* deeper than we look: too deep */
-			w->estimate_views = IVWL_REPAINT_WINDOW_VIEWS + 1;
-			return;
-		}
-		tree_cost(w, c, x + sub->position.x, y + sub->position.y,
-			  depth + 1);
-	}
-}
-
-void
-ivwl_repaint_estimate(struct ivwl_window_cost *w)
-{
-	w->estimate_px = 0;
-	w->estimate_views = 0;
-	tree_cost(w, w->window, 0, 0, 0);
-}
-
-bool
-ivwl_repaint_too_deep(const struct ivwl_window_cost *w)
-{
-	uint64_t box = (uint64_t)w->window->width *
-		       (uint64_t)(w->window->height > 0 ? w->window->height : 0);
-
-	return w->estimate_views > IVWL_REPAINT_WINDOW_VIEWS ||
-	       w->estimate_px > IVWL_REPAINT_WINDOW_DEPTH * box;
-}
-
 /* How often a VM's veiled windows are logged, at most. */
 #define VEIL_LOG_MS 5000
 
@@ -141,31 +83,6 @@ ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
 			 (unsigned long long)vm->share.output_px,
 			 vm->share.views, IVWL_REPAINT_VM_AREA,
 			 IVWL_REPAINT_VM_VIEWS);
-}
-
-static bool
-fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
-
-bool
-ivwl_repaint_admit(struct ivwl_window_cost *w)
-{
-	struct ivwl_vm_share *sh = &w->vm->share;
-	uint64_t px = sh->px + sh->pending_px;
-	uint32_t views = sh->views + sh->pending_views;
-
-	if (sh->hot_until_ms <= (uint64_t)ivwl_now_ms())
-		return true;
-	if (w->pass == sh->pass) {
-		px -= w->px;
-		views -= w->views;
-	}
-	/* a veil is one view: it spares views only of a window of more */
-	if (!fits(w->vm, px + w->estimate_px,
-		  w->estimate_views > 1 ? views + w->estimate_views : 0))
-		return false;
-	sh->pending_px += w->estimate_px;
-	sh->pending_views += w->estimate_views;
-	return true;
 }
 
 static uint64_t
@@ -280,13 +197,6 @@ costlier_first(const void *a, const void *b)
 	return x->px < y->px ? 1 : x->px > y->px ? -1 : 0;
 }
 
-static bool
-fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views)
-{
-	return px <= IVWL_REPAINT_VM_AREA * vm->share.output_px &&
-	       views <= IVWL_REPAINT_VM_VIEWS;
-}
-
 /* Veils its costliest windows until the rest fits its share. */
 static uint32_t
 veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
@@ -299,10 +209,10 @@ veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
 	if (ws.n > 1)
 		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
-	for (i = 0; i < ws.n && !fits(vm, px, views); i++) {
+	for (i = 0; i < ws.n && !ivwl_repaint_fits(vm, px, views); i++) {
 		/* a veil is one view: it spares a window's other views, and
 		 * what it covers (weston draws nothing under it) */
-		if (fits(vm, px, IVWL_REPAINT_VM_VIEWS) && ws.w[i]->views <= 1)
+		if (ivwl_repaint_fits(vm, px, IVWL_REPAINT_VM_VIEWS) && ws.w[i]->views <= 1)
 			continue;
 		px -= ws.w[i]->px;
 		views -= ws.w[i]->views - 1;
@@ -328,7 +238,7 @@ unveil_fitting(struct ivwl_window_cost *w, void *data)
 
 	if (!(w->veil & IVWL_VEIL_SHARE))
 		return;
-	if (!fits(w->vm, u->px + w->estimate_px,
+	if (!ivwl_repaint_fits(w->vm, u->px + w->estimate_px,
 		  u->views + w->estimate_views)) {
 		u->still++;
 		return;
@@ -364,7 +274,7 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	struct unveil u = { .px = vm->share.px, .views = vm->share.views };
 	uint32_t veiled;
 
-	if (!fits(vm, vm->share.px, vm->share.views)) {
+	if (!ivwl_repaint_fits(vm, vm->share.px, vm->share.views)) {
 		vm->share.overs++;
 		vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() +
 					 IVWL_REPAINT_HOT_MS;

@@ -7,6 +7,7 @@
 
 struct ivwl_plugin;
 struct ivwl_repaint;
+struct ivwl_vm;
 struct ivwl_window_cost;
 
 #include "label.h"
@@ -39,6 +40,10 @@ ivwl_repaint_estimate(struct ivwl_window_cost *w);
 /* Whether that estimate is more than a window may cost. */
 bool
 ivwl_repaint_too_deep(const struct ivwl_window_cost *w);
+
+/* Whether px pixels in views views fit vm's share of a repaint. */
+bool
+ivwl_repaint_fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
 
 /*
  * Whether w may show as it is now: always, unless its VM went over its
