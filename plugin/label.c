@@ -15,8 +15,10 @@
  * fall outside every output (a maximized window, one as big as the
  * screen) is drawn inside the window's edge instead, over its content.
  * A window the user did not give the keyboard to while it asked
- * (focus.c) carries a fifth strip, the attention bar, a view only then.  weston 10
- * specifics stay in this file.
+ * (focus.c) carries a fifth strip, the attention bar, and a window over
+ * its repaint share (repaint.c) a sixth, the veil: an opaque strip over
+ * its content, whose subsurfaces are no views meanwhile.  Each is a
+ * view only while it shows.  weston 10 specifics stay in this file.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -373,6 +375,12 @@ strips_place(struct ivwl_border *b)
 	bool restacked;
 	int i;
 
+	/* the shell took the window out of its layer (unmapped, not
+	 * destroyed): border_update() decides once weston is done */
+	if (!b->framed->layer_link.layer) {
+		border_recheck(b);
+		return;
+	}
 	frame_geometry(b, geo, mask);
 	restacked = strips_restack(b);
 	ivwl_view_clip(b->framed, mask[0], mask[1], mask[2], mask[3]);
