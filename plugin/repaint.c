@@ -212,7 +212,8 @@ veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 	for (i = 0; i < ws.n && !ivwl_repaint_fits(vm, px, views); i++) {
 		/* a veil is one view: it spares a window's other views, and
 		 * what it covers (weston draws nothing under it) */
-		if (ivwl_repaint_fits(vm, px, IVWL_REPAINT_VM_VIEWS) && ws.w[i]->views <= 1)
+		if (ws.w[i]->views <= 1 &&
+		    ivwl_repaint_fits(vm, px, IVWL_REPAINT_VM_VIEWS))
 			continue;
 		px -= ws.w[i]->px;
 		views -= ws.w[i]->views - 1;
@@ -239,7 +240,7 @@ unveil_fitting(struct ivwl_window_cost *w, void *data)
 	if (!(w->veil & IVWL_VEIL_SHARE))
 		return;
 	if (!ivwl_repaint_fits(w->vm, u->px + w->estimate_px,
-		  u->views + w->estimate_views)) {
+			       u->views + w->estimate_views)) {
 		u->still++;
 		return;
 	}
@@ -262,7 +263,6 @@ slow_ms(const struct ivwl_vm *vm, const struct weston_output *output)
 	if (vm->share.views / IVWL_REPAINT_VM_VIEWS + 1 > shares)
 		shares = vm->share.views / IVWL_REPAINT_VM_VIEWS + 1;
 	ms = period * shares;
-
 	return ms > IVWL_REPAINT_SLOW_MAX_MS ? IVWL_REPAINT_SLOW_MAX_MS :
 					       (uint32_t)ms;
 }
