@@ -95,7 +95,7 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 	/* Without it the estimate ages and times turn discarded, said. */
 	if (ivwl_agent_clock_wanted(rt->agent_fd) < 0)
 		fprintf(stderr, "ivwl-relay: cannot ask the agent for the "
-			"clock link\n");
+				"clock link\n");
 }
 
 /* App time of display time d, if the estimate can be trusted now. */
@@ -109,9 +109,8 @@ translate(struct ivwl_relay_time *rt, int64_t d, int64_t *app, int64_t *err,
 	if (rt->have_display_clock &&
 	    view->display_clock_id != rt->display_clock)
 		return false;
-	return ivwl_clock_view_translate(view,
-					 app_now(rt, view->app_clock_id), d,
-					 app, err);
+	return ivwl_clock_view_translate(view, app_now(rt, view->app_clock_id),
+					 d, app, err);
 }
 
 static bool
@@ -142,32 +141,28 @@ static uint32_t
 hide_input_timestamps(struct ivwl_relay_time *rt, const char *name)
 {
 	rt->hidden++;
-	fprintf(stderr, "ivwl-relay: hiding %s from the client: the "
+	fprintf(stderr,
+		"ivwl-relay: hiding %s from the client: the "
 		"display's input clock is not measured, so its times "
-		"cannot be put in ours\n", name);
-	return 0;
+		"cannot be put in ours\n",
+		name);
+	return 1;
 }
 
+/* wp_presentation: hidden until its times can be put in ours. */
 static uint32_t
-registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
+presentation_global(struct ivwl_relay_time *rt, const char *name)
 {
 	struct ivwl_clock_view view;
-	const char *name = ivwl_wire_arg_string(msg, 1);
 
-	if (!name)
-		return msg->size;
-	if (strcmp(name, ivwl_iface_zwp_input_timestamps_manager_v1.name) == 0)
-		return hide_input_timestamps(rt, name);
-	if (strcmp(name, ivwl_iface_wp_presentation.name) != 0)
-		return msg->size;
 	want_clock(rt, ivwl_clock_view_read(rt->base, &view) ? &view : NULL);
 	if (trusted_soon(rt, &view))
-		return msg->size;
+		return 0;
 	rt->hidden++;
 	say("hiding %s from the client: no trustworthy mapping of the "
-	    "display's clock to ours (bound %lld ns)", name,
-	    view.expires ? (long long)view.map.err_ns : -1ll);
-	return 0;
+	    "display's clock to ours (bound %lld ns)",
+	    name, view.expires ? (long long)view.map.err_ns : -1ll);
+	return 1;
 }
 
 static uint32_t
@@ -181,7 +176,7 @@ clock_id(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	rt->have_display_clock = true;
 	/* Until an estimate exists, CLOCK_MONOTONIC is what it will map to. */
 	id = ivwl_clock_view_read(rt->base, &view) ? view.app_clock_id :
-						    CLOCK_MONOTONIC;
+						     CLOCK_MONOTONIC;
 	memcpy(out + msg->args[0].offset, &id, sizeof(id));
 	return msg->size;
 }
@@ -232,23 +227,65 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	return IVWL_WIRE_HEADER_SIZE;
 }
 
+/*
+ * What the relay does with times, by interface: the "time" lists of the
+ * descriptors (protocol/descriptors/), which test-descriptors holds
+ * this table to.  A global handler returns non-zero to hide the global.
+ */
+const struct ivwl_relay_time_rule ivwl_relay_time_rules[] = {
+	{ &ivwl_iface_wp_presentation, IVWL_RELAY_TIME_GLOBAL, 0,
+	  .global = presentation_global },
+	{ &ivwl_iface_zwp_input_timestamps_manager_v1, IVWL_RELAY_TIME_GLOBAL,
+	  0, .global = hide_input_timestamps },
+	{ &ivwl_iface_wp_presentation, IVWL_RELAY_TIME_EVENT,
+	  IVWL_EVT_WP_PRESENTATION_CLOCK_ID, .event = clock_id },
+	{ &ivwl_iface_wp_presentation_feedback, IVWL_RELAY_TIME_EVENT,
+	  IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED, .event = presented },
+};
+
+const size_t ivwl_relay_time_rule_count =
+	sizeof(ivwl_relay_time_rules) / sizeof(ivwl_relay_time_rules[0]);
+
+static uint32_t
+registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
+{
+	const char *name = ivwl_wire_arg_string(msg, 1);
+	const struct ivwl_relay_time_rule *r;
+	size_t i;
+
+	if (!name)
+		return msg->size;
+	for (i = 0; i < ivwl_relay_time_rule_count; i++) {
+		r = &ivwl_relay_time_rules[i];
+		if (r->kind == IVWL_RELAY_TIME_GLOBAL &&
+		    strcmp(name, r->iface->name) == 0)
+			return r->global(rt, name) ? 0 : msg->size;
+	}
+	return msg->size;
+}
+
 uint32_t
 ivwl_relay_time_event(struct ivwl_relay_time *rt,
 		      const struct ivwl_wire_msg *msg, const uint8_t *bytes,
 		      uint8_t *out)
 {
+	const struct ivwl_relay_time_rule *r;
+	size_t i;
+
 	memcpy(out, bytes, msg->size);
 	if (!rt->translate)
 		return msg->size;
 	if (msg->iface == &ivwl_iface_wl_registry &&
 	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL)
 		return registry_global(rt, msg);
-	if (msg->iface == &ivwl_iface_wp_presentation &&
-	    msg->opcode == IVWL_EVT_WP_PRESENTATION_CLOCK_ID)
-		return clock_id(rt, msg, out);
-	if (msg->iface == &ivwl_iface_wp_presentation_feedback &&
-	    msg->opcode == IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED)
-		return presented(rt, msg, out);
+	if (!(msg->message->flags & IVWL_MESSAGE_TIMED))
+		return msg->size;
+	for (i = 0; i < ivwl_relay_time_rule_count; i++) {
+		r = &ivwl_relay_time_rules[i];
+		if (r->kind == IVWL_RELAY_TIME_EVENT &&
+		    r->iface == msg->iface && r->opcode == msg->opcode)
+			return r->event(rt, msg, out);
+	}
 	return msg->size;
 }
 

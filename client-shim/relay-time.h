@@ -49,4 +49,24 @@ ivwl_relay_time_request(struct ivwl_relay_time *rt,
 void
 ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection);
 
+/* One thing the relay does with times (relay-time.c). */
+enum ivwl_relay_time_kind {
+	IVWL_RELAY_TIME_GLOBAL,	/* the global may be hidden */
+	IVWL_RELAY_TIME_EVENT,	/* the event's times are put in ours */
+};
+
+struct ivwl_relay_time_rule {
+	const struct ivwl_interface *iface;
+	enum ivwl_relay_time_kind kind;
+	uint16_t opcode;	/* IVWL_RELAY_TIME_EVENT: the event's */
+	/* non-zero: hide the global */
+	uint32_t (*global)(struct ivwl_relay_time *rt, const char *name);
+	/* the event's new size (out holds its bytes) */
+	uint32_t (*event)(struct ivwl_relay_time *rt,
+			  const struct ivwl_wire_msg *msg, uint8_t *out);
+};
+
+extern const struct ivwl_relay_time_rule ivwl_relay_time_rules[];
+extern const size_t ivwl_relay_time_rule_count;
+
 #endif

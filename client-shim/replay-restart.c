@@ -20,40 +20,12 @@
 #include "ivwl-protocols.h"
 #include "replay-internal.h"
 
-/* Objects a replay makes again, or which are only ever in flight. */
-static const char *const replayable[] = {
-	"wl_registry", "wl_compositor", "wl_subcompositor", "wl_shm",
-	"wl_shm_pool", "wl_buffer", "wl_surface", "wl_region",
-	"wl_subsurface", "wl_seat", "wl_pointer", "wl_keyboard", "wl_touch",
-	"wl_output", "wl_data_device_manager", "wl_data_device",
-	"xdg_wm_base", "xdg_surface", "xdg_toplevel", "xdg_positioner",
-	"wp_viewporter", "wp_viewport", "wp_presentation",
-	"zxdg_decoration_manager_v1", "zxdg_toplevel_decoration_v1",
-	"zxdg_output_manager_v1", "zxdg_output_v1",
-	"zwp_primary_selection_device_manager_v1",
-	"zwp_primary_selection_device_v1",
-	"wp_single_pixel_buffer_manager_v1",
-	"wp_fractional_scale_manager_v1", "wp_fractional_scale_v1",
-	"zwp_idle_inhibit_manager_v1", "zwp_idle_inhibitor_v1",
-	"zwp_relative_pointer_manager_v1", "zwp_relative_pointer_v1",
-	"zwp_pointer_gestures_v1", "zwp_pointer_gesture_swipe_v1",
-	"zwp_pointer_gesture_pinch_v1", "zwp_pointer_gesture_hold_v1",
-	"zwp_input_timestamps_manager_v1", "zwp_input_timestamps_v1",
-	"zwp_keyboard_shortcuts_inhibit_manager_v1",
-	"zwp_keyboard_shortcuts_inhibitor_v1", "xdg_activation_v1",
-	"zwp_pointer_constraints_v1", "zwp_tablet_manager_v2",
-	"zwp_linux_explicit_synchronization_v1",
-};
-
+/* Objects a replay makes again, or which are only ever in flight:
+ * their descriptors say (protocol/descriptors/). */
 static bool
 is_replayable(const struct ivwl_interface *iface)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(replayable) / sizeof(replayable[0]); i++)
-		if (strcmp(iface->name, replayable[i]) == 0)
-			return true;
-	return false;
+	return iface->flags & IVWL_IFACE_REPLAY;
 }
 
 int

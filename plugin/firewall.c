@@ -276,6 +276,14 @@ build_rule_index(void)
 	index_rules(ivwl_fw_xdg_rules, ivwl_fw_xdg_rule_count);
 }
 
+bool
+ivwl_firewall_has_rule(const struct ivwl_interface *iface, uint16_t opcode)
+{
+	pthread_once(&rule_index_once, build_rule_index);
+	return rule_index[iface->index] && opcode < iface->request_count &&
+	       rule_index[iface->index][opcode];
+}
+
 int
 ivwl_firewall_init(struct ivwl_firewall *fw,
 		   const struct ivwl_wire_map *objects,

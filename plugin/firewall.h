@@ -66,6 +66,13 @@ struct ivwl_firewall {
 	uint32_t inject_len;
 };
 
+/*
+ * Whether the firewall has a rule for a request: what its descriptor's
+ * rules list must say (test-descriptors holds the two together).
+ */
+bool
+ivwl_firewall_has_rule(const struct ivwl_interface *iface, uint16_t opcode);
+
 int
 ivwl_firewall_init(struct ivwl_firewall *fw,
 		   const struct ivwl_wire_map *objects,

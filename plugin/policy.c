@@ -1,61 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which globals a VM's clients may see.  The default list holds what an
+ * Which globals a VM's clients may see.  Each global's descriptor
+ * (protocol/descriptors/) says whether it is offered by default: what an
  * ordinary desktop client needs and nothing that reads other clients'
- * content, injects input or talks to the shell's private side.
+ * content, injects input or talks to the shell's private side; and which
+ * are never offered, whatever the configuration says.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ivwl-plugin.h"
-
-static const char *const default_allow[] = {
-	"wl_compositor",
-	"wl_subcompositor",
-	"wl_shm",
-	"wl_seat",
-	"wl_output",
-	"wl_data_device_manager",
-	"xdg_wm_base",
-	"wp_viewporter",
-	"wp_presentation",
-	"zxdg_output_manager_v1",
-	"zxdg_decoration_manager_v1",
-	"zwp_relative_pointer_manager_v1",
-	"zwp_pointer_constraints_v1",
-	"zwp_pointer_gestures_v1",
-	"zwp_primary_selection_device_manager_v1",
-	"zwp_idle_inhibit_manager_v1",
-	"zwp_input_timestamps_manager_v1",
-	"wp_single_pixel_buffer_manager_v1",
-	"wp_fractional_scale_manager_v1",
-	"xdg_activation_v1",
-};
-
-/* Never, whatever the configuration says. */
-static const char *const always_deny[] = {
-	"weston_screenshooter",
-	"weston_debug_v1",
-	"weston_capture_v1",
-	"weston_desktop_shell",
-	"weston_touch_calibration",
-	"weston_direct_display_v1",
-	"weston_content_protection",
-	"ivi_application",
-	"ivi_wm_service",
-	"zwp_input_method_v1",
-	"zwp_input_panel_v1",
-	"zwp_input_method_manager_v2",
-	"zwp_virtual_keyboard_manager_v1",
-	"zwlr_virtual_pointer_manager_v1",
-	"zwlr_screencopy_manager_v1",
-	"zwlr_export_dmabuf_manager_v1",
-	"zwlr_data_control_manager_v1",
-	"ext_data_control_manager_v1",
-	"zwp_fullscreen_shell_v1",
-	"zwp_keyboard_shortcuts_inhibit_manager_v1",
-	"text_cursor_position",
-};
+#include "ivwl-protocols.h"
 
 struct ivwl_policy {
 	char **names;
@@ -72,8 +27,6 @@ in_list(const char *const *list, size_t n, const char *name)
 			return true;
 	return false;
 }
-
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 struct ivwl_policy *
 ivwl_policy_create(const char *allow)
@@ -128,10 +81,14 @@ ivwl_policy_destroy(struct ivwl_policy *policy)
 bool
 ivwl_policy_allows(const struct ivwl_policy *policy, const char *interface)
 {
-	if (in_list(always_deny, ARRAY_LENGTH(always_deny), interface))
+	const struct ivwl_interface *iface = ivwl_wire_interface_find(interface);
+	uint8_t global = iface ? iface->global : IVWL_GLOBAL_NONE;
+
+	if (global == IVWL_GLOBAL_NEVER ||
+	    in_list(ivwl_private_globals, IVWL_PRIVATE_GLOBAL_COUNT, interface))
 		return false;
 	if (policy->names)
 		return in_list((const char *const *)policy->names,
 			       policy->count, interface);
-	return in_list(default_allow, ARRAY_LENGTH(default_allow), interface);
+	return global == IVWL_GLOBAL_ALLOW;
 }

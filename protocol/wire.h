@@ -60,6 +60,29 @@
 
 /* ivwl_message.flags */
 #define IVWL_MESSAGE_DESTRUCTOR 0x1u
+/* A request the display-side firewall has a rule for (its descriptor). */
+#define IVWL_MESSAGE_RULED 0x2u
+/* An event whose times the relay puts in the app-VM's clock. */
+#define IVWL_MESSAGE_TIMED 0x4u
+
+/*
+ * What a VM's clients see of a global, from its descriptor in
+ * protocol/descriptors/: not a global, offered unless the VM's allow=
+ * list says otherwise, offered only when allow= names it, or never.
+ */
+enum ivwl_global_policy {
+	IVWL_GLOBAL_NONE = 0,
+	IVWL_GLOBAL_ALLOW,
+	IVWL_GLOBAL_DENY,
+	IVWL_GLOBAL_NEVER,
+};
+
+/* Interface flags, from its descriptor. */
+/* its objects are made again on a new compositor after a restart */
+#define IVWL_IFACE_REPLAY 0x1u
+/* the relay hides its global until it can put the global's times in
+ * the app-VM's clock */
+#define IVWL_IFACE_TIMED_GLOBAL 0x2u
 
 struct ivwl_interface;
 
@@ -101,6 +124,8 @@ struct ivwl_interface {
 	const char *name;
 	uint32_t version;	/* the highest this table knows */
 	uint16_t index;		/* in ivwl_interfaces[] */
+	uint8_t global;		/* enum ivwl_global_policy */
+	uint8_t flags;		/* IVWL_IFACE_* */
 	uint16_t request_count;
 	const struct ivwl_message *requests;
 	uint16_t event_count;

@@ -1,8 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Turns Wayland protocol XML files into the message tables of protocol/wire.h.
+"""Turns protocol descriptors and Wayland protocol XML into protocol/wire.h's tables.
 
-    ivwl-scanner.py --c OUT.c --h OUT.h PROTOCOL.xml...
+    ivwl-scanner.py --wayland-dir DIR --protocols-dir DIR
+                    [--c OUT.c --h OUT.h] [--xml-list]
+                    [--doc FILE (--check | --write) --limits HEADER]
+                    DESCRIPTOR.toml...
+
+A descriptor (protocol/descriptors/NAME.toml) is the one place that says
+what ivwl does with each interface of one protocol XML: whether a VM sees
+its global by default (global = "allow", "deny" or "never"), whether its
+objects are made again after a compositor restart (replay), which
+requests the display-side firewall has rules for (rules), which of its
+times the relay translates (time: event names, or "global" for a global
+hidden until its times can be trusted), which budgets of ivwl-limits.h
+bound it (budgets) and why (why, the docs row).  Every interface of the
+XML needs one; a descriptor without xml names globals that no VM ever
+sees and the firewall never has to follow.
+
+--xml-list prints the XML files the descriptors name, for meson;
+--doc checks (or writes) the table of docs/protocols.md between its
+markers.
 
 Every file is read before anything is written, so an argument may name an
 interface of another file; a name that no file defines is an error, since
@@ -15,7 +33,9 @@ the id ("sun").
 
 import argparse
 import os
+import re
 import sys
+import tomllib
 import xml.etree.ElementTree as ET
 
 MAX_ARGS = 20
@@ -50,6 +70,8 @@ class Message:
         self.since = since
         self.destructor = destructor
         self.args = args
+        self.ruled = False      # request: the firewall has a rule
+        self.timed = False      # event: the relay translates its times
 
 
 class Enum:
@@ -67,6 +89,86 @@ class Interface:
         self.events = events
         self.enums = enums
         self.source = source
+        self.desc = None        # its Descriptor entry, once matched
+
+
+GLOBAL_POLICIES = {
+    None: "IVWL_GLOBAL_NONE",
+    "allow": "IVWL_GLOBAL_ALLOW",
+    "deny": "IVWL_GLOBAL_DENY",
+    "never": "IVWL_GLOBAL_NEVER",
+}
+DESC_KEYS = {"global", "replay", "rules", "time", "budgets", "why"}
+
+
+class Entry:
+    """What one descriptor says of one interface."""
+
+    def __init__(self, name, table, path):
+        where = f"{path}: [{name}]"
+        unknown = set(table) - DESC_KEYS
+        if unknown:
+            raise ScanError(f"{where}: unknown keys {sorted(unknown)}")
+        self.name = name
+        self.path = path
+        self.glob = table.get("global")
+        if self.glob not in GLOBAL_POLICIES:
+            raise ScanError(f"{where}: global must be allow, deny or never")
+        self.replay = table.get("replay", False)
+        if not isinstance(self.replay, bool):
+            raise ScanError(f"{where}: replay must be true or false")
+        self.rules = self.strings(table, "rules", where)
+        self.time = self.strings(table, "time", where)
+        self.budgets = self.strings(table, "budgets", where)
+        self.why = table.get("why", "")
+        if not isinstance(self.why, str):
+            raise ScanError(f"{where}: why must be a string")
+        if self.glob and not self.why:
+            raise ScanError(f"{where}: a global needs its why")
+        for b in self.budgets:
+            if not re.fullmatch(r"IVWL_[A-Z0-9_]+", b):
+                raise ScanError(f"{where}: budget {b!r} is no IVWL_ name")
+
+    @staticmethod
+    def strings(table, key, where):
+        value = table.get(key, [])
+        if not isinstance(value, list) or \
+           not all(isinstance(v, str) for v in value):
+            raise ScanError(f"{where}: {key} must be a list of strings")
+        if len(set(value)) != len(value):
+            raise ScanError(f"{where}: {key} names one thing twice")
+        return value
+
+
+class Descriptor:
+    def __init__(self, path):
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ScanError(f"{path}: {e}")
+        self.path = path
+        self.xml = data.pop("xml", None)
+        if self.xml is not None and (not isinstance(self.xml, str) or
+                                     ":" not in self.xml):
+            raise ScanError(f"{path}: xml must be \"wayland:FILE\" or "
+                            "\"wayland-protocols:FILE\"")
+        self.entries = []
+        for name, table in data.items():
+            if not isinstance(table, dict):
+                raise ScanError(f"{path}: {name} is not a [table]")
+            self.entries.append(Entry(name, table, path))
+        if self.xml is None and any(e.glob != "never"
+                                    for e in self.entries):
+            raise ScanError(f"{path}: without xml only never-globals")
+
+    def xml_path(self, opts):
+        base, _, rel = self.xml.partition(":")
+        dirs = {"wayland": opts.wayland_dir,
+                "wayland-protocols": opts.protocols_dir}
+        if base not in dirs:
+            raise ScanError(f"{self.path}: unknown XML base {base!r}")
+        return os.path.join(dirs[base], rel)
 
 
 def parse_int(text, what):
@@ -179,7 +281,7 @@ def c_string_ok(name):
     return name.replace("_", "").isalnum()
 
 
-def emit_header(out, interfaces):
+def emit_header(out, interfaces, private):
     w = out.write
     w("/* Generated by ivwl-scanner.py from Wayland protocol XML. */\n")
     w("#ifndef IVWL_PROTOCOLS_H\n#define IVWL_PROTOCOLS_H\n\n")
@@ -193,7 +295,10 @@ def emit_header(out, interfaces):
       "ivwl_interfaces[IVWL_IFACE_COUNT];\n\n")
     for iface in interfaces:
         w(f"extern const struct ivwl_interface ivwl_iface_{iface.name};\n")
-    w("\n")
+    w("\n/* Globals no VM sees that have no XML here (descriptors). */\n")
+    w(f"#define IVWL_PRIVATE_GLOBAL_COUNT {len(private)}\n")
+    w("extern const char *const "
+      "ivwl_private_globals[IVWL_PRIVATE_GLOBAL_COUNT];\n\n")
     for iface in interfaces:
         for prefix, msgs in (("REQ", iface.requests), ("EVT", iface.events)):
             for op, msg in enumerate(msgs):
@@ -257,7 +362,10 @@ def emit_message_array(w, iface, kind, msgs):
         enums = "NULL"
         if any(a.enum for a in msg.args):
             enums = f"{kind}_enums_{iface.name}__{msg.name}"
-        flags = "IVWL_MESSAGE_DESTRUCTOR" if msg.destructor else "0"
+        flags = " | ".join(f for f, on in (
+            ("IVWL_MESSAGE_DESTRUCTOR", msg.destructor),
+            ("IVWL_MESSAGE_RULED", msg.ruled),
+            ("IVWL_MESSAGE_TIMED", msg.timed)) if on) or "0"
         w(f'\t{{ .name = "{msg.name}", .signature = "{sig}", '
           f".types = {types}, .enums = {enums},\n")
         w(f"\t  .nullable = 0x{nullable:x}u, .since = {msg.since}, "
@@ -265,7 +373,7 @@ def emit_message_array(w, iface, kind, msgs):
     w("};\n\n")
 
 
-def emit_source(out, interfaces):
+def emit_source(out, interfaces, private):
     w = out.write
     w("/* Generated by ivwl-scanner.py from Wayland protocol XML. */\n")
     w("#include <stddef.h>\n\n")
@@ -286,6 +394,12 @@ def emit_source(out, interfaces):
         w(f'\t.name = "{iface.name}",\n')
         w(f"\t.version = {iface.version},\n")
         w(f"\t.index = IVWL_IFACE_{iface.name.upper()},\n")
+        d = iface.desc
+        w(f"\t.global = {GLOBAL_POLICIES[d.glob]},\n")
+        flags = " | ".join(f for f, on in (
+            ("IVWL_IFACE_REPLAY", d.replay),
+            ("IVWL_IFACE_TIMED_GLOBAL", "global" in d.time)) if on) or "0"
+        w(f"\t.flags = {flags},\n")
         w(f"\t.request_count = {len(iface.requests)},\n")
         w(f"\t.requests = {reqs},\n")
         w(f"\t.event_count = {len(iface.events)},\n")
@@ -294,6 +408,11 @@ def emit_source(out, interfaces):
       "ivwl_interfaces[IVWL_IFACE_COUNT] = {\n")
     for iface in interfaces:
         w(f"\t&ivwl_iface_{iface.name},\n")
+    w("};\n\n")
+    w("const char *const "
+      "ivwl_private_globals[IVWL_PRIVATE_GLOBAL_COUNT] = {\n")
+    for e in private:
+        w(f'\t"{e.name}",\n')
     w("};\n")
 
 
@@ -322,31 +441,191 @@ def check_names(interfaces):
                 raise ScanError(f"{iface.name}: too many {kind}s")
 
 
-def write_atomically(path, emit, interfaces):
+def write_atomically(path, emit, *args):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as out:
-        emit(out, interfaces)
+        emit(out, *args)
     os.replace(tmp, path)
+
+
+def match_descriptors(descriptors, interfaces):
+    """Every interface gets exactly one entry, every entry an interface
+    of its own XML; rules and time name real messages.  Returns the
+    entries of never-globals without XML."""
+    by_source = {}
+    for iface in interfaces:
+        by_source.setdefault(iface.source, {})[iface.name] = iface
+    private = []
+    seen = {}
+    for d in descriptors:
+        for e in d.entries:
+            if e.name in seen:
+                raise ScanError(f"{e.name}: described in {seen[e.name]} "
+                                f"and {d.path}")
+            seen[e.name] = d.path
+            if d.xml is None:
+                private.append(e)
+                continue
+            iface = by_source[d.xml_file].get(e.name)
+            if iface is None:
+                raise ScanError(f"{d.path}: {e.name} is not in {d.xml}")
+            iface.desc = e
+            requests = {m.name: m for m in iface.requests}
+            events = {m.name: m for m in iface.events}
+            for r in e.rules:
+                if r not in requests:
+                    raise ScanError(f"{d.path}: {e.name} has no request "
+                                    f"{r!r} (rules)")
+                requests[r].ruled = True
+            for t in e.time:
+                if t == "global":
+                    if not e.glob:
+                        raise ScanError(f"{d.path}: {e.name}: time "
+                                        "\"global\" of no global")
+                    continue
+                if t not in events:
+                    raise ScanError(f"{d.path}: {e.name} has no event "
+                                    f"{t!r} (time)")
+                events[t].timed = True
+    for iface in interfaces:
+        if iface.desc is None:
+            raise ScanError(f"{iface.name} ({os.path.basename(iface.source)})"
+                            " has no descriptor: add it to protocol/"
+                            "descriptors/ (docs/protocols.md)")
+    private.sort(key=lambda e: e.name)
+    return private
+
+
+def read_limits(path):
+    limits = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"#define (IVWL_\w+)\s+(.*?)\s*(/\*.*)?$", line)
+            if m:
+                limits[m.group(1)] = m.group(2)
+    return limits
+
+
+def check_budgets(interfaces, limits):
+    """The firewall's budgets (IVWL_FW_*) are each named by a descriptor,
+    and a descriptor names only budgets that exist."""
+    named = set()
+    for iface in interfaces:
+        for b in iface.desc.budgets:
+            if b not in limits:
+                raise ScanError(f"{iface.name}: budget {b} is not in "
+                                "ivwl-limits.h")
+            named.add(b)
+    loose = sorted(b for b in limits if b.startswith("IVWL_FW_") and
+                   b not in named)
+    if loose:
+        raise ScanError(f"no descriptor names the budgets {loose}")
+
+
+DOC_BEGIN = "<!-- descriptors: begin (generated; ivwl-scanner.py --write) -->"
+DOC_END = "<!-- descriptors: end -->"
+
+
+def md_list(items):
+    return ", ".join(f"`{i}`" for i in items)
+
+
+def doc_table(descriptors, limits):
+    """Without versions: they are the installed XML's, not ours."""
+    lines = [DOC_BEGIN, ""]
+    for d in sorted(descriptors, key=lambda d: (d.xml is None, d.path)):
+        title = d.xml.partition(":")[2] if d.xml else "no XML"
+        lines += [f"### {os.path.basename(d.path)} ({title})", "",
+                  "| interface | global | replayed | firewall rules | "
+                  "times | budgets | why |",
+                  "|---|---|---|---|---|---|---|"]
+        for e in d.entries:
+            budgets = ", ".join(f"`{b}` {limits.get(b, '?')}"
+                                for b in e.budgets)
+            lines.append(f"| `{e.name}` | {e.glob or ''} | "
+                         f"{'yes' if e.replay else 'no'} | "
+                         f"{md_list(e.rules)} | {md_list(e.time)} | "
+                         f"{budgets} | {e.why} |")
+        lines.append("")
+    lines.append(DOC_END)
+    return "\n".join(lines)
+
+
+def apply_doc(path, table, write):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ScanError(f"{path}: {e}")
+    start = text.find(DOC_BEGIN)
+    end = text.find(DOC_END)
+    if start < 0 or end < start:
+        raise ScanError(f"{path}: no descriptor table markers")
+    new = text[:start] + table + text[end + len(DOC_END):]
+    if new == text:
+        return
+    if not write:
+        raise ScanError(f"{path}: its table disagrees with the "
+                        "descriptors; rerun with --write")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--c", required=True, help="C source to write")
-    parser.add_argument("--h", required=True, help="C header to write")
-    parser.add_argument("xml", nargs="+", help="protocol XML files")
+    parser.add_argument("--wayland-dir", required=True,
+                        help="wayland-scanner's pkgdatadir (wayland.xml)")
+    parser.add_argument("--protocols-dir", required=True,
+                        help="wayland-protocols' pkgdatadir")
+    parser.add_argument("--c", help="C source to write")
+    parser.add_argument("--h", help="C header to write")
+    parser.add_argument("--xml-list", action="store_true",
+                        help="print the XML files, one a line")
+    parser.add_argument("--all-in", help="fail unless every .toml file "
+                        "of this folder is among the descriptors")
+    parser.add_argument("--doc", help="docs page with the table")
+    parser.add_argument("--limits", help="ivwl-limits.h, for --doc")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--write", action="store_true")
+    parser.add_argument("descriptors", nargs="+", help="descriptor files")
     opts = parser.parse_args()
 
     try:
+        descriptors = [Descriptor(p) for p in opts.descriptors]
+        if opts.all_in:
+            given = {os.path.realpath(p) for p in opts.descriptors}
+            left = sorted(f for f in os.listdir(opts.all_in)
+                          if f.endswith(".toml") and os.path.realpath(
+                              os.path.join(opts.all_in, f)) not in given)
+            if left:
+                raise ScanError(f"{opts.all_in}: {left} not in the build "
+                                "(protocol/meson.build)")
+        for d in descriptors:
+            d.xml_file = d.xml_path(opts) if d.xml else None
+        xmls = [d.xml_file for d in descriptors if d.xml]
+        if opts.xml_list:
+            print("\n".join(xmls))
+            return 0
         interfaces = []
-        for path in opts.xml:
+        for path in xmls:
             interfaces += parse_file(path)
         interfaces.sort(key=lambda i: i.name)
         check_names(interfaces)
         check_references(interfaces)
+        private = match_descriptors(descriptors, interfaces)
         if len(interfaces) > 0xFFFF:
             raise ScanError("too many interfaces")
-        write_atomically(opts.h, emit_header, interfaces)
-        write_atomically(opts.c, emit_source, interfaces)
+        if opts.doc:
+            if not opts.limits:
+                raise ScanError("--doc needs --limits")
+            limits = read_limits(opts.limits)
+            check_budgets(interfaces, limits)
+            apply_doc(opts.doc, doc_table(descriptors, limits), opts.write)
+        if opts.h:
+            write_atomically(opts.h, emit_header, interfaces, private)
+        if opts.c:
+            write_atomically(opts.c, emit_source, interfaces, private)
     except ScanError as e:
         print(f"ivwl-scanner: {e}", file=sys.stderr)
         return 1
