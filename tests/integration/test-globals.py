@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every global weston offers is decided by a protocol descriptor
+(protocol/descriptors/, docs/protocols.md), and a VM's client sees
+exactly the globals whose descriptor says allow (less the ones the relay
+hides for their times), with real weston and ivwl.so.
+
+    test-globals.py default
+"""
+
+import os
+import subprocess
+import sys
+import tomllib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session import ENV, Failure, Session, case_main  # noqa: E402
+
+DESCRIPTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "protocol", "descriptors")
+
+
+def descriptors():
+    """{interface: its descriptor entry} from every descriptor file."""
+    entries = {}
+    for name in sorted(os.listdir(DESCRIPTORS)):
+        if not name.endswith(".toml"):
+            continue
+        with open(os.path.join(DESCRIPTORS, name), "rb") as f:
+            data = tomllib.load(f)
+        data.pop("xml", None)
+        entries.update(data)
+    return entries
+
+
+def globals_of(output):
+    lines = output.decode(errors="replace").splitlines()
+    if "done" not in lines:
+        raise Failure(f"the globals client did not finish: {lines[-5:]}")
+    return {line.split()[0] for line in lines[:lines.index("done")]}
+
+
+def run_default(s):
+    desc = descriptors()
+    local = s.local([ENV["IVWL_GLOBALS_CLIENT"]], capture_output=True,
+                    timeout=20)
+    offered = globals_of(local.stdout)
+    undecided = sorted(g for g in offered
+                       if desc.get(g, {}).get("global") is None)
+    if undecided:
+        raise Failure(f"weston offers globals no descriptor decides: "
+                      f"{undecided} (add them to protocol/descriptors/)")
+    p = s.client([ENV["IVWL_GLOBALS_CLIENT"]])
+    try:
+        out, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("the VM's globals client hung")
+    seen = globals_of(out)
+    # the relay hides these while it cannot put their times in the app's
+    # clock (always, for input timestamps)
+    timed = {g for g, e in desc.items() if "global" in e.get("time", [])}
+    want = {g for g in offered if desc[g]["global"] == "allow"}
+    if seen - want:
+        raise Failure(f"a VM saw globals not allowed by default: "
+                      f"{sorted(seen - want)}")
+    if want - timed - seen:
+        raise Failure(f"a VM missed allowed globals: "
+                      f"{sorted(want - timed - seen)}")
+    print(f"weston offers {len(offered)} globals, all decided; the VM "
+          f"sees {len(seen)} of the {len(want)} allowed")
+
+
+def start(name):
+    return Session(), run_default, False
+
+
+if __name__ == "__main__":
+    sys.exit(case_main(["default"], start))
