@@ -54,9 +54,9 @@ class Display:
         self.waypipe = None
         self.bin = {
             "server": f"{build}/host/ivwl-server",
-            "agent": f"{build}/client-shim/ivwl-agent",
+            "agent": f"{build}/agent/ivwl-agent",
             "plugin": f"{build}/plugin/ivwl.so",
-            "shim": f"{build}/client-shim/libivwl-shim.so",
+            "shim": f"{build}/shim/libivwl-shim.so",
             "client": f"{build}/bench/ivwl-frames-client",
         }
         for k, v in self.bin.items():

@@ -39,9 +39,9 @@ def main():
     b = os.path.abspath(args.build)
     os.environ.update({
         "IVWL_SERVER_BIN": f"{b}/host/ivwl-server",
-        "IVWL_AGENT_BIN": f"{b}/client-shim/ivwl-agent",
+        "IVWL_AGENT_BIN": f"{b}/agent/ivwl-agent",
         "IVWL_PLUGIN": f"{b}/plugin/ivwl.so",
-        "IVWL_SHIM": f"{b}/client-shim/libivwl-shim.so",
+        "IVWL_SHIM": f"{b}/shim/libivwl-shim.so",
         "IVWL_PATTERN_CLIENT":
             f"{b}/tests/integration/ivwl-pattern-client",
     })

@@ -336,7 +336,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("frames", help="frames-client through every path")
     f.add_argument("--build", required=True,
-                   help="build tree with host/, client-shim/, plugin/, "
+                   help="build tree with host/, app/, relay/, shim/, agent/, plugin/, "
                         "bench/ (ivwl-bench passes its own)")
     f.add_argument("--sizes", default="1920x1080,2560x1440,3840x2160",
                    help="window sizes, WxH,... (default %(default)s)")

@@ -70,7 +70,7 @@ eventfds_new(uint32_t count)
 	for (i = 0; i < count; i++) {
 		b->fds[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (b->fds[i] < 0) {
-			ivwl_slog("eventfd: %s", strerror(errno));
+			ivwl_log("eventfd: %s", strerror(errno));
 			ivwl_bundle_unref(b);
 			return NULL;
 		}
@@ -94,7 +94,7 @@ raise_fd_limit(uint32_t vectors)
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ?
 		      need : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
-		ivwl_slog("warning: the fd limit (%llu) may be too low for %u "
+		ivwl_log("warning: the fd limit (%llu) may be too low for %u "
 			  "vectors", (unsigned long long)rl.rlim_cur, vectors);
 }
 
@@ -179,7 +179,7 @@ role_refresh(struct server *s)
 		ivwl_bundle_unref(r->eventfds);
 		r->eventfds = NULL;
 		r->tainted = false;
-		ivwl_slog("%s role's eventfds were left blocking: the next %s "
+		ivwl_log("%s role's eventfds were left blocking: the next %s "
 			  "peer gets new ones", ivwl_role_name[id],
 			  ivwl_role_name[id]);
 	}
@@ -204,7 +204,7 @@ server_reap(struct server *s)
 				continue;
 			role_left(s, id, c->blocks_rings);
 			ivwl_client_release(c);
-			ivwl_slog("%s peer %u left", ivwl_role_name[id], id);
+			ivwl_log("%s peer %u left", ivwl_role_name[id], id);
 			/* A client that never said HELLO keeps the eventfds:
 			 * they will be the next instance's. */
 			for (other = 0; other < ROLE_COUNT; other++) {
@@ -249,7 +249,7 @@ client_start(struct server *s, uint32_t id, int sock)
 	uint32_t other;
 
 	if (!own) {
-		ivwl_slog("no eventfds for a new %s peer, refusing it",
+		ivwl_log("no eventfds for a new %s peer, refusing it",
 			  ivwl_role_name[id]);
 		close(sock);
 		return;
@@ -273,7 +273,7 @@ client_start(struct server *s, uint32_t id, int sock)
 		ivwl_client_release(c);
 		return;
 	}
-	ivwl_slog("%s peer %u joined", ivwl_role_name[id], id);
+	ivwl_log("%s peer %u joined", ivwl_role_name[id], id);
 
 	/* One that never said HELLO still rings the earlier instance's
 	 * eventfds: they are these. */
@@ -301,13 +301,13 @@ server_accept(struct server *s, uint32_t id)
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno != EAGAIN)
-				ivwl_slog("accept on %s: %s", l->path,
+				ivwl_log("accept on %s: %s", l->path,
 					  strerror(errno));
 			return;
 		}
 		client_check_alive(s, id);
 		if (s->clients[id].sock >= 0) {
-			ivwl_slog("%s role is held by peer %u: refusing "
+			ivwl_log("%s role is held by peer %u: refusing "
 				  "another client on %s", ivwl_role_name[id],
 				  id, l->path);
 			close(sock);
@@ -325,12 +325,12 @@ listener_open(struct listener *l, const char *path)
 	l->path = path;
 	l->fd = ivwl_unix_listen(path, SOCK_STREAM, 8, &st);
 	if (l->fd == -EADDRINUSE) {
-		ivwl_slog("%s: another server is already listening there",
+		ivwl_log("%s: another server is already listening there",
 			  path);
 	} else if (l->fd == -EEXIST) {
-		ivwl_slog("%s exists and is not a socket", path);
+		ivwl_log("%s exists and is not a socket", path);
 	} else if (l->fd < 0) {
-		ivwl_slog("cannot listen on %s: %s", path, strerror(-l->fd));
+		ivwl_log("cannot listen on %s: %s", path, strerror(-l->fd));
 	} else {
 		/* Remember which file is ours, to remove only that one. */
 		l->dev = st.st_dev;
@@ -374,7 +374,7 @@ signals_open(void)
 	/* No SA_RESTART: the interrupted write must return. */
 	sigemptyset(&guard.sa_mask);
 	if (sigaction(SIGALRM, &guard, NULL) < 0) {
-		ivwl_slog("sigaction: %s", strerror(errno));
+		ivwl_log("sigaction: %s", strerror(errno));
 		return -1;
 	}
 
@@ -382,12 +382,12 @@ signals_open(void)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
-		ivwl_slog("sigprocmask: %s", strerror(errno));
+		ivwl_log("sigprocmask: %s", strerror(errno));
 		return -1;
 	}
 	fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd < 0)
-		ivwl_slog("signalfd: %s", strerror(errno));
+		ivwl_log("signalfd: %s", strerror(errno));
 	return fd;
 }
 
@@ -412,7 +412,7 @@ server_init(struct server *s)
 	s->shm = ivwl_bundle_new(1);
 	if (!s->shm) {
 		close(fd);
-		ivwl_slog("out of memory");
+		ivwl_log("out of memory");
 		return -1;
 	}
 	s->shm->fds[0] = fd;
@@ -453,7 +453,7 @@ signals_read(int fd)
 	n = read(fd, &si, sizeof(si));
 	if (n != (ssize_t)sizeof(si))
 		return false;
-	ivwl_slog("got signal %u, shutting down", si.ssi_signo);
+	ivwl_log("got signal %u, shutting down", si.ssi_signo);
 	return true;
 }
 
@@ -486,7 +486,7 @@ server_run(struct server *s)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ivwl_slog("poll: %s", strerror(errno));
+			ivwl_log("poll: %s", strerror(errno));
 			return -1;
 		}
 
@@ -521,6 +521,7 @@ main(int argc, char *argv[])
 	struct server s;
 	int ret;
 
+	ivwl_log_setup("ivwl-server", false);
 	memset(&s, 0, sizeof(s));
 	s.signal_fd = -1;
 	ivwl_server_parse_options(argc, argv, &s.opt);
@@ -530,7 +531,7 @@ main(int argc, char *argv[])
 		server_fini(&s);
 		return EXIT_FAILURE;
 	}
-	ivwl_slog("serving a %" PRIu64 "-byte region with %u vectors: "
+	ivwl_log("serving a %" PRIu64 "-byte region with %u vectors: "
 		  "display peer on %s, app peer on %s", s.opt.size,
 		  s.opt.vectors, s.opt.display_path, s.opt.socket_path);
 

@@ -10,28 +10,21 @@
 #include <sys/un.h>
 
 #include "region.h"
+#include "log.h"
 #include "server.h"
 
 #define EXIT_USAGE 2
 
-/* One write per line, so that lines from several processes stay whole. */
-static void __attribute__((format(printf, 2, 0)))
-vlog(const char *suffix, const char *fmt, va_list ap)
-{
-	char line[512];
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "ivwl-server: %s%s", line, suffix);
-}
-
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
 {
+	char line[IVWL_LOG_LINE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog(" (see --help)\n", fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	ivwl_log("%s (see --help)", line);
 	exit(EXIT_USAGE);
 }
 
@@ -239,7 +232,7 @@ ivwl_server_parse_options(int argc, char *argv[],
 	if (!opt->display_path) {
 		if (asprintf(&opt->display_path_owned, "%s.display",
 			     opt->socket_path) < 0) {
-			fprintf(stderr, "ivwl-server: out of memory\n");
+			ivwl_log("out of memory");
 			exit(EXIT_FAILURE);
 		}
 		opt->display_path = opt->display_path_owned;

@@ -22,26 +22,6 @@ const char *const ivwl_role_name[ROLE_COUNT] = { "display", "app" };
 
 bool ivwl_server_verbose;
 
-/* One write per line, so that lines from several processes stay whole. */
-static void __attribute__((format(printf, 2, 0)))
-vlog(const char *suffix, const char *fmt, va_list ap)
-{
-	char line[512];
-
-	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "ivwl-server: %s%s", line, suffix);
-}
-
-void
-ivwl_slog(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("\n", fmt, ap);
-	va_end(ap);
-}
-
 struct fd_bundle *
 ivwl_bundle_new(uint32_t count)
 {
@@ -100,7 +80,7 @@ ivwl_client_doom(struct client *c, uint32_t id, const char *why)
 {
 	if (c->doomed)
 		return;
-	ivwl_slog("%s peer %u: %s, dropping it", ivwl_role_name[id], id, why);
+	ivwl_log("%s peer %u: %s, dropping it", ivwl_role_name[id], id, why);
 	c->doomed = true;
 }
 

@@ -15,20 +15,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "server.h"
-
-/* As ivwl-server.c's log lines: one write per line. */
-static void __attribute__((format(printf, 1, 2)))
-region_log(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "ivwl-server: %s\n", line);
-}
 
 static int
 memfd_region(uint64_t size)
@@ -37,11 +25,11 @@ memfd_region(uint64_t size)
 
 	fd = memfd_create("ivwl-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
-		region_log("memfd_create: %s", strerror(errno));
+		ivwl_log("memfd_create: %s", strerror(errno));
 		return -1;
 	}
 	if (ftruncate(fd, (off_t)size) < 0) {
-		region_log("cannot size the region to %" PRIu64 " bytes: %s",
+		ivwl_log("cannot size the region to %" PRIu64 " bytes: %s",
 			size, strerror(errno));
 		goto err_close;
 	}
@@ -52,7 +40,7 @@ memfd_region(uint64_t size)
 	 */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
 		  F_SEAL_SEAL) < 0) {
-		region_log("cannot seal the region: %s", strerror(errno));
+		ivwl_log("cannot seal the region: %s", strerror(errno));
 		goto err_close;
 	}
 	return fd;
@@ -70,12 +58,12 @@ hugetlb_region(const char *dir, uint64_t size)
 	int fd;
 
 	if (asprintf(&path, "%s/ivwl-region.XXXXXX", dir) < 0) {
-		region_log("out of memory");
+		ivwl_log("out of memory");
 		return -1;
 	}
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0) {
-		region_log("--hugepages: cannot create a file in %s: %s", dir,
+		ivwl_log("--hugepages: cannot create a file in %s: %s", dir,
 			strerror(errno));
 		free(path);
 		return -1;
@@ -85,16 +73,16 @@ hugetlb_region(const char *dir, uint64_t size)
 	free(path);
 
 	if (fstatfs(fd, &fs) < 0 || fs.f_type != HUGETLBFS_MAGIC) {
-		region_log("--hugepages: %s is not a hugetlbfs mount", dir);
+		ivwl_log("--hugepages: %s is not a hugetlbfs mount", dir);
 		goto err_close;
 	}
 	if (fs.f_bsize > 0 && size % (uint64_t)fs.f_bsize != 0) {
-		region_log("--hugepages: the size is not a multiple of the huge "
+		ivwl_log("--hugepages: the size is not a multiple of the huge "
 			"page size of %s (%ld bytes)", dir, (long)fs.f_bsize);
 		goto err_close;
 	}
 	if (ftruncate(fd, (off_t)size) < 0) {
-		region_log("--hugepages: cannot size the region to %" PRIu64
+		ivwl_log("--hugepages: cannot size the region to %" PRIu64
 			" bytes in %s: %s", size, dir, strerror(errno));
 		goto err_close;
 	}

@@ -55,7 +55,7 @@ client_hello(struct server *s, struct client *c, uint32_t id,
 		flags |= IVWL_SRV_ACK_NO_RINGS;
 	if (c->lends)
 		flags |= IVWL_SRV_ACK_REGION;
-	ivwl_slog("%s peer %u said hello (version %u)%s", ivwl_role_name[id],
+	ivwl_log("%s peer %u said hello (version %u)%s", ivwl_role_name[id],
 		  id, version, c->rings && c->lends ?
 		  ": ringing the app for it, lending it the region" :
 		  c->rings ? ": ringing the app for it" :
@@ -236,7 +236,7 @@ app_ring(struct client *app, struct fd_bundle *eventfds, uint32_t vector)
 	}
 	if (errno == EINTR && !app->blocks_rings) {
 		app->blocks_rings = true;
-		ivwl_slog("app peer %u keeps a write to its vector %u blocked "
+		ivwl_log("app peer %u keeps a write to its vector %u blocked "
 			  "(it cleared O_NONBLOCK and filled it): its rings are "
 			  "dropped while its counters stay full",
 			  IVWL_PEER_APP, vector);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "log.h"
 #include "server.h"
 
 #define ROLE_COUNT 2
@@ -93,14 +94,11 @@ struct server {
 
 extern bool ivwl_server_verbose;
 
-/* One line on stderr, "ivwl-server: " first, in one write. */
-void __attribute__((format(printf, 1, 2)))
-ivwl_slog(const char *fmt, ...);
-
+/* Lines only with --verbose (protocol/log.h's logger). */
 #define ivwl_slog_verbose(...)                                          \
 	do {                                                            \
 		if (ivwl_server_verbose)                                \
-			ivwl_slog(__VA_ARGS__);                         \
+			ivwl_log(__VA_ARGS__);                          \
 	} while (0)
 
 /* count fds, all -1; one reference.  NULL when out of memory. */

@@ -65,8 +65,8 @@ ivwl_clock_answer(struct ivwl_clock_answerer *a, void *base)
 
 /* ---- app side (the agent) ---------------------------------------------- */
 
-static int64_t
-test_offset(void)
+int64_t
+ivwl_clock_test_offset(void)
 {
 	const char *s = getenv("IVWL_TEST_CLOCK_OFFSET_NS");
 
@@ -79,7 +79,7 @@ ivwl_clock_asker_init(struct ivwl_clock_asker *c, void *base)
 	memset(c, 0, sizeof(*c));
 	c->base = base;
 	c->clock = CLOCK_MONOTONIC;
-	c->test_offset = test_offset();
+	c->test_offset = ivwl_clock_test_offset();
 	c->best_rtt = INT64_MAX;
 }
 

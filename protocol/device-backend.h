@@ -12,6 +12,12 @@
 
 #include "device.h"
 
+/*
+ * The highest peer id: the doorbell register has 16 bits of it, and
+ * QEMU's IVSHMEM_MAX_PEERS is the same; ids above it are not ivshmem.
+ */
+#define IVWL_MAX_PEER_ID 65535u
+
 struct ivwl_device_ops {
 	void (*destroy)(struct ivwl_device *dev);
 	/* Peer present and vector in range: checked by device.c. */

@@ -43,11 +43,10 @@
 #include <unistd.h>
 
 #include "device-backend.h"
+#include "log.h"
 #include "region.h"
 #include "uapi/ivwl.h"
 
-/* The doorbell register has 16 bits of peer id. */
-#define MAX_PEER_ID 65535u
 
 #define STR(x) #x
 #define XSTR(x) STR(x)
@@ -70,7 +69,7 @@ ivwl_kernel_doorbell(int fd, uint32_t peer, uint32_t vector)
 		.vector = (uint16_t)vector,
 	};
 
-	if (peer > MAX_PEER_ID || vector > UINT16_MAX)
+	if (peer > IVWL_MAX_PEER_ID || vector > UINT16_MAX)
 		return -EINVAL;
 	while (ioctl(fd, IVWL_IOCTL_DOORBELL, &db) < 0)
 		if (errno != EINTR)
@@ -155,7 +154,7 @@ get_info(int fd, struct ivwl_info *info, const char **err)
 		*err = "the device has no doorbell vectors";
 		return -EPROTO;
 	}
-	if (info->ivposition > MAX_PEER_ID) {
+	if (info->ivposition > IVWL_MAX_PEER_ID) {
 		*err = "the device reports an invalid peer id";
 		return -EPROTO;
 	}
@@ -166,17 +165,17 @@ get_info(int fd, struct ivwl_info *info, const char **err)
  * No IVWL_INFO_F_WB: the guest maps the region uncached-minus (BAR2 in
  * the MTRR-uncached 32-bit PCI hole), or the driver predates the flag.
  * Everything works, slowly where the hypervisor honours guest memory
- * types.  The device API has no log of its own: stderr, where
- * ivwl-agent logs (and weston, unless started with --log).
+ * types.  Said through the logger of the program that opened the
+ * device (ivwl-agent's, or weston's log for the plugin).
  */
 static void
 warn_not_wb(const char *path)
 {
-	fprintf(stderr, "ivwl: warning: %s: the guest does not map the "
-		"region write-back (GET_INFO without IVWL_INFO_F_WB): it may "
-		"be uncached and every access slow; see the driver's "
-		"\"BAR 2\" and \"not write-back\" lines in dmesg and "
-		"docs/driver.md \"Memory type\"\n", path);
+	ivwl_log_warning("%s: the guest does not map the region write-back "
+			 "(GET_INFO without IVWL_INFO_F_WB): it may be "
+			 "uncached and every access slow; see the driver's "
+			 "\"BAR 2\" and \"not write-back\" lines in dmesg and "
+			 "docs/driver.md \"Memory type\"", path);
 }
 
 /* The open file the vectors are bound through: closing it unbinds them. */
@@ -338,7 +337,7 @@ static bool
 kernel_peer_present(struct ivwl_device *dev, uint32_t peer)
 {
 	/* See the top of the file. */
-	return peer <= MAX_PEER_ID;
+	return peer <= IVWL_MAX_PEER_ID;
 }
 
 static int

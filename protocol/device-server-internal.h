@@ -16,8 +16,6 @@
 
 #include "device-backend.h"
 
-/* QEMU's IVSHMEM_MAX_PEERS: ids above it are not ivshmem. */
-#define MAX_PEER_ID 65535u
 #define MAX_VECTORS 1024u
 
 struct peer {
@@ -77,7 +75,7 @@ close_fd(int *fd)
 void
 ivwl_sdev_peer_clear(struct peer *p);
 
-/* The peer of id, made on first use; NULL above MAX_PEER_ID or ENOMEM. */
+/* The peer of id, made on first use; NULL above IVWL_MAX_PEER_ID or ENOMEM. */
 struct peer *
 ivwl_sdev_peer_get(struct server_device *sd, uint32_t id);
 

@@ -113,7 +113,7 @@ setup_peer_message(struct server_device *sd, int64_t value, int fd,
 {
 	struct peer *p;
 
-	if (value < 0 || value > MAX_PEER_ID) {
+	if (value < 0 || value > IVWL_MAX_PEER_ID) {
 		close_fd(&fd);
 		*err = "server sent an invalid peer id";
 		return -EPROTO;
@@ -184,7 +184,7 @@ receive_region(struct server_device *sd, int64_t deadline, const char **err)
 	ret = wait_message(sd, deadline, &value, &fd);
 	if (ret < 0)
 		goto err_recv;
-	if (value < 0 || value > MAX_PEER_ID || fd >= 0) {
+	if (value < 0 || value > IVWL_MAX_PEER_ID || fd >= 0) {
 		close_fd(&fd);
 		*err = "server sent no valid peer id";
 		return -EPROTO;

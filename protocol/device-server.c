@@ -78,7 +78,7 @@ ivwl_sdev_peer_get(struct server_device *sd, uint32_t id)
 
 	if (id < sd->npeers)
 		return &sd->peers[id];
-	if (id > MAX_PEER_ID)
+	if (id > IVWL_MAX_PEER_ID)
 		return NULL;
 	n = id + 1 < 4 ? 4 : id + 1;
 	peers = realloc(sd->peers, n * sizeof(*peers));
@@ -209,7 +209,7 @@ ivwl_sdev_handle_message(struct server_device *sd, int64_t value, int fd)
 		ivwl_sdev_region_answer(sd, fd);
 		return;
 	}
-	if (value < 0 || value > MAX_PEER_ID || (uint32_t)value ==
+	if (value < 0 || value > IVWL_MAX_PEER_ID || (uint32_t)value ==
 	    sd->dev.peer_id) {
 		close_fd(&fd);
 		return;

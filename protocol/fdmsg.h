@@ -15,8 +15,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "record.h"
+
 /* At most this many fds in one message (libwayland's own limit). */
-#define IVWL_FDMSG_MAX_FDS 28u
+#define IVWL_FDMSG_MAX_FDS IVWL_WAYLAND_MAX_FDS
 
 /* Room for the control data of IVWL_FDMSG_MAX_FDS fds, aligned. */
 union ivwl_fdmsg_ctl {

@@ -50,9 +50,9 @@ else
 	ninja -C build >/dev/null
 	b=$top/build
 	server=$b/host/ivwl-server
-	agent=$b/client-shim/ivwl-agent
+	agent=$b/agent/ivwl-agent
 	module=$b/plugin/ivwl.so
-	shim=$b/client-shim/libivwl-shim.so
+	shim=$b/shim/libivwl-shim.so
 fi
 
 dir=$(mktemp -d /tmp/ivwl-demo.XXXXXX)

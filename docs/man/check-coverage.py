@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Fails when the code reads something its man page does not name: every
-environment variable client-shim/ and protocol/ read (ivwl-shim.7), every
+environment variable the app side (app/, shim/, relay/, agent/) and protocol/ read (ivwl-shim.7), every
 weston.ini key plugin/ reads (weston-ivwl.7), every long option of
 ivwl-server and ivwl-agent (their section 8 pages).
 
@@ -38,7 +38,9 @@ checks = [
     # the shim and the relay link protocol/ too
     ("ivwl-shim.7", "environment variable",
      set(re.findall(r'getenv\("([A-Z_][A-Z0-9_]*)"\)',
-                    sources("client-shim/*.c") + sources("protocol/*.c")))),
+                    sources("app/*.c") + sources("shim/*.c") + sources("relay/*.c") +
+                    sources("relay/replay/*.c") + sources("agent/*.c") +
+                    sources("protocol/*.c")))),
     ("weston-ivwl.7", "weston.ini key",
      {k + "=" for k in re.findall(
          r'weston_config_section_get_\w+\(\s*\w+,\s*"([^"]+)"',
@@ -57,7 +59,7 @@ checks = [
     ("ivwl-agent.8", "option",
      {"--" + o for o in re.findall(
          r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
-         read("client-shim", "agent.c"))}),
+         read("agent", "agent.c"))}),
 ]
 
 missing = 0

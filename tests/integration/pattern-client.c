@@ -43,7 +43,7 @@
  * "hidden release" when it came.
  *
  * --pool says how the pool's memory behaves, for the paths of ivwl's
- * zero-copy mode (client-shim/zero-copy.c):
+ * zero-copy mode (shim/zero-copy.c):
  *   own     a memfd this process makes and maps (the default)
  *   child   a memfd a forked child makes and hands over
  *   drawer  a forked child makes the memfd, maps it and draws every
@@ -59,7 +59,7 @@
  *   sparse  the pool is 256 MiB bigger than its buffers need
  *
  * How the surface shows its buffers (--width x --height is the buffer),
- * for the relay's mapping of surface damage (client-shim/damage-map.c):
+ * for the relay's mapping of surface damage (relay/damage-map.c):
  *   --viewport        a wp_viewport with neither source nor destination
  *                     set, as Chromium makes one
  *   --source          wp_viewport.set_source, surface units, fractions

@@ -2,7 +2,7 @@
 /*
  * ivwl-replay-fuzz-client: a plain Wayland client (no ivwl code) that
  * builds and keeps changing a random but valid object graph, so that a
- * compositor restart finds the relay's replay model (client-shim/replay.c)
+ * compositor restart finds the relay's replay model (relay/replay/replay.c)
  * in any state a real client can leave it in.
  *
  *   ivwl-replay-fuzz-client --seed N [--windows K] [--seconds S]

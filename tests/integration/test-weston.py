@@ -587,7 +587,7 @@ def case_clipboard(s):
 
 
 # ---- copy mode: surface damage through viewport, scale and transform ----
-# The relay maps wl_surface.damage to buffer pixels (client-shim/
+# The relay maps wl_surface.damage to buffer pixels (relay/
 # damage-map.c); a pixel it maps wrong stays stale in the region and
 # shows.  Each client runs twice, natively on weston's own socket and
 # through the region in copy mode, one after the other at the same place
@@ -907,7 +907,7 @@ def switches(pid):
     return n
 
 
-# client-shim/agent-proto.h
+# app/agent-proto.h
 IVWL_AGENT_CLOCK_ACTIVE_MS = 3000
 
 

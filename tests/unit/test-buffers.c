@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The relay's copy mode (client-shim/buffers.c) without a relay: a
+ * The relay's copy mode (relay/buffers.c) without a relay: a
  * client's requests go through ivwl_buffers_request as the relay passes
  * them, over a memfd pool this test draws in, and the test checks what
  * was copied (the relay's copied_bytes) and what a buffer's region copy

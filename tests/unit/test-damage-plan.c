@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The copy-mode damage plan (client-shim/damage-plan.c): which
+ * The copy-mode damage plan (relay/damage-plan.c): which
  * rectangles a buffer's region copy needs after a run of commits.  Each
  * case is a run of commits and a buffer copied at one of them; the plan
  * is checked against rectangles worked out by hand.  Then plans that

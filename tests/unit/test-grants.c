@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The relay's zero-copy grant bookkeeping (client-shim/grants.c), with a
+ * The relay's zero-copy grant bookkeeping (relay/grants.c), with a
  * fake heap that counts what is allocated: every range goes back exactly
  * once, and only when no pool, follower or client mapping needs it.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The relay's replay model (client-shim/replay.h) without a display: a
+ * The relay's replay model (relay/replay/replay.h) without a display: a
  * client's requests and a display's events go through the same calls
  * the relay makes, then the display "restarts" and the test plays the
  * new display, checking what the relay sends it and tells the client.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shim's record of a file's mappings (client-shim/zc-maps.c) as
+ * The shim's record of a file's mappings (shim/zc-maps.c) as
  * munmap() takes parts of them: each case maps ranges, unmaps one and
  * compares what is left with a table, offsets in the file included.
  */

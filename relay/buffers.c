@@ -11,7 +11,7 @@
 #include "ivwl-protocols.h"
 #include "record.h"
 #include "shm-format.h"
-#include "shim.h"
+#include "log.h"
 
 struct ivwl_shm_pool {
 	struct ivwl_shm_pool *next;
@@ -338,7 +338,7 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 		}
 		b->copy_pools++;
 	}
-	ivwl_shim_debug("pool %u: %s", pool->id,
+	ivwl_log_debug("pool %u: %s", pool->id,
 			pool->grant ? "zero-copy" : "copy mode");
 	pool->next = b->pools;
 	b->pools = pool;

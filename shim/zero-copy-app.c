@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "log.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
 
@@ -127,13 +128,13 @@ app_conn(void)
 		return app.conn && app.conn->ctl_fd >= 0 ? app.conn : NULL;
 	fd = connect_ancestor(NULL, &pid);
 	if (fd < 0) {
-		ivwl_shim_debug("zero-copy: no relay of this app to reach: "
+		ivwl_log_debug("zero-copy: no relay of this app to reach: "
 				"files sent to other processes stay in copy "
 				"mode (%s)", strerror(-fd));
 		app.tried = true;
 		return NULL;
 	}
-	ivwl_shim_debug("zero-copy: files sent to other processes are "
+	ivwl_log_debug("zero-copy: files sent to other processes are "
 			"offered to the relay of pid %d", (int)pid);
 	return adopt_conn(fd);
 }
@@ -187,7 +188,7 @@ follow_on(struct zc_conn *c, int fd, const struct stat *st)
 	f->map_fd = map_fd;
 	f->map_off = m.flags & IVWL_ZC_GRANT_FD ? 0 : f->grant_off;
 	ivwl_zc_file_link(f);
-	ivwl_shim_debug("zero-copy: file %lu, which another process moved, "
+	ivwl_log_debug("zero-copy: file %lu, which another process moved, "
 			"is mapped from its grant at %#llx",
 			(unsigned long)f->ino,
 			(unsigned long long)f->grant_off);
@@ -257,7 +258,7 @@ ivwl_zc_consider_sent_away(int fd)
 	if (f && !f->candidate)
 		return;
 	if (ivwl_zc.mode == ZC_AUTO && !ivwl_zc_is_own(st.st_dev, st.st_ino)) {
-		ivwl_shim_debug("zero-copy: fd %d sent to another process "
+		ivwl_log_debug("zero-copy: fd %d sent to another process "
 				"stays in copy mode: this process did not "
 				"create it", fd);
 		return;

@@ -19,7 +19,7 @@
 #include "mono-time.h"
 #include "relay-internal.h"
 #include "frame-trace.h"
-#include "shim.h"
+#include "log.h"
 #include "zero-copy-proto.h"
 
 #define OPEN_TIMEOUT_MS 5000
@@ -372,7 +372,7 @@ cut_pipes(struct relay *r)
 	struct ivwl_channel *ch;
 
 	for (ch = r->channels.list; ch; ch = ch->next)
-		ivwl_shim_log("slot %u: a %s pipe was cut short after %llu "
+		ivwl_log("slot %u: a %s pipe was cut short after %llu "
 			      "bytes: the display left", r->slot.info.slot,
 			      ch->sink ? "paste" : "copy",
 			      (unsigned long long)ch->total);
@@ -391,11 +391,11 @@ display_left(struct relay *r)
 	if (!r->restart_wait_s)
 		return -1;
 	if (ivwl_replay_begin(r->replay, &r->objects, &r->synth, &why) < 0) {
-		ivwl_shim_log("slot %u: the client cannot outlive the "
+		ivwl_log("slot %u: the client cannot outlive the "
 			      "display's restart: %s", r->slot.info.slot, why);
 		return -1;
 	}
-	ivwl_shim_debug("slot %u: %u bytes of events for the client",
+	ivwl_log_debug("slot %u: %u bytes of events for the client",
 			r->slot.info.slot, r->synth.len);
 	if (ivwl_relay_deliver_synth(r) < 0)
 		return -1;
@@ -414,7 +414,7 @@ display_left(struct relay *r)
 	r->display_down = true;
 	r->display_said_bye = false;
 	r->deadline_ms = ivwl_now_ms() + r->restart_wait_s * 1000ll;
-	ivwl_shim_log("slot %u: the display left; keeping the client's "
+	ivwl_log("slot %u: the display left; keeping the client's "
 		      "windows for up to %d s", r->slot.info.slot,
 		      r->restart_wait_s);
 	return 0;
@@ -441,7 +441,7 @@ display_back(struct relay *r)
 	/* Gone again before it served us: wait for the next one. */
 	if (ret == -ENOTCONN || (ret == -ETIMEDOUT &&
 	    ivwl_app_slot_display_restarted(&r->slot, &ready))) {
-		ivwl_shim_log("slot %u: the new display left before it "
+		ivwl_log("slot %u: the new display left before it "
 			      "opened a slot; waiting for another",
 			      r->slot.info.slot);
 		return 0;
@@ -459,7 +459,7 @@ display_back(struct relay *r)
 	r->display_down = false;
 	r->heard_ms = ivwl_now_ms();
 	r->deadline_ms = r->heard_ms + REPLAY_TIMEOUT_MS;
-	ivwl_shim_log("slot %u generation %u: replaying the client's "
+	ivwl_log("slot %u generation %u: replaying the client's "
 		      "windows on the new display", r->slot.info.slot,
 		      r->slot.info.generation);
 	return 0;
@@ -483,7 +483,7 @@ watch_display(struct relay *r)
 	}
 	if (r->deadline_ms && ivwl_replay_done(r->replay)) {
 		r->deadline_ms = 0;
-		ivwl_shim_log("slot %u: the client's windows are back",
+		ivwl_log("slot %u: the client's windows are back",
 			      r->slot.info.slot);
 	}
 	if (replaying(r) && ivwl_now_ms() - r->heard_ms >= REPLAY_NUDGE_MS) {
@@ -558,10 +558,10 @@ ivwl_relay_run(struct relay *r)
 	ivwl_relay_wait_release(&r->wait);
 	/* An app that lost its display says why in its own log. */
 	if (r->why)
-		ivwl_shim_log("slot %u: connection over: %s",
+		ivwl_log("slot %u: connection over: %s",
 			      r->slot.info.slot, r->why);
 	else
-		ivwl_shim_debug("slot %u: connection over: the client "
+		ivwl_log_debug("slot %u: connection over: the client "
 				"closed it", r->slot.info.slot);
 	if (getenv("IVWL_STATS"))
 		fprintf(stderr, "ivwl-stats: commits=%llu damaged_bytes=%llu "
@@ -577,7 +577,7 @@ ivwl_relay_run(struct relay *r)
 	/* The agent frees the slot when our socket closes anyway. */
 	if (ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 				  r->slot.info.generation) < 0)
-		ivwl_shim_debug("slot %u: the agent did not take it back",
+		ivwl_log_debug("slot %u: the agent did not take it back",
 				r->slot.info.slot);
 	/* The client must see its connection end meanwhile. */
 	close(r->sock);
@@ -599,7 +599,7 @@ restart_wait_s(void)
 		return RESTART_WAIT_DEFAULT_S;
 	s = strtol(v, &end, 10);
 	if (*end || s < 0 || s > 86400) {
-		ivwl_shim_log("IVWL_RESTART_WAIT=%s is not 0 to 86400 seconds; "
+		ivwl_log("IVWL_RESTART_WAIT=%s is not 0 to 86400 seconds; "
 			      "using %d", v, RESTART_WAIT_DEFAULT_S);
 		return RESTART_WAIT_DEFAULT_S;
 	}
@@ -660,7 +660,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	r->sock = sock;
 	if (zc_fd >= 0)
 		ivwl_relay_zc_start(&r->zc, zc_fd, sock);
-	ivwl_shim_debug("slot %u generation %u: relaying", info.slot,
+	ivwl_log_debug("slot %u generation %u: relaying", info.slot,
 			info.generation);
 	*out = r;
 	return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ivwl_shim_log: an app's processes and their relays share one stderr,
+ * The logger on stderr: an app's processes and their relays share one stderr,
  * so each line must reach it whole, or a reader of the log (the tests'
  * ivwl-stats parser, a person) misses lines cut by another process's.
  */
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "shim.h"
+#include "log.h"
 
 #define WRITERS 8
 #define LINES 400
@@ -44,9 +44,9 @@ test_lines_whole(void)
 			close(p[0]);
 			dup2(p[1], STDERR_FILENO);
 			for (i = 0; i < LINES; i++)
-				ivwl_shim_log("writer %d line %d of a log line "
-					      "long enough to be cut",
-					      w, i);
+				ivwl_log("writer %d line %d of a log line "
+					 "long enough to be cut",
+					 w, i);
 			_exit(0);
 		}
 	}
@@ -82,7 +82,7 @@ test_long_line_marked(void)
 	if (fork() == 0) {
 		close(p[0]);
 		dup2(p[1], STDERR_FILENO);
-		ivwl_shim_log("%s", big);
+		ivwl_log("%s", big);
 		_exit(0);
 	}
 	close(p[1]);
@@ -95,5 +95,13 @@ test_long_line_marked(void)
 	CHECK(memcmp(buf + len - 4, "...\n", 4) == 0);
 }
 
-IVWL_TEST_MAIN({ "lines-whole", test_lines_whole },
+static void
+test_setup(void)
+{
+	ivwl_log_setup("ivwl-shim", true);
+	ivwl_log_set_sink(NULL, NULL);
+}
+
+IVWL_TEST_MAIN({ "setup", test_setup },
+	       { "lines-whole", test_lines_whole },
 	       { "long-line-marked", test_long_line_marked })

@@ -19,7 +19,7 @@
 #include "relay-time.h"
 #include "relay-wait.h"
 #include "relay-zc.h"
-#include "replay.h"
+#include "replay/replay.h"
 #include "stream.h"
 #include "wire.h"
 

@@ -50,6 +50,7 @@
 #include "agent-client.h"
 #include "fdmsg.h"
 #include "proc.h"
+#include "log.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
 #include "zero-copy-proto.h"
@@ -120,6 +121,7 @@ zc_init(void)
 {
 	const char *v = getenv("IVWL_ZERO_COPY");
 
+	ivwl_log_setup("ivwl-shim", true);
 	if (!v || !v[0] || strcmp(v, "auto") == 0) {
 		ivwl_zc.mode = ZC_AUTO;
 	} else if (strcmp(v, "on") == 0) {
@@ -128,8 +130,8 @@ zc_init(void)
 		ivwl_zc.mode = ZC_OFF;
 	} else {
 		ivwl_zc.mode = ZC_OFF;
-		fprintf(stderr, "ivwl-shim: IVWL_ZERO_COPY=%s: expected auto, "
-			"on or off; using copy mode\n", v);
+		ivwl_log_warning("IVWL_ZERO_COPY=%s: expected auto, on or off; "
+				 "using copy mode", v);
 	}
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (ivwl_zc.mode != ZC_OFF)
@@ -221,7 +223,7 @@ ivwl_zc_request(struct zc_conn *c, struct ivwl_zc_msg *m, int fd_in,
 	      n < 0 ? -errno : -EPROTO;
 	if (ret < 0) {
 		/* Replies could come out of step now: stop asking. */
-		ivwl_shim_debug("zero-copy: the relay does not answer (%s)",
+		ivwl_log_debug("zero-copy: the relay does not answer (%s)",
 				strerror(-ret));
 		close(c->ctl_fd);
 		c->ctl_fd = -1;
@@ -281,7 +283,7 @@ copy_back(struct zc_file *f)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ivwl_shim_debug("zero-copy: writing pixels back "
+			ivwl_log_debug("zero-copy: writing pixels back "
 					"failed: %s", strerror(errno));
 			return;
 		}
@@ -335,12 +337,12 @@ file_revert(struct zc_file *f, const char *why)
 		if (REAL(mmap, mmap_func_t)((void *)m->addr, m->len, m->prot,
 			      MAP_SHARED | MAP_FIXED, f->fd,
 			      (off_t)m->off) == MAP_FAILED)
-			ivwl_shim_debug("zero-copy: cannot map the file back "
+			ivwl_log_debug("zero-copy: cannot map the file back "
 					"at %#lx: %s", (unsigned long)m->addr,
 					strerror(errno));
 	}
 	send_revert(f, IVWL_ZC_COPIED_BACK);
-	ivwl_shim_debug("zero-copy: file %lu back to copy mode: %s",
+	ivwl_log_debug("zero-copy: file %lu back to copy mode: %s",
 			(unsigned long)f->ino, why);
 	become_candidate(f);
 }
@@ -401,7 +403,7 @@ file_release(struct zc_file *f)
 	 * sent to another process may still be reachable there. */
 	if (!f->sent_away && file_gone(f) &&
 	    send_revert(f, IVWL_ZC_GONE) == 0) {
-		ivwl_shim_debug("zero-copy: file %lu closed and unmapped, "
+		ivwl_log_debug("zero-copy: file %lu closed and unmapped, "
 				"its grant holds its last pixels",
 				(unsigned long)f->ino);
 		file_free(f);
@@ -414,7 +416,7 @@ file_release(struct zc_file *f)
 		copy_back(f);
 		send_revert(f, IVWL_ZC_COPIED_BACK);
 	}
-	ivwl_shim_debug("zero-copy: file %lu unmapped, grant given back%s",
+	ivwl_log_debug("zero-copy: file %lu unmapped, grant given back%s",
 			(unsigned long)f->ino, copied ?
 			" (written back first: a pool still uses it)" : "");
 	file_free(f);
@@ -431,7 +433,7 @@ forget_range(uintptr_t addr, size_t len)
 
 		next = f->next;
 		if (ivwl_zc_maps_forget(&f->maps, addr, len) < 0)
-			ivwl_shim_debug("zero-copy: out of memory: a part of "
+			ivwl_log_debug("zero-copy: out of memory: a part of "
 					"a mapping is no longer tracked");
 		if (had && f->maps.n == 0)
 			file_release(f);
@@ -631,7 +633,7 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 	if (cand)
 		file_free(cand);
 	ivwl_zc_file_link(f);
-	ivwl_shim_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
+	ivwl_log_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
 			"mappings) drawn in the region at %#llx%s", fd,
 			(unsigned long)f->ino, (unsigned long long)m.size,
 			f->maps.n, (unsigned long long)f->grant_off,
@@ -644,7 +646,7 @@ err_grant:
 		REAL(munmap, munmap_func_t)(f->view, f->grant_len);
 	send_revert(f, IVWL_ZC_COPIED_BACK);
 err_file:
-	ivwl_shim_debug("zero-copy: fd %d stays in copy mode: %s", fd,
+	ivwl_log_debug("zero-copy: fd %d stays in copy mode: %s", fd,
 			why ? why : strerror(errno));
 	if (f->fd >= 0)
 		close(f->fd);
@@ -671,7 +673,7 @@ consider_fd(struct zc_conn *c, int fd)
 	if (f)
 		file_revert(f, "sent on another Wayland connection");
 	if (ivwl_zc.mode == ZC_AUTO && !ivwl_zc_is_own(st.st_dev, st.st_ino)) {
-		ivwl_shim_debug("zero-copy: fd %d not moved here: this "
+		ivwl_log_debug("zero-copy: fd %d not moved here: this "
 				"process did not create it (the process that "
 				"did may have)", fd);
 		return;
@@ -837,7 +839,7 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 		return p;
 	}
 	if (f && f->follower) {
-		ivwl_shim_debug("zero-copy: file %lu mapped %s: this mapping "
+		ivwl_log_debug("zero-copy: file %lu mapped %s: this mapping "
 				"sees the file, not the pixels another "
 				"process draws", (unsigned long)f->ino,
 				shared ? "beyond its grant" : "privately");

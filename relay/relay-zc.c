@@ -26,7 +26,7 @@
 #include "proc.h"
 #include "relay-wait.h"
 #include "relay-zc.h"
-#include "shim.h"
+#include "log.h"
 
 /* A process tree deeper than this is not worth walking. */
 #define MAX_ANCESTRY 64
@@ -53,7 +53,7 @@ watch(struct ivwl_relay_zc *zc, int fd, uint32_t index)
 							  index));
 
 	if (ret < 0)
-		ivwl_shim_log("zero-copy: the relay cannot wait on a "
+		ivwl_log("zero-copy: the relay cannot wait on a "
 			      "socket: %s", strerror(-ret));
 	return ret == 0;
 }
@@ -70,7 +70,7 @@ start_listening(struct ivwl_relay_zc *zc)
 		return;
 	/* Taken: another connection of the same process serves its app. */
 	if (bind(fd, (struct sockaddr *)&addr, len) < 0 || listen(fd, 8) < 0) {
-		ivwl_shim_debug("zero-copy: not listening for the app's "
+		ivwl_log_debug("zero-copy: not listening for the app's "
 				"other processes: %s", strerror(errno));
 		close(fd);
 		return;
@@ -112,7 +112,7 @@ ivwl_relay_zc_start(struct ivwl_relay_zc *zc, int primary_fd,
 	 * relay.  Not served: the app's requests fail and it copies
 	 * instead. */
 	if (ret < 0) {
-		ivwl_shim_log("zero-copy: the relay cannot make its socket "
+		ivwl_log("zero-copy: the relay cannot make its socket "
 			      "non-blocking: %s",
 			      strerror(-ret));
 		close(primary_fd);
@@ -194,7 +194,7 @@ grant(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 						       range.length);
 	if (*grant_fd >= 0)
 		m->flags = IVWL_ZC_GRANT_FD;
-	ivwl_shim_debug("zero-copy offer of %llu bytes from pid %d: %s",
+	ivwl_log_debug("zero-copy offer of %llu bytes from pid %d: %s",
 			(unsigned long long)m->size, (int)ch->pid,
 			ret < 0 ? strerror(-ret) : "granted");
 	return ret;
@@ -236,7 +236,7 @@ follow(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 					       range.length);
 	if (*grant_fd >= 0)
 		m->flags = IVWL_ZC_GRANT_FD;
-	ivwl_shim_debug("zero-copy: pid %d maps grant %#llx of another "
+	ivwl_log_debug("zero-copy: pid %d maps grant %#llx of another "
 			"process", (int)ch->pid,
 			(unsigned long long)range.offset);
 	return 0;
@@ -294,7 +294,7 @@ handle(struct ivwl_relay_zc *zc, struct ivwl_relay_zc_chan *ch,
 	if (grant_fd >= 0)
 		close(grant_fd);
 	if (ret < 0)
-		ivwl_shim_debug("zero-copy: pid %d: no reply sent (%s)",
+		ivwl_log_debug("zero-copy: pid %d: no reply sent (%s)",
 				(int)ch->pid, strerror(-ret));
 	return ret == 0;
 }
@@ -372,7 +372,7 @@ accept_one(struct ivwl_relay_zc *zc, int fd)
 	else if (!watch(zc, fd, (uint32_t)(ch - zc->chans)))
 		why = "the relay cannot wait on it";
 	if (why) {
-		ivwl_shim_debug("zero-copy: refused pid %d: %s",
+		ivwl_log_debug("zero-copy: refused pid %d: %s",
 				(int)cred.pid, why);
 		close(fd);
 		return;
@@ -383,7 +383,7 @@ accept_one(struct ivwl_relay_zc *zc, int fd)
 		.owner = zc->next_owner++,
 		.pid = cred.pid,
 	};
-	ivwl_shim_debug("zero-copy: pid %d of this app asks for grants",
+	ivwl_log_debug("zero-copy: pid %d of this app asks for grants",
 			(int)cred.pid);
 }
 
@@ -489,7 +489,7 @@ ivwl_relay_zc_linger(struct ivwl_relay_zc *zc)
 		zc->listen_fd = -1;
 	}
 	if (ivwl_grants_client_maps(&zc->buffers->grants))
-		ivwl_shim_debug("the client still maps zero-copy memory: "
+		ivwl_log_debug("the client still maps zero-copy memory: "
 				"keeping it until it lets go");
 	while (ivwl_grants_client_maps(&zc->buffers->grants) && any_chan(zc)) {
 		n = linger_pollfds(zc, pfd, at);

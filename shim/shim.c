@@ -31,6 +31,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "shim.h"
 #include "zero-copy.h"
 
@@ -219,7 +220,7 @@ start_relay(int relay_end, int zc_end)
 			;
 		ret = read_status(status_pipe[0]);
 	} else {
-		ivwl_shim_debug("cannot start %s: %s", path, strerror(-ret));
+		ivwl_log_debug("cannot start %s: %s", path, strerror(-ret));
 	}
 	close(status_pipe[0]);
 	return ret;
@@ -249,7 +250,7 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (zc[1] >= 0)
 		close(zc[1]);
 	if (ret < 0) {
-		ivwl_shim_debug("no slot for this connection: %s",
+		ivwl_log_debug("no slot for this connection: %s",
 				strerror(-ret));
 		if (zc[0] >= 0)
 			close(zc[0]);

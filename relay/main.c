@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "relay.h"
-#include "shim.h"
+#include "log.h"
 
 static int
 parse_fd(const char *s)
@@ -78,6 +78,7 @@ main(int argc, char *argv[])
 	if (sock > 5 || status_fd > 5 || zc_fd > 5)
 		return 2;
 	detach_fds(sock, status_fd, zc_fd);
+	ivwl_log_setup("ivwl-relay", true);
 
 	/* The shim reaps this first process; the relay goes on alone. */
 	pid = fork();

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "grants.h"
-#include "shim.h"
+#include "log.h"
 
 void
 ivwl_grants_init(struct ivwl_grants *g, uint64_t max_size,
@@ -217,7 +217,7 @@ ivwl_grants_revert(struct ivwl_grants *g, uint32_t owner, uint64_t dev,
 		return -EAGAIN;
 	/* The file holds the pixels now: its pools copy from it. */
 	gr->client_maps = false;
-	ivwl_shim_debug("grant %#llx+%#llx: the client left it, its pools "
+	ivwl_log_debug("grant %#llx+%#llx: the client left it, its pools "
 			"copy from now on",
 			(unsigned long long)gr->range.offset,
 			(unsigned long long)gr->range.length);

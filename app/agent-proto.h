@@ -50,7 +50,7 @@ enum ivwl_agent_op {
  * of its own leaves the estimate good for IVWL_AGENT_CLOCK_SETTLED_MS
  * more (within IVWL_CLOCK_GOOD_NS), at most IVWL_AGENT_CLOCK_ACTIVE_MS;
  * then no wake-ups.  The estimate's drift
- * keeps it good for long after (client-shim/relay-time.c asks again as
+ * keeps it good for long after (relay/relay-time.c asks again as
  * it ages).
  */
 #define IVWL_AGENT_CLOCK_ACTIVE_MS 3000

@@ -39,6 +39,7 @@
 #include "fdmsg.h"
 #include "frame-trace.h"
 #include "heap.h"
+#include "log.h"
 #include "region.h"
 #include "ring.h"
 #include "shm-access.h"
@@ -133,19 +134,6 @@ clock_wanted(struct agent *agent)
 	agent->clock_until = now + IVWL_AGENT_CLOCK_ACTIVE_MS * 1000000ll;
 }
 
-/* One fprintf a line: unbuffered stderr writes each call at once. */
-static void
-agent_log(const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "ivwl-agent: %s\n", line);
-}
-
 static struct ivwl_side_block *
 own_block(struct agent *agent)
 {
@@ -190,7 +178,7 @@ wake_slot(struct agent *agent, uint32_t slot)
 	if (agent->slots[slot].wake_fd >= 0 &&
 	    write(agent->slots[slot].wake_fd, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN && agent->verbose)
-		agent_log("waking slot %u: %s", slot, strerror(errno));
+		ivwl_log("waking slot %u: %s", slot, strerror(errno));
 }
 
 /* The display changed state, restarted or left: every relay looks. */
@@ -268,7 +256,7 @@ slot_release(struct agent *agent, uint32_t slot)
 	owner->nslots--;
 	if (owner->dying && owner->nslots == 0) {
 		if (agent->verbose)
-			agent_log("pid %d: heap ranges reclaimed",
+			ivwl_log("pid %d: heap ranges reclaimed",
 				  (int)owner->pid);
 		client_destroy(agent, owner);
 	}
@@ -323,7 +311,7 @@ client_gone(struct agent *agent, struct agent_client *client)
 	uint32_t i;
 
 	if (agent->verbose)
-		agent_log("pid %d: gone; %u slot(s), %u range(s) return once the display lets go",
+		ivwl_log("pid %d: gone; %u slot(s), %u range(s) return once the display lets go",
 			  (int)client->pid, client->nslots, client->nranges);
 	close(client->fd);
 	client->fd = -1;
@@ -437,7 +425,7 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	reply(client, rep, fds, 3);
 	ivwl_endpoint_close(&ep);
 	if (agent->verbose)
-		agent_log("pid %d: slot %d generation %u", (int)client->pid,
+		ivwl_log("pid %d: slot %d generation %u", (int)client->pid,
 			  slot, s->generation);
 	/* Answered either way: a failed send shows up as EOF next. */
 	return 1;
@@ -568,7 +556,7 @@ handle_request(struct agent *agent, struct agent_client *client)
 		ret = 0;
 		break;
 	default:
-		agent_log("pid %d: unknown request %u, disconnecting",
+		ivwl_log("pid %d: unknown request %u, disconnecting",
 			  (int)client->pid, req.op);
 		return false;
 	}
@@ -588,7 +576,7 @@ accept_client(struct agent *agent)
 	if (fd < 0)
 		return;
 	if (agent->nclients >= IVWL_AGENT_MAX_CLIENTS) {
-		agent_log("too many clients, refusing one");
+		ivwl_log("too many clients, refusing one");
 		close(fd);
 		return;
 	}
@@ -609,9 +597,9 @@ listen_on(const char *path)
 	int fd = ivwl_unix_listen(path, SOCK_SEQPACKET, 16, NULL);
 
 	if (fd == -EADDRINUSE)
-		agent_log("%s: another agent is listening there", path);
+		ivwl_log("%s: another agent is listening there", path);
 	else if (fd < 0)
-		agent_log("--listen %s: %s", path, strerror(-fd));
+		ivwl_log("--listen %s: %s", path, strerror(-fd));
 	return fd < 0 ? -1 : fd;
 }
 
@@ -622,7 +610,7 @@ on_peer(void *data, uint32_t peer, bool present)
 
 	if (peer != IVWL_PEER_DISPLAY)
 		return;
-	agent_log("display side %s", present ? "attached" : "left");
+	ivwl_log("display side %s", present ? "attached" : "left");
 	if (present)
 		notify_display(agent);
 	else
@@ -640,7 +628,7 @@ claim_region(struct agent *agent)
 
 	if (memcmp(h->magic, IVWL_REGION_MAGIC, sizeof(h->magic)) == 0 &&
 	    !ivwl_region_header_matches(agent->base, &agent->layout)) {
-		agent_log("the region was laid out by another ivwl version "
+		ivwl_log("the region was laid out by another ivwl version "
 			  "(%u); refusing to touch it",
 			  ivwl_shm_load(&h->version));
 		return -EPROTO;
@@ -712,7 +700,7 @@ probe_wake_vectors(struct agent *agent, const char *device)
 	agent->wake_vectors = ivwl_device_probe_vectors(agent->dev,
 							PROBE_VECTORS_MS);
 	if (agent->wake_vectors < have)
-		agent_log("--device %s: doorbells reach %u of its first %u "
+		ivwl_log("--device %s: doorbells reach %u of its first %u "
 			  "vectors (is QEMU's vectors= above ivwl-server's "
 			  "--vectors?): relays of the other slots wait "
 			  "through vector 0", device, agent->wake_vectors, have);
@@ -785,7 +773,7 @@ run(struct agent *agent)
 			 ivwl_clock_ask_timeout_ms(&agent->clock) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			agent_log("poll: %s", strerror(errno));
+			ivwl_log("poll: %s", strerror(errno));
 			return 1;
 		}
 
@@ -795,7 +783,7 @@ run(struct agent *agent)
 			on_doorbell(agent);
 		if (pfd[FD_DEVICE].revents &&
 		    ivwl_device_dispatch(agent->dev) < 0) {
-			agent_log("lost the ivshmem server; exiting");
+			ivwl_log("lost the ivshmem server; exiting");
 			return 1;
 		}
 		for (i = 0; i < n; i++)
@@ -820,15 +808,15 @@ log_open_error(const char *server, const char *device, int ret,
 	       const char *err)
 {
 	if (server && ret == -ECONNRESET)
-		agent_log("--server %s: ivwl-server refused us: its app role is "
+		ivwl_log("--server %s: ivwl-server refused us: its app role is "
 			  "held, by another ivwl-agent (or a weston whose "
 			  "server= names this socket); stop that one first",
 			  server);
 	else if (device && ret == -EBUSY)
-		agent_log("--device %s: another ivwl-agent (or weston) has it "
+		ivwl_log("--device %s: another ivwl-agent (or weston) has it "
 			  "open; stop that one first", device);
 	else
-		agent_log("--%s %s: %s (%s)", device ? "device" : "server",
+		ivwl_log("--%s %s: %s (%s)", device ? "device" : "server",
 			  device ? device : server, err ? err : "cannot attach",
 			  strerror(-ret));
 }
@@ -841,11 +829,11 @@ app_role(struct agent *agent, const char *server, const char *device)
 	if (peer == IVWL_PEER_APP)
 		return true;
 	if (server)
-		agent_log("--server %s is ivwl-server's display socket (it gave "
+		ivwl_log("--server %s is ivwl-server's display socket (it gave "
 			  "us the display's peer id %u): give the agent the app "
 			  "socket, the one without .display", server, peer);
 	else
-		agent_log("--device %s has the display's peer id %u: this VM's "
+		ivwl_log("--device %s has the display's peer id %u: this VM's "
 			  "ivshmem chardev is on ivwl-server's display socket; "
 			  "connect it to the app socket", device, peer);
 	return false;
@@ -867,7 +855,7 @@ usage(FILE *f)
 static int
 bad_usage(const char *what)
 {
-	fprintf(stderr, "ivwl-agent: %s\n", what);
+	ivwl_log("%s", what);
 	usage(stderr);
 	return 2;
 }
@@ -887,6 +875,8 @@ main(int argc, char *argv[])
 	const char *server = NULL, *device = NULL, *err = NULL;
 	int c, ret, status = 1;
 	uint32_t i;
+
+	ivwl_log_setup("ivwl-agent", false);
 
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		agent.slots[i].wake_fd = -1;
@@ -921,7 +911,7 @@ main(int argc, char *argv[])
 	agent.base = ivwl_device_base(agent.dev);
 	if (ivwl_layout_compute(ivwl_device_size(agent.dev),
 				&agent.layout) < 0) {
-		agent_log("--%s %s: %llu bytes: %s",
+		ivwl_log("--%s %s: %llu bytes: %s",
 			  device ? "device" : "server", device ? device : server,
 			  (unsigned long long)ivwl_device_size(agent.dev),
 			  ivwl_region_size_problem(ivwl_device_size(agent.dev)));
@@ -940,7 +930,7 @@ main(int argc, char *argv[])
 	if (device && agent.wake_vectors > 1)
 		probe_wake_vectors(&agent, device);
 	if (ivwl_device_nr_vectors(agent.dev) == 0) {
-		agent_log("the device has no doorbell vector");
+		ivwl_log("the device has no doorbell vector");
 		goto err_device;
 	}
 	if (ivwl_heap_init(&agent.heap, agent.layout.heap_offset,
@@ -957,7 +947,7 @@ main(int argc, char *argv[])
 		goto err_release;
 	ivwl_device_set_peer_listener(agent.dev, on_peer, &agent);
 
-	agent_log("peer %u, region %llu MiB, %u slots, heap %llu MiB, "
+	ivwl_log("peer %u, region %llu MiB, %u slots, heap %llu MiB, "
 		  "listening on %s", ivwl_device_peer_id(agent.dev),
 		  (unsigned long long)(agent.layout.region_size >> 20),
 		  agent.usable_slots,

@@ -12,6 +12,7 @@
 
 #include "agent-client.h"
 #include "frame-trace.h"
+#include "log.h"
 #include "ivwl-protocols.h"
 #include "mono-time.h"
 #include "relay-time.h"
@@ -32,27 +33,16 @@
 #define ARG_NSEC 2
 #define ARG_REFRESH 3
 
-/* One fprintf a line: the client and its other relays share stderr. */
-static void
-say(const char *fmt, const char *what, long long err)
-{
-	char line[512];
-
-	snprintf(line, sizeof(line), fmt, what, err);
-	fprintf(stderr, "ivwl-relay: %s\n", line);
-}
-
 void
 ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base, int agent_fd)
 {
-	const char *off = getenv("IVWL_TEST_CLOCK_OFFSET_NS");
 	const char *tr = getenv("IVWL_CLOCK_TRANSLATE");
 
 	memset(rt, 0, sizeof(*rt));
 	rt->base = base;
 	rt->agent_fd = agent_fd;
 	rt->translate = !(tr && strcmp(tr, "off") == 0);
-	rt->test_offset = off ? strtoll(off, NULL, 10) : 0;
+	rt->test_offset = ivwl_clock_test_offset();
 }
 
 static int64_t
@@ -94,8 +84,7 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 	rt->wanted_at = now;
 	/* Without it the estimate ages and times turn discarded, said. */
 	if (ivwl_agent_clock_wanted(rt->agent_fd) < 0)
-		fprintf(stderr, "ivwl-relay: cannot ask the agent for the "
-				"clock link\n");
+		ivwl_log("cannot ask the agent for the clock link");
 }
 
 /* App time of display time d, if the estimate can be trusted now. */
@@ -141,11 +130,8 @@ static uint32_t
 hide_input_timestamps(struct ivwl_relay_time *rt, const char *name)
 {
 	rt->hidden++;
-	fprintf(stderr,
-		"ivwl-relay: hiding %s from the client: the "
-		"display's input clock is not measured, so its times "
-		"cannot be put in ours\n",
-		name);
+	ivwl_log("hiding %s from the client: the display's input clock is "
+		 "not measured, so its times cannot be put in ours", name);
 	return 1;
 }
 
@@ -159,7 +145,7 @@ presentation_global(struct ivwl_relay_time *rt, const char *name)
 	if (trusted_soon(rt, &view))
 		return 0;
 	rt->hidden++;
-	say("hiding %s from the client: no trustworthy mapping of the "
+	ivwl_log("hiding %s from the client: no trustworthy mapping of the "
 	    "display's clock to ours (bound %lld ns)",
 	    name, view.expires ? (long long)view.map.err_ns : -1ll);
 	return 1;
@@ -219,7 +205,7 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	/* The frame was shown, but when in our clock we cannot say. */
 	rt->discarded++;
 	if (!rt->said_untrusted)
-		say("%s: no trustworthy mapping of the display's clock "
+		ivwl_log("%s: no trustworthy mapping of the display's clock "
 		    "(bound %lld ns); sending discarded instead",
 		    "wp_presentation_feedback.presented", (long long)err);
 	rt->said_untrusted = true;
