@@ -80,7 +80,7 @@ class Fuzzer:
 
     def last_words(self):
         lines = [line for line in self.text().splitlines()
-                 if "fuzz-client: protocol" in line or "ivwl-shim" in line
+                 if "fuzz-client: protocol" in line or "ivwl-relay[" in line
                  or "fuzz-client: connection" in line]
         return " | ".join(lines[-4:]) or "(nothing logged)"
 

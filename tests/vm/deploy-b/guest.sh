@@ -157,7 +157,7 @@ watch_restart()
 			-e 'windows are back' /tmp/client.err |
 			sed 's/^/GUEST: client log: /'
 	else
-		grep -F ivwl-shim /tmp/client.err | tail -n 20 |
+		grep -F -e ivwl-shim -e ivwl-relay /tmp/client.err | tail -n 20 |
 			sed 's/^/GUEST: client log: /'
 		echo "GUEST: FAIL: the client's connection did not survive" \
 			"the display's restart"
