@@ -28,6 +28,7 @@
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
+#include "translate.h"
 #include "vm.h"
 
 
@@ -448,7 +449,7 @@ end_withheld(struct ivwl_connection *conn, struct withheld *slot)
 	slot->id = 0;
 }
 
-bool
+static bool
 ivwl_clipboard_event(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
@@ -512,7 +513,7 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
  * write() when its fd is writable: a blocking pipe would hold weston's
  * thread until the VM read it all.
  */
-bool
+static bool
 ivwl_clipboard_receive(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
@@ -556,7 +557,7 @@ names_withheld(struct clip_client *cc, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
-int
+static int
 ivwl_clipboard_request(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, const char **why)
 {
@@ -575,3 +576,10 @@ ivwl_clipboard_request(struct ivwl_connection *conn,
 	}
 	return 0;
 }
+
+const struct ivwl_translate_clipboard ivwl_clipboard_hooks = {
+	.event = ivwl_clipboard_event,
+	.request = ivwl_clipboard_request,
+	.receive = ivwl_clipboard_receive,
+	.send = ivwl_clipboard_send,
+};

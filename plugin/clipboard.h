@@ -84,44 +84,10 @@ ivwl_clipboard_create(struct ivwl_plugin *plugin);
 void
 ivwl_clipboard_destroy(struct ivwl_clipboard *clipboard);
 
-/*
- * The two hooks of translate.c.  Weak: the programs that test or fuzz
- * translate.c without weston have no clipboard, ivwl.so always has.
- *
- * An event weston sent one of a VM's clients, after the map and the
- * firewall took it: true to withhold it.  It may rewrite the event in
- * bytes (a withheld selection becomes no selection).
- */
-bool
-ivwl_clipboard_event(struct ivwl_connection *conn,
-		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
-	__attribute__((weak));
-
-/* A request the firewall let through: 0, or -EPROTO with *why. */
-int
-ivwl_clipboard_request(struct ivwl_connection *conn,
-		       const struct ivwl_wire_msg *msg, const char **why)
-	__attribute__((weak));
-
-/*
- * The channel of a pipe a VM client passed or was passed for a
- * wl_data_offer.receive (a read) or a wl_data_source.send (a write):
- * a transfer across parties gets a note, which its end logs with the
- * bytes it moved (clipboard-transfer.c).  For a receive: true when
- * weston's own code writes the data from its main thread (its
- * clipboard manager serving a selection whose owner went), so the
- * pipe's end weston gets must not block.
- */
-bool
-ivwl_clipboard_receive(struct ivwl_connection *conn,
-		       const struct ivwl_wire_msg *msg,
-		       struct ivwl_channel *ch)
-	__attribute__((weak));
-
-void
-ivwl_clipboard_send(struct ivwl_connection *conn,
-		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
-	__attribute__((weak));
+/* The clipboard's hooks in translation (translate.h), for the plugin
+ * to register. */
+struct ivwl_translate_clipboard;
+extern const struct ivwl_translate_clipboard ivwl_clipboard_hooks;
 
 /* connection.c: a channel ends; logs and frees what its note says. */
 void

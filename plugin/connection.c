@@ -14,6 +14,7 @@
 #include "connection.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
+#include "translate.h"
 #include "vm.h"
 #include "watch.h"
 
@@ -440,8 +441,8 @@ on_channel(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-int
-ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+static int
+connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
 	ch->user = ivwl_watch_add(conn->vm->plugin->watcher, ch->fd, 0,
 				  on_channel, conn);
@@ -667,8 +668,8 @@ on_alarm(int fd, uint32_t mask, void *data)
 }
 
 /* Made with the first pipe: most connections never need one. */
-int
-ivwl_connection_alarm_fd(struct ivwl_connection *conn)
+static int
+connection_alarm_fd(struct ivwl_connection *conn)
 {
 	int fd;
 
@@ -749,3 +750,8 @@ err_conn:
 	free(conn);
 	return NULL;
 }
+
+const struct ivwl_translate_loop ivwl_connection_loop = {
+	.watch = connection_watch,
+	.alarm_fd = connection_alarm_fd,
+};

@@ -149,14 +149,9 @@ ivwl_connection_more(struct ivwl_connection *conn);
 void
 ivwl_connection_region_ready(struct ivwl_connection *conn);
 
-/* connection.c: watch a new channel's fd in weston's event loop. */
-int
-ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch);
-
-/* connection.c: the eventfd its pipe threads raise when the app does not
- * read (pipe-thread.h), made on first use.  fd or -errno. */
-int
-ivwl_connection_alarm_fd(struct ivwl_connection *conn);
+/* connection.c: weston's event loop for translation (translate.h). */
+struct ivwl_translate_loop;
+extern const struct ivwl_translate_loop ivwl_connection_loop;
 
 /* translate.c: one request record's payload into bytes + fds for
  * libwayland.  0, or -EPROTO with *why set. */

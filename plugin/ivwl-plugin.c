@@ -25,22 +25,18 @@
 #include "focus.h"
 #include "label.h"
 #include "repaint.h"
+#include "translate.h"
 #include "live-view.h"
 #include "device.h"
 #include "ringer.h"
 #include "vm.h"
 #include "watch.h"
 
-void
-ivwl_log(const char *fmt, ...)
+/* The plugin's lines go to weston's log, which stamps the time. */
+static void
+log_to_weston(void *data, enum ivwl_log_level level, const char *line)
 {
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	weston_log("ivwl: %s\n", line);
+	weston_log("%s\n", line);
 }
 
 /* A VM's clients see only what its policy allows; local clients all. */
@@ -258,6 +254,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	const char *name = NULL;
 	int count = 0;
 
+	ivwl_log_setup("ivwl", false);
+	ivwl_log_set_sink(log_to_weston, NULL);
 	if (!ivwl_config_first_load())
 		return 0;
 	plugin = calloc(1, sizeof(*plugin));
@@ -290,6 +288,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	if (!plugin->focus || !plugin->repaint)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
+	ivwl_translate_set_loop(&ivwl_connection_loop);
+	ivwl_translate_set_clipboard(&ivwl_clipboard_hooks);
 	if (!plugin->clipboard)
 		goto err_vms;
 

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
+#include "log.h"
+
 struct weston_compositor;
 struct weston_config_section;
 struct ivwl_vm;
@@ -64,9 +66,6 @@ struct ivwl_plugin {
 bool
 ivwl_fds_to_spare(struct ivwl_plugin *plugin, unsigned int n);
 
-/* Log with the module's prefix. */
-void
-ivwl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* vm.c */
 struct ivwl_vm *

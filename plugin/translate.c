@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "clipboard.h"
 #include "connection.h"
 #include "fd-flags.h"
 #include "frame-trace.h"
@@ -25,10 +24,38 @@
 #include "ivwl-protocols.h"
 #include "pipe-thread.h"
 #include "shm-format.h"
+#include "translate.h"
 #include "vm.h"
 
 _Static_assert(IVWL_CONN_MAX_POOLS == 128 && IVWL_VM_MAX_POOLS == 512 &&
 	       IVWL_CONN_MAX_BUFFERS == 1024, "the refusals say these");
+
+static const struct ivwl_translate_loop *loop;
+static const struct ivwl_translate_clipboard *clipboard;
+
+void
+ivwl_translate_set_loop(const struct ivwl_translate_loop *ops)
+{
+	loop = ops;
+}
+
+void
+ivwl_translate_set_clipboard(const struct ivwl_translate_clipboard *ops)
+{
+	clipboard = ops;
+}
+
+static int
+watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+{
+	return loop ? loop->watch(conn, ch) : 0;
+}
+
+static int
+alarm_fd(struct ivwl_connection *conn)
+{
+	return loop ? loop->alarm_fd(conn) : conn->alarm_fd;
+}
 
 static bool
 is(const struct ivwl_wire_msg *msg, const struct ivwl_interface *iface,
@@ -354,7 +381,7 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 		return ret;
 	}
 	/* weston may be the writer, from this very thread */
-	ret = ivwl_connection_alarm_fd(conn);
+	ret = alarm_fd(conn);
 	if (ret < 0) {
 		*why = "cannot watch a pipe";
 		return ret;
@@ -364,12 +391,13 @@ receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 		*why = "cannot start a pipe thread";
 		return ch->fd;
 	}
-	ret = ivwl_connection_watch(conn, ch);
+	ret = watch(conn, ch);
 	if (ret < 0) {
 		*why = "out of memory";
 		return ret;
 	}
-	if (ivwl_clipboard_receive && ivwl_clipboard_receive(conn, msg, ch) &&
+	if (clipboard && clipboard->receive &&
+	    clipboard->receive(conn, msg, ch) &&
 	    ivwl_fd_set_nonblock(*fd, true) < 0) {
 		*why = "cannot make the pipe weston writes non-blocking";
 		return -EIO;
@@ -479,8 +507,8 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			return -EPROTO;
 		}
 		ret = ivwl_firewall_request(&conn->firewall, &msg, p, why);
-		if (ret == 0 && ivwl_clipboard_request)
-			ret = ivwl_clipboard_request(conn, &msg, why);
+		if (ret == 0 && clipboard && clipboard->request)
+			ret = clipboard->request(conn, &msg, why);
 		if (ret < 0)
 			return ret;
 		if (conn->firewall.inject_len > 0 &&
@@ -665,13 +693,13 @@ translate_event_fds(struct ivwl_connection *conn,
 		ret = ivwl_channel_sink_new(&conn->channels, fds[0], &descs[0],
 					    &ch);
 		if (ret == 0)
-			ret = ivwl_connection_watch(conn, ch);
+			ret = watch(conn, ch);
 		if (ret < 0) {
 			*why = "too many pipes open";
 			return ret;
 		}
-		if (ivwl_clipboard_send)
-			ivwl_clipboard_send(conn, msg, ch);
+		if (clipboard && clipboard->send)
+			clipboard->send(conn, msg, ch);
 		return 0;
 	} else {
 		*why = "an event carries an fd ivwl does not bridge yet";
@@ -828,8 +856,8 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		if ((is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
 		     ivwl_shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
 		    muted_keyboard_event(conn, &msg) ||
-		    (ivwl_clipboard_event &&
-		     ivwl_clipboard_event(conn, &msg, in->buf))) {
+		    (clipboard && clipboard->event &&
+		     clipboard->event(conn, &msg, in->buf))) {
 			ivwl_stream_in_consume(in, (size_t)n);
 			continue;
 		}

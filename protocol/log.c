@@ -36,6 +36,11 @@ ivwl_log_set_sink(ivwl_log_sink_t sink, void *data)
 	log_state.sink_data = data;
 }
 
+void
+ivwl_log_discard(void *data, enum ivwl_log_level level, const char *line)
+{
+}
+
 bool
 ivwl_log_enabled(enum ivwl_log_level level)
 {

@@ -43,6 +43,10 @@ ivwl_log_set_vm(const char *vm);
 void
 ivwl_log_set_sink(ivwl_log_sink_t sink, void *data);
 
+/* A sink that drops every line (fuzzers, tests of code that logs). */
+void
+ivwl_log_discard(void *data, enum ivwl_log_level level, const char *line);
+
 bool
 ivwl_log_enabled(enum ivwl_log_level level);
 

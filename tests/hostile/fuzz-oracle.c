@@ -26,25 +26,11 @@
 #include "device-backend.h"
 #include "vm.h"
 
-/* translate.c's hooks into the rest of the plugin, not linked here. */
-int
-ivwl_connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+/* Translation logs what it refuses: not wanted here. */
+__attribute__((constructor)) static void
+quiet_log(void)
 {
-	(void)conn;
-	(void)ch;
-	return 0;
-}
-
-int
-ivwl_connection_alarm_fd(struct ivwl_connection *conn)
-{
-	return conn->alarm_fd;
-}
-
-void
-ivwl_log(const char *fmt, ...)
-{
-	(void)fmt;
+	ivwl_log_set_sink(ivwl_log_discard, NULL);
 }
 
 /* One record's payload, as the request ring hands it to the display. */
