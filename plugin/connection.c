@@ -10,7 +10,7 @@
 
 #include <libweston/libweston.h>
 
-#include "clipboard.h"
+#include "clipboard/clipboard.h"
 #include "connection.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"

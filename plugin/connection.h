@@ -12,7 +12,7 @@
 #include <wayland-server-core.h>
 
 #include "channel.h"
-#include "firewall.h"
+#include "firewall/firewall.h"
 #include "live-view.h"
 #include "record.h"
 #include "ring.h"

@@ -19,7 +19,7 @@
 
 #include "ivwl-plugin.h"
 #include "attach.h"
-#include "clipboard.h"
+#include "clipboard/clipboard.h"
 #include "config.h"
 #include "connection.h"
 #include "focus.h"

@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
-#include "clipboard.h"
+#include "clipboard/clipboard.h"
 #include "clock-link.h"
 #include "display-side.h"
-#include "firewall.h"
+#include "firewall/firewall.h"
 #include "live-view.h"
 #include "repaint.h"
 #include "pipe-thread.h"

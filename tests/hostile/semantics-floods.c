@@ -227,7 +227,7 @@ ivwl_hostile_destroy_storm(struct ivwl_hostile *h)
  * Every budget of the firewall filled to its limit, never past it (a
  * refusal would end the connection and weston would free it all), on
  * every slot: what weston keeps for a VM at worst.  The limits are the
- * firewall's (plugin/firewall-model.h); the VM-wide ones are shared out
+ * firewall's (plugin/firewall/firewall-model.h); the VM-wide ones are shared out
  * between the slots.
  */
 #define FILL_CONN_OBJECTS 16384u

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "clipboard.h"
+#include "clipboard/clipboard.h"
 #include "harness.h"
 
 static struct ivwl_clip_policy

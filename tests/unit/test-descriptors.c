@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "firewall.h"
+#include "firewall/firewall.h"
 #include "harness.h"
 #include "ivwl-protocols.h"
 #include "relay-time.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "firewall-model.h"
+#include "firewall/firewall-model.h"
 #include "fw-fixture.h"
 #include "harness.h"
 
