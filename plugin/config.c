@@ -154,3 +154,27 @@ ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
 		snprintf(buf, len, "%llu bytes: %s", (unsigned long long)size,
 			 ivwl_region_size_problem(size));
 }
+
+bool
+ivwl_config_clip_policy(struct weston_config_section *section,
+			const char *vm, struct ivwl_clip_policy *policy)
+{
+	enum ivwl_clip_kind k;
+	const char *choices;
+	char *value;
+	bool ok = true;
+
+	for (k = IVWL_CLIP_SELECTION; k <= IVWL_CLIP_DRAG && ok; k++) {
+		value = NULL;
+		weston_config_section_get_string(section,
+						 ivwl_clip_policy_key(k),
+						 &value, "isolated");
+		ok = value && ivwl_clip_policy_set(policy, k, value, &choices);
+		if (!ok)
+			ivwl_log("[%s] %s=%s is not one of %s", vm,
+				 ivwl_clip_policy_key(k), value ? value : "",
+				 choices);
+		free(value);
+	}
+	return ok;
+}

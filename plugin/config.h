@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clipboard/clipboard-policy.h"
+
 struct ivwl_plugin;
 struct ivwl_vm;
 struct weston_config_section;
@@ -44,5 +46,11 @@ ivwl_config_explain_attach(const struct ivwl_vm *vm, int ret,
 void
 ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
 			   uint32_t vectors);
+
+/* clipboard=, primary-selection=, drag-and-drop=; false if bad,
+ * logged. */
+bool
+ivwl_config_clip_policy(struct weston_config_section *section,
+			const char *vm, struct ivwl_clip_policy *policy);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include <libweston/libweston.h>
 
-#include "clipboard/clipboard.h"
 #include "connection.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
@@ -161,7 +160,7 @@ on_lazy(void *data)
 static void
 channel_destroy(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
-	ivwl_clipboard_channel_end(conn, ch);
+	ivwl_translate_channel_end(conn, ch);
 	ivwl_watch_remove(ch->user);
 	ivwl_channel_destroy(&conn->channels, ch);
 }

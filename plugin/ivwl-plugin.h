@@ -66,6 +66,10 @@ struct ivwl_plugin {
 bool
 ivwl_fds_to_spare(struct ivwl_plugin *plugin, unsigned int n);
 
+/* Raises the soft open-file limit to the hard one (module init). */
+void
+ivwl_fds_raise_limit(void);
+
 
 /* vm.c */
 struct ivwl_vm *

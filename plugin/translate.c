@@ -45,6 +45,14 @@ ivwl_translate_set_clipboard(const struct ivwl_translate_clipboard *ops)
 	clipboard = ops;
 }
 
+void
+ivwl_translate_channel_end(struct ivwl_connection *conn,
+			   struct ivwl_channel *ch)
+{
+	if (clipboard && clipboard->channel_end)
+		clipboard->channel_end(conn, ch);
+}
+
 static int
 watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {

@@ -47,6 +47,9 @@ struct ivwl_translate_clipboard {
 	/* the channel of a wl_data_source.send */
 	void (*send)(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, struct ivwl_channel *ch);
+	/* a channel ends: what the clipboard noted of it is logged, freed */
+	void (*channel_end)(struct ivwl_connection *conn,
+			    struct ivwl_channel *ch);
 };
 
 void
@@ -54,5 +57,10 @@ ivwl_translate_set_loop(const struct ivwl_translate_loop *loop);
 
 void
 ivwl_translate_set_clipboard(const struct ivwl_translate_clipboard *clipboard);
+
+/* A channel of conn ends (connection.c): the clipboard hears of it. */
+void
+ivwl_translate_channel_end(struct ivwl_connection *conn,
+			   struct ivwl_channel *ch);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
-#include "clipboard/clipboard.h"
+#include "clipboard/clipboard-policy.h"
 #include "clock-link.h"
 #include "display-side.h"
 #include "firewall/firewall.h"

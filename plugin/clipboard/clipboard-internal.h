@@ -145,4 +145,10 @@ void
 ivwl_clipboard_send(struct ivwl_connection *conn,
 		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch);
 
+/* clipboard-transfer.c: a channel ends; logs and frees what its note
+ * says (translate.h's channel_end hook). */
+void
+ivwl_clipboard_channel_end(struct ivwl_connection *conn,
+			   struct ivwl_channel *ch);
+
 #endif

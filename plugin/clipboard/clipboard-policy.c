@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "clipboard.h"
+#include "clipboard-policy.h"
 
 static const char *const mode_names[] = {
 	[IVWL_CLIP_ISOLATED] = "isolated",
@@ -53,4 +53,38 @@ ivwl_clip_policy_hides(const struct ivwl_clip_policy *policy,
 	if (strcmp(interface, "zwp_primary_selection_device_manager_v1") != 0)
 		return false;
 	return policy->mode[IVWL_CLIP_PRIMARY] != IVWL_CLIP_SHARED;
+}
+
+static const char *const key_names[] = {
+	[IVWL_CLIP_SELECTION] = "clipboard",
+	[IVWL_CLIP_PRIMARY] = "primary-selection",
+	[IVWL_CLIP_DRAG] = "drag-and-drop",
+};
+
+const char *
+ivwl_clip_policy_key(enum ivwl_clip_kind kind)
+{
+	return key_names[kind];
+}
+
+bool
+ivwl_clip_policy_set(struct ivwl_clip_policy *policy,
+		     enum ivwl_clip_kind kind, const char *value,
+		     const char **choices)
+{
+	uint8_t mode;
+
+	/* weston offers no hook on the primary selection: all or nothing */
+	if (kind == IVWL_CLIP_PRIMARY) {
+		*choices = "isolated, shared";
+		if (!ivwl_clip_mode_parse(value, &mode) ||
+		    (mode != IVWL_CLIP_ISOLATED && mode != IVWL_CLIP_SHARED))
+			return false;
+	} else {
+		*choices = "isolated, import, export, shared";
+		if (!ivwl_clip_mode_parse(value, &mode))
+			return false;
+	}
+	policy->mode[kind] = mode;
+	return true;
 }

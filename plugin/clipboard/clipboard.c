@@ -53,40 +53,6 @@ struct clip_seat {
 	struct wl_listener destroy;
 };
 
-static const char *const key_names[] = {
-	[IVWL_CLIP_SELECTION] = "clipboard",
-	[IVWL_CLIP_PRIMARY] = "primary-selection",
-	[IVWL_CLIP_DRAG] = "drag-and-drop",
-};
-
-bool
-ivwl_clip_policy_read(struct weston_config_section *section,
-		      const char *vm_name, struct ivwl_clip_policy *policy)
-{
-	char *value;
-	unsigned int k;
-	bool ok = true;
-
-	for (k = 0; k < 3 && ok; k++) {
-		value = NULL;
-		weston_config_section_get_string(section, key_names[k], &value,
-						 "isolated");
-		ok = value && ivwl_clip_mode_parse(value, &policy->mode[k]);
-		/* weston offers no hook on it: all or nothing */
-		if (ok && k == IVWL_CLIP_PRIMARY &&
-		    policy->mode[k] != IVWL_CLIP_ISOLATED &&
-		    policy->mode[k] != IVWL_CLIP_SHARED)
-			ok = false;
-		if (!ok)
-			ivwl_log("[%s] %s=%s is not one of %s", vm_name,
-				 key_names[k], value ? value : "",
-				 k == IVWL_CLIP_PRIMARY ? "isolated, shared" :
-				 "isolated, import, export, shared");
-		free(value);
-	}
-	return ok;
-}
-
 const char *
 ivwl_clip_owner_name(const struct ivwl_clip_owner *owner)
 {
@@ -364,12 +330,6 @@ may_offer(struct ivwl_connection *conn, struct weston_data_source *source,
 	}
 }
 
-static const char *
-kind_key(enum ivwl_clip_kind kind)
-{
-	return key_names[kind];
-}
-
 static void
 log_withheld(struct ivwl_connection *conn, const struct ivwl_clip_owner *from,
 	     enum ivwl_clip_kind kind)
@@ -378,7 +338,7 @@ log_withheld(struct ivwl_connection *conn, const struct ivwl_clip_owner *from,
 		 conn->vm->name, conn->slot,
 		 kind == IVWL_CLIP_DRAG ? "a drag" : "the selection",
 		 from ? ivwl_clip_owner_name(from) : "a gone source",
-		 kind_key(kind),
+		 ivwl_clip_policy_key(kind),
 		 ivwl_clip_mode_name(conn->vm->clip.mode[kind]));
 }
 
@@ -582,4 +542,5 @@ const struct ivwl_translate_clipboard ivwl_clipboard_hooks = {
 	.request = ivwl_clipboard_request,
 	.receive = ivwl_clipboard_receive,
 	.send = ivwl_clipboard_send,
+	.channel_end = ivwl_clipboard_channel_end,
 };

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "clipboard/clipboard.h"
+#include "clipboard/clipboard-policy.h"
 #include "harness.h"
 
 static struct ivwl_clip_policy
@@ -96,7 +96,29 @@ test_primary_global(void)
 	CHECK(!ivwl_clip_policy_hides(&p, "wl_data_device_manager"));
 }
 
+/* weston.ini's values: the primary selection takes only all or nothing. */
+static void
+test_set_from_config(void)
+{
+	struct ivwl_clip_policy p = { { 0 } };
+	const char *choices = NULL;
+
+	CHECK(ivwl_clip_policy_set(&p, IVWL_CLIP_SELECTION, "import",
+				   &choices));
+	CHECK_EQ(p.mode[IVWL_CLIP_SELECTION], IVWL_CLIP_IMPORT);
+	CHECK(!ivwl_clip_policy_set(&p, IVWL_CLIP_PRIMARY, "export",
+				    &choices));
+	CHECK(choices && strcmp(choices, "isolated, shared") == 0);
+	CHECK_EQ(p.mode[IVWL_CLIP_PRIMARY], IVWL_CLIP_ISOLATED);
+	CHECK(ivwl_clip_policy_set(&p, IVWL_CLIP_PRIMARY, "shared",
+				   &choices));
+	CHECK(!ivwl_clip_policy_set(&p, IVWL_CLIP_DRAG, "yes", &choices));
+	CHECK(strcmp(ivwl_clip_policy_key(IVWL_CLIP_DRAG), "drag-and-drop") ==
+	      0);
+}
+
 IVWL_TEST_MAIN({ "values", test_values },
+	       { "set-from-config", test_set_from_config },
 	       { "between-vms", test_between_vms },
 	       { "local", test_local },
 	       { "primary-global", test_primary_global })
