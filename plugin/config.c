@@ -17,32 +17,6 @@
 #include "region.h"
 #include "vm.h"
 
-/*
- * weston loads a module listed twice once (dlopen hands back the same
- * object) but calls its init twice: a second plugin would attach to the
- * same regions and find their display role taken.  The flag lives in the
- * one copy of the module both calls share.
- */
-static bool loaded;
-
-bool
-ivwl_config_first_load(void)
-{
-	if (loaded) {
-		ivwl_log("ivwl.so is listed twice ([core] modules= or "
-			 "--modules): list it once; the second is ignored");
-		return false;
-	}
-	loaded = true;
-	return true;
-}
-
-void
-ivwl_config_unload(void)
-{
-	loaded = false;
-}
-
 int
 ivwl_config_color(struct weston_config_section *section, const char *vm,
 		  uint32_t *color)

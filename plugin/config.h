@@ -16,14 +16,6 @@ struct ivwl_plugin;
 struct ivwl_vm;
 struct weston_config_section;
 
-/* False (and logged) when weston runs the module's init a second time. */
-bool
-ivwl_config_first_load(void);
-
-/* The module is gone: a later load is a first one again. */
-void
-ivwl_config_unload(void);
-
 /* color= into *color (left as is when absent); -EINVAL, logged. */
 int
 ivwl_config_color(struct weston_config_section *section, const char *vm,

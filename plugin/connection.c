@@ -13,6 +13,7 @@
 #include "connection.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
+#include "repaint.h"
 #include "translate.h"
 #include "vm.h"
 #include "watch.h"
@@ -41,29 +42,6 @@ update_interest(struct ivwl_connection *conn)
 static int
 on_lazy(void *data);
 
-/* Milliseconds until the first output repaints, or -1 if none is due. */
-static int64_t
-next_repaint_ms(struct weston_compositor *compositor)
-{
-	struct weston_output *output;
-	struct timespec now;
-	int64_t ns, first = -1;
-
-	if (clock_gettime(compositor->presentation_clock, &now) < 0)
-		return -1;
-	wl_list_for_each(output, &compositor->output_list, link) {
-		if (output->repaint_status != REPAINT_SCHEDULED)
-			continue;
-		ns = (int64_t)(output->next_repaint.tv_sec - now.tv_sec) *
-		     1000000000 + (output->next_repaint.tv_nsec - now.tv_nsec);
-		if (ns < 0)
-			ns = 0;
-		if (first < 0 || ns < first)
-			first = ns;
-	}
-	return first < 0 ? -1 : (first + 999999) / 1000000;
-}
-
 /*
  * How long the doorbell for what the event ring holds may wait, or -1
  * when it may not.  A presented waits only when the repaint that
@@ -84,7 +62,7 @@ lazy_wait_ms(struct ivwl_connection *conn)
 		return -1;
 	if (!conn->events_presented)
 		return LAZY_EVENTS_MS;
-	ms = next_repaint_ms(conn->vm->plugin->compositor);
+	ms = ivwl_repaint_next_ms(conn->vm->plugin->repaint);
 	if (ms < 0 || ms > PRESENTED_RIDE_MS)
 		return -1;
 	/* the repaint itself takes time: a millisecond more for its done */
@@ -616,8 +594,30 @@ on_client_destroy(struct wl_listener *listener, void *data)
 	tell_app(conn, "weston ended the client");
 	destroy_windows(conn);
 	wl_list_remove(&conn->client_destroy.link);
+	/* freed below: libwayland must not call it */
+	wl_list_remove(&conn->client_key.link);
 	conn->client = NULL;
 	free_connection(conn);
+}
+
+/* Never called: on_client_destroy takes the key out before it frees. */
+static void
+client_key_gone(struct wl_listener *listener, void *data)
+{
+}
+
+struct ivwl_connection *
+ivwl_connection_of_client(const struct wl_client *client)
+{
+	struct wl_listener *key;
+	struct ivwl_connection *conn;
+
+	/* libwayland takes no const client here, and changes nothing */
+	key = wl_client_get_destroy_listener((struct wl_client *)client,
+					     client_key_gone);
+	if (!key)
+		return NULL;
+	return wl_container_of(key, conn, client_key);
 }
 
 void
@@ -726,6 +726,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	}
 	conn->client_destroy.notify = on_client_destroy;
 	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
+	conn->client_key.notify = client_key_gone;
+	wl_client_add_destroy_listener(conn->client, &conn->client_key);
 	conn->watch = ivwl_watch_add(vm->plugin->watcher, conn->fd,
 				     WL_EVENT_READABLE, on_socket, conn);
 	conn->interest = WL_EVENT_READABLE;

@@ -67,6 +67,9 @@ struct ivwl_connection {
 	int fd;				/* our end of the socketpair */
 	struct wl_client *client;
 	struct wl_listener client_destroy;
+	/* finds the connection from its client (ivwl_connection_of_client):
+	 * listed after client_destroy, so it still answers while that runs */
+	struct wl_listener client_key;
 	struct ivwl_watch *watch;	/* of fd */
 	bool more_pending;		/* requests left: the plugin's more_fd */
 	struct wl_event_source *kill;	/* disconnect asked by the user */
@@ -152,6 +155,11 @@ ivwl_connection_region_ready(struct ivwl_connection *conn);
 /* connection.c: weston's event loop for translation (translate.h). */
 struct ivwl_translate_loop;
 extern const struct ivwl_translate_loop ivwl_connection_loop;
+
+/* The connection whose wl_client this is, or NULL (a local client):
+ * O(1), through the client's destroy listeners. */
+struct ivwl_connection *
+ivwl_connection_of_client(const struct wl_client *client);
 
 /* translate.c: one request record's payload into bytes + fds for
  * libwayland.  0, or -EPROTO with *why set. */

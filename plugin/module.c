@@ -164,6 +164,8 @@ plugin_free(struct ivwl_plugin *plugin)
 		ivwl_label_destroy(plugin->label);
 	if (plugin->clipboard)
 		ivwl_clipboard_destroy(plugin->clipboard);
+	ivwl_translate_set_clipboard(NULL);
+	ivwl_translate_set_loop(NULL);
 	ivwl_attacher_destroy(plugin->attacher);
 	ivwl_live_view_destroy(plugin);
 	ivwl_watch_remove(plugin->more_watch);
@@ -171,7 +173,6 @@ plugin_free(struct ivwl_plugin *plugin)
 		close(plugin->more_fd);
 	ivwl_watcher_destroy(plugin->watcher);
 	free(plugin);
-	ivwl_config_unload();
 }
 
 static void
@@ -197,11 +198,31 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 
 	ivwl_log_setup("ivwl", false);
 	ivwl_log_set_sink(log_to_weston, NULL);
-	if (!ivwl_config_first_load())
-		return 0;
 	plugin = calloc(1, sizeof(*plugin));
 	if (!plugin)
 		return -1;
+	/*
+	 * weston loads a module listed twice once (dlopen hands back the
+	 * same object) but calls its init twice: a second plugin would
+	 * attach to the same regions and find their display role taken.
+	 */
+	if (!weston_compositor_add_destroy_listener_once(
+		    compositor, &plugin->destroy_listener, plugin_destroy)) {
+		ivwl_log("ivwl.so is listed twice ([core] modules= or "
+			 "--modules): list it once; the second is ignored");
+		free(plugin);
+		return 0;
+	}
+	/*
+	 * First in line: weston 10's desktop-shell tears its layers down in
+	 * its own destroy listener and crashes on windows with popups still
+	 * there (fixed in weston 11).  The VM clients end before that, as a
+	 * disconnect would end them, while the shell is whole.  weston has
+	 * no API for the order: the listener weston just added moves ahead.
+	 */
+	wl_list_remove(&plugin->destroy_listener.link);
+	wl_list_insert(&compositor->destroy_signal.listener_list,
+		       &plugin->destroy_listener.link);
 	plugin->compositor = compositor;
 	plugin->display = compositor->wl_display;
 	wl_list_init(&plugin->vms);
@@ -236,20 +257,12 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 
 	wl_display_set_global_filter(plugin->display, global_filter, plugin);
 	ivwl_output_trace_start(compositor);
-	/*
-	 * First in line: weston 10's desktop-shell tears its layers down in
-	 * its own destroy listener and crashes on windows with popups still
-	 * there (fixed in weston 11).  The VM clients end before that, as a
-	 * disconnect would end them, while the shell is whole.
-	 */
-	plugin->destroy_listener.notify = plugin_destroy;
-	wl_list_insert(&compositor->destroy_signal.listener_list,
-		       &plugin->destroy_listener.link);
 	plugin->kill_listener.notify = on_kill_binding;
 	wl_signal_add(&compositor->kill_signal, &plugin->kill_listener);
 	return 0;
 
 err_vms:
+	wl_list_remove(&plugin->destroy_listener.link);
 	plugin_free(plugin);
 	return -1;
 }

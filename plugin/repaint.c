@@ -41,6 +41,7 @@ struct repaint_output {
 	struct wl_list link;		/* ivwl_repaint.outputs */
 	struct wl_listener frame;
 	struct wl_listener destroy;
+	int64_t frame_ns;		/* its last repaint, CLOCK_MONOTONIC */
 };
 
 struct ivwl_repaint {
@@ -316,6 +317,7 @@ on_frame(struct wl_listener *listener, void *data)
 	struct repaint_output *ro = wl_container_of(listener, ro, frame);
 	struct ivwl_repaint *rp = ro->repaint;
 
+	ro->frame_ns = ivwl_now_ns();
 	account(rp, ro->output);
 	rp->judged = ro;
 	if (!rp->judge)
@@ -400,4 +402,33 @@ ivwl_repaint_destroy(struct ivwl_repaint *rp)
 		wl_event_source_remove(rp->judge);
 	wl_list_remove(&rp->output_created.link);
 	free(rp);
+}
+
+/*
+ * From the outputs' own cadence, through their frame signal: weston's
+ * repaint scheduler keeps its next repaint to itself, but an output that
+ * repainted within its refresh period repaints again one period after.
+ */
+int64_t
+ivwl_repaint_next_ms(const struct ivwl_repaint *rp)
+{
+	const struct repaint_output *ro;
+	int64_t now = ivwl_now_ns(), first = -1, period, left;
+	int32_t mhz;
+
+	if (!rp)
+		return -1;
+	wl_list_for_each(ro, &rp->outputs, link) {
+		mhz = ro->output->current_mode ?
+			      ro->output->current_mode->refresh : 0;
+		if (mhz <= 0 || ro->frame_ns == 0)
+			continue;
+		period = 1000000000000ll / mhz;
+		left = ro->frame_ns + period - now;
+		if (left < 0)
+			continue;
+		if (first < 0 || left < first)
+			first = left;
+	}
+	return first < 0 ? -1 : (first + 999999) / 1000000;
 }

@@ -33,6 +33,11 @@ ivwl_repaint_create(struct ivwl_plugin *plugin);
 void
 ivwl_repaint_destroy(struct ivwl_repaint *repaint);
 
+/* Milliseconds until an output repaints again, or -1 when none is
+ * repainting frame after frame. */
+int64_t
+ivwl_repaint_next_ms(const struct ivwl_repaint *repaint);
+
 /* Sets w's estimate: what its surface tree would draw inside its box. */
 void
 ivwl_repaint_estimate(struct ivwl_window_cost *w);

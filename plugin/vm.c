@@ -44,27 +44,18 @@ vm_detach(struct ivwl_vm *vm, bool shutdown);
 struct ivwl_vm *
 ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
 {
-	struct ivwl_vm *vm;
-	uint32_t i;
+	struct ivwl_connection *conn = ivwl_connection_of_client(client);
 
-	wl_list_for_each(vm, &plugin->vms, link)
-		for (i = 0; i < IVWL_SLOT_COUNT; i++)
-			if (vm->conns[i] &&
-			    ivwl_connection_client(vm->conns[i]) == client)
-				return vm;
-	return NULL;
+	return conn && conn->client && conn->vm->plugin == plugin ? conn->vm :
+								    NULL;
 }
 
 struct ivwl_connection *
 ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client)
 {
-	uint32_t i;
+	struct ivwl_connection *conn = ivwl_connection_of_client(client);
 
-	for (i = 0; i < IVWL_SLOT_COUNT; i++)
-		if (vm->conns[i] &&
-		    ivwl_connection_client(vm->conns[i]) == client)
-			return vm->conns[i];
-	return NULL;
+	return conn && conn->client && conn->vm == vm ? conn : NULL;
 }
 
 bool
