@@ -11,7 +11,7 @@ loans    two VMs of two windows each; one window makes a wl_shm_pool per
          pixel-exact, the live view counts the loans, and at rest weston
          holds no region file.  Then one VM's windows end, and its
          server: weston lets go of 3 fds per window and 2 for the VM, 8
-         for a VM with two windows (issue 11).
+         for a VM with two windows.
 no-lend  the same VM with ivwl-server --no-lend (a server that does not
          lend, as QEMU's or an older ivwl-server): weston says so once,
          keeps the region's file, windows work, and the VM costs 9.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Windows survive a weston restart (issue 14).
+"""Windows survive a weston restart.
 
     test-restart.py CASE      (meson runs one case per test)
 
