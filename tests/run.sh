@@ -6,7 +6,8 @@
 # plugin inside weston, the shim inside clients) and the rest, hostile
 # again, in a plain build, then every fuzz target under libFuzzer for
 # 20 s.
-# Ends with one line "N passed, N failed".
+# Ends with one line "N passed, N failed, N skipped", the skipped
+# tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
 #                            sanitizer or libFuzzer pass
 set -eu
@@ -19,10 +20,13 @@ tools/deps.sh
 
 total_pass=0
 total_fail=0
+total_skip=0
 # failing tests with the end of their output, printed again just before
 # the summary: CI keeps only the end of a run's output
 failures=$(mktemp)
-trap 'rm -f "$failures"' EXIT
+# tests that skipped (a tool missing, say), named before the summary
+skipped=$(mktemp)
+trap 'rm -f "$failures" "$skipped"' EXIT
 
 # meson_run DIR SETUP_ARGS... -- TEST_ARGS...
 meson_run() {
@@ -44,29 +48,34 @@ meson_run() {
 		return
 	fi
 	meson test -C "$dir" --print-errorlogs "${testargs[@]}" || true
-	read -r p f < <(python3 - "$dir/meson-logs/testlog.json" "$dir" \
-		3>>"$failures" <<'PY'
+	read -r p f s < <(python3 - "$dir/meson-logs/testlog.json" "$dir" \
+		3>>"$failures" 4>>"$skipped" <<'PY'
 import json, os, sys
-p = f = 0
+p = f = s = 0
 out = os.fdopen(3, "w")
+skips = os.fdopen(4, "w")
 for line in open(sys.argv[1]):
     t = json.loads(line)
     r = t["result"]
     if r in ("OK", "EXPECTEDFAIL"):
         p += 1
-    elif r != "SKIP":
+    elif r == "SKIP":
+        s += 1
+        skips.write("SKIPPED %s / %s\n" % (sys.argv[2], t["name"]))
+    else:
         f += 1
         tail = ((t.get("stdout") or "") +
                 (t.get("stderr") or "")).splitlines()[-15:]
         out.write("FAILED %s / %s (%s, %.0f s)\n" %
                   (sys.argv[2], t["name"], r, t.get("duration", 0)))
         out.write("".join("    %s\n" % l for l in tail))
-print(p, f)
+print(p, f, s)
 PY
 )
-	echo "== $dir: $p passed, $f failed"
+	echo "== $dir: $p passed, $f failed, $s skipped"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
 }
 
 # What the sanitized build runs again below, it runs only there: the
@@ -102,6 +111,6 @@ if [ $quick -eq 0 ]; then
 	total_fail=$((total_fail + ${f:-1}))
 fi
 
-cat "$failures"
-echo "$total_pass passed, $total_fail failed"
+cat "$skipped" "$failures"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail -eq 0 ]
