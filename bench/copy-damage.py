@@ -25,7 +25,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
+# the tests' Python package (tests/ivwltest): a session of weston
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 
 def main():
@@ -45,7 +46,7 @@ def main():
         "IVWL_PATTERN_CLIENT":
             f"{b}/tests/integration/ivwl-pattern-client",
     })
-    from session import ENV, Session
+    from ivwltest.session import ENV, Session
 
     rows = []
     for w, h in ((640, 360), (1280, 720), (1920, 1080)):

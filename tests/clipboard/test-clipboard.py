@@ -13,9 +13,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.environ.get("IVWL_INTEGRATION_DIR", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "integration")))
-from session import (ENV, Failure, Session, case_main,  # noqa: E402
+from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
                      wait_for)
 
 TEXT_MIME = "text/plain;charset=utf-8"

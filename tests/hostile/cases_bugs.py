@@ -9,7 +9,7 @@ import re
 import subprocess
 import time
 
-from hostile_session import (Failure, check_closings, closings,
+from ivwltest.hostile_session import (Failure, check_closings, closings,
                              compare_window, good_client_after,
                              good_client_during, pattern, wait_for)
 

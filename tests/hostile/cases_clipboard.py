@@ -7,7 +7,7 @@ VM."""
 import re
 import time
 
-from hostile_session import (Failure, check_closings, click_when_asked,
+from ivwltest.hostile_session import (Failure, check_closings, click_when_asked,
                              frames_timed, good_client_after, kept_share,
                              pattern,
                              peer_run, rss_mib, wait_for)

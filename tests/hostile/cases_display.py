@@ -8,7 +8,7 @@ import re
 import shlex
 import time
 
-from hostile_session import (Failure, LiveView, check_closings,
+from ivwltest.hostile_session import (Failure, LiveView, check_closings,
                              compare_window, good_client_after,
                              good_client_during, peer_finished, peer_stats,
                              rss_mib, wait_for)

@@ -5,7 +5,7 @@ on the evil VM while the good VM draws, which must stay pixel-exact."""
 import os
 import time
 
-from hostile_session import (Failure, LiveView, check_closings, closings,
+from ivwltest.hostile_session import (Failure, LiveView, check_closings, closings,
                              compare_window, good_client_after,
                              good_client_during, peer_finished, peer_stats,
                              wait_for)

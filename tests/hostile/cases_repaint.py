@@ -4,7 +4,7 @@ bugs-repaint.c): what one VM's views may cost everyone's frames."""
 
 import re
 
-from hostile_session import (Failure, frames_timed, good_client_after,
+from ivwltest.hostile_session import (Failure, frames_timed, good_client_after,
                              kept_share, rss_mib, wait_for)
 
 

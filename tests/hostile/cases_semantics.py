@@ -6,7 +6,7 @@ import os
 import re
 import time
 
-from hostile_session import (Failure, check_closings, click_when_asked,
+from ivwltest.hostile_session import (Failure, check_closings, click_when_asked,
                              closings, compare_window, good_client_after,
                              good_client_during, pattern, peer_run, rss_mib,
                              wait_for)

@@ -8,8 +8,8 @@ shim, on a seated weston (x11 backend) typed into with xdotool."""
 
 import time
 
-from hostile_session import ENV, Failure, wait_for
-from session import StdoutLines, pixel
+from ivwltest.hostile_session import ENV, Failure, wait_for
+from ivwltest.session import StdoutLines, pixel
 
 # the session's colours: evil is the first VM, good the second
 EVIL = (0x30, 0x70, 0xc0)

@@ -47,11 +47,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
-    HERE, "..", "integration")
-sys.path.insert(0, INTEGRATION)
-from session import ENV, Failure, wait_for  # noqa: E402
-from hostile_session import (BENIGN, CLOSING,  # noqa: E402
+from ivwltest.session import ENV, Failure, wait_for  # noqa: E402
+from ivwltest.hostile_session import (BENIGN, CLOSING,  # noqa: E402
                              HostileSession, backtrace, rss_mib)
 
 CRASH = re.compile(r"ERROR: AddressSanitizer|runtime error:|caught signal|"

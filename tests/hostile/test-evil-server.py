@@ -29,12 +29,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
-    HERE, "..", "integration")
-sys.path.insert(0, INTEGRATION)
-from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      compare_window, start_ivwl_server, wait_for)
-from server_proxy import ServerProxy  # noqa: E402
+from ivwltest.server_proxy import ServerProxy  # noqa: E402
 
 
 def pattern(s, vm, name, frames=12):

@@ -17,11 +17,11 @@ The cases live by what they attack: cases_modes.py (the general
 attacks), cases_bugs.py (rings, surfaces, eventfds), cases_clipboard.py,
 cases_semantics.py, cases_display.py (live view, clock link),
 cases_trust.py (focus, labels) and cases_repaint.py (repaint cost);
-hostile_session.py has the session and
-checks they share.
+tests/ivwltest/hostile_session.py has the session and checks they
+share.
 
-Environment: what tests/integration uses, plus IVWL_HOSTILE_PEER and
-IVWL_INTEGRATION_DIR; IVWL_HOSTILE_SEED to replay a run;
+Environment: what tests/integration uses (tests/ on PYTHONPATH), plus
+IVWL_HOSTILE_PEER; IVWL_HOSTILE_SEED to replay a run;
 IVWL_HOSTILE_NO_SPARE=1 to attack with unaligned request indices too.
 """
 
@@ -36,7 +36,7 @@ import cases_modes as modes
 import cases_repaint as repaint
 import cases_semantics as semantics
 import cases_trust as trust
-from hostile_session import (SYNC_P99_MS, Failure, HostileSession,
+from ivwltest.hostile_session import (SYNC_P99_MS, Failure, HostileSession,
                              bystander, sync_p99)
 
 CASES = {

@@ -24,9 +24,8 @@ import resource
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+from ivwltest.session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
                      sanitized, wait_for)
 
 import subprocess  # noqa: E402

@@ -14,8 +14,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+from ivwltest.session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
                      sanitized, start_ivwl_server, wait_for)
 
 

@@ -21,8 +21,7 @@ which keep the counts of connections gone).
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      case_main, wait_for)
 
 FRAMES = 150

@@ -13,8 +13,7 @@ import subprocess
 import sys
 import tomllib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import ENV, Failure, Session, case_main  # noqa: E402
+from ivwltest.session import ENV, Failure, Session, case_main  # noqa: E402
 
 DESCRIPTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "..", "..", "protocol", "descriptors")

@@ -11,8 +11,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      case_main, wait_for)
 
 FRAMES = 90

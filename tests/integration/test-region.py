@@ -23,8 +23,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      case_main, compare_window, wait_for)
 
 

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from session import Failure, Session, case_main, wait_for
+from ivwltest.session import Failure, Session, case_main, wait_for
 
 FUZZ = os.environ.get("IVWL_REPLAY_FUZZ_CLIENT")
 ANCHORS = 2

@@ -51,8 +51,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (ENV, Failure, Session, case_main,  # noqa: E402
+from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
                      check_border, compare_window, covering, wait_for)
 
 # session.py's colours: the first VM, the second

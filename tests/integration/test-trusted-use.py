@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from session import (ENV, Failure, Session, StdoutLines, case_main, pixel,
+from ivwltest.session import (ENV, Failure, Session, StdoutLines, case_main, pixel,
                      wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar

@@ -36,7 +36,6 @@ gui-vm.
 Environment as tests/vm/deploy-b/test-deploy-b.py.
 """
 
-import importlib.util
 import os
 import re
 import shutil
@@ -44,25 +43,12 @@ import signal
 import subprocess
 import sys
 import time
-import types
-import unittest.mock
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load_deploy_b():
-    spec = importlib.util.spec_from_file_location(
-        "ivwl_deploy_b", os.path.join(HERE, "..", "deploy-b",
-                                      "test-deploy-b.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
-
-B = load_deploy_b()
-session = sys.modules["session"]        # loaded by deploy-b
-ENV, Failure, Session, wait_for = (session.ENV, session.Failure,
-                                   session.Session, session.wait_for)
+from ivwltest import deploy_b as B  # noqa: E402
+from ivwltest import session  # noqa: E402
+from ivwltest.session import ENV, Failure, Session, wait_for  # noqa: E402
 
 VM = B.VM
 GUI_WIDTH, GUI_HEIGHT = 800, 600
@@ -115,12 +101,8 @@ class HostSide(B.HostSide):
         self._ask_gui("scene", "GUI: scene done")
         with open(self.path("scene.txt"), "rb") as f:
             out = f.read()
-        # Session.scene parses what weston-debug printed: give it the
-        # gui-vm's output instead of running weston-debug here.
-        done = types.SimpleNamespace(stdout=out)
-        with unittest.mock.patch.object(session.subprocess, "run",
-                                        return_value=done):
-            return Session.scene(self)
+        # what weston-debug printed in the gui-vm
+        return session.parse_scene(out)
 
     def screenshot(self):
         shots = self.path("shots")

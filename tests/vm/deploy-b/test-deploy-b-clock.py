@@ -16,27 +16,16 @@ The agent's log shows the estimate it reached (bound, round trips).
 Environment as test-deploy-b.py, plus IVWL_FRAMES_CLIENT.
 """
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load_deploy_b():
-    spec = importlib.util.spec_from_file_location(
-        "ivwl_deploy_b", os.path.join(HERE, "test-deploy-b.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-B = load_deploy_b()
-session = sys.modules["session"]
-ENV, Failure = session.ENV, session.Failure
+from ivwltest import deploy_b as B  # noqa: E402
+from ivwltest.session import ENV, Failure  # noqa: E402
 
 FRAMES = 120
 # The guest must live in another time than the host for this to test

@@ -4,7 +4,7 @@ gets the hostile peer for its app side, the pattern client of the good
 VM, and the checks of weston's health and of why it closed connections.
 fuzz-weston.py uses it too.
 
-Also gives the cases what they use of tests/integration/session.py.
+Also gives the cases what they use of session.py.
 """
 
 import os
@@ -15,11 +15,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-INTEGRATION = os.environ.get("IVWL_INTEGRATION_DIR") or os.path.join(
-    HERE, "..", "integration")
-sys.path.insert(0, INTEGRATION)
-from session import (ENV, Failure, LiveView, Session,  # noqa: E402
+from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
                      compare_window, wait_for)
 
 __all__ = ["BENIGN", "CLOSING", "ENV", "Failure", "HostileSession",

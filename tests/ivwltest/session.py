@@ -369,20 +369,8 @@ class Session:
         """Views of weston's scene graph: role, title, geometry, buffer."""
         out = subprocess.run(["weston-debug", "scene-graph"],
                              env=self._debug_env(), capture_output=True,
-                             timeout=10).stdout.decode(errors="replace")
-        views = []
-        for block in re.split(r"\n\s*View \d+ ", out)[1:]:
-            head = block.split("\n", 1)[0]
-            m = re.search(r"top-level window '([^']*)'", head)
-            pos = re.search(r"position: \((-?\d+), (-?\d+)\) -> "
-                            r"\((-?\d+), (-?\d+)\)", block)
-            views.append({
-                "head": head,
-                "title": m.group(1) if m else None,
-                "rect": tuple(map(int, pos.groups())) if pos else None,
-                "shm": "SHM buffer" in block,
-            })
-        return views
+                             timeout=10).stdout
+        return parse_scene(out)
 
     def wait_view(self, title, timeout=20.0):
         def find():
@@ -466,6 +454,24 @@ class Session:
                 with open(self.path(name), errors="replace") as f:
                     text = f.read()
                 print(f"---- {name} ----\n{text[-4000:]}")
+
+
+def parse_scene(out):
+    """The views in what weston-debug scene-graph printed (bytes)."""
+    views = []
+    text = out.decode(errors="replace")
+    for block in re.split(r"\n\s*View \d+ ", text)[1:]:
+        head = block.split("\n", 1)[0]
+        m = re.search(r"top-level window '([^']*)'", head)
+        pos = re.search(r"position: \((-?\d+), (-?\d+)\) -> "
+                        r"\((-?\d+), (-?\d+)\)", block)
+        views.append({
+            "head": head,
+            "title": m.group(1) if m else None,
+            "rect": tuple(map(int, pos.groups())) if pos else None,
+            "shm": "SHM buffer" in block,
+        })
+    return views
 
 
 def _on_sigterm(signum, frame):
