@@ -19,9 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "fdmsg.h"
 #include "harness.h"
 #include "host-util.h"
+#include "mono-time.h"
 
 /* Each test binary must finish well within this. */
 #define WATCHDOG_S 20
@@ -823,4 +825,52 @@ hu_same_file(int a, int b)
 		return ret == 0;
 	REQUIRE(eventfd_id(a) >= 0);
 	return eventfd_id(a) == eventfd_id(b);
+}
+
+struct ivwl_device *
+hu_open_device(const char *path, uint32_t flags)
+{
+	struct ivwl_device *dev = NULL;
+	const char *err = NULL;
+	int ret;
+
+	ret = ivwl_device_open_server_flags(path, HU_OPEN_MS, flags, &dev,
+					    &err);
+	if (ret < 0)
+		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
+			strerror(-ret));
+	REQUIRE(ret == 0 && dev);
+	CHECK(err == NULL);
+	return dev;
+}
+
+int
+hu_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+int
+hu_wait_child(pid_t pid)
+{
+	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
+	int status;
+
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (ivwl_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		poll(NULL, 0, 5);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -224,4 +224,25 @@ hu_eventfd_take(int fd);
 void
 hu_raise_fd_limit(void);
 
+/* ---- devices and children of the tests ---- */
+
+struct ivwl_device;
+
+/* How long a test waits for a device to open. */
+#define HU_OPEN_MS 2000
+
+/* Opens a server device at path with flags (IVWL_DEVICE_SERVER_*);
+ * fails the test if it does not open cleanly. */
+struct ivwl_device *
+hu_open_device(const char *path, uint32_t flags);
+
+/* Open fds of this process. */
+int
+hu_count_fds(void);
+
+/* A child's exit code, or -1 when it did not exit by itself within
+ * HU_TIMEOUT_MS (then it is killed) or died of a signal. */
+int
+hu_wait_child(pid_t pid);
+
 #endif

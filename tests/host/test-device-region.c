@@ -27,41 +27,11 @@
 
 #define SIZE (4u << 20)
 #define VECTORS 4
-#define OPEN_MS 2000
+#define OPEN_MS HU_OPEN_MS
 #define DISPLAY_FLAGS (IVWL_DEVICE_SERVER_RINGS | IVWL_DEVICE_SERVER_VECTOR0 | \
 		       IVWL_DEVICE_SERVER_BORROW)
 
 static struct hu_server srv;
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	REQUIRE(d != NULL);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
-
-static struct ivwl_device *
-open_flags(const char *path, uint32_t flags)
-{
-	struct ivwl_device *dev = NULL;
-	const char *err = NULL;
-	int ret;
-
-	ret = ivwl_device_open_server_flags(path, OPEN_MS, flags, &dev, &err);
-	if (ret < 0)
-		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
-			strerror(-ret));
-	REQUIRE(ret == 0 && dev);
-	CHECK(err == NULL);
-	return dev;
-}
 
 static void
 on_region(void *data)
@@ -112,14 +82,14 @@ test_borrow(void)
 	int before, calls = 0, i;
 
 	REQUIRE(hu_server_start(&srv, "borrow", "4M", VECTORS) == 0);
-	app = open_flags(srv.app, 0);
-	before = count_fds();
-	display = open_flags(srv.display, DISPLAY_FLAGS);
+	app = hu_open_device(srv.app, 0);
+	before = hu_count_fds();
+	display = hu_open_device(srv.display, DISPLAY_FLAGS);
 	ivwl_device_use_vectors(display, 1);
 	CHECK(ivwl_device_region_borrowed(display));
 	CHECK(!ivwl_device_region_borrowed(app));
 	CHECK_EQ(ivwl_device_region_fd(display), -1);
-	CHECK_EQ(count_fds() - before, 2);
+	CHECK_EQ(hu_count_fds() - before, 2);
 	CHECK(ivwl_device_base(display) != NULL);
 	CHECK_EQ(ivwl_device_size(display), SIZE);
 	CHECK(ivwl_device_error(display) == NULL);
@@ -133,14 +103,14 @@ test_borrow(void)
 		CHECK(ivwl_device_region_fd(display) >= 0);
 		CHECK(same_inode(ivwl_device_region_fd(display),
 				 ivwl_device_region_fd(app)));
-		CHECK_EQ(count_fds() - before, 3);
+		CHECK_EQ(hu_count_fds() - before, 3);
 		/* Held: asking again sends nothing. */
 		CHECK_EQ(ivwl_device_region_ask(display), 0);
 		CHECK_EQ(dispatch_for_region(display, &calls, i + 1, 100), 0);
 		CHECK_EQ(calls, i + 1);
 		ivwl_device_region_release(display);
 		CHECK_EQ(ivwl_device_region_fd(display), -1);
-		CHECK_EQ(count_fds() - before, 2);
+		CHECK_EQ(hu_count_fds() - before, 2);
 	}
 	/* The mapping is the region all along. */
 	((uint8_t *)ivwl_device_base(display))[SIZE - 1] = 0x77;
@@ -167,7 +137,7 @@ test_borrow_deferred(void)
 	int calls = 0, scheduled = 0;
 
 	REQUIRE(hu_server_start(&srv, "deferred", "4M", VECTORS) == 0);
-	display = open_flags(srv.display, DISPLAY_FLAGS);
+	display = hu_open_device(srv.display, DISPLAY_FLAGS);
 	ivwl_device_set_region_listener(display, on_region, &calls);
 	ivwl_device_defer_rings(on_schedule, &scheduled);
 	CHECK_EQ(ivwl_device_region_ask(display), 0);
@@ -196,12 +166,12 @@ test_no_lend(void)
 		 hu_path("nolend.display"));
 	args[1] = srv.app;
 	REQUIRE(hu_server_start_args(&srv, "nolend.log", args) == 0);
-	before = count_fds();
-	display = open_flags(srv.display, DISPLAY_FLAGS);
+	before = hu_count_fds();
+	display = hu_open_device(srv.display, DISPLAY_FLAGS);
 	ivwl_device_use_vectors(display, 1);
 	CHECK(!ivwl_device_region_borrowed(display));
 	CHECK(ivwl_device_region_fd(display) >= 0);
-	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(hu_count_fds() - before, 3);
 	CHECK_EQ(ivwl_device_region_ask(display), -EOPNOTSUPP);
 	ivwl_device_region_release(display);
 	CHECK(ivwl_device_region_fd(display) >= 0);
@@ -341,23 +311,6 @@ fake_server(const char *path, enum lend lend)
 	_exit(fake_serve(sock, lend, shm));
 }
 
-static int
-wait_child(pid_t pid)
-{
-	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
-	int status;
-
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (ivwl_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		poll(NULL, 0, 5);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /*
  * A lent fd that is not the mapped file is refused: dispatch fails with
  * -EPROTO from then on and says why, the fd is not kept, nothing leaks.
@@ -371,8 +324,8 @@ check_refused(enum lend lend, const char *why)
 	pid_t pid;
 
 	pid = fake_server(path, lend);
-	before = count_fds();
-	dev = open_flags(path, DISPLAY_FLAGS);
+	before = hu_count_fds();
+	dev = hu_open_device(path, DISPLAY_FLAGS);
 	CHECK(ivwl_device_region_borrowed(dev));
 	ivwl_device_set_region_listener(dev, on_region, &calls);
 	CHECK_EQ(ivwl_device_region_ask(dev), 0);
@@ -387,10 +340,10 @@ check_refused(enum lend lend, const char *why)
 	CHECK_EQ(ivwl_device_dispatch(dev), -EPROTO);
 	CHECK_EQ(ivwl_device_region_ask(dev), -ECONNRESET);
 	/* The socket and the vector, nothing lent. */
-	CHECK_EQ(count_fds() - before, 2);
+	CHECK_EQ(hu_count_fds() - before, 2);
 	ivwl_device_destroy(dev);
-	CHECK_EQ(count_fds(), before);
-	CHECK_EQ(wait_child(pid), 1);
+	CHECK_EQ(hu_count_fds(), before);
+	CHECK_EQ(hu_wait_child(pid), 1);
 	unlink(path);
 }
 
@@ -414,7 +367,7 @@ test_fake_lends(void)
 	pid_t pid;
 
 	pid = fake_server(path, LEND_SAME);
-	dev = open_flags(path, DISPLAY_FLAGS);
+	dev = hu_open_device(path, DISPLAY_FLAGS);
 	ivwl_device_set_region_listener(dev, on_region, &calls);
 	CHECK_EQ(ivwl_device_region_ask(dev), 0);
 	CHECK_EQ(dispatch_for_region(dev, &calls, 0, 2000), 0);
@@ -422,7 +375,7 @@ test_fake_lends(void)
 	CHECK(ivwl_device_region_fd(dev) >= 0);
 	ivwl_device_region_release(dev);
 	ivwl_device_destroy(dev);
-	CHECK_EQ(wait_child(pid), 1);
+	CHECK_EQ(hu_wait_child(pid), 1);
 	unlink(path);
 }
 
@@ -436,21 +389,21 @@ test_unasked(void)
 	pid_t pid;
 
 	pid = fake_server(path, LEND_UNASKED);
-	before = count_fds();
-	dev = open_flags(path, DISPLAY_FLAGS);
+	before = hu_count_fds();
+	dev = hu_open_device(path, DISPLAY_FLAGS);
 	ivwl_device_set_region_listener(dev, on_region, &calls);
 	CHECK_EQ(dispatch_for_region(dev, &calls, 0, 300), 0);
 	CHECK_EQ(calls, 0);
 	CHECK_EQ(ivwl_device_region_fd(dev), -1);
-	CHECK_EQ(count_fds() - before, 2);
+	CHECK_EQ(hu_count_fds() - before, 2);
 	CHECK(ivwl_device_error(dev) == NULL);
 	CHECK_EQ(ivwl_device_region_ask(dev), 0);
 	CHECK_EQ(dispatch_for_region(dev, &calls, 0, 2000), 0);
 	CHECK_EQ(calls, 1);
-	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(hu_count_fds() - before, 3);
 	ivwl_device_destroy(dev);
-	CHECK_EQ(count_fds(), before);
-	CHECK_EQ(wait_child(pid), 1);
+	CHECK_EQ(hu_count_fds(), before);
+	CHECK_EQ(hu_wait_child(pid), 1);
 	unlink(path);
 }
 
@@ -467,20 +420,20 @@ test_not_offered(void)
 	pid_t pid;
 
 	pid = fake_server(path, LEND_NOT_OFFERED);
-	dev = open_flags(path, DISPLAY_FLAGS);
+	dev = hu_open_device(path, DISPLAY_FLAGS);
 	CHECK(!ivwl_device_region_borrowed(dev));
 	CHECK(ivwl_device_region_fd(dev) >= 0);
 	CHECK_EQ(ivwl_device_region_ask(dev), -EOPNOTSUPP);
 	ivwl_device_destroy(dev);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	pid = fake_server(path, LEND_QEMU);
-	dev = open_flags(path, DISPLAY_FLAGS);
+	dev = hu_open_device(path, DISPLAY_FLAGS);
 	CHECK(!ivwl_device_region_borrowed(dev));
 	CHECK(ivwl_device_region_fd(dev) >= 0);
 	CHECK_EQ(ivwl_device_region_ask(dev), -EOPNOTSUPP);
 	ivwl_device_destroy(dev);
-	CHECK_EQ(wait_child(pid), 12);
+	CHECK_EQ(hu_wait_child(pid), 12);
 	unlink(path);
 }
 

@@ -23,7 +23,7 @@
 
 #define SIZE (4u << 20)
 #define VECTORS 4
-#define OPEN_MS 2000
+#define OPEN_MS HU_OPEN_MS
 
 static struct hu_server srv;
 
@@ -43,22 +43,6 @@ on_peer(void *data, uint32_t peer, bool present)
 		ev->joined[peer]++;
 	else
 		ev->left[peer]++;
-}
-
-static struct ivwl_device *
-open_dev(const char *path)
-{
-	struct ivwl_device *dev = NULL;
-	const char *err = NULL;
-	int ret;
-
-	ret = ivwl_device_open_server(path, OPEN_MS, &dev, &err);
-	if (ret < 0)
-		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
-			strerror(-ret));
-	REQUIRE(ret == 0 && dev);
-	CHECK(err == NULL);
-	return dev;
 }
 
 /* Dispatches (bounded) until cond holds for dev's membership. */
@@ -89,7 +73,7 @@ test_attach_pair(void)
 
 	memset(&ev, 0, sizeof(ev));
 	REQUIRE(hu_server_start(&srv, "pair", "4M", VECTORS) == 0);
-	display = open_dev(srv.display);
+	display = hu_open_device(srv.display, 0);
 	CHECK(ivwl_device_base(display) != NULL);
 	CHECK_EQ(ivwl_device_size(display), SIZE);
 	CHECK_EQ(ivwl_device_peer_id(display), IVWL_PEER_DISPLAY);
@@ -105,7 +89,7 @@ test_attach_pair(void)
 	CHECK_EQ(st.st_size, SIZE);
 	ivwl_device_set_peer_listener(display, on_peer, &ev);
 
-	app = open_dev(srv.app);
+	app = hu_open_device(srv.app, 0);
 	CHECK_EQ(ivwl_device_size(app), SIZE);
 	CHECK_EQ(ivwl_device_peer_id(app), IVWL_PEER_APP);
 	CHECK_EQ(ivwl_device_nr_vectors(app), VECTORS);
@@ -153,7 +137,7 @@ test_attach_pair(void)
 	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 0), -ENOENT);
 
 	/* And comes back. */
-	app = open_dev(srv.app);
+	app = hu_open_device(srv.app, 0);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
 	CHECK_EQ(ev.joined[1], 2);
 	CHECK_EQ(ivwl_device_ring(display, IVWL_PEER_APP, 1), 0);
@@ -202,23 +186,6 @@ endpoint_child(struct ivwl_endpoint *ep)
 	_exit(0);
 }
 
-static int
-wait_child(pid_t pid)
-{
-	int64_t deadline = ivwl_now_ms() + HU_TIMEOUT_MS;
-	int status;
-
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (ivwl_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		poll(NULL, 0, 5);
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void
 test_export_endpoint(void)
 {
@@ -227,11 +194,11 @@ test_export_endpoint(void)
 	pid_t pid;
 
 	REQUIRE(hu_server_start(&srv, "export", "4M", VECTORS) == 0);
-	display = open_dev(srv.display);
+	display = hu_open_device(srv.display, 0);
 	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 1, 1,
 					     &ep), -ENOENT);
 	CHECK_EQ(ep.region_fd, -1);
-	app = open_dev(srv.app);
+	app = hu_open_device(srv.app, 0);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
 
 	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, VECTORS,
@@ -258,7 +225,7 @@ test_export_endpoint(void)
 	CHECK_EQ(ivwl_device_vector_drain(app, 2), 1);
 	/* ...and waits for the app on display vector 1. */
 	CHECK_EQ(ivwl_device_ring(app, IVWL_PEER_DISPLAY, 1), 0);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 	CHECK(strcmp((char *)ivwl_device_base(app) + 8192,
 		     "written by the child") == 0);
 
@@ -292,10 +259,10 @@ check_vector_count(const char *name, uint32_t vectors, bool app_first)
 
 	REQUIRE(hu_server_start(&srv, name, "4M", vectors) == 0);
 	t0 = ivwl_now_ms();
-	first = open_dev(app_first ? srv.app : srv.display);
+	first = hu_open_device(app_first ? srv.app : srv.display, 0);
 	CHECK(ivwl_now_ms() - t0 < 1000);
 	CHECK_EQ(ivwl_device_nr_vectors(first), expected);
-	second = open_dev(app_first ? srv.display : srv.app);
+	second = hu_open_device(app_first ? srv.display : srv.app, 0);
 	CHECK_EQ(ivwl_device_nr_vectors(second), expected);
 	CHECK(ivwl_device_peer_present(second, app_first ? 1 : 0));
 	CHECK(dispatch_until(first, app_first ? 0 : 1, true));
@@ -480,7 +447,7 @@ test_hello_to_qemu(void)
 		CHECK_EQ(ivwl_device_ring(dev, 3, 1), 0);
 		ivwl_device_destroy(dev);
 	}
-	CHECK_EQ(wait_child(pid), 12);
+	CHECK_EQ(hu_wait_child(pid), 12);
 
 	/* Not peer 0: it says hello too (for the news), is connected to
 	 * again, and has no rings either way. */
@@ -494,7 +461,7 @@ test_hello_to_qemu(void)
 		CHECK_EQ(ivwl_device_peer_id(dev), 7);
 		ivwl_device_destroy(dev);
 	}
-	CHECK_EQ(wait_child(pid), 12);
+	CHECK_EQ(hu_wait_child(pid), 12);
 
 	/* Reads it and says nothing: a bounded wait, then an error. */
 	pid = fake_qemu_server(path, SCRIPT_QEMU, true);
@@ -506,7 +473,7 @@ test_hello_to_qemu(void)
 	CHECK(ivwl_now_ms() - t0 < 1500);
 	CHECK(dev == NULL);
 	CHECK(err && strstr(err, "hello"));
-	CHECK_EQ(wait_child(pid), 11);
+	CHECK_EQ(hu_wait_child(pid), 11);
 	unlink(path);
 }
 
@@ -522,7 +489,7 @@ test_open_errors(void)
 
 	/* A taken role: refused, well before the timeout. */
 	REQUIRE(hu_server_start(&srv, "taken", "4M", VECTORS) == 0);
-	display = open_dev(srv.display);
+	display = hu_open_device(srv.display, 0);
 	CHECK(open_error(srv.display, OPEN_MS, &elapsed) < 0);
 	CHECK(elapsed < OPEN_MS);
 	ivwl_device_destroy(display);
@@ -531,24 +498,24 @@ test_open_errors(void)
 	pid = fake_server(path, SCRIPT_SILENT);
 	CHECK_EQ(open_error(path, 300, &elapsed), -ETIMEDOUT);
 	CHECK(elapsed >= 290 && elapsed < 1500);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	pid = fake_server(path, SCRIPT_BAD_VERSION);
 	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EPROTO);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	pid = fake_server(path, SCRIPT_BAD_SIZE);
 	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EINVAL);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	pid = fake_server(path, SCRIPT_NO_VECTORS);
 	CHECK_EQ(open_error(path, 300, &elapsed), -ETIMEDOUT);
 	CHECK(elapsed < 1500);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	pid = fake_server(path, SCRIPT_TWO_FDS);
 	CHECK_EQ(open_error(path, OPEN_MS, NULL), -EPROTO);
-	CHECK_EQ(wait_child(pid), 0);
+	CHECK_EQ(hu_wait_child(pid), 0);
 
 	/* Its HELLO dropped, as QEMU's server does: connected again. */
 	pid = fake_qemu_server(path, SCRIPT_FOREIGN, false);
@@ -562,40 +529,8 @@ test_open_errors(void)
 		CHECK_EQ(ivwl_device_ring(dev, 3, 1), 0);
 		ivwl_device_destroy(dev);
 	}
-	CHECK_EQ(wait_child(pid), 12);
+	CHECK_EQ(hu_wait_child(pid), 12);
 	unlink(path);
-}
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	REQUIRE(d != NULL);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
-
-static struct ivwl_device *
-open_rings(const char *path)
-{
-	struct ivwl_device *dev = NULL;
-	const char *err = NULL;
-	int ret;
-
-	ret = ivwl_device_open_server_flags(path, OPEN_MS,
-					    IVWL_DEVICE_SERVER_RINGS, &dev,
-					    &err);
-	if (ret < 0)
-		fprintf(stderr, "open %s: %s (%s)\n", path, err ? err : "?",
-			strerror(-ret));
-	REQUIRE(ret == 0 && dev);
-	CHECK(err == NULL);
-	return dev;
 }
 
 static void
@@ -635,13 +570,13 @@ test_server_rings(void)
 	uint32_t v;
 
 	REQUIRE(hu_server_start(&srv, "srings", "4M", VECTORS) == 0);
-	app = open_dev(srv.app);
-	before = count_fds();
-	display = open_rings(srv.display);
+	app = hu_open_device(srv.app, 0);
+	before = hu_count_fds();
+	display = hu_open_device(srv.display, IVWL_DEVICE_SERVER_RINGS);
 	CHECK(ivwl_device_server_rings(display));
 	CHECK(!ivwl_device_server_rings(app));
 	/* The socket, the region and its own vectors: none of the app's. */
-	CHECK_EQ(count_fds() - before, 2 + VECTORS);
+	CHECK_EQ(hu_count_fds() - before, 2 + VECTORS);
 	CHECK_EQ(ivwl_device_ring_vectors(display), VECTORS);
 	CHECK(ivwl_device_peer_present(display, IVWL_PEER_APP));
 	CHECK_EQ(ivwl_device_export_endpoint(display, IVWL_PEER_APP, 0, 0,
@@ -693,10 +628,10 @@ test_server_rings(void)
 	/* A new app: its eventfds are counted, not kept. */
 	ivwl_device_destroy(app);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
-	before = count_fds();
-	app = open_dev(srv.app);
+	before = hu_count_fds();
+	app = hu_open_device(srv.app, 0);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
-	CHECK_EQ(count_fds() - before, 2 + VECTORS + VECTORS);
+	CHECK_EQ(hu_count_fds() - before, 2 + VECTORS + VECTORS);
 	ring_and_take(display, app);
 
 	ivwl_device_destroy(app);
@@ -724,8 +659,8 @@ test_server_rings_deferred(void)
 	int app_fd;
 
 	REQUIRE(hu_server_start(&srv, "deferred", "4M", VECTORS) == 0);
-	app = open_dev(srv.app);
-	display = open_rings(srv.display);
+	app = hu_open_device(srv.app, 0);
+	display = hu_open_device(srv.display, IVWL_DEVICE_SERVER_RINGS);
 	REQUIRE(ivwl_device_server_rings(display));
 	app_fd = ivwl_device_vector_fd(app, 0);
 
@@ -772,8 +707,8 @@ test_server_rings_legacy(void)
 		 hu_path("legacy.display"));
 	args[1] = srv.app;
 	REQUIRE(hu_server_start_args(&srv, "legacy.log", args) == 0);
-	app = open_dev(srv.app);
-	display = open_rings(srv.display);
+	app = hu_open_device(srv.app, 0);
+	display = hu_open_device(srv.display, IVWL_DEVICE_SERVER_RINGS);
 	CHECK(!ivwl_device_server_rings(display));
 	CHECK_EQ(ivwl_device_peer_id(display), IVWL_PEER_DISPLAY);
 	CHECK(strstr(hu_server_log(&srv), "display peer 0 said hello "
@@ -783,7 +718,7 @@ test_server_rings_legacy(void)
 	ring_and_take(display, app);
 	ivwl_device_destroy(app);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
-	app = open_dev(srv.app);
+	app = hu_open_device(srv.app, 0);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
 	ring_and_take(display, app);
 	ivwl_device_destroy(app);
@@ -805,28 +740,28 @@ test_vector0_only(void)
 	int before;
 
 	REQUIRE(hu_server_start(&srv, "vec0", "4M", VECTORS) == 0);
-	app = open_dev(srv.app);
-	before = count_fds();
+	app = hu_open_device(srv.app, 0);
+	before = hu_count_fds();
 	REQUIRE(ivwl_device_open_server_flags(srv.display, OPEN_MS,
 					      IVWL_DEVICE_SERVER_RINGS |
 					      IVWL_DEVICE_SERVER_VECTOR0,
 					      &display, &err) == 0);
 	CHECK(ivwl_device_server_rings(display));
 	/* The socket, the region and our vector 0. */
-	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(hu_count_fds() - before, 3);
 	CHECK_EQ(ivwl_device_nr_vectors(display), VECTORS);
 	ivwl_device_use_vectors(display, 1);
-	CHECK_EQ(count_fds() - before, 3);
+	CHECK_EQ(hu_count_fds() - before, 3);
 	CHECK_EQ(ivwl_device_ring_vectors(display), VECTORS);
 	CHECK(ivwl_device_peer_present(display, IVWL_PEER_APP));
 	ring_and_take(display, app);
 
 	ivwl_device_destroy(app);
 	CHECK(dispatch_until(display, IVWL_PEER_APP, false));
-	app = open_dev(srv.app);
-	before = count_fds();
+	app = hu_open_device(srv.app, 0);
+	before = hu_count_fds();
 	CHECK(dispatch_until(display, IVWL_PEER_APP, true));
-	CHECK_EQ(count_fds(), before);
+	CHECK_EQ(hu_count_fds(), before);
 	ring_and_take(display, app);
 
 	ivwl_device_destroy(app);
@@ -851,12 +786,12 @@ test_app_hears_display(void)
 
 	memset(&ev, 0, sizeof(ev));
 	REQUIRE(hu_server_start(&srv, "hears", "4M", VECTORS) == 0);
-	app = open_dev(srv.app);
+	app = hu_open_device(srv.app, 0);
 	CHECK(hu_server_wait_log(&srv, "app peer 1 said hello",
 				 HU_TIMEOUT_MS));
 	ivwl_device_set_peer_listener(app, on_peer, &ev);
 	for (round = 0; round < 3; round++) {
-		display = open_rings(srv.display);
+		display = hu_open_device(srv.display, IVWL_DEVICE_SERVER_RINGS);
 		CHECK(ivwl_device_server_rings(display));
 		CHECK(dispatch_until(app, IVWL_PEER_DISPLAY, true));
 		CHECK_EQ(ev.joined[0], round + 1);
