@@ -22,13 +22,6 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Translation logs what it refuses: not wanted here. */
-__attribute__((constructor)) static void
-quiet_log(void)
-{
-	ivwl_log_set_sink(ivwl_log_discard, NULL);
-}
-
 struct builder {
 	uint8_t msg[512];
 	uint32_t len;
@@ -138,6 +131,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why;
 	size_t pos = 0;
 
+	/* translation logs what it refuses: not wanted here */
+	ivwl_log_set_sink(ivwl_log_discard, NULL);
 	if (ivwl_layout_compute(64ull << 20, &vm.side.layout) < 0)
 		abort();
 	vm.pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);

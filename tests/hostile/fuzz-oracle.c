@@ -26,13 +26,6 @@
 #include "device-backend.h"
 #include "vm.h"
 
-/* Translation logs what it refuses: not wanted here. */
-__attribute__((constructor)) static void
-quiet_log(void)
-{
-	ivwl_log_set_sink(ivwl_log_discard, NULL);
-}
-
 /* One record's payload, as the request ring hands it to the display. */
 static uint64_t shadow_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
 
@@ -42,6 +35,8 @@ static struct ivwl_vm shadow_vm = { .name = "shadow", .dev = &shadow_dev };
 int
 ivwl_fuzz_oracle_init(struct ivwl_fuzz *f)
 {
+	/* the shadow's refusals are the oracle's answers, not log lines */
+	ivwl_log_set_sink(ivwl_log_discard, NULL);
 	shadow_vm.side.layout = f->h.layout;
 	shadow_vm.pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
 	/* pools dup the region: any fd does, nothing maps it here */
