@@ -130,4 +130,44 @@ ivwl_zc_file_follow(int fd, const struct stat *st);
 void
 ivwl_zc_consider_sent_away(int fd);
 
+/* ---- zero-copy.c: what the interposed calls (interpose.c) use ---- */
+
+static inline size_t
+ivwl_zc_page_up(uint64_t n)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return (size_t)((n + page - 1) & ~(page - 1));
+}
+
+/* A file this process made (memfd_create, shm_open): may be moved. */
+void
+ivwl_zc_note_own(int fd);
+
+/* Under ivwl_zc.lock, all of the rest. */
+int
+ivwl_zc_track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off,
+	      int prot);
+
+void
+ivwl_zc_file_free(struct zc_file *f);
+
+void
+ivwl_zc_file_revert(struct zc_file *f, const char *why);
+
+/* The client's mappings in [addr, addr + len) are gone. */
+void
+ivwl_zc_forget_range(uintptr_t addr, size_t len);
+
+/* An fd the client sends on c: moved into the region if it qualifies. */
+void
+ivwl_zc_consider_fd(struct zc_conn *c, int fd);
+
+bool
+ivwl_zc_has_wayland_conn(void);
+
+/* Our Wayland connection of fd, or NULL. */
+struct zc_conn *
+ivwl_zc_conn_of(int fd);
+
 #endif

@@ -24,9 +24,9 @@
  * Known limits: a thread writing a mapping while it is being moved can
  * lose those writes; mremap() is not followed; after fork() the child
  * keeps inherited mappings but not the bookkeeping.
+ *
+ * The libc calls that feed it are interpose.c's.
  */
-/* Both mmap and mmap64 are defined here: no header renaming of mmap. */
-#undef _FILE_OFFSET_BITS
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,9 +64,6 @@ struct ivwl_zc_shim ivwl_zc = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static bool
-has_wayland_conn(void);
-
 static void
 fork_prepare(void)
 {
@@ -87,7 +84,7 @@ fork_parent(void)
 static void
 fork_child(void)
 {
-	bool had_wayland = has_wayland_conn();
+	bool had_wayland = ivwl_zc_has_wayland_conn();
 
 	ivwl_zc_app_forget();
 	ivwl_zc.conns = NULL;
@@ -146,8 +143,8 @@ ivwl_zero_copy_enabled(void)
 
 /* ---- files this process made ----------------------------------------- */
 
-static void
-note_own(int fd)
+void
+ivwl_zc_note_own(int fd)
 {
 	struct stat st;
 
@@ -251,19 +248,11 @@ send_revert(struct zc_file *f, uint32_t flags)
 
 /* ---- moving mappings --------------------------------------------------- */
 
-static int
-track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
+int
+ivwl_zc_track(struct zc_file *f, uintptr_t addr, size_t len, uint64_t off, int prot)
 {
 	return ivwl_zc_maps_add(&f->maps,
 				&(struct zc_map){ addr, len, off, prot, false });
-}
-
-static size_t
-page_up(uint64_t n)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	return (size_t)((n + page - 1) & ~(page - 1));
 }
 
 /* Writes the grant back into the file, as far as the file now goes. */
@@ -291,8 +280,8 @@ copy_back(struct zc_file *f)
 	}
 }
 
-static void
-file_free(struct zc_file *f)
+void
+ivwl_zc_file_free(struct zc_file *f)
 {
 	struct zc_file **pp;
 
@@ -325,8 +314,8 @@ become_candidate(struct zc_file *f)
 }
 
 /* The client still maps f: its mappings go back onto the file itself. */
-static void
-file_revert(struct zc_file *f, const char *why)
+void
+ivwl_zc_file_revert(struct zc_file *f, const char *why)
 {
 	size_t i;
 
@@ -389,12 +378,12 @@ file_release(struct zc_file *f)
 	bool copied;
 
 	if (f->candidate) {
-		file_free(f);
+		ivwl_zc_file_free(f);
 		return;
 	}
 	if (f->follower) {
 		ivwl_zc_request(f->conn, &m, -1, NULL);
-		file_free(f);
+		ivwl_zc_file_free(f);
 		return;
 	}
 
@@ -406,7 +395,7 @@ file_release(struct zc_file *f)
 		ivwl_log_debug("zero-copy: file %lu closed and unmapped, "
 				"its grant holds its last pixels",
 				(unsigned long)f->ino);
-		file_free(f);
+		ivwl_zc_file_free(f);
 		return;
 	}
 	/* Pixels matter only if pools still show them. */
@@ -419,12 +408,12 @@ file_release(struct zc_file *f)
 	ivwl_log_debug("zero-copy: file %lu unmapped, grant given back%s",
 			(unsigned long)f->ino, copied ?
 			" (written back first: a pool still uses it)" : "");
-	file_free(f);
+	ivwl_zc_file_free(f);
 }
 
 /* Forgets [addr, addr + len) in every file's mappings. */
-static void
-forget_range(uintptr_t addr, size_t len)
+void
+ivwl_zc_forget_range(uintptr_t addr, size_t len)
 {
 	struct zc_file *f, *next;
 
@@ -494,7 +483,7 @@ find_mappings(const struct stat *st, uint64_t limit, struct zc_file *f,
 			*why = "the process maps it beyond its size";
 			ret = -ERANGE;
 		} else {
-			ret = track(f, start, end - start, off,
+			ret = ivwl_zc_track(f, start, end - start, off,
 				    (perms[0] == 'r' ? PROT_READ : 0) |
 				    (perms[1] == 'w' ? PROT_WRITE : 0) |
 				    (perms[2] == 'x' ? PROT_EXEC : 0));
@@ -563,7 +552,7 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 		.op = IVWL_ZC_OFFER,
 		.dev = st->st_dev,
 		.ino = st->st_ino,
-		.size = page_up((uint64_t)st->st_size),
+		.size = ivwl_zc_page_up((uint64_t)st->st_size),
 	};
 	const char *why = NULL;
 	struct zc_file *f, *cand;
@@ -631,7 +620,7 @@ ivwl_zc_file_move(struct zc_conn *c, int fd, const struct stat *st,
 		goto err_grant;
 	}
 	if (cand)
-		file_free(cand);
+		ivwl_zc_file_free(cand);
 	ivwl_zc_file_link(f);
 	ivwl_log_debug("zero-copy: fd %d (file %lu, %llu bytes, %zu "
 			"mappings) drawn in the region at %#llx%s", fd,
@@ -656,8 +645,8 @@ err_file:
 	free(f);
 }
 
-static void
-consider_fd(struct zc_conn *c, int fd)
+void
+ivwl_zc_consider_fd(struct zc_conn *c, int fd)
 {
 	struct zc_file *f;
 	struct stat st;
@@ -671,7 +660,7 @@ consider_fd(struct zc_conn *c, int fd)
 	if (f && (f->conn == c || f->follower))
 		return;
 	if (f)
-		file_revert(f, "sent on another Wayland connection");
+		ivwl_zc_file_revert(f, "sent on another Wayland connection");
 	if (ivwl_zc.mode == ZC_AUTO && !ivwl_zc_is_own(st.st_dev, st.st_ino)) {
 		ivwl_log_debug("zero-copy: fd %d not moved here: this "
 				"process did not create it (the process that "
@@ -682,8 +671,8 @@ consider_fd(struct zc_conn *c, int fd)
 		ivwl_zc_file_move(c, fd, &st, false);
 }
 
-static bool
-has_wayland_conn(void)
+bool
+ivwl_zc_has_wayland_conn(void)
 {
 	const struct zc_conn *c;
 
@@ -693,8 +682,8 @@ has_wayland_conn(void)
 	return false;
 }
 
-static struct zc_conn *
-conn_of(int fd)
+struct zc_conn *
+ivwl_zc_conn_of(int fd)
 {
 	struct zc_conn *c;
 	struct stat st;
@@ -772,182 +761,4 @@ ivwl_zero_copy_add_connection(int wl_fd, int ctl_fd)
 	c->next = ivwl_zc.conns;
 	__atomic_store_n(&ivwl_zc.conns, c, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ivwl_zc.lock);
-}
-
-/* ---- interposed calls ---------------------------------------------------- */
-
-/*
- * Mappings of a file this process made (st): every one goes through
- * mmap() here, so the list is complete where /proc/self/maps cannot be
- * read.
- */
-static void
-track_candidate(struct zc_file *f, const struct stat *st, void *p,
-		size_t len, off_t off, int prot, int flags)
-{
-	struct zc_map map = {
-		.addr = (uintptr_t)p,
-		.len = page_up(len),
-		.off = (uint64_t)off,
-		.prot = prot,
-		.priv = (flags & MAP_TYPE) != MAP_SHARED,
-	};
-	if (!f) {
-		if (!ivwl_zc_is_own(st->st_dev, st->st_ino) ||
-		    !(f = calloc(1, sizeof(*f))))
-			return;
-		f->dev = st->st_dev;
-		f->ino = st->st_ino;
-		f->fd = -1;
-		f->map_fd = -1;
-		f->candidate = true;
-		ivwl_zc_file_link(f);
-	}
-	if (ivwl_zc_maps_add(&f->maps, &map) < 0 && f->maps.n == 0)
-		file_free(f);
-}
-
-static void *
-map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
-	 off_t off)
-{
-	bool shared = (flags & MAP_TYPE) == MAP_SHARED, file;
-	struct zc_file *f = NULL;
-	struct stat st;
-	void *p;
-
-	if (fd < 0 && (!(flags & MAP_FIXED) ||
-		       __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0))
-		return fn(addr, len, prot, flags, fd, off);
-
-	pthread_mutex_lock(&ivwl_zc.lock);
-	if (flags & MAP_FIXED)
-		forget_range((uintptr_t)addr, page_up(len));
-	file = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (file)
-		f = ivwl_zc_file_find(st.st_dev, st.st_ino);
-	if (!f && file && shared)
-		f = ivwl_zc_file_follow(fd, &st);
-	if (f && !f->candidate && shared && off >= 0 &&
-	    (uint64_t)off + len <= f->grant_len) {
-		p = fn(addr, len, prot, flags, f->map_fd,
-		       (off_t)(f->map_off + (uint64_t)off));
-		if (p != MAP_FAILED)
-			track(f, (uintptr_t)p, page_up(len), (uint64_t)off,
-			      prot);
-		pthread_mutex_unlock(&ivwl_zc.lock);
-		return p;
-	}
-	if (f && f->follower) {
-		ivwl_log_debug("zero-copy: file %lu mapped %s: this mapping "
-				"sees the file, not the pixels another "
-				"process draws", (unsigned long)f->ino,
-				shared ? "beyond its grant" : "privately");
-	} else if (f && !f->candidate) {
-		file_revert(f, shared ? "mapped beyond its grant" :
-					"mapped privately");
-		f = NULL;
-	}
-	p = fn(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && file && (!f || f->candidate))
-		track_candidate(f, &st, p, len, off, prot, flags);
-	pthread_mutex_unlock(&ivwl_zc.lock);
-	return p;
-}
-
-IVWL_SHIM_EXPORT void *
-mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	return map_file(REAL(mmap, mmap_func_t), addr, len, prot, flags, fd,
-			off);
-}
-
-IVWL_SHIM_EXPORT void *
-mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	return map_file(REAL(mmap64, mmap_func_t), addr, len, prot, flags,
-			fd, off);
-}
-
-IVWL_SHIM_EXPORT int
-munmap(void *addr, size_t len)
-{
-	munmap_func_t fn = REAL(munmap, munmap_func_t);
-	int ret;
-
-	if (__atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)
-		return fn(addr, len);
-	/* Under the lock: another thread's mmap may reuse the range at
-	 * once, and its mapping must not be forgotten instead. */
-	pthread_mutex_lock(&ivwl_zc.lock);
-	ret = fn(addr, len);
-	if (ret == 0)
-		forget_range((uintptr_t)addr, page_up(len));
-	pthread_mutex_unlock(&ivwl_zc.lock);
-	return ret;
-}
-
-static void
-consider_sent_fd(int fd, void *data)
-{
-	struct zc_conn *c = data;
-
-	if (c)
-		consider_fd(c, fd);
-	else
-		ivwl_zc_consider_sent_away(fd);
-}
-
-IVWL_SHIM_EXPORT ssize_t
-sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	struct zc_conn *c;
-
-	if (ivwl_zc.mode == ZC_OFF || !msg || !msg->msg_control)
-		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
-
-	pthread_mutex_lock(&ivwl_zc.lock);
-	c = conn_of(fd);
-	if (c || !has_wayland_conn())
-		ivwl_fdmsg_each_fd(msg, consider_sent_fd, c);
-	pthread_mutex_unlock(&ivwl_zc.lock);
-	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
-}
-
-IVWL_SHIM_EXPORT int
-memfd_create(const char *name, unsigned int flags)
-{
-	int fd = REAL(memfd_create, memfd_func_t)(name, flags);
-
-	note_own(fd);
-	return fd;
-}
-
-IVWL_SHIM_EXPORT int
-shm_open(const char *name, int oflag, mode_t mode_bits)
-{
-	int fd = REAL(shm_open, shm_open_func_t)(name, oflag, mode_bits);
-
-	note_own(fd);
-	return fd;
-}
-
-/* GTK 3 makes its pools' files with syscall(SYS_memfd_create, ...). */
-IVWL_SHIM_EXPORT long
-syscall(long number, ...)
-{
-	long a[6];
-	va_list ap;
-	long ret;
-	int i;
-
-	va_start(ap, number);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	ret = REAL(syscall, syscall_func_t)(number, a[0], a[1], a[2], a[3],
-					    a[4], a[5]);
-	if (number == SYS_memfd_create && ret >= 0)
-		note_own((int)ret);
-	return ret;
 }
