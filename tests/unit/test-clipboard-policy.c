@@ -117,8 +117,8 @@ test_set_from_config(void)
 	      0);
 }
 
-IVWL_TEST_MAIN({ "values", test_values },
-	       { "set-from-config", test_set_from_config },
-	       { "between-vms", test_between_vms },
-	       { "local", test_local },
-	       { "primary-global", test_primary_global })
+IVWL_TEST_MAIN(TEST(test_values),
+	       TEST(test_set_from_config),
+	       TEST(test_between_vms),
+	       TEST(test_local),
+	       TEST(test_primary_global))

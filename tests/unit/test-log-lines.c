@@ -102,6 +102,6 @@ test_setup(void)
 	ivwl_log_set_sink(NULL, NULL);
 }
 
-IVWL_TEST_MAIN({ "setup", test_setup },
-	       { "lines-whole", test_lines_whole },
-	       { "long-line-marked", test_long_line_marked })
+IVWL_TEST_MAIN(TEST(test_setup),
+	       TEST(test_lines_whole),
+	       TEST(test_long_line_marked))
