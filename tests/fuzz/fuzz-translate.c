@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -18,63 +19,32 @@
 #include "device-backend.h"
 #include "ivwl-protocols.h"
 #include "vm.h"
+#include "wire-msg.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct builder {
+/* One request into batch: ivwl_test_msg's sig and arguments. */
+static void
+add(struct ivwl_wayland_batch *batch, const struct ivwl_fd_desc *fds,
+    uint32_t nfds, uint32_t object, uint16_t opcode, const char *sig, ...)
+{
 	uint8_t msg[512];
 	uint32_t len;
-};
+	va_list ap;
 
-static void
-word(struct builder *b, uint32_t v)
-{
-	memcpy(b->msg + b->len, &v, 4);
-	b->len += 4;
-}
-
-static void
-string(struct builder *b, const char *s)
-{
-	uint32_t n = (uint32_t)strlen(s) + 1;
-
-	word(b, n);
-	memset(b->msg + b->len, 0, (n + 3) & ~3u);
-	memcpy(b->msg + b->len, s, n);
-	b->len += (n + 3) & ~3u;
-}
-
-static void
-begin(struct builder *b, uint32_t object, uint32_t opcode)
-{
-	b->len = 8;
-	memcpy(b->msg, &object, 4);
-	memcpy(b->msg + 4, &opcode, 4);
-}
-
-static void
-end(struct builder *b, struct ivwl_wayland_batch *batch,
-    const struct ivwl_fd_desc *fds, uint32_t nfds)
-{
-	uint32_t h = (b->len << 16) | (b->msg[4] | b->msg[5] << 8);
-
-	memcpy(b->msg + 4, &h, 4);
-	ivwl_batch_add(batch, b->msg, b->len, fds, nfds);
+	va_start(ap, sig);
+	len = ivwl_test_vmsg(msg, sizeof(msg), object, opcode, sig, ap);
+	va_end(ap);
+	ivwl_batch_add(batch, msg, len, fds, nfds);
 }
 
 static void
 bind(struct ivwl_wayland_batch *batch, uint32_t name, const char *iface,
      uint32_t version, uint32_t id)
 {
-	struct builder b;
-
-	begin(&b, 2, IVWL_REQ_WL_REGISTRY_BIND);
-	word(&b, name);
-	string(&b, iface);
-	word(&b, version);
-	word(&b, id);
-	end(&b, batch, NULL, 0);
+	add(batch, NULL, 0, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", name, iface,
+	    version, id);
 }
 
 /* Serialises a batch as the ring would hand it over. */
@@ -100,22 +70,14 @@ prologue(struct ivwl_connection *conn, struct ivwl_layout *layout,
 		.offset = layout->heap_offset,
 		.length = 1 << 20,
 	};
-	struct builder b;
 	const char *why;
 
-	begin(&b, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
-	word(&b, 2);
-	end(&b, &batch, NULL, 0);
+	add(&batch, NULL, 0, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
 	bind(&batch, 1, "wl_shm", 1, 3);
 	bind(&batch, 2, "wl_compositor", 4, 4);
 	bind(&batch, 3, "xdg_wm_base", 1, 5);
-	begin(&b, 3, IVWL_REQ_WL_SHM_CREATE_POOL);
-	word(&b, 6);
-	word(&b, 65536);
-	end(&b, &batch, &pool, 1);
-	begin(&b, 4, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE);
-	word(&b, 7);
-	end(&b, &batch, NULL, 0);
+	add(&batch, &pool, 1, 3, IVWL_REQ_WL_SHM_CREATE_POOL, "nhi", 6, 65536);
+	add(&batch, NULL, 0, 4, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 7);
 	if (ivwl_translate_request(conn, buf, to_payload(&batch, buf),
 				   &why) < 0)
 		abort();

@@ -16,48 +16,28 @@
 
 #include "ivwl-protocols.h"
 #include "wire.h"
+#include "wire-msg.h"
 
 #define MAX_STEPS 2048
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-put_u32(uint8_t *buf, size_t *len, uint32_t v)
-{
-	memcpy(buf + *len, &v, 4);
-	*len += 4;
-}
-
 /* get_registry, then a bind of every interface at its highest version. */
 static size_t
 build_prelude(uint8_t *buf, size_t cap)
 {
-	size_t len = 0, i, start, name_len;
-	uint32_t word;
+	size_t len, i;
 
-	put_u32(buf, &len, IVWL_WIRE_DISPLAY_ID);
-	put_u32(buf, &len, 12u << 16 | IVWL_REQ_WL_DISPLAY_GET_REGISTRY);
-	put_u32(buf, &len, 2);
+	len = ivwl_test_msg(buf, (uint32_t)cap, IVWL_WIRE_DISPLAY_ID,
+			    IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
 	for (i = 0; i < IVWL_IFACE_COUNT; i++) {
 		const struct ivwl_interface *iface = ivwl_interfaces[i];
 
-		name_len = strlen(iface->name) + 1;
-		if (len + 28 + name_len + 3 > cap)
-			abort();
-		start = len;
-		put_u32(buf, &len, 2);
-		put_u32(buf, &len, IVWL_REQ_WL_REGISTRY_BIND);
-		put_u32(buf, &len, (uint32_t)i);
-		put_u32(buf, &len, (uint32_t)name_len);
-		memset(buf + len, 0, (name_len + 3) & ~3u);
-		memcpy(buf + len, iface->name, name_len);
-		len += (name_len + 3) & ~3u;
-		put_u32(buf, &len, iface->version);
-		put_u32(buf, &len, (uint32_t)(3 + i));
-		word = (uint32_t)(len - start) << 16 |
-		       IVWL_REQ_WL_REGISTRY_BIND;
-		memcpy(buf + start + 4, &word, 4);
+		len += ivwl_test_msg(buf + len, (uint32_t)(cap - len), 2,
+				     IVWL_REQ_WL_REGISTRY_BIND, "usun",
+				     (uint32_t)i, iface->name, iface->version,
+				     (uint32_t)(3 + i));
 	}
 	return len;
 }

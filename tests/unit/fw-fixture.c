@@ -15,6 +15,7 @@
 #include "device-backend.h"
 #include "fw-fixture.h"
 #include "harness.h"
+#include "wire-msg.h"
 
 /* Translation logs what it refuses: not wanted here. */
 __attribute__((constructor)) static void
@@ -61,44 +62,6 @@ vm_free(struct ivwl_vm *vm)
 	close(vm->dev->region_fd);
 	free(vm->dev);
 	free(vm);
-}
-
-/* A message into out: header, then words and strings by sig. */
-static uint32_t
-build(uint8_t *out, uint32_t object, uint32_t opcode, const char *sig,
-      va_list ap)
-{
-	uint32_t len = 8, n, word;
-	const char *s;
-
-	for (; *sig; sig++) {
-		if (*sig == 'a') {
-			/* an array of n zero bytes */
-			n = (uint32_t)va_arg(ap, int);
-			REQUIRE(len + 4 + n + 3 <= 1024);
-			memcpy(out + len, &n, 4);
-			memset(out + len + 4, 0, (n + 3) & ~3u);
-			len += 4 + ((n + 3) & ~3u);
-			continue;
-		}
-		if (*sig != 's') {
-			word = (uint32_t)va_arg(ap, int);
-			memcpy(out + len, &word, 4);
-			len += 4;
-			continue;
-		}
-		s = va_arg(ap, const char *);
-		n = (uint32_t)strlen(s) + 1;
-		REQUIRE(len + 4 + n + 3 <= 1024);
-		memcpy(out + len, &n, 4);
-		memset(out + len + 4, 0, (n + 3) & ~3u);
-		memcpy(out + len + 4, s, n);
-		len += 4 + ((n + 3) & ~3u);
-	}
-	word = len << 16 | opcode;
-	memcpy(out, &object, 4);
-	memcpy(out + 4, &word, 4);
-	return len;
 }
 
 /* Notes what the plugin queued for libwayland from one record. */
@@ -159,7 +122,7 @@ req(struct conn *c, uint32_t object, uint32_t opcode, const char *sig, ...)
 	va_list ap;
 
 	va_start(ap, sig);
-	len = build(msg, object, opcode, sig, ap);
+	len = ivwl_test_vmsg(msg, sizeof(msg), object, opcode, sig, ap);
 	va_end(ap);
 	c->why = "";
 	return send_record(c, msg, len, NULL);
@@ -189,7 +152,7 @@ event(struct conn *c, uint32_t object, uint32_t opcode, const char *sig, ...)
 	va_list ap;
 
 	va_start(ap, sig);
-	len = build(bytes, object, opcode, sig, ap);
+	len = ivwl_test_vmsg(bytes, sizeof(bytes), object, opcode, sig, ap);
 	va_end(ap);
 	REQUIRE(ivwl_wire_parse(&c->c.objects, IVWL_WIRE_EVENT, bytes, len,
 				&msg) == (int)len);
@@ -206,7 +169,8 @@ event_passed(struct conn *c, uint32_t object, uint32_t opcode,
 	va_list ap;
 
 	va_start(ap, sig);
-	len = build(in->buf + in->len, object, opcode, sig, ap);
+	len = ivwl_test_vmsg(in->buf + in->len, sizeof(in->buf) - in->len,
+			     object, opcode, sig, ap);
 	va_end(ap);
 	in->len += len;
 	REQUIRE(ivwl_translate_events(&c->c, &c->why) == 0);

@@ -16,6 +16,7 @@
 #include "agent-client.h"
 #include "buffers.h"
 #include "harness.h"
+#include "wire-msg.h"
 #include "ivwl-protocols.h"
 
 #define HEAP_OFFSET 4096u
@@ -65,47 +66,6 @@ struct fixture {
 	uint64_t copy_of[BUF_B + 1];	/* region offset of a buffer's copy */
 };
 
-/* One message; fmt: u i o n (a word each), s (a string), h (an fd). */
-static uint32_t
-vput(uint8_t *out, uint32_t object, uint16_t opcode, const char *fmt,
-     va_list ap)
-{
-	uint32_t len = IVWL_WIRE_HEADER_SIZE, word, n;
-	const char *s;
-
-	for (; *fmt; fmt++) {
-		if (*fmt == 'h')
-			continue;	/* fds travel beside the bytes */
-		if (*fmt != 's') {
-			word = va_arg(ap, uint32_t);
-			memcpy(out + len, &word, 4);
-			len += 4;
-			continue;
-		}
-		s = va_arg(ap, const char *);
-		n = (uint32_t)strlen(s) + 1;
-		memcpy(out + len, &n, 4);
-		memset(out + len + 4, 0, (n + 3) & ~3u);
-		memcpy(out + len + 4, s, n);
-		len += 4 + ((n + 3) & ~3u);
-	}
-	memcpy(out, &object, 4);
-	memcpy(out + 4, &(uint32_t){ len << 16 | opcode }, 4);
-	return len;
-}
-
-static uint32_t
-put(uint8_t *out, uint32_t object, uint16_t opcode, const char *fmt, ...)
-{
-	va_list ap;
-	uint32_t len;
-
-	va_start(ap, fmt);
-	len = vput(out, object, opcode, fmt, ap);
-	va_end(ap);
-	return len;
-}
-
 /*
  * A request from the client, through the calls the relay makes; fd goes
  * with it (-1: none).  Returns its bytes as rewritten for the display.
@@ -122,7 +82,7 @@ request(struct fixture *f, int fd, uint32_t object, uint16_t opcode,
 	uint32_t len;
 
 	va_start(ap, fmt);
-	len = vput(bytes, object, opcode, fmt, ap);
+	len = ivwl_test_vmsg(bytes, sizeof(bytes), object, opcode, fmt, ap);
 	va_end(ap);
 	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_REQUEST, bytes, len,
 				&msg) == (int)len);
@@ -140,7 +100,7 @@ delete_id(struct fixture *f, uint32_t id)
 	struct ivwl_wire_msg msg;
 	uint32_t len;
 
-	len = put(bytes, IVWL_WIRE_DISPLAY_ID, IVWL_EVT_WL_DISPLAY_DELETE_ID,
+	len = ivwl_test_msg(bytes, sizeof(bytes), IVWL_WIRE_DISPLAY_ID, IVWL_EVT_WL_DISPLAY_DELETE_ID,
 		  "u", id);
 	REQUIRE(ivwl_wire_parse(&f->map, IVWL_WIRE_EVENT, bytes, len,
 				&msg) == (int)len);
