@@ -551,6 +551,42 @@ def doc_table(descriptors, limits):
     return "\n".join(lines)
 
 
+MAN_DEFAULT = "which holds what an ordinary desktop client needs:"
+MAN_NEVER = "Never allowed, whatever the list says:"
+
+
+def man_names(text, start):
+    """The interface names of the troff paragraph that starts with start."""
+    i = text.find(start)
+    if i < 0:
+        return None
+    para = text[i + len(start):].split(".br", 1)[0].split(".RE", 1)[0]
+    para = para.replace("\\&", "").replace("\\fB", "").replace("\\fR", "")
+    return set(re.findall(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", para))
+
+
+def check_man(path, interfaces, private):
+    """weston-ivwl(7) lists the default and the never-offered globals:
+    they must be the descriptors'."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ScanError(f"{path}: {e}")
+    want_default = {i.name for i in interfaces if i.desc.glob == "allow"}
+    want_never = {i.name for i in interfaces if i.desc.glob == "never"}
+    want_never |= {e.name for e in private}
+    for what, start, want in (("default", MAN_DEFAULT, want_default),
+                              ("never", MAN_NEVER, want_never)):
+        got = man_names(text, start)
+        if got is None:
+            raise ScanError(f"{path}: no paragraph \"{start}\"")
+        if got != want:
+            raise ScanError(f"{path}: its {what} globals differ from the "
+                            f"descriptors: missing {sorted(want - got)}, "
+                            f"extra {sorted(got - want)}")
+
+
 def apply_doc(path, table, write):
     try:
         with open(path, encoding="utf-8") as f:
@@ -585,6 +621,8 @@ def main():
                         "of this folder is among the descriptors")
     parser.add_argument("--doc", help="docs page with the table")
     parser.add_argument("--limits", help="ivwl-limits.h, for --doc")
+    parser.add_argument("--man", help="weston-ivwl.7, whose lists of "
+                        "globals must be the descriptors'")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true")
     mode.add_argument("--write", action="store_true")
@@ -622,6 +660,8 @@ def main():
             limits = read_limits(opts.limits)
             check_budgets(interfaces, limits)
             apply_doc(opts.doc, doc_table(descriptors, limits), opts.write)
+        if opts.man:
+            check_man(opts.man, interfaces, private)
         if opts.h:
             write_atomically(opts.h, emit_header, interfaces, private)
         if opts.c:
