@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include <libweston/libweston.h>
-#include <libweston-desktop/libweston-desktop.h>
+#include "weston-compat.h"
 
 #include "connection.h"
 #include "focus.h"

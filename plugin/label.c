@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include <libweston/libweston.h>
-#include <libweston-desktop/libweston-desktop.h>
+#include "weston-compat.h"
 
 #include "ivwl-plugin.h"
 #include "focus.h"

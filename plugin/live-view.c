@@ -21,7 +21,7 @@
 
 #include <libweston/libweston.h>
 #include <libweston/weston-log.h>
-#include <libweston-desktop/libweston-desktop.h>
+#include "weston-compat.h"
 
 #include "connection.h"
 #include "ivwl-limits.h"

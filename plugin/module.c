@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <libweston/libweston.h>
-#include <weston.h>
+#include "weston-compat.h"
 
 #include "ivwl-plugin.h"
 #include "attach.h"

@@ -23,7 +23,7 @@
 
 #include <libweston/libweston.h>
 #include <libweston/config-parser.h>
-#include <weston.h>
+#include "weston-compat.h"
 
 #include "clipboard-internal.h"
 #include "ivwl-limits.h"
