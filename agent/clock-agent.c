@@ -5,9 +5,8 @@
  * at a few sample counts with --verbose, so a run shows what the link
  * reaches without a line per second.
  */
-#include <stdio.h>
-
 #include "clock-agent.h"
+#include "log.h"
 
 static bool
 worth_saying(uint64_t accepted)
@@ -24,24 +23,23 @@ ivwl_agent_clock_heard(struct ivwl_clock_asker *c, bool verbose)
 
 	if (v < 0 || v == IVWL_CLOCK_REJECTED) {
 		if (verbose && v == IVWL_CLOCK_REJECTED)
-			fprintf(stderr, "ivwl-agent: clock: answer rejected "
-				"(round trip %lld us)\n",
-				(long long)(c->last_rtt / 1000));
+			ivwl_log("clock: answer rejected (round trip %lld us)",
+				 (long long)(c->last_rtt / 1000));
 		return;
 	}
 	if (v == IVWL_CLOCK_RESTARTED)
-		fprintf(stderr, "ivwl-agent: clock: the display's clock "
-			"stepped; estimate restarted\n");
+		ivwl_log("clock: the display's clock stepped; estimate "
+			 "restarted");
 	if (!(verbose && worth_saying(c->est.accepted)) ||
 	    !ivwl_clock_est_map(&c->est, &map))
 		return;
-	fprintf(stderr, "ivwl-agent: clock: display clock %u + %lld ns = "
-		"ours, within %lld ns; drift %lld ppb (+-%lld); %llu samples, "
-		"round trip best %lld us, last %lld us, %llu missing\n",
-		c->display_clock, (long long)(map.ref_app - map.ref_display),
-		(long long)map.err_ns, (long long)map.drift_ppb,
-		(long long)map.growth_ppb, (unsigned long long)c->est.accepted,
-		(long long)(c->best_rtt / 1000),
-		(long long)(c->last_rtt / 1000),
-		(unsigned long long)c->missing);
+	ivwl_log("clock: display clock %u + %lld ns = ours, within %lld ns; "
+		 "drift %lld ppb (+-%lld); %llu samples, round trip best %lld "
+		 "us, last %lld us, %llu missing",
+		 c->display_clock, (long long)(map.ref_app - map.ref_display),
+		 (long long)map.err_ns, (long long)map.drift_ppb,
+		 (long long)map.growth_ppb, (unsigned long long)c->est.accepted,
+		 (long long)(c->best_rtt / 1000),
+		 (long long)(c->last_rtt / 1000),
+		 (unsigned long long)c->missing);
 }
