@@ -112,16 +112,13 @@ ivwl_log_vprintf(enum ivwl_log_level level, const char *fmt, va_list ap)
 
 	if (!ivwl_log_enabled(level))
 		return;
-	/* weston's log names the plugin itself, with its own time stamp */
-	if (!log_state.sink) {
-		if (log_state.with_pid)
-			len = add(line, len, "%s[%d]: ", log_state.program,
-				  (int)getpid());
-		else
-			len = add(line, len, "%s: ", log_state.program);
-	} else {
+	/* the pid tells apart processes sharing one stderr; a sink is
+	 * one process's own */
+	if (log_state.with_pid && !log_state.sink)
+		len = add(line, len, "%s[%d]: ", log_state.program,
+			  (int)getpid());
+	else
 		len = add(line, len, "%s: ", log_state.program);
-	}
 	if (log_state.vm)
 		len = add(line, len, "vm %s: ", log_state.vm);
 	len = add(line, len, "%s", level_word(level));

@@ -5,7 +5,6 @@
  * a few loads per event and no syscall but the clock read.
  */
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -126,29 +125,29 @@ trusted_soon(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
  * which the display does not name and the clock link does not measure:
  * there is no trustworthy mapping, so the client never sees the global.
  */
-static uint32_t
+static bool
 hide_input_timestamps(struct ivwl_relay_time *rt, const char *name)
 {
 	rt->hidden++;
 	ivwl_log("hiding %s from the client: the display's input clock is "
 		 "not measured, so its times cannot be put in ours", name);
-	return 1;
+	return true;
 }
 
 /* wp_presentation: hidden until its times can be put in ours. */
-static uint32_t
+static bool
 presentation_global(struct ivwl_relay_time *rt, const char *name)
 {
 	struct ivwl_clock_view view;
 
 	want_clock(rt, ivwl_clock_view_read(rt->base, &view) ? &view : NULL);
 	if (trusted_soon(rt, &view))
-		return 0;
+		return false;
 	rt->hidden++;
 	ivwl_log("hiding %s from the client: no trustworthy mapping of the "
-	    "display's clock to ours (bound %lld ns)",
-	    name, view.expires ? (long long)view.map.err_ns : -1ll);
-	return 1;
+		 "display's clock to ours (bound %lld ns)",
+		 name, view.expires ? (long long)view.map.err_ns : -1ll);
+	return true;
 }
 
 static uint32_t

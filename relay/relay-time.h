@@ -59,8 +59,8 @@ struct ivwl_relay_time_rule {
 	const struct ivwl_interface *iface;
 	enum ivwl_relay_time_kind kind;
 	uint16_t opcode;	/* IVWL_RELAY_TIME_EVENT: the event's */
-	/* non-zero: hide the global */
-	uint32_t (*global)(struct ivwl_relay_time *rt, const char *name);
+	/* true: hide the global from the client */
+	bool (*global)(struct ivwl_relay_time *rt, const char *name);
 	/* the event's new size (out holds its bytes) */
 	uint32_t (*event)(struct ivwl_relay_time *rt,
 			  const struct ivwl_wire_msg *msg, uint8_t *out);
