@@ -3,9 +3,9 @@
 """Turns protocol descriptors and Wayland protocol XML into protocol/wire.h's tables.
 
     ivwl-scanner.py --wayland-dir DIR --protocols-dir DIR
-                    [--c OUT.c --h OUT.h] [--xml-list]
+                    [--c OUT.c --h OUT.h] [--xml-list] [--all-in DIR]
                     [--doc FILE (--check | --write) --limits HEADER]
-                    DESCRIPTOR.toml...
+                    [--man weston-ivwl.7] DESCRIPTOR.toml...
 
 A descriptor (protocol/descriptors/NAME.toml) is the one place that says
 what ivwl does with each interface of one protocol XML: whether a VM sees
@@ -19,8 +19,9 @@ XML needs one; a descriptor without xml names globals that no VM ever
 sees and the firewall never has to follow.
 
 --xml-list prints the XML files the descriptors name, for meson;
+--all-in fails when a descriptor of DIR is not among those given;
 --doc checks (or writes) the table of docs/protocols.md between its
-markers.
+markers; --man checks weston-ivwl(7)'s lists of globals.
 
 Every file is read before anything is written, so an argument may name an
 interface of another file; a name that no file defines is an error, since
