@@ -238,11 +238,12 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	struct weston_view *over = pointer->focus;
 	const pixman_box32_t *box;
 	int64_t x1, y1, x2, y2, sx, sy;
+	float px, py;
 
 	/* the VM's hotspot puts the image anywhere: far off is nowhere */
+	ivwl_view_pos(sprite, &px, &py);
 	if (!over || surface_vm(focus, over->surface) != vm ||
-	    !(sprite->geometry.x > -1e9f && sprite->geometry.x < 1e9f &&
-	      sprite->geometry.y > -1e9f && sprite->geometry.y < 1e9f)) {
+	    !(px > -1e9f && px < 1e9f && py > -1e9f && py < 1e9f)) {
 		ivwl_view_clip(sprite, 0, 0, 0, 0);
 		return;
 	}
@@ -251,8 +252,8 @@ clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	while (over->geometry.parent)
 		over = over->geometry.parent;
 	box = pixman_region32_extents(&over->transform.boundingbox);
-	sx = (int64_t)sprite->geometry.x;
-	sy = (int64_t)sprite->geometry.y;
+	sx = (int64_t)px;
+	sy = (int64_t)py;
 	x1 = max64(0, (int64_t)box->x1 + IVWL_LABEL_BORDER - sx);
 	y1 = max64(0, (int64_t)box->y1 + IVWL_LABEL_BORDER - sy);
 	x2 = min64(CURSOR_MAX, (int64_t)box->x2 - IVWL_LABEL_BORDER - sx);

@@ -106,7 +106,7 @@ strips_destroy(struct ivwl_border *b)
 	strips_forget(b);
 	for (i = 0; i < NSTRIPS; i++)
 		if (s[i])
-			weston_surface_destroy(s[i]);
+			ivwl_surface_release(s[i]);
 }
 
 /* weston destroyed a strip itself (at shutdown): forget all of them. */
@@ -144,15 +144,6 @@ strip_color(const struct ivwl_border *b, int i)
 	       b->color;
 }
 
-static void
-set_color(struct weston_surface *s, uint32_t argb)
-{
-	weston_surface_set_color(s, ((argb >> 16) & 0xff) / 255.0f,
-				 ((argb >> 8) & 0xff) / 255.0f,
-				 (argb & 0xff) / 255.0f,
-				 ((argb >> 24) & 0xff) / 255.0f);
-}
-
 static int
 strips_create(struct ivwl_border *b, struct weston_view *framed)
 {
@@ -169,7 +160,6 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		strip->surface = s;
 		strip->destroy.notify = on_strip_destroy;
 		wl_signal_add(&s->destroy_signal, &strip->destroy);
-		set_color(s, strip_color(b, i));
 		/* Clicks go to what is below, as if the border were paint. */
 		pixman_region32_fini(&s->input);
 		pixman_region32_init(&s->input);
@@ -201,13 +191,16 @@ on_some_output(struct weston_view *view, int32_t x, int32_t y, int32_t w,
 {
 	struct weston_output *o;
 	float x1, y1, x2, y2;
+	int32_t ox, oy;
 
-	weston_view_to_global_float(view, x, y, &x1, &y1);
-	weston_view_to_global_float(view, x + w, y + h, &x2, &y2);
-	wl_list_for_each(o, &view->surface->compositor->output_list, link)
-		if (x1 >= o->x && y1 >= o->y && x2 <= o->x + o->width &&
-		    y2 <= o->y + o->height)
+	ivwl_view_to_global(view, x, y, &x1, &y1);
+	ivwl_view_to_global(view, x + w, y + h, &x2, &y2);
+	wl_list_for_each(o, &view->surface->compositor->output_list, link) {
+		ivwl_output_pos(o, &ox, &oy);
+		if (x1 >= ox && y1 >= oy && x2 <= ox + o->width &&
+		    y2 <= oy + o->height)
 			return true;
+	}
 	return false;
 }
 
@@ -338,16 +331,10 @@ strips_restack(struct ivwl_border *b)
 		return false;
 	above = frame_top(b);
 	for (i = NSTRIPS - 1; i >= 0; i--) {
-		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
-		struct weston_layer_entry *prev;
-
 		if (!strip_shown(b, i))
 			continue;
-		if (e->layer)
-			weston_layer_entry_remove(e);
-		prev = wl_container_of(above->link.prev, prev, link);
-		weston_layer_entry_insert(prev, e);
-		above = e;
+		ivwl_view_stack_above(b->strip[i].view, above);
+		above = &b->strip[i].view->layer_link;
 	}
 	return true;
 }
@@ -388,6 +375,7 @@ strips_place(struct ivwl_border *b)
 		struct weston_view *v = b->strip[i].view;
 		struct weston_surface *s = b->strip[i].surface;
 		bool changed = restacked;
+		float x, y;
 
 		if (!strip_shown(b, i))
 			continue;
@@ -395,7 +383,8 @@ strips_place(struct ivwl_border *b)
 		 * A dirty view is damaged where it was and where it goes,
 		 * which would repaint all the strips on every frame. */
 		if (s->width != geo[i][2] || s->height != geo[i][3]) {
-			weston_surface_set_size(s, geo[i][2], geo[i][3]);
+			ivwl_surface_paint(s, strip_color(b, i), geo[i][2],
+					   geo[i][3]);
 			/* what is under the veil costs weston nothing (the
 			 * strips stay out of weston's opaque regions: every
 			 * view below would copy their rectangles) */
@@ -407,9 +396,9 @@ strips_place(struct ivwl_border *b)
 							  geo[i][3]);
 			changed = true;
 		}
-		if (v->geometry.x != (float)geo[i][0] ||
-		    v->geometry.y != (float)geo[i][1]) {
-			weston_view_set_position(v, geo[i][0], geo[i][1]);
+		ivwl_view_pos(v, &x, &y);
+		if (x != (float)geo[i][0] || y != (float)geo[i][1]) {
+			ivwl_view_set_rel_pos(v, geo[i][0], geo[i][1]);
 			changed = true;
 		}
 		if (!changed && v->is_mapped)
@@ -628,10 +617,12 @@ border_of(struct weston_surface *surface)
 static void
 on_activate(struct wl_listener *listener, void *data)
 {
-	struct weston_surface_activation_data *act = data;
+	struct weston_surface *surface = ivwl_activation_surface(data);
 	struct ivwl_border *b;
 
-	b = border_of(weston_surface_get_main_surface(act->surface));
+	if (!surface)
+		return;
+	b = border_of(weston_surface_get_main_surface(surface));
 	if (b && b->framed)
 		border_recheck(b);
 }

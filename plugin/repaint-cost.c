@@ -6,6 +6,7 @@
  * weston loop, so tests/unit can drive it.
  */
 #include <libweston/libweston.h>
+#include "weston-compat.h"
 
 #include "ivwl-limits.h"
 #include "label.h"
@@ -33,6 +34,7 @@ tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
 	  int64_t y, int depth)
 {
 	struct weston_subsurface *sub;
+	int32_t sx, sy;
 
 	w->estimate_views++;
 	w->estimate_px += overlap(x, y, s->width, s->height,
@@ -48,8 +50,8 @@ tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
 			w->estimate_views = IVWL_REPAINT_WINDOW_VIEWS + 1;
 			return;
 		}
-		tree_cost(w, c, x + sub->position.x, y + sub->position.y,
-			  depth + 1);
+		ivwl_subsurface_pos(sub, &sx, &sy);
+		tree_cost(w, c, x + sx, y + sy, depth + 1);
 	}
 }
 

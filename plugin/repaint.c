@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include <libweston/libweston.h>
+#include "weston-compat.h"
 
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
@@ -102,19 +103,20 @@ region_area(pixman_region32_t *r)
 
 /*
  * What the view drew in this repaint if it was all damaged: its box on
- * the output less what opaque views above hide (weston's view->clip of
- * this repaint), and of that what it blended.
+ * the output less what opaque views above hide (as weston clips it; the
+ * clip is weston's own business from weston 14, so it is made here),
+ * and of that what it blended.
  */
 static void
 view_cost(struct weston_view *view, struct weston_output *output,
-	  uint64_t *px, uint64_t *translucent)
+	  pixman_region32_t *clip, uint64_t *px, uint64_t *translucent)
 {
 	pixman_region32_t r;
 
 	pixman_region32_init(&r);
 	pixman_region32_intersect(&r, &view->transform.boundingbox,
 				  &output->region);
-	pixman_region32_subtract(&r, &r, &view->clip);
+	pixman_region32_subtract(&r, &r, clip);
 	*px = region_area(&r);
 	if (view->alpha >= 1.0f)
 		pixman_region32_subtract(&r, &r, &view->transform.opaque);
@@ -130,6 +132,7 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 	struct weston_view *view;
 	struct ivwl_vm *vm;
 	uint64_t px, translucent;
+	pixman_region32_t clip;		/* opaque above, top down */
 
 	rp->pass++;
 	wl_list_for_each(vm, &rp->plugin->vms, link) {
@@ -142,14 +145,20 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		vm->share.output_px = (uint64_t)output->width *
 				      (uint64_t)output->height;
 	}
+	pixman_region32_init(&clip);
 	wl_list_for_each(view, &ec->view_list, link) {
-		if (!view->surface->resource || view->plane != &ec->primary_plane ||
+		if (!ivwl_view_composited(view) ||
 		    !(view->output_mask & (1u << output->id)))
 			continue;
-		w = ivwl_label_window_of(view);
+		w = view->surface->resource ? ivwl_label_window_of(view) :
+					      NULL;
+		if (w)
+			view_cost(view, output, &clip, &px, &translucent);
+		if (view->alpha >= 1.0f)
+			pixman_region32_union(&clip, &clip,
+					      &view->transform.opaque);
 		if (!w)
 			continue;
-		view_cost(view, output, &px, &translucent);
 		if (w->pass != rp->pass) {
 			w->pass = rp->pass;
 			w->px = 0;
@@ -161,6 +170,7 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		w->vm->share.translucent_px += translucent;
 		w->vm->share.views++;
 	}
+	pixman_region32_fini(&clip);
 }
 
 struct windows {

@@ -8,11 +8,23 @@
 #define IVWL_WESTON_COMPAT_H
 
 #include <libweston/libweston.h>
+#include <libweston/config-parser.h>
 #include <libweston/version.h>
 
+/*
+ * weston 14's API, where it differs from 10's: the functions below do
+ * what their comments say with the weston built against.  Only these two
+ * majors are built and tested; 11 to 13 changed the API piecewise.
+ */
+#if WESTON_VERSION_MAJOR >= 14
+#define IVWL_WESTON_14 1
+#elif WESTON_VERSION_MAJOR > 10	/* (not WESTON_VERSION_AT_LEAST:
+				 * it is wrong across majors) */
+#error "ivwl builds against weston 10 or weston 14 and later"
+#endif
+
 /* weston 12 moved libweston-desktop into libweston. */
-/* (weston's WESTON_VERSION_AT_LEAST is true only within one major) */
-#if WESTON_VERSION_MAJOR >= 12
+#ifdef IVWL_WESTON_14
 #include <libweston/desktop.h>
 #else
 #include <libweston-desktop/libweston-desktop.h>
@@ -34,5 +46,156 @@ WL_EXPORT int
 wet_module_init(struct weston_compositor *compositor, int *argc,
 		char *argv[]);
 #endif
+
+/* Where the view is: global, or in its transform parent's surface. */
+static inline void
+ivwl_view_pos(const struct weston_view *view, float *x, float *y)
+{
+#ifdef IVWL_WESTON_14
+	*x = (float)view->geometry.pos_offset.x;
+	*y = (float)view->geometry.pos_offset.y;
+#else
+	*x = view->geometry.x;
+	*y = view->geometry.y;
+#endif
+}
+
+/* Places a view that has a transform parent, in the parent's surface. */
+static inline void
+ivwl_view_set_rel_pos(struct weston_view *view, float x, float y)
+{
+#ifdef IVWL_WESTON_14
+	weston_view_set_rel_position(view,
+		weston_coord_surface(x, y, view->geometry.parent->surface));
+#else
+	weston_view_set_position(view, x, y);
+#endif
+}
+
+static inline void
+ivwl_view_to_global(struct weston_view *view, float sx, float sy,
+		    float *x, float *y)
+{
+#ifdef IVWL_WESTON_14
+	struct weston_coord_global g;
+
+	g = weston_coord_surface_to_global(view,
+		weston_coord_surface(sx, sy, view->surface));
+	*x = (float)g.c.x;
+	*y = (float)g.c.y;
+#else
+	weston_view_to_global_float(view, sx, sy, x, y);
+#endif
+}
+
+static inline void
+ivwl_output_pos(const struct weston_output *output, int32_t *x, int32_t *y)
+{
+#ifdef IVWL_WESTON_14
+	*x = (int32_t)output->pos.c.x;
+	*y = (int32_t)output->pos.c.y;
+#else
+	*x = output->x;
+	*y = output->y;
+#endif
+}
+
+static inline void
+ivwl_subsurface_pos(const struct weston_subsurface *sub, int32_t *x,
+		    int32_t *y)
+{
+#ifdef IVWL_WESTON_14
+	*x = (int32_t)sub->position.offset.c.x;
+	*y = (int32_t)sub->position.offset.c.y;
+#else
+	*x = sub->position.x;
+	*y = sub->position.y;
+#endif
+}
+
+/* Drops the surface ivwl made (weston 14's are refcounted). */
+static inline void
+ivwl_surface_release(struct weston_surface *surface)
+{
+#ifdef IVWL_WESTON_14
+	weston_surface_unref(surface);
+#else
+	weston_surface_destroy(surface);
+#endif
+}
+
+/*
+ * A surface of ivwl's own shows one colour over w x h: weston 10 has a
+ * colour per surface, weston 14 a solid buffer, which the surface
+ * keeps a reference of.
+ */
+static inline void
+ivwl_surface_paint(struct weston_surface *surface, uint32_t argb,
+		   int32_t w, int32_t h)
+{
+	float r = ((argb >> 16) & 0xff) / 255.0f;
+	float g = ((argb >> 8) & 0xff) / 255.0f;
+	float b = (argb & 0xff) / 255.0f;
+	float a = ((argb >> 24) & 0xff) / 255.0f;
+#ifdef IVWL_WESTON_14
+	struct weston_buffer_reference *solid;
+
+	solid = weston_buffer_create_solid_rgba(surface->compositor,
+						r, g, b, a);
+	if (!solid)
+		return;
+	weston_surface_attach_solid(surface, solid, w, h);
+	weston_buffer_destroy_solid(solid);
+#else
+	weston_surface_set_color(surface, r, g, b, a);
+	weston_surface_set_size(surface, w, h);
+#endif
+}
+
+/* Stacks the view right above entry under, in under's layer. */
+static inline void
+ivwl_view_stack_above(struct weston_view *view,
+		      struct weston_layer_entry *under)
+{
+	struct weston_layer_entry *e = &view->layer_link;
+	struct weston_layer_entry *prev;
+
+	prev = wl_container_of(under->link.prev, prev, link);
+	if (prev == e)
+		return;
+#ifdef IVWL_WESTON_14
+	weston_view_move_to_layer(view, prev);
+#else
+	if (e->layer)
+		weston_layer_entry_remove(e);
+	weston_layer_entry_insert(prev, e);
+#endif
+}
+
+/* The surface a window activation is about, or NULL. */
+static inline struct weston_surface *
+ivwl_activation_surface(const struct weston_surface_activation_data *act)
+{
+#ifdef IVWL_WESTON_14
+	return act->view ? act->view->surface : NULL;
+#else
+	return act->surface;
+#endif
+}
+
+/*
+ * Whether weston's renderer composites the view: weston 10 says by its
+ * plane; in 14 that is weston's own business (paint nodes), and a view
+ * counts as composited.
+ */
+static inline bool
+ivwl_view_composited(const struct weston_view *view)
+{
+#ifdef IVWL_WESTON_14
+	return true;
+#else
+	return view->plane == &view->surface->compositor->primary_plane;
+#endif
+}
 
 #endif

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <libweston/libweston.h>
+#include "weston-compat.h"
 
 #include "channel.h"
 #include "clipboard-internal.h"
@@ -456,11 +457,12 @@ on_activate(struct wl_listener *listener, void *data)
 	struct weston_surface_activation_data *a = data;
 	struct clip_paste *p = ps->paste;
 	struct wl_client *client;
+	struct weston_surface *surface = ivwl_activation_surface(a);
 	struct ivwl_clip_owner to;
 
-	if (!p || a->seat != p->seat || !a->surface || !a->surface->resource)
+	if (!p || a->seat != p->seat || !surface || !surface->resource)
 		return;
-	client = wl_resource_get_client(a->surface->resource);
+	client = wl_resource_get_client(surface->resource);
 	to = ivwl_clip_owner_of_client(ps->cb, client);
 	if (p->target.party == IVWL_CLIP_VM ? to.vm == p->target.vm :
 					      client == p->client)
