@@ -113,6 +113,18 @@ ivwl_subsurface_pos(const struct weston_subsurface *sub, int32_t *x,
 #endif
 }
 
+/* Sets where a subsurface sits in its parent (as a commit does). */
+static inline void
+ivwl_subsurface_set_pos(struct weston_subsurface *sub, int32_t x, int32_t y)
+{
+#ifdef IVWL_WESTON_14
+	sub->position.offset = weston_coord_surface(x, y, sub->parent);
+#else
+	sub->position.x = x;
+	sub->position.y = y;
+#endif
+}
+
 /* Drops the surface ivwl made (weston 14's are refcounted). */
 static inline void
 ivwl_surface_release(struct weston_surface *surface)

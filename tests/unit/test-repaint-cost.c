@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <libweston/libweston.h>
+#include "weston-compat.h"
 
 #include "harness.h"
 #include "ivwl-limits.h"
@@ -50,8 +51,7 @@ child(struct weston_surface *parent, int32_t x, int32_t y, int32_t width,
 		add_self(parent);
 	sub->surface = surface(width, height);
 	sub->parent = parent;
-	sub->position.x = x;
-	sub->position.y = y;
+	ivwl_subsurface_set_pos(sub, x, y);
 	wl_list_insert(parent->subsurface_list.prev, &sub->parent_link);
 	return sub->surface;
 }

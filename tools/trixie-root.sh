@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A Debian trixie root (weston 14, libwayland 1.23) to build and test
+# ivwl in from a bookworm machine, and a way to run commands in it.
+#
+#   tools/trixie-root.sh ensure       make the root, or bring it up to
+#                                     date when the package list changed
+#   tools/trixie-root.sh run CMD...   run CMD in the root, in /src (this
+#                                     checkout), with /dev, /proc, /sys
+#
+# The root stays in $IVWL_TRIXIE_ROOT (default /var/cache/ivwl/trixie-root)
+# between runs.  Commands run in a mount namespace of their own whose
+# root is the trixie root (pivot_root, not chroot): the kernel refuses
+# user namespaces to a chrooted process, and chromium's sandbox needs
+# them.  The mounts go with the namespace when CMD exits.
+set -eu
+
+root=${IVWL_TRIXIE_ROOT:-/var/cache/ivwl/trixie-root}
+mirror=${IVWL_TRIXIE_MIRROR:-http://deb.debian.org/debian}
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+# What the build, the tests and the packages need there.
+packages=(
+	build-essential meson ninja-build pkgconf python3
+	libweston-14-dev weston libwayland-dev wayland-protocols
+	libpixman-1-dev libxkbcommon-dev
+	foot mpv chromium gtk-3-examples wl-clipboard
+	xvfb xdotool x11-utils
+	clang libclang-rt-19-dev
+	dpkg-dev debhelper fakeroot
+)
+
+need_root()
+{
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ivwl: the trixie root needs root (mmdebstrap, mounts)" >&2
+		exit 1
+	fi
+}
+
+ensure()
+{
+	local stamp="$root/.ivwl-packages" want
+	want=$(printf '%s\n' "${packages[@]}")
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+		return
+	fi
+	need_root
+	if ! command -v mmdebstrap >/dev/null; then
+		apt-get update -q
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends mmdebstrap
+	fi
+	if [ ! -x "$root/usr/bin/apt-get" ]; then
+		echo "ivwl: making a trixie root in $root"
+		rm -rf "$root.tmp"
+		mkdir -p "$(dirname "$root")"
+		mmdebstrap --variant=apt \
+			--include="$(IFS=,; echo "${packages[*]}")" \
+			trixie "$root.tmp" "$mirror"
+		rm -rf "$root"
+		mv "$root.tmp" "$root"
+	else
+		echo "ivwl: bringing the trixie root in $root up to date"
+		cp /etc/resolv.conf "$root/etc/resolv.conf"
+		chroot "$root" apt-get update -q
+		chroot "$root" env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q --no-install-recommends \
+			"${packages[@]}"
+	fi
+	echo "$want" >"$stamp"
+}
+
+run()
+{
+	need_root
+	[ -x "$root/usr/bin/weston" ] || {
+		echo "ivwl: no trixie root in $root: run '$0 ensure'" >&2
+		exit 1
+	}
+	mkdir -p "$root/src" "$root/.old-root"
+	# the inner script runs in the new namespace, with the root and
+	# the checkout passed as arguments
+	unshare --mount --propagation private bash -eu -c '
+		root=$1 src=$2; shift 2
+		mount --bind "$root" "$root"
+		mount --rbind /dev "$root/dev"
+		mount -t proc proc "$root/proc"
+		mount --rbind /sys "$root/sys"
+		mount -t tmpfs tmpfs "$root/tmp"
+		mount --bind "$src" "$root/src"
+		cd "$root"
+		pivot_root . .old-root
+		exec chroot . /bin/bash -c "umount -l /.old-root && cd /src && exec \"\$@\"" \
+			run "$@"' trixie-root "$root" "$src" "$@"
+}
+
+case "${1:-}" in
+ensure) ensure ;;
+run) shift; [ $# -gt 0 ] || set -- bash; run "$@" ;;
+*) sed -n '3,10s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
