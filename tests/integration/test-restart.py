@@ -46,17 +46,24 @@ new-client-after-restart
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
 from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
-                     check_border, compare_window, covering, wait_for)
+                     check_border, compare_window, covering, wait_for,
+                     wayland_debug_re)
 
 # session.py's colours: the first VM, the second
 BORDER = {"work": (0x30, 0x70, 0xc0), "home": (0xc0, 0x30, 0x30)}
 GTK_ENV = {"GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"}
+# weston's pointer-constraints demo and its title: weston-confine up to
+# weston 12, weston-constraints after
+CONFINE = (("weston-confine", "Wayland Confine")
+           if shutil.which("weston-confine") else
+           ("weston-constraints", "simple-constraints"))
 
 
 def start_time(pid):
@@ -405,8 +412,9 @@ def confined(app):
     """weston-confine's pointer confinement is on: confined() came after
     its last unconfined() and destroy.  set_region, which the client
     sends when it redraws, changes neither."""
-    said = [m for m in re.findall(r"zwp_confined_pointer_v1@\d+\.(\w+)\(",
-                                  app.log_text()) if m != "set_region"]
+    said = [m for m in re.findall(
+                wayland_debug_re("zwp_confined_pointer_v1", r"(\w+)"),
+                app.log_text(), re.M) if m != "set_region"]
     return said[-1:] == ["confined"]
 
 
@@ -415,7 +423,8 @@ def case_unsupported(s):
     # confinement
     bystander = Pattern(s, "bystander")
     bystander.shown()
-    confine = App(s, ["weston-confine"], "Wayland Confine",
+    # weston 14 renamed weston-confine, which now also locks
+    confine = App(s, [CONFINE[0]], CONFINE[1],
                   log="confine.log", extra_env={"WAYLAND_DEBUG": "1"})
     click_at(s, confine.shown())
     wait_for("weston-confine to confine the pointer",
@@ -462,7 +471,7 @@ def case_new_client_after_restart(s):
     def got(event):
         def seen():
             demo.alive()
-            return re.search(rf"^\[[\d. ]+\] +wl_\w+@\d+\.{event}\(",
+            return re.search(wayland_debug_re(r"wl_\w+", event),
                              demo.log_text(), re.M)
         return seen
     wait_for("the click to reach weston-eventdemo", got("button"), 15.0)

@@ -456,6 +456,14 @@ class Session:
                 print(f"---- {name} ----\n{text[-4000:]}")
 
 
+def wayland_debug_re(interface, message):
+    """A regular expression for a WAYLAND_DEBUG line of that message:
+    libwayland 1.21's "[t] wl_pointer@12.button(" and 1.23's
+    "[t] {Default Queue} wl_pointer#12.button(" alike."""
+    return (rf"^\[[\d. ]+\] +(?:\{{[^}}]*\}} +)?(?:-> +)?{interface}"
+            rf"[@#]\d+\.{message}\(")
+
+
 def parse_scene(out):
     """The views in what weston-debug scene-graph printed (bytes)."""
     views = []
