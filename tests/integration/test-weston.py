@@ -635,25 +635,35 @@ def settled(s, title, timeout=20.0):
     raise Failure(f"{title!r} kept changing")
 
 
-def same_as_native(what, native, vm):
+def same_as_native(what, native, vm, tolerance=0):
+    """The window through ivwl is the native one, pixel for pixel, or
+    each channel within tolerance: a scaled crop is filtered, and weston
+    14's pixman renderer rounds its filter by where the window sits (two
+    native runs at two places differ by a few levels, a few pixels by 4;
+    a stale box differs by a hundred)."""
     (size, want), (vm_size, got) = native, vm
     if size != vm_size:
         raise Failure(f"{what}: {vm_size[0]}x{vm_size[1]} through ivwl, "
                       f"{size[0]}x{size[1]} natively")
-    wrong, first = 0, None
+    wrong, near, first = 0, 0, None
     for y, (a, b) in enumerate(zip(want, got)):
         if a == b:
             continue
         for x in range(size[0]):
-            if a[x * 3:x * 3 + 3] != b[x * 3:x * 3 + 3]:
-                wrong += 1
-                first = first or (x, y, tuple(a[x * 3:x * 3 + 3]),
-                                  tuple(b[x * 3:x * 3 + 3]))
+            pa, pb = a[x * 3:x * 3 + 3], b[x * 3:x * 3 + 3]
+            if pa == pb:
+                continue
+            if max(abs(i - j) for i, j in zip(pa, pb)) <= tolerance:
+                near += 1
+                continue
+            wrong += 1
+            first = first or (x, y, tuple(pa), tuple(pb))
     if wrong:
         raise Failure(f"{what}: {wrong} of {size[0] * size[1]} pixels "
                       f"differ from the native run; first at {first[:2]}: "
                       f"native {first[2]}, through ivwl {first[3]}")
-    print(f"{what}: {size[0]}x{size[1]} pixels equal to the native run")
+    print(f"{what}: {size[0]}x{size[1]} pixels equal to the native run"
+          + (f" ({near} within {tolerance} a channel)" if near else ""))
 
 
 def gone(s, title):
@@ -785,7 +795,8 @@ def case_copy_damage_viewport(s):
         view = s.wait_view(f"[work] {name}")
         if name == "identity-viewport":
             compare_window(s, view, dump, w, h)
-        same_as_native(name, want, settled(s, f"[work] {name}"))
+        same_as_native(name, want, settled(s, f"[work] {name}"),
+                       8 if name == "crop-scaled" else 0)
         st = copy_stats(s, p, log, f"[work] {name}", name)
         # the first frame of each buffer is copied whole
         steady = (st["copied_bytes"] - 2 * full) / max(st["commits"] - 2, 1)
