@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <libweston/libweston.h>
+#include <libweston/version.h>
 
 #include "connection.h"
 #include "ivwl-limits.h"
@@ -714,6 +715,7 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	if (ivwl_firewall_init(&conn->firewall, &conn->objects,
 			       &vm->totals) < 0)
 		goto err_conn;
+	conn->firewall.weston_major = WESTON_VERSION_MAJOR;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)

@@ -111,6 +111,18 @@ void
 ivwl_fw_orphan(struct ivwl_fw_object *o);
 
 /* Sets fw->why to "iface@id.request: " + the rule; returns -EPROTO. */
+/*
+ * Whether the weston behind fw has a bug of majors first to last (0: no
+ * fix known yet); true when that weston is unknown.
+ */
+static inline bool
+ivwl_fw_weston_bug(const struct ivwl_firewall *fw, int first, int last)
+{
+	return fw->weston_major == 0 ||
+	       (fw->weston_major >= first &&
+		(last == 0 || fw->weston_major <= last));
+}
+
 int
 ivwl_fw_refuse(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));

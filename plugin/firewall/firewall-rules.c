@@ -310,6 +310,27 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+/*
+ * set_position once the parent surface is gone: weston 14 asserts on the
+ * missing parent (weston 10 keeps the position for nothing).  A subsurface
+ * never gets another parent, so no client needs to; refused like
+ * place_above/below in the same state.
+ */
+static int
+subsurface_set_position(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	fw_obj *sub = ivwl_fw_self(fw, msg), *s;
+
+	if (!ivwl_fw_weston_bug(fw, 11, 0))
+		return 0;
+	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
+		  NULL;
+	if (!s || !s->parent)
+		return ivwl_fw_refuse(fw, msg, "no parent to be placed in");
+	return 0;
+}
+
 /* place_above/below: the sibling is the parent or shares it. */
 static int
 subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
@@ -736,6 +757,8 @@ const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
 	RULE(wl_subcompositor, WL_SUBCOMPOSITOR_GET_SUBSURFACE,
 	     subcompositor_get_subsurface),
 	RULE(wl_subsurface, WL_SUBSURFACE_DESTROY, subsurface_destroy),
+	RULE(wl_subsurface, WL_SUBSURFACE_SET_POSITION,
+	     subsurface_set_position),
 	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_ABOVE, subsurface_place),
 	RULE(wl_subsurface, WL_SUBSURFACE_PLACE_BELOW, subsurface_place),
 	RULE(wl_seat, WL_SEAT_GET_KEYBOARD, seat_get_keyboard),

@@ -79,7 +79,11 @@ positioner_set_anchor_rect(struct ivwl_firewall *fw,
 	return 0;
 }
 
-/* The XML gives this bitfield no enum attribute: its bits are 0..5. */
+/*
+ * Bookworm's xdg-shell.xml gives this bitfield no enum attribute (its
+ * bits are 0..5); trixie's does, and the enum check refuses first, in the
+ * same words.
+ */
 static int
 positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
 				     const struct ivwl_wire_msg *msg)
@@ -87,7 +91,9 @@ positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
 	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
 
 	if (bits & ~0x3fu)
-		return ivwl_fw_refuse(fw, msg, "unknown bits 0x%x", bits);
+		return ivwl_fw_refuse(fw, msg, "%u is no value of "
+				      "xdg_positioner.constraint_adjustment",
+				      bits);
 	return 0;
 }
 

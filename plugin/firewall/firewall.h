@@ -54,6 +54,13 @@ struct ivwl_firewall {
 	uint32_t callbacks;		/* wl_surface.frame not yet done */
 	uint32_t feedbacks;		/* wp_presentation_feedback in flight */
 
+	/*
+	 * The weston behind the connection, for the rules that work
+	 * around a bug of some weston versions only (docs/security.md,
+	 * "Workarounds for weston's bugs"); 0: unknown, every one applies.
+	 */
+	int weston_major;
+
 	char why[256];			/* the last refusal, in words */
 
 	/*

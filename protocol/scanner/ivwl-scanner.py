@@ -99,7 +99,8 @@ GLOBAL_POLICIES = {
     "deny": "IVWL_GLOBAL_DENY",
     "never": "IVWL_GLOBAL_NEVER",
 }
-DESC_KEYS = {"global", "replay", "rules", "time", "budgets", "why"}
+DESC_KEYS = {"version", "global", "replay", "rules", "time", "budgets",
+             "why"}
 
 
 class Entry:
@@ -112,6 +113,12 @@ class Entry:
             raise ScanError(f"{where}: unknown keys {sorted(unknown)}")
         self.name = name
         self.path = path
+        # the highest version its rules were reviewed for: a newer XML's
+        # interface is taken at this version, never above
+        self.version = table.get("version")
+        if self.version is not None and (
+                not isinstance(self.version, int) or self.version < 1):
+            raise ScanError(f"{where}: version must be a positive integer")
         self.glob = table.get("global")
         if self.glob not in GLOBAL_POLICIES:
             raise ScanError(f"{where}: global must be allow, deny or never")
@@ -470,6 +477,9 @@ def match_descriptors(descriptors, interfaces):
             iface = by_source[d.xml_file].get(e.name)
             if iface is None:
                 raise ScanError(f"{d.path}: {e.name} is not in {d.xml}")
+            if e.version is None:
+                raise ScanError(f"{d.path}: [{e.name}] needs its version")
+            iface.version = min(iface.version, e.version)
             iface.desc = e
             requests = {m.name: m for m in iface.requests}
             events = {m.name: m for m in iface.events}
@@ -532,18 +542,19 @@ def md_list(items):
 
 
 def doc_table(descriptors, limits):
-    """Without versions: they are the installed XML's, not ours."""
+    """Versions as reviewed: the installed XML's may be lower."""
     lines = [DOC_BEGIN, ""]
     for d in sorted(descriptors, key=lambda d: (d.xml is None, d.path)):
         title = d.xml.partition(":")[2] if d.xml else "no XML"
         lines += [f"### {os.path.basename(d.path)} ({title})", "",
-                  "| interface | global | replayed | firewall rules | "
-                  "times | budgets | why |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| interface | version | global | replayed | "
+                  "firewall rules | times | budgets | why |",
+                  "|---|---|---|---|---|---|---|---|"]
         for e in d.entries:
             budgets = ", ".join(f"`{b}` {limits.get(b, '?')}"
                                 for b in e.budgets)
-            lines.append(f"| `{e.name}` | {e.glob or ''} | "
+            lines.append(f"| `{e.name}` | {e.version or ''} | "
+                         f"{e.glob or ''} | "
                          f"{'yes' if e.replay else 'no'} | "
                          f"{md_list(e.rules)} | {md_list(e.time)} | "
                          f"{budgets} | {e.why} |")

@@ -3,7 +3,8 @@
 """Every global weston offers is decided by a protocol descriptor
 (protocol/descriptors/, docs/protocols.md), and a VM's client sees
 exactly the globals whose descriptor says allow (less the ones the relay
-hides for their times), with real weston and ivwl.so.
+hides for their times), each at no newer a version than its descriptor
+says the firewall was reviewed for, with real weston and ivwl.so.
 
     test-globals.py default
 """
@@ -33,10 +34,15 @@ def descriptors():
 
 
 def globals_of(output):
+    """{interface: the highest version offered}"""
     lines = output.decode(errors="replace").splitlines()
     if "done" not in lines:
         raise Failure(f"the globals client did not finish: {lines[-5:]}")
-    return {line.split()[0] for line in lines[:lines.index("done")]}
+    offered = {}
+    for line in lines[:lines.index("done")]:
+        name, version = line.split()
+        offered[name] = max(offered.get(name, 0), int(version))
+    return offered
 
 
 def run_default(s):
@@ -56,6 +62,14 @@ def run_default(s):
         p.kill()
         raise Failure("the VM's globals client hung")
     seen = globals_of(out)
+    newer = sorted(f"{g} {v} > {desc[g]['version']}" for g, v in seen.items()
+                   if g in desc and v > desc[g]["version"])
+    if newer:
+        raise Failure(f"a VM was offered versions newer than the firewall "
+                      f"was reviewed for: {newer}")
+    clamped = sorted(f"{g} {offered[g]} -> {v}" for g, v in seen.items()
+                     if offered.get(g, 0) > v)
+    seen = set(seen)
     # the relay hides these while it cannot put their times in the app's
     # clock (always, for input timestamps)
     timed = {g for g, e in desc.items() if "global" in e.get("time", [])}
@@ -67,7 +81,8 @@ def run_default(s):
         raise Failure(f"a VM missed allowed globals: "
                       f"{sorted(want - timed - seen)}")
     print(f"weston offers {len(offered)} globals, all decided; the VM "
-          f"sees {len(seen)} of the {len(want)} allowed")
+          f"sees {len(seen)} of the {len(want)} allowed; versions taken "
+          f"down to the reviewed ones: {clamped or 'none'}")
 
 
 def start(name):

@@ -246,6 +246,36 @@ test_subsurface_place(void)
 	close_one(c);
 }
 
+/* weston 14 asserts on set_position once the parent went; 10 does not. */
+static void
+test_subsurface_orphan_position(void)
+{
+	static const int westons[] = { 0, 10, 14 };
+	size_t i;
+
+	for (i = 0; i < sizeof(westons) / sizeof(westons[0]); i++) {
+		struct conn *c = open_one();
+		uint32_t a = new_surface(c), b = new_surface(c), sub;
+
+		c->c.firewall.weston_major = westons[i];
+		sub = new_subsurface(c, b, a);
+		PASS(c, req(c, sub, IVWL_REQ_WL_SUBSURFACE_SET_POSITION,
+			    "ii", 3, 4));
+		PASS(c, req(c, a, IVWL_REQ_WL_SURFACE_DESTROY, ""));
+		if (westons[i] == 10)
+			PASS(c, req(c, sub,
+				    IVWL_REQ_WL_SUBSURFACE_SET_POSITION,
+				    "ii", 5, 6));
+		else
+			REFUSED(c, req(c, sub,
+				       IVWL_REQ_WL_SUBSURFACE_SET_POSITION,
+				       "ii", 5, 6),
+				-EPROTO, "wl_subsurface", sub, "set_position",
+				"no parent to be placed in");
+		close_one(c);
+	}
+}
+
 /* ---- xdg_surface and its role objects ------------------------------------ */
 
 static void
@@ -579,7 +609,7 @@ test_positioner_input(void)
 	REFUSED(c, req(c, p, IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
 		       "u", 0x40),
 		-EPROTO, "xdg_positioner", p, "set_constraint_adjustment",
-		"unknown bits 0x40");
+		"64 is no value of xdg_positioner.constraint_adjustment");
 	PASS(c, req(c, p, IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
 		    "u", 0x3f));
 	close_one(c);
@@ -862,6 +892,7 @@ IVWL_TEST_MAIN(
 	TEST(test_role_again),
 	TEST(test_subsurface_tree),
 	TEST(test_subsurface_place),
+	TEST(test_subsurface_orphan_position),
 	TEST(test_xdg_constructed_once),
 	TEST(test_xdg_needs_role_object),
 	TEST(test_xdg_destroy_order),
