@@ -23,10 +23,7 @@ struct axis {
 
 /*
  * Surface interval [a0, a1) to pixels [*t0, *t1), outward.  A surface
- * point a shows the point start + a * length / size.  Where that is not
- * whole pixels one for one, the display filters (bilinear): a pixel
- * shown blends its neighbours, one more on each side, so they are in
- * too (weston 14's renderer reads the ones beyond a crop's edges).  With
+ * point a shows the point start + a * length / size.  With
  * start + length <= limit * 256 < 2^31 (the source lies in the buffer),
  * size < 2^31 and 0 <= a <= size, the numerators stay below 2^62 + 2^39.
  * false when the interval misses the surface.
@@ -45,10 +42,6 @@ map_axis(const struct axis *ax, int64_t a0, int64_t a1, int64_t *t0,
 		return false;
 	*t0 = (ax->start * ax->size + a0 * ax->length) / div;
 	*t1 = (ax->start * ax->size + a1 * ax->length + div - 1) / div;
-	if (ax->start % FIXED_ONE != 0 || ax->length != ax->size * FIXED_ONE) {
-		*t0 -= *t0 > 0;
-		(*t1)++;
-	}
 	if (*t1 > ax->limit)
 		*t1 = ax->limit;
 	return *t0 < *t1;
