@@ -227,7 +227,8 @@ next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
 	int n;
 
 	if (conn->held) {
-		if (!region_held(conn->vm))
+		if (!region_held(conn->vm) ||
+		    conn->barrier == IVWL_BARRIER_WAITING)
 			return -EBUSY;
 		conn->held = false;
 		*type = conn->held_type;
@@ -279,6 +280,13 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 		if (n < 0)
 			return n;
 		ret = handle_record(conn, type, (uint32_t)n, why);
+		if (ret == -EBUSY) {
+			/* halfway, at a barrier: its sync's done resumes it */
+			conn->held = true;
+			conn->held_type = type;
+			conn->held_len = (uint32_t)n;
+			break;
+		}
 		if (ret < 0)
 			return ret;
 	}
@@ -294,9 +302,11 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 		*why = "libwayland closed the connection";
 		return ret;
 	}
-	/* Paused: the fd's arrival brings us back, no doorbell needed. */
+	/* Paused: the fd's arrival, or the barrier's done, brings us
+	 * back; no doorbell needed. */
 	if (conn->held) {
-		if (region_held(conn->vm))
+		if (region_held(conn->vm) &&
+		    conn->barrier != IVWL_BARRIER_WAITING)
 			more_work(conn);	/* came: the flush stopped us */
 		return 0;
 	}
@@ -361,6 +371,8 @@ pump_events(struct ivwl_connection *conn, const char **why)
 		if ((size_t)n < room)
 			conn->sock_ready = false;
 	}
+	if (conn->held && conn->barrier == IVWL_BARRIER_PASSED)
+		more_work(conn);
 	for (;;) {
 		ret = ivwl_translate_flush(conn);
 		if (ret != -EAGAIN)

@@ -111,6 +111,18 @@ struct ivwl_connection {
 	uint16_t held_type;
 	uint32_t held_len;
 	bool region_wait;		/* one of its VM's region_waiters */
+	/*
+	 * Or held halfway, at a request weston 14 must see only after its
+	 * idle callbacks ran (translate.c, "barrier"): resume_at bytes and
+	 * resume_fds fds of it went already.
+	 */
+	enum ivwl_barrier {
+		IVWL_BARRIER_NONE,
+		IVWL_BARRIER_WAITING,	/* for its wl_display.sync's done */
+		IVWL_BARRIER_PASSED,	/* the held request may go */
+	} barrier;
+	uint32_t resume_at, resume_fds;
+	uint32_t barrier_id;		/* its sync's wl_callback */
 	struct ivwl_conn_live live;	/* counts for the live view */
 	/*
 	 * The trusted path (focus.c): keyboard enters that weston sent and

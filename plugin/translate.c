@@ -484,6 +484,86 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	return ret;
 }
 
+/*
+ * The barrier.  weston 14 sends an xdg_surface's scheduled configure
+ * from an idle callback through its role object's resource, and does
+ * not cancel it when the client destroys the xdg_toplevel or xdg_popup
+ * first: a client that asks for a state (set_maximized, a commit) and
+ * destroys the role object in the same read takes weston down (use
+ * after free in wl_resource_post_event; the weston-fuzz suite found it).
+ * weston 10 cancels it.  On weston 14 ivwl passes these destroys only
+ * once weston has run the idle callbacks of what came before: it sends
+ * a wl_display.sync of its own and holds the rest of the record until
+ * the sync's done comes back (weston answers it in the read that ran
+ * the requests before, and runs its idle callbacks before it flushes
+ * the answer).  The sync takes the lowest client id free in weston
+ * (libwayland takes no new id past the end of its map); the client's
+ * own requests, which may reuse it, wait until weston freed it again.
+ */
+static bool
+needs_barrier(const struct ivwl_connection *conn,
+	      const struct ivwl_wire_msg *msg)
+{
+	return conn->firewall.weston_major >= 14 &&
+	       (is(msg, &ivwl_iface_xdg_toplevel,
+		   IVWL_REQ_XDG_TOPLEVEL_DESTROY) ||
+		is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_DESTROY));
+}
+
+/* -EBUSY: held at msg, whose bytes start at offset of the record. */
+static int
+raise_barrier(struct ivwl_connection *conn, uint32_t offset, uint32_t fds,
+	      const char **why)
+{
+	struct ivwl_wire_object o;
+	uint32_t sync[3] = { 1, (12u << 16) | IVWL_REQ_WL_DISPLAY_SYNC, 2 };
+
+	/* ids still in the map, zombies included, are weston's or soon */
+	while (ivwl_wire_map_lookup(&conn->objects, sync[2], &o) == 0)
+		sync[2]++;
+	conn->barrier_id = sync[2];
+	if (ivwl_stream_out_append(&conn->to_server, sync, sizeof(sync),
+				   NULL, 0) < 0) {
+		*why = "libwayland is not reading its requests";
+		return -ENOBUFS;
+	}
+	conn->barrier = IVWL_BARRIER_WAITING;
+	conn->resume_at = offset;
+	conn->resume_fds = fds;
+	return -EBUSY;
+}
+
+/*
+ * The barrier's events: its callback's done and the delete_id of its
+ * id.  The bytes they take, 0 for an event of the client's, -EAGAIN for
+ * one not all there yet.
+ */
+static int
+barrier_event(struct ivwl_connection *conn, const uint8_t *buf, size_t len)
+{
+	uint32_t h[3];
+	uint32_t size;
+
+	if (conn->barrier != IVWL_BARRIER_WAITING)
+		return 0;
+	if (len < 8)
+		return -EAGAIN;
+	memcpy(h, buf, 8);
+	size = h[1] >> 16;
+	if (h[0] == conn->barrier_id)
+		return len < size ? -EAGAIN : (int)size;
+	if (h[0] != 1 || (h[1] & 0xffff) != IVWL_EVT_WL_DISPLAY_DELETE_ID ||
+	    size != 12)
+		return 0;
+	if (len < 12)
+		return -EAGAIN;
+	memcpy(h, buf, 12);
+	if (h[2] != conn->barrier_id)
+		return 0;
+	conn->barrier = IVWL_BARRIER_PASSED;
+	return 12;
+}
+
 int
 ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		       uint32_t len, const char **why)
@@ -502,7 +582,14 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 	/* The record is our private copy: rewriting in place is safe. */
 	p = (uint8_t *)rec.data;
 	left = rec.data_len;
-	conn->live.now.request_bytes += left;
+	if (conn->barrier == IVWL_BARRIER_PASSED) {
+		/* the rest of a record held at a barrier */
+		p += conn->resume_at;
+		left -= conn->resume_at;
+		fd_index = conn->resume_fds;
+	} else {
+		conn->live.now.request_bytes += left;
+	}
 	while (left > 0) {
 		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_REQUEST, p, left,
 				    &msg);
@@ -513,6 +600,13 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		if (msg.nfds > rec.nfds - fd_index) {
 			*why = "a request names more fds than the record has";
 			return -EPROTO;
+		}
+		if (needs_barrier(conn, &msg)) {
+			if (conn->barrier != IVWL_BARRIER_PASSED)
+				return raise_barrier(conn,
+					(uint32_t)(p - (uint8_t *)rec.data),
+					fd_index, why);
+			conn->barrier = IVWL_BARRIER_NONE;
 		}
 		ret = ivwl_firewall_request(&conn->firewall, &msg, p, why);
 		if (ret == 0 && clipboard && clipboard->request)
@@ -826,6 +920,13 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 	int n, ret;
 
 	while (in->len > 0) {
+		n = barrier_event(conn, in->buf, in->len);
+		if (n == -EAGAIN)
+			break;
+		if (n > 0) {
+			ivwl_stream_in_consume(in, (size_t)n);
+			continue;
+		}
 		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_EVENT, in->buf,
 				    in->len, &msg);
 		if (n == 0)

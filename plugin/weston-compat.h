@@ -79,6 +79,9 @@ ivwl_view_to_global(struct weston_view *view, float sx, float sy,
 #ifdef IVWL_WESTON_14
 	struct weston_coord_global g;
 
+	/* weston 14 asserts on a stale transform; 10 used it as it was */
+	if (view->transform.dirty)
+		weston_view_update_transform(view);
 	g = weston_coord_surface_to_global(view,
 		weston_coord_surface(sx, sy, view->surface));
 	*x = (float)g.c.x;
