@@ -194,6 +194,11 @@ bool
 ivwl_fw_unplugged(struct ivwl_firewall *fw, uint32_t output);
 
 /* firewall-xdg.c: surface s committed with its toplevel or popup role. */
+int
+ivwl_fw_xdg_parent_commit(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg,
+			  struct ivwl_fw_object *s);
+
 void
 ivwl_fw_xdg_committed(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
 

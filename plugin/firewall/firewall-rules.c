@@ -201,6 +201,7 @@ static int
 surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *s = ivwl_fw_self(fw, msg);
+	int ret;
 
 	if (!s)
 		return 0;
@@ -209,6 +210,11 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	    (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED))
 		return ivwl_fw_refuse(fw, msg, "unmaps a surface with a pointer "
 				      "constraint (destroy it first)");
+	if (s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL) {
+		ret = ivwl_fw_xdg_parent_commit(fw, msg, s);
+		if (ret < 0)
+			return ret;
+	}
 	drop_rects(fw, s);	/* the damage is applied */
 	if (s->flags & IVWL_FW_ATTACHED)
 		s->flags |= IVWL_FW_MAPPED;

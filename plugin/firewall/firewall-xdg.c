@@ -390,6 +390,33 @@ popup_grab(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+/*
+ * weston 14 walks a window's popups on the window's commit and takes
+ * the view of a popup that was never committed, which has none (NULL
+ * dereference through weston_desktop_surface_get_parent): no commit of
+ * a window while a popup made on it awaits its first commit.  weston 10
+ * passes over such a popup.
+ */
+int
+ivwl_fw_xdg_parent_commit(struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg, fw_obj *s)
+{
+	fw_obj *xdg, *child;
+
+	if (!ivwl_fw_weston_bug(fw, 14, 0))
+		return 0;
+	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
+	if (!xdg)
+		return 0;
+	wl_list_for_each(child, &xdg->children, link)
+		if (child->iface == IVWL_IFACE_XDG_POPUP &&
+		    !(child->flags & IVWL_FW_COMMITTED))
+			return ivwl_fw_refuse(fw, msg, "xdg_popup@%u on it "
+					      "awaits its first commit "
+					      "(commit it first)", child->id);
+	return 0;
+}
+
 /* A popup may grab no more; a toplevel gets its window in the shell. */
 void
 ivwl_fw_xdg_committed(struct ivwl_firewall *fw, fw_obj *s)

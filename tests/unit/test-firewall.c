@@ -520,6 +520,47 @@ test_popup_grab(void)
 	close_one(c);
 }
 
+/* weston 14 crashes on a window's commit while a popup made on it awaits
+ * its first commit; weston 10 does not. */
+static void
+test_popup_first_commit(void)
+{
+	static const int westons[] = { 0, 10, 14 };
+	size_t i;
+
+	for (i = 0; i < sizeof(westons) / sizeof(westons[0]); i++) {
+		struct conn *c = open_one();
+		struct window w;
+		struct popup p;
+
+		c->c.firewall.weston_major = westons[i];
+		w = new_window(c);
+		p = new_popup(c, w.xdg, false);
+		if (westons[i] == 10) {
+			PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT,
+				    ""));
+			close_one(c);
+			continue;
+		}
+		REFUSED(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+			-EPROTO, "wl_surface", w.surface, "commit",
+			"awaits its first commit");
+		close_one(c);
+		/* the popup first, then its window; a popup's own popups */
+		c = open_one();
+		c->c.firewall.weston_major = westons[i];
+		w = new_window(c);
+		p = new_popup(c, w.xdg, false);
+		PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		new_popup(c, p.xdg, false);
+		REFUSED(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+			-EPROTO, "wl_surface", p.surface, "commit",
+			"awaits its first commit");
+		close_one(c);
+	}
+}
+
 /* Topmost first: a popup, then what it hangs from. */
 static void
 test_popup_destroy_order(void)
@@ -907,6 +948,7 @@ IVWL_TEST_MAIN(
 	TEST(test_popup_parent_and_positioner),
 	TEST(test_popup_depth),
 	TEST(test_popup_grab),
+	TEST(test_popup_first_commit),
 	TEST(test_popup_destroy_order),
 	TEST(test_pointer_constraints),
 	TEST(test_positioner_input),
