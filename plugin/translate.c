@@ -626,7 +626,9 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			*why = "request breaks object lifetime rules";
 			return ret;
 		}
-		ret = forward_request(conn, &msg, p, &rec.fds[fd_index], why);
+		/* absorbed: a request of no fds (firewall-rules.c) */
+		ret = conn->firewall.absorb ? 0 :
+		      forward_request(conn, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
 			return ret;
 		if (is(&msg, &ivwl_iface_wl_surface,

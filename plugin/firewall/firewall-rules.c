@@ -318,9 +318,9 @@ subsurface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 
 /*
  * set_position once the parent surface is gone: weston 14 asserts on the
- * missing parent (weston 10 keeps the position for nothing).  A subsurface
- * never gets another parent, so no client needs to; refused like
- * place_above/below in the same state.
+ * missing parent (weston 10 keeps the position for nothing).  The
+ * request is legal and a subsurface never gets another parent, so the
+ * position can matter to nobody: weston does not see it.
  */
 static int
 subsurface_set_position(struct ivwl_firewall *fw,
@@ -333,7 +333,7 @@ subsurface_set_position(struct ivwl_firewall *fw,
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
 	if (!s || !s->parent)
-		return ivwl_fw_refuse(fw, msg, "no parent to be placed in");
+		fw->absorb = true;
 	return 0;
 }
 

@@ -432,6 +432,7 @@ ivwl_firewall_request(struct ivwl_firewall *fw,
 	*why = fw->why;
 	fw->bytes = bytes;
 	fw->inject_len = 0;
+	fw->absorb = false;
 	count_objects(fw);
 	more = new_ids(msg);
 	if (more && fw->objects->client.live + more > IVWL_FW_CONN_OBJECTS)

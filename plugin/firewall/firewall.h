@@ -71,6 +71,10 @@ struct ivwl_firewall {
 	uint8_t *bytes;
 	uint8_t inject[32];
 	uint32_t inject_len;
+	/* or kept from weston: the model and the map follow it, weston
+	 * never sees it (a request weston would crash on, and that has
+	 * no effect for the client to miss) */
+	bool absorb;
 };
 
 /*
@@ -92,7 +96,8 @@ ivwl_firewall_release(struct ivwl_firewall *fw);
 /*
  * A parsed request, before ivwl_wire_track() applies it to the map;
  * bytes are its own, which a rule may rewrite in place.  0 to let it
- * through (the model follows it; send fw->inject first if inject_len),
+ * through (the model follows it; send fw->inject first if inject_len;
+ * do not send it if fw->absorb),
  * or -EPROTO (a rule broken) or -EDQUOT (a budget spent) with *why
  * naming the message and the rule.  why points into a buffer of the
  * firewall's, valid until the next call.
