@@ -227,8 +227,10 @@ next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
 	int n;
 
 	if (conn->held) {
-		if (!region_held(conn->vm) ||
-		    conn->barrier == IVWL_BARRIER_WAITING)
+		/* held for a barrier, or for the region's fd */
+		if (conn->barrier == IVWL_BARRIER_WAITING ||
+		    (conn->barrier == IVWL_BARRIER_NONE &&
+		     !region_held(conn->vm)))
 			return -EBUSY;
 		conn->held = false;
 		*type = conn->held_type;
@@ -305,8 +307,9 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	/* Paused: the fd's arrival, or the barrier's done, brings us
 	 * back; no doorbell needed. */
 	if (conn->held) {
-		if (region_held(conn->vm) &&
-		    conn->barrier != IVWL_BARRIER_WAITING)
+		if (conn->barrier == IVWL_BARRIER_PASSED ||
+		    (conn->barrier == IVWL_BARRIER_NONE &&
+		     region_held(conn->vm)))
 			more_work(conn);	/* came: the flush stopped us */
 		return 0;
 	}

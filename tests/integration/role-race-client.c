@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Windows that ask weston for a state and go in the same breath: each
- * round asks for maximized and fullscreen, commits, and destroys the
- * xdg_toplevel (then a popup on it likewise) before weston's scheduled
- * configure goes out.  weston 14 sends that configure through the freed
+ * round asks for maximized before the initial commit, commits, and
+ * destroys the xdg_toplevel (then a popup on a toplevel likewise)
+ * before weston's scheduled configure goes out.  weston 14 sends that configure through the freed
  * role object (use after free) unless ivwl holds the destroy back
  * (plugin/translate.c, "barrier").  Prints "done N" after N rounds.
  *
@@ -19,6 +19,10 @@
 struct race {
 	struct wl_compositor *compositor;
 	struct xdg_wm_base *wm_base;
+	/* the last round's, destroyed after weston answered: weston
+	 * cancels a scheduled configure with the xdg_surface */
+	struct xdg_surface *xdg_surface;
+	struct wl_surface *surface;
 };
 
 static void
@@ -63,15 +67,14 @@ toplevel_round(struct race *r, struct wl_display *display)
 	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(r->wm_base, s);
 	struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
 
+	/* asked before the initial commit: its configure is scheduled */
 	xdg_toplevel_set_title(top, "role-race");
-	wl_surface_commit(s);
 	xdg_toplevel_set_maximized(top);
-	xdg_toplevel_set_fullscreen(top, NULL);
 	wl_surface_commit(s);
 	xdg_toplevel_destroy(top);
-	xdg_surface_destroy(xs);
-	wl_surface_destroy(s);
 	wl_display_flush(display);
+	r->xdg_surface = xs;
+	r->surface = s;
 }
 
 /* A popup on a toplevel, both gone before weston's configures. */
@@ -132,6 +135,8 @@ main(int argc, char *argv[])
 				strerror(wl_display_get_error(display)));
 			return 1;
 		}
+		xdg_surface_destroy(r.xdg_surface);
+		wl_surface_destroy(r.surface);
 	}
 	printf("done %d\n", rounds);
 	fflush(stdout);
