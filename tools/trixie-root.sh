@@ -24,7 +24,7 @@ packages=(
 	build-essential meson ninja-build pkgconf python3
 	libweston-14-dev weston libwayland-dev wayland-protocols
 	libpixman-1-dev libxkbcommon-dev
-	foot mpv chromium gtk-3-examples wl-clipboard
+	foot mpv chromium gtk-3-examples wl-clipboard waypipe
 	xvfb xdotool x11-utils
 	clang libclang-rt-19-dev
 	dpkg-dev debhelper fakeroot

@@ -246,19 +246,30 @@ test_subsurface_place(void)
 	close_one(c);
 }
 
+/* The westons the version-bound rules are checked on; 0: unknown. */
+static const int westons[] = { 0, 10, 14 };
+#define NWESTONS (sizeof(westons) / sizeof(westons[0]))
+
+static struct conn *
+open_on(int weston_major)
+{
+	struct conn *c = open_one();
+
+	c->c.firewall.weston_major = weston_major;
+	return c;
+}
+
 /* weston 14 asserts on set_position once the parent went; 10 does not:
  * there the request is kept from weston. */
 static void
 test_subsurface_orphan_position(void)
 {
-	static const int westons[] = { 0, 10, 14 };
 	size_t i;
 
-	for (i = 0; i < sizeof(westons) / sizeof(westons[0]); i++) {
-		struct conn *c = open_one();
+	for (i = 0; i < NWESTONS; i++) {
+		struct conn *c = open_on(westons[i]);
 		uint32_t a = new_surface(c), b = new_surface(c), sub;
 
-		c->c.firewall.weston_major = westons[i];
 		sub = new_subsurface(c, b, a);
 		PASS(c, req(c, sub, IVWL_REQ_WL_SUBSURFACE_SET_POSITION,
 			    "ii", 3, 4));
@@ -520,16 +531,13 @@ test_popup_grab(void)
 static void
 test_popup_first_commit(void)
 {
-	static const int westons[] = { 0, 10, 14 };
 	size_t i;
 
-	for (i = 0; i < sizeof(westons) / sizeof(westons[0]); i++) {
-		struct conn *c = open_one();
-		struct window w;
+	for (i = 0; i < NWESTONS; i++) {
+		struct conn *c = open_on(westons[i]);
+		struct window w = new_window(c);
 		struct popup p;
 
-		c->c.firewall.weston_major = westons[i];
-		w = new_window(c);
 		p = new_popup(c, w.xdg, false);
 		if (westons[i] == 10) {
 			PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT,
@@ -542,8 +550,7 @@ test_popup_first_commit(void)
 			"awaits its first commit");
 		close_one(c);
 		/* the popup first, then its window; a popup's own popups */
-		c = open_one();
-		c->c.firewall.weston_major = westons[i];
+		c = open_on(westons[i]);
 		w = new_window(c);
 		p = new_popup(c, w.xdg, false);
 		PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
