@@ -608,6 +608,15 @@ on_client_destroy(struct wl_listener *listener, void *data)
 			 conn->vm->name, conn->slot, why);
 	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
 	tell_app(conn, "weston ended the client");
+	/*
+	 * weston 14 sends a configure it scheduled (set_maximized, a
+	 * commit) from an idle callback through the role object, and does
+	 * not cancel it when the client goes: run it now, while the
+	 * objects live (translate.c's barrier does it for a destroy).
+	 */
+	if (conn->firewall.weston_major >= 14)
+		wl_event_loop_dispatch_idle(
+			wl_display_get_event_loop(conn->vm->plugin->display));
 	destroy_windows(conn);
 	wl_list_remove(&conn->client_destroy.link);
 	/* freed below: libwayland must not call it */
