@@ -218,8 +218,20 @@ needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
 }
 
 /*
- * The next record into conn->record: the held one once the VM has the
- * region's fd, else the ring's.  -EBUSY: it waits for the fd (held).
+ * Whether the held record may go on: held at a barrier, once the
+ * barrier's sync came back; held for the region's fd, once the VM has it.
+ */
+static bool
+held_may_go(struct ivwl_connection *conn)
+{
+	if (conn->barrier != IVWL_BARRIER_NONE)
+		return conn->barrier == IVWL_BARRIER_PASSED;
+	return region_held(conn->vm);
+}
+
+/*
+ * The next record into conn->record: the held one once it may go on,
+ * else the ring's.  -EBUSY: it waits (held).
  */
 static int
 next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
@@ -227,10 +239,7 @@ next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
 	int n;
 
 	if (conn->held) {
-		/* held for a barrier, or for the region's fd */
-		if (conn->barrier == IVWL_BARRIER_WAITING ||
-		    (conn->barrier == IVWL_BARRIER_NONE &&
-		     !region_held(conn->vm)))
+		if (!held_may_go(conn))
 			return -EBUSY;
 		conn->held = false;
 		*type = conn->held_type;
@@ -307,9 +316,7 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 	/* Paused: the fd's arrival, or the barrier's done, brings us
 	 * back; no doorbell needed. */
 	if (conn->held) {
-		if (conn->barrier == IVWL_BARRIER_PASSED ||
-		    (conn->barrier == IVWL_BARRIER_NONE &&
-		     region_held(conn->vm)))
+		if (held_may_go(conn))
 			more_work(conn);	/* came: the flush stopped us */
 		return 0;
 	}

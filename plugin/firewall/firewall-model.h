@@ -110,7 +110,6 @@ ivwl_fw_set_parent(struct ivwl_fw_object *o, struct ivwl_fw_object *parent);
 void
 ivwl_fw_orphan(struct ivwl_fw_object *o);
 
-/* Sets fw->why to "iface@id.request: " + the rule; returns -EPROTO. */
 /*
  * Whether the weston behind fw has a bug of majors first to last (0: no
  * fix known yet); true when that weston is unknown.
@@ -123,6 +122,7 @@ ivwl_fw_weston_bug(const struct ivwl_firewall *fw, int first, int last)
 		(last == 0 || fw->weston_major <= last));
 }
 
+/* Sets fw->why to "iface@id.request: " + the rule; returns -EPROTO. */
 int
 ivwl_fw_refuse(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -193,12 +193,14 @@ ivwl_fw_take_role(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 bool
 ivwl_fw_unplugged(struct ivwl_firewall *fw, uint32_t output);
 
-/* firewall-xdg.c: surface s committed with its toplevel or popup role. */
+/* firewall-xdg.c: whether surface s, a toplevel's or popup's, may commit
+ * (weston 14: not while a popup on it awaits its first commit). */
 int
 ivwl_fw_xdg_parent_commit(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg,
 			  struct ivwl_fw_object *s);
 
+/* firewall-xdg.c: surface s committed with its toplevel or popup role. */
 void
 ivwl_fw_xdg_committed(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
 
