@@ -31,7 +31,8 @@ enum ivwl_fw_flag {
 	IVWL_FW_ATTACHED = 1u << 2,	/* pending: a buffer attached */
 	IVWL_FW_DETACHED = 1u << 3,	/* pending: null attached */
 	IVWL_FW_GRAB = 1u << 4,		/* xdg_popup took a grab */
-	IVWL_FW_COMMITTED = 1u << 5,	/* xdg_popup's surface committed */
+	IVWL_FW_COMMITTED = 1u << 5,	/* xdg_popup, xdg_toplevel: its
+					 * surface committed since */
 	IVWL_FW_USED = 1u << 6,		/* data source given to weston */
 	IVWL_FW_ACTIONS = 1u << 7,	/* wl_data_source.set_actions done */
 	IVWL_FW_SIZE = 1u << 8,		/* xdg_positioner.set_size done */
@@ -199,6 +200,11 @@ int
 ivwl_fw_xdg_parent_commit(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg,
 			  struct ivwl_fw_object *s);
+
+/* firewall-xdg.c: whether weston must not see a commit of surface s, a
+ * toplevel's or popup's (weston 14: its role object is gone). */
+bool
+ivwl_fw_xdg_defunct_commit(struct ivwl_firewall *fw, struct ivwl_fw_object *s);
 
 /* firewall-xdg.c: surface s committed with its toplevel or popup role. */
 void

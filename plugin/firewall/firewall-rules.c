@@ -210,6 +210,11 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	    (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED))
 		return ivwl_fw_refuse(fw, msg, "unmaps a surface with a pointer "
 				      "constraint (destroy it first)");
+	if ((s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL) &&
+	    ivwl_fw_xdg_defunct_commit(fw, s)) {
+		fw->absorb = true;
+		return 0;
+	}
 	if (s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL) {
 		ret = ivwl_fw_xdg_parent_commit(fw, msg, s);
 		if (ret < 0)

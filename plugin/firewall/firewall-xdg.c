@@ -222,6 +222,14 @@ popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	    (surface_of_xdg(fw, *parent)->flags & IVWL_FW_GONE))
 		return ivwl_fw_refuse(fw, msg, "the parent has no toplevel or "
 				      "popup role (invalid_popup_parent)");
+	/*
+	 * weston 14 gives a popup on a parent that never committed a view
+	 * with no parent view, which the parent's first commit dereferences
+	 * (SEGV); weston 10 passes over it.
+	 */
+	if (!(role->flags & IVWL_FW_COMMITTED) && ivwl_fw_weston_bug(fw, 14, 0))
+		return ivwl_fw_refuse(fw, msg, "the parent has not committed "
+				      "since its role (commit it first)");
 	*depth = role->iface == IVWL_IFACE_XDG_POPUP ? role->depth + 1 : 1;
 	if (*depth > IVWL_FW_POPUP_DEPTH)
 		return ivwl_fw_over(fw, msg, "nested popups",
@@ -417,7 +425,27 @@ ivwl_fw_xdg_parent_commit(struct ivwl_firewall *fw,
 	return 0;
 }
 
-/* A popup may grab no more; a toplevel gets its window in the shell. */
+/*
+ * weston 14 keeps the role of an xdg_surface whose xdg_toplevel or
+ * xdg_popup was destroyed, and on the surface's next commit schedules a
+ * configure that its idle callback sends through the freed role object
+ * (use after free in wl_resource_post_event), or walks the gone window's
+ * popups (SEGV).  Such a surface shows nothing until its xdg_surface
+ * goes, so its commits are kept from weston.
+ */
+bool
+ivwl_fw_xdg_defunct_commit(struct ivwl_firewall *fw, fw_obj *s)
+{
+	fw_obj *xdg;
+
+	if (!ivwl_fw_weston_bug(fw, 14, 0))
+		return false;
+	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
+	return xdg && (xdg->flags & IVWL_FW_DEFUNCT);
+}
+
+/* Its role object committed: a popup may grab no more, popups on it may
+ * commit, a toplevel gets its window in the shell. */
 void
 ivwl_fw_xdg_committed(struct ivwl_firewall *fw, fw_obj *s)
 {
@@ -425,9 +453,9 @@ ivwl_fw_xdg_committed(struct ivwl_firewall *fw, fw_obj *s)
 
 	xdg = ivwl_fw_find_as(fw, s->role_object, &ivwl_iface_xdg_surface);
 	role = xdg ? ivwl_fw_find(fw, xdg->role_object) : NULL;
-	if (role && role->iface == IVWL_IFACE_XDG_POPUP)
+	if (role)
 		role->flags |= IVWL_FW_COMMITTED;
-	else if (role && role->iface == IVWL_IFACE_XDG_TOPLEVEL)
+	if (role && role->iface == IVWL_IFACE_XDG_TOPLEVEL)
 		role->flags |= IVWL_FW_ADDED;
 }
 

@@ -373,8 +373,10 @@ def run_once(seed, backend, seconds, findings, extra=()):
             # rounded up to this loop's half second
             select.select([good.stdout] if good else [], [], [], 0.5)
         fuzzer_took = time.monotonic() - t_start
-        if not crash and s.peer.poll() is not None:
-            time.sleep(2.0)     # the fuzzer's last closes, torn down
+        if not crash and (probe.gone or s.peer.poll() is not None):
+            # the fuzzer's last closes torn down; or weston's socket
+            # closed on the bystander: weston died since the last look
+            time.sleep(2.0)
             crash = s.crashed()
         if probe.hangs and not crash:
             out["hangs"] = probe.hangs

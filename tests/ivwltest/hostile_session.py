@@ -151,6 +151,10 @@ def backtrace(pid):
         text = out.stdout.decode(errors="replace")
         lines = [ln for ln in text.splitlines()
                  if ln.startswith("#") or ln.startswith("Thread")]
+        if not lines:
+            # say why there is none (no ptrace, no such process)
+            lines = (text + out.stderr.decode(errors="replace")
+                     ).splitlines()[-8:]
         return "weston backtrace (gdb):\n" + "\n".join(lines)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"no backtrace: {e}"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "device-backend.h"
+#include "firewall/firewall-model.h"
 #include "fw-fixture.h"
 #include "harness.h"
 #include "wire-msg.h"
@@ -317,7 +318,14 @@ struct popup
 new_popup(struct conn *c, uint32_t parent, bool grab)
 {
 	uint32_t positioner = new_positioner(c);
+	struct ivwl_fw_object *xdg, *role;
 	struct popup p;
+
+	/* weston 14 wants a popup's parent committed first */
+	xdg = ivwl_fw_find(&c->c.firewall, parent);
+	role = xdg ? ivwl_fw_find(&c->c.firewall, xdg->role_object) : NULL;
+	if (role && !(role->flags & IVWL_FW_COMMITTED))
+		PASS(c, req(c, xdg->surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 
 	p.surface = new_surface(c);
 	p.xdg = new_xdg_surface(c, p.surface);
@@ -372,10 +380,22 @@ new_data_device(struct conn *c)
 	return id;
 }
 
+int
+req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode)
+{
+	int ret = req(c, object, opcode, "");
+
+	if (ret != -EBUSY)
+		return ret;
+	/* held behind weston 14's barrier: its sync's done came back */
+	c->c.barrier = IVWL_BARRIER_PASSED;
+	return req(c, object, opcode, "");
+}
+
 void
 destroy_window(struct conn *c, const struct window *w)
 {
-	PASS(c, req(c, w->top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, ""));
+	PASS(c, req_role_destroy(c, w->top, IVWL_REQ_XDG_TOPLEVEL_DESTROY));
 	PASS(c, req(c, w->xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
 	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }
@@ -383,7 +403,7 @@ destroy_window(struct conn *c, const struct window *w)
 void
 destroy_popup(struct conn *c, const struct popup *p)
 {
-	PASS(c, req(c, p->popup, IVWL_REQ_XDG_POPUP_DESTROY, ""));
+	PASS(c, req_role_destroy(c, p->popup, IVWL_REQ_XDG_POPUP_DESTROY));
 	PASS(c, req(c, p->xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
 	PASS(c, req(c, p->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }

@@ -120,10 +120,15 @@ uint32_t
 new_xdg_surface(struct conn *c, uint32_t surface);
 struct window
 new_window(struct conn *c);
+/* xdg_toplevel.destroy or xdg_popup.destroy, past weston 14's barrier
+ * (translate.c) as if its sync came back. */
+int
+req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode);
 /* A positioner with a size and an anchor rectangle. */
 uint32_t
 new_positioner(struct conn *c);
-/* A popup on parent (an xdg_surface), grabbing if asked. */
+/* A popup on parent (an xdg_surface), grabbing if asked; the parent's
+ * surface commits first if it has not since its role (weston 14). */
 struct popup
 new_popup(struct conn *c, uint32_t parent, bool grab);
 uint32_t

@@ -188,6 +188,7 @@ test_role_again(void)
 	PASS(c, req(c, w.xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
 	w.xdg = new_xdg_surface(c, w.surface);
 	pos = new_positioner(c);
+	PASS(c, req(c, other.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 	REFUSED(c, req(c, w.xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo",
 		       new_id(c), other.xdg, pos),
 		-EPROTO, "xdg_surface", w.xdg, "get_popup",
@@ -291,6 +292,7 @@ test_xdg_constructed_once(void)
 	struct window w = new_window(c), w2 = new_window(c);
 	uint32_t pos = new_positioner(c);
 
+	PASS(c, req(c, w2.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 	REFUSED(c, req(c, w.xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, "n",
 		       new_id(c)),
 		-EPROTO, "xdg_surface", w.xdg, "get_toplevel",
@@ -367,17 +369,24 @@ test_wm_base_destroy(void)
 	close_one(c);
 }
 
-/* A 1x1 buffer committed: the window is mapped. */
+/* A 1x1 buffer attached to surface, not committed. */
 static void
-map_window(struct conn *c, const struct window *w)
+attach_one(struct conn *c, uint32_t surface)
 {
 	uint32_t pool = new_id(c), buffer = new_id(c);
 
 	PASS(c, create_pool(c, pool));
 	PASS(c, req(c, pool, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu",
 		    buffer, 0, 1, 1, 4, 0));
-	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_ATTACH, "oii",
+	PASS(c, req(c, surface, IVWL_REQ_WL_SURFACE_ATTACH, "oii",
 		    buffer, 0, 0));
+}
+
+/* A 1x1 buffer committed: the window is mapped. */
+static void
+map_window(struct conn *c, const struct window *w)
+{
+	attach_one(c, w->surface);
 	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 }
 
@@ -436,6 +445,7 @@ test_popup_parent_and_positioner(void)
 	uint32_t bare = new_xdg_surface(c, new_surface(c));
 	uint32_t pos = new_positioner(c), half, popup;
 
+	PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 	REFUSED(c, req(c, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo",
 		       new_id(c), 0, pos),
 		-EPROTO, "xdg_surface", xdg, "get_popup",
@@ -491,6 +501,7 @@ test_popup_depth(void)
 		p = new_popup(c, parent, true);
 		parent = p.xdg;
 	}
+	PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 	s = new_surface(c);
 	xdg = new_xdg_surface(c, s);
 	pos = new_positioner(c);
@@ -559,6 +570,80 @@ test_popup_first_commit(void)
 		REFUSED(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""),
 			-EPROTO, "wl_surface", p.surface, "commit",
 			"awaits its first commit");
+		close_one(c);
+	}
+}
+
+/* weston 14 gives a popup on a parent that never committed a view with
+ * no parent view, and the parent's first commit dereferences it. */
+static void
+test_popup_on_committed_parent(void)
+{
+	size_t i;
+
+	for (i = 0; i < NWESTONS; i++) {
+		struct conn *c = open_on(westons[i]);
+		struct window w = new_window(c);
+		uint32_t s = new_surface(c), xdg = new_xdg_surface(c, s);
+		uint32_t pos = new_positioner(c);
+		struct popup p;
+
+		if (westons[i] == 10) {
+			PASS(c, req(c, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP,
+				    "noo", new_id(c), w.xdg, pos));
+			close_one(c);
+			continue;
+		}
+		REFUSED(c, req(c, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo",
+			       new_id(c), w.xdg, pos),
+			-EPROTO, "xdg_surface", xdg, "get_popup",
+			"the parent has not committed");
+		close_one(c);
+		/* committed, a popup on it; a popup on that popup only
+		 * after the popup's own first commit */
+		c = open_on(westons[i]);
+		w = new_window(c);
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		p = new_popup(c, w.xdg, false);
+		s = new_surface(c);
+		xdg = new_xdg_surface(c, s);
+		pos = new_positioner(c);
+		REFUSED(c, req(c, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo",
+			       new_id(c), p.xdg, pos),
+			-EPROTO, "xdg_surface", xdg, "get_popup",
+			"the parent has not committed");
+		close_one(c);
+	}
+}
+
+/* weston 14 sends a configure through the freed toplevel or walks the
+ * gone window's popups on the commit of a surface whose role object was
+ * destroyed: the commit is kept from weston there, passed on weston 10. */
+static void
+test_defunct_commit(void)
+{
+	size_t i;
+
+	for (i = 0; i < NWESTONS; i++) {
+		struct conn *c = open_on(westons[i]);
+		struct window w = new_window(c);
+		struct popup p = new_popup(c, w.xdg, false);
+
+		PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		CHECK(!c->c.firewall.absorb);
+		PASS(c, req_role_destroy(c, p.popup,
+					 IVWL_REQ_XDG_POPUP_DESTROY));
+		PASS(c, req_role_destroy(c, w.top,
+					 IVWL_REQ_XDG_TOPLEVEL_DESTROY));
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		CHECK(c->c.firewall.absorb == (westons[i] != 10));
+		PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		CHECK(c->c.firewall.absorb == (westons[i] != 10));
+		/* once the xdg_surface goes, the surface is weston's again */
+		PASS(c, req(c, w.xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		CHECK(!c->c.firewall.absorb);
 		close_one(c);
 	}
 }
@@ -951,6 +1036,8 @@ IVWL_TEST_MAIN(
 	TEST(test_popup_depth),
 	TEST(test_popup_grab),
 	TEST(test_popup_first_commit),
+	TEST(test_defunct_commit),
+	TEST(test_popup_on_committed_parent),
 	TEST(test_popup_destroy_order),
 	TEST(test_pointer_constraints),
 	TEST(test_positioner_input),
