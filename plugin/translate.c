@@ -491,8 +491,10 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
  * first: a client that asks for a state (set_maximized, a commit) and
  * destroys the role object in the same read takes weston down (use
  * after free in wl_resource_post_event; the weston-fuzz suite found it).
- * weston 10 cancels it.  On weston 14 ivwl passes these destroys only
- * once weston has run the idle callbacks of what came before: it sends
+ * weston 10 cancels it.  On weston 14 ivwl passes an xdg_popup's
+ * destroy, and an xdg_surface's (the held xdg_toplevel's goes just
+ * before it: firewall-xdg.c), only once weston has run the idle
+ * callbacks of what came before: it sends
  * a wl_display.sync of its own and holds the rest of the record until
  * the sync's done comes back (weston answers it in the read that ran
  * the requests before, and runs its idle callbacks before it flushes
@@ -505,8 +507,8 @@ needs_barrier(const struct ivwl_connection *conn,
 	      const struct ivwl_wire_msg *msg)
 {
 	return conn->firewall.weston_major >= 14 &&
-	       (is(msg, &ivwl_iface_xdg_toplevel,
-		   IVWL_REQ_XDG_TOPLEVEL_DESTROY) ||
+	       (is(msg, &ivwl_iface_xdg_surface,
+		   IVWL_REQ_XDG_SURFACE_DESTROY) ||
 		is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_DESTROY));
 }
 

@@ -84,6 +84,9 @@ struct ivwl_fw_object {
 	uint32_t amount;
 	uint32_t mime_types;		/* data sources: types offered */
 	uint32_t global;		/* wl_output: the global's name */
+	/* xdg_surface: its xdg_toplevel, destroyed by the client, that
+	 * weston still has (weston 14: firewall-xdg.c) */
+	uint32_t held_role;
 };
 
 struct ivwl_fw_object *
@@ -168,7 +171,8 @@ void
 ivwl_fw_rewrite_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		    unsigned int i, uint32_t value);
 
-/* Has weston get object.opcode(args) just before that request. */
+/* Has weston get object.opcode(args) just before that request, after
+ * what was injected before for it. */
 void
 ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
 	       const uint32_t *args, uint32_t nargs);

@@ -146,6 +146,9 @@ xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 				      xdg->role_object);
 	if (check_no_popups(fw, msg, xdg) < 0)
 		return -EPROTO;
+	if (xdg->held_role)
+		ivwl_fw_inject(fw, xdg->held_role,
+			       IVWL_REQ_XDG_TOPLEVEL_DESTROY, NULL, 0);
 	s = surface_of_xdg(fw, xdg);
 	if (s) {
 		s->role_object = 0;
@@ -305,16 +308,45 @@ check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	return 0;
 }
 
+/*
+ * weston 14 keeps the window of a destroyed xdg_toplevel in its shell as
+ * long as the xdg_surface lives, and sends it the configure of the next
+ * focus change through the freed toplevel (use after free; a client that
+ * destroys a focused toplevel and maps another window takes weston down).
+ * There the destroy is held back and sent just before the xdg_surface's,
+ * which takes the window's configures with it; meanwhile the window is
+ * unmapped (unless a pointer constraint holds it: firewall-rules.c).
+ */
+static void
+hold_toplevel(struct ivwl_firewall *fw, const fw_obj *top, fw_obj *xdg)
+{
+	static const uint32_t detach[3] = { 0, 0, 0 };
+	fw_obj *s = surface_of_xdg(fw, xdg);
+
+	xdg->held_role = top->id;
+	fw->absorb = true;
+	if (s && (s->flags & IVWL_FW_MAPPED) &&
+	    !(s->flags & IVWL_FW_CONSTRAINED)) {
+		ivwl_fw_inject(fw, s->id, IVWL_REQ_WL_SURFACE_ATTACH,
+			       detach, 3);
+		ivwl_fw_inject(fw, s->id, IVWL_REQ_WL_SURFACE_COMMIT, NULL, 0);
+		s->flags &= ~IVWL_FW_MAPPED;
+	}
+}
+
 static int
 toplevel_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *top = ivwl_fw_self(fw, msg);
+	fw_obj *top = ivwl_fw_self(fw, msg), *xdg;
 
-	if (top && check_no_popups(fw, msg, ivwl_fw_find_as(fw,
-			top->xdg_surface, &ivwl_iface_xdg_surface)) < 0)
+	if (!top)
+		return 0;
+	xdg = ivwl_fw_find_as(fw, top->xdg_surface, &ivwl_iface_xdg_surface);
+	if (check_no_popups(fw, msg, xdg) < 0)
 		return -EPROTO;
-	if (top)
-		role_object_gone(fw, top);
+	if (xdg && ivwl_fw_weston_bug(fw, 14, 0))
+		hold_toplevel(fw, top, xdg);
+	role_object_gone(fw, top);
 	return 0;
 }
 

@@ -412,12 +412,14 @@ ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
 {
 	uint32_t size = 8 + 4 * nargs;
 	uint32_t header[2] = { object, size << 16 | opcode };
+	uint8_t *at = fw->inject + fw->inject_len;
 
-	if (size > sizeof(fw->inject))
+	if (size > sizeof(fw->inject) - fw->inject_len)
 		return;
-	memcpy(fw->inject, header, sizeof(header));
-	memcpy(fw->inject + 8, args, 4 * nargs);
-	fw->inject_len = size;
+	memcpy(at, header, sizeof(header));
+	if (nargs)
+		memcpy(at + 8, args, 4 * nargs);
+	fw->inject_len += size;
 }
 
 int

@@ -396,7 +396,7 @@ void
 destroy_window(struct conn *c, const struct window *w)
 {
 	PASS(c, req_role_destroy(c, w->top, IVWL_REQ_XDG_TOPLEVEL_DESTROY));
-	PASS(c, req(c, w->xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
+	PASS(c, req_role_destroy(c, w->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
 	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }
 
@@ -404,6 +404,6 @@ void
 destroy_popup(struct conn *c, const struct popup *p)
 {
 	PASS(c, req_role_destroy(c, p->popup, IVWL_REQ_XDG_POPUP_DESTROY));
-	PASS(c, req(c, p->xdg, IVWL_REQ_XDG_SURFACE_DESTROY, ""));
+	PASS(c, req_role_destroy(c, p->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
 	PASS(c, req(c, p->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }

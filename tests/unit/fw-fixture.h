@@ -120,8 +120,8 @@ uint32_t
 new_xdg_surface(struct conn *c, uint32_t surface);
 struct window
 new_window(struct conn *c);
-/* xdg_toplevel.destroy or xdg_popup.destroy, past weston 14's barrier
- * (translate.c) as if its sync came back. */
+/* xdg_popup.destroy, xdg_surface.destroy and the like, past weston 14's
+ * barrier (translate.c) as if its sync came back. */
 int
 req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode);
 /* A positioner with a size and an anchor rectangle. */
