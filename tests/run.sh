@@ -3,11 +3,11 @@
 # Runs every test: installs dependencies, builds, runs the suite, with
 # the unit, fuzz, host, transport, config, hostile and weston-fuzz tests
 # and the integration cases with our own clients under ASan + UBSan (the
-# plugin inside weston, the shim inside clients) and the rest, hostile
-# again, in a plain build, then every fuzz target under libFuzzer for
-# 20 s; then the same against weston 14: the unit, integration (restart
-# included), clipboard and hostile suites built and run in a Debian
-# trixie root (tools/trixie-root.sh, kept between runs).
+# plugin inside weston, the shim inside clients) and the rest in a plain
+# build, then every fuzz target under libFuzzer for 15 s; then against
+# weston 14: the unit, integration (restart included), clipboard,
+# hostile and weston-fuzz suites built and run in a Debian trixie root
+# (tools/trixie-root.sh, kept between runs).
 # Ends with one line "N passed, N failed, N skipped", the skipped
 # tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
@@ -90,12 +90,14 @@ PY
 
 # What the sanitized build runs again below, it runs only there: the
 # same checks with ASan and UBSan watching (both builds are debug
-# builds).  The hostile cases run in both: under the sanitizers for
-# memory errors, in the plain build for weston's answers to a local
-# client within 50 ms at p99, which ASan's slowness would blur.
+# builds).  The hostile cases run under the sanitizers for memory
+# errors (weston's answers to a local client within 500 ms at p99 there)
+# and, plain, against weston 14 below, where the 50 ms p99 that ASan's
+# slowness would blur is checked: the plugin's code is the same, and a
+# third pass would not fit CI's time.
 sanitized_suites=(unit fuzz host transport hostile weston-fuzz sanitized
 		  config)
-plain_skips=(unit fuzz host transport weston-fuzz sanitized config)
+plain_skips=(unit fuzz host transport hostile weston-fuzz sanitized config)
 if [ $quick -eq 0 ]; then
 	meson_run build -Dwerror=true -- "${plain_skips[@]/#/--no-suite=}"
 else
@@ -111,7 +113,7 @@ if [ $quick -eq 0 ]; then
 		-Db_lundef=false -- "${sanitized_suites[@]/#/--suite=}"
 	unset IVWL_ASAN_RUNTIME
 	# the same targets under libFuzzer, coverage-guided, for a while each
-	fuzz_out=$(tools/fuzz.sh 20 2>&1) || true
+	fuzz_out=$(tools/fuzz.sh 15 2>&1) || true
 	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
 	read -r p f < <(echo "$fuzz_out" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
@@ -127,11 +129,9 @@ if [ $quick -eq 0 ]; then
 	if tools/trixie-root.sh ensure; then
 		in_root=(tools/trixie-root.sh run)
 		meson_run build-weston14 -Dwerror=true -- --suite=unit \
-			--suite=integration --suite=clipboard --suite=hostile
+			--suite=integration --suite=clipboard --suite=hostile \
+			--suite=weston-fuzz
 		in_root=()
-		# said, not hidden: the fuzzer still crashes weston 14
-		echo "NOT RUN on weston 14: the weston-fuzz suite (weston 14" \
-			"crashes it finds are open: docs/security.md)" >>"$skipped"
 	else
 		echo "FAILED making the trixie root" >>"$failures"
 		total_fail=$((total_fail + 1))
