@@ -7,7 +7,8 @@
 # build, then every fuzz target under libFuzzer for 15 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
 # hostile and weston-fuzz suites built and run in a Debian trixie root
-# (tools/trixie-root.sh, kept between runs).
+# (tools/trixie-root.sh, kept between runs); then the app side of each
+# system under the other's display (tests/integration/cross.sh).
 # Ends with one line "N passed, N failed, N skipped", the skipped
 # tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
@@ -132,6 +133,16 @@ if [ $quick -eq 0 ]; then
 			--suite=integration --suite=clipboard --suite=hostile \
 			--suite=weston-fuzz
 		in_root=()
+		# each system's app side under the other's display
+		cross_out=$(tests/integration/cross.sh build build-weston14 2>&1)
+		echo "$cross_out" | grep -E '^(ok|FAIL) '
+		read -r p f < <(echo "$cross_out" |
+			sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+		echo "== cross: ${p:-0} passed, ${f:-1} failed"
+		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
+			>>"$failures" || true
+		total_pass=$((total_pass + ${p:-0}))
+		total_fail=$((total_fail + ${f:-1}))
 	else
 		echo "FAILED making the trixie root" >>"$failures"
 		total_fail=$((total_fail + 1))

@@ -43,6 +43,23 @@ def sanitized(env, preload=None):
     return env
 
 
+def app_side(argv, env):
+    """argv and env for a process of an app-VM's side (the agent, a
+    client).  IVWL_APP_PREFIX, a command prefix, runs them in another
+    system than the display's: the cross tests run trixie's app side
+    under bookworm's weston and the reverse (tools/trixie-root.sh run,
+    nsenter).  The prefix's own programs get no LD_PRELOAD: the shim of
+    one system need not load in the other's libc; env(1) sets it for
+    argv only."""
+    prefix = shlex.split(ENV.get("IVWL_APP_PREFIX", ""))
+    if not prefix:
+        return argv, env
+    env = dict(env)
+    preload = env.pop("LD_PRELOAD", None)
+    return prefix + (["env", f"LD_PRELOAD={preload}"] if preload
+                     else []) + list(argv), env
+
+
 class Failure(Exception):
     pass
 
@@ -311,9 +328,10 @@ class Session:
 
     def _start_agent(self, vm):
         sock = self.path(f"{vm}-agent.sock")
-        self._spawn([ENV["IVWL_AGENT_BIN"], "--server",
-                     self.path(f"{vm}.sock"), "--listen", sock, "--verbose"],
-                    f"agent-{vm}.log")
+        argv, env = app_side([ENV["IVWL_AGENT_BIN"], "--server",
+                              self.path(f"{vm}.sock"), "--listen", sock,
+                              "--verbose"], dict(ENV))
+        self._spawn(argv, f"agent-{vm}.log", env)
         wait_for(f"agent of {vm}", lambda: os.path.exists(sock))
         self._mkdir(f"app-{vm}")
 
@@ -328,6 +346,7 @@ class Session:
         env.pop("DISPLAY", None)
         env.update(extra_env or {})
         log = log or f"client-{len(self.clients)}.log"
+        argv, env = app_side(argv, env)
         out = open(self.path(log), "wb")
         p = subprocess.Popen(argv, stdout=subprocess.PIPE,
                              stderr=out, env=env, stdin=subprocess.DEVNULL)
