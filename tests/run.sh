@@ -6,7 +6,8 @@
 # plugin inside weston, the shim inside clients) and the rest in a plain
 # build, then every fuzz target under libFuzzer for 15 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
-# hostile and weston-fuzz suites built and run in a Debian trixie root
+# hostile, weston-fuzz and package suites built and run in a Debian
+# trixie root
 # (tools/trixie-root.sh, kept between runs); then the app side of each
 # system under the other's display (tests/integration/cross.sh).
 # Ends with one line "N passed, N failed, N skipped", the skipped
@@ -131,7 +132,7 @@ if [ $quick -eq 0 ]; then
 		in_root=(tools/trixie-root.sh run)
 		meson_run build-weston14 -Dwerror=true -- --suite=unit \
 			--suite=integration --suite=clipboard --suite=hostile \
-			--suite=weston-fuzz
+			--suite=weston-fuzz --suite=package
 		in_root=()
 		# each system's app side under the other's display
 		cross_out=$(tests/integration/cross.sh build build-weston14 2>&1)

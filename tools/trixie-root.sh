@@ -31,7 +31,9 @@ packages=(
 	foot mpv chromium gtk-3-examples wl-clipboard waypipe
 	xvfb xdotool x11-utils
 	clang libclang-rt-19-dev
-	dpkg-dev debhelper fakeroot
+	dpkg-dev debhelper fakeroot lintian dkms dh-dkms linux-headers-amd64
+	adduser
+	mandoc
 )
 
 need_root()

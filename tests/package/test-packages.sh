@@ -79,6 +79,14 @@ for p in "${pkgs[@]}"; do
 	echo "$(basename "$deb"): $(dpkg-deb -c "$deb" | grep -vc '/$') files"
 done
 [ $fail = 0 ] || exit 1
+# ivwl.so loads into the weston major it was built for, and says so
+major=$(pkg-config --exists libweston-14 && echo 14 || echo 10)
+depends=$(dpkg-deb -f "$work"/weston-ivwl_*.deb Depends)
+case $depends in
+*"weston (>= $major), weston (<< $((major + 1)))"*)
+	echo "weston-ivwl: Depends: $depends" ;;
+*) bad "weston-ivwl does not depend on weston $major: $depends" ;;
+esac
 
 step "lintian"
 lintian --display-info "$work"/ivwl_*.changes >"$work/lintian.log" 2>&1
@@ -100,7 +108,9 @@ getent group ivwl >/dev/null || bad "the ivwl group was not created"
 getent passwd ivwl >/dev/null || bad "the ivwl user was not created"
 enabled=$(find /etc/systemd/system -name 'ivwl-*' 2>/dev/null)
 [ -z "$enabled" ] || bad "installing enabled units: $enabled"
-weston_dir=$(pkg-config --variable=pkglibexecdir weston)
+# weston 14 installs no weston.pc: its modules are in libweston's libdir
+weston_dir=$(pkg-config --variable=pkglibexecdir weston 2>/dev/null) ||
+	weston_dir=$(pkg-config --variable=libdir libweston-14)/weston
 for f in /usr/bin/ivwl-server /usr/bin/ivwl-agent /usr/libexec/ivwl/ivwl-relay \
 	 "$weston_dir/ivwl.so" /lib/udev/rules.d/60-ivwl.rules \
 	 /usr/share/man/man7/weston-ivwl.7.gz /usr/share/man/man7/ivwl-shim.7.gz \
