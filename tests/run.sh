@@ -4,7 +4,7 @@
 # the unit, fuzz, host, transport, config, hostile and weston-fuzz tests
 # and the integration cases with our own clients under ASan + UBSan (the
 # plugin inside weston, the shim inside clients) and the rest in a plain
-# build, then every fuzz target under libFuzzer for 15 s; then against
+# build, then every fuzz target under libFuzzer for 10 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
 # hostile, weston-fuzz and package suites built and run in a Debian
 # trixie root
@@ -115,7 +115,7 @@ if [ $quick -eq 0 ]; then
 		-Db_lundef=false -- "${sanitized_suites[@]/#/--suite=}"
 	unset IVWL_ASAN_RUNTIME
 	# the same targets under libFuzzer, coverage-guided, for a while each
-	fuzz_out=$(tools/fuzz.sh 15 2>&1) || true
+	fuzz_out=$(tools/fuzz.sh 10 2>&1) || true
 	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
 	read -r p f < <(echo "$fuzz_out" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
