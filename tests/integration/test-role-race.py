@@ -3,8 +3,10 @@
 """weston survives a VM's windows that ask for a state and are destroyed
 before weston's configure goes out (ivwl-role-race-client): weston 14
 sends that configure through the freed xdg_toplevel or xdg_popup unless
-ivwl holds the destroy back (plugin/translate.c, "barrier").  The same
-client on weston 14's own socket, without ivwl, takes weston down.
+ivwl holds the destroy back (a toplevel's until its xdg_surface goes:
+plugin/firewall/firewall-xdg.c; then, as a popup's, behind a sync:
+plugin/translate.c, "barrier").  The same client on weston 14's own
+socket, without ivwl, takes weston down.
 
     test-role-race.py default
 """
