@@ -7,9 +7,9 @@
 # build, then every fuzz target under libFuzzer for 10 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
 # hostile, weston-fuzz and package suites built and run in a Debian
-# trixie root
-# (tools/trixie-root.sh, kept between runs); then the app side of each
-# system under the other's display (tests/integration/cross.sh).
+# trixie root (tools/trixie-root.sh, kept between runs); then the app
+# side of each system under the other's display
+# (tests/integration/cross.sh).
 # Ends with one line "N passed, N failed, N skipped", the skipped
 # tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
@@ -90,6 +90,18 @@ PY
 	total_skip=$((total_skip + s))
 }
 
+# A script's own "N passed, N failed" line (its last) into the totals,
+# said as "== NAME: ..."; no such line counts as one failure.
+tally()
+{
+	local p f
+	read -r p f < <(echo "$2" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
+	echo "== $1: ${p:-0} passed, ${f:-1} failed"
+	total_pass=$((total_pass + ${p:-0}))
+	total_fail=$((total_fail + ${f:-1}))
+}
+
 # What the sanitized build runs again below, it runs only there: the
 # same checks with ASan and UBSan watching (both builds are debug
 # builds).  The hostile cases run under the sanitizers for memory
@@ -117,12 +129,8 @@ if [ $quick -eq 0 ]; then
 	# the same targets under libFuzzer, coverage-guided, for a while each
 	fuzz_out=$(tools/fuzz.sh 10 2>&1) || true
 	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
-	read -r p f < <(echo "$fuzz_out" |
-		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
-	echo "== libFuzzer: ${p:-0} passed, ${f:-1} failed"
+	tally libFuzzer "$fuzz_out"
 	echo "$fuzz_out" | grep '^FAIL ' >>"$failures" || true
-	total_pass=$((total_pass + ${p:-0}))
-	total_fail=$((total_fail + ${f:-1}))
 fi
 
 if [ $quick -eq 0 ]; then
@@ -137,13 +145,9 @@ if [ $quick -eq 0 ]; then
 		# each system's app side under the other's display
 		cross_out=$(tests/integration/cross.sh build build-weston14 2>&1)
 		echo "$cross_out" | grep -E '^(ok|FAIL) '
-		read -r p f < <(echo "$cross_out" |
-			sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-		echo "== cross: ${p:-0} passed, ${f:-1} failed"
+		tally cross "$cross_out"
 		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
 			>>"$failures" || true
-		total_pass=$((total_pass + ${p:-0}))
-		total_fail=$((total_fail + ${f:-1}))
 	else
 		echo "FAILED making the trixie root" >>"$failures"
 		total_fail=$((total_fail + 1))

@@ -201,21 +201,23 @@ static int
 surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *s = ivwl_fw_self(fw, msg);
+	bool window;
 	int ret;
 
 	if (!s)
 		return 0;
+	window = s->role == IVWL_FW_ROLE_POPUP ||
+		 s->role == IVWL_FW_ROLE_TOPLEVEL;
 	/* weston 10.0.1 then warps the pointer through the gone view */
 	if ((s->flags & (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED)) ==
 	    (IVWL_FW_DETACHED | IVWL_FW_CONSTRAINED))
 		return ivwl_fw_refuse(fw, msg, "unmaps a surface with a pointer "
 				      "constraint (destroy it first)");
-	if ((s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL) &&
-	    ivwl_fw_xdg_defunct_commit(fw, s)) {
+	if (window && ivwl_fw_xdg_defunct_commit(fw, s)) {
 		fw->absorb = true;
 		return 0;
 	}
-	if (s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL) {
+	if (window) {
 		ret = ivwl_fw_xdg_parent_commit(fw, msg, s);
 		if (ret < 0)
 			return ret;
@@ -226,7 +228,7 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	else if (s->flags & IVWL_FW_DETACHED)
 		s->flags &= ~IVWL_FW_MAPPED;
 	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
-	if (s->role == IVWL_FW_ROLE_POPUP || s->role == IVWL_FW_ROLE_TOPLEVEL)
+	if (window)
 		ivwl_fw_xdg_committed(fw, s);
 	return 0;
 }

@@ -381,7 +381,7 @@ new_data_device(struct conn *c)
 }
 
 int
-req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode)
+req_past_barrier(struct conn *c, uint32_t object, uint32_t opcode)
 {
 	int ret = req(c, object, opcode, "");
 
@@ -395,15 +395,15 @@ req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode)
 void
 destroy_window(struct conn *c, const struct window *w)
 {
-	PASS(c, req_role_destroy(c, w->top, IVWL_REQ_XDG_TOPLEVEL_DESTROY));
-	PASS(c, req_role_destroy(c, w->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
+	PASS(c, req_past_barrier(c, w->top, IVWL_REQ_XDG_TOPLEVEL_DESTROY));
+	PASS(c, req_past_barrier(c, w->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
 	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }
 
 void
 destroy_popup(struct conn *c, const struct popup *p)
 {
-	PASS(c, req_role_destroy(c, p->popup, IVWL_REQ_XDG_POPUP_DESTROY));
-	PASS(c, req_role_destroy(c, p->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
+	PASS(c, req_past_barrier(c, p->popup, IVWL_REQ_XDG_POPUP_DESTROY));
+	PASS(c, req_past_barrier(c, p->xdg, IVWL_REQ_XDG_SURFACE_DESTROY));
 	PASS(c, req(c, p->surface, IVWL_REQ_WL_SURFACE_DESTROY, ""));
 }

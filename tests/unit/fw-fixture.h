@@ -123,7 +123,7 @@ new_window(struct conn *c);
 /* xdg_popup.destroy, xdg_surface.destroy and the like, past weston 14's
  * barrier (translate.c) as if its sync came back. */
 int
-req_role_destroy(struct conn *c, uint32_t object, uint32_t opcode);
+req_past_barrier(struct conn *c, uint32_t object, uint32_t opcode);
 /* A positioner with a size and an anchor rectangle. */
 uint32_t
 new_positioner(struct conn *c);

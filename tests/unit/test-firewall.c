@@ -644,7 +644,7 @@ test_held_toplevel(void)
 		bool held = westons[i] != 10;
 
 		map_window(c, &w);
-		PASS(c, req_role_destroy(c, w.top,
+		PASS(c, req_past_barrier(c, w.top,
 					 IVWL_REQ_XDG_TOPLEVEL_DESTROY));
 		CHECK(c->c.firewall.absorb == held);
 		/* unmapped: attach(null) and commit */
@@ -661,7 +661,7 @@ test_held_toplevel(void)
 		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 		CHECK(c->c.firewall.absorb == held);
 		/* the toplevel's destroy just before the xdg_surface's */
-		PASS(c, req_role_destroy(c, w.xdg,
+		PASS(c, req_past_barrier(c, w.xdg,
 					 IVWL_REQ_XDG_SURFACE_DESTROY));
 		CHECK_EQ(c->c.firewall.inject_len, held ? 8u : 0u);
 		if (held) {
