@@ -423,7 +423,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	add_app(&l, &app, vm->live.copied_mark, ms);
 	add(&l, " wakeups=%llu probes=%llu vector_rings=%llu region_loans=%llu "
 	    "region_waiters=%u pools=%u/%u objects=%u/%u surfaces=%u/%u "
-	    "keyboards=%u/%u mime_bytes=%u/%u pipe_bytes=%zu/%u",
+	    "windows=%u/%u keyboards=%u/%u mime_bytes=%u/%u pipe_bytes=%zu/%u",
 	    (unsigned long long)vm->live.wakeups,
 	    (unsigned long long)vm->live.probes,
 	    (unsigned long long)vm->side.vector_rings,
@@ -431,6 +431,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	    vm->pool_mappings, IVWL_VM_MAX_POOLS,
 	    vm->totals.objects, IVWL_FW_VM_OBJECTS,
 	    vm->totals.surfaces, IVWL_FW_VM_SURFACES,
+	    vm->totals.windows, IVWL_FW_VM_WINDOWS,
 	    vm->totals.keyboards, IVWL_FW_VM_KEYBOARDS,
 	    vm->totals.mime_bytes, IVWL_FW_VM_MIME_BYTES,
 	    ivwl_pipe_budget_used(vm->pipe_budget), IVWL_PIPE_VM_BUFFER);

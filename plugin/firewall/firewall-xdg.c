@@ -177,6 +177,11 @@ construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 		*ret = ivwl_fw_refuse(fw, msg, "already constructed");
 		return NULL;
 	}
+	if (fw->vm && fw->vm->windows >= IVWL_FW_VM_WINDOWS) {
+		*ret = ivwl_fw_over(fw, msg, "windows per VM",
+				    IVWL_FW_VM_WINDOWS);
+		return NULL;
+	}
 	if (s->role == IVWL_FW_ROLE_XDG)
 		s->role = IVWL_FW_ROLE_NONE;	/* the role is chosen now */
 	*ret = ivwl_fw_take_role(fw, msg, s, role);

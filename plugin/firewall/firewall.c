@@ -68,6 +68,22 @@ grow(struct ivwl_firewall *fw)
 	return 0;
 }
 
+/*
+ * The window budget follows the model itself, so that no way an object
+ * leaves it (a rule, an id reused, the connection's end) leaks a count.
+ */
+static void
+count_window(struct ivwl_firewall *fw, const struct ivwl_fw_object *o,
+	     int delta)
+{
+	if (o->iface != IVWL_IFACE_XDG_TOPLEVEL &&
+	    o->iface != IVWL_IFACE_XDG_POPUP)
+		return;
+	fw->windows += (uint32_t)delta;
+	if (fw->vm)
+		fw->vm->windows += (uint32_t)delta;
+}
+
 struct ivwl_fw_object *
 ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
 	    const struct ivwl_interface *iface)
@@ -91,6 +107,7 @@ ivwl_fw_add(struct ivwl_firewall *fw, uint32_t id,
 	o->next = fw->buckets[b];
 	fw->buckets[b] = o;
 	fw->tracked++;
+	count_window(fw, o, 1);
 	return o;
 }
 
@@ -126,6 +143,7 @@ ivwl_fw_drop(struct ivwl_firewall *fw, uint32_t id)
 		*pp = o->next;
 		ivwl_fw_set_parent(o, NULL);
 		ivwl_fw_orphan(o);
+		count_window(fw, o, -1);
 		free(o);
 		fw->tracked--;
 		return;
@@ -314,6 +332,7 @@ ivwl_firewall_release(struct ivwl_firewall *fw)
 	if (fw->vm) {
 		fw->vm->objects -= fw->counted_objects;
 		fw->vm->surfaces -= fw->surfaces;
+		fw->vm->windows -= fw->windows;
 		fw->vm->keyboards -= fw->keyboards;
 		fw->vm->mime_bytes -= fw->mime_bytes;
 	}

@@ -25,6 +25,7 @@
 struct ivwl_firewall_totals {
 	uint32_t objects;
 	uint32_t surfaces;
+	uint32_t windows;		/* xdg_toplevels and xdg_popups */
 	uint32_t keyboards;
 	uint32_t mime_bytes;
 };
@@ -43,6 +44,7 @@ struct ivwl_firewall {
 
 	/* budgets: live counts of what weston keeps */
 	uint32_t surfaces;
+	uint32_t windows;		/* counted as the model adds and drops */
 	uint32_t regions;
 	uint32_t rects;			/* in regions and pending damage */
 	uint32_t positioners;

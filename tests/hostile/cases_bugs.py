@@ -209,7 +209,9 @@ def case_bug_window_flood_stalls_good_vm(s):
     shared by all, as many as each connection is let map: every repaint
     walks all their views and weston's memory grows by ~4 KiB a window.
     Without a bound on surfaces per VM (only ids per connection, 2^18),
-    the good VM's client crawls."""
+    the good VM's client crawls; weston 14, which takes each opaque
+    view's region into every view's below, crawls with the 2047 the
+    surface budget lets through (IVWL_FW_VM_WINDOWS)."""
     want = 120000
     s.start_peer("window-flood", 50, ["--count", "20000"])
     try:
@@ -227,7 +229,7 @@ def case_bug_window_flood_stalls_good_vm(s):
     _, _, took = good_client_during(
         s, 90, 10, lambda e: f"BUG window flood: with {mapped} windows of "
         f"the evil VM on screen the good VM's client did not draw 90 "
-        f"frames in 10 s ({e}); nothing bounds surfaces per VM")
+        f"frames in 10 s ({e}); nothing bounds windows per VM")
     print(f"good client: 90 frames in {took:.1f} s")
     s.check_weston()
 

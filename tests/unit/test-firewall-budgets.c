@@ -208,6 +208,37 @@ test_budget_surfaces(void)
 	vm_free(vm);
 }
 
+/* Toplevels and popups of all a VM's connections, whichever ends them. */
+static void
+test_budget_windows(void)
+{
+	struct ivwl_vm *vm = vm_new();
+	struct conn *a = conn_open(vm), *b = conn_open(vm);
+	struct window first = new_window(a);
+	struct popup p = new_popup(a, first.xdg, false);
+	uint32_t i, xdg;
+
+	for (i = 2; i < IVWL_FW_VM_WINDOWS; i++)
+		new_window(i % 2 ? a : b);
+	CHECK_EQ(vm->totals.windows, IVWL_FW_VM_WINDOWS);
+	xdg = new_xdg_surface(b, new_surface(b));
+	REFUSED(b, req(b, xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, "n",
+		       new_id(b)), -EDQUOT, "xdg_surface", xdg, "get_toplevel",
+		"over the budget of 256 windows per VM");
+	xdg = new_xdg_surface(a, new_surface(a));
+	REFUSED(a, req(a, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", new_id(a),
+		       first.xdg, new_positioner(a)), -EDQUOT, "xdg_surface",
+		xdg, "get_popup", "over the budget of 256 windows per VM");
+	destroy_popup(a, &p);
+	CHECK_EQ(vm->totals.windows, IVWL_FW_VM_WINDOWS - 1);
+	new_window(b);
+	conn_close(a);
+	CHECK_EQ(vm->totals.windows, (IVWL_FW_VM_WINDOWS - 2) / 2 + 1);
+	conn_close(b);
+	CHECK_EQ(vm->totals.windows, 0);
+	vm_free(vm);
+}
+
 static void
 test_budget_regions(void)
 {
@@ -726,6 +757,7 @@ IVWL_TEST_MAIN(
 	TEST(test_budget_objects_per_vm),
 	TEST(test_budget_object_ids),
 	TEST(test_budget_surfaces),
+	TEST(test_budget_windows),
 	TEST(test_budget_regions),
 	TEST(test_budget_rectangles),
 	TEST(test_budget_rectangles_in_all),
