@@ -22,6 +22,17 @@ quick=0
 
 tools/deps.sh
 
+# The trixie root (weston 14) is made meanwhile: on a fresh machine that
+# is minutes of downloads and unpacking, mostly waiting on the network
+# and the disk.  deps.sh brought mmdebstrap, so nothing here runs apt on
+# this system while the package suite does.
+root_log=$(mktemp)
+root_pid=
+if [ $quick -eq 0 ]; then
+	tools/trixie-root.sh ensure >"$root_log" 2>&1 &
+	root_pid=$!
+fi
+
 total_pass=0
 total_fail=0
 total_skip=0
@@ -30,7 +41,7 @@ total_skip=0
 failures=$(mktemp)
 # tests that skipped (a tool missing, say), named before the summary
 skipped=$(mktemp)
-trap 'rm -f "$failures" "$skipped"' EXIT
+trap 'rm -f "$failures" "$skipped" "$root_log"' EXIT
 
 # meson_run DIR SETUP_ARGS... -- TEST_ARGS...  (in_root: a command
 # prefix that runs meson and ninja elsewhere, with this checkout as cwd)
@@ -136,7 +147,8 @@ fi
 if [ $quick -eq 0 ]; then
 	# weston 14 (Debian trixie): what depends on the weston and the
 	# libwayland it runs with; the VM, package and host suites do not
-	if tools/trixie-root.sh ensure; then
+	if wait "$root_pid"; then
+		cat "$root_log"
 		in_root=(tools/trixie-root.sh run)
 		meson_run build-weston14 -Dwerror=true -- --suite=unit \
 			--suite=integration --suite=clipboard --suite=hostile \
@@ -149,7 +161,9 @@ if [ $quick -eq 0 ]; then
 		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
 			>>"$failures" || true
 	else
-		echo "FAILED making the trixie root" >>"$failures"
+		tail -20 "$root_log"
+		{ echo "FAILED making the trixie root"; tail -20 "$root_log"; } \
+			>>"$failures"
 		total_fail=$((total_fail + 1))
 	fi
 fi

@@ -14,6 +14,7 @@ packages=(
 	xvfb xdotool x11-utils wl-clipboard foot mpv chromium gtk-3-examples
 	waypipe
 	dpkg-dev debhelper dh-dkms dkms lintian adduser mandoc man-db
+	mmdebstrap
 )
 
 installed()

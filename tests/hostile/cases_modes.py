@@ -48,14 +48,14 @@ def spared(extra):
 
 
 def case_garbage_records(s):
-    log = attack(s, "garbage-records", 10, True)
+    log = attack(s, "garbage-records", 6, True)
     st = peer_stats(log, "garbage-records")
     if int(st["acks"]) == 0 or int(st["records"]) == 0:
         raise Failure("the attack never reached a served connection")
 
 
 def case_bad_indices(s):
-    log = attack(s, "bad-indices", 10, True, extra=spared([]))
+    log = attack(s, "bad-indices", 6, True, extra=spared([]))
     st = peer_stats(log, "bad-indices")
     if int(st["acks"]) == 0 or int(st["closed"]) == 0:
         raise Failure("no served connection was ever closed")
@@ -66,7 +66,7 @@ def case_scribble(s):
     # indices and the relay's figures the evil side writes
     live = LiveView(s)
     try:
-        log = attack(s, "scribble", 10, True, extra=spared([]))
+        log = attack(s, "scribble", 6, True, extra=spared([]))
         evil = wait_for("the live view of the evil VM",
                         lambda: live.of("vm", name="evil"))
     finally:
@@ -93,7 +93,7 @@ def case_scribble(s):
 
 
 def case_slot_churn(s):
-    log = attack(s, "slot-churn", 10, False)
+    log = attack(s, "slot-churn", 6, False)
     st = peer_stats(log, "slot-churn")
     if int(st["acks"]) == 0:
         raise Failure("the display never served a churned slot")
@@ -103,16 +103,16 @@ def case_slot_churn(s):
 
 def case_doorbell_storm(s):
     # the good client must still finish within its timeout: attack()
-    attack(s, "doorbell-storm", 10, False, frames=120)
+    attack(s, "doorbell-storm", 6, False, frames=120)
 
 
 def case_record_flood(s):
     # valid records that give libwayland nothing: nothing pushes back
-    attack(s, "record-flood", 10, False)
+    attack(s, "record-flood", 6, False)
 
 
 def case_all(s):
-    log = attack(s, "all", 15, True, extra=spared([]))
+    log = attack(s, "all", 10, True, extra=spared([]))
     for mode in ("garbage-records", "bad-indices", "scribble",
                  "slot-churn", "doorbell-storm"):
         peer_stats(log, mode)
