@@ -568,18 +568,34 @@ def case_clipboard(s):
     s.clients.append(local)
     pasted = s.path("pasted-vm.bin")
 
+    # wl-copy and wl-paste each map a surface to be given the keyboard:
+    # a VM's only while no local window holds it (the trusted path), so
+    # the VM pastes once the local copy is done and its surface gone
+    def offered_locally():
+        r = s.local(["wl-paste", "-l"], stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL, timeout=10)
+        return mime in r.stdout.decode(errors="replace").split()
+    wait_for("the local selection", offered_locally, timeout=30, step=0.5)
+    hung = []
+
     def paste_vm():
         p = s.client(["wl-paste", "-n", "-t", mime], log="wl-paste.log")
         try:
-            data, _ = p.communicate(timeout=60)
+            data, _ = p.communicate(timeout=20)
         except subprocess.TimeoutExpired:
+            # refused the keyboard (a local surface held it): again
             p.kill()
-            raise Failure("wl-paste in the VM hung")
+            p.wait()
+            hung.append(p)
+            return False
         with open(pasted, "wb") as out:
             out.write(data)
         return p.returncode == 0 and len(data) > 0
-    wait_for("a VM paste of the local selection", paste_vm, timeout=30,
-             step=0.5)
+    try:
+        wait_for("a VM paste of the local selection", paste_vm,
+                 timeout=60, step=0.5)
+    except Failure:
+        raise Failure(f"wl-paste in the VM hung ({len(hung)} times)")
     if not same_file(payload, pasted):
         raise Failure("the VM's paste differs from what was copied")
     print("50 MiB from a local client pasted in the VM, byte for byte")
