@@ -34,6 +34,7 @@ packages=(
 	dpkg-dev debhelper fakeroot lintian dkms dh-dkms linux-headers-amd64
 	adduser
 	mandoc
+	libxcb1-dev libxcb-composite0-dev xwayland xterm x11-apps
 )
 
 need_root()

@@ -3,7 +3,7 @@
 """Fails when the code reads something its man page does not name: every
 environment variable the app side (app/, shim/, relay/, agent/) and protocol/ read (ivwl-shim.7), every
 weston.ini key plugin/ reads (weston-ivwl.7), every long option of
-ivwl-server and ivwl-agent (their section 8 pages).
+ivwl-server and ivwl-agent (their section 8 pages) and of ivwl-xwm.
 
     check-coverage.py SRCDIR
 """
@@ -60,6 +60,10 @@ checks = [
      {"--" + o for o in re.findall(
          r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
          read("agent", "agent.c"))}),
+    ("ivwl-xwm.1", "option",
+     {"--" + o for o in re.findall(
+         r'\{\s*"([a-z][a-z-]*)",\s*(?:required|no|optional)_argument',
+         read("xwm", "main.c"))}),
 ]
 
 missing = 0

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What proxy.c (renumbering, forwarding) and proxy-roles.c (the roles
+ * the window manager gives Xwayland's surfaces) share.
+ */
+#ifndef IVWL_XWM_PROXY_INTERNAL_H
+#define IVWL_XWM_PROXY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "proxy.h"
+#include "stream.h"
+#include "wire.h"
+
+#define OUT_LIMIT (8u << 20)
+#define XDG_WM_BASE_VERSION 1u
+#define SUBCOMPOSITOR_VERSION 1u
+
+enum surface_state {
+	SURFACE_HELD,		/* no role yet: commits wait here */
+	SURFACE_WANTED,		/* a window: role sent, awaits configure */
+	SURFACE_SHOWN,		/* passes through */
+};
+
+struct xsurface {
+	uint32_t down;		/* Xwayland's id; 0 for a wish */
+	uint32_t wished;	/* a wish's: the id Xwayland will make */
+	enum surface_state state;
+	bool committed;		/* Xwayland committed while held */
+	uint32_t buffer;	/* its last attach while held (down id) */
+	int32_t buffer_x, buffer_y;
+	bool attached;
+	/* the proxy's objects (up ids) */
+	uint32_t xdg, toplevel, subsurface;
+	/* what the window manager wants of it */
+	bool want_toplevel, want_child, fullscreen;
+	char *title, *app_id;
+	uint32_t parent;	/* down id of the surface it belongs to */
+	int32_t x, y;
+	struct xsurface *next;	/* ivwl_xwm_proxy.all */
+};
+
+struct ids {
+	uint32_t *free;		/* ids delete_id gave back */
+	uint32_t nfree, cap;
+	uint32_t next;		/* never used yet */
+};
+
+struct ivwl_xwm_proxy {
+	int down, up;
+	struct ivwl_stream_in down_in, up_in;
+	struct ivwl_stream_out down_out, up_out;
+	struct ivwl_wire_map down_map, up_map;
+	uint32_t *down_to_up;	/* client ids, by Xwayland's */
+	uint32_t *up_to_down;	/* by the compositor's; 0: the proxy's */
+	struct ids up_ids;
+	struct xsurface **surfaces;	/* by Xwayland's id */
+	struct xsurface *all;		/* the same, listed */
+	struct xsurface **wishes;	/* for surfaces not made yet */
+	uint32_t nwishes;
+	uint32_t registry;	/* up id of a registry of Xwayland's */
+	uint32_t wm_base_name, subcompositor_name;
+	uint32_t wm_base, subcompositor;	/* bound by the proxy */
+	const struct ivwl_xwm_proxy_hooks *hooks;
+	void *data;
+};
+
+/* ---- messages the proxy writes -------------------------------------- */
+
+struct msg {
+	uint32_t w[IVWL_WIRE_MAX_MESSAGE / 4];
+	uint32_t n;
+};
+
+static inline void
+msg_begin(struct msg *m, uint32_t object, uint16_t opcode)
+{
+	m->w[0] = object;
+	m->w[1] = opcode;
+	m->n = 2;
+}
+
+static inline void
+msg_u32(struct msg *m, uint32_t v)
+{
+	if (m->n < IVWL_WIRE_MAX_MESSAGE / 4)
+		m->w[m->n++] = v;
+}
+
+static inline void
+msg_string(struct msg *m, const char *s)
+{
+	size_t len = strlen(s) + 1, words = (len + 3) / 4;
+
+	if (m->n + 1 + words > IVWL_WIRE_MAX_MESSAGE / 4 - 1) {
+		msg_u32(m, 1);		/* too long for a message: "" */
+		msg_u32(m, 0);
+		return;
+	}
+	m->w[m->n++] = (uint32_t)len;
+	m->w[m->n + words - 1] = 0;
+	memcpy(&m->w[m->n], s, len);
+	m->n += (uint32_t)words;
+}
+
+static inline uint32_t
+msg_size(const struct msg *m)
+{
+	return m->n * 4;
+}
+
+/* proxy.c */
+bool
+ivwl_xwm_client_id(uint32_t id);
+/* Tracks m in the compositor's map and queues it. */
+int
+ivwl_xwm_send_msg_up(struct ivwl_xwm_proxy *p, struct msg *m);
+/* A new object of the proxy's: its up id, 0 when ids ran out. */
+uint32_t
+ivwl_xwm_own_id(struct ivwl_xwm_proxy *p);
+/* The compositor's id of one of Xwayland's objects, 0 if none. */
+uint32_t
+ivwl_xwm_up_of(const struct ivwl_xwm_proxy *p, uint32_t down);
+
+/* proxy-roles.c */
+/* What Xwayland committed while the surface waited for its role. */
+int
+ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s);
+/* Xwayland made wl_surface down, or destroys s (its roles go first). */
+void
+ivwl_xwm_surface_made(struct ivwl_xwm_proxy *p, uint32_t down);
+void
+ivwl_xwm_surface_gone(struct ivwl_xwm_proxy *p, struct xsurface *s);
+void
+ivwl_xwm_surface_free(struct xsurface *s);
+
+#endif

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The roles ivwl-xwm's window manager gives Xwayland's surfaces
+ * (proxy.h): an xdg_toplevel for a window of its own, a wl_subsurface of
+ * its window for a menu or tooltip.  A surface Xwayland has not made
+ * yet is a wish, granted when it does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivwl-protocols.h"
+#include "log.h"
+#include "proxy-internal.h"
+
+static int
+bind_globals(struct ivwl_xwm_proxy *p)
+{
+	struct msg m;
+
+	if (p->wm_base)
+		return 0;
+	if (!p->registry || !p->wm_base_name || !p->subcompositor_name) {
+		ivwl_log_error("the compositor offers no xdg_wm_base or "
+			       "wl_subcompositor");
+		return -ENOENT;
+	}
+	p->wm_base = ivwl_xwm_own_id(p);
+	msg_begin(&m, p->registry, IVWL_REQ_WL_REGISTRY_BIND);
+	msg_u32(&m, p->wm_base_name);
+	msg_string(&m, "xdg_wm_base");
+	msg_u32(&m, XDG_WM_BASE_VERSION);
+	msg_u32(&m, p->wm_base);
+	if (!p->wm_base || ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	p->subcompositor = ivwl_xwm_own_id(p);
+	msg_begin(&m, p->registry, IVWL_REQ_WL_REGISTRY_BIND);
+	msg_u32(&m, p->subcompositor_name);
+	msg_string(&m, "wl_subcompositor");
+	msg_u32(&m, SUBCOMPOSITOR_VERSION);
+	msg_u32(&m, p->subcompositor);
+	if (!p->subcompositor || ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	return 0;
+}
+
+static int
+request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode)
+{
+	struct msg m;
+
+	msg_begin(&m, object, opcode);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
+static int
+set_string(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode,
+	   const char *s)
+{
+	struct msg m;
+
+	msg_begin(&m, object, opcode);
+	msg_string(&m, s);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
+/* What Xwayland committed while the surface waited for its role. */
+int
+ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	uint32_t up = ivwl_xwm_up_of(p, s->down);
+	struct msg m;
+	int ret = 0;
+
+	s->state = SURFACE_SHOWN;
+	if (s->attached) {
+		msg_begin(&m, up, IVWL_REQ_WL_SURFACE_ATTACH);
+		msg_u32(&m, ivwl_xwm_up_of(p, s->buffer));
+		msg_u32(&m, (uint32_t)s->buffer_x);
+		msg_u32(&m, (uint32_t)s->buffer_y);
+		ret = ivwl_xwm_send_msg_up(p, &m);
+		msg_begin(&m, up, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
+		msg_u32(&m, 0);
+		msg_u32(&m, 0);
+		msg_u32(&m, INT32_MAX);
+		msg_u32(&m, INT32_MAX);
+		if (ret == 0)
+			ret = ivwl_xwm_send_msg_up(p, &m);
+	}
+	if (ret == 0 && (s->committed || s->attached))
+		ret = request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT);
+	s->attached = false;
+	s->committed = false;
+	return ret;
+}
+
+/* The role objects of a window whose surface exists: xdg-shell's first
+ * commit carries no buffer, whatever Xwayland attached meanwhile. */
+static int
+make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	uint32_t up = ivwl_xwm_up_of(p, s->down);
+	struct xsurface *parent;
+	struct msg m;
+
+	if (bind_globals(p) < 0)
+		return -EPROTO;
+	s->xdg = ivwl_xwm_own_id(p);
+	s->toplevel = ivwl_xwm_own_id(p);
+	if (!s->xdg || !s->toplevel)
+		return -EMFILE;
+	msg_begin(&m, p->wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
+	msg_u32(&m, s->xdg);
+	msg_u32(&m, up);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
+	msg_u32(&m, s->toplevel);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	if (s->title && set_string(p, s->toplevel,
+				   IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, s->title) < 0)
+		return -EPROTO;
+	if (s->app_id && set_string(p, s->toplevel,
+				    IVWL_REQ_XDG_TOPLEVEL_SET_APP_ID,
+				    s->app_id) < 0)
+		return -EPROTO;
+	parent = s->parent < IVWL_WIRE_MAX_OBJECTS ? p->surfaces[s->parent] :
+						     NULL;
+	if (parent && parent->toplevel && parent->state == SURFACE_SHOWN) {
+		msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT);
+		msg_u32(&m, parent->toplevel);
+		if (ivwl_xwm_send_msg_up(p, &m) < 0)
+			return -EPROTO;
+	}
+	if (s->fullscreen) {
+		msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
+		msg_u32(&m, 0);
+		if (ivwl_xwm_send_msg_up(p, &m) < 0)
+			return -EPROTO;
+	}
+	msg_begin(&m, up, IVWL_REQ_WL_SURFACE_ATTACH);
+	msg_u32(&m, 0);
+	msg_u32(&m, 0);
+	msg_u32(&m, 0);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0 ||
+	    request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT) < 0)
+		return -EPROTO;
+	s->state = SURFACE_WANTED;
+	return 0;
+}
+
+static int
+make_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct msg m;
+
+	if (bind_globals(p) < 0)
+		return -EPROTO;
+	s->subsurface = ivwl_xwm_own_id(p);
+	if (!s->subsurface)
+		return -EMFILE;
+	msg_begin(&m, p->subcompositor, IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
+	msg_u32(&m, s->subsurface);
+	msg_u32(&m, ivwl_xwm_up_of(p, s->down));
+	msg_u32(&m, ivwl_xwm_up_of(p, s->parent));
+	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	msg_begin(&m, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_POSITION);
+	msg_u32(&m, (uint32_t)s->x);
+	msg_u32(&m, (uint32_t)s->y);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0 ||
+	    request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0)
+		return -EPROTO;
+	return ivwl_xwm_release_held(p, s);
+}
+
+/* The role objects go, the surface is held again (X unmapped it). */
+static int
+drop_role(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	int ret = 0;
+
+	if (s->subsurface)
+		ret = request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_DESTROY);
+	if (s->toplevel && ret == 0)
+		ret = request0(p, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_DESTROY);
+	if (s->xdg && ret == 0)
+		ret = request0(p, s->xdg, IVWL_REQ_XDG_SURFACE_DESTROY);
+	s->subsurface = s->toplevel = s->xdg = 0;
+	s->want_toplevel = s->want_child = false;
+	s->state = SURFACE_HELD;
+	return ret;
+}
+
+void
+ivwl_xwm_surface_free(struct xsurface *s)
+{
+	free(s->title);
+	free(s->app_id);
+	free(s);
+}
+
+/* ---- the window manager's decisions --------------------------------- */
+
+static struct xsurface *
+surface_for(struct ivwl_xwm_proxy *p, uint32_t down)
+{
+	struct xsurface *s, **grown;
+
+	if (!ivwl_xwm_client_id(down) || down >= IVWL_WIRE_MAX_OBJECTS)
+		return NULL;
+	if (p->surfaces[down])
+		return p->surfaces[down];
+	for (uint32_t i = 0; i < p->nwishes; i++)
+		if (p->wishes[i]->wished == down)
+			return p->wishes[i];
+	s = calloc(1, sizeof(*s));
+	grown = s ? realloc(p->wishes, (p->nwishes + 1) * sizeof(*grown)) :
+		    NULL;
+	if (!grown) {
+		free(s);
+		return NULL;
+	}
+	p->wishes = grown;
+	s->wished = down;
+	p->wishes[p->nwishes++] = s;
+	return s;
+}
+
+static int
+apply_wish(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	if (!s->down)
+		return 0;	/* when Xwayland makes it */
+	if (s->want_toplevel && !s->toplevel)
+		return make_toplevel(p, s);
+	if (s->want_child && !s->subsurface)
+		return make_child(p, s);
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_toplevel(struct ivwl_xwm_proxy *p, uint32_t surface,
+			const char *title, const char *app_id, uint32_t parent)
+{
+	struct xsurface *s = surface_for(p, surface);
+
+	if (!s)
+		return -ENOMEM;
+	if (s->toplevel || s->subsurface)
+		return 0;
+	free(s->title);
+	free(s->app_id);
+	s->title = title ? strdup(title) : NULL;
+	s->app_id = app_id ? strdup(app_id) : NULL;
+	s->parent = parent;
+	s->want_toplevel = true;
+	return apply_wish(p, s);
+}
+
+int
+ivwl_xwm_proxy_set_title(struct ivwl_xwm_proxy *p, uint32_t surface,
+			 const char *title)
+{
+	struct xsurface *s = surface_for(p, surface);
+
+	if (!s || !title)
+		return s ? 0 : -ENOMEM;
+	free(s->title);
+	s->title = strdup(title);
+	if (!s->toplevel || !s->title)
+		return 0;
+	return set_string(p, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE,
+			  s->title);
+}
+
+int
+ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
+			      bool fullscreen)
+{
+	struct xsurface *s = surface_for(p, surface);
+	struct msg m;
+
+	if (!s)
+		return -ENOMEM;
+	s->fullscreen = fullscreen;
+	if (!s->toplevel)
+		return 0;
+	if (!fullscreen)
+		return request0(p, s->toplevel,
+				IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
+	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
+	msg_u32(&m, 0);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
+int
+ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+		     uint32_t parent, int32_t x, int32_t y)
+{
+	struct xsurface *s = surface_for(p, surface);
+
+	if (!s)
+		return -ENOMEM;
+	if (s->toplevel || s->subsurface)
+		return 0;
+	s->parent = parent;
+	s->x = x;
+	s->y = y;
+	s->want_child = true;
+	return apply_wish(p, s);
+}
+
+void
+ivwl_xwm_proxy_unmap(struct ivwl_xwm_proxy *p, uint32_t surface)
+{
+	struct xsurface *s;
+
+	if (!ivwl_xwm_client_id(surface) || surface >= IVWL_WIRE_MAX_OBJECTS)
+		return;
+	s = p->surfaces[surface];
+	if (s && (s->toplevel || s->subsurface || s->xdg))
+		drop_role(p, s);
+	else if (s)
+		s->want_toplevel = s->want_child = false;
+}
+
+void
+ivwl_xwm_surface_made(struct ivwl_xwm_proxy *p, uint32_t down)
+{
+	struct xsurface *s = NULL;
+	uint32_t i;
+
+	for (i = 0; i < p->nwishes; i++) {
+		if (p->wishes[i]->wished != down)
+			continue;
+		s = p->wishes[i];
+		p->wishes[i] = p->wishes[--p->nwishes];
+		break;
+	}
+	if (!s)
+		s = calloc(1, sizeof(*s));
+	if (!s) {
+		ivwl_log_error("out of memory for a surface");
+		return;
+	}
+	s->down = down;
+	s->state = SURFACE_HELD;
+	s->next = p->all;
+	p->all = s;
+	p->surfaces[down] = s;
+	if (apply_wish(p, s) < 0)
+		ivwl_log_error("could not make wl_surface@%u a window", down);
+}
+
+void
+ivwl_xwm_surface_gone(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct xsurface **pp;
+
+	drop_role(p, s);
+	for (pp = &p->all; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	p->surfaces[s->down] = NULL;
+	ivwl_xwm_surface_free(s);
+}
+

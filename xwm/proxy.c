@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ivwl-xwm's Wayland proxy (proxy.h).  Two wire maps follow the one
+ * connection as each end sees it: down_map Xwayland's ids, up_map the
+ * compositor's, which also holds the proxy's own objects.  Client ids
+ * are renumbered both ways (libwayland-server wants new ids dense, so
+ * the proxy allocates them as libwayland-client would); ids the
+ * compositor makes (0xff000000 and up) are the same on both sides.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ivwl-protocols.h"
+#include "log.h"
+#include "proxy-internal.h"
+
+/* ---- ids ------------------------------------------------------------ */
+
+static uint32_t
+id_take(struct ids *ids)
+{
+	if (ids->nfree)
+		return ids->free[--ids->nfree];
+	if (ids->next >= IVWL_WIRE_MAX_OBJECTS)
+		return 0;
+	return ids->next++;
+}
+
+static void
+id_give(struct ids *ids, uint32_t id)
+{
+	uint32_t *grown;
+
+	if (ids->nfree == ids->cap) {
+		ids->cap = ids->cap ? ids->cap * 2 : 64;
+		grown = realloc(ids->free, ids->cap * sizeof(*grown));
+		if (!grown)
+			return;		/* the id is lost, not reused */
+		ids->free = grown;
+	}
+	ids->free[ids->nfree++] = id;
+}
+
+bool
+ivwl_xwm_client_id(uint32_t id)
+{
+	return id != 0 && id < IVWL_WIRE_SERVER_ID_START;
+}
+
+/* ---- the compositor's side ------------------------------------------ */
+
+/* Tracks a message in up_map and queues it for the compositor. */
+static int
+send_up(struct ivwl_xwm_proxy *p, const void *bytes, uint32_t len,
+	int *fds, uint32_t nfds)
+{
+	struct ivwl_wire_msg msg;
+	int ret;
+
+	ret = ivwl_wire_parse(&p->up_map, IVWL_WIRE_REQUEST, bytes, len, &msg);
+	if (ret <= 0 || (uint32_t)ret != len ||
+	    ivwl_wire_track(&p->up_map, IVWL_WIRE_REQUEST, &msg) < 0) {
+		for (uint32_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		ivwl_log_error("a request the compositor would not take");
+		return -EPROTO;
+	}
+	return ivwl_stream_out_append(&p->up_out, bytes, len, fds, nfds);
+}
+
+int
+ivwl_xwm_send_msg_up(struct ivwl_xwm_proxy *p, struct msg *m)
+{
+	m->w[1] |= msg_size(m) << 16;
+	return send_up(p, m->w, msg_size(m), NULL, 0);
+}
+
+/* A new object of the proxy's: its up id, 0 when ids ran out. */
+uint32_t
+ivwl_xwm_own_id(struct ivwl_xwm_proxy *p)
+{
+	uint32_t id = id_take(&p->up_ids);
+
+	if (id)
+		p->up_to_down[id] = 0;
+	return id;
+}
+
+uint32_t
+ivwl_xwm_up_of(const struct ivwl_xwm_proxy *p, uint32_t down)
+{
+	if (!ivwl_xwm_client_id(down))
+		return down;
+	return down < IVWL_WIRE_MAX_OBJECTS ? p->down_to_up[down] : 0;
+}
+
+/* ---- Xwayland's requests -------------------------------------------- */
+
+static struct xsurface *
+held_surface(struct ivwl_xwm_proxy *p, uint32_t down)
+{
+	struct xsurface *s;
+
+	if (!ivwl_xwm_client_id(down) || down >= IVWL_WIRE_MAX_OBJECTS)
+		return NULL;
+	s = p->surfaces[down];
+	return s && s->state != SURFACE_SHOWN ? s : NULL;
+}
+
+/*
+ * What the proxy does before a request of Xwayland's passes on (sent in
+ * its place when it returns 1: the request is kept back).
+ */
+static int
+before_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+{
+	struct xsurface *s;
+
+	switch (msg->iface->index) {
+	case IVWL_IFACE_WL_SURFACE:
+		s = p->surfaces[msg->object];
+		if (!s)
+			return 0;
+		if (msg->opcode == IVWL_REQ_WL_SURFACE_DESTROY) {
+			ivwl_xwm_surface_gone(p, s);
+			return 0;
+		}
+		if (s->state == SURFACE_SHOWN)
+			return 0;
+		if (msg->opcode == IVWL_REQ_WL_SURFACE_ATTACH) {
+			s->attached = true;
+			s->buffer = ivwl_wire_arg_object(msg, 0);
+			s->buffer_x = ivwl_wire_arg_int(msg, 1);
+			s->buffer_y = ivwl_wire_arg_int(msg, 2);
+		} else if (msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT) {
+			s->committed = true;
+			return 1;
+		}
+		return 0;
+	case IVWL_IFACE_WL_BUFFER:
+		if (msg->opcode != IVWL_REQ_WL_BUFFER_DESTROY)
+			return 0;
+		for (s = p->all; s; s = s->next)
+			if (s->state != SURFACE_SHOWN && s->attached &&
+			    s->buffer == msg->object)
+				s->attached = false;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* After it went: roles Xwayland gave itself (a cursor). */
+static int
+after_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+{
+	struct xsurface *s = NULL;
+
+	if (msg->iface->index == IVWL_IFACE_WL_COMPOSITOR &&
+	    msg->opcode == IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE) {
+		ivwl_xwm_surface_made(p, ivwl_wire_arg_new_id(msg, 0));
+		return 0;
+	}
+	if (msg->iface->index == IVWL_IFACE_WL_POINTER &&
+	    msg->opcode == IVWL_REQ_WL_POINTER_SET_CURSOR)
+		s = held_surface(p, ivwl_wire_arg_object(msg, 1));
+	else if (msg->iface->index == IVWL_IFACE_WL_SUBCOMPOSITOR &&
+		 msg->opcode == IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE)
+		s = held_surface(p, ivwl_wire_arg_object(msg, 1));
+	return s ? ivwl_xwm_release_held(p, s) : 0;
+}
+
+/* Xwayland's ids in place, the compositor's written into out. */
+static int
+renumber_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
+		 uint8_t *out)
+{
+	uint32_t k, v, up;
+
+	up = ivwl_xwm_up_of(p, msg->object);
+	if (!up)
+		return -EPROTO;
+	memcpy(out, &up, 4);
+	for (k = 0; k < msg->nargs; k++) {
+		const struct ivwl_wire_arg *arg = &msg->args[k];
+
+		v = arg->value;
+		if (arg->type == 'n') {
+			if (!ivwl_xwm_client_id(v) || v >= IVWL_WIRE_MAX_OBJECTS)
+				return -EPROTO;
+			up = id_take(&p->up_ids);
+			if (!up)
+				return -EMFILE;
+			p->down_to_up[v] = up;
+			p->up_to_down[up] = v;
+		} else if (arg->type == 'o' && v) {
+			up = ivwl_xwm_up_of(p, v);
+			if (!up)
+				return -EPROTO;
+		} else {
+			continue;
+		}
+		memcpy(out + arg->offset, &up, 4);
+	}
+	return 0;
+}
+
+static int
+forward_request(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
+		const struct ivwl_wire_msg *msg)
+{
+	uint8_t out[IVWL_WIRE_MAX_MESSAGE];
+	int fds[IVWL_WIRE_MAX_ARGS];
+	int ret, kept;
+
+	if (msg->nfds && ivwl_stream_in_take_fds(&p->down_in, msg->nfds,
+						 fds) < 0)
+		return -EPROTO;
+	kept = before_request(p, msg);
+	if (kept) {
+		for (uint32_t i = 0; i < msg->nfds; i++)
+			close(fds[i]);
+		return kept < 0 ? kept : 0;
+	}
+	memcpy(out, bytes, msg->size);
+	ret = renumber_request(p, msg, out);
+	if (ret < 0) {
+		for (uint32_t i = 0; i < msg->nfds; i++)
+			close(fds[i]);
+		ivwl_log_error("%s@%u.%s: an object the proxy does not know",
+			       msg->iface->name, msg->object,
+			       msg->message->name);
+		return ret;
+	}
+	ret = send_up(p, out, msg->size, fds, msg->nfds);
+	return ret < 0 ? ret : after_request(p, msg);
+}
+
+int
+ivwl_xwm_proxy_read_down(struct ivwl_xwm_proxy *p)
+{
+	struct ivwl_wire_msg msg;
+	int ret;
+
+	ret = ivwl_stream_in_read(&p->down_in, p->down);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret <= 0)
+		return ret == 0 ? -EPIPE : ret;
+	for (;;) {
+		ret = ivwl_wire_parse(&p->down_map, IVWL_WIRE_REQUEST,
+				      p->down_in.buf, p->down_in.len, &msg);
+		if (ret == 0)
+			return 0;
+		if (ret < 0 ||
+		    ivwl_wire_track(&p->down_map, IVWL_WIRE_REQUEST, &msg) < 0) {
+			ivwl_log_error("Xwayland sent a request the proxy "
+				       "cannot read");
+			return -EPROTO;
+		}
+		ret = forward_request(p, p->down_in.buf, &msg);
+		if (ret < 0)
+			return ret;
+		ivwl_stream_in_consume(&p->down_in, msg.size);
+	}
+}
+
+/* ---- the compositor's events ---------------------------------------- */
+
+static bool
+own_object(const struct ivwl_xwm_proxy *p, uint32_t up)
+{
+	return ivwl_xwm_client_id(up) && up != IVWL_WIRE_DISPLAY_ID &&
+	       up < IVWL_WIRE_MAX_OBJECTS && !p->up_to_down[up];
+}
+
+static struct xsurface *
+surface_of_role(struct ivwl_xwm_proxy *p, uint32_t up)
+{
+	struct xsurface *s;
+
+	for (s = p->all; s; s = s->next)
+		if (s->xdg == up || s->toplevel == up)
+			return s;
+	return NULL;
+}
+
+static bool
+has_state(const struct ivwl_wire_msg *msg, unsigned int index,
+	  uint32_t state)
+{
+	uint32_t len, i;
+	const uint32_t *states = ivwl_wire_arg_array(msg, index, &len);
+
+	for (i = 0; states && i < len / 4; i++)
+		if (states[i] == state)
+			return true;
+	return false;
+}
+
+/* An event for one of the proxy's own objects. */
+static int
+own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+{
+	struct xsurface *s = surface_of_role(p, msg->object);
+	struct msg m;
+
+	switch (msg->iface->index) {
+	case IVWL_IFACE_XDG_WM_BASE:
+		msg_begin(&m, msg->object, IVWL_REQ_XDG_WM_BASE_PONG);
+		msg_u32(&m, ivwl_wire_arg_uint(msg, 0));
+		return ivwl_xwm_send_msg_up(p, &m);
+	case IVWL_IFACE_XDG_SURFACE:
+		if (!s)
+			return 0;
+		msg_begin(&m, msg->object, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+		msg_u32(&m, ivwl_wire_arg_uint(msg, 0));
+		if (ivwl_xwm_send_msg_up(p, &m) < 0)
+			return -EPROTO;
+		return s->state == SURFACE_WANTED ? ivwl_xwm_release_held(p, s) : 0;
+	case IVWL_IFACE_XDG_TOPLEVEL:
+		if (!s)
+			return 0;
+		if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CONFIGURE)
+			p->hooks->configure(p->data, s->down,
+					    ivwl_wire_arg_int(msg, 0),
+					    ivwl_wire_arg_int(msg, 1),
+					    has_state(msg, 2, 4 /* activated */),
+					    has_state(msg, 2, 2 /* fullscreen */));
+		else if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CLOSE)
+			p->hooks->close(p->data, s->down);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* delete_id: the proxy's ids go back to its pool (0), Xwayland's to
+ * Xwayland (*down). */
+static int
+deleted(struct ivwl_xwm_proxy *p, uint32_t up, uint32_t *down)
+{
+	if (!ivwl_xwm_client_id(up) || up >= IVWL_WIRE_MAX_OBJECTS)
+		return -EPROTO;
+	*down = p->up_to_down[up];
+	p->up_to_down[up] = 0;
+	id_give(&p->up_ids, up);
+	if (*down)
+		p->down_to_up[*down] = 0;
+	return 0;
+}
+
+/* The globals the proxy binds for itself; xdg_wm_base stays its own. */
+static bool
+global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+{
+	const char *iface = ivwl_wire_arg_string(msg, 1);
+
+	if (!iface)
+		return false;
+	if (!p->registry)
+		p->registry = msg->object;
+	if (msg->object != p->registry)
+		return strcmp(iface, "xdg_wm_base") == 0;
+	if (strcmp(iface, "xdg_wm_base") == 0) {
+		p->wm_base_name = ivwl_wire_arg_uint(msg, 0);
+		return true;
+	}
+	if (strcmp(iface, "wl_subcompositor") == 0)
+		p->subcompositor_name = ivwl_wire_arg_uint(msg, 0);
+	return false;
+}
+
+static int
+renumber_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
+	       uint8_t *out)
+{
+	uint32_t k, v, down;
+
+	for (k = 0; k < msg->nargs; k++) {
+		const struct ivwl_wire_arg *arg = &msg->args[k];
+
+		v = arg->value;
+		if (arg->type != 'o' || !ivwl_xwm_client_id(v))
+			continue;
+		if (v >= IVWL_WIRE_MAX_OBJECTS || !(down = p->up_to_down[v]))
+			return -ENOENT;
+		memcpy(out + arg->offset, &down, 4);
+	}
+	down = ivwl_xwm_client_id(msg->object) ? p->up_to_down[msg->object] :
+					 msg->object;
+	if (msg->object == IVWL_WIRE_DISPLAY_ID)
+		down = IVWL_WIRE_DISPLAY_ID;
+	memcpy(out, &down, 4);
+	return 0;
+}
+
+static int
+send_down(struct ivwl_xwm_proxy *p, const uint8_t *bytes, uint32_t size,
+	  int *fds, uint32_t nfds)
+{
+	struct ivwl_wire_msg msg;
+	int ret;
+
+	ret = ivwl_wire_parse(&p->down_map, IVWL_WIRE_EVENT, bytes, size,
+			      &msg);
+	if (ret <= 0 || ivwl_wire_track(&p->down_map, IVWL_WIRE_EVENT,
+					&msg) < 0) {
+		for (uint32_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		ivwl_log_error("an event Xwayland could not take");
+		return -EPROTO;
+	}
+	return ivwl_stream_out_append(&p->down_out, bytes, size, fds, nfds);
+}
+
+static int
+forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
+	      const struct ivwl_wire_msg *msg)
+{
+	uint8_t out[IVWL_WIRE_MAX_MESSAGE];
+	int fds[IVWL_WIRE_MAX_ARGS];
+	uint32_t nfds = msg->nfds;
+
+	if (nfds && ivwl_stream_in_take_fds(&p->up_in, nfds, fds) < 0)
+		return -EPROTO;
+	memcpy(out, bytes, msg->size);
+	if (msg->iface->index == IVWL_IFACE_WL_DISPLAY &&
+	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID) {
+		uint32_t down;
+
+		if (deleted(p, ivwl_wire_arg_uint(msg, 0), &down) < 0)
+			return -EPROTO;
+		if (!down)
+			return 0;
+		memcpy(out + msg->args[0].offset, &down, 4);
+		return send_down(p, out, msg->size, NULL, 0);
+	}
+	if (own_object(p, msg->object)) {
+		for (uint32_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return own_event(p, msg);
+	}
+	if (msg->iface->index == IVWL_IFACE_WL_REGISTRY &&
+	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL &&
+	    global_seen(p, msg))
+		return 0;
+	if (renumber_event(p, msg, out) < 0) {
+		/* about an object of the proxy's: Xwayland has no use */
+		for (uint32_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return 0;
+	}
+	return send_down(p, out, msg->size, fds, nfds);
+}
+
+int
+ivwl_xwm_proxy_read_up(struct ivwl_xwm_proxy *p)
+{
+	struct ivwl_wire_msg msg;
+	int ret;
+
+	ret = ivwl_stream_in_read(&p->up_in, p->up);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret <= 0)
+		return ret == 0 ? -EPIPE : ret;
+	for (;;) {
+		ret = ivwl_wire_parse(&p->up_map, IVWL_WIRE_EVENT,
+				      p->up_in.buf, p->up_in.len, &msg);
+		if (ret == 0)
+			return 0;
+		if (ret < 0 ||
+		    ivwl_wire_track(&p->up_map, IVWL_WIRE_EVENT, &msg) < 0) {
+			ivwl_log_error("the compositor sent an event the proxy "
+				       "cannot read");
+			return -EPROTO;
+		}
+		ret = forward_event(p, p->up_in.buf, &msg);
+		if (ret < 0)
+			return ret;
+		ivwl_stream_in_consume(&p->up_in, msg.size);
+	}
+}
+
+/* ---- the proxy itself ----------------------------------------------- */
+
+int
+ivwl_xwm_proxy_flush(struct ivwl_xwm_proxy *p)
+{
+	int a = ivwl_stream_out_flush(&p->up_out, p->up);
+	int b = ivwl_stream_out_flush(&p->down_out, p->down);
+
+	if (a < 0 && a != -EAGAIN)
+		return a;
+	if (b < 0 && b != -EAGAIN)
+		return b;
+	return a == -EAGAIN || b == -EAGAIN ? -EAGAIN : 0;
+}
+
+bool
+ivwl_xwm_proxy_wants_write(const struct ivwl_xwm_proxy *p)
+{
+	return p->up_out.len || p->down_out.len;
+}
+
+int
+ivwl_xwm_proxy_down_fd(const struct ivwl_xwm_proxy *p)
+{
+	return p->down;
+}
+
+int
+ivwl_xwm_proxy_up_fd(const struct ivwl_xwm_proxy *p)
+{
+	return p->up;
+}
+
+struct ivwl_xwm_proxy *
+ivwl_xwm_proxy_create(int down, int up, const struct ivwl_xwm_proxy_hooks *hooks,
+		      void *data)
+{
+	struct ivwl_xwm_proxy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		goto err_fds;
+	p->down = down;
+	p->up = up;
+	p->hooks = hooks;
+	p->data = data;
+	ivwl_stream_in_init(&p->down_in);
+	ivwl_stream_in_init(&p->up_in);
+	ivwl_stream_out_init(&p->down_out, OUT_LIMIT);
+	ivwl_stream_out_init(&p->up_out, OUT_LIMIT);
+	p->down_to_up = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(uint32_t));
+	p->up_to_down = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(uint32_t));
+	p->surfaces = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(*p->surfaces));
+	if (!p->down_to_up || !p->up_to_down || !p->surfaces ||
+	    ivwl_wire_map_init(&p->down_map) < 0)
+		goto err_proxy;
+	if (ivwl_wire_map_init(&p->up_map) < 0)
+		goto err_down_map;
+	p->down_to_up[IVWL_WIRE_DISPLAY_ID] = IVWL_WIRE_DISPLAY_ID;
+	p->up_to_down[IVWL_WIRE_DISPLAY_ID] = IVWL_WIRE_DISPLAY_ID;
+	p->up_ids.next = IVWL_WIRE_DISPLAY_ID + 1;
+	return p;
+
+err_down_map:
+	ivwl_wire_map_release(&p->down_map);
+err_proxy:
+	free(p->down_to_up);
+	free(p->up_to_down);
+	free(p->surfaces);
+	free(p);
+err_fds:
+	close(down);
+	close(up);
+	return NULL;
+}
+
+void
+ivwl_xwm_proxy_destroy(struct ivwl_xwm_proxy *p)
+{
+	struct xsurface *s, *next;
+	uint32_t i;
+
+	for (s = p->all; s; s = next) {
+		next = s->next;
+		ivwl_xwm_surface_free(s);
+	}
+	for (i = 0; i < p->nwishes; i++)
+		ivwl_xwm_surface_free(p->wishes[i]);
+	free(p->wishes);
+	ivwl_stream_in_release(&p->down_in);
+	ivwl_stream_in_release(&p->up_in);
+	ivwl_stream_out_release(&p->down_out);
+	ivwl_stream_out_release(&p->up_out);
+	ivwl_wire_map_release(&p->down_map);
+	ivwl_wire_map_release(&p->up_map);
+	free(p->down_to_up);
+	free(p->up_to_down);
+	free(p->surfaces);
+	free(p->up_ids.free);
+	close(p->down);
+	close(p->up);
+	free(p);
+}

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ivwl-xwm's window manager (wm.h).  X toplevels come through
+ * MapRequest (the manager maps them), menus and tooltips map themselves
+ * (override-redirect).  Xwayland names each window's wl_surface in a
+ * WL_SURFACE_ID client message once it made it, in either order with
+ * the map: the window goes to the proxy when both are known.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xcb/composite.h>
+#include <xcb/xcb.h>
+
+#include "log.h"
+#include "proxy.h"
+#include "wm.h"
+
+#define TITLE_MAX 1024u
+
+enum atom {
+	WL_SURFACE_ID,
+	WM_PROTOCOLS,
+	WM_DELETE_WINDOW,
+	NET_WM_NAME,
+	UTF8_STRING,
+	NET_WM_STATE,
+	NET_WM_STATE_FULLSCREEN,
+	NET_ACTIVE_WINDOW,
+	NET_SUPPORTING_WM_CHECK,
+	NET_SUPPORTED,
+	ATOM_COUNT,
+};
+
+static const char *const atom_names[ATOM_COUNT] = {
+	[WL_SURFACE_ID] = "WL_SURFACE_ID",
+	[WM_PROTOCOLS] = "WM_PROTOCOLS",
+	[WM_DELETE_WINDOW] = "WM_DELETE_WINDOW",
+	[NET_WM_NAME] = "_NET_WM_NAME",
+	[UTF8_STRING] = "UTF8_STRING",
+	[NET_WM_STATE] = "_NET_WM_STATE",
+	[NET_WM_STATE_FULLSCREEN] = "_NET_WM_STATE_FULLSCREEN",
+	[NET_ACTIVE_WINDOW] = "_NET_ACTIVE_WINDOW",
+	[NET_SUPPORTING_WM_CHECK] = "_NET_SUPPORTING_WM_CHECK",
+	[NET_SUPPORTED] = "_NET_SUPPORTED",
+};
+
+struct window {
+	xcb_window_t id;
+	uint32_t surface;		/* Xwayland's wl_surface, 0: none */
+	bool override_redirect;
+	bool map_requested;		/* a toplevel the manager mapped */
+	bool mapped;
+	bool shown;			/* given to the proxy */
+	bool fullscreen;
+	int16_t x, y;
+	uint16_t width, height;
+	struct window *next;
+};
+
+struct ivwl_xwm_wm {
+	xcb_connection_t *conn;
+	xcb_screen_t *screen;
+	xcb_atom_t atom[ATOM_COUNT];
+	xcb_window_t check;		/* _NET_SUPPORTING_WM_CHECK */
+	struct ivwl_xwm_proxy *proxy;
+	struct window *windows;
+	xcb_window_t focus;		/* the last window activated */
+};
+
+static struct window *
+find(struct ivwl_xwm_wm *wm, xcb_window_t id)
+{
+	struct window *w;
+
+	for (w = wm->windows; w; w = w->next)
+		if (w->id == id)
+			return w;
+	return NULL;
+}
+
+static struct window *
+find_surface(struct ivwl_xwm_wm *wm, uint32_t surface)
+{
+	struct window *w;
+
+	for (w = wm->windows; w && surface; w = w->next)
+		if (w->surface == surface)
+			return w;
+	return NULL;
+}
+
+/* A property's value (malloc'ed, NUL-terminated), or NULL. */
+static char *
+property(struct ivwl_xwm_wm *wm, xcb_window_t win, xcb_atom_t prop,
+	 xcb_atom_t type, uint32_t *len)
+{
+	xcb_get_property_reply_t *r;
+	char *value = NULL;
+	int n;
+
+	r = xcb_get_property_reply(wm->conn, xcb_get_property(wm->conn, 0, win,
+			prop, type, 0, TITLE_MAX / 4), NULL);
+	if (!r)
+		return NULL;
+	n = xcb_get_property_value_length(r);
+	if (r->type != XCB_ATOM_NONE && n >= 0 &&
+	    (value = malloc((size_t)n + 1))) {
+		memcpy(value, xcb_get_property_value(r), (size_t)n);
+		value[n] = '\0';
+		if (len)
+			*len = (uint32_t)n;
+	}
+	free(r);
+	return value;
+}
+
+static char *
+title_of(struct ivwl_xwm_wm *wm, xcb_window_t win)
+{
+	char *t = property(wm, win, wm->atom[NET_WM_NAME],
+			   wm->atom[UTF8_STRING], NULL);
+
+	return t ? t : property(wm, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
+				NULL);
+}
+
+/* WM_CLASS is "instance\0class\0": the class names the application. */
+static char *
+app_id_of(struct ivwl_xwm_wm *wm, xcb_window_t win)
+{
+	uint32_t len = 0, first;
+	char *v = property(wm, win, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, &len);
+	char *app;
+
+	if (!v)
+		return NULL;
+	first = (uint32_t)strnlen(v, len);
+	app = first + 1 < len ? strdup(v + first + 1) : strdup(v);
+	free(v);
+	return app;
+}
+
+static xcb_window_t
+transient_for(struct ivwl_xwm_wm *wm, xcb_window_t win)
+{
+	uint32_t len = 0;
+	xcb_window_t parent = XCB_NONE;
+	char *v = property(wm, win, XCB_ATOM_WM_TRANSIENT_FOR,
+			   XCB_ATOM_WINDOW, &len);
+
+	if (v && len >= sizeof(parent))
+		memcpy(&parent, v, sizeof(parent));
+	free(v);
+	return parent;
+}
+
+static bool
+supports_delete(struct ivwl_xwm_wm *wm, xcb_window_t win)
+{
+	uint32_t len = 0, i;
+	xcb_atom_t a;
+	char *v = property(wm, win, wm->atom[WM_PROTOCOLS], XCB_ATOM_ATOM,
+			   &len);
+	bool yes = false;
+
+	for (i = 0; v && i + sizeof(a) <= len; i += sizeof(a)) {
+		memcpy(&a, v + i, sizeof(a));
+		yes |= a == wm->atom[WM_DELETE_WINDOW];
+	}
+	free(v);
+	return yes;
+}
+
+/* The toplevel a menu or tooltip belongs to: its transient-for, else
+ * the window the user works in. */
+static struct window *
+owner_of(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	struct window *o = find(wm, transient_for(wm, w->id));
+
+	if (!o || !o->shown)
+		o = find(wm, wm->focus);
+	if (!o || !o->shown || o->override_redirect) {
+		for (o = wm->windows; o; o = o->next)
+			if (o->shown && !o->override_redirect)
+				break;
+	}
+	return o;
+}
+
+/* Both the map and the surface are known: the proxy gets the window. */
+static void
+show(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	struct window *parent;
+	char *title, *app_id;
+	int ret;
+
+	if (w->shown || !w->surface || !w->mapped)
+		return;
+	if (w->override_redirect) {
+		parent = owner_of(wm, w);
+		if (!parent)
+			return;		/* nothing to show it over */
+		ret = ivwl_xwm_proxy_child(wm->proxy, w->surface,
+					   parent->surface, w->x - parent->x,
+					   w->y - parent->y);
+	} else {
+		title = title_of(wm, w->id);
+		app_id = app_id_of(wm, w->id);
+		parent = find(wm, transient_for(wm, w->id));
+		if (w->fullscreen)
+			ivwl_xwm_proxy_set_fullscreen(wm->proxy, w->surface,
+						      true);
+		ret = ivwl_xwm_proxy_toplevel(wm->proxy, w->surface,
+					      title ? title : "",
+					      app_id, parent && parent->shown ?
+					      parent->surface : 0);
+		free(title);
+		free(app_id);
+	}
+	if (ret < 0)
+		ivwl_log_error("X window 0x%x could not be shown", w->id);
+	ivwl_log_debug("X window 0x%x: wl_surface@%u shown as %s", w->id,
+		       w->surface, w->override_redirect ? "a child" :
+		       "a toplevel");
+	w->shown = true;
+}
+
+static void
+hide(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	if (w->surface)
+		ivwl_xwm_proxy_unmap(wm->proxy, w->surface);
+	/* Xwayland makes a new surface for the next map */
+	w->surface = 0;
+	w->shown = false;
+	w->mapped = false;
+}
+
+static void
+on_create(struct ivwl_xwm_wm *wm, xcb_create_notify_event_t *e)
+{
+	struct window *w;
+
+	if (e->window == wm->check || find(wm, e->window))
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ivwl_log_error("out of memory for an X window");
+		return;
+	}
+	w->id = e->window;
+	w->override_redirect = e->override_redirect;
+	w->x = e->x;
+	w->y = e->y;
+	w->width = e->width;
+	w->height = e->height;
+	w->next = wm->windows;
+	wm->windows = w;
+}
+
+static void
+on_destroy(struct ivwl_xwm_wm *wm, xcb_window_t id)
+{
+	struct window **pp, *w;
+
+	for (pp = &wm->windows; (w = *pp); pp = &w->next) {
+		if (w->id != id)
+			continue;
+		if (w->shown)
+			hide(wm, w);
+		*pp = w->next;
+		free(w);
+		return;
+	}
+}
+
+static void
+on_map_request(struct ivwl_xwm_wm *wm, xcb_map_request_event_t *e)
+{
+	struct window *w = find(wm, e->window);
+	const uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE |
+			      XCB_EVENT_MASK_FOCUS_CHANGE;
+
+	if (w)
+		w->map_requested = true;
+	xcb_change_window_attributes(wm->conn, e->window, XCB_CW_EVENT_MASK,
+				     &mask);
+	xcb_map_window(wm->conn, e->window);
+}
+
+static void
+on_map_notify(struct ivwl_xwm_wm *wm, xcb_map_notify_event_t *e)
+{
+	struct window *w = find(wm, e->window);
+
+	if (!w)
+		return;
+	w->override_redirect = e->override_redirect;
+	w->mapped = true;
+	show(wm, w);
+}
+
+static void
+on_configure_request(struct ivwl_xwm_wm *wm,
+		     xcb_configure_request_event_t *e)
+{
+	uint32_t values[7], n = 0;
+	uint16_t mask = e->value_mask & (XCB_CONFIG_WINDOW_X |
+		XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
+		XCB_CONFIG_WINDOW_HEIGHT | XCB_CONFIG_WINDOW_BORDER_WIDTH);
+
+	if (mask & XCB_CONFIG_WINDOW_X)
+		values[n++] = (uint32_t)(int32_t)e->x;
+	if (mask & XCB_CONFIG_WINDOW_Y)
+		values[n++] = (uint32_t)(int32_t)e->y;
+	if (mask & XCB_CONFIG_WINDOW_WIDTH)
+		values[n++] = e->width;
+	if (mask & XCB_CONFIG_WINDOW_HEIGHT)
+		values[n++] = e->height;
+	if (mask & XCB_CONFIG_WINDOW_BORDER_WIDTH)
+		values[n++] = 0;	/* the frame is the compositor's */
+	xcb_configure_window(wm->conn, e->window, mask, values);
+}
+
+static void
+on_configure_notify(struct ivwl_xwm_wm *wm, xcb_configure_notify_event_t *e)
+{
+	struct window *w = find(wm, e->window);
+
+	if (!w)
+		return;
+	w->x = e->x;
+	w->y = e->y;
+	w->width = e->width;
+	w->height = e->height;
+}
+
+static void
+on_property(struct ivwl_xwm_wm *wm, xcb_property_notify_event_t *e)
+{
+	struct window *w = find(wm, e->window);
+	char *title;
+
+	if (!w || !w->shown || w->override_redirect ||
+	    (e->atom != XCB_ATOM_WM_NAME && e->atom != wm->atom[NET_WM_NAME]))
+		return;
+	title = title_of(wm, w->id);
+	if (title)
+		ivwl_xwm_proxy_set_title(wm->proxy, w->surface, title);
+	free(title);
+}
+
+/* _NET_WM_STATE: 0 remove, 1 add, 2 toggle. */
+static void
+on_wm_state(struct ivwl_xwm_wm *wm, struct window *w,
+	    const xcb_client_message_data_t *d)
+{
+	bool want;
+
+	if (d->data32[1] != wm->atom[NET_WM_STATE_FULLSCREEN] &&
+	    d->data32[2] != wm->atom[NET_WM_STATE_FULLSCREEN])
+		return;
+	want = d->data32[0] == 2 ? !w->fullscreen : d->data32[0] == 1;
+	w->fullscreen = want;
+	if (w->surface)
+		ivwl_xwm_proxy_set_fullscreen(wm->proxy, w->surface, want);
+}
+
+static void
+on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
+{
+	struct window *w = find(wm, e->window);
+
+	if (!w)
+		return;
+	if (e->type == wm->atom[WL_SURFACE_ID]) {
+		ivwl_log_debug("X window 0x%x is wl_surface@%u", w->id,
+			       e->data.data32[0]);
+		if (w->shown)
+			hide(wm, w);
+		w->surface = e->data.data32[0];
+		w->mapped = w->mapped || w->map_requested;
+		show(wm, w);
+	} else if (e->type == wm->atom[NET_WM_STATE]) {
+		on_wm_state(wm, w, &e->data);
+	}
+}
+
+static void
+handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
+{
+	switch (ev->response_type & 0x7f) {
+	case XCB_CREATE_NOTIFY:
+		on_create(wm, (xcb_create_notify_event_t *)ev);
+		break;
+	case XCB_DESTROY_NOTIFY:
+		on_destroy(wm, ((xcb_destroy_notify_event_t *)ev)->window);
+		break;
+	case XCB_MAP_REQUEST:
+		on_map_request(wm, (xcb_map_request_event_t *)ev);
+		break;
+	case XCB_MAP_NOTIFY:
+		on_map_notify(wm, (xcb_map_notify_event_t *)ev);
+		break;
+	case XCB_UNMAP_NOTIFY: {
+		struct window *w = find(wm,
+			((xcb_unmap_notify_event_t *)ev)->window);
+
+		if (w)
+			hide(wm, w);
+		break;
+	}
+	case XCB_CONFIGURE_REQUEST:
+		on_configure_request(wm, (xcb_configure_request_event_t *)ev);
+		break;
+	case XCB_CONFIGURE_NOTIFY:
+		on_configure_notify(wm, (xcb_configure_notify_event_t *)ev);
+		break;
+	case XCB_PROPERTY_NOTIFY:
+		on_property(wm, (xcb_property_notify_event_t *)ev);
+		break;
+	case XCB_CLIENT_MESSAGE:
+		on_client_message(wm, (xcb_client_message_event_t *)ev);
+		break;
+	default:
+		break;
+	}
+}
+
+int
+ivwl_xwm_wm_dispatch(struct ivwl_xwm_wm *wm)
+{
+	xcb_generic_event_t *ev;
+
+	while ((ev = xcb_poll_for_event(wm->conn))) {
+		handle(wm, ev);
+		free(ev);
+	}
+	xcb_flush(wm->conn);
+	return xcb_connection_has_error(wm->conn) ? -EPIPE : 0;
+}
+
+void
+ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
+		      int32_t width, int32_t height, bool activated,
+		      bool fullscreen)
+{
+	struct window *w = find_surface(wm, surface);
+	uint32_t size[2];
+
+	if (!w)
+		return;
+	w->fullscreen = fullscreen;
+	if (width > 0 && height > 0 &&
+	    (width != w->width || height != w->height)) {
+		size[0] = (uint32_t)width;
+		size[1] = (uint32_t)height;
+		xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
+				     XCB_CONFIG_WINDOW_HEIGHT, size);
+	}
+	if (activated && wm->focus != w->id) {
+		wm->focus = w->id;
+		xcb_set_input_focus(wm->conn, XCB_INPUT_FOCUS_POINTER_ROOT,
+				    w->id, XCB_CURRENT_TIME);
+		xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE,
+				    wm->screen->root,
+				    wm->atom[NET_ACTIVE_WINDOW],
+				    XCB_ATOM_WINDOW, 32, 1, &w->id);
+	}
+	xcb_flush(wm->conn);
+}
+
+/* Politely if it speaks WM_DELETE_WINDOW, else its client goes. */
+void
+ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface)
+{
+	struct window *w = find_surface(wm, surface);
+	xcb_client_message_event_t e = { 0 };
+
+	if (!w)
+		return;
+	if (!supports_delete(wm, w->id)) {
+		xcb_kill_client(wm->conn, w->id);
+		xcb_flush(wm->conn);
+		return;
+	}
+	e.response_type = XCB_CLIENT_MESSAGE;
+	e.format = 32;
+	e.window = w->id;
+	e.type = wm->atom[WM_PROTOCOLS];
+	e.data.data32[0] = wm->atom[WM_DELETE_WINDOW];
+	e.data.data32[1] = XCB_CURRENT_TIME;
+	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
+		       (const char *)&e);
+	xcb_flush(wm->conn);
+}
+
+static int
+intern_atoms(struct ivwl_xwm_wm *wm)
+{
+	xcb_intern_atom_cookie_t cookie[ATOM_COUNT];
+	xcb_intern_atom_reply_t *r;
+	int i, ret = 0;
+
+	for (i = 0; i < ATOM_COUNT; i++)
+		cookie[i] = xcb_intern_atom(wm->conn, 0,
+					    (uint16_t)strlen(atom_names[i]),
+					    atom_names[i]);
+	for (i = 0; i < ATOM_COUNT; i++) {
+		r = xcb_intern_atom_reply(wm->conn, cookie[i], NULL);
+		if (!r) {
+			ret = -EPROTO;
+			continue;
+		}
+		wm->atom[i] = r->atom;
+		free(r);
+	}
+	return ret;
+}
+
+/* SubstructureRedirect on the root: the one window manager, or fails. */
+static int
+become_manager(struct ivwl_xwm_wm *wm)
+{
+	const uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
+			      XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+			      XCB_EVENT_MASK_PROPERTY_CHANGE;
+	xcb_generic_error_t *err;
+	xcb_atom_t supported[2];
+
+	err = xcb_request_check(wm->conn, xcb_change_window_attributes_checked(
+		wm->conn, wm->screen->root, XCB_CW_EVENT_MASK, &mask));
+	if (err) {
+		free(err);
+		ivwl_log_error("another window manager runs on this display");
+		return -EBUSY;
+	}
+	/* rootless Xwayland gives a wl_surface only to windows redirected
+	 * by the manager */
+	xcb_composite_redirect_subwindows(wm->conn, wm->screen->root,
+					  XCB_COMPOSITE_REDIRECT_MANUAL);
+	wm->check = xcb_generate_id(wm->conn);
+	xcb_create_window(wm->conn, XCB_COPY_FROM_PARENT, wm->check,
+			  wm->screen->root, 0, 0, 1, 1, 0,
+			  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
+			  0, NULL);
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->check,
+			    wm->atom[NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW,
+			    32, 1, &wm->check);
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->screen->root,
+			    wm->atom[NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW,
+			    32, 1, &wm->check);
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->check,
+			    wm->atom[NET_WM_NAME], wm->atom[UTF8_STRING], 8,
+			    8, "ivwl-xwm");
+	supported[0] = wm->atom[NET_WM_STATE];
+	supported[1] = wm->atom[NET_WM_STATE_FULLSCREEN];
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->screen->root,
+			    wm->atom[NET_SUPPORTED], XCB_ATOM_ATOM, 32, 2,
+			    supported);
+	xcb_flush(wm->conn);
+	return 0;
+}
+
+struct ivwl_xwm_wm *
+ivwl_xwm_wm_create(const char *display, struct ivwl_xwm_proxy *proxy)
+{
+	struct ivwl_xwm_wm *wm = calloc(1, sizeof(*wm));
+
+	if (!wm)
+		return NULL;
+	wm->proxy = proxy;
+	wm->conn = xcb_connect(display, NULL);
+	if (xcb_connection_has_error(wm->conn)) {
+		ivwl_log_error("cannot connect to X display %s", display);
+		goto err_conn;
+	}
+	wm->screen = xcb_setup_roots_iterator(xcb_get_setup(wm->conn)).data;
+	if (!wm->screen || intern_atoms(wm) < 0 || become_manager(wm) < 0)
+		goto err_conn;
+	return wm;
+
+err_conn:
+	xcb_disconnect(wm->conn);
+	free(wm);
+	return NULL;
+}
+
+void
+ivwl_xwm_wm_destroy(struct ivwl_xwm_wm *wm)
+{
+	struct window *w, *next;
+
+	for (w = wm->windows; w; w = next) {
+		next = w->next;
+		free(w);
+	}
+	xcb_disconnect(wm->conn);
+	free(wm);
+}
+
+int
+ivwl_xwm_wm_fd(const struct ivwl_xwm_wm *wm)
+{
+	return xcb_get_file_descriptor(wm->conn);
+}
