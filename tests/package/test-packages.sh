@@ -115,7 +115,9 @@ weston_dir=$(pkg-config --variable=pkglibexecdir weston 2>/dev/null) ||
 for f in /usr/bin/ivwl-server /usr/bin/ivwl-agent /usr/libexec/ivwl/ivwl-relay \
 	 "$weston_dir/ivwl.so" /lib/udev/rules.d/60-ivwl.rules \
 	 /usr/share/man/man7/weston-ivwl.7.gz /usr/share/man/man7/ivwl-shim.7.gz \
-	 /usr/share/man/man8/ivwl-server.8.gz /usr/share/man/man8/ivwl-agent.8.gz; do
+	 /usr/share/man/man8/ivwl-server.8.gz /usr/share/man/man8/ivwl-agent.8.gz \
+	 /usr/bin/ivwl-xwm /usr/lib/systemd/user/ivwl-xwm.service \
+	 /usr/share/man/man1/ivwl-xwm.1.gz; do
 	[ -e "$f" ] || bad "$f is not installed"
 done
 ldconfig -p | grep -q 'libivwl-shim.so ' || bad "libivwl-shim.so is not in the library path"
