@@ -150,6 +150,25 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	return 0;
 }
 
+/*
+ * A subsurface's position, and the subsurface itself, take effect with
+ * its parent's next commit: one of the proxy's, as the window under a
+ * menu need not draw again.
+ */
+static int
+place_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct msg m;
+
+	msg_begin(&m, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_POSITION);
+	msg_u32(&m, (uint32_t)s->x);
+	msg_u32(&m, (uint32_t)s->y);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	return request0(p, ivwl_xwm_up_of(p, s->parent),
+			IVWL_REQ_WL_SURFACE_COMMIT);
+}
+
 static int
 make_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
@@ -166,13 +185,10 @@ make_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	msg_u32(&m, ivwl_xwm_up_of(p, s->parent));
 	if (ivwl_xwm_send_msg_up(p, &m) < 0)
 		return -EPROTO;
-	msg_begin(&m, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_POSITION);
-	msg_u32(&m, (uint32_t)s->x);
-	msg_u32(&m, (uint32_t)s->y);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0 ||
-	    request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0)
+	if (request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0 ||
+	    ivwl_xwm_release_held(p, s) < 0)
 		return -EPROTO;
-	return ivwl_xwm_release_held(p, s);
+	return place_child(p, s);
 }
 
 /* The role objects go, the surface is held again (X unmapped it). */
@@ -310,6 +326,21 @@ ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 	s->y = y;
 	s->want_child = true;
 	return apply_wish(p, s);
+}
+
+int
+ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+			  int32_t x, int32_t y)
+{
+	struct xsurface *s = surface_for(p, surface);
+
+	if (!s)
+		return -ENOMEM;
+	if (s->x == x && s->y == y)
+		return 0;
+	s->x = x;
+	s->y = y;
+	return s->subsurface ? place_child(p, s) : 0;
 }
 
 void

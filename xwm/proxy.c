@@ -449,6 +449,8 @@ forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 		return 0;
 	if (renumber_event(p, msg, out) < 0) {
 		/* about an object of the proxy's: Xwayland has no use */
+		ivwl_log_debug("%s@%u.%s: not for Xwayland", msg->iface->name,
+			       msg->object, msg->message->name);
 		for (uint32_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		return 0;

@@ -88,6 +88,11 @@ int
 ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 		     uint32_t parent, int32_t x, int32_t y);
 
+/* A child moved (x, y over its parent). */
+int
+ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+			  int32_t x, int32_t y);
+
 /* No longer shown (its X window unmapped): its role objects go. */
 void
 ivwl_xwm_proxy_unmap(struct ivwl_xwm_proxy *p, uint32_t surface);

@@ -54,6 +54,7 @@ struct window {
 	bool mapped;
 	bool shown;			/* given to the proxy */
 	bool fullscreen;
+	xcb_window_t owner;		/* a child's: what it is shown over */
 	int16_t x, y;
 	uint16_t width, height;
 	struct window *next;
@@ -204,6 +205,7 @@ show(struct ivwl_xwm_wm *wm, struct window *w)
 		parent = owner_of(wm, w);
 		if (!parent)
 			return;		/* nothing to show it over */
+		w->owner = parent->id;
 		ret = ivwl_xwm_proxy_child(wm->proxy, w->surface,
 					   parent->surface, w->x - parent->x,
 					   w->y - parent->y);
@@ -285,10 +287,16 @@ on_map_request(struct ivwl_xwm_wm *wm, xcb_map_request_event_t *e)
 	const uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE |
 			      XCB_EVENT_MASK_FOCUS_CHANGE;
 
+	const uint32_t no_border = 0;
+
 	if (w)
 		w->map_requested = true;
 	xcb_change_window_attributes(wm->conn, e->window, XCB_CW_EVENT_MASK,
 				     &mask);
+	/* the frame is the compositor's; an X border would be drawn into
+	 * the window's buffer */
+	xcb_configure_window(wm->conn, e->window,
+			     XCB_CONFIG_WINDOW_BORDER_WIDTH, &no_border);
 	xcb_map_window(wm->conn, e->window);
 }
 
@@ -329,7 +337,7 @@ on_configure_request(struct ivwl_xwm_wm *wm,
 static void
 on_configure_notify(struct ivwl_xwm_wm *wm, xcb_configure_notify_event_t *e)
 {
-	struct window *w = find(wm, e->window);
+	struct window *w = find(wm, e->window), *owner;
 
 	if (!w)
 		return;
@@ -337,6 +345,10 @@ on_configure_notify(struct ivwl_xwm_wm *wm, xcb_configure_notify_event_t *e)
 	w->y = e->y;
 	w->width = e->width;
 	w->height = e->height;
+	if (w->shown && w->override_redirect && w->owner &&
+	    (owner = find(wm, w->owner)))
+		ivwl_xwm_proxy_move_child(wm->proxy, w->surface,
+					  w->x - owner->x, w->y - owner->y);
 }
 
 static void
