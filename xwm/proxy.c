@@ -238,35 +238,6 @@ forward_request(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 	return ret < 0 ? ret : after_request(p, msg);
 }
 
-int
-ivwl_xwm_proxy_read_down(struct ivwl_xwm_proxy *p)
-{
-	struct ivwl_wire_msg msg;
-	int ret;
-
-	ret = ivwl_stream_in_read(&p->down_in, p->down);
-	if (ret == -EAGAIN)
-		return 0;
-	if (ret <= 0)
-		return ret == 0 ? -EPIPE : ret;
-	for (;;) {
-		ret = ivwl_wire_parse(&p->down_map, IVWL_WIRE_REQUEST,
-				      p->down_in.buf, p->down_in.len, &msg);
-		if (ret == 0)
-			return 0;
-		if (ret < 0 ||
-		    ivwl_wire_track(&p->down_map, IVWL_WIRE_REQUEST, &msg) < 0) {
-			ivwl_log_error("Xwayland sent a request the proxy "
-				       "cannot read");
-			return -EPROTO;
-		}
-		ret = forward_request(p, p->down_in.buf, &msg);
-		if (ret < 0)
-			return ret;
-		ivwl_stream_in_consume(&p->down_in, msg.size);
-	}
-}
-
 /* ---- the compositor's events ---------------------------------------- */
 
 static bool
@@ -458,33 +429,51 @@ forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 	return send_down(p, out, msg->size, fds, nfds);
 }
 
-int
-ivwl_xwm_proxy_read_up(struct ivwl_xwm_proxy *p)
+typedef int (*forward_fn)(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
+			  const struct ivwl_wire_msg *msg);
+
+/* Reads what one side sent and forwards each whole message in it. */
+static int
+read_side(struct ivwl_xwm_proxy *p, int fd, struct ivwl_stream_in *in,
+	  struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
+	  forward_fn forward, const char *who)
 {
 	struct ivwl_wire_msg msg;
 	int ret;
 
-	ret = ivwl_stream_in_read(&p->up_in, p->up);
+	ret = ivwl_stream_in_read(in, fd);
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret <= 0)
 		return ret == 0 ? -EPIPE : ret;
 	for (;;) {
-		ret = ivwl_wire_parse(&p->up_map, IVWL_WIRE_EVENT,
-				      p->up_in.buf, p->up_in.len, &msg);
+		ret = ivwl_wire_parse(map, dir, in->buf, in->len, &msg);
 		if (ret == 0)
 			return 0;
-		if (ret < 0 ||
-		    ivwl_wire_track(&p->up_map, IVWL_WIRE_EVENT, &msg) < 0) {
-			ivwl_log_error("the compositor sent an event the proxy "
-				       "cannot read");
+		if (ret < 0 || ivwl_wire_track(map, dir, &msg) < 0) {
+			ivwl_log_error("%s sent a message the proxy cannot "
+				       "read", who);
 			return -EPROTO;
 		}
-		ret = forward_event(p, p->up_in.buf, &msg);
+		ret = forward(p, in->buf, &msg);
 		if (ret < 0)
 			return ret;
-		ivwl_stream_in_consume(&p->up_in, msg.size);
+		ivwl_stream_in_consume(in, msg.size);
 	}
+}
+
+int
+ivwl_xwm_proxy_read_down(struct ivwl_xwm_proxy *p)
+{
+	return read_side(p, p->down, &p->down_in, &p->down_map,
+			 IVWL_WIRE_REQUEST, forward_request, "Xwayland");
+}
+
+int
+ivwl_xwm_proxy_read_up(struct ivwl_xwm_proxy *p)
+{
+	return read_side(p, p->up, &p->up_in, &p->up_map, IVWL_WIRE_EVENT,
+			 forward_event, "the compositor");
 }
 
 /* ---- the proxy itself ----------------------------------------------- */
