@@ -34,7 +34,7 @@ packages=(
 	dpkg-dev debhelper fakeroot lintian dkms dh-dkms linux-headers-amd64
 	adduser
 	mandoc
-	libxcb1-dev libxcb-composite0-dev xwayland xterm x11-apps
+	libxcb1-dev libxcb-composite0-dev xwayland xterm x11-apps xfonts-base
 )
 
 need_root()

@@ -9,8 +9,11 @@ VM's client, unmodified X clients on its display.
 
 import os
 import shutil
+import struct
+import subprocess
 import sys
 import time
+from collections import Counter
 
 from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
                               check_border, wait_for)
@@ -25,12 +28,22 @@ def x11_client(s, argv, log, extra_env=None):
                     extra_env=extra_env)
 
 
-def colours_in(s, view):
-    sw, sh, bpp, rows = s.screenshot()
-    x0, y0, x1, y1 = view["rect"]
-    return {rows[y][x * bpp:x * bpp + 3]
-            for y in range(max(y0, 0), min(y1, sh), 2)
-            for x in range(max(x0, 0), min(x1, sw), 2)}
+def screen_pixels(s, rect, step=1):
+    """Counter of the (b, g, r) pixels in rect on the X server that shows
+    weston's output (x11 backend).  Not weston's screenshooter: Xwayland
+    leaves the X byte of its XRGB buffers 0, which weston copies into
+    its output, and the screenshot then takes those pixels for
+    transparent black; the screen shows them as they are."""
+    data = subprocess.run(["xwd", "-root", "-silent"],
+                          env=dict(os.environ, DISPLAY=s.x_display),
+                          capture_output=True, timeout=20, check=True).stdout
+    header = struct.unpack(">25I", data[:100])
+    size, width, height, line = header[0], header[4], header[5], header[12]
+    pixels = data[size + header[19] * 12:]
+    x0, y0, x1, y1 = rect
+    return Counter(pixels[y * line + x * 4:y * line + x * 4 + 3]
+                   for y in range(max(y0, 0), min(y1, height), step)
+                   for x in range(max(x0, 0), min(x1, width), step))
 
 
 def case_xeyes(s):
@@ -41,8 +54,8 @@ def case_xeyes(s):
     if p.poll() is not None:
         raise Failure(f"ivwl-xwm exited ({p.returncode})")
     check_border(s, view, (0x30, 0x70, 0xc0))  # the first VM's colour
-    colours = colours_in(s, view)
-    # the eyes: white, black pupils and outline, the window's background
+    colours = screen_pixels(s, view["rect"], 2)
+    # the eyes: white, black pupils and outline, anti-aliased edges
     if len(colours) < 2:
         raise Failure(f"the xeyes window shows {len(colours)} colour(s)")
     print(f"xeyes mapped at {view['rect']}, {len(colours)} colours")
@@ -56,7 +69,8 @@ def case_xterm(s):
     with open(script, "w") as f:
         f.write(f"#!/bin/sh\nread line\necho \"$line\" > {out}\n")
     os.chmod(script, 0o755)
-    x11_client(s, ["xterm", "-T", "ivwl-xterm", "-e", script], "xterm.log")
+    x11_client(s, ["xterm", "-T", "ivwl-xterm", "-bg", "blue", "-fg",
+                   "yellow", "-e", script], "xterm.log")
     view = s.wait_view("[work] ivwl-xterm", timeout=30)
     time.sleep(1)
     s.type_into(view, "ivwl typed this in X")
@@ -67,9 +81,87 @@ def case_xterm(s):
     print("xterm got the typed line:", got)
 
 
+def case_xterm_text(s):
+    """An X terminal's text shows: the server's drawing of the window's
+    background and of core-font text reaches the screen."""
+    script = s.path("echo.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\necho ivwl shows X text; sleep 60\n")
+    os.chmod(script, 0o755)
+    x11_client(s, ["xterm", "-T", "ivwl-text", "-bg", "blue", "-fg",
+                   "yellow", "-e", script], "xterm.log")
+    view = s.wait_view("[work] ivwl-text", timeout=30)
+    blue, yellow = b"\xff\x00\x00", b"\x00\xff\xff"
+
+    def drawn():
+        px = screen_pixels(s, view["rect"])
+        return px if px[yellow] > 100 else None
+    try:
+        px = wait_for("yellow text on blue", drawn, timeout=15)
+    except Failure:
+        px = screen_pixels(s, view["rect"])
+        raise Failure(f"xterm's text does not show: {px.most_common(4)}")
+    area = (view["rect"][2] - view["rect"][0]) * \
+        (view["rect"][3] - view["rect"][1])
+    if px[blue] < area // 2:
+        raise Failure(f"xterm's background is not blue: "
+                      f"{px.most_common(4)}")
+    print(f"xterm shows {px[yellow]} text pixels on {px[blue]} of "
+          f"background")
+
+
+def case_xterm_menu(s):
+    """xterm's ctrl-click menu (an override-redirect window) shows over
+    its window at the pointer, drawn."""
+    x11_client(s, ["xterm", "-T", "ivwl-menu"], "xterm.log")
+    view = s.wait_view("[work] ivwl-menu", timeout=30)
+    time.sleep(1)
+    x0, y0, x1, y1 = view["rect"]
+    px, py = (x0 + x1) // 2, y0 + (y1 - y0) // 3
+    s.xdotool("mousemove", str(px), str(py))
+    time.sleep(0.3)
+    s.xdotool("keydown", "ctrl", "mousedown", "1")
+    try:
+        menu = wait_for("the menu", lambda: [
+            v for v in s.scene() if "wl_subsurface" in v["head"] and
+            v["rect"] and v["rect"][2] > v["rect"][0]], timeout=10)[0]
+        m0, n0, m1, n1 = menu["rect"]
+        if not (m0 - 40 <= px <= m1 + 40 and n0 - 40 <= py <= n1 + 40):
+            raise Failure(f"the menu at {menu['rect']} is not at the "
+                          f"pointer ({px}, {py})")
+        colours = screen_pixels(s, (m0, n0, min(m1, x1), min(n1, y1)))
+        if len(colours) < 2:
+            raise Failure(f"the menu shows {len(colours)} colour(s)")
+        print(f"xterm's menu at {menu['rect']} (pointer at {px}, {py}), "
+              f"{len(colours)} colours")
+    finally:
+        s.xdotool("mouseup", "1", "keyup", "ctrl")
+    wait_for("the menu to go", lambda: not [
+        v for v in s.scene() if "wl_subsurface" in v["head"] and
+        v["rect"]], timeout=10)
+
+
+def case_gtk(s):
+    """A GTK 3 application on X (GDK_BACKEND=x11) maps and paints its
+    widgets."""
+    p = x11_client(s, ["gtk3-widget-factory"], "gtk.log",
+                   extra_env={"GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"})
+    view = s.wait_view("[work] gtk3-widget-factory", timeout=60)
+    time.sleep(2)
+    if p.poll() is not None:
+        raise Failure(f"ivwl-xwm exited ({p.returncode})")
+    colours = screen_pixels(s, view["rect"], 3)
+    if len(colours) < 30:
+        raise Failure(f"the GTK window shows {len(colours)} colours only")
+    print(f"gtk3-widget-factory on X shows {len(colours)} colours")
+
+
 CASES = {
-    "x11-xeyes": (case_xeyes, ("work",)),
+    "x11-xeyes": (case_xeyes, ("work",), "x11"),
     "x11-xterm": (case_xterm, ("work",), "x11"),
+    "x11-xterm-text": (case_xterm_text, ("work",), "x11"),
+    "x11-xterm-menu": (case_xterm_menu, ("work",), "x11"),
+    "x11-gtk": (case_gtk, ("work",), "x11"),
 }
 
 
