@@ -13,6 +13,9 @@
 #include "log.h"
 #include "proxy-internal.h"
 
+/* X windows whose wl_surface is named before Xwayland made it. */
+#define WISHES_MAX 64u
+
 static int
 bind_globals(struct ivwl_xwm_proxy *p)
 {
@@ -231,6 +234,13 @@ surface_for(struct ivwl_xwm_proxy *p, uint32_t down)
 	for (uint32_t i = 0; i < p->nwishes; i++)
 		if (p->wishes[i]->wished == down)
 			return p->wishes[i];
+	/* a wish for a surface that never comes (named, then destroyed
+	 * before the name arrived) is dropped once there are enough */
+	if (p->nwishes == WISHES_MAX) {
+		ivwl_xwm_surface_free(p->wishes[0]);
+		memmove(p->wishes, p->wishes + 1,
+			--p->nwishes * sizeof(*p->wishes));
+	}
 	s = calloc(1, sizeof(*s));
 	grown = s ? realloc(p->wishes, (p->nwishes + 1) * sizeof(*grown)) :
 		    NULL;
