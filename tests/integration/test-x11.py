@@ -156,12 +156,63 @@ def case_gtk(s):
     print(f"gtk3-widget-factory on X shows {len(colours)} colours")
 
 
+def menus(s):
+    return [v for v in s.scene() if "wl_subsurface" in v["head"] and
+            v["rect"] and v["rect"][2] > v["rect"][0]]
+
+
+def selected(s, rect):
+    """Pixels of GTK's selection (blue) in rect."""
+    px = screen_pixels(s, rect)
+    return sum(n for (b, g, r), n in px.items() if b > 180 and r < 100)
+
+
+def case_gtk_menu(s):
+    """A GTK 3 context menu on X opens at the pointer (an override-
+    redirect window: a subsurface over its window) and its item works:
+    "Select All" selects the entry's text."""
+    x11_client(s, ["gtk3-widget-factory"], "gtk.log",
+               extra_env={"GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"})
+    view = s.wait_view("[work] gtk3-widget-factory", timeout=60)
+    time.sleep(2)
+    x0, y0 = view["rect"][:2]
+    # the fifth entry of the first column, which holds the text "entry"
+    px, py = x0 + 190, y0 + 253
+    entry = (x0 + 16, y0 + 240, x0 + 330, y0 + 267)
+    before = selected(s, entry)
+    s.xdotool("mousemove", str(px), str(py))
+    time.sleep(0.3)
+    s.xdotool("click", "3")
+    menu = wait_for("the context menu", lambda: menus(s), timeout=10)[0]
+    m0, n0, m1, n1 = menu["rect"]
+    if not (m0 - 8 <= px <= m0 + 8 and n0 - 8 <= py <= n0 + 8):
+        raise Failure(f"the menu at {menu['rect']} is not at the pointer "
+                      f"({px}, {py})")
+    s.screenshot()
+    s.keep_screenshot("x11-gtk-menu")
+    # Cut, Copy, Paste, Delete, a separator, Select All, a separator,
+    # Insert Emoji: "Select All" is the fifth item, 117 px down
+    # GTK selects a menu item on motion over it: move within it
+    for dx, dy in ((50, 110), (60, 117), (62, 118)):
+        s.xdotool("mousemove", str(m0 + dx), str(n0 + dy))
+        time.sleep(0.15)
+    s.xdotool("click", "1")
+    wait_for("the menu to go", lambda: not menus(s), timeout=10)
+    after = wait_for("the entry's text selected", lambda: (
+        lambda n: n if n > before + 100 else None)(selected(s, entry)),
+        timeout=10)
+    print(f"the context menu opened at {menu['rect']} (pointer at {px}, "
+          f"{py}); Select All selected the entry: {before} -> {after} "
+          f"selection pixels")
+
+
 CASES = {
     "x11-xeyes": (case_xeyes, ("work",), "x11"),
     "x11-xterm": (case_xterm, ("work",), "x11"),
     "x11-xterm-text": (case_xterm_text, ("work",), "x11"),
     "x11-xterm-menu": (case_xterm_menu, ("work",), "x11"),
     "x11-gtk": (case_gtk, ("work",), "x11"),
+    "x11-gtk-menu": (case_gtk_menu, ("work",), "x11"),
 }
 
 
