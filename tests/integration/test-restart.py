@@ -335,6 +335,26 @@ def case_terminal(s):
     term.alive()
 
 
+def case_x11(s):
+    """An X application's window (ivwl-xwm: rootless Xwayland behind a
+    proxy) comes back after weston is killed: the relay replays
+    ivwl-xwm's connection, the proxy's own xdg_toplevel with it, and
+    keys reach the same xterm."""
+    term = App(s, [ENV["IVWL_XWM_BIN"], "--", "xterm", "-T", "ivwl-x11",
+                   "-e", line_reader(s, "xterm")], "ivwl-x11",
+               log="xterm.log")
+    term.shown(timeout=30)
+    time.sleep(0.5)
+    type_line(s, term, "typed before")
+    got_line(s, term, "xterm", 1, "typed before")
+    restart(s, True)
+    term.back()
+    time.sleep(0.5)
+    type_line(s, term, "typed after the restart")
+    got_line(s, term, "xterm", 2, "typed after the restart")
+    term.alive()
+
+
 def settled(s, title):
     """(view, its samples) once two screenshots nearly agree (its
     spinners turn on)."""
@@ -498,6 +518,7 @@ CASES = {
     "popup-or-unsupported": (case_unsupported, ("work",), "x11"),
     "new-client-after-restart": (case_new_client_after_restart, ("work",),
                                  "x11"),
+    "x11": (case_x11, ("work",), "x11"),
 }
 
 
