@@ -15,7 +15,8 @@ packages=(
 	waypipe
 	dpkg-dev debhelper dh-dkms dkms lintian adduser mandoc man-db
 	mmdebstrap
-	libxcb1-dev libxcb-composite0-dev xwayland xterm x11-apps xfonts-base
+	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
+	x11-apps xfonts-base xclip
 )
 
 installed()

@@ -34,7 +34,8 @@ packages=(
 	dpkg-dev debhelper fakeroot lintian dkms dh-dkms linux-headers-amd64
 	adduser
 	mandoc
-	libxcb1-dev libxcb-composite0-dev xwayland xterm x11-apps xfonts-base
+	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
+	x11-apps xfonts-base xclip
 )
 
 need_root()

@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "proxy.h"
+#include "selection.h"
 #include "wm.h"
 
 struct ivwl_xwm {
@@ -195,9 +196,35 @@ on_close(void *data, uint32_t surface)
 		ivwl_xwm_wm_close(x->wm, surface);
 }
 
+static void
+on_selection(void *data, const char *const *mimes, uint32_t n)
+{
+	struct ivwl_xwm *x = data;
+	struct ivwl_xwm_selection *sel = x->wm ?
+		ivwl_xwm_wm_selection(x->wm) : NULL;
+
+	if (sel)
+		ivwl_xwm_selection_offered(sel, mimes, n);
+}
+
+static void
+on_send(void *data, const char *mime, int fd)
+{
+	struct ivwl_xwm *x = data;
+	struct ivwl_xwm_selection *sel = x->wm ?
+		ivwl_xwm_wm_selection(x->wm) : NULL;
+
+	if (sel)
+		ivwl_xwm_selection_send(sel, mime, fd);
+	else
+		close(fd);
+}
+
 static const struct ivwl_xwm_proxy_hooks hooks = {
 	.configure = on_configure,
 	.close = on_close,
+	.selection = on_selection,
+	.send = on_send,
 };
 
 static void
@@ -239,8 +266,9 @@ on_signal(struct ivwl_xwm *x)
 static int
 run(struct ivwl_xwm *x)
 {
-	struct pollfd pfd[4];
-	int ret;
+	struct ivwl_xwm_selection *sel = ivwl_xwm_wm_selection(x->wm);
+	struct pollfd pfd[4 + IVWL_XWM_SELECTION_FDS];
+	int ret, n = 0;
 
 	while (!x->done) {
 		pfd[0] = (struct pollfd){ ivwl_xwm_proxy_down_fd(x->proxy),
@@ -251,7 +279,12 @@ run(struct ivwl_xwm *x)
 			pfd[0].events = pfd[1].events = POLLIN | POLLOUT;
 		pfd[2] = (struct pollfd){ ivwl_xwm_wm_fd(x->wm), POLLIN, 0 };
 		pfd[3] = (struct pollfd){ x->signals, POLLIN, 0 };
-		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
+		if (sel)
+			n = ivwl_xwm_selection_fds(sel, pfd + 4,
+						   IVWL_XWM_SELECTION_FDS);
+		if (poll(pfd, 4 + (nfds_t)n, sel ?
+			 ivwl_xwm_selection_timeout(sel) : -1) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		if (pfd[3].revents)
 			on_signal(x);
@@ -267,6 +300,9 @@ run(struct ivwl_xwm *x)
 			ivwl_log_error("the X server went away");
 			return -EPIPE;
 		}
+		/* by fd: a transfer the events ended is passed over */
+		if (sel)
+			ivwl_xwm_selection_io(sel, pfd + 4, n);
 		ret = ivwl_xwm_proxy_flush(x->proxy);
 		if (ret < 0 && ret != -EAGAIN)
 			return ret;

@@ -17,6 +17,10 @@
 #define OUT_LIMIT (8u << 20)
 #define XDG_WM_BASE_VERSION 1u
 #define SUBCOMPOSITOR_VERSION 1u
+#define DATA_DEVICE_MANAGER_VERSION 3u
+#define SEAT_VERSION 1u
+#define SELECTION_MIMES 32u	/* types kept of one offer */
+#define SELECTION_OFFERS 4u	/* offers kept at once */
 
 enum surface_state {
 	SURFACE_HELD,		/* no role yet: commits wait here */
@@ -42,6 +46,25 @@ struct xsurface {
 	struct xsurface *next;	/* ivwl_xwm_proxy.all */
 };
 
+/* A wl_data_offer the compositor made for the proxy's data device. */
+struct offer {
+	uint32_t id;		/* the compositor's (0xff000000 and up) */
+	char *mimes[SELECTION_MIMES];
+	uint32_t n;
+	bool own;		/* offers the proxy's marker: its own source */
+};
+
+/* The clipboard, seen through a data device of the proxy's own. */
+struct selection {
+	uint32_t manager_name, manager_version, seat_name;
+	uint32_t manager, seat, device;	/* bound by the proxy */
+	uint32_t source;		/* the proxy's data source, 0: none */
+	uint32_t current;		/* the offer that is the selection */
+	struct offer offers[SELECTION_OFFERS];
+	uint32_t serial;		/* of the last input event */
+	char marker[48];		/* a MIME type only its sources offer */
+};
+
 struct ids {
 	uint32_t *free;		/* ids delete_id gave back */
 	uint32_t nfree, cap;
@@ -63,6 +86,7 @@ struct ivwl_xwm_proxy {
 	uint32_t registry;	/* up id of a registry of Xwayland's */
 	uint32_t wm_base_name, subcompositor_name;
 	uint32_t wm_base, subcompositor;	/* bound by the proxy */
+	struct selection sel;
 	const struct ivwl_xwm_proxy_hooks *hooks;
 	void *data;
 };
@@ -123,6 +147,36 @@ ivwl_xwm_own_id(struct ivwl_xwm_proxy *p);
 /* The compositor's id of one of Xwayland's objects, 0 if none. */
 uint32_t
 ivwl_xwm_up_of(const struct ivwl_xwm_proxy *p, uint32_t down);
+
+/* Tracks m in the compositor's map and queues it with fd (taken). */
+int
+ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd);
+/* Binds the registry's global name as iface: the proxy's id, or 0. */
+uint32_t
+ivwl_xwm_bind(struct ivwl_xwm_proxy *p, uint32_t name, const char *iface,
+	      uint32_t version);
+
+/* proxy-selection.c */
+void
+ivwl_xwm_selection_init(struct selection *sel);
+void
+ivwl_xwm_selection_release(struct selection *sel);
+/* A global of the proxy's registry: the data device's are bound. */
+void
+ivwl_xwm_selection_global(struct ivwl_xwm_proxy *p, uint32_t name,
+			  const char *iface, uint32_t version);
+/* An event on its way to Xwayland: input serials are kept. */
+void
+ivwl_xwm_selection_input(struct ivwl_xwm_proxy *p,
+			 const struct ivwl_wire_msg *msg);
+/* True for an offer the compositor made for the proxy. */
+bool
+ivwl_xwm_selection_owns(const struct ivwl_xwm_proxy *p, uint32_t id);
+/* An event for the proxy's data device, source or offers; fds taken. */
+int
+ivwl_xwm_selection_event(struct ivwl_xwm_proxy *p,
+			 const struct ivwl_wire_msg *msg, int *fds,
+			 uint32_t nfds);
 
 /* proxy-roles.c */
 /* What Xwayland committed while the surface waited for its role. */

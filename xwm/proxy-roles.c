@@ -16,22 +16,6 @@
 /* X windows whose wl_surface is named before Xwayland made it. */
 #define WISHES_MAX 64u
 
-/* A global of the compositor's bound on Xwayland's registry: its id. */
-static uint32_t
-bind_one(struct ivwl_xwm_proxy *p, uint32_t name, const char *iface,
-	 uint32_t version)
-{
-	uint32_t id = ivwl_xwm_own_id(p);
-	struct msg m;
-
-	msg_begin(&m, p->registry, IVWL_REQ_WL_REGISTRY_BIND);
-	msg_u32(&m, name);
-	msg_string(&m, iface);
-	msg_u32(&m, version);
-	msg_u32(&m, id);
-	return id && ivwl_xwm_send_msg_up(p, &m) == 0 ? id : 0;
-}
-
 static int
 bind_globals(struct ivwl_xwm_proxy *p)
 {
@@ -42,10 +26,11 @@ bind_globals(struct ivwl_xwm_proxy *p)
 			       "wl_subcompositor");
 		return -ENOENT;
 	}
-	p->wm_base = bind_one(p, p->wm_base_name, "xdg_wm_base",
-			      XDG_WM_BASE_VERSION);
-	p->subcompositor = bind_one(p, p->subcompositor_name,
-				    "wl_subcompositor", SUBCOMPOSITOR_VERSION);
+	p->wm_base = ivwl_xwm_bind(p, p->wm_base_name, "xdg_wm_base",
+				   XDG_WM_BASE_VERSION);
+	p->subcompositor = ivwl_xwm_bind(p, p->subcompositor_name,
+					 "wl_subcompositor",
+					 SUBCOMPOSITOR_VERSION);
 	return p->wm_base && p->subcompositor ? 0 : -EPROTO;
 }
 

@@ -77,6 +77,13 @@ ivwl_xwm_send_msg_up(struct ivwl_xwm_proxy *p, struct msg *m)
 	return send_up(p, m->w, msg_size(m), NULL, 0);
 }
 
+int
+ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd)
+{
+	m->w[1] |= msg_size(m) << 16;
+	return send_up(p, m->w, msg_size(m), &fd, 1);
+}
+
 /* A new object of the proxy's: its up id, 0 when ids ran out. */
 uint32_t
 ivwl_xwm_own_id(struct ivwl_xwm_proxy *p)
@@ -86,6 +93,22 @@ ivwl_xwm_own_id(struct ivwl_xwm_proxy *p)
 	if (id)
 		p->up_to_down[id] = 0;
 	return id;
+}
+
+/* A global of the compositor's bound on Xwayland's registry. */
+uint32_t
+ivwl_xwm_bind(struct ivwl_xwm_proxy *p, uint32_t name, const char *iface,
+	      uint32_t version)
+{
+	uint32_t id = ivwl_xwm_own_id(p);
+	struct msg m;
+
+	msg_begin(&m, p->registry, IVWL_REQ_WL_REGISTRY_BIND);
+	msg_u32(&m, name);
+	msg_string(&m, iface);
+	msg_u32(&m, version);
+	msg_u32(&m, id);
+	return id && ivwl_xwm_send_msg_up(p, &m) == 0 ? id : 0;
 }
 
 uint32_t
@@ -271,13 +294,24 @@ has_state(const struct ivwl_wire_msg *msg, unsigned int index,
 	return false;
 }
 
-/* An event for one of the proxy's own objects. */
+/* An event for one of the proxy's own objects; fds taken. */
 static int
-own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
+	  int *fds, uint32_t nfds)
 {
 	struct xsurface *s = surface_of_role(p, msg->object);
 	struct msg m;
 
+	switch (msg->iface->index) {
+	case IVWL_IFACE_WL_DATA_DEVICE:
+	case IVWL_IFACE_WL_DATA_OFFER:
+	case IVWL_IFACE_WL_DATA_SOURCE:
+		return ivwl_xwm_selection_event(p, msg, fds, nfds);
+	default:
+		break;
+	}
+	for (uint32_t i = 0; i < nfds; i++)
+		close(fds[i]);
 	switch (msg->iface->index) {
 	case IVWL_IFACE_XDG_WM_BASE:
 		msg_begin(&m, msg->object, IVWL_REQ_XDG_WM_BASE_PONG);
@@ -341,6 +375,8 @@ global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 	}
 	if (strcmp(iface, "wl_subcompositor") == 0)
 		p->subcompositor_name = ivwl_wire_arg_uint(msg, 0);
+	ivwl_xwm_selection_global(p, ivwl_wire_arg_uint(msg, 0), iface,
+				  ivwl_wire_arg_uint(msg, 2));
 	return false;
 }
 
@@ -394,6 +430,7 @@ forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 	uint8_t out[IVWL_WIRE_MAX_MESSAGE];
 	int fds[IVWL_WIRE_MAX_ARGS];
 	uint32_t nfds = msg->nfds;
+	struct ivwl_wire_object known;
 
 	if (nfds && ivwl_stream_in_take_fds(&p->up_in, nfds, fds) < 0)
 		return -EPROTO;
@@ -409,11 +446,17 @@ forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 		memcpy(out + msg->args[0].offset, &down, 4);
 		return send_down(p, out, msg->size, NULL, 0);
 	}
-	if (own_object(p, msg->object)) {
+	if (own_object(p, msg->object) ||
+	    ivwl_xwm_selection_owns(p, msg->object))
+		return own_event(p, msg, fds, nfds);
+	if (!ivwl_xwm_client_id(msg->object) &&
+	    ivwl_wire_map_lookup(&p->down_map, msg->object, &known) < 0) {
+		/* made for the proxy (an offer it already dropped) */
 		for (uint32_t i = 0; i < nfds; i++)
 			close(fds[i]);
-		return own_event(p, msg);
+		return 0;
 	}
+	ivwl_xwm_selection_input(p, msg);
 	if (msg->iface->index == IVWL_IFACE_WL_REGISTRY &&
 	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL &&
 	    global_seen(p, msg))
@@ -536,6 +579,7 @@ ivwl_xwm_proxy_create(int down, int up, const struct ivwl_xwm_proxy_hooks *hooks
 	p->down_to_up[IVWL_WIRE_DISPLAY_ID] = IVWL_WIRE_DISPLAY_ID;
 	p->up_to_down[IVWL_WIRE_DISPLAY_ID] = IVWL_WIRE_DISPLAY_ID;
 	p->up_ids.next = IVWL_WIRE_DISPLAY_ID + 1;
+	ivwl_xwm_selection_init(&p->sel);
 	return p;
 
 err_down_map:
@@ -564,6 +608,7 @@ ivwl_xwm_proxy_destroy(struct ivwl_xwm_proxy *p)
 	for (i = 0; i < p->nwishes; i++)
 		ivwl_xwm_surface_free(p->wishes[i]);
 	free(p->wishes);
+	ivwl_xwm_selection_release(&p->sel);
 	ivwl_stream_in_release(&p->down_in);
 	ivwl_stream_in_release(&p->up_in);
 	ivwl_stream_out_release(&p->down_out);

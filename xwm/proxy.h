@@ -24,6 +24,15 @@ struct ivwl_xwm_proxy_hooks {
 			  int32_t height, bool activated, bool fullscreen);
 	/* xdg_toplevel.close: the user clicked the close button */
 	void (*close)(void *data, uint32_t surface);
+	/*
+	 * The clipboard as the compositor offers it now (n 0: empty or
+	 * not this VM's to see), told when it changes and whenever an X
+	 * window is given the keyboard; never the proxy's own selection.
+	 */
+	void (*selection)(void *data, const char *const *mimes, uint32_t n);
+	/* A reader wants mime of the selection the proxy set: written to
+	 * fd, which is then closed (fd is the callee's). */
+	void (*send)(void *data, const char *mime, int fd);
 };
 
 /*
@@ -92,6 +101,19 @@ ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 int
 ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 			  int32_t x, int32_t y);
+
+/*
+ * The clipboard.  set_selection offers mimes as the compositor's
+ * selection, asked for through the hooks' send (n 0: the proxy's offer
+ * is withdrawn); receive asks the current selection for mime, written
+ * into fd (taken).  0 or -errno.
+ */
+int
+ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
+			     const char *const *mimes, uint32_t n);
+
+int
+ivwl_xwm_proxy_receive(struct ivwl_xwm_proxy *p, const char *mime, int fd);
 
 /* No longer shown (its X window unmapped): its role objects go. */
 void

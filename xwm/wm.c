@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "proxy.h"
+#include "selection.h"
 #include "wm.h"
 
 #define TITLE_MAX 1024u
@@ -66,6 +67,7 @@ struct ivwl_xwm_wm {
 	xcb_atom_t atom[ATOM_COUNT];
 	xcb_window_t check;		/* _NET_SUPPORTING_WM_CHECK */
 	struct ivwl_xwm_proxy *proxy;
+	struct ivwl_xwm_selection *selection;	/* NULL: no clipboard */
 	struct window *windows;
 	xcb_window_t focus;		/* the last window activated */
 };
@@ -405,6 +407,8 @@ on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
 static void
 handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
 {
+	if (wm->selection && ivwl_xwm_selection_handle(wm->selection, ev))
+		return;
 	switch (ev->response_type & 0x7f) {
 	case XCB_CREATE_NOTIFY:
 		on_create(wm, (xcb_create_notify_event_t *)ev);
@@ -594,6 +598,9 @@ ivwl_xwm_wm_create(const char *display, struct ivwl_xwm_proxy *proxy)
 	wm->screen = xcb_setup_roots_iterator(xcb_get_setup(wm->conn)).data;
 	if (!wm->screen || intern_atoms(wm) < 0 || become_manager(wm) < 0)
 		goto err_conn;
+	/* without it, windows still work */
+	wm->selection = ivwl_xwm_selection_create(wm->conn, wm->screen,
+						  proxy);
 	return wm;
 
 err_conn:
@@ -611,6 +618,7 @@ ivwl_xwm_wm_destroy(struct ivwl_xwm_wm *wm)
 		next = w->next;
 		free(w);
 	}
+	ivwl_xwm_selection_destroy(wm->selection);
 	xcb_disconnect(wm->conn);
 	free(wm);
 }
@@ -619,4 +627,10 @@ int
 ivwl_xwm_wm_fd(const struct ivwl_xwm_wm *wm)
 {
 	return xcb_get_file_descriptor(wm->conn);
+}
+
+struct ivwl_xwm_selection *
+ivwl_xwm_wm_selection(const struct ivwl_xwm_wm *wm)
+{
+	return wm->selection;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct ivwl_xwm_proxy;
+struct ivwl_xwm_selection;
 struct ivwl_xwm_wm;
 
 /* Connects to display (":N") as its window manager; NULL on failure. */
@@ -37,5 +38,9 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 
 void
 ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface);
+
+/* Its clipboard bridge (selection.h), NULL without one. */
+struct ivwl_xwm_selection *
+ivwl_xwm_wm_selection(const struct ivwl_xwm_wm *wm);
 
 #endif

@@ -206,6 +206,178 @@ def case_gtk_menu(s):
           f"selection pixels")
 
 
+# ---- the clipboard between X and Wayland --------------------------------
+
+def x_display():
+    """A display number of ivwl-xwm's own, unlikely to be taken."""
+    return f":{200 + os.getpid() % 500}"
+
+
+def x_env(display):
+    env = dict(os.environ, DISPLAY=display)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
+def x_terminal(s, display, title, vm="work"):
+    """An xterm on ivwl-xwm's display, clicked: Xwayland has the
+    keyboard (the compositor shows it the clipboard only then)."""
+    p = s.client([ENV["IVWL_XWM_BIN"], "--display", display, "--", "xterm",
+                  "-T", title], vm=vm, log=f"xwm-{vm}.log")
+    view = s.wait_view(f"[{vm}] {title}", timeout=30)
+    time.sleep(1)
+    if p.poll() is not None:
+        raise Failure(f"ivwl-xwm exited ({p.returncode})")
+    s.click_window(view)
+    return view
+
+
+def x_paste(display, target, timeout=20):
+    """What X's CLIPBOARD gives for target (xclip -o), or None."""
+    try:
+        r = subprocess.run(["xclip", "-o", "-selection", "clipboard", "-t",
+                            target], env=x_env(display),
+                           capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return r.stdout if r.returncode == 0 else None
+
+
+def vm_paste(s, mime, vm="work"):
+    """wl-paste in vm: the bytes, or None (no such type offered).  It
+    maps a surface to be given the keyboard: retried while refused."""
+    p = s.client(["wl-paste", "-n", "-t", mime], vm=vm, log="wl-paste.log")
+    try:
+        data, _ = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None
+    return data if p.returncode == 0 else None
+
+
+def case_clipboard(s):
+    """X -> Wayland and back in one VM: 8 MiB of one type each way (INCR
+    on the X side, byte for byte) and UTF-8 text as X's UTF8_STRING."""
+    if not shutil.which("xclip"):
+        raise Failure("xclip is not installed (tools/deps.sh)")
+    display = x_display()
+    view = x_terminal(s, display, "ivwl-clip")
+
+    # X copies (xclip owns CLIPBOARD), a Wayland client of the VM pastes
+    payload = os.urandom(8 << 20)
+    src = s.path("from-x.bin")
+    with open(src, "wb") as f:
+        f.write(payload)
+    xclip = subprocess.Popen(["xclip", "-quiet", "-selection", "clipboard",
+                              "-t", "application/x-ivwl-from-x", "-i",
+                              src], env=x_env(display),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    s.clients.append(xclip)
+    got = wait_for("a Wayland paste of X's copy", lambda: vm_paste(
+        s, "application/x-ivwl-from-x"), timeout=60, step=0.5)
+    if got != payload:
+        raise Failure(f"the Wayland paste of X's copy differs: "
+                      f"{len(got)} bytes of {len(payload)}")
+    print(f"{len(got)} bytes copied in X pasted by wl-paste, byte for byte")
+    xclip.kill()
+    text = "ivwl: X to Wayland \u2713"
+    subprocess.run(["xclip", "-selection", "clipboard", "-i"],
+                   input=text.encode(), env=x_env(display), check=True,
+                   timeout=10)
+    got = wait_for("a Wayland paste of X's text", lambda: vm_paste(
+        s, "text/plain;charset=utf-8"), timeout=60, step=0.5)
+    if got.decode() != text:
+        raise Failure(f"wl-paste got {got!r} for X's {text!r}")
+    print(f"X's text pasted in Wayland: {got.decode()!r}")
+
+    # a Wayland client copies, X pastes once an X window has the keyboard
+    payload = os.urandom(8 << 20)
+    src = s.path("from-wayland.bin")
+    with open(src, "wb") as f:
+        f.write(payload)
+    s.client(["sh", "-c", "exec wl-copy -t application/x-ivwl-from-wl "
+              f"--foreground < {src}"], log="wl-copy.log")
+
+    def pasted_in_x():
+        s.click_window(view)
+        return x_paste(display, "application/x-ivwl-from-wl")
+    got = wait_for("an X paste of the Wayland copy", pasted_in_x,
+                   timeout=60, step=1)
+    if got != payload:
+        raise Failure(f"the X paste of Wayland's copy differs: "
+                      f"{len(got)} bytes of {len(payload)}")
+    print(f"{len(got)} bytes copied by wl-copy pasted in X, byte for byte")
+    text = "ivwl: Wayland to X \u2713"
+    s.client(["wl-copy", "--foreground", text], log="wl-copy-text.log")
+
+    def text_in_x():
+        s.click_window(view)
+        got = x_paste(display, "UTF8_STRING")
+        return got if got and got.decode(errors="replace") == text else None
+    got = wait_for("X's UTF8_STRING of the Wayland text", text_in_x,
+                   timeout=60, step=1)
+    print(f"Wayland's text pasted in X: {got.decode()!r}")
+
+
+def home_copies(s, text):
+    """wl-copy in the VM home, after the user clicked a window of home
+    (its clients may take the keyboard then: the trusted path)."""
+    s.client([ENV["IVWL_PATTERN_CLIENT"], "--frames", "1000000", "--width",
+              "160", "--height", "120", "--title", "home-window"],
+             vm="home", log="home-window.log")
+    s.click_window(s.wait_view("[home] home-window"))
+    s.client(["wl-copy", "--foreground", "-t", "text/plain", text],
+             vm="home", log="wl-copy-home.log")
+    time.sleep(2)
+
+
+def case_clipboard_isolated(s):
+    """Across VMs the clipboard policy decides: an isolated VM's X
+    clients never see what another VM copied."""
+    display = x_display()
+    view = x_terminal(s, display, "ivwl-clip")
+    home_copies(s, "copied in home")
+    for _ in range(3):
+        s.click_window(view)
+        time.sleep(1)
+        got = x_paste(display, "UTF8_STRING", timeout=10)
+        if got:
+            raise Failure(f"work's X pasted {got!r} of home's selection")
+    # not for want of a copy: weston offered it, the plugin withheld it
+    if "withheld the selection offer of home's data (clipboard=" \
+            "isolated)" not in s.weston_log():
+        raise Failure("weston's log says no offer of home's copy was "
+                      "withheld from work")
+    # the same bridge carries work's own copy: the path is open
+    s.client(["wl-copy", "--foreground", "-t", "text/plain", "work's"],
+             log="wl-copy-work.log")
+
+    def own_in_x():
+        s.click_window(view)
+        return x_paste(display, "UTF8_STRING", timeout=10)
+    got = wait_for("work's own copy in X", own_in_x, timeout=60, step=1)
+    if got != b"work's":
+        raise Failure(f"work's X pasted {got!r}")
+    print("an isolated VM's X saw nothing of home's copy, and its own")
+
+
+def case_clipboard_import(s):
+    """work imports, home exports: home's copy pastes in work's X."""
+    display = x_display()
+    view = x_terminal(s, display, "ivwl-clip")
+    home_copies(s, "copied in home")
+
+    def in_x():
+        s.click_window(view)
+        return x_paste(display, "UTF8_STRING", timeout=10)
+    got = wait_for("home's copy in work's X", in_x, timeout=60, step=1)
+    if got != b"copied in home":
+        raise Failure(f"work's X pasted {got!r}")
+    print("home's copy pasted in work's X (work imports, home exports)")
+
+
 CASES = {
     "x11-xeyes": (case_xeyes, ("work",), "x11"),
     "x11-xterm": (case_xterm, ("work",), "x11"),
@@ -213,12 +385,23 @@ CASES = {
     "x11-xterm-menu": (case_xterm_menu, ("work",), "x11"),
     "x11-gtk": (case_gtk, ("work",), "x11"),
     "x11-gtk-menu": (case_gtk_menu, ("work",), "x11"),
+    "x11-clipboard": (case_clipboard, ("work",), "x11"),
+    "x11-clipboard-isolated": (case_clipboard_isolated, ("work", "home"),
+                               "x11"),
+    "x11-clipboard-import": (case_clipboard_import, ("work", "home"),
+                             "x11"),
+}
+
+VM_OPTIONS = {
+    "x11-clipboard-import": {"work": ["clipboard=import"],
+                             "home": ["clipboard=export"]},
 }
 
 
 def start(name):
     run, vms, *backend = CASES[name]
-    s = Session(vms, backend=backend[0] if backend else "headless")
+    s = Session(vms, backend=backend[0] if backend else "headless",
+                vm_options=VM_OPTIONS.get(name))
     return s, run, False
 
 
