@@ -4,9 +4,11 @@
  * compositor: ids renumbered both ways around the proxy's own objects,
  * xdg_wm_base kept from Xwayland, a window's first commit held until
  * its configure, its roles gone before its surface, delete_id of the
- * proxy's own ids kept from Xwayland and the ids used again.
+ * proxy's own ids kept from Xwayland and the ids used again; the
+ * clipboard through a data device of the proxy's own.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +23,9 @@ struct rig {
 	int compositor;		/* the test's end of the compositor's */
 	struct ivwl_xwm_proxy *p;
 	uint32_t configured, closed;	/* hook calls, by surface */
+	uint32_t selections;		/* selection hook calls */
+	char mimes[256];		/* their types, ' '-joined */
+	char sent[64];			/* the send hook's type */
 };
 
 static void
@@ -36,9 +41,34 @@ on_close(void *data, uint32_t surface)
 	((struct rig *)data)->closed = surface;
 }
 
+static void
+on_selection(void *data, const char *const *mimes, uint32_t n)
+{
+	struct rig *r = data;
+
+	r->selections++;
+	r->mimes[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		strncat(r->mimes, mimes[i], sizeof(r->mimes) -
+			strlen(r->mimes) - 2);
+		strcat(r->mimes, " ");
+	}
+}
+
+static void
+on_send(void *data, const char *mime, int fd)
+{
+	struct rig *r = data;
+
+	snprintf(r->sent, sizeof(r->sent), "%s", mime);
+	close(fd);
+}
+
 static const struct ivwl_xwm_proxy_hooks hooks = {
 	.configure = on_configure,
 	.close = on_close,
+	.selection = on_selection,
+	.send = on_send,
 };
 
 static void
@@ -265,6 +295,163 @@ test_wish_granted_when_made(void)
 	rig_close(&r);
 }
 
+/* An event with one fd, from the compositor. */
+static void
+send_fd_event(struct rig *r, uint32_t object, uint16_t opcode,
+	      const char *mime, int fd)
+{
+	uint8_t buf[256];
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	iov.iov_base = buf;
+	iov.iov_len = ivwl_test_msg(buf, sizeof(buf), object, opcode, "sh",
+				    mime);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	REQUIRE(sendmsg(r->compositor, &mh, 0) == (ssize_t)iov.iov_len);
+	CHECK_EQ(ivwl_xwm_proxy_read_up(r->p), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r->p), 0);
+}
+
+#define OFFER1 0xff000000u
+#define OFFER2 0xff000001u
+
+/*
+ * Xwayland's registry with a seat and a data device manager: the proxy
+ * binds both (ids 3, 4) and makes its data device (5); Xwayland binds
+ * the seat (3 -> 6) and takes its keyboard (4 -> 7).
+ */
+static void
+clipboard_session(struct rig *r, struct got *g)
+{
+	send_msg(r, r->xwayland, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	send_msg(r, r->compositor, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1,
+		 "wl_seat", 7);
+	send_msg(r, r->compositor, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+		 "wl_data_device_manager", 3);
+	receive(r->compositor, g);
+	REQUIRE(g->n == 4);
+	expect(g, 1, 2, IVWL_REQ_WL_REGISTRY_BIND, 2);
+	expect(g, 2, 2, IVWL_REQ_WL_REGISTRY_BIND, 1);
+	expect(g, 3, 3, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE, 5);
+	CHECK_EQ(g->w[3][3], 4);
+	/* Xwayland sees both globals: they are not the proxy's alone */
+	receive(r->xwayland, g);
+	CHECK_EQ(g->n, 2);
+	send_msg(r, r->xwayland, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1,
+		 "wl_seat", 7, 3);
+	send_msg(r, r->xwayland, 3, IVWL_REQ_WL_SEAT_GET_KEYBOARD, "n", 4);
+	receive(r->compositor, g);
+	REQUIRE(g->n == 2);
+	expect(g, 1, 6, IVWL_REQ_WL_SEAT_GET_KEYBOARD, 7);
+}
+
+/* The proxy's data source offers a marker type: the test learns it. */
+static void
+find_marker(int fd, char *marker, size_t size)
+{
+	uint8_t buf[8192];
+	ssize_t len = read(fd, buf, sizeof(buf));
+	const char *m;
+
+	REQUIRE(len > 0);
+	m = memmem(buf, (size_t)len, "application/x-ivwl-xwm-", 23);
+	REQUIRE(m);
+	snprintf(marker, size, "%s", m);
+	CHECK_EQ(strlen(marker), 23 + 16);
+}
+
+static void
+test_clipboard(void)
+{
+	const char *const x_types[] = { "text/plain;charset=utf-8",
+					"image/png" };
+	char marker[64];
+	struct rig r;
+	struct got g;
+	int pipe_fds[2];
+
+	rig_open(&r);
+	clipboard_session(&r, &g);
+
+	/* the compositor's selection, told to the X side; not to Xwayland */
+	send_msg(&r, r.compositor, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER,
+		 "n", OFFER1);
+	send_msg(&r, r.compositor, OFFER1, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		 "text/plain");
+	send_msg(&r, r.compositor, OFFER1, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		 "text/html");
+	send_msg(&r, r.compositor, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o",
+		 OFFER1);
+	CHECK_EQ(r.selections, 1);
+	CHECK(strcmp(r.mimes, "text/plain text/html ") == 0);
+	receive(r.xwayland, &g);
+	CHECK_EQ(g.n, 0);
+	REQUIRE(pipe(pipe_fds) == 0);
+	CHECK_EQ(ivwl_xwm_proxy_receive(r.p, "text/html", pipe_fds[1]), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r.p), 0);
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 1);
+	expect(&g, 0, OFFER1, IVWL_REQ_WL_DATA_OFFER_RECEIVE, 10);
+	close(pipe_fds[0]);
+
+	/* X's selection: a source with the serial of the last key */
+	send_msg(&r, r.compositor, 7, IVWL_EVT_WL_KEYBOARD_KEY, "uuuu", 77,
+		 0, 30, 1);
+	receive(r.xwayland, &g);
+	expect(&g, 0, 4, IVWL_EVT_WL_KEYBOARD_KEY, 77);
+	CHECK_EQ(ivwl_xwm_proxy_set_selection(r.p, x_types, 2), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r.p), 0);
+	find_marker(r.compositor, marker, sizeof(marker));
+
+	/* weston offers it back to the focused client: not a new one; the
+	 * old offer goes */
+	send_msg(&r, r.compositor, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER,
+		 "n", OFFER2);
+	send_msg(&r, r.compositor, OFFER2, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		 "image/png");
+	send_msg(&r, r.compositor, OFFER2, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		 marker);
+	send_msg(&r, r.compositor, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o",
+		 OFFER2);
+	CHECK_EQ(r.selections, 1);
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 1);
+	expect(&g, 0, OFFER1, IVWL_REQ_WL_DATA_OFFER_DESTROY, 0);
+	/* an event for the dropped offer still on its way: not Xwayland's */
+	send_msg(&r, r.compositor, OFFER1, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+		 "late");
+	receive(r.xwayland, &g);
+	CHECK_EQ(g.n, 0);
+
+	/* a reader's pipe reaches the X side; the marker's does not */
+	REQUIRE(pipe(pipe_fds) == 0);
+	send_fd_event(&r, 8, IVWL_EVT_WL_DATA_SOURCE_SEND, "image/png",
+		      pipe_fds[1]);
+	CHECK(strcmp(r.sent, "image/png") == 0);
+	r.sent[0] = '\0';
+	send_fd_event(&r, 8, IVWL_EVT_WL_DATA_SOURCE_SEND, marker,
+		      pipe_fds[1]);
+	CHECK_EQ(r.sent[0], '\0');
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+
+	/* another client's selection: the source is cancelled and goes */
+	send_msg(&r, r.compositor, 8, IVWL_EVT_WL_DATA_SOURCE_CANCELLED, "");
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 1);
+	expect(&g, 0, 8, IVWL_REQ_WL_DATA_SOURCE_DESTROY, 0);
+	rig_close(&r);
+}
+
 IVWL_TEST_MAIN(TEST(test_window_roles_and_held_commit),
 	       TEST(test_roles_go_before_their_surface),
-	       TEST(test_wish_granted_when_made))
+	       TEST(test_wish_granted_when_made),
+	       TEST(test_clipboard))
