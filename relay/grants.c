@@ -178,6 +178,18 @@ ivwl_grants_unclaimed(const struct ivwl_grants *g, uint32_t owner,
 	return bytes;
 }
 
+uint64_t
+ivwl_grants_held_by_others(const struct ivwl_grants *g)
+{
+	const struct ivwl_grant *gr;
+	uint64_t bytes = 0;
+
+	for (gr = g->list; gr; gr = gr->next)
+		if (gr->owner != 0)
+			bytes += gr->range.length;
+	return bytes;
+}
+
 /* Nothing will change its pixels: shown as they are. */
 static void
 freeze(struct ivwl_grants *g, struct ivwl_grant *gr)

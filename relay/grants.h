@@ -98,6 +98,11 @@ uint64_t
 ivwl_grants_unclaimed(const struct ivwl_grants *g, uint32_t owner,
 		      bool *any_claimed);
 
+/* Heap bytes held by the grants of processes other than the one that
+ * connected (owner 0). */
+uint64_t
+ivwl_grants_held_by_others(const struct ivwl_grants *g);
+
 /* Owner's channel closed: its grants hold their last pixels for good. */
 void
 ivwl_grants_owner_gone(struct ivwl_grants *g, uint32_t owner);

@@ -150,12 +150,15 @@ file_matches(int file_fd, const struct ivwl_zc_msg *m)
  * knows they become buffers.  Bounded per process, tighter for one none
  * of whose files has become a buffer yet (chromium's renderers, without
  * their sandbox, send files to the GPU process only), and per relay.
+ * Together they hold at most half the heap: a file sent is not always
+ * shown (Xwayland makes a wl_buffer of every pixmap, an application's
+ * offscreen ones too), and the rest stays for copy mode.
  */
 static int
 check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 	    const struct ivwl_zc_msg *m, int file_fd)
 {
-	uint64_t mine, all;
+	uint64_t mine, all, half = zc->buffers->grants.max_size / 2, held;
 	bool proven, any;
 
 	if (!file_matches(file_fd, m))
@@ -169,6 +172,9 @@ check_offer(struct ivwl_relay_zc *zc, const struct ivwl_relay_zc_chan *ch,
 	if (m->size > (proven ? IVWL_ZC_UNCLAIMED_MAX :
 				IVWL_ZC_UNPROVEN_MAX) - mine ||
 	    m->size > IVWL_ZC_UNCLAIMED_APP_MAX - all)
+		return -EDQUOT;
+	held = ivwl_grants_held_by_others(&zc->buffers->grants);
+	if (held >= half || m->size > half - held)
 		return -EDQUOT;
 	return 0;
 }

@@ -103,8 +103,10 @@ unblock_in_child(void)
 }
 
 /*
- * Xwayland, rootless, on its end of the proxy's socketpair: not through
- * the shim (its connection is the proxy's already).
+ * Xwayland, rootless, on its end of the proxy's socketpair.  It keeps
+ * the shim when ivwl-xwm has it: its connection is no connect(), so the
+ * shim leaves it alone, but the pool files Xwayland makes and sends are
+ * moved onto the region (zero-copy across the processes of one app).
  */
 static pid_t
 spawn_xwayland(const char *display, int wayland, int displayfd)
@@ -120,7 +122,6 @@ spawn_xwayland(const char *display, int wayland, int displayfd)
 	snprintf(wl, sizeof(wl), "%d", wayland);
 	snprintf(dfd, sizeof(dfd), "%d", displayfd);
 	setenv("WAYLAND_SOCKET", wl, 1);
-	unsetenv("LD_PRELOAD");
 	argv[n++] = "Xwayland";
 	if (display)
 		argv[n++] = display;

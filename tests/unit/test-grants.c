@@ -163,5 +163,32 @@ test_followers(void)
 	CHECK_EQ(h.live, 0);
 }
 
-IVWL_TEST_MAIN(TEST(test_offer), TEST(test_pools_keep_it),
+/* What other processes hold: the relay keeps it under half the heap. */
+static void
+test_held_by_others(void)
+{
+	struct ivwl_grants g;
+	struct fake_heap h;
+	struct ivwl_extent a;
+	struct ivwl_grant *gr;
+
+	setup(&g, &h);
+	CHECK_EQ(ivwl_grants_offer(&g, 0, 7, 1, 8 << 20, &a), 0);
+	CHECK_EQ(ivwl_grants_held_by_others(&g), 0);
+	CHECK_EQ(ivwl_grants_offer(&g, 1, 7, 2, 4 << 20, &a), 0);
+	CHECK_EQ(ivwl_grants_offer(&g, 2, 7, 3, 1 << 20, &a), 0);
+	CHECK_EQ(ivwl_grants_held_by_others(&g), 5 << 20);
+	/* a grant left by its process but still drawn from still counts */
+	gr = ivwl_grants_find(&g, 7, 2);
+	REQUIRE(gr);
+	ivwl_grant_pool_add(gr);
+	ivwl_grants_owner_gone(&g, 1);
+	CHECK_EQ(ivwl_grants_held_by_others(&g), 5 << 20);
+	ivwl_grant_pool_drop(&g, gr);
+	CHECK_EQ(ivwl_grants_held_by_others(&g), 1 << 20);
+	ivwl_grants_release_all(&g);
+	CHECK_EQ(ivwl_grants_held_by_others(&g), 0);
+}
+
+IVWL_TEST_MAIN(TEST(test_offer), TEST(test_held_by_others), TEST(test_pools_keep_it),
 	       TEST(test_gone_freezes), TEST(test_followers))
