@@ -7,6 +7,7 @@ docstring says what each is).
 """
 
 import os
+import re
 import select
 import shutil
 import signal
@@ -26,6 +27,9 @@ PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 EXTRA_PATHS = ("ivwl-copy-no-replay",)
 ALL_PATHS = PATHS + EXTRA_PATHS
 MPV_PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
+# mpv --vo=x11 (`ivwl-bench mpv --paths x11-native,x11-ivwl`): on
+# weston's own Xwayland, and on ivwl-xwm's through the region.
+X_PATHS = ("x11-native", "x11-ivwl")
 # The processes that carry a path's frames: its transport.
 TRANSPORT = {
     "native": (),
@@ -33,6 +37,8 @@ TRANSPORT = {
     "ivwl-zero-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "ivwl-copy-no-replay": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "waypipe": ("waypipe",),
+    "x11-native": (),
+    "x11-ivwl": ("ivwl-relay", "ivwl-agent", "ivwl-server", "ivwl-xwm"),
 }
 
 
@@ -40,8 +46,9 @@ TRANSPORT = {
 
 class Display:
     def __init__(self, build, width, height, keep_logs=False,
-                 repaint_window=None, trace=False):
+                 repaint_window=None, trace=False, xwayland=False):
         self.repaint_window = repaint_window
+        self.xwayland = xwayland
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="ivwl-bench-frames.")
         self.keep_logs = keep_logs
@@ -59,6 +66,8 @@ class Display:
             "shim": f"{build}/shim/libivwl-shim.so",
             "client": f"{build}/bench/ivwl-frames-client",
         }
+        if xwayland:
+            self.bin["xwm"] = f"{build}/xwm/ivwl-xwm"
         for k, v in self.bin.items():
             if not os.path.exists(v):
                 raise BenchError(f"{k} not built: {v}")
@@ -128,8 +137,16 @@ class Display:
             ["weston", "--backend=headless-backend.so", "--use-pixman",
              f"--width={width}", f"--height={height}",
              "--socket=wl-bench", "--idle-time=0", "--debug",
-             f"--config={self.path('weston.ini')}"], "weston.log", env,
+             f"--config={self.path('weston.ini')}"] +
+            (["--xwayland"] if self.xwayland else []), "weston.log", env,
             **kw)
+
+    def native_x_display(self):
+        """The display of weston's own Xwayland (started on demand)."""
+        m = wait_for("weston's Xwayland", lambda: re.search(
+            r"xserver listening on display (:\d+)",
+            read(self.path("weston.log")) or ""))
+        return m.group(1)
 
     def live_app(self, timeout=5.0):
         """What the relays of every VM counted so far (their buffer
@@ -218,6 +235,15 @@ class Display:
                        else "off")
             if path == "ivwl-copy-no-replay":
                 env["IVWL_RESTART_WAIT"] = "0"
+        elif path == "x11-native":
+            env.update(DISPLAY=self.native_x_display())
+        elif path == "x11-ivwl":
+            # Xwayland inherits the shim: its pixmaps go zero-copy
+            env.update(XDG_RUNTIME_DIR=self.app_runtime,
+                       WAYLAND_DISPLAY="wayland-0",
+                       IVWL_AGENT=self.path("agent.sock"),
+                       LD_PRELOAD=self.bin["shim"], IVWL_STATS="1")
+            prefix = [self.bin["xwm"], "--"]
         elif path == "waypipe":
             self.start_waypipe()
             env.update(XDG_RUNTIME_DIR=self.wp_runtime)
@@ -297,9 +323,13 @@ class Lines:
 def available_paths(wanted):
     out = []
     for p in wanted:
-        if p not in ALL_PATHS:
+        if p not in ALL_PATHS + X_PATHS:
             raise SystemExit(f"unknown path {p!r}; paths: "
-                             f"{', '.join(ALL_PATHS)}")
+                             f"{', '.join(ALL_PATHS + X_PATHS)}")
+        if p in X_PATHS and not shutil.which("Xwayland"):
+            log("Xwayland is not installed (tools/deps.sh): skipping "
+                f"{p}")
+            continue
         if p == "waypipe" and not shutil.which("waypipe"):
             log("waypipe is not installed (tools/deps.sh): skipping it")
             continue

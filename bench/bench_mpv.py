@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """`ivwl-bench mpv` (frames.py mpv): mpv --vo=wlshm playing a lavfi test
 source through every path, its dropped and delayed frames and the CPU
-of every process."""
+of every process.  The X paths (x11-native, x11-ivwl) play it with
+--vo=x11 on weston's own Xwayland and on ivwl-xwm's."""
 
 import os
 import shutil
@@ -9,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from bench_display import TRANSPORT, Display, available_paths
+from bench_display import TRANSPORT, X_PATHS, Display, available_paths
 from bench_proc import (BenchError, descendants, log, parse_kv, read,
                         reap_orphans, relay_stats, snapshot, usage_between)
 from bench_report import (emit_json, fmt_bytes, fmt_ratio, machine_line,
@@ -54,7 +55,8 @@ def run_mpv(disp, path, seconds, size, rate, index):
         f.write(MPV_LUA)
     logname = f"mpv-{index}-{path}.log"
     w, h = size
-    argv = prefix + ["mpv", "--vo=wlshm", "--no-audio", "--no-config",
+    vo = "x11" if path in X_PATHS else "wlshm"
+    argv = prefix + ["mpv", f"--vo={vo}", "--no-audio", "--no-config",
                      "--keep-open=yes", f"--length={seconds}",
                      f"--script={lua}", "--msg-level=all=warn",
                      f"--title=mpv-{path}",
@@ -93,8 +95,7 @@ def run_mpv(disp, path, seconds, size, rate, index):
             p.kill()
             p.wait()
         p.stdout.close()
-    stats = relay_stats(disp.path(logname)) if path.startswith("ivwl") \
-        else None
+    stats = relay_stats(disp.path(logname)) if "ivwl" in path else None
     reap_orphans({q.pid for q in disp.procs})
     client_pid = [pid for pid, (comm, _, _) in after.items()
                   if comm == "mpv"]
@@ -140,8 +141,8 @@ def print_mpv(rows, header):
     row("CPU s, all processes", lambda r: f"{r['cpu_s']:.2f}")
     row("CPU %, all processes (of 1 core)",
         lambda r: f"{r['cpu_percent']:.0f}")
-    for proc in ("client", "weston", "ivwl-relay", "ivwl-agent",
-                 "ivwl-server", "waypipe"):
+    for proc in ("client", "weston", "Xwayland", "ivwl-xwm", "ivwl-relay",
+                 "ivwl-agent", "ivwl-server", "waypipe"):
         if any(proc in r["cpu_s_by_process"] for r in rows):
             row(f"  {proc}", lambda r, proc=proc: "%.2f" %
                 r["cpu_s_by_process"].get(proc, 0.0))
@@ -152,6 +153,9 @@ def print_mpv(rows, header):
     if "waypipe" in by:
         row("CPU vs waypipe", lambda r: fmt_ratio(
             ratio(r["cpu_s"], by["waypipe"]["cpu_s"])))
+    if "x11-native" in by:
+        row("CPU vs x11-native", lambda r: fmt_ratio(
+            ratio(r["cpu_s"], by["x11-native"]["cpu_s"])))
 
 def main_mpv(args):
     paths = available_paths([p.strip() for p in args.paths.split(",")])
@@ -160,7 +164,8 @@ def main_mpv(args):
     size = parse_sizes(args.size)[0]
     load0 = machine_line()
     disp = Display(args.build, size[0], size[1], args.keep_logs,
-                   args.repaint_window)
+                   args.repaint_window,
+                   xwayland=any(p in X_PATHS for p in paths))
     rows = []
     try:
         for i, path in enumerate(paths):
@@ -172,7 +177,8 @@ def main_mpv(args):
         disp.close()
     if emit_json(rows, args):
         return 0
-    print_mpv(rows, f"ivwl-bench mpv: mpv --vo=wlshm, lavfi testsrc2 "
+    print_mpv(rows, f"ivwl-bench mpv: mpv --vo=wlshm (x11 on the X paths), "
+              f"lavfi testsrc2 "
               f"{size[0]}x{size[1]} at {args.rate} fps for {args.seconds} s"
               f" ({int(args.seconds * args.rate)} frames)\n"
               f"before: {load0}\nafter:  {machine_line()}")

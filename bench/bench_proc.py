@@ -138,6 +138,8 @@ def classify(pid, comm, roles, client_pid):
         return "waypipe"
     if comm.startswith("weston"):
         return "weston"   # its shell helpers (desktop-shell, keyboard)
+    if comm in ("Xwayland", "ivwl-xwm"):
+        return comm
     if comm.startswith("mpv") or comm.startswith("vo") or \
             comm.startswith("vd-"):
         return "client"

@@ -356,7 +356,8 @@ def main():
                         "times, doorbells and wake-ups, and no write(2) "
                         "per traced event in the CPU figures")
     add_common_args(f, PATHS)
-    m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path")
+    m = sub.add_parser("mpv", help="mpv --vo=wlshm through every path; "
+                       "--paths x11-native,x11-ivwl plays it on X")
     m.add_argument("--build", required=True)
     m.add_argument("--seconds", type=float, default=10)
     m.add_argument("--size", default="1920x1080")

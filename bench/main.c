@@ -19,7 +19,7 @@ static const struct subcommand subcommands[] = {
 		       "trip, doorbells", ivwl_bench_transport_main },
 	{ "frames", "frames through weston: native vs ivwl copy vs "
 		    "zero-copy vs waypipe", ivwl_bench_frames_main },
-	{ "mpv", "mpv --vo=wlshm 1080p60 through native, ivwl and waypipe: "
+	{ "mpv", "mpv 1080p60 through native, ivwl, waypipe (and on X): "
 		 "drops, CPU", ivwl_bench_mpv_main },
 	{ "chromium", "chromium (or firefox) pages through native, ivwl and "
 		      "waypipe: fps, CPU", ivwl_bench_chromium_main },
