@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ivwl-xwm's window manager (xwm/wm.c) on a real X server (Xvfb), with
+ * the proxy replaced by a recorder: what a top-level X window, a
+ * transient, a title change, a fullscreen request and a menu become,
+ * what the compositor's configure does to the X window and its focus,
+ * and how the close button asks: WM_DELETE_WINDOW for a client that
+ * takes it, disconnection for one that does not.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xcb/xcb.h>
+
+#include "harness.h"
+#include "proxy.h"
+#include "wm.h"
+
+/* ---- the proxy, recorded -------------------------------------------- */
+
+static struct {
+	uint32_t toplevel, parent;	/* the last ivwl_xwm_proxy_toplevel */
+	char title[64], app_id[64];
+	uint32_t retitled;
+	char new_title[64];
+	uint32_t fullscreen;		/* surface set fullscreen */
+	uint32_t child, child_parent;
+	int32_t child_x, child_y;
+} rec;
+
+int
+ivwl_xwm_proxy_toplevel(struct ivwl_xwm_proxy *p, uint32_t surface,
+			const char *title, const char *app_id, uint32_t parent)
+{
+	rec.toplevel = surface;
+	rec.parent = parent;
+	snprintf(rec.title, sizeof(rec.title), "%s", title);
+	snprintf(rec.app_id, sizeof(rec.app_id), "%s", app_id ? app_id : "");
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_set_title(struct ivwl_xwm_proxy *p, uint32_t surface,
+			 const char *title)
+{
+	rec.retitled = surface;
+	snprintf(rec.new_title, sizeof(rec.new_title), "%s", title);
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
+			      bool fullscreen)
+{
+	rec.fullscreen = fullscreen ? surface : 0;
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+		     uint32_t parent, int32_t x, int32_t y)
+{
+	rec.child = surface;
+	rec.child_parent = parent;
+	rec.child_x = x;
+	rec.child_y = y;
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+			  int32_t x, int32_t y)
+{
+	return 0;
+}
+
+void
+ivwl_xwm_proxy_unmap(struct ivwl_xwm_proxy *p, uint32_t surface)
+{
+}
+
+int
+ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
+			     const char *const *mimes, uint32_t n)
+{
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_receive(struct ivwl_xwm_proxy *p, const char *mime, int fd)
+{
+	close(fd);
+	return -ENOENT;
+}
+
+/* ---- an X server ----------------------------------------------------- */
+
+static pid_t xvfb;
+static char display[16];
+
+/* Xvfb on a display of its own; its socket appears once it listens. */
+static void
+start_xvfb(void)
+{
+	char socket[64];
+	int n = 150 + getpid() % 400, i;
+
+	snprintf(display, sizeof(display), ":%d", n);
+	snprintf(socket, sizeof(socket), "/tmp/.X11-unix/X%d", n);
+	xvfb = fork();
+	REQUIRE(xvfb >= 0);
+	if (xvfb == 0) {
+		execlp("Xvfb", "Xvfb", display, "-nolisten", "tcp", "-screen",
+		       "0", "1024x768x24", (char *)NULL);
+		fprintf(stderr, "Xvfb: %s (tools/deps.sh installs it)\n",
+			strerror(errno));
+		_exit(127);
+	}
+	for (i = 0; i < 200 && access(socket, F_OK) != 0; i++)
+		usleep(25000);
+	REQUIRE(access(socket, F_OK) == 0);
+}
+
+static void
+stop_xvfb(void)
+{
+	kill(xvfb, SIGTERM);
+	waitpid(xvfb, NULL, 0);
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static xcb_atom_t
+atom(xcb_connection_t *c, const char *name)
+{
+	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c,
+		xcb_intern_atom(c, 0, (uint16_t)strlen(name), name), NULL);
+	xcb_atom_t a = r ? r->atom : XCB_ATOM_NONE;
+
+	free(r);
+	return a;
+}
+
+/* The server has done what c asked. */
+static void
+sync_with(xcb_connection_t *c)
+{
+	free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+}
+
+/* Lets the window manager run until done(data) holds (or 3 s). */
+static bool
+settle_until(struct ivwl_xwm_wm *wm, xcb_connection_t *c,
+	     bool (*done)(void *), void *data)
+{
+	struct timespec t0, t;
+	struct pollfd pfd = { ivwl_xwm_wm_fd(wm), POLLIN, 0 };
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		sync_with(c);
+		poll(&pfd, 1, 20);
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		if (done(data))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 3)
+			return false;
+	}
+}
+
+static bool
+is_set(void *data)
+{
+	return *(uint32_t *)data != 0;
+}
+
+static xcb_window_t
+window(xcb_connection_t *c, xcb_screen_t *s, bool override_redirect,
+       int16_t x, int16_t y)
+{
+	xcb_window_t w = xcb_generate_id(c);
+	uint32_t or = override_redirect;
+
+	xcb_create_window(c, XCB_COPY_FROM_PARENT, w, s->root, x, y, 200, 150,
+			  1, XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
+			  XCB_CW_OVERRIDE_REDIRECT, &or);
+	return w;
+}
+
+static void
+set_string(xcb_connection_t *c, xcb_window_t w, const char *prop,
+	   const char *type, const char *v, uint32_t len)
+{
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, w, atom(c, prop),
+			    atom(c, type), 8, len, v);
+}
+
+/* What Xwayland does once the window's wl_surface exists. */
+static void
+surface_id(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w,
+	   uint32_t surface)
+{
+	xcb_client_message_event_t e = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w, .type = atom(c, "WL_SURFACE_ID"),
+	};
+
+	e.data.data32[0] = surface;
+	xcb_send_event(c, 0, s->root, XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+		       (const char *)&e);
+	xcb_flush(c);
+}
+
+/* A client message asking the window manager, as EWMH has it. */
+static void
+ask_wm(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w, xcb_atom_t type,
+       uint32_t d0, uint32_t d1)
+{
+	xcb_client_message_event_t e = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w, .type = type,
+	};
+
+	e.data.data32[0] = d0;
+	e.data.data32[1] = d1;
+	xcb_send_event(c, 0, s->root, XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
+		       XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY, (const char *)&e);
+	xcb_flush(c);
+}
+
+/* The WM_DELETE_WINDOW message c got for w, waiting up to 3 s. */
+static bool
+delete_asked(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w)
+{
+	xcb_atom_t protocols = atom(c, "WM_PROTOCOLS");
+	xcb_atom_t del = atom(c, "WM_DELETE_WINDOW");
+	xcb_generic_event_t *ev;
+	bool got = false;
+
+	for (int i = 0; i < 100 && !got; i++) {
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		while ((ev = xcb_poll_for_event(c))) {
+			xcb_client_message_event_t *m = (void *)ev;
+
+			if ((ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
+			    m->window == w && m->type == protocols &&
+			    m->data.data32[0] == del)
+				got = true;
+			free(ev);
+		}
+		usleep(20000);
+	}
+	return got;
+}
+
+/* ---- the test --------------------------------------------------------- */
+
+static void
+test_windows(void)
+{
+	xcb_connection_t *c, *rude;
+	xcb_screen_t *s;
+	struct ivwl_xwm_wm *wm;
+	xcb_window_t a, dialog, menu, b;
+	xcb_atom_t del;
+	xcb_get_geometry_reply_t *geo;
+	xcb_get_input_focus_reply_t *focus;
+
+	start_xvfb();
+	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
+	REQUIRE(wm);
+	c = xcb_connect(display, NULL);
+	REQUIRE(!xcb_connection_has_error(c));
+	s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+
+	/* a window of its own: title, class, mapped by the manager */
+	a = window(c, s, false, 10, 20);
+	set_string(c, a, "_NET_WM_NAME", "UTF8_STRING", "probe \xe2\x9c\x93",
+		   10);
+	set_string(c, a, "WM_CLASS", "STRING", "probe\0Probe", 12);
+	del = atom(c, "WM_DELETE_WINDOW");
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, a,
+			    atom(c, "WM_PROTOCOLS"), XCB_ATOM_ATOM, 32, 1,
+			    &del);
+	xcb_map_window(c, a);
+	surface_id(c, s, a, 10);
+	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
+	CHECK_EQ(rec.toplevel, 10);
+	CHECK_EQ(rec.parent, 0);
+	CHECK(strcmp(rec.title, "probe \xe2\x9c\x93") == 0);
+	CHECK(strcmp(rec.app_id, "Probe") == 0);
+
+	/* the title followed */
+	set_string(c, a, "_NET_WM_NAME", "UTF8_STRING", "renamed", 7);
+	xcb_flush(c);
+	REQUIRE(settle_until(wm, c, is_set, &rec.retitled));
+	CHECK(strcmp(rec.new_title, "renamed") == 0);
+
+	/* a transient dialog: above its parent's window */
+	rec.toplevel = 0;
+	dialog = window(c, s, false, 40, 40);
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, dialog,
+			    XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW, 32, 1,
+			    &a);
+	xcb_map_window(c, dialog);
+	surface_id(c, s, dialog, 11);
+	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
+	CHECK_EQ(rec.toplevel, 11);
+	CHECK_EQ(rec.parent, 10);
+
+	/* the compositor's size and focus reach the X window */
+	ivwl_xwm_wm_configure(wm, 10, 640, 480, true, false);
+	sync_with(c);
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, a), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, 640);
+	CHECK_EQ(geo->height, 480);
+	CHECK_EQ(geo->border_width, 0);	/* the frame is weston's */
+	free(geo);
+	focus = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+	REQUIRE(focus);
+	CHECK_EQ(focus->focus, a);
+	free(focus);
+
+	/* fullscreen as the application asks (_NET_WM_STATE add) */
+	ask_wm(c, s, a, atom(c, "_NET_WM_STATE"), 1,
+	       atom(c, "_NET_WM_STATE_FULLSCREEN"));
+	REQUIRE(settle_until(wm, c, is_set, &rec.fullscreen));
+	CHECK_EQ(rec.fullscreen, 10);
+
+	/* a menu: over the window with the focus, where X put it */
+	menu = window(c, s, true, 60, 90);
+	xcb_map_window(c, menu);
+	surface_id(c, s, menu, 12);
+	REQUIRE(settle_until(wm, c, is_set, &rec.child));
+	CHECK_EQ(rec.child, 12);
+	CHECK_EQ(rec.child_parent, 10);
+	CHECK_EQ(rec.child_x, 50);
+	CHECK_EQ(rec.child_y, 70);
+
+	/* the close button asks politely... */
+	xcb_change_window_attributes(c, a, XCB_CW_EVENT_MASK,
+		(uint32_t[]){ XCB_EVENT_MASK_STRUCTURE_NOTIFY });
+	sync_with(c);
+	ivwl_xwm_wm_close(wm, 10);
+	CHECK(delete_asked(wm, c, a));
+
+	/* ...and disconnects a client that does not take WM_DELETE_WINDOW */
+	rude = xcb_connect(display, NULL);
+	REQUIRE(!xcb_connection_has_error(rude));
+	rec.toplevel = 0;
+	b = window(rude, s, false, 0, 0);
+	xcb_map_window(rude, b);
+	surface_id(rude, s, b, 13);
+	REQUIRE(settle_until(wm, rude, is_set, &rec.toplevel));
+	CHECK_EQ(rec.toplevel, 13);
+	ivwl_xwm_wm_close(wm, 13);
+	for (int i = 0; i < 100 && !xcb_connection_has_error(rude); i++) {
+		free(xcb_get_input_focus_reply(rude,
+			xcb_get_input_focus(rude), NULL));
+		usleep(20000);
+	}
+	CHECK(xcb_connection_has_error(rude));
+	/* the polite one is still there */
+	sync_with(c);
+	CHECK(!xcb_connection_has_error(c));
+
+	xcb_disconnect(rude);
+	xcb_disconnect(c);
+	ivwl_xwm_wm_destroy(wm);
+	stop_xvfb();
+}
+
+IVWL_TEST_MAIN(TEST(test_windows))
