@@ -179,13 +179,13 @@ spawn_command(char **argv, const char *display)
 
 static void
 on_configure(void *data, uint32_t surface, int32_t width, int32_t height,
-	     bool activated, bool fullscreen)
+	     bool activated, bool fullscreen, bool maximized)
 {
 	struct ivwl_xwm *x = data;
 
 	if (x->wm)
 		ivwl_xwm_wm_configure(x->wm, surface, width, height,
-				      activated, fullscreen);
+				      activated, fullscreen, maximized);
 }
 
 static void

@@ -62,6 +62,7 @@ struct selection {
 	uint32_t current;		/* the offer that is the selection */
 	struct offer offers[SELECTION_OFFERS];
 	uint32_t serial;		/* of the last input event */
+	uint32_t press;			/* of the last button pressed */
 	char marker[48];		/* a MIME type only its sources offer */
 };
 

@@ -308,6 +308,45 @@ ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
 	return ivwl_xwm_send_msg_up(p, &m);
 }
 
+/* Only a window shown has a toplevel to ask about. */
+static struct xsurface *
+shown_toplevel(struct ivwl_xwm_proxy *p, uint32_t surface)
+{
+	struct xsurface *s;
+
+	if (!ivwl_xwm_client_id(surface) || surface >= IVWL_WIRE_MAX_OBJECTS)
+		return NULL;
+	s = p->surfaces[surface];
+	return s && s->toplevel ? s : NULL;
+}
+
+int
+ivwl_xwm_proxy_set_maximized(struct ivwl_xwm_proxy *p, uint32_t surface,
+			     bool maximized)
+{
+	struct xsurface *s = shown_toplevel(p, surface);
+
+	if (!s)
+		return -ENOENT;
+	return request0(p, s->toplevel, maximized ?
+			IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
+			IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+}
+
+int
+ivwl_xwm_proxy_move(struct ivwl_xwm_proxy *p, uint32_t surface)
+{
+	struct xsurface *s = shown_toplevel(p, surface);
+	struct msg m;
+
+	if (!s || !p->sel.seat)
+		return -ENOENT;
+	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_MOVE);
+	msg_u32(&m, p->sel.seat);
+	msg_u32(&m, p->sel.press);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
 int
 ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 		     uint32_t parent, int32_t x, int32_t y)

@@ -151,6 +151,10 @@ ivwl_xwm_selection_input(struct ivwl_xwm_proxy *p,
 	     (op == IVWL_EVT_WL_POINTER_ENTER ||
 	      op == IVWL_EVT_WL_POINTER_BUTTON)))
 		p->sel.serial = ivwl_wire_arg_uint(msg, 0);
+	if (msg->iface->index == IVWL_IFACE_WL_POINTER &&
+	    op == IVWL_EVT_WL_POINTER_BUTTON &&
+	    ivwl_wire_arg_uint(msg, 3) == 1 /* pressed */)
+		p->sel.press = ivwl_wire_arg_uint(msg, 0);
 }
 
 /* data_device.data_offer: a new offer, the oldest giving way. */

@@ -333,7 +333,8 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 					    ivwl_wire_arg_int(msg, 0),
 					    ivwl_wire_arg_int(msg, 1),
 					    has_state(msg, 2, 4 /* activated */),
-					    has_state(msg, 2, 2 /* fullscreen */));
+					    has_state(msg, 2, 2 /* fullscreen */),
+					    has_state(msg, 2, 1 /* maximized */));
 		else if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CLOSE)
 			p->hooks->close(p->data, s->down);
 		return 0;

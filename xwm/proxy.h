@@ -21,7 +21,8 @@ struct ivwl_xwm_proxy;
 struct ivwl_xwm_proxy_hooks {
 	/* xdg_toplevel.configure: 0 for a size the window picks */
 	void (*configure)(void *data, uint32_t surface, int32_t width,
-			  int32_t height, bool activated, bool fullscreen);
+			  int32_t height, bool activated, bool fullscreen,
+			  bool maximized);
 	/* xdg_toplevel.close: the user clicked the close button */
 	void (*close)(void *data, uint32_t surface);
 	/*
@@ -90,6 +91,15 @@ ivwl_xwm_proxy_set_title(struct ivwl_xwm_proxy *p, uint32_t surface,
 int
 ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
 			      bool fullscreen);
+
+int
+ivwl_xwm_proxy_set_maximized(struct ivwl_xwm_proxy *p, uint32_t surface,
+			     bool maximized);
+
+/* The user drags the window (its title bar): the compositor moves it
+ * while the button that was pressed last stays down. */
+int
+ivwl_xwm_proxy_move(struct ivwl_xwm_proxy *p, uint32_t surface);
 
 /* Drawn over its window's surface parent at x, y of it (menus,
  * tooltips: X's override-redirect windows). */

@@ -9,16 +9,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <xcb/composite.h>
 #include <xcb/xcb.h>
 
+#include "frame.h"
 #include "log.h"
 #include "proxy.h"
 #include "selection.h"
 #include "wm.h"
 
 #define TITLE_MAX 1024u
+/* A close the application did not act on this long ago: the next one
+ * disconnects it. */
+#define CLOSE_PATIENCE_MS 5000
 
 enum atom {
 	WL_SURFACE_ID,
@@ -31,6 +36,7 @@ enum atom {
 	NET_ACTIVE_WINDOW,
 	NET_SUPPORTING_WM_CHECK,
 	NET_SUPPORTED,
+	NET_FRAME_EXTENTS,
 	ATOM_COUNT,
 };
 
@@ -45,6 +51,7 @@ static const char *const atom_names[ATOM_COUNT] = {
 	[NET_ACTIVE_WINDOW] = "_NET_ACTIVE_WINDOW",
 	[NET_SUPPORTING_WM_CHECK] = "_NET_SUPPORTING_WM_CHECK",
 	[NET_SUPPORTED] = "_NET_SUPPORTED",
+	[NET_FRAME_EXTENTS] = "_NET_FRAME_EXTENTS",
 };
 
 struct window {
@@ -54,8 +61,15 @@ struct window {
 	bool map_requested;		/* a toplevel the manager mapped */
 	bool mapped;
 	bool shown;			/* given to the proxy */
-	bool fullscreen;
+	bool fullscreen, maximized, active;
 	xcb_window_t owner;		/* a child's: what it is shown over */
+	xcb_window_t frame;		/* a toplevel's (frame.h), 0: none */
+	uint16_t bar;			/* its title bar's height now */
+	/* its size before the compositor maximized it or made it
+	 * fullscreen: a configure of 0x0 after either gives it back */
+	uint16_t normal_width, normal_height;
+	int64_t close_asked;		/* when a close was asked, ms */
+	/* on the root: the frame's geometry for a framed window */
 	int16_t x, y;
 	uint16_t width, height;
 	struct window *next;
@@ -68,6 +82,7 @@ struct ivwl_xwm_wm {
 	xcb_window_t check;		/* _NET_SUPPORTING_WM_CHECK */
 	struct ivwl_xwm_proxy *proxy;
 	struct ivwl_xwm_selection *selection;	/* NULL: no clipboard */
+	struct ivwl_xwm_frames *frames;		/* NULL: no frames */
 	struct window *windows;
 	xcb_window_t focus;		/* the last window activated */
 };
@@ -79,6 +94,17 @@ find(struct ivwl_xwm_wm *wm, xcb_window_t id)
 
 	for (w = wm->windows; w; w = w->next)
 		if (w->id == id)
+			return w;
+	return NULL;
+}
+
+static struct window *
+find_frame(struct ivwl_xwm_wm *wm, xcb_window_t frame)
+{
+	struct window *w;
+
+	for (w = wm->windows; w && frame; w = w->next)
+		if (w->frame == frame)
 			return w;
 	return NULL;
 }
@@ -127,6 +153,18 @@ title_of(struct ivwl_xwm_wm *wm, xcb_window_t win)
 
 	return t ? t : property(wm, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
 				NULL);
+}
+
+static void
+draw_frame(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	char *title;
+
+	if (!w->frame || !w->bar)
+		return;
+	title = title_of(wm, w->id);
+	ivwl_xwm_frame_draw(wm->frames, w->frame, w->width, title, w->active);
+	free(title);
 }
 
 /* WM_CLASS is "instance\0class\0": the class names the application. */
@@ -238,6 +276,8 @@ hide(struct ivwl_xwm_wm *wm, struct window *w)
 {
 	if (w->surface)
 		ivwl_xwm_proxy_unmap(wm->proxy, w->surface);
+	if (w->frame)
+		xcb_unmap_window(wm->conn, w->frame);
 	/* Xwayland makes a new surface for the next map */
 	w->surface = 0;
 	w->shown = false;
@@ -249,7 +289,8 @@ on_create(struct ivwl_xwm_wm *wm, xcb_create_notify_event_t *e)
 {
 	struct window *w;
 
-	if (e->window == wm->check || find(wm, e->window))
+	if (e->window == wm->check || find(wm, e->window) ||
+	    find_frame(wm, e->window))
 		return;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -276,10 +317,51 @@ on_destroy(struct ivwl_xwm_wm *wm, xcb_window_t id)
 			continue;
 		if (w->shown)
 			hide(wm, w);
+		if (w->frame)
+			xcb_destroy_window(wm->conn, w->frame);
 		*pp = w->next;
 		free(w);
 		return;
 	}
+}
+
+/*
+ * Where a framed window is on the root, as ICCCM has the window manager
+ * tell (a synthetic ConfigureNotify): X toolkits place their menus by
+ * it, and the real event only gives the place in the frame.
+ */
+static void
+tell_position(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	xcb_configure_notify_event_t e = {
+		.response_type = XCB_CONFIGURE_NOTIFY,
+		.event = w->id, .window = w->id,
+		.x = w->x, .y = (int16_t)(w->y + w->bar),
+		.width = w->width,
+		.height = (uint16_t)(w->height - w->bar),
+	};
+
+	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_STRUCTURE_NOTIFY,
+		       (const char *)&e);
+}
+
+/* The window goes into a frame of its own, under its title bar; the
+ * frame takes its place on the root. */
+static void
+frame_window(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	uint32_t extents[4] = { 0, 0, IVWL_XWM_TITLE_HEIGHT, 0 };
+
+	w->frame = ivwl_xwm_frame_create(wm->frames, w->x, w->y, w->width,
+					 w->height);
+	w->bar = IVWL_XWM_TITLE_HEIGHT;
+	w->height = (uint16_t)(w->height + w->bar);
+	/* if ivwl-xwm goes, the window goes back to the root, not away */
+	xcb_change_save_set(wm->conn, XCB_SET_MODE_INSERT, w->id);
+	xcb_reparent_window(wm->conn, w->id, w->frame, 0, (int16_t)w->bar);
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, w->id,
+			    wm->atom[NET_FRAME_EXTENTS], XCB_ATOM_CARDINAL, 32,
+			    4, extents);
 }
 
 static void
@@ -291,15 +373,21 @@ on_map_request(struct ivwl_xwm_wm *wm, xcb_map_request_event_t *e)
 
 	const uint32_t no_border = 0;
 
-	if (w)
-		w->map_requested = true;
 	xcb_change_window_attributes(wm->conn, e->window, XCB_CW_EVENT_MASK,
 				     &mask);
 	/* the frame is the compositor's; an X border would be drawn into
 	 * the window's buffer */
 	xcb_configure_window(wm->conn, e->window,
 			     XCB_CONFIG_WINDOW_BORDER_WIDTH, &no_border);
+	if (w && !w->override_redirect && !w->frame && wm->frames)
+		frame_window(wm, w);
 	xcb_map_window(wm->conn, e->window);
+	if (w && w->frame) {
+		xcb_map_window(wm->conn, w->frame);
+		tell_position(wm, w);
+	}
+	if (w)
+		w->map_requested = true;
 }
 
 static void
@@ -314,10 +402,43 @@ on_map_notify(struct ivwl_xwm_wm *wm, xcb_map_notify_event_t *e)
 	show(wm, w);
 }
 
+/* The client's own window and its frame, the bar above it. */
+static void
+place_in_frame(struct ivwl_xwm_wm *wm, struct window *w, uint16_t width,
+	       uint16_t height)
+{
+	uint32_t frame[2] = { width, (uint32_t)height + w->bar };
+	uint32_t client[4] = { 0, w->bar, width, height };
+
+	xcb_configure_window(wm->conn, w->frame, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, frame);
+	xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_X |
+			     XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, client);
+	w->width = width;
+	w->height = (uint16_t)(height + w->bar);
+	tell_position(wm, w);
+}
+
+/* A framed window asks for a size: it and its frame get it. */
+static void
+framed_configure_request(struct ivwl_xwm_wm *wm, struct window *w,
+			 xcb_configure_request_event_t *e)
+{
+	uint16_t width = e->value_mask & XCB_CONFIG_WINDOW_WIDTH ? e->width :
+			 w->width;
+	uint16_t height = e->value_mask & XCB_CONFIG_WINDOW_HEIGHT ?
+			  e->height : (uint16_t)(w->height - w->bar);
+
+	place_in_frame(wm, w, width ? width : 1, height ? height : 1);
+	draw_frame(wm, w);
+}
+
 static void
 on_configure_request(struct ivwl_xwm_wm *wm,
 		     xcb_configure_request_event_t *e)
 {
+	struct window *w = find(wm, e->window);
 	uint32_t values[7], n = 0;
 	uint16_t mask = e->value_mask & (XCB_CONFIG_WINDOW_X |
 		XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
@@ -333,6 +454,10 @@ on_configure_request(struct ivwl_xwm_wm *wm,
 		values[n++] = e->height;
 	if (mask & XCB_CONFIG_WINDOW_BORDER_WIDTH)
 		values[n++] = 0;	/* the frame is the compositor's */
+	if (w && w->frame) {
+		framed_configure_request(wm, w, e);
+		return;
+	}
 	xcb_configure_window(wm->conn, e->window, mask, values);
 }
 
@@ -341,8 +466,16 @@ on_configure_notify(struct ivwl_xwm_wm *wm, xcb_configure_notify_event_t *e)
 {
 	struct window *w = find(wm, e->window), *owner;
 
-	if (!w)
+	if (!w && (w = find_frame(wm, e->window))) {
+		w->x = e->x;
+		w->y = e->y;
+		w->width = e->width;
+		w->height = e->height;
+		tell_position(wm, w);
 		return;
+	}
+	if (!w || w->frame)
+		return;		/* in its frame: the frame's geometry counts */
 	w->x = e->x;
 	w->y = e->y;
 	w->width = e->width;
@@ -366,6 +499,7 @@ on_property(struct ivwl_xwm_wm *wm, xcb_property_notify_event_t *e)
 	if (title)
 		ivwl_xwm_proxy_set_title(wm->proxy, w->surface, title);
 	free(title);
+	draw_frame(wm, w);
 }
 
 /* _NET_WM_STATE: 0 remove, 1 add, 2 toggle. */
@@ -389,18 +523,86 @@ on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
 {
 	struct window *w = find(wm, e->window);
 
+	/* Xwayland names the surface of the root's child: the frame */
+	if (!w && e->type == wm->atom[WL_SURFACE_ID])
+		w = find_frame(wm, e->window);
 	if (!w)
 		return;
 	if (e->type == wm->atom[WL_SURFACE_ID]) {
-		ivwl_log_debug("X window 0x%x is wl_surface@%u", w->id,
+		ivwl_log_debug("X window 0x%x is wl_surface@%u", e->window,
 			       e->data.data32[0]);
 		if (w->shown)
-			hide(wm, w);
+			ivwl_xwm_proxy_unmap(wm->proxy, w->surface);
+		w->shown = false;
 		w->surface = e->data.data32[0];
 		w->mapped = w->mapped || w->map_requested;
 		show(wm, w);
 	} else if (e->type == wm->atom[NET_WM_STATE]) {
 		on_wm_state(wm, w, &e->data);
+	}
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Politely if it speaks WM_DELETE_WINDOW, else its client goes; so does
+ * one that let an earlier ask go unheeded for CLOSE_PATIENCE_MS.
+ */
+static void
+close_window(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	xcb_client_message_event_t e = { 0 };
+	int64_t now = now_ms();
+
+	if (!supports_delete(wm, w->id) ||
+	    (w->close_asked && now - w->close_asked > CLOSE_PATIENCE_MS)) {
+		ivwl_log_debug("X window 0x%x: its client is disconnected",
+			       w->id);
+		xcb_kill_client(wm->conn, w->id);
+		xcb_flush(wm->conn);
+		return;
+	}
+	if (!w->close_asked)
+		w->close_asked = now;
+	e.response_type = XCB_CLIENT_MESSAGE;
+	e.format = 32;
+	e.window = w->id;
+	e.type = wm->atom[WM_PROTOCOLS];
+	e.data.data32[0] = wm->atom[WM_DELETE_WINDOW];
+	e.data.data32[1] = XCB_CURRENT_TIME;
+	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
+		       (const char *)&e);
+	xcb_flush(wm->conn);
+}
+
+/* The title bar's buttons, or a drag of it. */
+static void
+on_button(struct ivwl_xwm_wm *wm, xcb_button_press_event_t *e)
+{
+	struct window *w = find_frame(wm, e->event);
+
+	if (!w || !w->shown || e->detail != 1)
+		return;
+	switch (ivwl_xwm_frame_hit(w->width, e->event_x, e->event_y)) {
+	case IVWL_XWM_FRAME_CLOSE:
+		close_window(wm, w);
+		break;
+	case IVWL_XWM_FRAME_MAXIMIZE:
+		ivwl_xwm_proxy_set_maximized(wm->proxy, w->surface,
+					     !w->maximized);
+		break;
+	case IVWL_XWM_FRAME_TITLE:
+		ivwl_xwm_proxy_move(wm->proxy, w->surface);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -442,6 +644,17 @@ handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
 	case XCB_CLIENT_MESSAGE:
 		on_client_message(wm, (xcb_client_message_event_t *)ev);
 		break;
+	case XCB_EXPOSE: {
+		xcb_expose_event_t *e = (xcb_expose_event_t *)ev;
+		struct window *w = find_frame(wm, e->window);
+
+		if (w && e->count == 0)
+			draw_frame(wm, w);
+		break;
+	}
+	case XCB_BUTTON_PRESS:
+		on_button(wm, (xcb_button_press_event_t *)ev);
+		break;
 	default:
 		break;
 	}
@@ -460,19 +673,48 @@ ivwl_xwm_wm_dispatch(struct ivwl_xwm_wm *wm)
 	return xcb_connection_has_error(wm->conn) ? -EPIPE : 0;
 }
 
+/* The size the compositor gives a framed window, and its bar. */
+static bool
+configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
+		 int32_t height)
+{
+	uint16_t bar = w->fullscreen ? 0 : IVWL_XWM_TITLE_HEIGHT;
+
+	if (width <= 0 || height <= bar ||
+	    (width == w->width && height == w->height && bar == w->bar))
+		return false;
+	w->bar = bar;
+	place_in_frame(wm, w, (uint16_t)width, (uint16_t)(height - bar));
+	return true;
+}
+
 void
 ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 		      int32_t width, int32_t height, bool activated,
-		      bool fullscreen)
+		      bool fullscreen, bool maximized)
 {
 	struct window *w = find_surface(wm, surface);
+	bool redraw;
 	uint32_t size[2];
 
 	if (!w)
 		return;
+	redraw = w->active != activated;
+	w->active = activated;
+	if ((fullscreen || maximized) && !w->fullscreen && !w->maximized) {
+		w->normal_width = w->width;
+		w->normal_height = w->height;
+	} else if (!fullscreen && !maximized && width <= 0 && height <= 0 &&
+		   (w->fullscreen || w->maximized) && w->normal_width) {
+		width = w->normal_width;
+		height = w->normal_height;
+	}
 	w->fullscreen = fullscreen;
-	if (width > 0 && height > 0 &&
-	    (width != w->width || height != w->height)) {
+	w->maximized = maximized;
+	if (w->frame) {
+		redraw |= configure_framed(wm, w, width, height);
+	} else if (width > 0 && height > 0 &&
+		   (width != w->width || height != w->height)) {
 		size[0] = (uint32_t)width;
 		size[1] = (uint32_t)height;
 		xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
@@ -487,32 +729,18 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 				    wm->atom[NET_ACTIVE_WINDOW],
 				    XCB_ATOM_WINDOW, 32, 1, &w->id);
 	}
+	if (redraw)
+		draw_frame(wm, w);
 	xcb_flush(wm->conn);
 }
 
-/* Politely if it speaks WM_DELETE_WINDOW, else its client goes. */
 void
 ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface)
 {
 	struct window *w = find_surface(wm, surface);
-	xcb_client_message_event_t e = { 0 };
 
-	if (!w)
-		return;
-	if (!supports_delete(wm, w->id)) {
-		xcb_kill_client(wm->conn, w->id);
-		xcb_flush(wm->conn);
-		return;
-	}
-	e.response_type = XCB_CLIENT_MESSAGE;
-	e.format = 32;
-	e.window = w->id;
-	e.type = wm->atom[WM_PROTOCOLS];
-	e.data.data32[0] = wm->atom[WM_DELETE_WINDOW];
-	e.data.data32[1] = XCB_CURRENT_TIME;
-	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
-		       (const char *)&e);
-	xcb_flush(wm->conn);
+	if (w)
+		close_window(wm, w);
 }
 
 static int
@@ -598,9 +826,10 @@ ivwl_xwm_wm_create(const char *display, struct ivwl_xwm_proxy *proxy)
 	wm->screen = xcb_setup_roots_iterator(xcb_get_setup(wm->conn)).data;
 	if (!wm->screen || intern_atoms(wm) < 0 || become_manager(wm) < 0)
 		goto err_conn;
-	/* without it, windows still work */
+	/* without them, windows still work */
 	wm->selection = ivwl_xwm_selection_create(wm->conn, wm->screen,
 						  proxy);
+	wm->frames = ivwl_xwm_frames_create(wm->conn, wm->screen);
 	return wm;
 
 err_conn:
@@ -619,6 +848,7 @@ ivwl_xwm_wm_destroy(struct ivwl_xwm_wm *wm)
 		free(w);
 	}
 	ivwl_xwm_selection_destroy(wm->selection);
+	ivwl_xwm_frames_destroy(wm->frames);
 	xcb_disconnect(wm->conn);
 	free(wm);
 }

@@ -34,8 +34,9 @@ ivwl_xwm_wm_dispatch(struct ivwl_xwm_wm *wm);
 void
 ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 		      int32_t width, int32_t height, bool activated,
-		      bool fullscreen);
+		      bool fullscreen, bool maximized);
 
+/* The close button: WM_DELETE_WINDOW, or the client disconnected. */
 void
 ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface);
 

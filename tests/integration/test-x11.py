@@ -19,6 +19,10 @@ from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
                               check_border, wait_for)
 
 
+# ivwl-xwm's title bar over each X toplevel (xwm/frame.h)
+TITLE_BAR = 24
+
+
 def x11_client(s, argv, log, extra_env=None):
     """argv on the display of an ivwl-xwm of the VM "work"."""
     for tool in ("Xwayland", argv[0]):
@@ -156,6 +160,75 @@ def case_gtk(s):
     print(f"gtk3-widget-factory on X shows {len(colours)} colours")
 
 
+def bar_pixels(s, view):
+    """Pixels of ivwl-xwm's title bar colours (active or not) in the top
+    TITLE_BAR rows of view."""
+    x0, y0, x1, _ = view["rect"]
+    px = screen_pixels(s, (x0, y0, x1, y0 + TITLE_BAR))
+    return px[b"\x4a\x3a\x2b"] + px[b"\x70\x64\x5a"]
+
+
+def case_frame(s):
+    """The title bar ivwl-xwm gives an X window: drawn, a drag of it
+    moves the window, its buttons maximize (and restore) and close,
+    politely: xterm takes WM_DELETE_WINDOW and exits."""
+    p = x11_client(s, ["xterm", "-T", "ivwl-frame"], "xterm.log")
+    view = s.wait_view("[work] ivwl-frame", timeout=30)
+    time.sleep(1)
+    x0, y0, x1, y1 = view["rect"]
+    bar = bar_pixels(s, view)
+    if bar < (x1 - x0) * TITLE_BAR // 2:
+        raise Failure(f"no title bar over the window: {bar} pixels")
+    # drag the bar by (-100, -60)
+    s.xdotool("mousemove", str(x0 + 60), str(y0 + 12))
+    time.sleep(0.3)
+    s.xdotool("mousedown", "1")
+    for i in range(1, 6):
+        s.xdotool("mousemove", str(x0 + 60 - 20 * i),
+                  str(y0 + 12 - 12 * i))
+        time.sleep(0.1)
+    s.xdotool("mouseup", "1")
+    moved = wait_for("the window to move", lambda: (
+        lambda v: v if v["rect"][:2] != (x0, y0) else None)(
+            s.wait_view("[work] ivwl-frame")), timeout=10)
+    dx, dy = moved["rect"][0] - x0, moved["rect"][1] - y0
+    if abs(dx + 100) > 4 or abs(dy + 60) > 4:
+        raise Failure(f"the window moved by ({dx}, {dy}), not (-100, -60)")
+    # maximize, then restore, with the bar's first button
+    x0, y0, x1, y1 = moved["rect"]
+    s.xdotool("mousemove", str(x1 - TITLE_BAR - 12), str(y0 + 12))
+    time.sleep(0.3)
+    s.xdotool("click", "1")
+    big = wait_for("the window maximized", lambda: (
+        lambda v: v if v["rect"][2] - v["rect"][0] >= s.width - 20
+        else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
+    time.sleep(0.5)
+    b0, c0, b1, _ = big["rect"]
+    s.xdotool("mousemove", str(b1 - TITLE_BAR - 12), str(c0 + 12))
+    time.sleep(0.3)
+    s.xdotool("click", "1")
+    wait_for("the window restored", lambda: (
+        lambda v: v if v["rect"][2] - v["rect"][0] == x1 - x0
+        else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
+    print(f"title bar: {bar} pixels; dragged by ({dx}, {dy}); maximized "
+          f"to {big['rect']} and restored")
+    # close: xterm is asked (WM_DELETE_WINDOW) and exits
+    view = s.wait_view("[work] ivwl-frame")
+    x0, y0, x1, _ = view["rect"]
+    s.xdotool("mousemove", str(x1 - 12), str(y0 + 12))
+    time.sleep(0.3)
+    s.xdotool("click", "1")
+    try:
+        rc = p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        raise Failure("xterm did not exit when its close button was "
+                      "clicked")
+    if rc != 0:
+        raise Failure(f"ivwl-xwm -- xterm ended with {rc}: xterm was "
+                      "killed, not asked")
+    print("the close button asked xterm to close; it exited with 0")
+
+
 def menus(s):
     return [v for v in s.scene() if "wl_subsurface" in v["head"] and
             v["rect"] and v["rect"][2] > v["rect"][0]]
@@ -175,7 +248,7 @@ def case_gtk_menu(s):
                extra_env={"GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"})
     view = s.wait_view("[work] gtk3-widget-factory", timeout=60)
     time.sleep(2)
-    x0, y0 = view["rect"][:2]
+    x0, y0 = view["rect"][0], view["rect"][1] + TITLE_BAR
     # the fifth entry of the first column, which holds the text "entry"
     px, py = x0 + 190, y0 + 253
     entry = (x0 + 16, y0 + 240, x0 + 330, y0 + 267)
@@ -227,7 +300,7 @@ def case_qt(s):
     s.type_into(view, "typed into Qt")
     # "untitled.txt[*]": Qt shows the mark once the text changed
     view = s.wait_view("[work] untitled.txt*", timeout=15)
-    x0, y0 = view["rect"][:2]
+    x0, y0 = view["rect"][0], view["rect"][1] + TITLE_BAR
     s.xdotool("mousemove", str(x0 + 14), str(y0 + 10))
     time.sleep(0.3)
     # the first click just after typing is sometimes not taken by Qt's
@@ -476,6 +549,7 @@ CASES = {
     "x11-gtk": (case_gtk, ("work",), "x11"),
     "x11-gtk-menu": (case_gtk_menu, ("work",), "x11"),
     "x11-qt": (case_qt, ("work",), "x11"),
+    "x11-frame": (case_frame, ("work",), "x11"),
     "x11-zero-copy": (case_zero_copy, ("work",), "x11"),
     "x11-clipboard": (case_clipboard, ("work",), "x11"),
     "x11-clipboard-isolated": (case_clipboard_isolated, ("work", "home"),

@@ -30,7 +30,7 @@ struct rig {
 
 static void
 on_configure(void *data, uint32_t surface, int32_t width, int32_t height,
-	     bool activated, bool fullscreen)
+	     bool activated, bool fullscreen, bool maximized)
 {
 	((struct rig *)data)->configured = surface;
 }

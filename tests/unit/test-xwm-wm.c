@@ -4,8 +4,9 @@
  * the proxy replaced by a recorder: what a top-level X window, a
  * transient, a title change, a fullscreen request and a menu become,
  * what the compositor's configure does to the X window and its focus,
- * and how the close button asks: WM_DELETE_WINDOW for a client that
- * takes it, disconnection for one that does not.
+ * the frame's title bar (its buttons and a drag of it), and how a close
+ * asks: WM_DELETE_WINDOW for a client that takes it, disconnection for
+ * one that does not.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +20,7 @@
 
 #include <xcb/xcb.h>
 
+#include "frame.h"
 #include "harness.h"
 #include "proxy.h"
 #include "wm.h"
@@ -33,7 +35,23 @@ static struct {
 	uint32_t fullscreen;		/* surface set fullscreen */
 	uint32_t child, child_parent;
 	int32_t child_x, child_y;
+	uint32_t maximized, moved;	/* surfaces asked for */
 } rec;
+
+int
+ivwl_xwm_proxy_set_maximized(struct ivwl_xwm_proxy *p, uint32_t surface,
+			     bool maximized)
+{
+	rec.maximized = maximized ? surface : 0;
+	return 0;
+}
+
+int
+ivwl_xwm_proxy_move(struct ivwl_xwm_proxy *p, uint32_t surface)
+{
+	rec.moved = surface;
+	return 0;
+}
 
 int
 ivwl_xwm_proxy_toplevel(struct ivwl_xwm_proxy *p, uint32_t surface,
@@ -219,6 +237,41 @@ surface_id(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w,
 	xcb_flush(c);
 }
 
+/* The frame the window manager put w in (after its map request). */
+static xcb_window_t
+frame_of(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w)
+{
+	xcb_query_tree_reply_t *r;
+	xcb_window_t parent = 0;
+	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+
+	for (int i = 0; i < 100; i++) {
+		sync_with(c);
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		r = xcb_query_tree_reply(c, xcb_query_tree(c, w), NULL);
+		parent = r ? r->parent : 0;
+		free(r);
+		if (parent && parent != s->root)
+			return parent;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* A click of the first button at x, y of the frame's title bar. */
+static void
+click_frame(xcb_connection_t *c, xcb_window_t frame, int16_t x, int16_t y)
+{
+	xcb_button_press_event_t e = {
+		.response_type = XCB_BUTTON_PRESS, .detail = 1,
+		.event = frame, .event_x = x, .event_y = y, .same_screen = 1,
+	};
+
+	xcb_send_event(c, 0, frame, XCB_EVENT_MASK_BUTTON_PRESS,
+		       (const char *)&e);
+	xcb_flush(c);
+}
+
 /* A client message asking the window manager, as EWMH has it. */
 static void
 ask_wm(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w, xcb_atom_t type,
@@ -269,7 +322,7 @@ test_windows(void)
 	xcb_connection_t *c, *rude;
 	xcb_screen_t *s;
 	struct ivwl_xwm_wm *wm;
-	xcb_window_t a, dialog, menu, b;
+	xcb_window_t a, dialog, menu, b, frame;
 	xcb_atom_t del;
 	xcb_get_geometry_reply_t *geo;
 	xcb_get_input_focus_reply_t *focus;
@@ -291,7 +344,10 @@ test_windows(void)
 			    atom(c, "WM_PROTOCOLS"), XCB_ATOM_ATOM, 32, 1,
 			    &del);
 	xcb_map_window(c, a);
-	surface_id(c, s, a, 10);
+	/* it is framed: Xwayland names the frame's surface */
+	frame = frame_of(wm, c, a);
+	REQUIRE(frame);
+	surface_id(c, s, frame, 10);
 	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
 	CHECK_EQ(rec.toplevel, 10);
 	CHECK_EQ(rec.parent, 0);
@@ -311,19 +367,26 @@ test_windows(void)
 			    XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW, 32, 1,
 			    &a);
 	xcb_map_window(c, dialog);
-	surface_id(c, s, dialog, 11);
+	surface_id(c, s, frame_of(wm, c, dialog), 11);
 	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
 	CHECK_EQ(rec.toplevel, 11);
 	CHECK_EQ(rec.parent, 10);
 
-	/* the compositor's size and focus reach the X window */
-	ivwl_xwm_wm_configure(wm, 10, 640, 480, true, false);
+	/* the compositor's size (the frame's) and focus reach the X
+	 * window, under its title bar */
+	ivwl_xwm_wm_configure(wm, 10, 640, 480, true, false, false);
 	sync_with(c);
 	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, a), NULL);
 	REQUIRE(geo);
 	CHECK_EQ(geo->width, 640);
+	CHECK_EQ(geo->height, 480 - IVWL_XWM_TITLE_HEIGHT);
+	CHECK_EQ(geo->y, IVWL_XWM_TITLE_HEIGHT);
+	CHECK_EQ(geo->border_width, 0);	/* the label is weston's */
+	free(geo);
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, 640);
 	CHECK_EQ(geo->height, 480);
-	CHECK_EQ(geo->border_width, 0);	/* the frame is weston's */
 	free(geo);
 	focus = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
 	REQUIRE(focus);
@@ -336,7 +399,8 @@ test_windows(void)
 	REQUIRE(settle_until(wm, c, is_set, &rec.fullscreen));
 	CHECK_EQ(rec.fullscreen, 10);
 
-	/* a menu: over the window with the focus, where X put it */
+	/* a menu: over the window with the focus, where X put it (the
+	 * frame took the window's place at 10, 20) */
 	menu = window(c, s, true, 60, 90);
 	xcb_map_window(c, menu);
 	surface_id(c, s, menu, 12);
@@ -346,10 +410,17 @@ test_windows(void)
 	CHECK_EQ(rec.child_x, 50);
 	CHECK_EQ(rec.child_y, 70);
 
-	/* the close button asks politely... */
-	xcb_change_window_attributes(c, a, XCB_CW_EVENT_MASK,
-		(uint32_t[]){ XCB_EVENT_MASK_STRUCTURE_NOTIFY });
-	sync_with(c);
+	/* the title bar: a drag moves, the buttons maximize and close */
+	click_frame(c, frame, 100, 10);
+	REQUIRE(settle_until(wm, c, is_set, &rec.moved));
+	CHECK_EQ(rec.moved, 10);
+	click_frame(c, frame, 640 - IVWL_XWM_TITLE_HEIGHT - 10, 10);
+	REQUIRE(settle_until(wm, c, is_set, &rec.maximized));
+	CHECK_EQ(rec.maximized, 10);
+	click_frame(c, frame, 640 - 10, 10);
+	CHECK(delete_asked(wm, c, a));
+
+	/* the compositor's close asks politely too... */
 	ivwl_xwm_wm_close(wm, 10);
 	CHECK(delete_asked(wm, c, a));
 
@@ -359,7 +430,7 @@ test_windows(void)
 	rec.toplevel = 0;
 	b = window(rude, s, false, 0, 0);
 	xcb_map_window(rude, b);
-	surface_id(rude, s, b, 13);
+	surface_id(rude, s, frame_of(wm, rude, b), 13);
 	REQUIRE(settle_until(wm, rude, is_set, &rec.toplevel));
 	CHECK_EQ(rec.toplevel, 13);
 	ivwl_xwm_wm_close(wm, 13);
