@@ -69,6 +69,7 @@ struct window {
 	 * fullscreen: a configure of 0x0 after either gives it back */
 	uint16_t normal_width, normal_height;
 	int64_t close_asked;		/* when a close was asked, ms */
+	enum ivwl_xwm_frame_part pressed;	/* a bar's button, held */
 	/* on the root: the frame's geometry for a framed window */
 	int16_t x, y;
 	uint16_t width, height;
@@ -582,28 +583,36 @@ close_window(struct ivwl_xwm_wm *wm, struct window *w)
 	xcb_flush(wm->conn);
 }
 
-/* The title bar's buttons, or a drag of it. */
+/*
+ * A drag of the title bar moves the window at once (the compositor
+ * wants the button still down); its buttons act when released over
+ * them, after X has seen the release: the window changing size under a
+ * held button would leave X's implicit grab behind when the compositor
+ * sends the release nowhere.
+ */
 static void
-on_button(struct ivwl_xwm_wm *wm, xcb_button_press_event_t *e)
+on_button(struct ivwl_xwm_wm *wm, xcb_button_press_event_t *e, bool press)
 {
 	struct window *w = find_frame(wm, e->event);
+	enum ivwl_xwm_frame_part part;
 
 	if (!w || !w->shown || e->detail != 1)
 		return;
-	switch (ivwl_xwm_frame_hit(w->width, e->event_x, e->event_y)) {
-	case IVWL_XWM_FRAME_CLOSE:
+	part = ivwl_xwm_frame_hit(w->width, e->event_x, e->event_y);
+	if (press) {
+		w->pressed = part;
+		if (part == IVWL_XWM_FRAME_TITLE)
+			ivwl_xwm_proxy_move(wm->proxy, w->surface);
+		return;
+	}
+	if (part != w->pressed)
+		part = IVWL_XWM_FRAME_NONE;
+	w->pressed = IVWL_XWM_FRAME_NONE;
+	if (part == IVWL_XWM_FRAME_CLOSE)
 		close_window(wm, w);
-		break;
-	case IVWL_XWM_FRAME_MAXIMIZE:
+	else if (part == IVWL_XWM_FRAME_MAXIMIZE)
 		ivwl_xwm_proxy_set_maximized(wm->proxy, w->surface,
 					     !w->maximized);
-		break;
-	case IVWL_XWM_FRAME_TITLE:
-		ivwl_xwm_proxy_move(wm->proxy, w->surface);
-		break;
-	default:
-		break;
-	}
 }
 
 static void
@@ -653,7 +662,9 @@ handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
 		break;
 	}
 	case XCB_BUTTON_PRESS:
-		on_button(wm, (xcb_button_press_event_t *)ev);
+	case XCB_BUTTON_RELEASE:
+		on_button(wm, (xcb_button_press_event_t *)ev,
+			  (ev->response_type & 0x7f) == XCB_BUTTON_PRESS);
 		break;
 	default:
 		break;

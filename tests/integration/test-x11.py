@@ -215,6 +215,10 @@ def case_frame(s):
     # close: xterm is asked (WM_DELETE_WINDOW) and exits
     view = s.wait_view("[work] ivwl-frame")
     x0, y0, x1, _ = view["rect"]
+    # through the window, as a hand moves: weston 14 and Xwayland 24.1
+    # lose a press right after a jump in from outside the shrunk window
+    s.xdotool("mousemove", str(x0 + 100), str(y0 + 100))
+    time.sleep(0.3)
     s.xdotool("mousemove", str(x1 - 12), str(y0 + 12))
     time.sleep(0.3)
     s.xdotool("click", "1")

@@ -258,18 +258,27 @@ frame_of(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w)
 	return 0;
 }
 
-/* A click of the first button at x, y of the frame's title bar. */
+/* The first button pressed, or released, at x, y of a frame. */
+static void
+button_frame(xcb_connection_t *c, xcb_window_t frame, bool press, int16_t x,
+	     int16_t y)
+{
+	xcb_button_press_event_t e = {
+		.response_type = press ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE,
+		.detail = 1, .event = frame, .event_x = x, .event_y = y,
+		.same_screen = 1,
+	};
+
+	xcb_send_event(c, 0, frame, press ? XCB_EVENT_MASK_BUTTON_PRESS :
+		       XCB_EVENT_MASK_BUTTON_RELEASE, (const char *)&e);
+	xcb_flush(c);
+}
+
 static void
 click_frame(xcb_connection_t *c, xcb_window_t frame, int16_t x, int16_t y)
 {
-	xcb_button_press_event_t e = {
-		.response_type = XCB_BUTTON_PRESS, .detail = 1,
-		.event = frame, .event_x = x, .event_y = y, .same_screen = 1,
-	};
-
-	xcb_send_event(c, 0, frame, XCB_EVENT_MASK_BUTTON_PRESS,
-		       (const char *)&e);
-	xcb_flush(c);
+	button_frame(c, frame, true, x, y);
+	button_frame(c, frame, false, x, y);
 }
 
 /* A client message asking the window manager, as EWMH has it. */
@@ -414,6 +423,15 @@ test_windows(void)
 	click_frame(c, frame, 100, 10);
 	REQUIRE(settle_until(wm, c, is_set, &rec.moved));
 	CHECK_EQ(rec.moved, 10);
+	/* a button acts on its release over it, not when left */
+	button_frame(c, frame, true, 640 - IVWL_XWM_TITLE_HEIGHT - 10, 10);
+	button_frame(c, frame, false, 100, 10);
+	for (int i = 0; i < 10; i++) {
+		sync_with(c);
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		usleep(10000);
+	}
+	CHECK_EQ(rec.maximized, 0);
 	click_frame(c, frame, 640 - IVWL_XWM_TITLE_HEIGHT - 10, 10);
 	REQUIRE(settle_until(wm, c, is_set, &rec.maximized));
 	CHECK_EQ(rec.maximized, 10);
