@@ -149,6 +149,9 @@ ivwl_xwm_own_id(struct ivwl_xwm_proxy *p);
 uint32_t
 ivwl_xwm_up_of(const struct ivwl_xwm_proxy *p, uint32_t down);
 
+/* A request without arguments (a destroy, mostly). */
+int
+ivwl_xwm_request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode);
 /* Tracks m in the compositor's map and queues it with fd (taken). */
 int
 ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd);

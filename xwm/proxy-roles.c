@@ -34,14 +34,6 @@ bind_globals(struct ivwl_xwm_proxy *p)
 	return p->wm_base && p->subcompositor ? 0 : -EPROTO;
 }
 
-static int
-request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode)
-{
-	struct msg m;
-
-	msg_begin(&m, object, opcode);
-	return ivwl_xwm_send_msg_up(p, &m);
-}
 
 static int
 set_string(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode,
@@ -78,7 +70,7 @@ ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 			ret = ivwl_xwm_send_msg_up(p, &m);
 	}
 	if (ret == 0 && (s->committed || s->attached))
-		ret = request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT);
+		ret = ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT);
 	s->attached = false;
 	s->committed = false;
 	return ret;
@@ -134,7 +126,7 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	msg_u32(&m, 0);
 	msg_u32(&m, 0);
 	if (ivwl_xwm_send_msg_up(p, &m) < 0 ||
-	    request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT) < 0)
+	    ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT) < 0)
 		return -EPROTO;
 	s->state = SURFACE_WANTED;
 	return 0;
@@ -155,7 +147,7 @@ place_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	msg_u32(&m, (uint32_t)s->y);
 	if (ivwl_xwm_send_msg_up(p, &m) < 0)
 		return -EPROTO;
-	return request0(p, ivwl_xwm_up_of(p, s->parent),
+	return ivwl_xwm_request0(p, ivwl_xwm_up_of(p, s->parent),
 			IVWL_REQ_WL_SURFACE_COMMIT);
 }
 
@@ -175,7 +167,8 @@ make_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	msg_u32(&m, ivwl_xwm_up_of(p, s->parent));
 	if (ivwl_xwm_send_msg_up(p, &m) < 0)
 		return -EPROTO;
-	if (request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0 ||
+	if (ivwl_xwm_request0(p, s->subsurface,
+			      IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0 ||
 	    ivwl_xwm_release_held(p, s) < 0)
 		return -EPROTO;
 	return place_child(p, s);
@@ -188,11 +181,14 @@ drop_role(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	int ret = 0;
 
 	if (s->subsurface)
-		ret = request0(p, s->subsurface, IVWL_REQ_WL_SUBSURFACE_DESTROY);
+		ret = ivwl_xwm_request0(p, s->subsurface,
+					IVWL_REQ_WL_SUBSURFACE_DESTROY);
 	if (s->toplevel && ret == 0)
-		ret = request0(p, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_DESTROY);
+		ret = ivwl_xwm_request0(p, s->toplevel,
+					IVWL_REQ_XDG_TOPLEVEL_DESTROY);
 	if (s->xdg && ret == 0)
-		ret = request0(p, s->xdg, IVWL_REQ_XDG_SURFACE_DESTROY);
+		ret = ivwl_xwm_request0(p, s->xdg,
+					IVWL_REQ_XDG_SURFACE_DESTROY);
 	s->subsurface = s->toplevel = s->xdg = 0;
 	s->want_toplevel = s->want_child = false;
 	s->state = SURFACE_HELD;
@@ -301,8 +297,8 @@ ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
 	if (!s->toplevel)
 		return 0;
 	if (!fullscreen)
-		return request0(p, s->toplevel,
-				IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
+		return ivwl_xwm_request0(p, s->toplevel,
+					 IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
 	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
 	msg_u32(&m, 0);
 	return ivwl_xwm_send_msg_up(p, &m);
@@ -328,7 +324,7 @@ ivwl_xwm_proxy_set_maximized(struct ivwl_xwm_proxy *p, uint32_t surface,
 
 	if (!s)
 		return -ENOENT;
-	return request0(p, s->toplevel, maximized ?
+	return ivwl_xwm_request0(p, s->toplevel, maximized ?
 			IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
 			IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
 }

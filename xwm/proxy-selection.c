@@ -70,14 +70,6 @@ ivwl_xwm_selection_owns(const struct ivwl_xwm_proxy *p, uint32_t id)
 	return offer_find((struct selection *)&p->sel, id) != NULL;
 }
 
-static int
-request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode)
-{
-	struct msg m;
-
-	msg_begin(&m, object, opcode);
-	return ivwl_xwm_send_msg_up(p, &m);
-}
 
 /* The offer goes: the compositor's object with it. */
 static int
@@ -88,7 +80,7 @@ offer_drop(struct ivwl_xwm_proxy *p, struct offer *o)
 	if (p->sel.current == id)
 		p->sel.current = 0;
 	offer_clear(o);
-	return request0(p, id, IVWL_REQ_WL_DATA_OFFER_DESTROY);
+	return ivwl_xwm_request0(p, id, IVWL_REQ_WL_DATA_OFFER_DESTROY);
 }
 
 static int
@@ -233,7 +225,7 @@ source_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 		return 0;
 	} else if (msg->opcode == IVWL_EVT_WL_DATA_SOURCE_CANCELLED) {
 		p->sel.source = 0;
-		return request0(p, msg->object,
+		return ivwl_xwm_request0(p, msg->object,
 				IVWL_REQ_WL_DATA_SOURCE_DESTROY);
 	}
 	for (uint32_t i = 0; i < nfds; i++)
@@ -287,7 +279,7 @@ ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
 	if (!sel->device)
 		return -ENOENT;
 	if (sel->source) {
-		if (request0(p, sel->source,
+		if (ivwl_xwm_request0(p, sel->source,
 			     IVWL_REQ_WL_DATA_SOURCE_DESTROY) < 0)
 			return -EPROTO;
 		sel->source = 0;

@@ -84,6 +84,15 @@ ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd)
 	return send_up(p, m->w, msg_size(m), &fd, 1);
 }
 
+int
+ivwl_xwm_request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode)
+{
+	struct msg m;
+
+	msg_begin(&m, object, opcode);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
 /* A new object of the proxy's: its up id, 0 when ids ran out. */
 uint32_t
 ivwl_xwm_own_id(struct ivwl_xwm_proxy *p)
@@ -294,6 +303,20 @@ has_state(const struct ivwl_wire_msg *msg, unsigned int index,
 	return false;
 }
 
+/* xdg_toplevel.configure: the states' values are xdg-shell's. */
+static void
+toplevel_configure(struct ivwl_xwm_proxy *p, struct xsurface *s,
+		   const struct ivwl_wire_msg *msg)
+{
+	bool maximized = has_state(msg, 2, 1);
+	bool fullscreen = has_state(msg, 2, 2);
+	bool activated = has_state(msg, 2, 4);
+
+	p->hooks->configure(p->data, s->down, ivwl_wire_arg_int(msg, 0),
+			    ivwl_wire_arg_int(msg, 1), activated, fullscreen,
+			    maximized);
+}
+
 /* An event for one of the proxy's own objects; fds taken. */
 static int
 own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
@@ -324,17 +347,14 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 		msg_u32(&m, ivwl_wire_arg_uint(msg, 0));
 		if (ivwl_xwm_send_msg_up(p, &m) < 0)
 			return -EPROTO;
-		return s->state == SURFACE_WANTED ? ivwl_xwm_release_held(p, s) : 0;
+		if (s->state != SURFACE_WANTED)
+			return 0;
+		return ivwl_xwm_release_held(p, s);
 	case IVWL_IFACE_XDG_TOPLEVEL:
 		if (!s)
 			return 0;
 		if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CONFIGURE)
-			p->hooks->configure(p->data, s->down,
-					    ivwl_wire_arg_int(msg, 0),
-					    ivwl_wire_arg_int(msg, 1),
-					    has_state(msg, 2, 4 /* activated */),
-					    has_state(msg, 2, 2 /* fullscreen */),
-					    has_state(msg, 2, 1 /* maximized */));
+			toplevel_configure(p, s, msg);
 		else if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CLOSE)
 			p->hooks->close(p->data, s->down);
 		return 0;

@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <xcb/xfixes.h>
 
 #include "log.h"
+#include "mono-time.h"
 #include "proxy.h"
 #include "selection.h"
 
@@ -99,15 +99,6 @@ struct ivwl_xwm_selection {
 	struct x_read reads[READS];
 	struct x_write writes[WRITES];
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int
 bytes_add(struct bytes *b, const void *data, size_t len)
@@ -272,7 +263,7 @@ read_property(struct ivwl_xwm_selection *sel, struct x_read *r)
 			0x1fffffff), NULL);
 	if (!p)
 		return -1;
-	r->active = now_ms();
+	r->active = ivwl_now_ms();
 	r->chunk_waits = false;
 	len = xcb_get_property_value_length(p);
 	if (p->type == sel->atom[INCR] && !r->incr) {
@@ -326,7 +317,7 @@ ivwl_xwm_selection_send(struct ivwl_xwm_selection *sel, const char *mime,
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
 	r->target = target;
-	r->active = now_ms();
+	r->active = ivwl_now_ms();
 	xcb_convert_selection(sel->conn, sel->window, sel->atom[CLIPBOARD],
 			      target, sel->atom[IVWL_DATA0 + (r - sel->reads)],
 			      XCB_CURRENT_TIME);
@@ -392,7 +383,7 @@ read_io(struct ivwl_xwm_selection *sel, struct x_read *r, short revents)
 			return;
 		}
 		r->buf.off += (size_t)n;
-		r->active = now_ms();
+		r->active = ivwl_now_ms();
 	}
 	if (r->buf.off == r->buf.len) {
 		r->buf.off = r->buf.len = 0;
@@ -547,7 +538,7 @@ on_selection_request(struct ivwl_xwm_selection *sel,
 		.property = property, .target = e->target,
 		.type = e->target == sel->atom[TEXT] ?
 			sel->atom[UTF8_STRING] : e->target,
-		.active = now_ms(),
+		.active = ivwl_now_ms(),
 	};
 	if (ivwl_xwm_proxy_receive(sel->proxy, mime, p[1]) < 0)
 		write_end(sel, w, "the Wayland selection went");
@@ -593,7 +584,7 @@ write_chunk(struct ivwl_xwm_selection *sel, struct x_write *w)
 			    w->property, w->type, 8, (uint32_t)n,
 			    w->buf.data + w->buf.off);
 	xcb_flush(sel->conn);
-	w->active = now_ms();
+	w->active = ivwl_now_ms();
 	if (!n)
 		write_end(sel, w, NULL);
 	else
@@ -628,7 +619,7 @@ write_io(struct ivwl_xwm_selection *sel, struct x_write *w)
 			write_end(sel, w, "out of memory");
 			return;
 		}
-		w->active = now_ms();
+		w->active = ivwl_now_ms();
 	}
 }
 
@@ -709,7 +700,7 @@ void
 ivwl_xwm_selection_io(struct ivwl_xwm_selection *sel,
 		      const struct pollfd *pfd, int n)
 {
-	int64_t now = now_ms();
+	int64_t now = ivwl_now_ms();
 	int i, k;
 
 	for (k = 0; k < n; k++) {
@@ -737,7 +728,7 @@ ivwl_xwm_selection_io(struct ivwl_xwm_selection *sel,
 int
 ivwl_xwm_selection_timeout(const struct ivwl_xwm_selection *sel)
 {
-	int64_t first = INT64_MAX, t;
+	int64_t first = INT64_MAX;
 	int i;
 
 	for (i = 0; i < READS; i++)
@@ -746,10 +737,7 @@ ivwl_xwm_selection_timeout(const struct ivwl_xwm_selection *sel)
 	for (i = 0; i < WRITES; i++)
 		if (sel->writes[i].used && sel->writes[i].active < first)
 			first = sel->writes[i].active;
-	if (first == INT64_MAX)
-		return -1;
-	t = first + STALL_MS + 1 - now_ms();
-	return t < 0 ? 0 : (int)t;
+	return first == INT64_MAX ? -1 : ivwl_ms_left(first + STALL_MS + 1);
 }
 
 /* ---- life ------------------------------------------------------------ */

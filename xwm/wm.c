@@ -9,13 +9,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <xcb/composite.h>
 #include <xcb/xcb.h>
 
 #include "frame.h"
 #include "log.h"
+#include "mono-time.h"
 #include "proxy.h"
 #include "selection.h"
 #include "wm.h"
@@ -543,15 +543,6 @@ on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
 	}
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Politely if it speaks WM_DELETE_WINDOW, else its client goes; so does
  * one that let an earlier ask go unheeded for CLOSE_PATIENCE_MS.
@@ -560,7 +551,7 @@ static void
 close_window(struct ivwl_xwm_wm *wm, struct window *w)
 {
 	xcb_client_message_event_t e = { 0 };
-	int64_t now = now_ms();
+	int64_t now = ivwl_now_ms();
 
 	if (!supports_delete(wm, w->id) ||
 	    (w->close_asked && now - w->close_asked > CLOSE_PATIENCE_MS)) {

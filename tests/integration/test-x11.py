@@ -500,6 +500,16 @@ def home_copies(s, text):
     time.sleep(2)
 
 
+def expect_x_paste(s, view, display, text):
+    """X's clipboard gives text once an X window has the keyboard."""
+    def in_x():
+        s.click_window(view)
+        return x_paste(display, "UTF8_STRING", timeout=10)
+    got = wait_for(f"{text!r} pasted in X", in_x, timeout=60, step=1)
+    if got != text:
+        raise Failure(f"work's X pasted {got!r}, not {text!r}")
+
+
 def case_clipboard_isolated(s):
     """Across VMs the clipboard policy decides: an isolated VM's X
     clients never see what another VM copied."""
@@ -521,12 +531,7 @@ def case_clipboard_isolated(s):
     s.client(["wl-copy", "--foreground", "-t", "text/plain", "work's"],
              log="wl-copy-work.log")
 
-    def own_in_x():
-        s.click_window(view)
-        return x_paste(display, "UTF8_STRING", timeout=10)
-    got = wait_for("work's own copy in X", own_in_x, timeout=60, step=1)
-    if got != b"work's":
-        raise Failure(f"work's X pasted {got!r}")
+    expect_x_paste(s, view, display, b"work's")
     print("an isolated VM's X saw nothing of home's copy, and its own")
 
 
@@ -536,12 +541,7 @@ def case_clipboard_import(s):
     view = x_terminal(s, display, "ivwl-clip")
     home_copies(s, "copied in home")
 
-    def in_x():
-        s.click_window(view)
-        return x_paste(display, "UTF8_STRING", timeout=10)
-    got = wait_for("home's copy in work's X", in_x, timeout=60, step=1)
-    if got != b"copied in home":
-        raise Failure(f"work's X pasted {got!r}")
+    expect_x_paste(s, view, display, b"copied in home")
     print("home's copy pasted in work's X (work imports, home exports)")
 
 
