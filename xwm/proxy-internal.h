@@ -43,6 +43,17 @@ struct xsurface {
 	char *title, *app_id;
 	uint32_t parent;	/* down id of the surface it belongs to */
 	int32_t x, y;
+	/*
+	 * Sizes as width << 16 | height.  xdg-shell wants the first
+	 * commit after the ack of a maximized (or fullscreen) configure
+	 * to be of that size, and X resizes the window some time after
+	 * the configure: its ack waits for a buffer of the size.
+	 */
+	uint32_t size;		/* of the buffer attached last */
+	uint32_t geometry;	/* the window geometry set last */
+	uint32_t want_size;	/* the last toplevel configure's */
+	bool want_exact;	/* it was maximized or fullscreen */
+	uint32_t ack_serial;	/* the configure that waits, 0: none */
 	struct xsurface *next;	/* ivwl_xwm_proxy.all */
 };
 
@@ -81,6 +92,7 @@ struct ivwl_xwm_proxy {
 	uint32_t *up_to_down;	/* by the compositor's; 0: the proxy's */
 	struct ids up_ids;
 	struct xsurface **surfaces;	/* by Xwayland's id */
+	uint32_t *buffer_size;		/* by Xwayland's wl_buffer id */
 	struct xsurface *all;		/* the same, listed */
 	struct xsurface **wishes;	/* for surfaces not made yet */
 	uint32_t nwishes;

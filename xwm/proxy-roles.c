@@ -47,6 +47,19 @@ set_string(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode,
 }
 
 /* What Xwayland committed while the surface waited for its role. */
+static int
+send_fullscreen(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct msg m;
+
+	if (!s->fullscreen)
+		return ivwl_xwm_request0(p, s->toplevel,
+					 IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
+	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
+	msg_u32(&m, 0);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
 int
 ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
@@ -73,6 +86,14 @@ ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 		ret = ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT);
 	s->attached = false;
 	s->committed = false;
+	/*
+	 * Fullscreen only once the window has its first buffer: the
+	 * configure's size must be the next buffer's (ivwl.so makes it a
+	 * maximize), which X makes after Xwayland's frame callback, and
+	 * that needs a commit shown first.
+	 */
+	if (ret == 0 && s->toplevel && s->fullscreen)
+		ret = send_fullscreen(p, s);
 	return ret;
 }
 
@@ -112,12 +133,6 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	if (parent && parent->toplevel && parent->state == SURFACE_SHOWN) {
 		msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT);
 		msg_u32(&m, parent->toplevel);
-		if (ivwl_xwm_send_msg_up(p, &m) < 0)
-			return -EPROTO;
-	}
-	if (s->fullscreen) {
-		msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
-		msg_u32(&m, 0);
 		if (ivwl_xwm_send_msg_up(p, &m) < 0)
 			return -EPROTO;
 	}
@@ -289,19 +304,14 @@ ivwl_xwm_proxy_set_fullscreen(struct ivwl_xwm_proxy *p, uint32_t surface,
 			      bool fullscreen)
 {
 	struct xsurface *s = surface_for(p, surface);
-	struct msg m;
 
 	if (!s)
 		return -ENOMEM;
 	s->fullscreen = fullscreen;
-	if (!s->toplevel)
+	/* a window not shown yet asks once it is (release_held) */
+	if (!s->toplevel || s->state != SURFACE_SHOWN)
 		return 0;
-	if (!fullscreen)
-		return ivwl_xwm_request0(p, s->toplevel,
-					 IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
-	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
-	msg_u32(&m, 0);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return send_fullscreen(p, s);
 }
 
 /* Only a window shown has a toplevel to ask about. */

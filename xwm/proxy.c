@@ -141,6 +141,114 @@ held_surface(struct ivwl_xwm_proxy *p, uint32_t down)
 	return s && s->state != SURFACE_SHOWN ? s : NULL;
 }
 
+static uint32_t
+pack_size(int32_t width, int32_t height)
+{
+	if (width <= 0 || height <= 0 || width > 0xffff || height > 0xffff)
+		return 0;
+	return (uint32_t)width << 16 | (uint32_t)height;
+}
+
+static int
+ack_configure(struct ivwl_xwm_proxy *p, struct xsurface *s, uint32_t serial)
+{
+	struct msg m;
+
+	s->ack_serial = 0;
+	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
+	msg_u32(&m, serial);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
+/*
+ * Before a window's commit: the configure that waited for a buffer of
+ * its size is acked, and the window geometry follows the buffer (not
+ * the menus over it, which would make it bigger than configured).
+ */
+static int
+before_commit(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct msg m;
+
+	if (!s->xdg || !s->size)
+		return 0;
+	if (s->ack_serial && s->size == s->want_size &&
+	    ack_configure(p, s, s->ack_serial) < 0)
+		return -EPROTO;
+	if (s->size == s->geometry)
+		return 0;
+	s->geometry = s->size;
+	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY);
+	msg_u32(&m, 0);
+	msg_u32(&m, 0);
+	msg_u32(&m, s->size >> 16);
+	msg_u32(&m, s->size & 0xffff);
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
+/* The sizes of Xwayland's buffers, for the configures that wait. */
+static void
+buffer_made(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
+{
+	uint32_t id;
+
+	if (msg->iface->index == IVWL_IFACE_WL_SHM_POOL &&
+	    msg->opcode == IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER)
+		id = ivwl_wire_arg_new_id(msg, 0);
+	else if (msg->iface->index == IVWL_IFACE_ZWP_LINUX_BUFFER_PARAMS_V1 &&
+		 msg->opcode ==
+		 IVWL_REQ_ZWP_LINUX_BUFFER_PARAMS_V1_CREATE_IMMED)
+		id = ivwl_wire_arg_new_id(msg, 0);
+	else
+		return;
+	if (ivwl_xwm_client_id(id) && id < IVWL_WIRE_MAX_OBJECTS)
+		p->buffer_size[id] = pack_size(
+			ivwl_wire_arg_int(msg, msg->iface->index ==
+					  IVWL_IFACE_WL_SHM_POOL ? 2 : 1),
+			ivwl_wire_arg_int(msg, msg->iface->index ==
+					  IVWL_IFACE_WL_SHM_POOL ? 3 : 2));
+}
+
+/* A request on one of Xwayland's surfaces the proxy follows (1: it
+ * is kept back). */
+static int
+surface_request(struct ivwl_xwm_proxy *p, struct xsurface *s,
+		const struct ivwl_wire_msg *msg)
+{
+	uint32_t b;
+
+	switch (msg->opcode) {
+	case IVWL_REQ_WL_SURFACE_DESTROY:
+		ivwl_xwm_surface_gone(p, s);
+		return 0;
+	case IVWL_REQ_WL_SURFACE_ATTACH:
+		b = ivwl_wire_arg_object(msg, 0);
+		s->size = ivwl_xwm_client_id(b) && b < IVWL_WIRE_MAX_OBJECTS ?
+			  p->buffer_size[b] : 0;
+		if (s->state == SURFACE_SHOWN)
+			return 0;
+		s->attached = true;
+		s->buffer = b;
+		s->buffer_x = ivwl_wire_arg_int(msg, 1);
+		s->buffer_y = ivwl_wire_arg_int(msg, 2);
+		return 0;
+	case IVWL_REQ_WL_SURFACE_COMMIT:
+		if (s->state == SURFACE_SHOWN)
+			return before_commit(p, s);
+		/* a first configure of a size X had to make: shown with it */
+		if (s->state == SURFACE_WANTED && s->ack_serial &&
+		    s->size == s->want_size) {
+			s->state = SURFACE_SHOWN;
+			s->attached = s->committed = false;
+			return before_commit(p, s);
+		}
+		s->committed = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /*
  * What the proxy does before a request of Xwayland's passes on (sent in
  * its place when it returns 1: the request is kept back).
@@ -150,27 +258,11 @@ before_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 {
 	struct xsurface *s;
 
+	buffer_made(p, msg);
 	switch (msg->iface->index) {
 	case IVWL_IFACE_WL_SURFACE:
 		s = p->surfaces[msg->object];
-		if (!s)
-			return 0;
-		if (msg->opcode == IVWL_REQ_WL_SURFACE_DESTROY) {
-			ivwl_xwm_surface_gone(p, s);
-			return 0;
-		}
-		if (s->state == SURFACE_SHOWN)
-			return 0;
-		if (msg->opcode == IVWL_REQ_WL_SURFACE_ATTACH) {
-			s->attached = true;
-			s->buffer = ivwl_wire_arg_object(msg, 0);
-			s->buffer_x = ivwl_wire_arg_int(msg, 1);
-			s->buffer_y = ivwl_wire_arg_int(msg, 2);
-		} else if (msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT) {
-			s->committed = true;
-			return 1;
-		}
-		return 0;
+		return s ? surface_request(p, s, msg) : 0;
 	case IVWL_IFACE_WL_BUFFER:
 		if (msg->opcode != IVWL_REQ_WL_BUFFER_DESTROY)
 			return 0;
@@ -312,6 +404,10 @@ toplevel_configure(struct ivwl_xwm_proxy *p, struct xsurface *s,
 	bool fullscreen = has_state(msg, 2, 2);
 	bool activated = has_state(msg, 2, 4);
 
+	s->want_size = pack_size(ivwl_wire_arg_int(msg, 0),
+				 ivwl_wire_arg_int(msg, 1));
+	s->want_exact = maximized || fullscreen;
+
 	p->hooks->configure(p->data, s->down, ivwl_wire_arg_int(msg, 0),
 			    ivwl_wire_arg_int(msg, 1), activated, fullscreen,
 			    maximized);
@@ -343,9 +439,13 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 	case IVWL_IFACE_XDG_SURFACE:
 		if (!s)
 			return 0;
-		msg_begin(&m, msg->object, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-		msg_u32(&m, ivwl_wire_arg_uint(msg, 0));
-		if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		/* a size X has yet to give the window: acked with it */
+		if (s->state != SURFACE_HELD && s->want_exact &&
+		    s->want_size && s->size != s->want_size) {
+			s->ack_serial = ivwl_wire_arg_uint(msg, 0);
+			return 0;
+		}
+		if (ack_configure(p, s, ivwl_wire_arg_uint(msg, 0)) < 0)
 			return -EPROTO;
 		if (s->state != SURFACE_WANTED)
 			return 0;
@@ -592,7 +692,9 @@ ivwl_xwm_proxy_create(int down, int up, const struct ivwl_xwm_proxy_hooks *hooks
 	p->down_to_up = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(uint32_t));
 	p->up_to_down = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(uint32_t));
 	p->surfaces = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(*p->surfaces));
+	p->buffer_size = calloc(IVWL_WIRE_MAX_OBJECTS, sizeof(uint32_t));
 	if (!p->down_to_up || !p->up_to_down || !p->surfaces ||
+	    !p->buffer_size ||
 	    ivwl_wire_map_init(&p->down_map) < 0)
 		goto err_proxy;
 	if (ivwl_wire_map_init(&p->up_map) < 0)
@@ -609,6 +711,7 @@ err_proxy:
 	free(p->down_to_up);
 	free(p->up_to_down);
 	free(p->surfaces);
+	free(p->buffer_size);
 	free(p);
 err_fds:
 	close(down);
@@ -639,6 +742,7 @@ ivwl_xwm_proxy_destroy(struct ivwl_xwm_proxy *p)
 	free(p->down_to_up);
 	free(p->up_to_down);
 	free(p->surfaces);
+	free(p->buffer_size);
 	free(p->up_ids.free);
 	close(p->down);
 	close(p->up);

@@ -61,7 +61,8 @@ struct window {
 	bool map_requested;		/* a toplevel the manager mapped */
 	bool mapped;
 	bool shown;			/* given to the proxy */
-	bool fullscreen, maximized, active;
+	bool asked_fullscreen;		/* the X application's wish */
+	bool fullscreen, maximized, active;	/* the compositor's states */
 	xcb_window_t owner;		/* a child's: what it is shown over */
 	xcb_window_t frame;		/* a toplevel's (frame.h), 0: none */
 	uint16_t bar;			/* its title bar's height now */
@@ -198,21 +199,29 @@ transient_for(struct ivwl_xwm_wm *wm, xcb_window_t win)
 	return parent;
 }
 
+/* Whether the ATOM list property prop of win holds atom. */
 static bool
-supports_delete(struct ivwl_xwm_wm *wm, xcb_window_t win)
+lists_atom(struct ivwl_xwm_wm *wm, xcb_window_t win, xcb_atom_t prop,
+	   xcb_atom_t atom)
 {
 	uint32_t len = 0, i;
 	xcb_atom_t a;
-	char *v = property(wm, win, wm->atom[WM_PROTOCOLS], XCB_ATOM_ATOM,
-			   &len);
+	char *v = property(wm, win, prop, XCB_ATOM_ATOM, &len);
 	bool yes = false;
 
 	for (i = 0; v && i + sizeof(a) <= len; i += sizeof(a)) {
 		memcpy(&a, v + i, sizeof(a));
-		yes |= a == wm->atom[WM_DELETE_WINDOW];
+		yes |= a == atom;
 	}
 	free(v);
 	return yes;
+}
+
+static bool
+supports_delete(struct ivwl_xwm_wm *wm, xcb_window_t win)
+{
+	return lists_atom(wm, win, wm->atom[WM_PROTOCOLS],
+			  wm->atom[WM_DELETE_WINDOW]);
 }
 
 /* The toplevel a menu or tooltip belongs to: its transient-for, else
@@ -254,7 +263,7 @@ show(struct ivwl_xwm_wm *wm, struct window *w)
 		title = title_of(wm, w->id);
 		app_id = app_id_of(wm, w->id);
 		parent = find(wm, transient_for(wm, w->id));
-		if (w->fullscreen)
+		if (w->asked_fullscreen)
 			ivwl_xwm_proxy_set_fullscreen(wm->proxy, w->surface,
 						      true);
 		ret = ivwl_xwm_proxy_toplevel(wm->proxy, w->surface,
@@ -380,6 +389,11 @@ on_map_request(struct ivwl_xwm_wm *wm, xcb_map_request_event_t *e)
 	 * the window's buffer */
 	xcb_configure_window(wm->conn, e->window,
 			     XCB_CONFIG_WINDOW_BORDER_WIDTH, &no_border);
+	/* EWMH: a window asks for its first state in this property */
+	if (w && !w->map_requested &&
+	    lists_atom(wm, e->window, wm->atom[NET_WM_STATE],
+		       wm->atom[NET_WM_STATE_FULLSCREEN]))
+		w->asked_fullscreen = true;
 	if (w && !w->override_redirect && !w->frame && wm->frames)
 		frame_window(wm, w);
 	xcb_map_window(wm->conn, e->window);
@@ -513,8 +527,8 @@ on_wm_state(struct ivwl_xwm_wm *wm, struct window *w,
 	if (d->data32[1] != wm->atom[NET_WM_STATE_FULLSCREEN] &&
 	    d->data32[2] != wm->atom[NET_WM_STATE_FULLSCREEN])
 		return;
-	want = d->data32[0] == 2 ? !w->fullscreen : d->data32[0] == 1;
-	w->fullscreen = want;
+	want = d->data32[0] == 2 ? !w->asked_fullscreen : d->data32[0] == 1;
+	w->asked_fullscreen = want;
 	if (w->surface)
 		ivwl_xwm_proxy_set_fullscreen(wm->proxy, w->surface, want);
 }
@@ -680,7 +694,9 @@ static bool
 configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
 		 int32_t height)
 {
-	uint16_t bar = w->fullscreen ? 0 : IVWL_XWM_TITLE_HEIGHT;
+	/* ivwl.so makes a VM's fullscreen a maximize: the wish counts */
+	uint16_t bar = w->fullscreen || w->asked_fullscreen ? 0 :
+		       IVWL_XWM_TITLE_HEIGHT;
 
 	if (width <= 0 || height <= bar ||
 	    (width == w->width && height == w->height && bar == w->bar))
@@ -704,6 +720,7 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 	redraw = w->active != activated;
 	w->active = activated;
 	if ((fullscreen || maximized) && !w->fullscreen && !w->maximized) {
+		/* the size to give back when neither is any more */
 		w->normal_width = w->width;
 		w->normal_height = w->height;
 	} else if (!fullscreen && !maximized && width <= 0 && height <= 0 &&

@@ -233,6 +233,23 @@ def case_frame(s):
     print("the close button asked xterm to close; it exited with 0")
 
 
+def case_fullscreen(s):
+    """An X application that starts fullscreen (xterm -fullscreen sets
+    _NET_WM_STATE before it maps) covers the output, without a bar."""
+    x11_client(s, ["xterm", "-T", "ivwl-full", "-fullscreen", "-bg",
+                   "blue"], "xterm.log")
+    view = wait_for("xterm fullscreen", lambda: (
+        lambda v: v if v["rect"] == (0, 0, s.width, s.height) else None)(
+            s.wait_view("[work] ivwl-full", timeout=30)), timeout=15)
+    time.sleep(1)
+    top = screen_pixels(s, (0, 0, s.width, TITLE_BAR))
+    if top[b"\xff\x00\x00"] < s.width * TITLE_BAR // 2:
+        raise Failure(f"the top rows are not xterm's: "
+                      f"{top.most_common(3)}")
+    print(f"xterm -fullscreen: {view['rect']}, its own pixels up to the "
+          f"top edge")
+
+
 def menus(s):
     return [v for v in s.scene() if "wl_subsurface" in v["head"] and
             v["rect"] and v["rect"][2] > v["rect"][0]]
@@ -554,6 +571,7 @@ CASES = {
     "x11-gtk-menu": (case_gtk_menu, ("work",), "x11"),
     "x11-qt": (case_qt, ("work",), "x11"),
     "x11-frame": (case_frame, ("work",), "x11"),
+    "x11-fullscreen": (case_fullscreen, ("work",), "x11"),
     "x11-zero-copy": (case_zero_copy, ("work",), "x11"),
     "x11-clipboard": (case_clipboard, ("work",), "x11"),
     "x11-clipboard-isolated": (case_clipboard_isolated, ("work", "home"),

@@ -295,29 +295,39 @@ test_wish_granted_when_made(void)
 	rig_close(&r);
 }
 
+/* Message bytes with one fd beside them, from a side. */
+static void
+send_with_fd(struct rig *r, int side, const uint8_t *buf, uint32_t len,
+	     int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	REQUIRE(sendmsg(side, &mh, 0) == (ssize_t)len);
+	if (side == r->xwayland)
+		CHECK_EQ(ivwl_xwm_proxy_read_down(r->p), 0);
+	else
+		CHECK_EQ(ivwl_xwm_proxy_read_up(r->p), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r->p), 0);
+}
+
 /* An event with one fd, from the compositor. */
 static void
 send_fd_event(struct rig *r, uint32_t object, uint16_t opcode,
 	      const char *mime, int fd)
 {
 	uint8_t buf[256];
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 
-	iov.iov_base = buf;
-	iov.iov_len = ivwl_test_msg(buf, sizeof(buf), object, opcode, "sh",
-				    mime);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	REQUIRE(sendmsg(r->compositor, &mh, 0) == (ssize_t)iov.iov_len);
-	CHECK_EQ(ivwl_xwm_proxy_read_up(r->p), 0);
-	CHECK_EQ(ivwl_xwm_proxy_flush(r->p), 0);
+	send_with_fd(r, r->compositor, buf, ivwl_test_msg(buf, sizeof(buf),
+		     object, opcode, "sh", mime), fd);
 }
 
 #define OFFER1 0xff000000u
@@ -451,7 +461,103 @@ test_clipboard(void)
 	rig_close(&r);
 }
 
+/* Xwayland's wl_shm (5) and a pool (6), the same ids up. */
+static void
+shm_pool(struct rig *r, struct got *g)
+{
+	uint8_t buf[64];
+	int fds[2];
+
+	send_msg(r, r->compositor, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 4,
+		 "wl_shm", 1);
+	send_msg(r, r->xwayland, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 4,
+		 "wl_shm", 1, 5);
+	REQUIRE(pipe(fds) == 0);
+	send_with_fd(r, r->xwayland, buf, ivwl_test_msg(buf, sizeof(buf), 5,
+		     IVWL_REQ_WL_SHM_CREATE_POOL, "nhi", 6, 1 << 24),
+		     fds[0]);
+	close(fds[0]);
+	close(fds[1]);
+	receive(r->xwayland, g);
+	receive(r->compositor, g);
+	REQUIRE(g->n == 2);
+}
+
+/* A buffer of Xwayland's, id, width x height, attached and committed
+ * on surface 4. */
+static void
+commit_buffer(struct rig *r, uint32_t id, int32_t width, int32_t height)
+{
+	send_msg(r, r->xwayland, 6, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER,
+		 "niiiiu", id, 0, width, height, width * 4, 1);
+	send_msg(r, r->xwayland, 4, IVWL_REQ_WL_SURFACE_ATTACH, "oii", id, 0,
+		 0);
+	send_msg(r, r->xwayland, 4, IVWL_REQ_WL_SURFACE_COMMIT, "");
+}
+
+/*
+ * xdg-shell wants a maximized window's first commit after the ack at
+ * the configured size, and X resizes later: the ack waits for a buffer
+ * of the size, the window geometry follows the buffer.
+ */
+static void
+test_maximized_ack_waits_for_its_size(void)
+{
+	struct rig r;
+	struct got g;
+	uint32_t states[1] = { 1 /* maximized */ };
+	uint8_t buf[64];
+	uint32_t len;
+
+	rig_open(&r);
+	session(&r, &g);
+	shm_pool(&r, &g);
+	CHECK_EQ(ivwl_xwm_proxy_toplevel(r.p, 4, "x", NULL, 0), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r.p), 0);
+	receive(r.compositor, &g);
+	/* the proxy's binds are 7 and 8, its xdg_surface 9, toplevel 10 */
+	send_msg(&r, r.compositor, 10, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "iia",
+		 0, 0, 0);
+	send_msg(&r, r.compositor, 9, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 1);
+	receive(r.compositor, &g);
+	commit_buffer(&r, 7, 300, 200);
+	receive(r.compositor, &g);
+	/* create_buffer, attach, the geometry, commit */
+	REQUIRE(g.n == 4);
+	expect(&g, 2, 9, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, 0);
+	expect(&g, 3, 4, IVWL_REQ_WL_SURFACE_COMMIT, 0);
+
+	/* maximized at 800x600: no ack while X commits 300x200 */
+	len = ivwl_test_msg(buf, sizeof(buf), 10,
+			    IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "ii", 800, 600);
+	/* the states array by hand: one word */
+	memcpy(buf + len, &(uint32_t){ 4 }, 4);
+	memcpy(buf + len + 4, states, 4);
+	len += 8;
+	((uint32_t *)buf)[1] = (len << 16) | IVWL_EVT_XDG_TOPLEVEL_CONFIGURE;
+	REQUIRE(write(r.compositor, buf, len) == (ssize_t)len);
+	CHECK_EQ(ivwl_xwm_proxy_read_up(r.p), 0);
+	send_msg(&r, r.compositor, 9, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 2);
+	receive(r.compositor, &g);
+	CHECK_EQ(g.n, 0);
+	commit_buffer(&r, 8, 300, 200);
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 3);
+	expect(&g, 2, 4, IVWL_REQ_WL_SURFACE_COMMIT, 0);
+
+	/* the buffer of the size: acked, geometry, then its commit */
+	commit_buffer(&r, 9, 800, 600);
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 5);
+	expect(&g, 2, 9, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, 2);
+	expect(&g, 3, 9, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, 0);
+	CHECK_EQ(g.w[3][3], 0);
+	expect(&g, 4, 4, IVWL_REQ_WL_SURFACE_COMMIT, 0);
+	rig_close(&r);
+}
+
 IVWL_TEST_MAIN(TEST(test_window_roles_and_held_commit),
 	       TEST(test_roles_go_before_their_surface),
 	       TEST(test_wish_granted_when_made),
-	       TEST(test_clipboard))
+	       TEST(test_clipboard),
+	       TEST(test_maximized_ack_waits_for_its_size))
