@@ -390,6 +390,47 @@ def case_zero_copy(s):
         raise Failure(f"Xwayland's pools are not zero-copy: {st}")
 
 
+def case_qt_dialog(s):
+    """A transient dialog (Qt's file dialog, WM_TRANSIENT_FOR its main
+    window) is a window of its own that stays above its parent, even
+    when the user clicks the parent."""
+    if not os.path.exists(QT_APP):
+        raise Failure(f"{QT_APP} is not installed (tools/deps.sh)")
+    x11_client(s, [QT_APP], "qt.log", extra_env={
+        "QT_QPA_PLATFORM": "xcb", "QT_QPA_PLATFORMTHEME": ""})
+    main = s.wait_view("[work] untitled.txt", timeout=60)
+    time.sleep(1)
+    s.click_window(main)
+    s.xdotool("key", "ctrl+o")
+    dialog = wait_for("the file dialog", lambda: [
+        v for v in s.scene() if v["title"] and v["rect"] and
+        v["title"].startswith("[work] ") and
+        v["title"] != "[work] untitled.txt"], timeout=20)[0]
+
+    def above(a, b):
+        titles = [v["title"] for v in s.scene() if v["title"]]
+        return titles.index(a) < titles.index(b)
+    if not above(dialog["title"], main["title"]):
+        raise Failure(f"{dialog['title']!r} is not above its parent")
+    # the parent clicked where the dialog does not cover it
+    x0, y0, x1, y1 = main["rect"]
+    d0, e0, d1, e1 = dialog["rect"]
+    spots = [(x, y) for y in range(y0 + 30, y1 - 4, 10)
+             for x in range(x0 + 4, x1 - 4, 10)
+             if not (d0 - 8 <= x < d1 + 8 and e0 - 8 <= y < e1 + 8)]
+    if not spots:
+        raise Failure("the dialog covers all of its parent")
+    s.xdotool("mousemove", str(spots[0][0]), str(spots[0][1]))
+    time.sleep(0.3)
+    s.xdotool("click", "1")
+    time.sleep(1)
+    if not above(dialog["title"], main["title"]):
+        raise Failure("the dialog went under its parent when the parent "
+                      "was clicked")
+    print(f"{dialog['title']!r} at {dialog['rect']} stays above its "
+          f"parent at {main['rect']}")
+
+
 # ---- the clipboard between X and Wayland --------------------------------
 
 def x_display():
@@ -570,6 +611,7 @@ CASES = {
     "x11-gtk": (case_gtk, ("work",), "x11"),
     "x11-gtk-menu": (case_gtk_menu, ("work",), "x11"),
     "x11-qt": (case_qt, ("work",), "x11"),
+    "x11-qt-dialog": (case_qt_dialog, ("work",), "x11"),
     "x11-frame": (case_frame, ("work",), "x11"),
     "x11-fullscreen": (case_fullscreen, ("work",), "x11"),
     "x11-zero-copy": (case_zero_copy, ("work",), "x11"),
