@@ -210,8 +210,23 @@ def case_frame(s):
     wait_for("the window restored", lambda: (
         lambda v: v if v["rect"][2] - v["rect"][0] == x1 - x0
         else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
+    # weston's own resize (super + right-drag) reaches the X window
+    view = s.wait_view("[work] ivwl-frame")
+    x0, y0, x1, y1 = view["rect"]
+    s.xdotool("mousemove", str(x1 - 20), str(y1 - 20))
+    time.sleep(0.3)
+    s.xdotool("keydown", "super", "mousedown", "3")
+    for i in range(1, 6):
+        s.xdotool("mousemove", str(x1 - 20 + 12 * i), str(y1 - 20 + 8 * i))
+        time.sleep(0.1)
+    s.xdotool("mouseup", "3", "keyup", "super")
+    grown = wait_for("the window resized", lambda: (
+        lambda v: v if v["rect"][2] - v["rect"][0] > x1 - x0 + 30 and
+        v["rect"][3] - v["rect"][1] > y1 - y0 + 20 else None)(
+            s.wait_view("[work] ivwl-frame")), timeout=10)
     print(f"title bar: {bar} pixels; dragged by ({dx}, {dy}); maximized "
-          f"to {big['rect']} and restored")
+          f"to {big['rect']} and restored; resized by weston to "
+          f"{grown['rect']}")
     # close: xterm is asked (WM_DELETE_WINDOW) and exits
     view = s.wait_view("[work] ivwl-frame")
     x0, y0, x1, _ = view["rect"]
