@@ -21,9 +21,15 @@
 #include "wm.h"
 
 #define TITLE_MAX 1024u
-/* A close the application did not act on this long ago: the next one
- * disconnects it. */
+/*
+ * A close the application has not acted on this long after the ask,
+ * and whose _NET_WM_PING it has not answered either, lets the next one
+ * disconnect it.  One that does not take the ping is given that
+ * benefit only until CLOSE_INSIST_MS (the user insists on a hung one);
+ * a close after that asks anew.
+ */
 #define CLOSE_PATIENCE_MS 5000
+#define CLOSE_INSIST_MS 30000
 
 enum atom {
 	WL_SURFACE_ID,
@@ -37,6 +43,7 @@ enum atom {
 	NET_SUPPORTING_WM_CHECK,
 	NET_SUPPORTED,
 	NET_FRAME_EXTENTS,
+	NET_WM_PING,
 	ATOM_COUNT,
 };
 
@@ -52,6 +59,7 @@ static const char *const atom_names[ATOM_COUNT] = {
 	[NET_SUPPORTING_WM_CHECK] = "_NET_SUPPORTING_WM_CHECK",
 	[NET_SUPPORTED] = "_NET_SUPPORTED",
 	[NET_FRAME_EXTENTS] = "_NET_FRAME_EXTENTS",
+	[NET_WM_PING] = "_NET_WM_PING",
 };
 
 struct window {
@@ -70,6 +78,7 @@ struct window {
 	 * fullscreen: a configure of 0x0 after either gives it back */
 	uint16_t normal_width, normal_height;
 	int64_t close_asked;		/* when a close was asked, ms */
+	bool answered;			/* its client answered the ping */
 	enum ivwl_xwm_frame_part pressed;	/* a bar's button, held */
 	/* on the root: the frame's geometry for a framed window */
 	int16_t x, y;
@@ -538,6 +547,15 @@ on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
 {
 	struct window *w = find(wm, e->window);
 
+	/* a client answers _NET_WM_PING by sending it to the root */
+	if (e->window == wm->screen->root &&
+	    e->type == wm->atom[WM_PROTOCOLS] &&
+	    e->data.data32[0] == wm->atom[NET_WM_PING]) {
+		w = find(wm, e->data.data32[2]);
+		if (w)
+			w->answered = true;
+		return;
+	}
 	/* Xwayland names the surface of the root's child: the frame */
 	if (!w && e->type == wm->atom[WL_SURFACE_ID])
 		w = find_frame(wm, e->window);
@@ -557,34 +575,47 @@ on_client_message(struct ivwl_xwm_wm *wm, xcb_client_message_event_t *e)
 	}
 }
 
-/*
- * Politely if it speaks WM_DELETE_WINDOW, else its client goes; so does
- * one that let an earlier ask go unheeded for CLOSE_PATIENCE_MS.
- */
+/* WM_PROTOCOLS' message data (WM_DELETE_WINDOW, _NET_WM_PING) to w. */
+static void
+send_protocol(struct ivwl_xwm_wm *wm, struct window *w, xcb_atom_t protocol)
+{
+	xcb_client_message_event_t e = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w->id, .type = wm->atom[WM_PROTOCOLS],
+	};
+
+	e.data.data32[0] = protocol;
+	e.data.data32[1] = XCB_CURRENT_TIME;
+	e.data.data32[2] = w->id;
+	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
+		       (const char *)&e);
+}
+
+/* Politely if it speaks WM_DELETE_WINDOW, else its client goes; so does
+ * one that let an ask go unheeded (CLOSE_PATIENCE_MS). */
 static void
 close_window(struct ivwl_xwm_wm *wm, struct window *w)
 {
-	xcb_client_message_event_t e = { 0 };
-	int64_t now = ivwl_now_ms();
+	int64_t now = ivwl_now_ms(), age = now - w->close_asked;
+	bool pings = lists_atom(wm, w->id, wm->atom[WM_PROTOCOLS],
+				wm->atom[NET_WM_PING]);
+	bool unheeded = w->close_asked && age > CLOSE_PATIENCE_MS &&
+			(pings ? !w->answered : age < CLOSE_INSIST_MS);
 
-	if (!supports_delete(wm, w->id) ||
-	    (w->close_asked && now - w->close_asked > CLOSE_PATIENCE_MS)) {
+	if (!supports_delete(wm, w->id) || unheeded) {
 		ivwl_log_debug("X window 0x%x: its client is disconnected",
 			       w->id);
 		xcb_kill_client(wm->conn, w->id);
 		xcb_flush(wm->conn);
 		return;
 	}
-	if (!w->close_asked)
+	if (!w->close_asked || w->answered || age >= CLOSE_INSIST_MS) {
 		w->close_asked = now;
-	e.response_type = XCB_CLIENT_MESSAGE;
-	e.format = 32;
-	e.window = w->id;
-	e.type = wm->atom[WM_PROTOCOLS];
-	e.data.data32[0] = wm->atom[WM_DELETE_WINDOW];
-	e.data.data32[1] = XCB_CURRENT_TIME;
-	xcb_send_event(wm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
-		       (const char *)&e);
+		w->answered = false;
+	}
+	send_protocol(wm, w, wm->atom[WM_DELETE_WINDOW]);
+	if (pings)
+		send_protocol(wm, w, wm->atom[NET_WM_PING]);
 	xcb_flush(wm->conn);
 }
 

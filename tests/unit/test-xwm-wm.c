@@ -298,29 +298,116 @@ ask_wm(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w, xcb_atom_t type,
 	xcb_flush(c);
 }
 
-/* The WM_DELETE_WINDOW message c got for w, waiting up to 3 s. */
+/* Whether c got the WM_PROTOCOLS message protocol for w (3 s at most);
+ * a _NET_WM_PING is answered when answer says so. */
 static bool
-delete_asked(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w)
+got_protocol(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w,
+	     const char *protocol, bool answer)
 {
 	xcb_atom_t protocols = atom(c, "WM_PROTOCOLS");
-	xcb_atom_t del = atom(c, "WM_DELETE_WINDOW");
+	xcb_atom_t want = atom(c, protocol);
+	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
 	xcb_generic_event_t *ev;
 	bool got = false;
 
-	for (int i = 0; i < 100 && !got; i++) {
+	for (int i = 0; i < 150 && !got; i++) {
 		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
 		while ((ev = xcb_poll_for_event(c))) {
 			xcb_client_message_event_t *m = (void *)ev;
 
 			if ((ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
 			    m->window == w && m->type == protocols &&
-			    m->data.data32[0] == del)
+			    m->data.data32[0] == want) {
 				got = true;
+				if (answer) {
+					m->window = s->root;
+					xcb_send_event(c, 0, s->root,
+					XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+					(const char *)m);
+					xcb_flush(c);
+				}
+			}
 			free(ev);
 		}
 		usleep(20000);
 	}
 	return got;
+}
+
+static bool
+delete_asked(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w)
+{
+	return got_protocol(wm, c, w, "WM_DELETE_WINDOW", false);
+}
+
+/* A window of a client of its own taking WM_DELETE_WINDOW and
+ * _NET_WM_PING, shown as surface. */
+static xcb_connection_t *
+pinged_client(struct ivwl_xwm_wm *wm, uint32_t surface, xcb_window_t *w)
+{
+	xcb_connection_t *c = xcb_connect(display, NULL);
+	xcb_screen_t *s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+	xcb_atom_t protocols[2];
+
+	REQUIRE(!xcb_connection_has_error(c));
+	protocols[0] = atom(c, "WM_DELETE_WINDOW");
+	protocols[1] = atom(c, "_NET_WM_PING");
+	*w = window(c, s, false, 0, 0);
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, *w,
+			    atom(c, "WM_PROTOCOLS"), XCB_ATOM_ATOM, 32, 2,
+			    protocols);
+	rec.toplevel = 0;
+	xcb_map_window(c, *w);
+	surface_id(c, s, frame_of(wm, c, *w), surface);
+	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
+	return c;
+}
+
+/*
+ * A close unheeded for 5 s lets the next one disconnect a client that
+ * did not answer the ping with it; one that answered is asked again.
+ */
+static void
+test_close_hung(void)
+{
+	xcb_connection_t *alive, *hung;
+	xcb_window_t a, h;
+	struct ivwl_xwm_wm *wm;
+
+	start_xvfb();
+	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
+	REQUIRE(wm);
+	alive = pinged_client(wm, 20, &a);
+	hung = pinged_client(wm, 21, &h);
+	ivwl_xwm_wm_close(wm, 20);
+	CHECK(delete_asked(wm, alive, a));
+	ivwl_xwm_wm_close(wm, 20);	/* (the ping of the first close) */
+	CHECK(got_protocol(wm, alive, a, "_NET_WM_PING", true));
+	ivwl_xwm_wm_close(wm, 21);
+	CHECK(got_protocol(wm, hung, h, "_NET_WM_PING", false));
+	/* within the patience: asked again, not disconnected */
+	ivwl_xwm_wm_close(wm, 21);
+	CHECK(delete_asked(wm, hung, h));
+	for (int i = 0; i < 55; i++) {
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		usleep(100000);
+	}
+	ivwl_xwm_wm_close(wm, 20);
+	CHECK(delete_asked(wm, alive, a));
+	ivwl_xwm_wm_close(wm, 21);
+	for (int i = 0; i < 100 && !xcb_connection_has_error(hung); i++) {
+		free(xcb_get_input_focus_reply(hung,
+			xcb_get_input_focus(hung), NULL));
+		usleep(20000);
+	}
+	CHECK(xcb_connection_has_error(hung));
+	sync_with(alive);
+	CHECK(!xcb_connection_has_error(alive));
+	xcb_disconnect(hung);
+	xcb_disconnect(alive);
+	ivwl_xwm_wm_destroy(wm);
+	stop_xvfb();
 }
 
 /* ---- the test --------------------------------------------------------- */
@@ -468,4 +555,4 @@ test_windows(void)
 	stop_xvfb();
 }
 
-IVWL_TEST_MAIN(TEST(test_windows))
+IVWL_TEST_MAIN(TEST(test_windows), TEST(test_close_hung))
