@@ -479,9 +479,13 @@ test_deferred_rings_coalesce(void)
 	}
 	/*
 	 * One sleep per pass, and a spare; woken per ring it is up to 8.  A
-	 * pass that finds the worker still awake needs no flush.
+	 * pass that finds the worker still awake needs no flush.  Voluntary
+	 * switches also count waits on the ringer's lock, which a loaded
+	 * machine makes more of (CI saw over 2 per pass): the bound sits
+	 * halfway to waking per ring, which it still tells apart.
 	 */
-	CHECK(ringer_threads().worker_voluntary - before <= 2 * BATCHES);
+	CHECK(ringer_threads().worker_voluntary - before <=
+	      (PEERS / 2) * BATCHES);
 	CHECK(scheduled <= 2 + BATCHES);
 
 	/* the loop gone: rings wake the worker at once again */
