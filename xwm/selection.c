@@ -23,6 +23,7 @@
 
 #include <xcb/xfixes.h>
 
+#include "channel.h"
 #include "log.h"
 #include "mono-time.h"
 #include "proxy.h"
@@ -68,6 +69,9 @@ struct x_read {
 	bool incr;		/* the owner sends chunks */
 	bool chunk_waits;	/* a chunk is there, not read yet */
 	bool done;		/* all of it is in buf */
+	bool draining;		/* its reader left mid-INCR: the owner's
+				 * chunks are deleted unread till the end,
+				 * or it would wait and serve no other */
 	struct bytes buf;
 	int64_t active;		/* when it last moved */
 };
@@ -236,17 +240,32 @@ x_owner_changed(struct ivwl_xwm_selection *sel,
 			      e->timestamp);
 }
 
+static bool
+read_busy(const struct x_read *r)
+{
+	return r->fd >= 0 || r->draining;
+}
+
+static int
+read_property(struct ivwl_xwm_selection *sel, struct x_read *r);
+
 static void
 read_end(struct ivwl_xwm_selection *sel, struct x_read *r, const char *why)
 {
-	if (why)
+	bool drain = r->fd >= 0 && r->incr && !r->done;
+
+	if (why && r->fd >= 0)
 		ivwl_log_error("X's clipboard to Wayland: %s after %zu "
 			       "bytes; the reader's pipe is closed", why,
 			       r->buf.len);
-	(void)sel;
-	close(r->fd);
+	if (r->fd >= 0)
+		close(r->fd);
 	bytes_free(&r->buf);
 	r->fd = -1;
+	r->draining = drain;
+	r->active = ivwl_now_ms();
+	if (drain && r->chunk_waits && read_property(sel, r) < 0)
+		r->draining = false;
 }
 
 /* Takes the property's value (deleting it, which asks INCR's owner for
@@ -270,6 +289,9 @@ read_property(struct ivwl_xwm_selection *sel, struct x_read *r)
 		r->incr = true;		/* chunks follow as NewValue */
 	} else if (len <= 0 || p->type == XCB_ATOM_NONE) {
 		r->done = true;
+		r->draining = false;
+	} else if (r->draining) {
+		/* its reader left: deleted unread */
 	} else if (bytes_add(&r->buf, xcb_get_property_value(p),
 			     (size_t)len) < 0) {
 		free(p);
@@ -286,7 +308,7 @@ static struct x_read *
 read_of_property(struct ivwl_xwm_selection *sel, xcb_atom_t prop)
 {
 	for (int i = 0; i < READS; i++)
-		if (sel->reads[i].fd >= 0 &&
+		if (read_busy(&sel->reads[i]) &&
 		    sel->atom[IVWL_DATA0 + i] == prop)
 			return &sel->reads[i];
 	return NULL;
@@ -304,7 +326,7 @@ ivwl_xwm_selection_send(struct ivwl_xwm_selection *sel, const char *mime,
 		if (strcmp(sel->x_mimes[i], mime) == 0)
 			target = sel->x_targets[i];
 	for (i = 0; i < READS && !r; i++)
-		if (sel->reads[i].fd < 0)
+		if (!read_busy(&sel->reads[i]))
 			r = &sel->reads[i];
 	if (!target || !r) {
 		ivwl_log_error("X's clipboard to Wayland: %s", !target ?
@@ -358,8 +380,12 @@ on_read_chunk(struct ivwl_xwm_selection *sel, struct x_read *r)
 	if (!r->incr || r->done)
 		return;
 	r->chunk_waits = true;
-	if (r->buf.len - r->buf.off <= CHUNK && read_property(sel, r) < 0)
-		read_end(sel, r, "a chunk could not be read");
+	if (r->draining || r->buf.len - r->buf.off <= CHUNK) {
+		if (read_property(sel, r) < 0) {
+			r->draining = false;
+			read_end(sel, r, "a chunk could not be read");
+		}
+	}
 }
 
 static void
@@ -372,8 +398,9 @@ read_io(struct ivwl_xwm_selection *sel, struct x_read *r, short revents)
 		return;
 	}
 	while (r->buf.off < r->buf.len) {
-		n = write(r->fd, r->buf.data + r->buf.off,
-			  r->buf.len - r->buf.off);
+		/* a reader that left must not end ivwl-xwm by SIGPIPE */
+		n = ivwl_write_no_sigpipe(r->fd, r->buf.data + r->buf.off,
+					  r->buf.len - r->buf.off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -714,10 +741,15 @@ ivwl_xwm_selection_io(struct ivwl_xwm_selection *sel,
 			    pfd[k].fd)
 				write_io(sel, &sel->writes[i]);
 	}
-	for (i = 0; i < READS; i++)
-		if (sel->reads[i].fd >= 0 &&
-		    now - sel->reads[i].active > STALL_MS)
+	for (i = 0; i < READS; i++) {
+		if (!read_busy(&sel->reads[i]) ||
+		    now - sel->reads[i].active <= STALL_MS)
+			continue;
+		if (sel->reads[i].draining)
+			sel->reads[i].draining = false;	/* the owner left */
+		else
 			read_end(sel, &sel->reads[i], "stalled");
+	}
 	for (i = 0; i < WRITES; i++)
 		if (sel->writes[i].used &&
 		    now - sel->writes[i].active > STALL_MS)
@@ -732,7 +764,8 @@ ivwl_xwm_selection_timeout(const struct ivwl_xwm_selection *sel)
 	int i;
 
 	for (i = 0; i < READS; i++)
-		if (sel->reads[i].fd >= 0 && sel->reads[i].active < first)
+		if (read_busy(&sel->reads[i]) &&
+		    sel->reads[i].active < first)
 			first = sel->reads[i].active;
 	for (i = 0; i < WRITES; i++)
 		if (sel->writes[i].used && sel->writes[i].active < first)

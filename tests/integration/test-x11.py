@@ -521,6 +521,17 @@ def case_clipboard(s):
         raise Failure(f"the Wayland paste of X's copy differs: "
                       f"{len(got)} bytes of {len(payload)}")
     print(f"{len(got)} bytes copied in X pasted by wl-paste, byte for byte")
+    # a reader that leaves after 1000 bytes, in the middle of X's INCR:
+    # ivwl-xwm stays (no SIGPIPE), lets the owner finish, and the next
+    # paste is whole
+    cut = s.client(["sh", "-c", "wl-paste -n -t application/x-ivwl-from-x "
+                    "| head -c 1000 > /dev/null"], log="wl-paste-cut.log")
+    cut.wait(timeout=60)
+    got = wait_for("a Wayland paste after a reader left", lambda: vm_paste(
+        s, "application/x-ivwl-from-x"), timeout=60, step=0.5)
+    if got != payload:
+        raise Failure("the paste after a reader left differs")
+    print("a reader that left after 1000 bytes: the next paste is whole")
     xclip.kill()
     text = "ivwl: X to Wayland \u2713"
     subprocess.run(["xclip", "-selection", "clipboard", "-i"],
