@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Clipboard policy and the trusted copy and paste between VMs, on a
-seated weston (x11 backend in an Xvfb) with ivwl.so: wl-copy/wl-paste
+seated weston (tests/seat) with ivwl.so: wl-copy/wl-paste
 and GTK in VMs through the shim, and local clients on weston's socket.
 
     test-clipboard.py CASE
@@ -113,13 +113,13 @@ def wait_log_re(s, pattern, timeout=20):
 
 def trusted_copy(s, vm, expect):
     focus(s, vm)
-    s.xdotool("key", "super+shift+c")
+    s.seat.key("super+shift+c")
     wait_log(s, expect)
 
 
 def trusted_paste(s, vm, expect):
     focus(s, vm)
-    s.xdotool("key", "super+shift+v")
+    s.seat.key("super+shift+v")
     wait_log(s, expect)
 
 
@@ -279,7 +279,7 @@ def case_bindings(s):
         raise Failure("b did not read the paste exactly once")
     still_owns(s, "a", a_copy, text)
     # once: the plugin's clipboard is empty after the paste
-    s.xdotool("key", "super+shift+v")
+    s.seat.key("super+shift+v")
     wait_log(s, "trusted paste: nothing copied")
 
     image = os.urandom(20 << 20)
@@ -305,7 +305,7 @@ def case_bindings(s):
                       "twice", "application/x-ivwl-twice"], vm="b",
                      log="b-twice.log")
     s.click_window(s.wait_view("[b] b-twice"))
-    s.xdotool("key", "super+shift+v")
+    s.seat.key("super+shift+v")
     wait_log(s, "trusted paste of a's copy into b: 1 types, 100000 bytes")
     lines = Lines(twice)
     wait_for("b-twice to read twice", lambda: len(
@@ -333,9 +333,9 @@ def case_gtk(s):
     s.wait_view("[a] Clipboard", timeout=40)
     time.sleep(1)
     # the demo's first entry has the focus: replace its text and copy it
-    s.xdotool("key", "ctrl+a")
-    s.xdotool("type", "--delay", "30", "ivwl from gtk")
-    s.xdotool("key", "ctrl+a", "ctrl+c")
+    s.seat.key("ctrl+a")
+    s.seat.type("ivwl from gtk", delay=0.03)
+    s.seat.key("ctrl+a", "ctrl+c")
     wait_selection(s, b"ivwl from gtk")
     trusted_copy(s, "a", "trusted copy from a: ")
     trusted_paste(s, "b", "trusted paste of a's copy into b")
@@ -355,7 +355,7 @@ def case_stall_flood(s):
     wait_selection(s, b"never sent\n")
     os.kill(stuck.pid, signal.SIGSTOP)
     focus(s, "a")
-    s.xdotool("key", "super+shift+c")
+    s.seat.key("super+shift+c")
     took = responsive(s)
     wait_log(s, "stalled after 0 bytes")
     wait_log(s, "trusted copy from a: nothing copied")
@@ -368,7 +368,7 @@ def case_stall_flood(s):
              s.local(["wl-paste", "-l"], capture_output=True,
                      timeout=30).stdout.decode(), timeout=30, step=0.5)
     focus(s, "a")
-    s.xdotool("key", "super+shift+c")
+    s.seat.key("super+shift+c")
     wait_log(s, "application/x-flood is over the budget")
     responsive(s)
     print("flooding source cut at the budget")
@@ -397,7 +397,7 @@ def case_stall_flood(s):
     # another, or the reader would stall on a's own.
     copied = s.weston_log().count("trusted copy from a: 1 types")
     focus(s, "a")
-    s.xdotool("key", "super+shift+c")
+    s.seat.key("super+shift+c")
     wait_for("the second copy", lambda: s.weston_log().count(
         "trusted copy from a: 1 types") > copied, timeout=20, step=0.2)
     copy_in(s, "a", b"other\n", "text/x-other")
@@ -408,7 +408,7 @@ def case_stall_flood(s):
                              stderr=subprocess.DEVNULL)
     s.clients.append(local)
     s.wait_view("local-stall")
-    s.xdotool("key", "super+shift+v")
+    s.seat.key("super+shift+v")
     wait_log(s, "trusted paste of a's copy into local")
     wait_log(s, "trusted paste: local, the reader of image/png, stalled "
              "after")
@@ -525,16 +525,15 @@ class Lines:
 def drag(s, src_title, dst_title):
     sx, sy = free_point(s, src_title)
     dx, dy = free_point(s, dst_title)
-    s.xdotool("mousemove", str(sx), str(sy))
+    s.seat.move(sx, sy)
     time.sleep(0.3)
-    s.xdotool("mousedown", "1")
+    s.seat.down()
     time.sleep(0.3)
     for i in range(1, 11):
-        s.xdotool("mousemove", str(sx + (dx - sx) * i // 10),
-                  str(sy + (dy - sy) * i // 10))
+        s.seat.move(sx + (dx - sx) * i // 10, sy + (dy - sy) * i // 10)
         time.sleep(0.05)
     time.sleep(0.5)
-    s.xdotool("mouseup", "1")
+    s.seat.up()
 
 
 def case_drag(s):
@@ -549,13 +548,6 @@ def case_drag(s):
     src = dnd("a", "a-src", "source")
     b = dnd("b", "b-dst", "target")
     c = dnd("c", "c-dst", "target")
-    # weston's x11 backend moves its pointer by X's deltas from where
-    # it started: pinning it to two corners makes the two agree
-    s.xdotool("mousemove", str(s.width - 1), str(s.height - 1))
-    time.sleep(0.2)
-    s.xdotool("mousemove", "0", "0")
-    time.sleep(0.2)
-
     drag(s, "[a] a-src", "[c] c-dst")
     wait_for("a's drag to be cancelled", lambda: "cancelled" in src.read(),
              timeout=15, step=0.2)
@@ -600,7 +592,7 @@ IVWL_OPTIONS = {
 
 def start(name):
     run, vms, options = CASES[name]
-    s = Session(vms, backend="x11", vm_options=options,
+    s = Session(vms, backend="seat", vm_options=options,
                 ivwl_options=IVWL_OPTIONS.get(name, ()))
     return s, run, False
 

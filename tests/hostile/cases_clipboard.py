@@ -126,7 +126,7 @@ def case_clipboard_paste(s):
     pattern(s, "good", "good-focus", frames=1000000)
     s.wait_view("[good] good-focus")
     time.sleep(0.3)
-    s.xdotool("key", "super+shift+c")
+    s.seat.key("super+shift+c")
     wait_for("the trusted copy", lambda: "trusted copy from good: " in
              s.weston_log(), timeout=20)
     s.start_peer("clipboard-paste", 30)
@@ -137,7 +137,7 @@ def case_clipboard_paste(s):
     if "waiting for the paste" not in s.peer_log():
         raise Failure(f"the evil window never got the keyboard: "
                       f"{s.peer_log()[-500:]}")
-    s.xdotool("key", "super+shift+v")
+    s.seat.key("super+shift+v")
     log = s.wait_peer(60)
     print("\n".join(ln for ln in log.splitlines() if "bytes, read" in ln))
     m = re.search(r"an unoffered type (-?\d+) bytes, read (-?\d+) bytes, "

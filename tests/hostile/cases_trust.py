@@ -4,7 +4,7 @@
 everything a VM shows lies inside the frame weston draws in its colour.
 Both VMs run an agent here: the attacker is an app of VM evil,
 ivwl-trust-client (trust-client.c), speaking plain Wayland through the
-shim, on a seated weston (x11 backend) typed into with xdotool."""
+shim, on a seated weston (tests/seat) typed into by the test."""
 
 import time
 
@@ -59,14 +59,14 @@ def case_focus_theft(s):
                                      "--interval-ms", "100"], "thief")
     time.sleep(1.5)
     before = len(typist.starting("key "))
-    s.xdotool("type", "--delay", "40", TEXT)
+    s.seat.type(TEXT, delay=0.04)
     # weston key bindings held down a while (the trusted copy): the
     # keyboard grab weston holds meanwhile is no user's choice of window
     for _ in range(6):
-        s.xdotool("keydown", "super+shift+c")
+        s.seat.keydown("super+shift+c")
         time.sleep(0.25)
-        s.xdotool("keyup", "super+shift+c")
-    s.xdotool("type", "--delay", "40", TEXT)
+        s.seat.keyup("super+shift+c")
+    s.seat.type(TEXT, delay=0.04)
     typed = 2 * len(TEXT)
     wait_for("the thief to end",
              lambda: thief.starting("thief:") or
@@ -213,7 +213,7 @@ def case_label_escape(s):
     esc.wait("ready")
     s.wait_view("[evil] escape")
     x0, y0, x1, y1 = s.wait_view("[evil] escape")["rect"]
-    s.xdotool("mousemove", str(x0 + 4), str(y0 + 4))
+    s.seat.move(x0 + 4, y0 + 4)
     wait_for("evil to set its cursor", lambda: "cursor" in esc.lines,
              timeout=10)
     time.sleep(0.5)

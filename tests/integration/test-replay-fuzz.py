@@ -266,8 +266,8 @@ CASES = {
 
 
 def start(name):
-    # x11: a seat, so selections, focus and pastes are replayed too
-    s = Session(backend="x11" if name == "replay-fuzz" else "headless",
+    # a seat, so selections, focus and pastes are replayed too
+    s = Session(backend="seat" if name == "replay-fuzz" else "headless",
                 width=640, height=480)
     return s, CASES[name], False
 

@@ -18,11 +18,11 @@ shm-kill     SIGKILL.  ivwl-pattern-client and weston-simple-shm: both
              pixel for pixel with the VM's border; simple-shm draws new
              frames.
 shm-clean    The same after a clean shutdown (weston exits with 0).
-terminal     x11 backend, SIGKILL.  foot and weston-terminal each run a
+terminal     Seated (tests/seat), SIGKILL.  foot and weston-terminal each run a
              script that writes every line it reads to a file.  A line
              typed into foot before the restart is the control; after
-             it, a line typed with xdotool into each must reach its file.
-gtk          x11 backend, SIGKILL.  gtk3-widget-factory back; a click on
+             it, a line typed into each must reach its file.
+gtk          Seated, SIGKILL.  gtk3-widget-factory back; a click on
              its header bar's middle switcher button (Page 2) must change
              most of the window.
 many         Three clients in two VMs (two pattern clients, simple-shm),
@@ -30,14 +30,14 @@ many         Three clients in two VMs (two pattern clients, simple-shm),
 twice        SIGKILL, then SIGTERM: back after each, pixel-exact after
              each next frame; then a new client works too.
 popup-or-unsupported
-             x11 backend, SIGKILL.  weston-confine holds a
+             Seated, SIGKILL.  weston-confine holds a
              zwp_confined_pointer_v1 (a click confines the pointer; its
              WAYLAND_DEBUG log shows confined()), which a replay cannot
              carry over: its connection must end with a relay log line
              naming the interface, the client must exit (no hang), and a
              plain pattern client of the same VM must come back.
 new-client-after-restart
-             x11 backend.  The harness itself, passing with or without
+             Seated.  The harness itself, passing with or without
              replay: after a SIGKILL a new pattern client is shown pixel
              for pixel with its border and draws its next frame, and
              weston-eventdemo gets a click and a key; after a SIGTERM
@@ -244,14 +244,14 @@ def click_at(s, view, point=None):
                           f"all over by {covering(s, view)}")
         cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
         point = min(free, key=lambda p: abs(p[0] - cx) + abs(p[1] - cy))
-    s.xdotool("mousemove", str(point[0]), str(point[1]), "click", "1")
+    s.seat.click(at=point)
     time.sleep(0.3)
 
 
 def type_line(s, app, text):
     click_at(s, s.wait_view(app.title))
-    s.xdotool("type", "--delay", "20", text)
-    s.xdotool("key", "Return")
+    s.seat.type(text)
+    s.seat.key("Return")
 
 
 def line_reader(s, name, lines=2):
@@ -491,7 +491,7 @@ def case_new_client_after_restart(s):
     demo = App(s, ["weston-eventdemo"], "EventDemo", log="eventdemo.log",
                extra_env={"WAYLAND_DEBUG": "1"})
     click_at(s, demo.shown())
-    s.xdotool("key", "x")
+    s.seat.key("x")
 
     def got(event):
         def seen():
@@ -511,14 +511,14 @@ def case_new_client_after_restart(s):
 CASES = {
     "shm-kill": (case_shm_kill, ("work",)),
     "shm-clean": (case_shm_clean, ("work",)),
-    "terminal": (case_terminal, ("work",), "x11"),
-    "gtk": (case_gtk, ("work",), "x11", (1600, 900)),
+    "terminal": (case_terminal, ("work",), "seat"),
+    "gtk": (case_gtk, ("work",), "seat", (1600, 900)),
     "many": (case_many, ("work", "home"), "headless", (1024, 768)),
     "twice": (case_twice, ("work",)),
-    "popup-or-unsupported": (case_unsupported, ("work",), "x11"),
+    "popup-or-unsupported": (case_unsupported, ("work",), "seat"),
     "new-client-after-restart": (case_new_client_after_restart, ("work",),
-                                 "x11"),
-    "x11": (case_x11, ("work",), "x11"),
+                                 "seat"),
+    "x11": (case_x11, ("work",), "seat"),
 }
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Ordinary use under the trusted path (docs/security.md, "Trusted
-path"), on a seated weston (x11 backend in an Xvfb) with the panel: the
+path"), on a seated weston (tests/seat) with the panel: the
 rules that stop a hostile VM must leave what users do working.
 
     test-trusted-use.py CASE
@@ -59,12 +59,12 @@ def case_new_window_keyboard(s):
     time.sleep(0.3)
     if bar_shows():
         raise Failure("the attention bar stayed after the click")
-    s.xdotool("type", "--delay", "40", "ok")
+    s.seat.type("ok", delay=0.04)
     wait_for("the keys to reach it", lambda: len(c.starting("key ")) >= 2,
              timeout=5)
     # the window switcher is the user's too: super+tab back to work
     before = a.lines.count("enter") + b.lines.count("enter")
-    s.xdotool("key", "super+Tab")
+    s.seat.key("super+Tab")
     wait_for("the switcher to give work's window the keyboard",
              lambda: a.lines.count("enter") + b.lines.count("enter") >
              before, timeout=5)
@@ -84,10 +84,9 @@ def case_gtk_menu(s):
     time.sleep(1.5)
     x0, y0, x1, y1 = dialog["rect"]
     # the first entry: a third of the way across, 40 % down the dialog
-    s.xdotool("mousemove", str(x0 + (x1 - x0) * 2 // 5),
-              str(y0 + (y1 - y0) * 2 // 5))
+    s.seat.move(x0 + (x1 - x0) * 2 // 5, y0 + (y1 - y0) * 2 // 5)
     time.sleep(0.3)
-    s.xdotool("click", "3")
+    s.seat.click(3)
     menu = wait_for("the context menu", lambda: popups(s), timeout=10,
                     step=0.2)
     time.sleep(1.0)
@@ -96,7 +95,7 @@ def case_gtk_menu(s):
     s.screenshot()
     s.keep_screenshot("trusted-menu")
     print(f"the context menu is up at {menu[0]['rect']}")
-    s.xdotool("key", "Escape")
+    s.seat.key("Escape")
     wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
     if p.poll() is not None:
         raise Failure("gtk3-demo exited")
@@ -119,22 +118,22 @@ def case_chromium_menu(s):
     time.sleep(2)
     x0, y0, x1, y1 = view["rect"]
     for _ in range(3):
-        s.xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) * 3 // 5))
+        s.seat.move((x0 + x1) // 2, (y0 + y1) * 3 // 5)
         time.sleep(0.3)
-        s.xdotool("click", "3")
+        s.seat.click(3)
         try:
             menu = wait_for("the context menu", lambda: popups(s),
                             timeout=5, step=0.2)
             break
         except Failure:
-            s.xdotool("key", "Escape")
+            s.seat.key("Escape")
     else:
         raise Failure("chromium's context menu never opened")
     time.sleep(1.0)
     if not popups(s):
         raise Failure("chromium's context menu was dismissed at once")
     print(f"chromium's context menu is up at {menu[0]['rect']}")
-    s.xdotool("key", "Escape")
+    s.seat.key("Escape")
     wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
 
 
@@ -178,7 +177,7 @@ CASES = {
 
 def start(name):
     run, vms = CASES[name]
-    return Session(vms, backend="x11", panel="top"), run, False
+    return Session(vms, backend="seat", panel="top"), run, False
 
 
 if __name__ == "__main__":

@@ -122,9 +122,10 @@ def case_xterm_menu(s):
     time.sleep(1)
     x0, y0, x1, y1 = view["rect"]
     px, py = (x0 + x1) // 2, y0 + (y1 - y0) // 3
-    s.xdotool("mousemove", str(px), str(py))
+    s.seat.move(px, py)
     time.sleep(0.3)
-    s.xdotool("keydown", "ctrl", "mousedown", "1")
+    s.seat.keydown("ctrl")
+    s.seat.down()
     try:
         menu = wait_for("the menu", lambda: [
             v for v in s.scene() if "wl_subsurface" in v["head"] and
@@ -139,7 +140,8 @@ def case_xterm_menu(s):
         print(f"xterm's menu at {menu['rect']} (pointer at {px}, {py}), "
               f"{len(colours)} colours")
     finally:
-        s.xdotool("mouseup", "1", "keyup", "ctrl")
+        s.seat.up()
+        s.seat.keyup("ctrl")
     wait_for("the menu to go", lambda: not [
         v for v in s.scene() if "wl_subsurface" in v["head"] and
         v["rect"]], timeout=10)
@@ -180,14 +182,13 @@ def case_frame(s):
     if bar < (x1 - x0) * TITLE_BAR // 2:
         raise Failure(f"no title bar over the window: {bar} pixels")
     # drag the bar by (-100, -60)
-    s.xdotool("mousemove", str(x0 + 60), str(y0 + 12))
+    s.seat.move(x0 + 60, y0 + 12)
     time.sleep(0.3)
-    s.xdotool("mousedown", "1")
+    s.seat.down()
     for i in range(1, 6):
-        s.xdotool("mousemove", str(x0 + 60 - 20 * i),
-                  str(y0 + 12 - 12 * i))
+        s.seat.move(x0 + 60 - 20 * i, y0 + 12 - 12 * i)
         time.sleep(0.1)
-    s.xdotool("mouseup", "1")
+    s.seat.up()
     moved = wait_for("the window to move", lambda: (
         lambda v: v if v["rect"][:2] != (x0, y0) else None)(
             s.wait_view("[work] ivwl-frame")), timeout=10)
@@ -196,30 +197,32 @@ def case_frame(s):
         raise Failure(f"the window moved by ({dx}, {dy}), not (-100, -60)")
     # maximize, then restore, with the bar's first button
     x0, y0, x1, y1 = moved["rect"]
-    s.xdotool("mousemove", str(x1 - TITLE_BAR - 12), str(y0 + 12))
+    s.seat.move(x1 - TITLE_BAR - 12, y0 + 12)
     time.sleep(0.3)
-    s.xdotool("click", "1")
+    s.seat.click()
     big = wait_for("the window maximized", lambda: (
         lambda v: v if v["rect"][2] - v["rect"][0] >= s.width - 20
         else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
     time.sleep(0.5)
     b0, c0, b1, _ = big["rect"]
-    s.xdotool("mousemove", str(b1 - TITLE_BAR - 12), str(c0 + 12))
+    s.seat.move(b1 - TITLE_BAR - 12, c0 + 12)
     time.sleep(0.3)
-    s.xdotool("click", "1")
+    s.seat.click()
     wait_for("the window restored", lambda: (
         lambda v: v if v["rect"][2] - v["rect"][0] == x1 - x0
         else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
     # weston's own resize (super + right-drag) reaches the X window
     view = s.wait_view("[work] ivwl-frame")
     x0, y0, x1, y1 = view["rect"]
-    s.xdotool("mousemove", str(x1 - 20), str(y1 - 20))
+    s.seat.move(x1 - 20, y1 - 20)
     time.sleep(0.3)
-    s.xdotool("keydown", "super", "mousedown", "3")
+    s.seat.keydown("super")
+    s.seat.down(3)
     for i in range(1, 6):
-        s.xdotool("mousemove", str(x1 - 20 + 12 * i), str(y1 - 20 + 8 * i))
+        s.seat.move(x1 - 20 + 12 * i, y1 - 20 + 8 * i)
         time.sleep(0.1)
-    s.xdotool("mouseup", "3", "keyup", "super")
+    s.seat.up(3)
+    s.seat.keyup("super")
     grown = wait_for("the window resized", lambda: (
         lambda v: v if v["rect"][2] - v["rect"][0] > x1 - x0 + 30 and
         v["rect"][3] - v["rect"][1] > y1 - y0 + 20 else None)(
@@ -232,11 +235,11 @@ def case_frame(s):
     x0, y0, x1, _ = view["rect"]
     # through the window, as a hand moves: weston 14 and Xwayland 24.1
     # lose a press right after a jump in from outside the shrunk window
-    s.xdotool("mousemove", str(x0 + 100), str(y0 + 100))
+    s.seat.move(x0 + 100, y0 + 100)
     time.sleep(0.3)
-    s.xdotool("mousemove", str(x1 - 12), str(y0 + 12))
+    s.seat.move(x1 - 12, y0 + 12)
     time.sleep(0.3)
-    s.xdotool("click", "1")
+    s.seat.click()
     try:
         rc = p.wait(timeout=15)
     except subprocess.TimeoutExpired:
@@ -289,9 +292,9 @@ def case_gtk_menu(s):
     px, py = x0 + 190, y0 + 253
     entry = (x0 + 16, y0 + 240, x0 + 330, y0 + 267)
     before = selected(s, entry)
-    s.xdotool("mousemove", str(px), str(py))
+    s.seat.move(px, py)
     time.sleep(0.3)
-    s.xdotool("click", "3")
+    s.seat.click(3)
     menu = wait_for("the context menu", lambda: menus(s), timeout=10)[0]
     m0, n0, m1, n1 = menu["rect"]
     if not (m0 - 8 <= px <= m0 + 8 and n0 - 8 <= py <= n0 + 8):
@@ -303,9 +306,9 @@ def case_gtk_menu(s):
     # Insert Emoji: "Select All" is the fifth item, 117 px down
     # GTK selects a menu item on motion over it: move within it
     for dx, dy in ((50, 110), (60, 117), (62, 118)):
-        s.xdotool("mousemove", str(m0 + dx), str(n0 + dy))
+        s.seat.move(m0 + dx, n0 + dy)
         time.sleep(0.15)
-    s.xdotool("click", "1")
+    s.seat.click()
     wait_for("the menu to go", lambda: not menus(s), timeout=10)
     after = wait_for("the entry's text selected", lambda: (
         lambda n: n if n > before + 100 else None)(selected(s, entry)),
@@ -337,12 +340,12 @@ def case_qt(s):
     # "untitled.txt[*]": Qt shows the mark once the text changed
     view = s.wait_view("[work] untitled.txt*", timeout=15)
     x0, y0 = view["rect"][0], view["rect"][1] + TITLE_BAR
-    s.xdotool("mousemove", str(x0 + 14), str(y0 + 10))
+    s.seat.move(x0 + 14, y0 + 10)
     time.sleep(0.3)
     # the first click just after typing is sometimes not taken by Qt's
     # menu bar (weston 10's and 14's alike): as a user does, again
     for tries in range(1, 4):
-        s.xdotool("click", "1")
+        s.seat.click()
         try:
             menu = wait_for("the File menu", lambda: menus(s),
                             timeout=4)[0]
@@ -354,7 +357,7 @@ def case_qt(s):
     if not (abs(m0 - x0) <= 10 and y0 + 10 < n0 <= y0 + 40):
         raise Failure(f"the File menu at {menu['rect']} is not under the "
                       f"menu bar of the window at {view['rect']}")
-    s.xdotool("key", "Escape")
+    s.seat.key("Escape")
     wait_for("the menu to go", lambda: not menus(s), timeout=10)
     print(f"Qt on X: {len(colours)} colours, typing marked it modified, "
           f"its File menu at {menu['rect']} under the window at "
@@ -362,7 +365,7 @@ def case_qt(s):
 
     # its text copied in Qt (ctrl+a, ctrl+c) pastes in a Wayland client
     s.click_window(view)
-    s.xdotool("key", "ctrl+a", "ctrl+c")
+    s.seat.key("ctrl+a", "ctrl+c")
     got = wait_for("a Wayland paste of Qt's copy", lambda: vm_paste(
         s, "text/plain;charset=utf-8"), timeout=60, step=0.5)
     if got.decode(errors="replace").strip() != "typed into Qt":
@@ -416,7 +419,7 @@ def case_qt_dialog(s):
     main = s.wait_view("[work] untitled.txt", timeout=60)
     time.sleep(1)
     s.click_window(main)
-    s.xdotool("key", "ctrl+o")
+    s.seat.key("ctrl+o")
     dialog = wait_for("the file dialog", lambda: [
         v for v in s.scene() if v["title"] and v["rect"] and
         v["title"].startswith("[work] ") and
@@ -435,9 +438,9 @@ def case_qt_dialog(s):
              if not (d0 - 8 <= x < d1 + 8 and e0 - 8 <= y < e1 + 8)]
     if not spots:
         raise Failure("the dialog covers all of its parent")
-    s.xdotool("mousemove", str(spots[0][0]), str(spots[0][1]))
+    s.seat.move(spots[0][0], spots[0][1])
     time.sleep(0.3)
-    s.xdotool("click", "1")
+    s.seat.click()
     time.sleep(1)
     if not above(dialog["title"], main["title"]):
         raise Failure("the dialog went under its parent when the parent "

@@ -9,6 +9,7 @@ Wayland socket, so nothing but the region can carry their windows.
 
 import array
 import os
+import random
 import re
 import shlex
 import shutil
@@ -21,6 +22,8 @@ import tempfile
 import threading
 import time
 import zlib
+
+from ivwltest.seat import Seat, SeatError
 
 ENV = os.environ
 
@@ -119,8 +122,13 @@ def wait_for(what, cond, timeout=15.0, step=0.05):
 
 
 class Session:
-    """backend "headless" has no seat; "x11" runs weston's x11 backend in
-    an Xvfb of its own, with a seat, so input and clipboard work."""
+    """backend "headless" has no seat; "seat" is headless with the seat
+    the tests drive (tests/seat: ivwl-test-seat.so), so input and the
+    clipboard work; "x11" runs weston's x11 backend in an Xvfb of its
+    own, its seat driven the same way (self.seat) or, for the cases
+    that test X's own input path, with xdotool (x_pointer_sync() first).
+    A seated session's pointer starts at a random spot of the output
+    ($IVWL_TEST_SEED repeats one): no case may depend on where."""
 
     def __init__(self, vms=("work",), width=800, height=600,
                  backend="headless", vm_options=None, ivwl_options=(),
@@ -147,6 +155,11 @@ class Session:
         self.server_args = server_args or {}
         self.servers = {}
         self.x_display = None
+        self.seat = Seat(self.path("seat.sock")) \
+            if backend in ("seat", "x11") else None
+        seed = ENV.get("IVWL_TEST_SEED") or str(random.randrange(1 << 30))
+        self.random = random.Random(int(seed))
+        self.seed = seed
         try:
             if backend == "x11":
                 self._start_xvfb()
@@ -192,14 +205,41 @@ class Session:
         self.x_display = ":" + number
 
     def xdotool(self, *args):
+        """X's own input (x11 backend): weston's x11 backend moves its
+        pointer by the difference between X's motion events, so
+        x_pointer_sync() must bring the two pointers together first."""
         env = dict(ENV, DISPLAY=self.x_display)
         env.pop("LD_PRELOAD", None)
         subprocess.run(["xdotool"] + list(args), env=env, check=True,
                        capture_output=True, timeout=30)
 
-    def click_window(self, view):
-        """Clicks view where no other window covers it: the user gives
-        its VM the keyboard (docs/security.md, "Trusted path")."""
+    def x_pointer_sync(self):
+        """Brings X's pointer and weston's together at the output's
+        corner (0,0): from there X's moves land where asked, as long as
+        no move pushes against an edge (weston clamps, X may not)."""
+        self.xdotool("mousemove", str(self.width - 1),
+                     str(self.height - 1))
+        time.sleep(0.1)
+        self.xdotool("mousemove", "0", "0")
+        time.sleep(0.1)
+        where = self.seat.where()
+        if where != (0, 0):
+            raise Failure(f"weston's pointer is at {where} after X's "
+                          "went to 0,0")
+
+    def _pointer_anywhere(self):
+        """Puts the pointer of a new weston at a random spot."""
+        if not self.seat:
+            return
+        self.seat.reset()
+        x = self.random.randrange(self.width)
+        y = self.random.randrange(self.height)
+        self.seat.move(x, y)
+        print(f"the pointer starts at {x},{y} (IVWL_TEST_SEED={self.seed})")
+
+    def spot_in(self, view):
+        """A point of view that no other window covers, its middle if it
+        can be."""
         above = [v["rect"] for v in self.scene_above(view)]
         x0, y0, x1, y1 = view["rect"]
         # its middle first (small windows have nothing else), then a grid
@@ -210,12 +250,16 @@ class Session:
             if 0 <= x < self.width and 0 <= y < self.height and \
                     not any(a <= x < c and b <= y < d
                             for a, b, c, d in above):
-                self.xdotool("mousemove", str(x), str(y))
-                time.sleep(0.2)
-                self.xdotool("click", "1")
-                time.sleep(0.2)
-                return
+                return x, y
         raise Failure(f"{view['title']!r} is covered: nowhere to click")
+
+    def click_window(self, view, button=1, hold=0.03):
+        """Clicks view where no other window covers it: the user gives
+        its VM the keyboard (docs/security.md, "Trusted path")."""
+        self.seat.move(*self.spot_in(view))
+        time.sleep(0.1)
+        self.seat.click(button, hold=hold)
+        time.sleep(0.2)
 
     def scene_above(self, view):
         """The windows (titled views) stacked above view."""
@@ -228,11 +272,11 @@ class Session:
         raise Failure(f"{view['title']!r} left the scene")
 
     def type_into(self, view, text):
-        """Clicks into view and types text with the X server's keyboard."""
+        """Clicks into view and types text, then Return."""
         self.click_window(view)
         time.sleep(0.1)
-        self.xdotool("type", "--delay", "20", text)
-        self.xdotool("key", "Return")
+        self.seat.type(text)
+        self.seat.key("Return")
 
     def local(self, argv, **kw):
         """Runs argv as a client of weston's own socket (not through ivwl)."""
@@ -252,7 +296,10 @@ class Session:
 
     def _write_weston_ini(self):
         colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
-        ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0"]
+        modules = ENV["IVWL_PLUGIN"]
+        if self.seat:
+            modules += "," + ENV["IVWL_TEST_SEAT"]
+        ini = ["[core]", f"modules={modules}", "idle-time=0"]
         ini += self.core_options + [
             "",
             # no fades or dimming: pixels are compared exactly
@@ -260,6 +307,8 @@ class Session:
             "close-animation=none", "startup-animation=none",
             "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
         ini.append("")
+        if self.seat:
+            ini += ["[ivwl-test-seat]", f"socket={self.seat.path}", ""]
         for i, vm in enumerate(self.vms):
             ini += ["[ivwl-vm]", f"name={vm}",
                     f"server={self.path(vm + '.sock')}.display",
@@ -294,6 +343,7 @@ class Session:
             wait_for(f"plugin attached to {vm}",
                      lambda: self._weston_up() and
                      f"[{vm}] attached to" in self.weston_log())
+        self._pointer_anywhere()
 
     def _weston_up(self):
         """True while weston runs: one that cannot start (its socket
@@ -526,7 +576,7 @@ def run_case(name, s, run, weston_may_stop=False):
             raise Failure("weston is gone")
         print(f"PASS {name}")
         return 0
-    except Failure as e:
+    except (Failure, SeatError) as e:
         print(f"FAIL {name}: {e}")
         s.dump_logs()
         return 1
