@@ -276,7 +276,6 @@ ivwl_client_buffer_init(struct ivwl_client_buffer *b,
 	b->pixels = (uint32_t *)(pool->map + offset);
 	b->width = width;
 	b->height = height;
-	b->busy = false;
 	b->wl = wl_shm_pool_create_buffer(pool->wl, (int32_t)offset, width,
 					  height, width * 4, format);
 	wl_buffer_add_listener(b->wl, &buffer_listener, b);

@@ -94,7 +94,7 @@ struct ivwl_client_window {
 	bool configured;	/* a configure came and was acked */
 	int32_t width, height;	/* the last size asked for, 0 x 0: ours */
 	bool closed;		/* xdg_toplevel.close came */
-	/* at xdg_toplevel.close, if set */
+	/* at xdg_toplevel.close, if set (after the init, which zeroes) */
 	void (*close)(struct ivwl_client_window *win);
 };
 
@@ -165,7 +165,9 @@ struct ivwl_client_buffer {
 
 /*
  * b's wl_buffer: width x height at offset in the pool, tracked busy
- * from ivwl_client_buffer_attach() to its release.
+ * from ivwl_client_buffer_attach() to its release.  busy and release
+ * are left as they are: a buffer made anew over one the display still
+ * holds stays busy until that one's release.
  */
 void
 ivwl_client_buffer_init(struct ivwl_client_buffer *b,
@@ -196,7 +198,8 @@ struct ivwl_client_frame {
 	unsigned int done;		/* callbacks that came */
 };
 
-/* Asks the surface's next frame callback (before the commit). */
+/* Asks the surface's next frame callback (before the commit), when
+ * none is pending. */
 void
 ivwl_client_frame_ask(struct ivwl_client_frame *frame,
 		      struct wl_surface *surface);
