@@ -89,11 +89,26 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 int
+ivwl_client_check_globals(const struct ivwl_client_global *globals,
+			  const char *who)
+{
+	const struct ivwl_client_global *g;
+
+	for (g = globals; g && g->interface; g++) {
+		if (!g->optional && !global_proxy(g)) {
+			fprintf(stderr, "%s: missing global %s (version %u)\n",
+				who, g->interface->name, g->version);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
 ivwl_client_registry_init(struct ivwl_client_registry *reg,
 			  struct wl_display *display, int roundtrips,
 			  const char *who)
 {
-	struct ivwl_client_global *g;
 	int i;
 
 	reg->wl = wl_display_get_registry(display);
@@ -105,14 +120,7 @@ ivwl_client_registry_init(struct ivwl_client_registry *reg,
 			return -1;
 		}
 	}
-	for (g = reg->globals; g && g->interface; g++) {
-		if (!g->optional && !global_proxy(g)) {
-			fprintf(stderr, "%s: missing global %s (version %u)\n",
-				who, g->interface->name, g->version);
-			return -1;
-		}
-	}
-	return 0;
+	return ivwl_client_check_globals(reg->globals, who);
 }
 
 /* ---- windows ---------------------------------------------------------- */

@@ -74,6 +74,11 @@ ivwl_client_bind_global(struct wl_registry *registry,
 			struct ivwl_client_global *globals, uint32_t name,
 			const char *interface, uint32_t version);
 
+/* -1, said on stderr after "who: ", when a global not optional is missing. */
+int
+ivwl_client_check_globals(const struct ivwl_client_global *globals,
+			  const char *who);
+
 /*
  * Listens to the registry and waits roundtrips round trips for the
  * globals (a second one lets the first events of those bound come).  -1,
