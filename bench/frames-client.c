@@ -722,11 +722,8 @@ main(int argc, char *argv[])
 		.clock = CLOCK_MONOTONIC,
 	};
 	struct ivwl_client_global globals[] = {
-		IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4,
-				   &app.compositor),
-		IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, &app.shm),
-		IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, &app.wm_base,
-				   .listener = &ivwl_client_wm_base_listener),
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
 		IVWL_CLIENT_GLOBAL(wp_presentation_interface, 1,
 				   &app.presentation,
 				   .listener = &presentation_listener,
@@ -782,13 +779,10 @@ main(int argc, char *argv[])
 	if (!app.latency_ns || !app.rtt_ns || !app.stages)
 		goto err_latency;
 
-	app.display = ivwl_client_connect("ivwl-frames-client");
+	/* the second round trip: the clock_id event */
+	app.display = ivwl_client_connect(&reg, 2, "ivwl-frames-client");
 	if (!app.display)
 		goto err_latency;
-	/* the second round trip: the clock_id event */
-	if (ivwl_client_registry_init(&reg, app.display, 2,
-				      "ivwl-frames-client") < 0)
-		goto err_display;
 
 	/* The size is ours: the benchmark measures this size. */
 	ivwl_client_toplevel_init(&app.win, app.compositor, app.wm_base,

@@ -22,17 +22,6 @@ const struct xdg_wm_base_listener ivwl_client_wm_base_listener = {
 	wm_base_ping,
 };
 
-struct wl_display *
-ivwl_client_connect(const char *who)
-{
-	struct wl_display *display = wl_display_connect(NULL);
-
-	if (!display)
-		fprintf(stderr, "%s: cannot connect: %s\n", who,
-			strerror(errno));
-	return display;
-}
-
 /* The proxy a global's slot holds: a pointer of the client's type. */
 static void *
 global_proxy(const struct ivwl_client_global *g)
@@ -104,10 +93,10 @@ ivwl_client_check_globals(const struct ivwl_client_global *globals,
 	return 0;
 }
 
-int
-ivwl_client_registry_init(struct ivwl_client_registry *reg,
-			  struct wl_display *display, int roundtrips,
-			  const char *who)
+/* Binds reg's globals: -1 when the display goes or one is missing. */
+static int
+registry_init(struct ivwl_client_registry *reg, struct wl_display *display,
+	      int roundtrips, const char *who)
 {
 	int i;
 
@@ -121,6 +110,24 @@ ivwl_client_registry_init(struct ivwl_client_registry *reg,
 		}
 	}
 	return ivwl_client_check_globals(reg->globals, who);
+}
+
+struct wl_display *
+ivwl_client_connect(struct ivwl_client_registry *reg, int roundtrips,
+		    const char *who)
+{
+	struct wl_display *display = wl_display_connect(NULL);
+
+	if (!display) {
+		fprintf(stderr, "%s: cannot connect: %s\n", who,
+			strerror(errno));
+		return NULL;
+	}
+	if (reg && registry_init(reg, display, roundtrips, who) < 0) {
+		wl_display_disconnect(display);
+		return NULL;
+	}
+	return display;
 }
 
 /* ---- windows ---------------------------------------------------------- */

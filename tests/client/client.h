@@ -44,6 +44,13 @@ struct ivwl_client_global {
 	{ .interface = &(iface), .version = (ver), .proxy = (where), \
 	  __VA_ARGS__ }
 
+/* What a client with xdg windows and shm buffers binds, at least. */
+#define IVWL_CLIENT_SHELL_GLOBALS(compositor, shm, wm_base) \
+	IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4, compositor), \
+	IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, shm), \
+	IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, wm_base, \
+			   .listener = &ivwl_client_wm_base_listener)
+
 /* A client's registry: globals[] ends with { 0 }. */
 struct ivwl_client_registry {
 	struct wl_registry *wl;
@@ -58,11 +65,15 @@ struct ivwl_client_registry {
 extern const struct xdg_wm_base_listener ivwl_client_wm_base_listener;
 
 /*
- * Connects to the display WAYLAND_DISPLAY names; NULL, said on stderr
- * after "who: ", when it cannot.
+ * Connects to the display WAYLAND_DISPLAY names and, if reg is not NULL,
+ * listens to its registry and waits roundtrips round trips for its
+ * globals (a second one lets the first events of those bound come).
+ * NULL, said on stderr after "who: ", when it cannot connect, the
+ * display goes or a global that is not optional is missing.
  */
 struct wl_display *
-ivwl_client_connect(const char *who);
+ivwl_client_connect(struct ivwl_client_registry *reg, int roundtrips,
+		    const char *who);
 
 /*
  * Binds the global (name, interface, version) if it is one of globals[]
@@ -77,17 +88,6 @@ ivwl_client_bind_global(struct wl_registry *registry,
 /* -1, said on stderr after "who: ", when a global not optional is missing. */
 int
 ivwl_client_check_globals(const struct ivwl_client_global *globals,
-			  const char *who);
-
-/*
- * Listens to the registry and waits roundtrips round trips for the
- * globals (a second one lets the first events of those bound come).  -1,
- * said on stderr after "who: ", when the display went or a global that
- * is not optional is missing.
- */
-int
-ivwl_client_registry_init(struct ivwl_client_registry *reg,
-			  struct wl_display *display, int roundtrips,
 			  const char *who);
 
 /* ---- windows ---------------------------------------------------------- */

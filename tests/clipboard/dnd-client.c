@@ -312,14 +312,11 @@ main(int argc, char *argv[])
 {
 	struct app app = { 0 };
 	struct ivwl_client_global globals[] = {
-		IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4,
-				   &app.compositor),
-		IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, &app.shm),
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
 		IVWL_CLIENT_GLOBAL(wl_seat_interface, 3, &app.seat),
 		IVWL_CLIENT_GLOBAL(wl_data_device_manager_interface, 3,
 				   &app.manager),
-		IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, &app.wm_base,
-				   .listener = &ivwl_client_wm_base_listener),
 		{ 0 },
 	};
 	struct ivwl_client_registry reg = { .globals = globals };
@@ -337,10 +334,8 @@ main(int argc, char *argv[])
 			"--title T paste|twice|stall MIME\n", argv[0]);
 		return 2;
 	}
-	app.display = ivwl_client_connect("ivwl-dnd-client");
-	if (!app.display ||
-	    ivwl_client_registry_init(&reg, app.display, 1,
-				      "ivwl-dnd-client") < 0)
+	app.display = ivwl_client_connect(&reg, 1, "ivwl-dnd-client");
+	if (!app.display)
 		return 1;
 	app.pointer = wl_seat_get_pointer(app.seat);
 	wl_pointer_add_listener(app.pointer, &pointer_listener, &app);

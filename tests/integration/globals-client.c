@@ -20,10 +20,8 @@ main(void)
 	struct ivwl_client_registry reg = { .other = print_global };
 	struct wl_display *display;
 
-	display = ivwl_client_connect("ivwl-globals-client");
-	if (!display ||
-	    ivwl_client_registry_init(&reg, display, 1,
-				      "ivwl-globals-client") < 0)
+	display = ivwl_client_connect(&reg, 1, "ivwl-globals-client");
+	if (!display)
 		return 1;
 	printf("done\n");
 	fflush(stdout);

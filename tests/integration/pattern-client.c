@@ -299,11 +299,8 @@ main(int argc, char *argv[])
 	int hold_ms = 30000, c;
 	bool hidden = false;
 	struct ivwl_client_global globals[] = {
-		IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4,
-				   &app.compositor),
-		IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, &app.shm),
-		IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, &app.wm_base,
-				   .listener = &ivwl_client_wm_base_listener),
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
 		IVWL_CLIENT_GLOBAL(wp_viewporter_interface, 1,
 				   &app.viewporter, .optional = true),
 		{ 0 },
@@ -364,10 +361,8 @@ main(int argc, char *argv[])
 			strerror(errno));
 		return 1;
 	}
-	app.display = ivwl_client_connect("pattern-client");
-	if (!app.display ||
-	    ivwl_client_registry_init(&reg, app.display, 1,
-				      "pattern-client") < 0)
+	app.display = ivwl_client_connect(&reg, 1, "pattern-client");
+	if (!app.display)
 		return 1;
 	ivwl_client_toplevel_init(&app.win, app.compositor, app.wm_base,
 				  title, NULL);

@@ -406,11 +406,9 @@ main(int argc, char *argv[])
 	for (i = 0; i < MAX_PASTES; i++)
 		app.pastes[i].fd = -1;
 	wl_log_set_handler_client(wayland_log);
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		say("cannot connect: %s", strerror(errno));
+	app.display = ivwl_client_connect(NULL, 0, "fuzz-client");
+	if (!app.display)
 		return 1;
-	}
 	app.registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(app.registry, &fuzz_registry_listener, NULL);
 	if (wl_display_roundtrip(app.display) < 0)

@@ -85,10 +85,8 @@ main(int argc, char *argv[])
 	struct ivwl_client_registry reg = { .globals = globals };
 	struct wl_display *display;
 
-	display = ivwl_client_connect("ivwl-role-race-client");
-	if (!display ||
-	    ivwl_client_registry_init(&reg, display, 1,
-				      "ivwl-role-race-client") < 0)
+	display = ivwl_client_connect(&reg, 1, "ivwl-role-race-client");
+	if (!display)
 		return 1;
 	for (i = 0; i < rounds; i++) {
 		toplevel_round(&r, display);

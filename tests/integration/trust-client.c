@@ -507,12 +507,9 @@ main(int argc, char **argv)
 	int seconds = 10, interval = 500, i;
 	struct client c = { 0 };
 	struct ivwl_client_global globals[] = {
-		IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4, &c.compositor),
+		IVWL_CLIENT_SHELL_GLOBALS(&c.compositor, &c.shm, &c.wm_base),
 		IVWL_CLIENT_GLOBAL(wl_subcompositor_interface, 1,
 				   &c.subcompositor),
-		IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, &c.shm),
-		IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, &c.wm_base,
-				   .listener = &ivwl_client_wm_base_listener),
 		IVWL_CLIENT_GLOBAL(wl_seat_interface, 1, &c.seat,
 				   .listener = &seat_listener, .data = &c),
 		{ 0 },
@@ -540,10 +537,8 @@ main(int argc, char **argv)
 	if (!mode || i != argc)
 		die("usage: --mode typist|thief|escape [options]");
 	/* the second round trip: the seat's capabilities */
-	c.display = ivwl_client_connect("ivwl-trust-client");
-	if (!c.display ||
-	    ivwl_client_registry_init(&reg, c.display, 2,
-				      "ivwl-trust-client") < 0)
+	c.display = ivwl_client_connect(&reg, 2, "ivwl-trust-client");
+	if (!c.display)
 		exit(1);
 	if (strcmp(mode, "typist") == 0)
 		typist(&c, title, color);
