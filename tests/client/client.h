@@ -58,7 +58,6 @@ struct ivwl_client_registry {
 	/* each global globals[] did not take, or NULL */
 	void (*other)(struct ivwl_client_registry *reg, uint32_t name,
 		      const char *interface, uint32_t version);
-	void *data;
 };
 
 /* Answers xdg_wm_base.ping. */
