@@ -70,14 +70,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <wayland-client.h>
 
+#include "client.h"
 #include "presentation-time-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
 
 /* Gives up on a frame callback or feedback that never comes. */
 #define FRAMES_STALL_MS 10000
@@ -85,12 +83,6 @@
 #define FRAMES_CLOCK_SLACK_NS 2000000ll
 
 static int64_t frames_test_offset_ns;
-
-struct frames_buffer {
-	struct wl_buffer *wl;
-	uint32_t *pixels;
-	bool busy;
-};
 
 /* A measured frame's times, CLOCK_MONOTONIC, for the frame trace. */
 struct frames_stage {
@@ -112,16 +104,15 @@ struct frames_client {
 	struct xdg_wm_base *wm_base;
 	struct wp_presentation *presentation;
 	clockid_t clock;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
-	struct frames_buffer buffers[2];
+	struct ivwl_client_window win;
+	struct ivwl_client_buffer buffers[2];
+	/* none asked for: a frame is due */
+	struct ivwl_client_frame frame;
 	int width, height;
 	bool full_damage;
 	int warmup, frames;
 	const char *title;
 
-	bool configured, frame_due;
 	bool control;		/* --control: runs until stdin ends */
 	bool stopped;		/* --control: commits no more */
 	bool idle;		/* --idle: stops after its first commit */
@@ -130,7 +121,6 @@ struct frames_client {
 	int outstanding;	/* feedbacks not yet in */
 	int presented, discarded;
 	int presented_all, discarded_all;	/* warm-up included */
-	int frames_done;		/* frame callbacks answered */
 	uint64_t *latency_ns;	/* per measured frame, 0 = not presented */
 	uint64_t *rtt_ns;	/* commit to wl_display.sync done, per frame */
 	uint64_t start_ns, last_presented_ns, first_presented_ns;
@@ -176,52 +166,23 @@ frames_clock_ok(const struct frames_client *app)
 	       app->clock_late * 20 <= app->presented_all;
 }
 
-static void
-frames_buffer_release(void *data, struct wl_buffer *wl)
-{
-	struct frames_buffer *b = data;
-
-	b->busy = false;
-}
-
-static const struct wl_buffer_listener frames_buffer_listener = {
-	frames_buffer_release,
-};
-
+/* Two buffers in one memfd; the pool goes at once, the mapping stays. */
 static int
 frames_create_buffers(struct frames_client *app)
 {
-	size_t stride = (size_t)app->width * 4;
-	size_t size = stride * (size_t)app->height;
-	struct wl_shm_pool *pool;
-	uint8_t *map;
-	int fd, i;
+	size_t size = (size_t)app->width * 4 * (size_t)app->height;
+	struct ivwl_client_pool pool;
+	int i;
 
-	fd = memfd_create("ivwl-frames", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)(2 * size)) < 0)
-		goto err_fd;
-	map = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		goto err_fd;
-	pool = wl_shm_create_pool(app->shm, fd, (int32_t)(2 * size));
-	for (i = 0; i < 2; i++) {
-		app->buffers[i].pixels = (uint32_t *)(map + i * size);
-		app->buffers[i].wl = wl_shm_pool_create_buffer(pool,
-			(int32_t)(i * size), app->width, app->height,
-			(int32_t)stride, WL_SHM_FORMAT_XRGB8888);
-		wl_buffer_add_listener(app->buffers[i].wl,
-				       &frames_buffer_listener,
-				       &app->buffers[i]);
-	}
-	wl_shm_pool_destroy(pool);
-	close(fd);
+	if (ivwl_client_pool_init(&pool, app->shm, -1, 2 * size,
+				  "ivwl-frames") < 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		ivwl_client_buffer_init(&app->buffers[i], &pool, i * size,
+					app->width, app->height,
+					WL_SHM_FORMAT_XRGB8888);
+	ivwl_client_pool_drop(&pool);
 	return 0;
-
-err_fd:
-	close(fd);
-	return -ENOMEM;
 }
 
 /* Rows [*y, *y + *h) are what frames repaint and damage. */
@@ -239,7 +200,7 @@ frames_damage_rows(const struct frames_client *app, int *y, int *h)
 
 /* A colour per frame, a gradient across x so no two rows are memsets. */
 static void
-frames_paint(struct frames_client *app, struct frames_buffer *b, int frame,
+frames_paint(struct frames_client *app, struct ivwl_client_buffer *b, int frame,
 	     int y0, int h)
 {
 	uint32_t base = 0xff000000u | ((uint32_t)frame * 0x030507u & 0xffffffu);
@@ -318,8 +279,6 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 	feedback_discarded,
 };
 
-static const struct wl_callback_listener frame_listener;
-
 /* The wl_display.sync sent right behind a measured commit. */
 struct frames_sync {
 	struct frames_client *app;
@@ -347,7 +306,7 @@ static const struct wl_callback_listener sync_listener = {
 static int
 frames_commit(struct frames_client *app)
 {
-	struct frames_buffer *b = &app->buffers[app->committed % 2];
+	struct ivwl_client_buffer *b = &app->buffers[app->committed % 2];
 	struct frames_pending *p;
 	struct wl_callback *cb;
 	int y, h;
@@ -370,18 +329,18 @@ frames_commit(struct frames_client *app)
 	else
 		frames_paint(app, b, app->committed, y, h);
 
-	wl_surface_attach(app->surface, b->wl, 0, 0);
+	ivwl_client_buffer_attach(b, app->win.surface);
 	if (app->committed < 2)
-		wl_surface_damage_buffer(app->surface, 0, 0, app->width,
+		wl_surface_damage_buffer(app->win.surface, 0, 0, app->width,
 					 app->height);
 	else
-		wl_surface_damage_buffer(app->surface, 0, y, app->width, h);
-	cb = wl_surface_frame(app->surface);
-	wl_callback_add_listener(cb, &frame_listener, app);
+		wl_surface_damage_buffer(app->win.surface, 0, y, app->width,
+					 h);
+	ivwl_client_frame_ask(&app->frame, app->win.surface);
 	p->app = app;
 	p->index = app->committed >= app->warmup ?
 		   app->committed - app->warmup : -1;
-	p->fb = wp_presentation_feedback(app->presentation, app->surface);
+	p->fb = wp_presentation_feedback(app->presentation, app->win.surface);
 	wp_presentation_feedback_add_listener(p->fb, &feedback_listener, p);
 	app->outstanding++;
 	p->commit_ns = frames_now_ns(app->clock);
@@ -389,7 +348,7 @@ frames_commit(struct frames_client *app)
 		app->stages[p->index].commit =
 			frames_now_ns(CLOCK_MONOTONIC) -
 			(uint64_t)frames_test_offset_ns;
-	wl_surface_commit(app->surface);
+	wl_surface_commit(app->win.surface);
 	if (p->index >= 0) {
 		/* How long the commit takes to reach weston and back. */
 		struct frames_sync *sy = calloc(1, sizeof(*sy));
@@ -404,27 +363,11 @@ frames_commit(struct frames_client *app)
 		}
 	}
 	wl_display_flush(app->display);
-	b->busy = true;
 	app->committed++;
 	if (p->index >= 0)
 		app->measured_committed++;
-	app->frame_due = false;
 	return 0;
 }
-
-static void
-frame_done(void *data, struct wl_callback *cb, uint32_t time)
-{
-	struct frames_client *app = data;
-
-	wl_callback_destroy(cb);
-	app->frame_due = true;
-	app->frames_done++;
-}
-
-static const struct wl_callback_listener frame_listener = {
-	frame_done,
-};
 
 static void
 presentation_clock_id(void *data, struct wp_presentation *pres,
@@ -439,84 +382,17 @@ static const struct wp_presentation_listener presentation_listener = {
 	presentation_clock_id,
 };
 
+/*
+ * Every wl_output, as toolkits and browsers do: then each presented
+ * comes after a sync_output for it.  Its own events go unheard.
+ */
 static void
-wm_base_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
-{
-	xdg_wm_base_pong(wm, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	wm_base_ping,
-};
-
-static void
-xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
-{
-	struct frames_client *app = data;
-
-	xdg_surface_ack_configure(s, serial);
-	app->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	xdg_surface_configure,
-};
-
-static void
-toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-	/* The size is ours: the benchmark measures this size. */
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *t)
-{
-}
-
-/* Bound at version 1: configure_bounds and wm_capabilities never come. */
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void
-registry_global(void *data, struct wl_registry *reg, uint32_t name,
+registry_output(struct ivwl_client_registry *reg, uint32_t name,
 		const char *iface, uint32_t version)
 {
-	struct frames_client *app = data;
-
-	if (strcmp(iface, wl_compositor_interface.name) == 0)
-		app->compositor = wl_registry_bind(reg, name,
-			&wl_compositor_interface, 4);
-	else if (strcmp(iface, wl_shm_interface.name) == 0)
-		app->shm = wl_registry_bind(reg, name, &wl_shm_interface, 1);
-	else if (strcmp(iface, xdg_wm_base_interface.name) == 0) {
-		app->wm_base = wl_registry_bind(reg, name,
-			&xdg_wm_base_interface, 1);
-		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener,
-					 app);
-	} else if (strcmp(iface, wl_output_interface.name) == 0) {
-		/* As toolkits and browsers do: then each presented comes
-		 * after a sync_output for it.  Its own events go unheard. */
-		wl_registry_bind(reg, name, &wl_output_interface, 1);
-	} else if (strcmp(iface, wp_presentation_interface.name) == 0) {
-		app->presentation = wl_registry_bind(reg, name,
-			&wp_presentation_interface, 1);
-		wp_presentation_add_listener(app->presentation,
-					     &presentation_listener, app);
-	}
+	if (strcmp(iface, wl_output_interface.name) == 0)
+		wl_registry_bind(reg->wl, name, &wl_output_interface, 1);
 }
-
-static void
-registry_global_remove(void *data, struct wl_registry *reg, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	registry_global,
-	registry_global_remove,
-};
 
 /*
  * Dispatches once, waiting at most timeout_ms (-1: for ever) for events
@@ -690,12 +566,11 @@ frames_write_stages(const struct frames_client *app)
 static int
 frames_start(struct frames_client *app)
 {
-	while (!app->configured)
+	while (!app->win.configured)
 		if (frames_dispatch(app) < 0)
 			return -1;
 	if (frames_create_buffers(app) < 0)
 		return -1;
-	app->frame_due = true;
 	return 0;
 }
 
@@ -707,7 +582,7 @@ frames_run(struct frames_client *app)
 	if (frames_start(app) < 0)
 		return -1;
 	while (app->committed < total || app->outstanding > 0) {
-		if (app->committed == app->warmup && app->frame_due &&
+		if (app->committed == app->warmup && !app->frame.callback &&
 		    !app->start_ns) {
 			/* Warm-up frames all presented or dropped by now? */
 			if (app->outstanding > 0) {
@@ -719,7 +594,7 @@ frames_run(struct frames_client *app)
 			printf("ready %d\n", (int)getpid());
 			fflush(stdout);
 		}
-		if (app->committed < total && app->frame_due) {
+		if (app->committed < total && !app->frame.callback) {
 			ret = frames_commit(app);
 			if (ret == -ENOMEM)
 				return -1;
@@ -794,7 +669,7 @@ frames_control_run(struct frames_client *app)
 	if (frames_start(app) < 0)
 		return -1;
 	for (;;) {
-		if (!app->stopped && app->frame_due) {
+		if (!app->stopped && !app->frame.callback) {
 			ret = frames_commit(app);
 			if (ret == -ENOMEM)
 				return -1;
@@ -802,7 +677,7 @@ frames_control_run(struct frames_client *app)
 				app->stopped = true;
 		}
 		if (!up && (app->presented_all > 0 ||
-			    (app->discarded_all > 0 && app->frames_done > 0))) {
+			    (app->discarded_all > 0 && app->frame.done > 0))) {
 			printf("up %d\n", (int)getpid());
 			fflush(stdout);
 			up = true;
@@ -846,7 +721,19 @@ main(int argc, char *argv[])
 		.warmup = 30, .frames = 300, .title = "ivwl-frames",
 		.clock = CLOCK_MONOTONIC,
 	};
-	struct wl_registry *registry;
+	struct ivwl_client_global globals[] = {
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
+		IVWL_CLIENT_GLOBAL(wp_presentation_interface, 1,
+				   &app.presentation,
+				   .listener = &presentation_listener,
+				   .data = &app),
+		{ 0 },
+	};
+	struct ivwl_client_registry reg = {
+		.globals = globals,
+		.other = registry_output,
+	};
 	char line[64];
 	int c, status = 1;
 
@@ -892,33 +779,15 @@ main(int argc, char *argv[])
 	if (!app.latency_ns || !app.rtt_ns || !app.stages)
 		goto err_latency;
 
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "ivwl-frames-client: cannot connect: %s\n",
-			strerror(errno));
+	/* the second round trip: the clock_id event */
+	app.display = ivwl_client_connect(&reg, 2, "ivwl-frames-client");
+	if (!app.display)
 		goto err_latency;
-	}
-	registry = wl_display_get_registry(app.display);
-	wl_registry_add_listener(registry, &registry_listener, &app);
-	wl_display_roundtrip(app.display);
-	wl_display_roundtrip(app.display);	/* the clock_id event */
-	if (!app.compositor || !app.shm || !app.wm_base ||
-	    !app.presentation) {
-		fprintf(stderr, "ivwl-frames-client: missing a global "
-			"(wl_compositor, wl_shm, xdg_wm_base, "
-			"wp_presentation)\n");
-		goto err_display;
-	}
 
-	app.surface = wl_compositor_create_surface(app.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base,
-						      app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener,
-				 &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_title(app.toplevel, app.title);
-	wl_surface_commit(app.surface);
+	/* The size is ours: the benchmark measures this size. */
+	ivwl_client_toplevel_init(&app.win, app.compositor, app.wm_base,
+				  app.title, NULL);
+	wl_surface_commit(app.win.surface);
 
 	if (app.control) {
 		if (frames_control_run(&app) == 0)

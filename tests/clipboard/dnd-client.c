@@ -17,20 +17,14 @@
  * bytes fnv X" (a selection read, with its FNV-1a 64 hash in hex),
  * "receiving" (a read it will never take).
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include <wayland-client.h>
-
-#include "xdg-shell-client-protocol.h"
+#include "client.h"
 
 #define DND_MIME "text/x-ivwl-dnd"
 #define PAYLOAD "ivwl-dnd-payload"
@@ -46,7 +40,7 @@ struct app {
 	struct xdg_wm_base *wm_base;
 	struct wl_data_device *device;
 	struct wl_pointer *pointer;
-	struct wl_surface *surface;
+	struct ivwl_client_window win;
 	struct wl_buffer *buffer;
 	struct wl_data_offer *offer;
 	bool source;
@@ -54,8 +48,6 @@ struct app {
 	int reads;		/* reads of one selection offer: 0 stalls */
 	struct wl_data_offer *pending;	/* the last offer introduced */
 	bool pending_has;	/* it offers paste */
-	bool configured;
-	bool done;
 };
 
 static void
@@ -141,7 +133,8 @@ pointer_button(void *data, struct wl_pointer *p, uint32_t serial,
 	wl_data_source_offer(s, DND_MIME);
 	wl_data_source_set_actions(s,
 		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
-	wl_data_device_start_drag(app->device, s, app->surface, NULL, serial);
+	wl_data_device_start_drag(app->device, s, app->win.surface, NULL,
+				  serial);
 	say("dragging");
 }
 
@@ -305,113 +298,30 @@ static const struct wl_data_device_listener device_listener = {
 /* ---- the window ------------------------------------------------------- */
 
 static void
-wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
+fill(uint32_t *pixels, int width, int height, void *data)
 {
-	xdg_wm_base_pong(wm, serial);
-}
+	uint32_t colour = *(uint32_t *)data;
+	size_t i;
 
-static const struct xdg_wm_base_listener wm_listener = { wm_ping };
-
-static void
-xdg_surface_configure(void *data, struct xdg_surface *x, uint32_t serial)
-{
-	struct app *app = data;
-
-	xdg_surface_ack_configure(x, serial);
-	if (app->configured)
-		return;
-	app->configured = true;
-	wl_surface_attach(app->surface, app->buffer, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, WIDTH, HEIGHT);
-	wl_surface_commit(app->surface);
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	xdg_surface_configure,
-};
-
-static void
-toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *t)
-{
-	((struct app *)data)->done = true;
-}
-
-/* xdg_wm_base version 1: configure and close only */
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void
-global(void *data, struct wl_registry *r, uint32_t name, const char *iface,
-       uint32_t version)
-{
-	struct app *app = data;
-
-	if (strcmp(iface, "wl_compositor") == 0)
-		app->compositor = wl_registry_bind(r, name,
-			&wl_compositor_interface, 4);
-	else if (strcmp(iface, "wl_shm") == 0)
-		app->shm = wl_registry_bind(r, name, &wl_shm_interface, 1);
-	else if (strcmp(iface, "wl_seat") == 0 && !app->seat)
-		app->seat = wl_registry_bind(r, name, &wl_seat_interface, 3);
-	else if (strcmp(iface, "wl_data_device_manager") == 0)
-		app->manager = wl_registry_bind(r, name,
-			&wl_data_device_manager_interface, 3);
-	else if (strcmp(iface, "xdg_wm_base") == 0)
-		app->wm_base = wl_registry_bind(r, name,
-			&xdg_wm_base_interface, 1);
-}
-
-static void
-global_remove(void *data, struct wl_registry *r, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	global, global_remove,
-};
-
-static struct wl_buffer *
-make_buffer(struct app *app, uint32_t colour)
-{
-	size_t size = (size_t)WIDTH * HEIGHT * 4, i;
-	struct wl_shm_pool *pool;
-	struct wl_buffer *b;
-	uint32_t *px;
-	int fd;
-
-	fd = memfd_create("ivwl-dnd", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
-		return NULL;
-	px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED)
-		return NULL;
-	for (i = 0; i < size / 4; i++)
-		px[i] = colour;
-	munmap(px, size);
-	pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
-	b = wl_shm_pool_create_buffer(pool, 0, WIDTH, HEIGHT, WIDTH * 4,
-				      WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return b;
+	for (i = 0; i < (size_t)width * height; i++)
+		pixels[i] = colour;
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct app app = { 0 };
-	struct wl_display *display;
-	struct xdg_surface *xs;
-	struct xdg_toplevel *top;
+	struct ivwl_client_global globals[] = {
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
+		IVWL_CLIENT_GLOBAL(wl_seat_interface, 3, &app.seat),
+		IVWL_CLIENT_GLOBAL(wl_data_device_manager_interface, 3,
+				   &app.manager),
+		{ 0 },
+	};
+	struct ivwl_client_registry reg = { .globals = globals };
 	const char *title = "dnd";
+	uint32_t colour;
 
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--title") == 0) {
 		title = argv[2];
@@ -424,37 +334,28 @@ main(int argc, char *argv[])
 			"--title T paste|twice|stall MIME\n", argv[0]);
 		return 2;
 	}
-	display = wl_display_connect(NULL);
-	app.display = display;
-	if (!display) {
-		fprintf(stderr, "no Wayland display\n");
+	app.display = ivwl_client_connect(&reg, 1, "ivwl-dnd-client");
+	if (!app.display)
 		return 1;
-	}
-	wl_registry_add_listener(wl_display_get_registry(display),
-				 &registry_listener, &app);
-	wl_display_roundtrip(display);
-	if (!app.compositor || !app.shm || !app.seat || !app.manager ||
-	    !app.wm_base) {
-		fprintf(stderr, "missing globals\n");
-		return 1;
-	}
-	xdg_wm_base_add_listener(app.wm_base, &wm_listener, &app);
 	app.pointer = wl_seat_get_pointer(app.seat);
 	wl_pointer_add_listener(app.pointer, &pointer_listener, &app);
 	app.device = wl_data_device_manager_get_data_device(app.manager,
 							    app.seat);
 	wl_data_device_add_listener(app.device, &device_listener, &app);
-	app.buffer = make_buffer(&app, app.source ? 0xff2080c0 : 0xffc08020);
+	colour = app.source ? 0xff2080c0 : 0xffc08020;
+	app.buffer = ivwl_client_fixed_buffer(app.shm, WIDTH, HEIGHT,
+					      WL_SHM_FORMAT_XRGB8888,
+					      "ivwl-dnd", fill, &colour);
 	if (!app.buffer)
 		return 1;
-	app.surface = wl_compositor_create_surface(app.compositor);
-	xs = xdg_wm_base_get_xdg_surface(app.wm_base, app.surface);
-	xdg_surface_add_listener(xs, &xdg_surface_listener, &app);
-	top = xdg_surface_get_toplevel(xs);
-	xdg_toplevel_add_listener(top, &toplevel_listener, &app);
-	xdg_toplevel_set_title(top, title);
-	wl_surface_commit(app.surface);
-	while (!app.done && wl_display_dispatch(display) >= 0)
+	ivwl_client_toplevel_init(&app.win, app.compositor, app.wm_base,
+				  title, NULL);
+	if (ivwl_client_window_configure(&app.win, app.display) < 0)
+		return 0;
+	wl_surface_attach(app.win.surface, app.buffer, 0, 0);
+	wl_surface_damage_buffer(app.win.surface, 0, 0, WIDTH, HEIGHT);
+	wl_surface_commit(app.win.surface);
+	while (!app.win.closed && wl_display_dispatch(app.display) >= 0)
 		;
 	return 0;
 }

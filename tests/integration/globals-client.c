@@ -4,45 +4,28 @@
  * then "done": what a client sees, for test-globals.py.
  */
 #include <stdio.h>
-#include <string.h>
-#include <wayland-client.h>
+
+#include "client.h"
 
 static void
-on_global(void *data, struct wl_registry *registry, uint32_t name,
-	  const char *interface, uint32_t version)
+print_global(struct ivwl_client_registry *reg, uint32_t name,
+	     const char *interface, uint32_t version)
 {
 	printf("%s %u\n", interface, version);
 }
 
-static void
-on_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	on_global,
-	on_global_remove,
-};
-
 int
 main(void)
 {
-	struct wl_display *display = wl_display_connect(NULL);
-	struct wl_registry *registry;
+	struct ivwl_client_registry reg = { .other = print_global };
+	struct wl_display *display;
 
-	if (!display) {
-		perror("wl_display_connect");
+	display = ivwl_client_connect(&reg, 1, "ivwl-globals-client");
+	if (!display)
 		return 1;
-	}
-	registry = wl_display_get_registry(display);
-	wl_registry_add_listener(registry, &registry_listener, NULL);
-	if (wl_display_roundtrip(display) < 0) {
-		perror("wl_display_roundtrip");
-		return 1;
-	}
 	printf("done\n");
 	fflush(stdout);
-	wl_registry_destroy(registry);
+	wl_registry_destroy(reg.wl);
 	wl_display_disconnect(display);
 	return 0;
 }

@@ -91,94 +91,11 @@
 
 #include "pattern-client.h"
 
+/* weston's close button, or the test's: the end, not a failure. */
 static void
-xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
-{
-	struct app *app = data;
-
-	xdg_surface_ack_configure(s, serial);
-	app->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	xdg_surface_configure,
-};
-
-static void
-toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *t)
+pattern_close(struct ivwl_client_window *win)
 {
 	exit(0);
-}
-
-static void
-toplevel_bounds(void *data, struct xdg_toplevel *t, int32_t w, int32_t h)
-{
-}
-
-static void
-toplevel_capabilities(void *data, struct xdg_toplevel *t,
-		      struct wl_array *caps)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	toplevel_configure,
-	toplevel_close,
-	toplevel_bounds,
-	toplevel_capabilities,
-};
-
-static void
-wm_base_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
-{
-	xdg_wm_base_pong(wm, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
-
-static void
-global(void *data, struct wl_registry *registry, uint32_t name,
-       const char *interface, uint32_t version)
-{
-	struct app *app = data;
-
-	if (strcmp(interface, "wl_compositor") == 0)
-		app->compositor = wl_registry_bind(registry, name,
-						   &wl_compositor_interface, 4);
-	else if (strcmp(interface, "wl_shm") == 0)
-		app->shm = wl_registry_bind(registry, name, &wl_shm_interface,
-					    1);
-	else if (strcmp(interface, "xdg_wm_base") == 0)
-		app->wm_base = wl_registry_bind(registry, name,
-						&xdg_wm_base_interface, 1);
-	else if (strcmp(interface, "wp_viewporter") == 0)
-		app->viewporter = wl_registry_bind(registry, name,
-						   &wp_viewporter_interface, 1);
-}
-
-static void
-global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	global,
-	global_remove,
-};
-
-static int
-dispatch_until(struct app *app, bool *flag)
-{
-	while (!*flag)
-		if (wl_display_dispatch(app->display) < 0)
-			return -1;
-	return 0;
 }
 
 static int
@@ -188,23 +105,21 @@ hidden_release(struct app *app)
 	struct buffer *a = &app->buffers[0], *b = &app->buffers[1];
 	bool released = false;
 
-	wl_surface_attach(ghost, a->wl, 0, 0);
+	ivwl_client_buffer_attach(&a->base, ghost);
 	wl_surface_frame(ghost);	/* no role, no output: never done */
 	wl_surface_commit(ghost);
-	a->busy = true;
-	wl_surface_attach(ghost, b->wl, 0, 0);
+	ivwl_client_buffer_attach(&b->base, ghost);
 	wl_surface_commit(ghost);
-	b->busy = true;
 	while (!released) {
 		if (wl_display_dispatch(app->display) < 0)
 			return -1;
-		released = !a->busy;
+		released = !a->base.busy;
 	}
 	/* b goes back when the surface does */
 	wl_surface_destroy(ghost);
 	if (wl_display_roundtrip(app->display) < 0)
 		return -1;
-	b->busy = false;
+	b->base.busy = false;
 	printf("hidden release\n");
 	fflush(stdout);
 	return 0;
@@ -218,7 +133,7 @@ write_dump(struct app *app, const char *path)
 	size_t n = (size_t)app->width * app->height;
 
 	f = fopen(path, "wb");
-	if (!f || fwrite(last->pixels, 4, n, f) != n) {
+	if (!f || fwrite(last->base.pixels, 4, n, f) != n) {
 		fprintf(stderr, "pattern-client: cannot write %s\n", path);
 		if (f)
 			fclose(f);
@@ -274,7 +189,7 @@ another_frame(struct app *app, const char *dump)
 
 	while (read(again_pipe[0], drain, sizeof(drain)) > 0)
 		;
-	while (app->buffers[0].busy && app->buffers[1].busy) {
+	while (app->buffers[0].base.busy && app->buffers[1].base.busy) {
 		if (!waited)
 			fprintf(stderr, "pattern-client: both buffers busy, "
 				"waiting for a release\n");
@@ -283,7 +198,7 @@ another_frame(struct app *app, const char *dump)
 			return -1;
 	}
 	pattern_draw(app);
-	if (dispatch_until(app, &app->frame_done) < 0 ||
+	if (ivwl_client_frame_wait(&app->frame, app->display) < 0 ||
 	    wl_display_roundtrip(app->display) < 0)
 		return -1;
 	if (dump && write_dump(app, dump) < 0)
@@ -383,6 +298,14 @@ main(int argc, char *argv[])
 	const char *title = "pattern", *dump = NULL, *spawn = NULL;
 	int hold_ms = 30000, c;
 	bool hidden = false;
+	struct ivwl_client_global globals[] = {
+		IVWL_CLIENT_SHELL_GLOBALS(&app.compositor, &app.shm,
+					  &app.wm_base),
+		IVWL_CLIENT_GLOBAL(wp_viewporter_interface, 1,
+				   &app.viewporter, .optional = true),
+		{ 0 },
+	};
+	struct ivwl_client_registry reg = { .globals = globals };
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -438,28 +361,13 @@ main(int argc, char *argv[])
 			strerror(errno));
 		return 1;
 	}
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "pattern-client: cannot connect: %s\n",
-			strerror(errno));
+	app.display = ivwl_client_connect(&reg, 1, "pattern-client");
+	if (!app.display)
 		return 1;
-	}
-	wl_registry_add_listener(wl_display_get_registry(app.display),
-				 &registry_listener, &app);
-	wl_display_roundtrip(app.display);
-	if (!app.compositor || !app.shm || !app.wm_base) {
-		fprintf(stderr, "pattern-client: missing globals\n");
-		return 1;
-	}
-	xdg_wm_base_add_listener(app.wm_base, &wm_base_listener, &app);
-	app.surface = wl_compositor_create_surface(app.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_title(app.toplevel, title);
-	wl_surface_commit(app.surface);
-	if (dispatch_until(&app, &app.configured) < 0 ||
+	ivwl_client_toplevel_init(&app.win, app.compositor, app.wm_base,
+				  title, NULL);
+	app.win.close = pattern_close;
+	if (ivwl_client_window_configure(&app.win, app.display) < 0 ||
 	    pattern_set_up_view(&app) < 0 || pattern_create_buffers(&app) < 0)
 		return 1;
 	if (spawn && run_child(spawn) < 0)
@@ -475,7 +383,7 @@ main(int argc, char *argv[])
 			return 1;
 		}
 		pattern_draw(&app);
-		if (dispatch_until(&app, &app.frame_done) < 0) {
+		if (ivwl_client_frame_wait(&app.frame, app.display) < 0) {
 			say_lost(&app);
 			return 1;
 		}

@@ -10,10 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <wayland-client.h>
 
+#include "client.h"
 #include "viewporter-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
 
 struct band {
 	int x, y, w, h;
@@ -22,11 +21,10 @@ struct band {
 #define MAX_BUFFERS 12
 
 struct buffer {
+	/* wl NULL: --recreate destroyed it */
+	struct ivwl_client_buffer base;
 	struct app *app;
-	struct wl_buffer *wl;	/* NULL: --recreate destroyed it */
 	size_t offset;		/* in the pool */
-	uint32_t *pixels;
-	bool busy;
 	int frame;		/* the frame whose content it holds */
 };
 
@@ -35,9 +33,8 @@ struct app {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct ivwl_client_window win;
+	struct ivwl_client_frame frame;
 	struct buffer buffers[MAX_BUFFERS];
 	int n_buffers;
 	bool recreate;
@@ -46,7 +43,6 @@ struct app {
 	int width, height, frames, next;
 	int agains;		/* frames drawn on SIGUSR1 */
 	int band_w, band_h;	/* --band, 0 x 0 for whole rows */
-	bool configured, frame_done;
 	bool frozen;		/* --pool close: nothing to draw into */
 	const char *pool_mode;
 	/* how the surface shows its buffers */
@@ -55,11 +51,8 @@ struct app {
 	double src[4];
 	int dst[2];
 	int transform, scale;
-	struct wl_shm_pool *pool;
+	struct ivwl_client_pool pool;
 	int drawer;		/* --pool drawer: its socket, else -1 */
-	int fd;
-	uint8_t *map;
-	size_t map_size;
 };
 
 /* ---- pattern-draw.c ---- */

@@ -41,8 +41,6 @@ pattern_band(int k, int width, int height, int w, int h)
 	return band;
 }
 
-static const struct wl_callback_listener frame_listener;
-
 /*
  * A buffer point to where the surface shows it, before the viewport:
  * wl_output.transform undone (weston_transformed_coord() solved for the
@@ -100,7 +98,7 @@ damage(struct app *app, int x, int y, int w, int h)
 	int i;
 
 	if (!app->surface_damage) {
-		wl_surface_damage_buffer(app->surface, x, y, w, h);
+		wl_surface_damage_buffer(app->win.surface, x, y, w, h);
 		return;
 	}
 	buffer_to_view(app, x, y, &u[0], &v[0]);
@@ -115,7 +113,7 @@ damage(struct app *app, int x, int y, int w, int h)
 	}
 	sx[0] = floor(sx[0]);
 	sy[0] = floor(sy[0]);
-	wl_surface_damage(app->surface, (int)sx[0], (int)sy[0],
+	wl_surface_damage(app->win.surface, (int)sx[0], (int)sy[0],
 			  (int)ceil(sx[1]) - (int)sx[0],
 			  (int)ceil(sy[1]) - (int)sy[0]);
 }
@@ -130,7 +128,7 @@ pattern_paint(struct app *app, struct buffer *b, int f)
 	if (b->frame < 0) {
 		for (y = 0; y < app->height; y++)
 			for (x = 0; x < app->width; x++)
-				b->pixels[y * app->width + x] =
+				b->base.pixels[y * app->width + x] =
 					pattern_pixel(x, y, 0);
 		from = 1;
 	}
@@ -139,7 +137,7 @@ pattern_paint(struct app *app, struct buffer *b, int f)
 				    app->band_h);
 		for (y = band.y; y < band.y + band.h; y++)
 			for (x = band.x; x < band.x + band.w; x++)
-				b->pixels[y * app->width + x] =
+				b->base.pixels[y * app->width + x] =
 					pattern_pixel(x, y, k);
 	}
 	b->frame = f;
@@ -151,43 +149,28 @@ void
 pattern_draw(struct app *app)
 {
 	struct buffer *b = &app->buffers[app->next % app->n_buffers];
-	struct wl_callback *cb;
 	struct band band = { 0, 0, 0, 0 };
 	int i;
 
 	/* the next one in turn that the compositor does not hold */
-	for (i = 0; i < app->n_buffers && b->busy; i++)
+	for (i = 0; i < app->n_buffers && b->base.busy; i++)
 		b = &app->buffers[(app->next + i) % app->n_buffers];
-	if (!b->wl)
+	if (!b->base.wl)
 		pattern_new_buffer(app, (int)(b - app->buffers), b->offset);
 	if (!app->frozen && app->drawer >= 0)
 		band = pattern_paint_in_drawer(app, b, app->next);
 	else if (!app->frozen)
 		band = pattern_paint(app, b, app->next);
-	wl_surface_attach(app->surface, b->wl, 0, 0);
+	ivwl_client_buffer_attach(&b->base, app->win.surface);
 	if (app->next == 0 || app->frozen)
 		damage(app, 0, 0, app->width, app->height);
 	else
 		damage(app, band.x, band.y, band.w, band.h);
-	b->busy = true;
 	app->last = b;
-	cb = wl_surface_frame(app->surface);
-	wl_callback_add_listener(cb, &frame_listener, app);
-	wl_surface_commit(app->surface);
-	app->frame_done = false;
+	ivwl_client_frame_ask(&app->frame, app->win.surface);
+	wl_surface_commit(app->win.surface);
 	app->next++;
 }
-
-static void
-frame_done(void *data, struct wl_callback *cb, uint32_t time)
-{
-	struct app *app = data;
-
-	wl_callback_destroy(cb);
-	app->frame_done = true;
-}
-
-static const struct wl_callback_listener frame_listener = { frame_done };
 
 /* Pending state the first buffer's commit applies. */
 int
@@ -196,16 +179,18 @@ pattern_set_up_view(struct app *app)
 	struct wp_viewport *viewport;
 
 	if (app->transform != 0)
-		wl_surface_set_buffer_transform(app->surface, app->transform);
+		wl_surface_set_buffer_transform(app->win.surface,
+						app->transform);
 	if (app->scale != 1)
-		wl_surface_set_buffer_scale(app->surface, app->scale);
+		wl_surface_set_buffer_scale(app->win.surface, app->scale);
 	if (!app->want_viewport)
 		return 0;
 	if (!app->viewporter) {
 		fprintf(stderr, "pattern-client: no wp_viewporter\n");
 		return -1;
 	}
-	viewport = wp_viewporter_get_viewport(app->viewporter, app->surface);
+	viewport = wp_viewporter_get_viewport(app->viewporter,
+					      app->win.surface);
 	if (app->has_source)
 		wp_viewport_set_source(viewport,
 				       wl_fixed_from_double(app->src[0]),

@@ -14,21 +14,17 @@
 
 #include "pattern-client.h"
 
+/* After the helper marked it free: --recreate makes it anew. */
 static void
-buffer_release(void *data, struct wl_buffer *wl)
+buffer_release(struct ivwl_client_buffer *base)
 {
-	struct buffer *b = data;
+	struct buffer *b = (struct buffer *)base;
 
-	b->busy = false;
 	if (b->app->recreate) {
-		wl_buffer_destroy(wl);
-		b->wl = NULL;
+		wl_buffer_destroy(base->wl);
+		base->wl = NULL;
 	}
 }
-
-static const struct wl_buffer_listener buffer_listener = {
-	buffer_release,
-};
 
 bool
 pattern_known_pool_mode(const char *mode)
@@ -159,7 +155,7 @@ drawer_loop(struct app *app, int sock, size_t pool_size)
 		_exit(1);
 	close(fd);
 	for (i = 0; i < 2; i++) {
-		app->buffers[i].pixels = (uint32_t *)(map + i * size);
+		app->buffers[i].base.pixels = (uint32_t *)(map + i * size);
 		app->buffers[i].frame = -1;
 	}
 	while (read(sock, &job, sizeof(job)) == sizeof(job) &&
@@ -211,23 +207,20 @@ pattern_paint_in_drawer(struct app *app, struct buffer *b, int f)
 void
 pattern_new_buffer(struct app *app, int i, size_t offset)
 {
-	int32_t stride = app->width * 4;
-	struct wl_shm_pool *pool = app->pool;
+	struct ivwl_client_pool pool = app->pool;
+	struct buffer *b = &app->buffers[i];
 
 	if (app->new_pools)
-		pool = wl_shm_create_pool(app->shm, app->fd,
-					  (int32_t)app->map_size);
-	app->buffers[i].app = app;
-	app->buffers[i].offset = offset;
-	app->buffers[i].pixels = (uint32_t *)(app->map + offset);
-	app->buffers[i].wl = wl_shm_pool_create_buffer(pool,
-		(int32_t)offset, app->width, app->height, stride,
-		WL_SHM_FORMAT_XRGB8888);
-	wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener,
-			       &app->buffers[i]);
+		pool.wl = wl_shm_create_pool(app->shm, app->pool.fd,
+					     (int32_t)app->pool.size);
+	b->app = app;
+	b->offset = offset;
+	ivwl_client_buffer_init(&b->base, &pool, offset, app->width,
+				app->height, WL_SHM_FORMAT_XRGB8888);
+	b->base.release = buffer_release;
 	/* The buffer keeps the pool's memory. */
-	if (pool != app->pool)
-		wl_shm_pool_destroy(pool);
+	if (pool.wl != app->pool.wl)
+		wl_shm_pool_destroy(pool.wl);
 }
 
 int
@@ -235,24 +228,20 @@ pattern_create_buffers(struct app *app)
 {
 	size_t size = (size_t)app->width * 4 * app->height;
 	size_t pool_size = (size_t)app->n_buffers * size;
-	int i;
+	int i, fd = -1;
 
 	if (strcmp(app->pool_mode, "sparse") == 0)
 		pool_size += 256u << 20;
-	if (strcmp(app->pool_mode, "child") == 0)
-		app->fd = memfd_from_child();
-	else if (strcmp(app->pool_mode, "drawer") == 0)
-		app->fd = memfd_from_drawer(app, pool_size);
-	else
-		app->fd = memfd_create("pattern", MFD_CLOEXEC);
-	if (app->fd < 0 || ftruncate(app->fd, (off_t)pool_size) < 0)
+	/* Another process's memfd, or (-1) one of ours */
+	if (strcmp(app->pool_mode, "child") == 0 &&
+	    (fd = memfd_from_child()) < 0)
 		return -1;
-	app->map = mmap(NULL, pool_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			app->fd, 0);
-	if (app->map == MAP_FAILED)
+	if (strcmp(app->pool_mode, "drawer") == 0 &&
+	    (fd = memfd_from_drawer(app, pool_size)) < 0)
 		return -1;
-	app->map_size = pool_size;
-	app->pool = wl_shm_create_pool(app->shm, app->fd, (int32_t)pool_size);
+	if (ivwl_client_pool_init(&app->pool, app->shm, fd, pool_size,
+				  "pattern") < 0)
+		return -1;
 	for (i = 0; i < app->n_buffers; i++) {
 		app->buffers[i].frame = -1;
 		pattern_new_buffer(app, i, i * size);
@@ -267,19 +256,19 @@ pattern_create_buffers(struct app *app)
 static int
 remap_pool(struct app *app, size_t new_size, bool unmap_old)
 {
-	uint8_t *old = app->map;
+	uint8_t *old = app->pool.map;
 	int i;
 
-	app->map = mmap(NULL, new_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			app->fd, 0);
-	if (app->map == MAP_FAILED)
+	app->pool.map = mmap(NULL, new_size, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, app->pool.fd, 0);
+	if (app->pool.map == MAP_FAILED)
 		return -1;
 	if (unmap_old)
-		munmap(old, app->map_size);
-	app->map_size = new_size;
+		munmap(old, app->pool.size);
+	app->pool.size = new_size;
 	for (i = 0; i < app->n_buffers; i++)
-		app->buffers[i].pixels = (uint32_t *)(app->map +
-			((uint8_t *)app->buffers[i].pixels - old));
+		app->buffers[i].base.pixels = (uint32_t *)(app->pool.map +
+			((uint8_t *)app->buffers[i].base.pixels - old));
 	return 0;
 }
 
@@ -293,8 +282,8 @@ pattern_change_pool(struct app *app)
 
 	if (strcmp(app->pool_mode, "remap") == 0) {
 		/* All of it unmapped first, then mapped again. */
-		munmap(app->map, app->map_size);
-		return remap_pool(app, app->map_size, false);
+		munmap(app->pool.map, app->pool.size);
+		return remap_pool(app, app->pool.size, false);
 	}
 	if (strcmp(app->pool_mode, "close") == 0) {
 		/* The window must keep what the buffers held. */
@@ -303,23 +292,23 @@ pattern_change_pool(struct app *app)
 
 			if (!copy)
 				return -1;
-			memcpy(copy, app->buffers[i].pixels, size);
-			app->buffers[i].pixels = copy;
+			memcpy(copy, app->buffers[i].base.pixels, size);
+			app->buffers[i].base.pixels = copy;
 		}
-		close(app->fd);
-		munmap(app->map, app->map_size);
+		close(app->pool.fd);
+		munmap(app->pool.map, app->pool.size);
 		app->frozen = true;
 		return 0;
 	}
 	if (strcmp(app->pool_mode, "regrow") != 0)
 		return 0;
-	if (ftruncate(app->fd, (off_t)(3 * size)) < 0 ||
+	if (ftruncate(app->pool.fd, (off_t)(3 * size)) < 0 ||
 	    remap_pool(app, 3 * size, true) < 0)
 		return -1;
-	wl_shm_pool_resize(app->pool, (int32_t)(3 * size));
-	memcpy(app->map + 2 * size, b->pixels, size);
-	if (!b->busy)
-		wl_buffer_destroy(b->wl);
+	wl_shm_pool_resize(app->pool.wl, (int32_t)(3 * size));
+	memcpy(app->pool.map + 2 * size, b->base.pixels, size);
+	if (!b->base.busy)
+		wl_buffer_destroy(b->base.wl);
 	pattern_new_buffer(app, 0, 2 * size);
 	b->frame = frame;
 	return 0;

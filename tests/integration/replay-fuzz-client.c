@@ -212,7 +212,7 @@ act(void)
 		break;
 	case 17:
 		k = pick(MAX_BUFS);
-		if (s->bufs[k] && (!s->bufs[k]->busy || chance(20))) {
+		if (s->bufs[k] && (!s->bufs[k]->base.busy || chance(20))) {
 			buf_free(s->bufs[k]);
 			s->bufs[k] = NULL;
 		}
@@ -406,20 +406,15 @@ main(int argc, char *argv[])
 	for (i = 0; i < MAX_PASTES; i++)
 		app.pastes[i].fd = -1;
 	wl_log_set_handler_client(wayland_log);
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		say("cannot connect: %s", strerror(errno));
+	app.display = ivwl_client_connect(NULL, 0, "fuzz-client");
+	if (!app.display)
 		return 1;
-	}
 	app.registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(app.registry, &fuzz_registry_listener, NULL);
 	if (wl_display_roundtrip(app.display) < 0)
 		die_of_display();
-	if (!app.compositor || !app.shm || !app.wm) {
-		say("missing globals");
+	if (ivwl_client_check_globals(fuzz_globals, "fuzz-client") < 0)
 		return 1;
-	}
-	xdg_wm_base_add_listener(app.wm, &fuzz_wm_listener, NULL);
 	clipboard_start();
 	for (i = 0; i < app.anchors; i++)
 		win_new(true);

@@ -373,13 +373,24 @@ static const struct wl_output_listener output_listener = {
 	.done = output_done, .scale = output_scale,
 };
 
-static void *
-bind_global(uint32_t name, const struct wl_interface *iface, uint32_t have,
-     uint32_t want)
-{
-	return wl_registry_bind(app.registry, name, iface,
-				have < want ? have : want);
-}
+/* Bound once, before the anchors are up; outputs are global()'s. */
+struct ivwl_client_global fuzz_globals[] = {
+	IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4, &app.compositor),
+	IVWL_CLIENT_GLOBAL(wl_subcompositor_interface, 1, &app.subcompositor,
+			   .optional = true),
+	IVWL_CLIENT_GLOBAL(wl_shm_interface, 1, &app.shm),
+	IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 3, &app.wm,
+			   .listener = &ivwl_client_wm_base_listener),
+	IVWL_CLIENT_GLOBAL(wp_viewporter_interface, 1, &app.viewporter,
+			   .optional = true),
+	IVWL_CLIENT_GLOBAL(wp_presentation_interface, 1, &app.presentation,
+			   .optional = true),
+	IVWL_CLIENT_GLOBAL(wl_data_device_manager_interface, 3, &app.ddm,
+			   .optional = true),
+	IVWL_CLIENT_GLOBAL(wl_seat_interface, 5, &app.seat,
+			   .listener = &seat_listener, .optional = true),
+	{ 0 },
+};
 
 static void
 global(void *data, struct wl_registry *r, uint32_t name, const char *iface,
@@ -396,33 +407,14 @@ global(void *data, struct wl_registry *r, uint32_t name, const char *iface,
 			;
 		if (i == MAX_OUTPUTS)
 			return;
-		app.outputs[i] = bind_global(name, &wl_output_interface, version, 3);
+		app.outputs[i] = wl_registry_bind(r, name, &wl_output_interface,
+						  version < 3 ? version : 3);
 		app.output_names[i] = name;
 		wl_output_add_listener(app.outputs[i], &output_listener, NULL);
-	} else if (app.ready) {
-		return;		/* the rest only once */
-	} else if (strcmp(iface, "wl_compositor") == 0) {
-		app.compositor = bind_global(name, &wl_compositor_interface, version,
-				      4);
-	} else if (strcmp(iface, "wl_subcompositor") == 0) {
-		app.subcompositor = bind_global(name, &wl_subcompositor_interface,
-					 version, 1);
-	} else if (strcmp(iface, "wl_shm") == 0) {
-		app.shm = bind_global(name, &wl_shm_interface, version, 1);
-	} else if (strcmp(iface, "xdg_wm_base") == 0) {
-		app.wm = bind_global(name, &xdg_wm_base_interface, version, 3);
-	} else if (strcmp(iface, "wp_viewporter") == 0) {
-		app.viewporter = bind_global(name, &wp_viewporter_interface, version,
-				      1);
-	} else if (strcmp(iface, "wp_presentation") == 0) {
-		app.presentation = bind_global(name, &wp_presentation_interface,
-					version, 1);
-	} else if (strcmp(iface, "wl_data_device_manager") == 0) {
-		app.ddm = bind_global(name, &wl_data_device_manager_interface,
-			       version, 3);
-	} else if (strcmp(iface, "wl_seat") == 0 && !app.seat) {
-		app.seat = bind_global(name, &wl_seat_interface, version, 5);
-		wl_seat_add_listener(app.seat, &seat_listener, NULL);
+	} else if (!app.ready) {
+		/* the rest only once */
+		ivwl_client_bind_global(r, fuzz_globals, name, iface,
+					version);
 	}
 }
 
@@ -444,10 +436,3 @@ const struct wl_registry_listener fuzz_registry_listener = {
 	global, global_remove,
 };
 
-static void
-wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
-{
-	xdg_wm_base_pong(wm, serial);
-}
-
-const struct xdg_wm_base_listener fuzz_wm_listener = { wm_ping };

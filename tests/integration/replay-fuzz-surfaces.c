@@ -4,34 +4,26 @@
  * surfaces, subsurfaces, popups and toplevels, made and changed at
  * random but always as the protocol allows.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "replay-fuzz.h"
 
 /* ---- buffers ---------------------------------------------------------- */
 
 static void
-buffer_release(void *data, struct wl_buffer *wl)
+buffer_release(struct ivwl_client_buffer *b)
 {
-	struct buf *b = data;
-
-	b->busy = false;
 	app.releases++;
 }
-
-static const struct wl_buffer_listener buffer_listener = { buffer_release };
 
 void
 buf_free(struct buf *b)
 {
-	wl_buffer_destroy(b->wl);
-	munmap(b->map, b->size);
-	app.bytes -= b->size;
+	wl_buffer_destroy(b->base.wl);
+	ivwl_client_pool_fini(&b->pool);
+	app.bytes -= b->pool.size;
 	free(b);
 }
 
@@ -39,39 +31,27 @@ static struct buf *
 buf_new(int w, int h, uint32_t fmt)
 {
 	size_t size = (size_t)w * h * 4;
-	struct wl_shm_pool *pool;
 	struct buf *b;
-	int fd;
 
 	if (app.bytes + size > BUDGET)
 		return NULL;
 	b = calloc(1, sizeof(*b));
-	fd = memfd_create("fuzz-buffer", MFD_CLOEXEC);
-	if (!b || fd < 0 || ftruncate(fd, (off_t)size) < 0)
-		goto err;
-	b->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (b->map == MAP_FAILED)
-		goto err;
-	b->size = size;
-	b->w = w;
-	b->h = h;
+	if (!b)
+		return NULL;
+	if (ivwl_client_pool_init(&b->pool, app.shm, -1, size,
+				  "fuzz-buffer") < 0) {
+		free(b);
+		return NULL;
+	}
 	b->fmt = fmt;
-	pool = wl_shm_create_pool(app.shm, fd, (int32_t)size);
-	close(fd);
-	b->wl = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, fmt);
-	wl_buffer_add_listener(b->wl, &buffer_listener, b);
+	ivwl_client_buffer_init(&b->base, &b->pool, 0, w, h, fmt);
+	b->base.release = buffer_release;
 	/* Mostly the pool goes at once: the buffer outlives it. */
 	if (chance(30))
 		maybe_split(30);
-	wl_shm_pool_destroy(pool);
+	ivwl_client_pool_drop(&b->pool);
 	app.bytes += size;
 	return b;
-
-err:
-	if (fd >= 0)
-		close(fd);
-	free(b);
-	return NULL;
 }
 
 /* What a test may predict: a colour of (surface id, frame), stripes. */
@@ -79,12 +59,12 @@ static void
 pattern(struct buf *b, uint32_t id, uint32_t frame)
 {
 	uint32_t base = (id * 2654435761u) ^ (frame * 40503u);
-	uint32_t *px = b->map;
-	int x, y;
+	uint32_t *px = b->base.pixels;
+	int x, y, w = b->base.width;
 
-	for (y = 0; y < b->h; y++)
-		for (x = 0; x < b->w; x++)
-			px[y * b->w + x] = 0xff000000u |
+	for (y = 0; y < b->base.height; y++)
+		for (x = 0; x < w; x++)
+			px[y * w + x] = 0xff000000u |
 				((base + (uint32_t)((x / 8 + y / 8) & 1) *
 				  0x404040u) & 0xffffffu);
 }
@@ -139,8 +119,7 @@ surf_destroy(struct surf *s)
 	for (i = 0; i < MAX_SURFS; i++)
 		if (app.surfs[i].used && app.surfs[i].parent == s)
 			app.surfs[i].parent = NULL;	/* inert now */
-	if (s->frame)
-		wl_callback_destroy(s->frame);
+	ivwl_client_frame_cancel(&s->frame);
 	if (s->vp && !vp_late)
 		wp_viewport_destroy(s->vp);
 	if (s->sub && chance(70)) {
@@ -220,17 +199,6 @@ set_region(struct surf *s, bool input)
 }
 
 static void
-frame_done(void *data, struct wl_callback *cb, uint32_t time)
-{
-	struct surf *s = data;
-
-	wl_callback_destroy(cb);
-	s->frame = NULL;
-}
-
-static const struct wl_callback_listener frame_listener = { frame_done };
-
-static void
 fb_sync_output(void *data, struct wp_presentation_feedback *fb,
 	       struct wl_output *output)
 {
@@ -265,15 +233,15 @@ free_buffer(struct surf *s)
 
 	for (i = 0; i < MAX_BUFS; i++) {
 		b = s->bufs[i];
-		if (b && !b->busy && b->w == s->bw && b->h == s->bh &&
-		    b->fmt == s->fmt)
+		if (b && !b->base.busy && b->base.width == s->bw &&
+		    b->base.height == s->bh && b->fmt == s->fmt)
 			return b;
 	}
 	for (i = 0; i < MAX_BUFS && slot < 0; i++)
 		if (!s->bufs[i])
 			slot = i;
 	for (i = 0; i < MAX_BUFS && slot < 0; i++)
-		if (!s->bufs[i]->busy) {
+		if (!s->bufs[i]->base.busy) {
 			buf_free(s->bufs[i]);
 			s->bufs[i] = NULL;
 			slot = i;
@@ -291,7 +259,7 @@ draw(struct surf *s, bool force)
 	struct buf *b;
 	int i, w, h;
 
-	if (!s->used || (!force && s->frame))
+	if (!s->used || (!force && s->frame.callback))
 		return;
 	if (!s->configured)
 		return;
@@ -301,26 +269,24 @@ draw(struct surf *s, bool force)
 	pattern(b, wl_proxy_get_id((struct wl_proxy *)s->wl), s->frames);
 	fit_viewport(s, false);
 	maybe_split(5);
-	wl_surface_attach(s->wl, b->wl, 0, 0);
+	ivwl_client_buffer_attach(&b->base, s->wl);
 	if (chance(60)) {
-		wl_surface_damage_buffer(s->wl, 0, 0, b->w, b->h);
+		wl_surface_damage_buffer(s->wl, 0, 0, b->base.width,
+					 b->base.height);
 	} else {
 		surf_size(s, &w, &h);
 		for (i = pick(3); i >= 0; i--)
 			wl_surface_damage(s->wl, pick(w), pick(h),
 					  1 + pick(w), 1 + pick(h));
 	}
-	if (!s->frame && chance(85)) {
-		s->frame = wl_surface_frame(s->wl);
-		wl_callback_add_listener(s->frame, &frame_listener, s);
-	}
+	if (!s->frame.callback && chance(85))
+		ivwl_client_frame_ask(&s->frame, s->wl);
 	if (app.presentation && chance(25))
 		wp_presentation_feedback_add_listener(
 			wp_presentation_feedback(app.presentation, s->wl),
 			&fb_listener, NULL);
 	maybe_split(3);
 	wl_surface_commit(s->wl);
-	b->busy = true;
 	s->frames++;
 	s->drawn = true;
 	app.commits++;

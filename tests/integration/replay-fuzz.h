@@ -10,11 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <wayland-client.h>
 
+#include "client.h"
 #include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
 
 #define MAX_SURFS 48
 #define MAX_WINS 5
@@ -31,13 +30,11 @@ enum role { R_TOP, R_SUB, R_POPUP };
 
 struct win;
 
+/* A buffer in a memfd pool of its own, the pool dropped once it is made. */
 struct buf {
-	struct wl_buffer *wl;
-	void *map;
-	size_t size;
-	int w, h;
+	struct ivwl_client_buffer base;
+	struct ivwl_client_pool pool;
 	uint32_t fmt;
-	bool busy;
 };
 
 struct surf {
@@ -55,7 +52,7 @@ struct surf {
 	int bw, bh, transform, scale;
 	uint32_t fmt;
 	struct buf *bufs[MAX_BUFS];
-	struct wl_callback *frame;
+	struct ivwl_client_frame frame;
 	uint32_t frames;
 	bool drawn;
 };
@@ -180,7 +177,7 @@ toplevel_change(struct win *w);
 
 /* replay-fuzz-seat.c */
 extern const struct wl_registry_listener fuzz_registry_listener;
-extern const struct xdg_wm_base_listener fuzz_wm_listener;
+extern struct ivwl_client_global fuzz_globals[];
 
 void
 clipboard_start(void);

@@ -12,9 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wayland-client.h>
 
-#include "xdg-shell-client-protocol.h"
+#include "client.h"
 
 struct race {
 	struct wl_compositor *compositor;
@@ -23,40 +22,6 @@ struct race {
 	 * cancels a scheduled configure with the xdg_surface */
 	struct xdg_surface *xdg_surface;
 	struct wl_surface *surface;
-};
-
-static void
-on_global(void *data, struct wl_registry *registry, uint32_t name,
-	  const char *interface, uint32_t version)
-{
-	struct race *r = data;
-
-	if (strcmp(interface, wl_compositor_interface.name) == 0)
-		r->compositor = wl_registry_bind(registry, name,
-						 &wl_compositor_interface, 4);
-	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
-		r->wm_base = wl_registry_bind(registry, name,
-					      &xdg_wm_base_interface, 1);
-}
-
-static void
-on_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	on_global,
-	on_global_remove,
-};
-
-static void
-on_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
-{
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	on_ping,
 };
 
 /* A toplevel that asks for states and is gone before their configure. */
@@ -110,22 +75,19 @@ int
 main(int argc, char *argv[])
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 50, i;
-	struct wl_display *display = wl_display_connect(NULL);
 	struct race r = { 0 };
-	struct wl_registry *registry;
+	struct ivwl_client_global globals[] = {
+		IVWL_CLIENT_GLOBAL(wl_compositor_interface, 4, &r.compositor),
+		IVWL_CLIENT_GLOBAL(xdg_wm_base_interface, 1, &r.wm_base,
+				   .listener = &ivwl_client_wm_base_listener),
+		{ 0 },
+	};
+	struct ivwl_client_registry reg = { .globals = globals };
+	struct wl_display *display;
 
-	if (!display) {
-		perror("wl_display_connect");
+	display = ivwl_client_connect(&reg, 1, "ivwl-role-race-client");
+	if (!display)
 		return 1;
-	}
-	registry = wl_display_get_registry(display);
-	wl_registry_add_listener(registry, &registry_listener, &r);
-	if (wl_display_roundtrip(display) < 0 || !r.compositor ||
-	    !r.wm_base) {
-		fprintf(stderr, "no wl_compositor or xdg_wm_base\n");
-		return 1;
-	}
-	xdg_wm_base_add_listener(r.wm_base, &wm_base_listener, NULL);
 	for (i = 0; i < rounds; i++) {
 		toplevel_round(&r, display);
 		popup_round(&r, display);

@@ -35,21 +35,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include <wayland-client.h>
 
-#include "xdg-shell-client-protocol.h"
+#include "client.h"
 
 #define MAGENTA 0xffff00ffu
 
 struct window {
-	struct wl_surface *surface;
-	struct xdg_surface *xdg;
-	struct xdg_toplevel *toplevel;
+	struct ivwl_client_window base;
 	struct xdg_popup *popup;
-	bool configured, dismissed;
+	bool dismissed;
 	uint32_t color, fake;	/* fill; fake: a 4 px frame of it, or 0 */
 	int w, h;
 };
@@ -99,33 +95,25 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A buffer of w x h filled with color, framed 4 px in fake if set. */
-static struct wl_buffer *
-solid_buffer(struct client *c, int w, int h, uint32_t color, uint32_t fake)
-{
-	size_t size = (size_t)w * h * 4;
-	struct wl_shm_pool *pool;
+struct look {
+	int w, h;
+	uint32_t color, fake;
 	struct wl_buffer *buffer;
-	uint32_t *px;
-	int fd, x, y;
+};
 
-	fd = memfd_create("ivwl-trust", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
-		die("cannot make a buffer");
-	px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED)
-		die("cannot map a buffer");
+/* Fills with the look's color, framed 4 px in its fake if set. */
+static void
+paint_look(uint32_t *px, int w, int h, void *data)
+{
+	const struct look *look = data;
+	int x, y;
+
 	for (y = 0; y < h; y++)
 		for (x = 0; x < w; x++)
-			px[y * w + x] = fake && (x < 4 || y < 4 || x >= w - 4 ||
-						 y >= h - 4) ? fake : color;
-	munmap(px, size);
-	pool = wl_shm_create_pool(c->shm, fd, (int32_t)size);
-	buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
-					   WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return buffer;
+			px[y * w + x] = look->fake && (x < 4 || y < 4 ||
+						       x >= w - 4 ||
+						       y >= h - 4) ?
+					look->fake : look->color;
 }
 
 /*
@@ -136,11 +124,7 @@ static void
 paint(struct client *c, struct wl_surface *surface, int w, int h,
       uint32_t color, uint32_t fake)
 {
-	static struct look {
-		int w, h;
-		uint32_t color, fake;
-		struct wl_buffer *buffer;
-	} looks[8];
+	static struct look looks[8];
 	unsigned i;
 
 	for (i = 0; i < 8 && looks[i].buffer; i++)
@@ -149,50 +133,19 @@ paint(struct client *c, struct wl_surface *surface, int w, int h,
 			break;
 	if (i == 8)
 		die("too many looks");
-	if (!looks[i].buffer)
-		looks[i] = (struct look){ w, h, color, fake,
-					  solid_buffer(c, w, h, color, fake) };
+	if (!looks[i].buffer) {
+		looks[i] = (struct look){ w, h, color, fake, NULL };
+		looks[i].buffer = ivwl_client_fixed_buffer(c->shm, w, h,
+			WL_SHM_FORMAT_XRGB8888, "ivwl-trust", paint_look,
+			&looks[i]);
+		if (!looks[i].buffer)
+			die("cannot make a buffer");
+	}
 	wl_surface_attach(surface, looks[i].buffer, 0, 0);
 	wl_surface_damage_buffer(surface, 0, 0, w, h);
 }
 
 /* ---- xdg ------------------------------------------------------------- */
-
-static void
-xdg_surface_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
-{
-	struct window *win = data;
-
-	xdg_surface_ack_configure(xdg, serial);
-	win->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	xdg_surface_configure,
-};
-
-/* A size the compositor asks for (maximized, fullscreen) is taken. */
-static void
-toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-	struct window *win = data;
-
-	if (w > 0 && h > 0) {
-		win->w = w;
-		win->h = h;
-	}
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *t)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
 
 static void
 popup_configure(void *data, struct xdg_popup *p, int32_t x, int32_t y,
@@ -214,49 +167,39 @@ static const struct xdg_popup_listener popup_listener = {
 };
 
 static void
-wm_base_ping(void *data, struct xdg_wm_base *wm, uint32_t serial)
-{
-	xdg_wm_base_pong(wm, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	wm_base_ping,
-};
-
-static void
-window_init(struct client *c, struct window *win, int w, int h,
-	    uint32_t color, uint32_t fake)
+window_init(struct window *win, int w, int h, uint32_t color, uint32_t fake)
 {
 	memset(win, 0, sizeof(*win));
 	win->w = w;
 	win->h = h;
 	win->color = color;
 	win->fake = fake;
-	win->surface = wl_compositor_create_surface(c->compositor);
-	win->xdg = xdg_wm_base_get_xdg_surface(c->wm_base, win->surface);
-	xdg_surface_add_listener(win->xdg, &xdg_surface_listener, win);
 }
 
 static void
 toplevel_init(struct client *c, struct window *win, const char *title,
 	      int w, int h, uint32_t color, uint32_t fake)
 {
-	window_init(c, win, w, h, color, fake);
-	win->toplevel = xdg_surface_get_toplevel(win->xdg);
-	xdg_toplevel_add_listener(win->toplevel, &toplevel_listener, win);
-	xdg_toplevel_set_title(win->toplevel, title);
+	window_init(win, w, h, color, fake);
+	ivwl_client_toplevel_init(&win->base, c->compositor, c->wm_base,
+				  title, NULL);
 }
 
-/* Commits the role, waits for the configure, maps the buffer. */
+/*
+ * Commits the role, waits for the configure, maps the buffer: of the
+ * size the compositor asked for (maximized, fullscreen), if it did.
+ */
 static void
 window_map(struct client *c, struct window *win)
 {
-	wl_surface_commit(win->surface);
-	while (!win->configured)
-		if (wl_display_dispatch(c->display) < 0)
-			die("lost the display");
-	paint(c, win->surface, win->w, win->h, win->color, win->fake);
-	wl_surface_commit(win->surface);
+	if (ivwl_client_window_configure(&win->base, c->display) < 0)
+		die("lost the display");
+	if (win->base.width > 0) {
+		win->w = win->base.width;
+		win->h = win->base.height;
+	}
+	paint(c, win->base.surface, win->w, win->h, win->color, win->fake);
+	wl_surface_commit(win->base.surface);
 	c->maps++;
 }
 
@@ -265,12 +208,7 @@ window_fini(struct window *win)
 {
 	if (win->popup)
 		xdg_popup_destroy(win->popup);
-	if (win->toplevel)
-		xdg_toplevel_destroy(win->toplevel);
-	if (win->xdg)
-		xdg_surface_destroy(win->xdg);
-	if (win->surface)
-		wl_surface_destroy(win->surface);
+	ivwl_client_window_fini(&win->base);
 	memset(win, 0, sizeof(*win));
 }
 
@@ -291,8 +229,10 @@ popup_init(struct client *c, struct window *popup, struct window *parent,
 {
 	struct xdg_positioner *p = positioner(c, w, h, dx, dy);
 
-	window_init(c, popup, w, h, MAGENTA, 0);
-	popup->popup = xdg_surface_get_popup(popup->xdg, parent->xdg, p);
+	window_init(popup, w, h, MAGENTA, 0);
+	ivwl_client_window_init(&popup->base, c->compositor, c->wm_base);
+	popup->popup = xdg_surface_get_popup(popup->base.xdg_surface,
+					     parent->base.xdg_surface, p);
 	xdg_popup_add_listener(popup->popup, &popup_listener, popup);
 	xdg_positioner_destroy(p);
 }
@@ -439,39 +379,6 @@ static const struct wl_seat_listener seat_listener = {
 };
 
 static void
-registry_global(void *data, struct wl_registry *r, uint32_t name,
-		const char *iface, uint32_t version)
-{
-	struct client *c = data;
-
-	if (strcmp(iface, "wl_compositor") == 0)
-		c->compositor = wl_registry_bind(r, name,
-						 &wl_compositor_interface, 4);
-	else if (strcmp(iface, "wl_subcompositor") == 0)
-		c->subcompositor = wl_registry_bind(
-			r, name, &wl_subcompositor_interface, 1);
-	else if (strcmp(iface, "wl_shm") == 0)
-		c->shm = wl_registry_bind(r, name, &wl_shm_interface, 1);
-	else if (strcmp(iface, "xdg_wm_base") == 0) {
-		c->wm_base = wl_registry_bind(r, name, &xdg_wm_base_interface,
-					      1);
-		xdg_wm_base_add_listener(c->wm_base, &wm_base_listener, c);
-	} else if (strcmp(iface, "wl_seat") == 0 && !c->seat) {
-		c->seat = wl_registry_bind(r, name, &wl_seat_interface, 1);
-		wl_seat_add_listener(c->seat, &seat_listener, c);
-	}
-}
-
-static void
-registry_remove(void *data, struct wl_registry *r, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	registry_global, registry_remove,
-};
-
-static void
 sync_done(void *data, struct wl_callback *cb, uint32_t serial)
 {
 	struct client *c = data;
@@ -525,9 +432,9 @@ thief(struct client *c, int seconds, int interval_ms)
 		window_fini(&win);
 		toplevel_init(c, &win, "thief", 16, 16, MAGENTA, 0);
 		if (i % 4 == 1)
-			xdg_toplevel_set_fullscreen(win.toplevel, NULL);
+			xdg_toplevel_set_fullscreen(win.base.toplevel, NULL);
 		else if (i % 4 == 2)
-			xdg_toplevel_set_maximized(win.toplevel);
+			xdg_toplevel_set_maximized(win.base.toplevel);
 		window_map(c, &win);
 		if (i % 4 == 3) {
 			wl_callback_add_listener(wl_display_sync(c->display),
@@ -560,12 +467,12 @@ escape(struct client *c, uint32_t fake, int seconds)
 	window_map(c, &top);
 	sub_surface = wl_compositor_create_surface(c->compositor);
 	sub = wl_subcompositor_get_subsurface(c->subcompositor, sub_surface,
-					      top.surface);
+					      top.base.surface);
 	wl_subsurface_set_position(sub, -300, -200);
-	wl_subsurface_place_above(sub, top.surface);
+	wl_subsurface_place_above(sub, top.base.surface);
 	paint(c, sub_surface, 800, 600, MAGENTA, fake);
 	wl_surface_commit(sub_surface);
-	wl_surface_commit(top.surface);
+	wl_surface_commit(top.base.surface);
 	popup_init(c, &popup, &top, 200, 150, 300, 200);
 	window_map(c, &popup);
 	wl_display_roundtrip(c->display);
@@ -579,7 +486,7 @@ fake_desktop(struct client *c, uint32_t fake, int seconds)
 	struct window desk;
 
 	toplevel_init(c, &desk, "fake desktop", 800, 600, MAGENTA, fake);
-	xdg_toplevel_set_fullscreen(desk.toplevel, NULL);
+	xdg_toplevel_set_fullscreen(desk.base.toplevel, NULL);
 	window_map(c, &desk);
 	wl_display_roundtrip(c->display);
 	say("ready");
@@ -599,6 +506,15 @@ main(int argc, char **argv)
 	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
 	int seconds = 10, interval = 500, i;
 	struct client c = { 0 };
+	struct ivwl_client_global globals[] = {
+		IVWL_CLIENT_SHELL_GLOBALS(&c.compositor, &c.shm, &c.wm_base),
+		IVWL_CLIENT_GLOBAL(wl_subcompositor_interface, 1,
+				   &c.subcompositor),
+		IVWL_CLIENT_GLOBAL(wl_seat_interface, 1, &c.seat,
+				   .listener = &seat_listener, .data = &c),
+		{ 0 },
+	};
+	struct ivwl_client_registry reg = { .globals = globals };
 
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--mode") == 0)
@@ -620,16 +536,10 @@ main(int argc, char **argv)
 	}
 	if (!mode || i != argc)
 		die("usage: --mode typist|thief|escape [options]");
-	c.display = wl_display_connect(NULL);
+	/* the second round trip: the seat's capabilities */
+	c.display = ivwl_client_connect(&reg, 2, "ivwl-trust-client");
 	if (!c.display)
-		die("cannot connect to the display");
-	wl_registry_add_listener(wl_display_get_registry(c.display),
-				 &registry_listener, &c);
-	wl_display_roundtrip(c.display);
-	wl_display_roundtrip(c.display);
-	if (!c.compositor || !c.shm || !c.wm_base || !c.subcompositor ||
-	    !c.seat)
-		die("the display lacks a global this client needs");
+		exit(1);
 	if (strcmp(mode, "typist") == 0)
 		typist(&c, title, color);
 	else if (strcmp(mode, "thief") == 0)
