@@ -9,14 +9,10 @@
 #                                     checkout), with /dev, /proc, /sys
 #
 # The root stays in $IVWL_TRIXIE_ROOT (default /var/cache/ivwl/trixie-root)
-# between runs.  Commands run in a mount namespace of their own whose
-# root is the trixie root (pivot_root, not chroot): the kernel refuses
-# user namespaces to a chrooted process, and chromium's sandbox needs
-# them.  The mounts go with the namespace when CMD exits.  The checkout
-# is at its own path in the root as well as at /src, and the directory
-# $IVWL_TRIXIE_SHARE, if set, at its own path under the root's /tmp: a
-# path made outside means the same file inside.  CMD keeps the pid the
-# caller started, so signals reach it.
+# between runs.  Commands run as tools/root-run.sh runs them: in a mount
+# namespace of their own, the checkout at /src and at its own path, and
+# the directory $IVWL_TRIXIE_SHARE, if set, at its own path under the
+# root's /tmp.
 set -eu
 
 root=${IVWL_TRIXIE_ROOT:-/var/cache/ivwl/trixie-root}
@@ -81,38 +77,12 @@ ensure()
 
 run()
 {
-	need_root
 	[ -x "$root/usr/bin/weston" ] || {
 		echo "ivwl: no trixie root in $root: run '$0 ensure'" >&2
 		exit 1
 	}
-	local share=${IVWL_TRIXIE_SHARE:-}
-	case $share in
-	"") ;;
-	/tmp/?*) [ -d "$share" ] || { echo "ivwl: no directory $share" >&2; exit 1; } ;;
-	*) echo "ivwl: IVWL_TRIXIE_SHARE must be a directory under /tmp" >&2; exit 1 ;;
-	esac
-	mkdir -p "$root/src" "$root/.old-root"
-	# the inner script runs in the new namespace, with the root, the
-	# checkout and the shared directory passed as arguments
-	exec unshare --mount --propagation private bash -eu -c '
-		root=$1 src=$2 share=$3; shift 3
-		mount --bind "$root" "$root"
-		mount --rbind /dev "$root/dev"
-		mount -t proc proc "$root/proc"
-		mount --rbind /sys "$root/sys"
-		mount -t tmpfs tmpfs "$root/tmp"
-		mount --bind "$src" "$root/src"
-		mkdir -p "$root$src"
-		mount --bind "$src" "$root$src"
-		if [ -n "$share" ]; then
-			mkdir -p "$root$share"
-			mount --bind "$share" "$root$share"
-		fi
-		cd "$root"
-		pivot_root . .old-root
-		exec chroot . /bin/bash -c "umount -l /.old-root && cd /src && exec \"\$@\"" \
-			run "$@"' trixie-root "$root" "$src" "$share" "$@"
+	IVWL_ROOT_SHARE=${IVWL_TRIXIE_SHARE:-} exec "$src/tools/root-run.sh" \
+		"$root" "$@"
 }
 
 case "${1:-}" in

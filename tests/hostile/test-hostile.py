@@ -35,6 +35,7 @@ import cases_modes as modes
 import cases_repaint as repaint
 import cases_semantics as semantics
 import cases_trust as trust
+from ivwltest.session import Listing  # noqa: E402
 from ivwltest.hostile_session import (SYNC_P99_MS, Failure, HostileSession,
                              bystander, sync_p99)
 
@@ -124,6 +125,9 @@ STOPS_WESTON = {"bug-shutdown-with-popups-crashes-weston"}
 
 
 def main():
+    if sys.argv[1:] == ["--list"]:
+        Listing(suites=("hostile",), timeout=90).print(CASES)
+        return 0
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
         print(f"usage: {sys.argv[0]} ({'|'.join(CASES)})")
         return 2

@@ -25,7 +25,7 @@ import sys
 import time
 
 
-from ivwltest.session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+from ivwltest.session import (ENV, FakeServer, Failure, Listing, case_main,  # noqa: E402
                      sanitized, wait_for)
 
 import subprocess  # noqa: E402
@@ -190,7 +190,9 @@ CASES = {"failures": case_failures, "fd-limit": case_fd_limit}
 
 def main():
     # each case watches weston itself
-    return case_main(CASES, lambda name: (Weston([]), CASES[name], True))
+    return case_main(CASES, lambda name: (Weston([]), CASES[name], True),
+                     Listing(prefix="attach-", timeout=90,
+                             suites=("integration", "sanitized")))
 
 
 if __name__ == "__main__":

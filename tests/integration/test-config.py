@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from ivwltest.session import (ENV, FakeServer, Failure, case_main,  # noqa: E402
+from ivwltest.session import (ENV, FakeServer, Failure, Listing, case_main,  # noqa: E402
                      sanitized, start_ivwl_server, wait_for)
 
 
@@ -270,7 +270,9 @@ CASES = {
 
 def main():
     # weston is meant to stop in most cases: each checks it itself
-    return case_main(CASES, lambda name: (Setup(), CASES[name], True))
+    return case_main(CASES, lambda name: (Setup(), CASES[name], True),
+                     Listing(prefix="config-", timeout=60,
+                             suites=("integration", "config")))
 
 
 if __name__ == "__main__":

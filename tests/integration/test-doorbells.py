@@ -21,8 +21,8 @@ which keep the counts of connections gone).
 import os
 import sys
 
-from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
-                     case_main, wait_for)
+from ivwltest.session import (ENV, Failure, Listing, LiveView,  # noqa: E402
+                              Session, case_main, wait_for)
 
 FRAMES = 150
 
@@ -78,7 +78,7 @@ CASES = {
 def main():
     return case_main(list(CASES), lambda name: (
         Session(("work",), core_options=CASES[name][1]), CASES[name][0],
-        False))
+        False), Listing(suites=("integration", "sanitized"), timeout=90))
 
 
 if __name__ == "__main__":

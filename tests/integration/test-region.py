@@ -23,8 +23,8 @@ import signal
 import sys
 import time
 
-from ivwltest.session import (ENV, Failure, LiveView, Session,  # noqa: E402
-                     case_main, compare_window, wait_for)
+from ivwltest.session import (ENV, Failure, Listing, LiveView,  # noqa: E402
+                              Session, case_main, compare_window, wait_for)
 
 
 def pattern(s, vm, name, extra=(), frames=12):
@@ -168,4 +168,5 @@ def start(name):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main(CASES, start))
+    sys.exit(case_main(CASES, start, Listing(
+        prefix="region-", suites=("integration", "sanitized"))))

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import Failure, Session, case_main, wait_for
+from ivwltest.session import Failure, Listing, Session, case_main, wait_for
 
 FUZZ = os.environ.get("IVWL_REPLAY_FUZZ_CLIENT")
 ANCHORS = 2
@@ -273,4 +273,5 @@ def start(name):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main(list(CASES), start))
+    sys.exit(case_main(list(CASES), start,
+                       Listing(timeouts={"replay-fuzz": 180})))

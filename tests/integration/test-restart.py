@@ -52,7 +52,7 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
+from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
                      check_border, compare_window, covering, wait_for,
                      wayland_debug_re)
 
@@ -531,4 +531,12 @@ def start(name):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main(CASES, start))
+    # Under the sanitizers: the replay's paths (kill, clean stop, two in
+    # a row, one it cannot replay); the rest only adds clients.  Typing
+    # and clicking want a machine not busy with more.
+    sys.exit(case_main(CASES, start, Listing(
+        prefix="restart-",
+        more_suites=dict({c: ["sanitized"] for c in (
+            "shm-kill", "twice", "popup-or-unsupported")}, x11=["x11"]),
+        timeouts={"twice": 180, "new-client-after-restart": 180},
+        parallel=set(CASES) - {"terminal", "gtk", "x11"})))

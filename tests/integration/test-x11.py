@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 
-from ivwltest.session import (ENV, Failure, Session, case_main,  # noqa: E402
+from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
                               check_border, wait_for)
 
 
@@ -665,4 +665,5 @@ def start(name):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main(CASES, start))
+    sys.exit(case_main(CASES, start, Listing(suites=("integration",
+                                                    "x11"))))

@@ -556,9 +556,42 @@ def _on_sigterm(signum, frame):
     raise Failure("killed by SIGTERM (timeout?)")
 
 
-def case_main(names, start):
+class Listing:
+    """How meson registers a script's cases: `SCRIPT --list` prints one
+    line a case, "TEST CASE SUITES TIMEOUT parallel|serial", which the
+    meson.build beside the script reads, so that a case is named once,
+    in the script.  TEST is prefix + CASE; every case is in suites, and
+    in more_suites[CASE] too; timeouts[CASE] overrides timeout; the
+    cases in parallel may run beside others; those in skip are
+    registered by hand in meson (an environment of their own)."""
+
+    def __init__(self, prefix="", suites=("integration",), timeout=120,
+                 more_suites=None, timeouts=None, parallel=(), skip=()):
+        self.prefix = prefix
+        self.suites = tuple(suites)
+        self.timeout = timeout
+        self.more_suites = more_suites or {}
+        self.timeouts = timeouts or {}
+        self.parallel = set(parallel)
+        self.skip = set(skip)
+
+    def print(self, names):
+        for name in names:
+            if name in self.skip:
+                continue
+            suites = self.suites + tuple(self.more_suites.get(name, ()))
+            print(self.prefix + name, name, ",".join(suites),
+                  self.timeouts.get(name, self.timeout),
+                  "parallel" if name in self.parallel else "serial")
+
+
+def case_main(names, start, listing=None):
     """main() of a script of cases: argv names one of names; start(name)
-    gives (its Session, its function, whether weston may stop)."""
+    gives (its Session, its function, whether weston may stop).
+    --list prints the cases for meson (listing, a Listing)."""
+    if sys.argv[1:] == ["--list"]:
+        (listing or Listing()).print(names)
+        return 0
     signal.signal(signal.SIGTERM, _on_sigterm)
     if len(sys.argv) != 2 or sys.argv[1] not in names:
         print(f"usage: {sys.argv[0]} ({'|'.join(names)})")

@@ -11,7 +11,8 @@ import sys
 import time
 
 from ivwltest.seat import SeatError
-from ivwltest.session import (ENV, Failure, Session, StdoutLines, case_main,
+from ivwltest.session import (ENV, Failure, Listing, Session, StdoutLines,
+                              case_main,
                               wait_for)
 
 # evdev codes of the us keymap weston starts with
@@ -97,4 +98,6 @@ def start(name):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main(list(CASES), start))
+    sys.exit(case_main(list(CASES), start, Listing(
+        prefix="seat-", timeout=60,
+        more_suites={"input": ["sanitized"]})))
