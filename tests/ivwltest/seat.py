@@ -47,11 +47,12 @@ class Seat:
                         raise ConnectionResetError("weston closed it")
                     self.buf += chunk
                 break
-            except (ConnectionError, FileNotFoundError, BrokenPipeError):
+            except (ConnectionError, FileNotFoundError) as e:
                 # weston restarted: its module listens again on the path
                 self.reset()
                 if attempt:
-                    raise
+                    raise SeatError(f"cannot reach the test seat at "
+                                    f"{self.path} (is weston gone?): {e}")
                 time.sleep(0.2)
         answer, self.buf = self.buf.split(b"\n", 1)
         answer = answer.decode()

@@ -223,7 +223,8 @@ class Session:
         self.xdotool("mousemove", "0", "0")
         time.sleep(0.1)
         where = self.seat.where()
-        if where != (0, 0):
+        # weston 14's x11 backend rounds X's moves: a pixel off at most
+        if max(map(abs, where)) > 1:
             raise Failure(f"weston's pointer is at {where} after X's "
                           "went to 0,0")
 

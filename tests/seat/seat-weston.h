@@ -93,7 +93,9 @@ ivwl_seat_touch(struct weston_touch_device *device, const struct timespec *t,
 #ifdef IVWL_WESTON_14
 	struct weston_coord_global pos = { .c = { .x = x, .y = y } };
 
-	notify_touch_normalized(device, t, id, &pos, NULL, type);
+	/* weston 14 asserts that a finger lifted has no position */
+	notify_touch_normalized(device, t, id,
+				type == WL_TOUCH_UP ? NULL : &pos, NULL, type);
 #else
 	notify_touch_normalized(device, t, id, x, y, NULL, type);
 #endif
