@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # README's test command as a newcomer runs it: on a fresh Debian
-# bookworm system (a root made here with mmdebstrap, holding nothing but
-# apt and git), in a clean clone of this checkout's HEAD, RUNS times in
+# bookworm system (a root made here with mmdebstrap: what debootstrap
+# installs, priorities required and important, and git), in a clean clone of this checkout's HEAD, RUNS times in
 # a row (default 1).  Nothing this machine installed, cached or ran
 # before reaches it: tests/run.sh installs what it needs and makes its
 # own trixie root inside.
@@ -34,7 +34,8 @@ rm -rf "$root" "$logs"
 mkdir -p "$logs"
 echo "ivwl: making a fresh bookworm root in $root"
 # the security updates too, as a bookworm machine installed today has
-mmdebstrap --variant=apt --include=git,ca-certificates bookworm "$root" \
+mmdebstrap --variant=important --include=git,ca-certificates bookworm \
+	"$root" \
 	"deb $mirror bookworm main" \
 	"deb $mirror bookworm-updates main" \
 	"deb http://deb.debian.org/debian-security bookworm-security main"
