@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # README's test command as a newcomer runs it: on a fresh Debian
 # bookworm system (a root made here with mmdebstrap: what debootstrap
-# installs, priorities required and important, and git), in a clean clone of this checkout's HEAD, RUNS times in
-# a row (default 1).  Nothing this machine installed, cached or ran
+# installs, priorities required and important, and git), in a clean
+# clone of this checkout's HEAD, RUNS times in a row (default 1).  Nothing this machine installed, cached or ran
 # before reaches it: tests/run.sh installs what it needs and makes its
 # own trixie root inside.
 #
