@@ -16,7 +16,7 @@ packages=(
 	dpkg-dev debhelper dh-dkms dkms lintian adduser mandoc man-db
 	mmdebstrap
 	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
-	x11-apps xfonts-base xclip qtbase5-examples
+	x11-apps xfonts-base xclip qtbase5-examples tk
 )
 
 installed()

@@ -31,7 +31,7 @@ packages=(
 	adduser
 	mandoc
 	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
-	x11-apps xfonts-base xclip qtbase5-examples
+	x11-apps xfonts-base xclip qtbase5-examples tk
 )
 
 need_root()

@@ -65,6 +65,37 @@ def case_xeyes(s):
     print(f"xeyes mapped at {view['rect']}, {len(colours)} colours")
 
 
+def case_tk(s):
+    """A Tk window (wish) maps at the size it asked for: Tk resizes its
+    window just before mapping it, and the frame is made at the map
+    request, before the resize's configure notify (it was 1 px wide)."""
+    script = s.path("tk.tcl")
+    with open(script, "w") as f:
+        f.write("wm title . ivwl-tk\n"
+                "wm geometry . 320x240\n"
+                "label .l -text {ivwl Tk} -background #20a060 "
+                "-foreground white\n"
+                "pack .l -fill both -expand 1\n"
+                "button .b -text Hello\n"
+                "pack .b -fill x\n")
+    x11_client(s, ["wish", script], "wish.log")
+    view = wait_for("the Tk window at its size", lambda: (
+        lambda v: v if v["rect"][2] - v["rect"][0] > 1 else None)(
+            s.wait_view("[work] ivwl-tk", timeout=30)), timeout=10)
+    time.sleep(1)
+    view = s.wait_view("[work] ivwl-tk")
+    x0, y0, x1, y1 = view["rect"]
+    if abs(x1 - x0 - 320) > 2 or abs(y1 - y0 - 240 - TITLE_BAR) > 2:
+        raise Failure(f"the Tk window is {x1 - x0}x{y1 - y0}, not "
+                      f"320x{240 + TITLE_BAR} (its 320x240 under the bar)")
+    colours = screen_pixels(s, view["rect"], 2)
+    if bytes((0x60, 0xa0, 0x20)) not in colours:    # (b, g, r)
+        raise Failure(f"its green label is not on screen: "
+                      f"{colours.most_common(5)}")
+    print(f"wish mapped at {view['rect']} with its label, "
+          f"{len(colours)} colours")
+
+
 def case_xterm(s):
     """Keys typed into an X terminal reach it: the X input focus follows
     the window the user chose."""
@@ -634,6 +665,7 @@ def case_clipboard_import(s):
 
 CASES = {
     "x11-xeyes": (case_xeyes, ("work",), "x11"),
+    "x11-tk": (case_tk, ("work",), "x11"),
     "x11-xterm": (case_xterm, ("work",), "x11"),
     "x11-xterm-text": (case_xterm_text, ("work",), "x11"),
     "x11-xterm-menu": (case_xterm_menu, ("work",), "x11"),

@@ -132,12 +132,14 @@ class Session:
 
     def __init__(self, vms=("work",), width=800, height=600,
                  backend="headless", vm_options=None, ivwl_options=(),
-                 server_args=None, core_options=(), panel="none"):
+                 server_args=None, core_options=(), panel="none",
+                 renderer="pixman"):
         """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
         section; ivwl_options: lines of the [ivwl] section; server_args:
         {vm: [arg, ...]} for its ivwl-server; core_options: more lines of
         [core]; panel: the shell's panel-position (none: windows may sit
-        anywhere)."""
+        anywhere); renderer: weston's, "pixman" or "gl" (llvmpipe where
+        there is no GPU)."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -152,6 +154,7 @@ class Session:
         self.ivwl_options = list(ivwl_options)
         self.core_options = list(core_options)
         self.panel = panel
+        self.renderer = renderer
         self.server_args = server_args or {}
         self.servers = {}
         self.x_display = None
@@ -335,7 +338,7 @@ class Session:
             backend = "--backend=x11-backend.so"
         self.weston_started = time.monotonic()
         self.weston = self._spawn(
-            ["weston", backend, "--use-pixman",
+            ["weston", backend, f"--use-{self.renderer}",
              f"--width={self.width}", f"--height={self.height}",
              "--socket=wl-ivwl", "--idle-time=0", "--debug",
              f"--config={self.path('weston.ini')}"],
