@@ -64,21 +64,21 @@ static const char *const atom_names[ATOM_COUNT] = {
 
 struct window {
 	xcb_window_t id;
-	uint32_t surface;	/* Xwayland's wl_surface, 0: none */
+	uint32_t surface;		/* Xwayland's wl_surface, 0: none */
 	bool override_redirect;
-	bool map_requested;	/* a toplevel the manager mapped */
+	bool map_requested;		/* a toplevel the manager mapped */
 	bool mapped;
-	bool shown;				/* given to the proxy */
-	bool asked_fullscreen;			/* the X application's wish */
+	bool shown;			/* given to the proxy */
+	bool asked_fullscreen;		/* the X application's wish */
 	bool fullscreen, maximized, active;	/* the compositor's states */
-	xcb_window_t owner;	/* a child's: what it is shown over */
-	xcb_window_t frame;	/* a toplevel's (frame.h), 0: none */
-	uint16_t bar;		/* its title bar's height now */
+	xcb_window_t owner;		/* a child's: what it is shown over */
+	xcb_window_t frame;		/* a toplevel's (frame.h), 0: none */
+	uint16_t bar;			/* its title bar's height now */
 	/* its size before the compositor maximized it or made it
 	 * fullscreen: a configure of 0x0 after either gives it back */
 	uint16_t normal_width, normal_height;
-	int64_t close_asked;			/* when a close was asked, ms */
-	bool answered;			  /* its client answered the ping */
+	int64_t close_asked;		/* when a close was asked, ms */
+	bool answered;			/* its client answered the ping */
 	enum ivwl_xwm_frame_part pressed;	/* a bar's button, held */
 	/* on the root: the frame's geometry for a framed window */
 	int16_t x, y;
@@ -90,12 +90,12 @@ struct ivwl_xwm_wm {
 	xcb_connection_t *conn;
 	xcb_screen_t *screen;
 	xcb_atom_t atom[ATOM_COUNT];
-	xcb_window_t check;	/* _NET_SUPPORTING_WM_CHECK */
+	xcb_window_t check;		/* _NET_SUPPORTING_WM_CHECK */
 	struct ivwl_xwm_proxy *proxy;
 	struct ivwl_xwm_selection *selection;	/* NULL: no clipboard */
 	struct ivwl_xwm_frames *frames;		/* NULL: no frames */
 	struct window *windows;
-	xcb_window_t focus;	/* the last window activated */
+	xcb_window_t focus;		/* the last window activated */
 };
 
 static struct window *
@@ -140,10 +140,8 @@ property(struct ivwl_xwm_wm *wm, xcb_window_t win, xcb_atom_t prop,
 	char *value = NULL;
 	int n;
 
-	r = xcb_get_property_reply(wm->conn,
-				   xcb_get_property(wm->conn, 0, win, prop,
-						    type, 0, TITLE_MAX / 4),
-				   NULL);
+	r = xcb_get_property_reply(wm->conn, xcb_get_property(wm->conn, 0, win,
+			prop, type, 0, TITLE_MAX / 4), NULL);
 	if (!r)
 		return NULL;
 	n = xcb_get_property_value_length(r);
@@ -164,8 +162,8 @@ title_of(struct ivwl_xwm_wm *wm, xcb_window_t win)
 	char *t = property(wm, win, wm->atom[NET_WM_NAME],
 			   wm->atom[UTF8_STRING], NULL);
 
-	return t ? t :
-		   property(wm, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, NULL);
+	return t ? t : property(wm, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
+				NULL);
 }
 
 static void
@@ -201,8 +199,8 @@ transient_for(struct ivwl_xwm_wm *wm, xcb_window_t win)
 {
 	uint32_t len = 0;
 	xcb_window_t parent = XCB_NONE;
-	char *v = property(wm, win, XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW,
-			   &len);
+	char *v = property(wm, win, XCB_ATOM_WM_TRANSIENT_FOR,
+			   XCB_ATOM_WINDOW, &len);
 
 	if (v && len >= sizeof(parent))
 		memcpy(&parent, v, sizeof(parent));
@@ -265,7 +263,7 @@ show(struct ivwl_xwm_wm *wm, struct window *w)
 	if (w->override_redirect) {
 		parent = owner_of(wm, w);
 		if (!parent)
-			return;	/* nothing to show it over */
+			return;		/* nothing to show it over */
 		w->owner = parent->id;
 		ret = ivwl_xwm_proxy_child(wm->proxy, w->surface,
 					   parent->surface, w->x - parent->x,
@@ -278,18 +276,17 @@ show(struct ivwl_xwm_wm *wm, struct window *w)
 			ivwl_xwm_proxy_set_fullscreen(wm->proxy, w->surface,
 						      true);
 		ret = ivwl_xwm_proxy_toplevel(wm->proxy, w->surface,
-					      title ? title : "", app_id,
-					      parent && parent->shown ?
-						      parent->surface :
-						      0);
+					      title ? title : "",
+					      app_id, parent && parent->shown ?
+					      parent->surface : 0);
 		free(title);
 		free(app_id);
 	}
 	if (ret < 0)
 		ivwl_log_error("X window 0x%x could not be shown", w->id);
 	ivwl_log_debug("X window 0x%x: wl_surface@%u shown as %s", w->id,
-		       w->surface,
-		       w->override_redirect ? "a child" : "a toplevel");
+		       w->surface, w->override_redirect ? "a child" :
+		       "a toplevel");
 	w->shown = true;
 }
 
@@ -357,10 +354,8 @@ tell_position(struct ivwl_xwm_wm *wm, struct window *w)
 {
 	xcb_configure_notify_event_t e = {
 		.response_type = XCB_CONFIGURE_NOTIFY,
-		.event = w->id,
-		.window = w->id,
-		.x = w->x,
-		.y = (int16_t)(w->y + w->bar),
+		.event = w->id, .window = w->id,
+		.x = w->x, .y = (int16_t)(w->y + w->bar),
 		.width = w->width,
 		.height = (uint16_t)(w->height - w->bar),
 	};
@@ -392,8 +387,8 @@ static void
 on_map_request(struct ivwl_xwm_wm *wm, xcb_map_request_event_t *e)
 {
 	struct window *w = find(wm, e->window);
-	const uint32_t mask =
-		XCB_EVENT_MASK_PROPERTY_CHANGE | XCB_EVENT_MASK_FOCUS_CHANGE;
+	const uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE |
+			      XCB_EVENT_MASK_FOCUS_CHANGE;
 
 	const uint32_t no_border = 0;
 
@@ -439,14 +434,11 @@ place_in_frame(struct ivwl_xwm_wm *wm, struct window *w, uint16_t width,
 	uint32_t frame[2] = { width, (uint32_t)height + w->bar };
 	uint32_t client[4] = { 0, w->bar, width, height };
 
-	xcb_configure_window(wm->conn, w->frame,
-			     XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT,
-			     frame);
-	xcb_configure_window(wm->conn, w->id,
-			     XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
-				     XCB_CONFIG_WINDOW_WIDTH |
-				     XCB_CONFIG_WINDOW_HEIGHT,
-			     client);
+	xcb_configure_window(wm->conn, w->frame, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, frame);
+	xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_X |
+			     XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, client);
 	w->width = width;
 	w->height = (uint16_t)(height + w->bar);
 	tell_position(wm, w);
@@ -457,11 +449,10 @@ static void
 framed_configure_request(struct ivwl_xwm_wm *wm, struct window *w,
 			 xcb_configure_request_event_t *e)
 {
-	uint16_t width =
-		e->value_mask & XCB_CONFIG_WINDOW_WIDTH ? e->width : w->width;
+	uint16_t width = e->value_mask & XCB_CONFIG_WINDOW_WIDTH ? e->width :
+			 w->width;
 	uint16_t height = e->value_mask & XCB_CONFIG_WINDOW_HEIGHT ?
-				  e->height :
-				  (uint16_t)(w->height - w->bar);
+			  e->height : (uint16_t)(w->height - w->bar);
 
 	place_in_frame(wm, w, width ? width : 1, height ? height : 1);
 	draw_frame(wm, w);
@@ -474,7 +465,8 @@ framed_configure_request(struct ivwl_xwm_wm *wm, struct window *w,
  * at the map request.
  */
 static void
-granted(struct window *w, const xcb_configure_request_event_t *e, uint16_t mask)
+granted(struct window *w, const xcb_configure_request_event_t *e,
+	uint16_t mask)
 {
 	if (mask & XCB_CONFIG_WINDOW_X)
 		w->x = e->x;
@@ -487,14 +479,14 @@ granted(struct window *w, const xcb_configure_request_event_t *e, uint16_t mask)
 }
 
 static void
-on_configure_request(struct ivwl_xwm_wm *wm, xcb_configure_request_event_t *e)
+on_configure_request(struct ivwl_xwm_wm *wm,
+		     xcb_configure_request_event_t *e)
 {
 	struct window *w = find(wm, e->window);
 	uint32_t values[7], n = 0;
-	uint16_t mask = e->value_mask &
-			(XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
-			 XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT |
-			 XCB_CONFIG_WINDOW_BORDER_WIDTH);
+	uint16_t mask = e->value_mask & (XCB_CONFIG_WINDOW_X |
+		XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
+		XCB_CONFIG_WINDOW_HEIGHT | XCB_CONFIG_WINDOW_BORDER_WIDTH);
 
 	if (mask & XCB_CONFIG_WINDOW_X)
 		values[n++] = (uint32_t)(int32_t)e->x;
@@ -529,7 +521,7 @@ on_configure_notify(struct ivwl_xwm_wm *wm, xcb_configure_notify_event_t *e)
 		return;
 	}
 	if (!w || w->frame)
-		return;	/* in its frame: the frame's geometry counts */
+		return;		/* in its frame: the frame's geometry counts */
 	w->x = e->x;
 	w->y = e->y;
 	w->width = e->width;
@@ -610,10 +602,8 @@ static void
 send_protocol(struct ivwl_xwm_wm *wm, struct window *w, xcb_atom_t protocol)
 {
 	xcb_client_message_event_t e = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = wm->atom[WM_PROTOCOLS],
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w->id, .type = wm->atom[WM_PROTOCOLS],
 	};
 
 	e.data.data32[0] = protocol;
@@ -702,8 +692,8 @@ handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
 		on_map_notify(wm, (xcb_map_notify_event_t *)ev);
 		break;
 	case XCB_UNMAP_NOTIFY: {
-		struct window *w =
-			find(wm, ((xcb_unmap_notify_event_t *)ev)->window);
+		struct window *w = find(wm,
+			((xcb_unmap_notify_event_t *)ev)->window);
 
 		if (w)
 			hide(wm, w);
@@ -734,7 +724,8 @@ handle(struct ivwl_xwm_wm *wm, xcb_generic_event_t *ev)
 		on_button(wm, (xcb_button_press_event_t *)ev,
 			  (ev->response_type & 0x7f) == XCB_BUTTON_PRESS);
 		break;
-	default: break;
+	default:
+		break;
 	}
 }
 
@@ -757,9 +748,8 @@ configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
 		 int32_t height)
 {
 	/* ivwl.so makes a VM's fullscreen a maximize: the wish counts */
-	uint16_t bar = w->fullscreen || w->asked_fullscreen ?
-			       0 :
-			       IVWL_XWM_TITLE_HEIGHT;
+	uint16_t bar = w->fullscreen || w->asked_fullscreen ? 0 :
+		       IVWL_XWM_TITLE_HEIGHT;
 
 	if (width <= 0 || height <= bar ||
 	    (width == w->width && height == w->height && bar == w->bar))
@@ -770,9 +760,9 @@ configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
 }
 
 void
-ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface, int32_t width,
-		      int32_t height, bool activated, bool fullscreen,
-		      bool maximized)
+ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
+		      int32_t width, int32_t height, bool activated,
+		      bool fullscreen, bool maximized)
 {
 	struct window *w = find_surface(wm, surface);
 	bool redraw;
@@ -799,10 +789,8 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface, int32_t width,
 		   (width != w->width || height != w->height)) {
 		size[0] = (uint32_t)width;
 		size[1] = (uint32_t)height;
-		xcb_configure_window(wm->conn, w->id,
-				     XCB_CONFIG_WINDOW_WIDTH |
-					     XCB_CONFIG_WINDOW_HEIGHT,
-				     size);
+		xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
+				     XCB_CONFIG_WINDOW_HEIGHT, size);
 	}
 	if (activated && wm->focus != w->id) {
 		wm->focus = w->id;
@@ -861,8 +849,7 @@ become_manager(struct ivwl_xwm_wm *wm)
 	xcb_atom_t supported[2];
 
 	err = xcb_request_check(wm->conn, xcb_change_window_attributes_checked(
-						  wm->conn, wm->screen->root,
-						  XCB_CW_EVENT_MASK, &mask));
+		wm->conn, wm->screen->root, XCB_CW_EVENT_MASK, &mask));
 	if (err) {
 		free(err);
 		ivwl_log_error("another window manager runs on this display");
@@ -875,8 +862,8 @@ become_manager(struct ivwl_xwm_wm *wm)
 	wm->check = xcb_generate_id(wm->conn);
 	xcb_create_window(wm->conn, XCB_COPY_FROM_PARENT, wm->check,
 			  wm->screen->root, 0, 0, 1, 1, 0,
-			  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0,
-			  NULL);
+			  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
+			  0, NULL);
 	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->check,
 			    wm->atom[NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW,
 			    32, 1, &wm->check);
@@ -884,8 +871,8 @@ become_manager(struct ivwl_xwm_wm *wm)
 			    wm->atom[NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW,
 			    32, 1, &wm->check);
 	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->check,
-			    wm->atom[NET_WM_NAME], wm->atom[UTF8_STRING], 8, 8,
-			    "ivwl-xwm");
+			    wm->atom[NET_WM_NAME], wm->atom[UTF8_STRING], 8,
+			    8, "ivwl-xwm");
 	supported[0] = wm->atom[NET_WM_STATE];
 	supported[1] = wm->atom[NET_WM_STATE_FULLSCREEN];
 	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, wm->screen->root,
@@ -912,7 +899,8 @@ ivwl_xwm_wm_create(const char *display, struct ivwl_xwm_proxy *proxy)
 	if (!wm->screen || intern_atoms(wm) < 0 || become_manager(wm) < 0)
 		goto err_conn;
 	/* without them, windows still work */
-	wm->selection = ivwl_xwm_selection_create(wm->conn, wm->screen, proxy);
+	wm->selection = ivwl_xwm_selection_create(wm->conn, wm->screen,
+						  proxy);
 	wm->frames = ivwl_xwm_frames_create(wm->conn, wm->screen);
 	return wm;
 

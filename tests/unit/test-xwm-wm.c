@@ -32,7 +32,7 @@ static struct {
 	char title[64], app_id[64];
 	uint32_t retitled;
 	char new_title[64];
-	uint32_t fullscreen;	/* surface set fullscreen */
+	uint32_t fullscreen;		/* surface set fullscreen */
 	uint32_t child, child_parent;
 	int32_t child_x, child_y;
 	uint32_t maximized, moved;	/* surfaces asked for */
@@ -93,8 +93,8 @@ ivwl_xwm_proxy_child(struct ivwl_xwm_proxy *p, uint32_t surface,
 }
 
 int
-ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface, int32_t x,
-			  int32_t y)
+ivwl_xwm_proxy_move_child(struct ivwl_xwm_proxy *p, uint32_t surface,
+			  int32_t x, int32_t y)
 {
 	return 0;
 }
@@ -105,8 +105,8 @@ ivwl_xwm_proxy_unmap(struct ivwl_xwm_proxy *p, uint32_t surface)
 }
 
 int
-ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p, const char *const *mimes,
-			     uint32_t n)
+ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
+			     const char *const *mimes, uint32_t n)
 {
 	return 0;
 }
@@ -131,7 +131,7 @@ static void
 start_xvfb(void)
 {
 	int fds[2], n = 0;
-	char fd[16], c;
+	char fd[16], c = 0;
 
 	REQUIRE(pipe(fds) == 0);
 	xvfb = fork();
@@ -165,8 +165,8 @@ stop_xvfb(void)
 static xcb_atom_t
 atom(xcb_connection_t *c, const char *name)
 {
-	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
-		c, xcb_intern_atom(c, 0, (uint16_t)strlen(name), name), NULL);
+	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c,
+		xcb_intern_atom(c, 0, (uint16_t)strlen(name), name), NULL);
 	xcb_atom_t a = r ? r->atom : XCB_ATOM_NONE;
 
 	free(r);
@@ -182,8 +182,8 @@ sync_with(xcb_connection_t *c)
 
 /* Lets the window manager run until done(data) holds (or 3 s). */
 static bool
-settle_until(struct ivwl_xwm_wm *wm, xcb_connection_t *c, bool (*done)(void *),
-	     void *data)
+settle_until(struct ivwl_xwm_wm *wm, xcb_connection_t *c,
+	     bool (*done)(void *), void *data)
 {
 	struct timespec t0, t;
 	struct pollfd pfd = { ivwl_xwm_wm_fd(wm), POLLIN, 0 };
@@ -208,15 +208,15 @@ is_set(void *data)
 }
 
 static xcb_window_t
-window(xcb_connection_t *c, xcb_screen_t *s, bool override_redirect, int16_t x,
-       int16_t y)
+window(xcb_connection_t *c, xcb_screen_t *s, bool override_redirect,
+       int16_t x, int16_t y)
 {
 	xcb_window_t w = xcb_generate_id(c);
 	uint32_t or = override_redirect;
 
 	xcb_create_window(c, XCB_COPY_FROM_PARENT, w, s->root, x, y, 200, 150,
 			  1, XCB_WINDOW_CLASS_INPUT_OUTPUT, s->root_visual,
-			  XCB_CW_OVERRIDE_REDIRECT, & or);
+			  XCB_CW_OVERRIDE_REDIRECT, &or);
 	return w;
 }
 
@@ -234,10 +234,8 @@ surface_id(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w,
 	   uint32_t surface)
 {
 	xcb_client_message_event_t e = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w,
-		.type = atom(c, "WL_SURFACE_ID"),
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w, .type = atom(c, "WL_SURFACE_ID"),
 	};
 
 	e.data.data32[0] = surface;
@@ -274,17 +272,12 @@ button_frame(xcb_connection_t *c, xcb_window_t frame, bool press, int16_t x,
 {
 	xcb_button_press_event_t e = {
 		.response_type = press ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE,
-		.detail = 1,
-		.event = frame,
-		.event_x = x,
-		.event_y = y,
+		.detail = 1, .event = frame, .event_x = x, .event_y = y,
 		.same_screen = 1,
 	};
 
-	xcb_send_event(c, 0, frame,
-		       press ? XCB_EVENT_MASK_BUTTON_PRESS :
-			       XCB_EVENT_MASK_BUTTON_RELEASE,
-		       (const char *)&e);
+	xcb_send_event(c, 0, frame, press ? XCB_EVENT_MASK_BUTTON_PRESS :
+		       XCB_EVENT_MASK_BUTTON_RELEASE, (const char *)&e);
 	xcb_flush(c);
 }
 
@@ -301,18 +294,14 @@ ask_wm(xcb_connection_t *c, xcb_screen_t *s, xcb_window_t w, xcb_atom_t type,
        uint32_t d0, uint32_t d1)
 {
 	xcb_client_message_event_t e = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w,
-		.type = type,
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32,
+		.window = w, .type = type,
 	};
 
 	e.data.data32[0] = d0;
 	e.data.data32[1] = d1;
-	xcb_send_event(c, 0, s->root,
-		       XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
-			       XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
-		       (const char *)&e);
+	xcb_send_event(c, 0, s->root, XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
+		       XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY, (const char *)&e);
 	xcb_flush(c);
 }
 
@@ -339,11 +328,10 @@ got_protocol(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w,
 				got = true;
 				if (answer) {
 					m->window = s->root;
-					xcb_send_event(
-						c, 0, s->root,
-						XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
-							XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
-						(const char *)m);
+					xcb_send_event(c, 0, s->root,
+					XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+					(const char *)m);
 					xcb_flush(c);
 				}
 			}
@@ -416,8 +404,8 @@ test_close_hung(void)
 	CHECK(delete_asked(wm, alive, a));
 	ivwl_xwm_wm_close(wm, 21);
 	for (int i = 0; i < 100 && !xcb_connection_has_error(hung); i++) {
-		free(xcb_get_input_focus_reply(hung, xcb_get_input_focus(hung),
-					       NULL));
+		free(xcb_get_input_focus_reply(hung,
+			xcb_get_input_focus(hung), NULL));
 		usleep(20000);
 	}
 	CHECK(xcb_connection_has_error(hung));
@@ -559,8 +547,8 @@ test_windows(void)
 	CHECK_EQ(rec.toplevel, 13);
 	ivwl_xwm_wm_close(wm, 13);
 	for (int i = 0; i < 100 && !xcb_connection_has_error(rude); i++) {
-		free(xcb_get_input_focus_reply(rude, xcb_get_input_focus(rude),
-					       NULL));
+		free(xcb_get_input_focus_reply(rude,
+			xcb_get_input_focus(rude), NULL));
 		usleep(20000);
 	}
 	CHECK(xcb_connection_has_error(rude));
@@ -596,9 +584,8 @@ test_resize_before_map(void)
 	REQUIRE(!xcb_connection_has_error(c));
 	s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
 	w = window(c, s, false, 30, 40);
-	xcb_configure_window(c, w,
-			     XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT,
-			     size);
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, size);
 	xcb_map_window(c, w);
 	frame = frame_of(wm, c, w);
 	REQUIRE(frame);
