@@ -373,6 +373,19 @@ export_slot_endpoint(struct agent *agent, uint32_t slot,
 	return 0;
 }
 
+/* A connection the agent cannot give: its log says why, once a cause. */
+static int
+refuse(struct agent_client *client, int err)
+{
+	static int last_err;
+
+	if (err != last_err)
+		ivwl_log("pid %d: no connection: %s", (int)client->pid,
+			 ivwl_agent_refusal(err));
+	last_err = err;
+	return err;
+}
+
 static int
 handle_open_slot(struct agent *agent, struct agent_client *client,
 		 struct ivwl_agent_reply *rep)
@@ -382,13 +395,13 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	int slot, ret, fds[3];
 
 	if (!display_ready(agent))
-		return -ECONNREFUSED;
+		return refuse(client, -EHOSTDOWN);
 	if (client->nslots >= IVWL_AGENT_MAX_SLOTS_PER_CLIENT)
-		return -EDQUOT;
+		return refuse(client, -EDQUOT);
 	sweep(agent);
 	slot = find_free_slot(agent);
 	if (slot < 0)
-		return -EBUSY;
+		return refuse(client, -EBUSY);
 
 	ret = export_slot_endpoint(agent, (uint32_t)slot, &ep);
 	if (ret < 0)

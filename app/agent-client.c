@@ -26,6 +26,46 @@ ivwl_agent_socket_path(void)
 	return path && path[0] ? path : IVWL_AGENT_DEFAULT_SOCKET;
 }
 
+const char *
+ivwl_agent_refusal(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ECONNREFUSED:
+		return "no ivwl-agent listens at its socket (IVWL_AGENT)";
+	case -EHOSTDOWN:
+		return "the display (weston with ivwl.so) has not attached "
+		       "to the region yet";
+	case -EBUSY:
+		return "every connection slot of the region is in use";
+	case -EDQUOT:
+		return "the process holds as many connections as one may";
+	case -EACCES:
+		return "the display refused it (weston's log says why)";
+	case -ETIMEDOUT:
+		return "no answer in time";
+	case -EPROTONOSUPPORT:
+		return "the agent speaks another version";
+	default:
+		return strerror(-err);
+	}
+}
+
+int
+ivwl_display_wait_ms(void)
+{
+	const char *v = getenv("IVWL_DISPLAY_WAIT");
+	char *end;
+	long s;
+
+	if (!v || !*v)
+		return IVWL_DISPLAY_WAIT_DEFAULT_S * 1000;
+	s = strtol(v, &end, 10);
+	if (*end || s < 0 || s > 60)
+		return IVWL_DISPLAY_WAIT_DEFAULT_S * 1000;
+	return (int)s * 1000;
+}
+
 static int
 call(int fd, uint32_t op, uint64_t arg0, uint64_t arg1,
      struct ivwl_agent_reply *rep, int *fds, int max_fds, int *nfds)

@@ -51,6 +51,23 @@ ivwl_agent_free(int fd, uint64_t offset);
 int
 ivwl_agent_status(int fd, struct ivwl_agent_status *out);
 
+/*
+ * Why a connection could not be had, in words for the user, from the
+ * -errno ivwl_agent_connect(), ivwl_agent_open_slot() or the relay
+ * gave.
+ */
+const char *
+ivwl_agent_refusal(int err);
+
+/*
+ * How long a new connection waits for a display not attached yet:
+ * $IVWL_DISPLAY_WAIT seconds (0 to 60), IVWL_DISPLAY_WAIT_DEFAULT_S
+ * when unset.
+ */
+#define IVWL_DISPLAY_WAIT_DEFAULT_S 5
+int
+ivwl_display_wait_ms(void);
+
 /* The clock link is wanted now (agent-proto.h).  0 or -errno. */
 int
 ivwl_agent_clock_wanted(int fd);

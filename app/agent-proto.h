@@ -21,8 +21,9 @@ enum ivwl_agent_op {
 	/*
 	 * <- slot, generation, region size, doorbell kind, peer << 16 |
 	 *    vector, wait vector; fds: region, doorbell, wait.
-	 *    -ECONNREFUSED when no display side is there, -EBUSY when every
-	 *    slot is taken.
+	 *    -EHOSTDOWN while no display side is attached, -EBUSY when every
+	 *    slot is taken, -EDQUOT when the process holds
+	 *    IVWL_AGENT_MAX_SLOTS_PER_CLIENT.
 	 */
 	IVWL_AGENT_OPEN_SLOT = 2,
 	/* -> slot in arg0, generation in arg1.  <- 0 or -ENOENT */

@@ -606,6 +606,23 @@ restart_wait_s(void)
 	return (int)s;
 }
 
+/*
+ * A slot of the agent's, waiting up to IVWL_DISPLAY_WAIT for a display
+ * not attached yet: a client started with its VM, a moment before the
+ * gui-VM's weston attached, shows its window instead of failing.
+ */
+static int
+open_slot_waiting(int agent_fd, struct ivwl_agent_slot *info)
+{
+	int64_t deadline = ivwl_now_ms() + ivwl_display_wait_ms();
+	int ret;
+
+	while ((ret = ivwl_agent_open_slot(agent_fd, info)) == -EHOSTDOWN &&
+	       ivwl_ms_left(deadline) > 0)
+		poll(NULL, 0, 100);
+	return ret;
+}
+
 int
 ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 {
@@ -627,7 +644,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		ret = r->agent_fd;
 		goto err_relay;
 	}
-	ret = ivwl_agent_open_slot(r->agent_fd, &info);
+	ret = open_slot_waiting(r->agent_fd, &info);
 	if (ret < 0)
 		goto err_relay;
 	ret = ivwl_app_slot_attach(&r->slot, &info);
@@ -636,6 +653,8 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	/* What an earlier connection of the slot did is not ours. */
 	ivwl_app_slot_publish(&r->slot, &r->published);
 	ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
+	if (ret == -ECONNREFUSED)
+		ret = -EACCES;		/* the display closed the slot */
 	if (ret < 0)
 		goto err_relay;
 	r->record = malloc(ivwl_ring_max_payload(&r->slot.event));

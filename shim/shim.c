@@ -31,6 +31,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "agent-client.h"
 #include "log.h"
 #include "shim.h"
 #include "zero-copy.h"
@@ -120,8 +121,11 @@ replace_with_pair(int fd, int *relay_end)
 	return 0;
 }
 
-/* The relay answers within its own open timeout; this bounds the wait. */
-#define RELAY_STATUS_TIMEOUT_MS 8000
+/*
+ * The relay answers within its own open timeout, after waiting for a
+ * display up to ivwl_display_wait_ms(); this bounds the wait.
+ */
+#define RELAY_STATUS_MARGIN_MS 8000
 
 extern char **environ;
 
@@ -172,7 +176,8 @@ read_status(int fd)
 	int n;
 
 	do {
-		n = poll(&pfd, 1, RELAY_STATUS_TIMEOUT_MS);
+		n = poll(&pfd, 1,
+			 ivwl_display_wait_ms() + RELAY_STATUS_MARGIN_MS);
 	} while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return -ETIMEDOUT;
@@ -250,8 +255,11 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (zc[1] >= 0)
 		close(zc[1]);
 	if (ret < 0) {
-		ivwl_log_debug("no slot for this connection: %s",
-				strerror(-ret));
+		/* the client's own error is a bare "Connection refused" */
+		ivwl_log("cannot connect to the display through %s: %s%s",
+			 ivwl_agent_socket_path(), ivwl_agent_refusal(ret),
+			 ret == -EHOSTDOWN ? " (waited IVWL_DISPLAY_WAIT "
+			 "seconds)" : "");
 		if (zc[0] >= 0)
 			close(zc[0]);
 		errno = ECONNREFUSED;

@@ -497,6 +497,47 @@ def case_gtk(s):
     print(f"gtk3-widget-factory shows {len(colours)} colours")
 
 
+def case_refusals(s):
+    """A client that cannot have a connection says why, in one line of
+    its stderr, and the agent's log says it too; a client started a
+    moment before the display attaches waits for it
+    (IVWL_DISPLAY_WAIT) and shows its window."""
+    def refused(log, env, why):
+        t0 = time.monotonic()
+        p = s.client(["weston-simple-shm"], log=log, extra_env=env)
+        try:
+            rc = p.wait(30)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{log}: the client hangs instead of failing")
+        with open(s.path(log), errors="replace") as f:
+            said = [ln for ln in f if "cannot connect to the display" in ln]
+        if rc == 0 or len(said) != 1 or why not in said[0]:
+            raise Failure(f"{log}: exit {rc}, said {said}, not {why!r}")
+        print(f"refused in {time.monotonic() - t0:.1f} s: {said[0].strip()}")
+        return time.monotonic() - t0
+
+    refused("no-agent.log", {"IVWL_AGENT": s.path("nowhere.sock")},
+            "no ivwl-agent listens at its socket")
+    s.stop_weston()
+    took = refused("no-display.log", {"IVWL_DISPLAY_WAIT": "1"},
+                   "has not attached to the region yet")
+    if took < 1.0:
+        raise Failure(f"refused after {took:.1f} s: IVWL_DISPLAY_WAIT=1 "
+                      "was not waited")
+    wait_for("the agent to say why", lambda: "no connection: the display "
+             "(weston with ivwl.so) has not attached" in
+             open(s.path("agent-work.log")).read(), timeout=5)
+    early = s.client([ENV["IVWL_PATTERN_CLIENT"], "--title", "early",
+                      "--frames", "1000000"], log="early.log",
+                     extra_env={"IVWL_DISPLAY_WAIT": "30"})
+    time.sleep(1.5)
+    if early.poll() is not None:
+        raise Failure(f"the early client gave up ({early.returncode})")
+    s._start_weston()
+    s.wait_view("[work] early", timeout=30)
+    print("a client started before the display attached waited and shows")
+
+
 def case_weston_terminal(s):
     s.client(["weston-terminal"], log="weston-terminal.log")
     s.wait_view("[work] Wayland Terminal")
@@ -964,6 +1005,7 @@ CASES = {
     "chromium": (case_chromium, ("work",)),
     "chromium-sandboxed": (case_chromium_sandboxed, ("work",)),
     "weston-terminal": (case_weston_terminal, ("work",)),
+    "refusals": (case_refusals, ("work",)),
     "keyboard-foot": (case_keyboard_foot, ("work",), "x11"),
     "clipboard-50mib": (case_clipboard, ("work",), "seat"),
     "gtk": (case_gtk, ("work",), "seat"),
@@ -982,7 +1024,7 @@ CASES = {
 LISTING = Listing(more_suites={case: ["sanitized"] for case in (
     "pattern-pixels", "zero-copy", "zero-copy-fallbacks", "zero-copy-trust",
     "simple-shm", "flower", "two-vms", "client-killed", "lazy-release",
-    "weston-shutdown", "scaler", "copy-damage-viewport",
+    "weston-shutdown", "scaler", "copy-damage-viewport", "refusals",
     "copy-damage-rotation")}, skip=("presentation-clock",))
 
 
