@@ -44,6 +44,7 @@ struct relay {
 	uint32_t replay_pos;		/* of those, sent */
 	struct ivwl_replay_buf synth;	/* events the relay makes */
 	bool display_down;		/* the display left; waiting */
+	bool agent_gone;		/* its socket ended: the region too */
 	int64_t deadline_ms;		/* for display_down or a replay */
 	int64_t heard_ms;		/* a replay: the display's last events */
 	int restart_wait_s;		/* 0: end the connection instead */
@@ -80,6 +81,10 @@ ivwl_relay_blobs_release(struct relay *r);
 
 int
 ivwl_relay_deliver_synth(struct relay *r);
+
+/* Whether the agent's socket ended (relay.c). */
+bool
+ivwl_relay_agent_ended(struct relay *r);
 
 /* Takes every record the display wrote, then flushes to the client. */
 int

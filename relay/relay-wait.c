@@ -224,6 +224,9 @@ ivwl_relay_wait_sleep(struct relay *r, bool sock_in, int timeout_ms)
 		case IVWL_RELAY_WAIT_ZC:
 			ivwl_relay_zc_woken(&r->zc, (uint32_t)(tag >> 8));
 			break;
+		case IVWL_RELAY_WAIT_AGENT:
+			r->agent_gone = ivwl_relay_agent_ended(r);
+			break;
 		default:
 			/* A pipe: pump_channels looks at each anyway. */
 			break;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "agent-client.h"
@@ -465,11 +467,35 @@ display_back(struct relay *r)
 	return 0;
 }
 
+/*
+ * Whether the agent's socket ended.  The agent answers requests only,
+ * so between calls the socket is readable only at its end; the agent
+ * owns the region and tells of the display's leaving, and no display
+ * comes back on a region without it.
+ */
+bool
+ivwl_relay_agent_ended(struct relay *r)
+{
+	ssize_t n;
+	char c;
+
+	n = recv(r->agent_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n >= 0)
+		return n == 0;
+	return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
 /* -1 when the connection is over. */
 static int
 watch_display(struct relay *r)
 {
 	bool ready;
+
+	if (r->agent_gone) {
+		r->why = "the VM's ivwl-agent went away, and with it the "
+			 "region: no display can come back on it";
+		return -1;
+	}
 
 	if (r->display_down) {
 		if (ivwl_app_slot_display_restarted(&r->slot, &ready) &&
@@ -644,6 +670,11 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		ret = r->agent_fd;
 		goto err_relay;
 	}
+	ret = ivwl_relay_wait_add(&r->wait, r->agent_fd,
+				  EPOLLIN | EPOLLRDHUP,
+				  IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_AGENT, 0));
+	if (ret < 0)
+		goto err_relay;
 	ret = open_slot_waiting(r->agent_fd, &info);
 	if (ret < 0)
 		goto err_relay;

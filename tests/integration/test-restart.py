@@ -36,6 +36,9 @@ popup-or-unsupported
              carry over: its connection must end with a relay log line
              naming the interface, the client must exit (no hang), and a
              plain pattern client of the same VM must come back.
+stack-stop   weston, the agent and ivwl-server killed together: two
+             pattern clients end within 10 s (IVWL_RESTART_WAIT is 60),
+             each relay saying the agent went away.
 new-client-after-restart
              Seated.  The harness itself, passing with or without
              replay: after a SIGKILL a new pattern client is shown pixel
@@ -480,6 +483,37 @@ def case_unsupported(s):
     bystander.alive()
 
 
+def case_stack_stop(s):
+    """weston, the VM's agent and its ivwl-server killed together (the
+    whole stack stops): no display can come back on that region, so
+    every client of the VM ends at once, not IVWL_RESTART_WAIT later,
+    and its relay says why."""
+    apps = [Pattern(s, "stack-a"), Pattern(s, "stack-b")]
+    for app in apps:
+        app.shown()
+    t0 = time.monotonic()
+    for p in (s.weston, s.agents["work"], s.servers["work"]):
+        p.send_signal(signal.SIGKILL)
+    for app in apps:
+        try:
+            app.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{app.title!r} still runs 30 s after the stack "
+                          "stopped")
+    took = time.monotonic() - t0
+    # well under IVWL_RESTART_WAIT (60 s): nothing was waited for
+    if took > 10:
+        raise Failure(f"the clients took {took:.1f} s to end")
+    for app in apps:
+        with open(s.path(app.log), errors="replace") as f:
+            text = f.read()
+        if "ivwl-agent went away" not in text:
+            raise Failure(f"{app.title!r}'s relay did not say why: "
+                          f"{text[-400:]!r}")
+    print(f"both clients ended {took:.1f} s after the stack stopped, "
+          "their relays saying the agent went away")
+
+
 def case_new_client_after_restart(s):
     """Passes today: what the other cases rely on."""
     old = Pattern(s, "before")
@@ -519,6 +553,7 @@ CASES = {
     "new-client-after-restart": (case_new_client_after_restart, ("work",),
                                  "seat"),
     "x11": (case_x11, ("work",), "seat"),
+    "stack-stop": (case_stack_stop, ("work",)),
 }
 
 
@@ -527,7 +562,7 @@ def start(name):
     backend = rest[0] if rest else "headless"
     width, height = rest[1] if len(rest) > 1 else (1024, 768)
     s = Session(vms, width=width, height=height, backend=backend)
-    return s, run, False
+    return s, run, name == "stack-stop"
 
 
 if __name__ == "__main__":
@@ -537,6 +572,7 @@ if __name__ == "__main__":
     sys.exit(case_main(CASES, start, Listing(
         prefix="restart-",
         more_suites=dict({c: ["sanitized"] for c in (
-            "shm-kill", "twice", "popup-or-unsupported")}, x11=["x11"]),
+            "shm-kill", "twice", "popup-or-unsupported", "stack-stop")},
+            x11=["x11"]),
         timeouts={"twice": 180, "new-client-after-restart": 180},
         parallel=set(CASES) - {"terminal", "gtk", "x11"})))

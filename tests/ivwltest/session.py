@@ -157,6 +157,7 @@ class Session:
         self.renderer = renderer
         self.server_args = server_args or {}
         self.servers = {}
+        self.agents = {}
         self.x_display = None
         self.seat = Seat(self.path("seat.sock")) \
             if backend in ("seat", "x11") else None
@@ -385,7 +386,7 @@ class Session:
         argv, env = app_side([ENV["IVWL_AGENT_BIN"], "--server",
                               self.path(f"{vm}.sock"), "--listen", sock,
                               "--verbose"], dict(ENV))
-        self._spawn(argv, f"agent-{vm}.log", env)
+        self.agents[vm] = self._spawn(argv, f"agent-{vm}.log", env)
         wait_for(f"agent of {vm}", lambda: os.path.exists(sock))
         self._mkdir(f"app-{vm}")
 
