@@ -5,7 +5,8 @@
 set -eu
 
 packages=(
-	meson ninja-build pkg-config gcc make clang libclang-rt-14-dev python3
+	build-essential meson ninja-build pkg-config gcc make clang
+	libclang-rt-14-dev python3
 	clang-format
 	libwayland-dev wayland-protocols libpixman-1-dev
 	weston libweston-10-dev
