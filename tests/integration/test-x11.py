@@ -16,7 +16,7 @@ import time
 from collections import Counter
 
 from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
-                              check_border, wait_for)
+                              check_border, pixel, wait_for)
 
 
 # ivwl-xwm's title bar over each X toplevel (xwm/frame.h)
@@ -34,10 +34,10 @@ def x11_client(s, argv, log, extra_env=None):
 
 def screen_pixels(s, rect, step=1):
     """Counter of the (b, g, r) pixels in rect on the X server that shows
-    weston's output (x11 backend).  Not weston's screenshooter: Xwayland
-    leaves the X byte of its XRGB buffers 0, which weston copies into
-    its output, and the screenshot then takes those pixels for
-    transparent black; the screen shows them as they are."""
+    weston's output (x11 backend): what the user sees.  (weston's
+    screenshooter shows X windows too since ivwl-xwm's frames are ARGB,
+    which x11-xeyes checks; an override-redirect menu is still XRGB,
+    with an X byte of 0 that pixman copies into its output.)"""
     data = subprocess.run(["xwd", "-root", "-silent"],
                           env=dict(os.environ, DISPLAY=s.x_display),
                           capture_output=True, timeout=20, check=True).stdout
@@ -62,7 +62,18 @@ def case_xeyes(s):
     # the eyes: white, black pupils and outline, anti-aliased edges
     if len(colours) < 2:
         raise Failure(f"the xeyes window shows {len(colours)} colour(s)")
-    print(f"xeyes mapped at {view['rect']}, {len(colours)} colours")
+    # weston's screenshot has them too: the frame is ARGB, opaque, not
+    # XRGB with an X byte of 0 that pixman copies into its output
+    shot = s.screenshot()
+    x0, y0, x1, y1 = view["rect"]
+    bar = [pixel(shot, x, y) for x in range(x0 + 4, x1 - 2 * TITLE_BAR, 4)
+           for y in range(y0 + 2, y0 + TITLE_BAR - 2, 4)]
+    if sum(px in ((0x5a, 0x64, 0x70), (0x2b, 0x3a, 0x4a)) for px in bar) \
+            < len(bar) // 2:
+        raise Failure(f"weston's screenshot does not show the title bar: "
+                      f"{sorted(set(bar))[:6]}")
+    print(f"xeyes mapped at {view['rect']}, {len(colours)} colours; "
+          f"weston's screenshot shows its bar")
 
 
 def case_tk(s):
