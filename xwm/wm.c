@@ -364,6 +364,32 @@ tell_position(struct ivwl_xwm_wm *wm, struct window *w)
 		       (const char *)&e);
 }
 
+/*
+ * A window larger than the screen would be framed off its edges, its
+ * bar and buttons out of reach: it gets the screen, less the bar, as a
+ * window manager gives it (gnumeric's Save dialog asks 1096x880 on a
+ * 1024x768 screen).
+ */
+static void
+fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	const uint16_t sw = wm->screen->width_in_pixels;
+	const uint16_t sh = wm->screen->height_in_pixels;
+	uint32_t size[2];
+
+	if (w->width <= sw && w->height + IVWL_XWM_TITLE_HEIGHT <= sh)
+		return;
+	if (w->width > sw)
+		w->width = sw;
+	if (w->height + IVWL_XWM_TITLE_HEIGHT > sh)
+		w->height = (uint16_t)(sh > IVWL_XWM_TITLE_HEIGHT ?
+				       sh - IVWL_XWM_TITLE_HEIGHT : 1);
+	size[0] = w->width;
+	size[1] = w->height;
+	xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, size);
+}
+
 /* The window goes into a frame of its own, under its title bar; the
  * frame takes its place on the root. */
 static void
@@ -371,6 +397,7 @@ frame_window(struct ivwl_xwm_wm *wm, struct window *w)
 {
 	uint32_t extents[4] = { 0, 0, IVWL_XWM_TITLE_HEIGHT, 0 };
 
+	fit_screen(wm, w);
 	w->frame = ivwl_xwm_frame_create(wm->frames, w->x, w->y, w->width,
 					 w->height);
 	w->bar = IVWL_XWM_TITLE_HEIGHT;
@@ -453,7 +480,14 @@ framed_configure_request(struct ivwl_xwm_wm *wm, struct window *w,
 			 w->width;
 	uint16_t height = e->value_mask & XCB_CONFIG_WINDOW_HEIGHT ?
 			  e->height : (uint16_t)(w->height - w->bar);
+	const uint16_t sw = wm->screen->width_in_pixels;
+	const uint16_t sh = wm->screen->height_in_pixels;
 
+	/* no larger than the screen with its bar (fit_screen) */
+	if (width > sw)
+		width = sw;
+	if (height + w->bar > sh)
+		height = (uint16_t)(sh > w->bar ? sh - w->bar : 1);
 	place_in_frame(wm, w, width ? width : 1, height ? height : 1);
 	draw_frame(wm, w);
 }

@@ -565,7 +565,8 @@ test_windows(void)
 /*
  * A window resized just before it is mapped (Tk does so) is framed at
  * the size it asked for: the map request comes before the configure
- * notify of the resize the manager granted.
+ * notify of the resize the manager granted.  One larger than the
+ * screen is fitted to it.
  */
 static void
 test_resize_before_map(void)
@@ -575,7 +576,7 @@ test_resize_before_map(void)
 	struct ivwl_xwm_wm *wm;
 	xcb_window_t w, frame;
 	xcb_get_geometry_reply_t *geo;
-	const uint32_t size[2] = { 320, 240 };
+	const uint32_t size[2] = { 320, 240 }, big[2] = { 1096, 880 };
 
 	start_xvfb();
 	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
@@ -599,6 +600,38 @@ test_resize_before_map(void)
 	REQUIRE(geo);
 	CHECK_EQ(geo->width, 320);
 	CHECK_EQ(geo->height, 240);
+	free(geo);
+
+	/* larger than the screen (1024x768): it gets the screen */
+	w = window(c, s, false, 0, 0);
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, big);
+	xcb_map_window(c, w);
+	frame = frame_of(wm, c, w);
+	REQUIRE(frame);
+	sync_with(c);
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, 1024);
+	CHECK_EQ(geo->height, 768);
+	free(geo);
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, 1024);
+	CHECK_EQ(geo->height, 768 - IVWL_XWM_TITLE_HEIGHT);
+	free(geo);
+	/* and its own resize past the screen, once framed, too */
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, big);
+	for (int i = 0; i < 20; i++) {
+		sync_with(c);
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		usleep(10000);
+	}
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, 1024);
+	CHECK_EQ(geo->height, 768);
 	free(geo);
 	xcb_disconnect(c);
 	ivwl_xwm_wm_destroy(wm);
