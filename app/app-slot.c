@@ -193,6 +193,13 @@ ivwl_app_slot_publish(struct ivwl_app_slot *slot,
 	ivwl_shm_store64(&out->copy_pools, stats->copy_pools);
 }
 
+void
+ivwl_app_slot_set_replaying(struct ivwl_app_slot *slot, bool replaying)
+{
+	ivwl_shm_store64(&slot->view.ctrl->app_stats.flags,
+			 replaying ? IVWL_SLOT_APP_REPLAYING : 0);
+}
+
 bool
 ivwl_app_slot_kick(struct ivwl_app_slot *slot)
 {

@@ -73,6 +73,10 @@ void
 ivwl_app_slot_publish(struct ivwl_app_slot *slot,
 		      const struct ivwl_slot_app_stats *stats);
 
+/* Says the relay is replaying (IVWL_SLOT_APP_REPLAYING), or is not. */
+void
+ivwl_app_slot_set_replaying(struct ivwl_app_slot *slot, bool replaying);
+
 /* Rings the display if either ring owes it a doorbell; true if rung. */
 bool
 ivwl_app_slot_kick(struct ivwl_app_slot *slot);

@@ -483,6 +483,10 @@ service(struct ivwl_connection *conn)
 {
 	const char *why = NULL;
 
+	/* the relay says so before it sends the replay's first record */
+	if (!conn->restored)
+		conn->restored = ivwl_display_side_app_replaying(
+			&conn->vm->side, conn->slot);
 	/* Awake: no doorbells needed until the request ring runs dry. */
 	ivwl_ring_woken(&conn->request);
 	if (conn->events_blocked) {
@@ -497,6 +501,12 @@ service(struct ivwl_connection *conn)
 	}
 	kick_app(conn);
 	update_interest(conn);
+}
+
+bool
+ivwl_connection_restored(const struct ivwl_connection *conn)
+{
+	return conn->restored;
 }
 
 void

@@ -72,6 +72,9 @@ struct ivwl_connection {
 	struct wl_listener client_key;
 	struct ivwl_watch *watch;	/* of fd */
 	bool more_pending;		/* requests left: the plugin's more_fd */
+	/* its relay replayed it here after a restart (region.h's
+	 * IVWL_SLOT_APP_REPLAYING seen once): the VM's word */
+	bool restored;
 	struct wl_event_source *kill;	/* disconnect asked by the user */
 	bool told_app;			/* DISCONNECT written: it says why */
 	int alarm_fd;			/* eventfd: a pipe thread overflowed */
@@ -155,6 +158,14 @@ ivwl_connection_client(struct ivwl_connection *conn);
 /* The app rang this slot's vector. */
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn);
+
+/*
+ * Whether the app said its relay was replaying the client's windows on
+ * this weston after a restart (region.h, IVWL_SLOT_APP_REPLAYING): the
+ * VM's word, never trusted to earn anything.
+ */
+bool
+ivwl_connection_restored(const struct ivwl_connection *conn);
 
 /* Serves it again if it left requests for later (its VM's more_fd). */
 void

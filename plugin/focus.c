@@ -151,9 +151,14 @@ shell_keyboard_grab(struct weston_seat *seat, struct weston_keyboard *keyboard)
 	       (!pointer || pointer->grab == &pointer->default_grab);
 }
 
+/*
+ * Undoes a VM window's taking of the keyboard.  attention: mark the
+ * window as asking for it (not for a window that only came back after
+ * a restart).
+ */
 static void
 refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
-       struct ivwl_vm *vm)
+       struct ivwl_vm *vm, bool attention)
 {
 	struct weston_keyboard *keyboard = fs->keyboard;
 	struct wl_display *display = fs->focus->plugin->display;
@@ -170,6 +175,8 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	conn = ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
 	if (conn)
 		ivwl_translate_mute_keyboard(conn, enter, leave);
+	if (!attention)
+		return;
 	ivwl_label_attention(fs->focus->plugin->label,
 			     weston_surface_get_main_surface(to), true);
 	/* one line for the first, then one per power of two */
@@ -178,6 +185,16 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 		ivwl_log("[%s] kept from taking the keyboard: the user did not "
 			 "choose its window (%llu times so far)", vm->name,
 			 (unsigned long long)fs->refusals);
+}
+
+/* The VM says to's connection was replayed here after a restart. */
+static bool
+came_back(struct ivwl_vm *vm, struct weston_surface *to)
+{
+	struct ivwl_connection *conn;
+
+	conn = ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
+	return conn && ivwl_connection_restored(conn);
 }
 
 static void
@@ -196,11 +213,22 @@ on_key_focus(struct wl_listener *listener, void *data)
 		return;
 	}
 	vm = surface_vm(fs->focus, to);
+	/* a window of a connection that came back after a restart: the
+	 * user has not chosen its VM on this weston, whoever held the
+	 * keyboard on the last; nor does it ask for attention (a new
+	 * window of it later neither, until the user gives its VM the
+	 * keyboard) */
+	if (vm && vm != fs->owner && came_back(vm, to) &&
+	    !pressed_on(fs->focus, fs->seat, vm) &&
+	    !shell_keyboard_grab(fs->seat, keyboard)) {
+		refuse(fs, to, vm, false);
+		return;
+	}
 	/* nobody holds the keyboard nor did (a new desktop): anyone may */
 	if (vm && vm != fs->owner && (fs->granted || fs->owner) &&
 	    !pressed_on(fs->focus, fs->seat, vm) &&
 	    !shell_keyboard_grab(fs->seat, keyboard)) {
-		refuse(fs, to, vm);
+		refuse(fs, to, vm, true);
 		return;
 	}
 	fs->owner = vm;

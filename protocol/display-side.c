@@ -216,7 +216,18 @@ ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
 	out->zero_copy_commits = ivwl_shm_load64(&in->zero_copy_commits);
 	out->zero_copy_pools = ivwl_shm_load64(&in->zero_copy_pools);
 	out->copy_pools = ivwl_shm_load64(&in->copy_pools);
-	out->reserved[0] = out->reserved[1] = 0;
+	out->flags = ivwl_shm_load64(&in->flags);
+	out->reserved = 0;
+}
+
+bool
+ivwl_display_side_app_replaying(struct ivwl_display_side *ds, uint32_t slot)
+{
+	struct ivwl_slot_view view;
+
+	ivwl_region_slot(ds->base, &ds->layout, slot, &view);
+	return ivwl_shm_load64(&view.ctrl->app_stats.flags) &
+	       IVWL_SLOT_APP_REPLAYING;
 }
 
 static void

@@ -104,6 +104,10 @@ void
 ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
 			    struct ivwl_slot_app_stats *out);
 
+/* Whether the app says the slot's relay is replaying (region.h). */
+bool
+ivwl_display_side_app_replaying(struct ivwl_display_side *ds, uint32_t slot);
+
 /*
  * Rings the app for the slot's rings: on the slot's own vector when the
  * app waits on one and the device can ring it, else through the doorbell

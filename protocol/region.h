@@ -189,7 +189,8 @@ struct ivwl_slot_state {
 /*
  * What the app side's relay says it did for the slot's connection since
  * it took the slot (0 before).  Written by the app only; the display
- * shows it to people (weston-debug ivwl) and never acts on it.
+ * shows the figures to people (weston-debug ivwl) and never acts on
+ * them; flags, below.
  */
 struct ivwl_slot_app_stats {
 	uint64_t buffer_commits;	/* commits with a buffer attached */
@@ -198,8 +199,18 @@ struct ivwl_slot_app_stats {
 	uint64_t zero_copy_commits;	/* commits that copied nothing */
 	uint64_t zero_copy_pools;	/* pools drawn in place */
 	uint64_t copy_pools;		/* pools copied from */
-	uint64_t reserved[2];
+	uint64_t flags;			/* IVWL_SLOT_APP_* */
+	uint64_t reserved;
 };
+
+/*
+ * The relay is replaying its client's windows on a new display: what
+ * maps now came back, the user did not just open it.  The display acts
+ * on it only to deny such a window what a VM's own word cannot earn
+ * (the keyboard) and to spare it the attention bar: a VM that sets it
+ * falsely keeps its own new windows from both.
+ */
+#define IVWL_SLOT_APP_REPLAYING (1u << 0)
 
 /* First page of every slot. */
 struct ivwl_slot_ctrl {

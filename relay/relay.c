@@ -459,6 +459,7 @@ display_back(struct relay *r)
 		return ret;
 	}
 	r->display_down = false;
+	ivwl_app_slot_set_replaying(&r->slot, true);
 	r->heard_ms = ivwl_now_ms();
 	r->deadline_ms = r->heard_ms + REPLAY_TIMEOUT_MS;
 	ivwl_log("slot %u generation %u: replaying the client's "
@@ -509,6 +510,7 @@ watch_display(struct relay *r)
 	}
 	if (r->deadline_ms && ivwl_replay_done(r->replay)) {
 		r->deadline_ms = 0;
+		ivwl_app_slot_set_replaying(&r->slot, false);
 		ivwl_log("slot %u: the client's windows are back",
 			      r->slot.info.slot);
 	}
@@ -683,6 +685,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		goto err_relay;
 	/* What an earlier connection of the slot did is not ours. */
 	ivwl_app_slot_publish(&r->slot, &r->published);
+	ivwl_app_slot_set_replaying(&r->slot, false);
 	ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);
 	if (ret == -ECONNREFUSED)
 		ret = -EACCES;		/* the display closed the slot */

@@ -36,6 +36,8 @@ popup-or-unsupported
              carry over: its connection must end with a relay log line
              naming the interface, the client must exit (no hang), and a
              plain pattern client of the same VM must come back.
+came-back    Seated, two VMs, SIGKILL: windows that only came back take
+             no keyboard and wear no attention bar until the user clicks.
 stack-stop   weston, the agent and ivwl-server killed together: two
              pattern clients end within 10 s (IVWL_RESTART_WAIT is 60),
              each relay saying the agent went away.
@@ -56,8 +58,8 @@ import sys
 import time
 
 from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
-                     check_border, compare_window, covering, wait_for,
-                     wayland_debug_re)
+                              StdoutLines, check_border, compare_window,
+                              covering, pixel, wait_for, wayland_debug_re)
 
 # session.py's colours: the first VM, the second
 BORDER = {"work": (0x30, 0x70, 0xc0), "home": (0xc0, 0x30, 0x30)}
@@ -483,6 +485,47 @@ def case_unsupported(s):
     bystander.alive()
 
 
+AMBER = (0xff, 0xb0, 0x00)     # the attention bar (plugin/label.c)
+
+
+def case_came_back(s):
+    """Windows that only came back after a restart take no keyboard and
+    wear no attention bar: two VMs' typists, the user in work's; after
+    weston is killed and started again, neither hears an enter until the
+    user clicks one, and nothing on screen asks for attention."""
+    def typist(vm, title):
+        p = s.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist",
+                      "--title", title], vm=vm, log=f"{title}.log")
+        lines = StdoutLines(p)
+        lines.wait("mapped")
+        return lines
+    work, home = typist("work", "w-typist"), typist("home", "h-typist")
+    s.click_window(s.wait_view("[work] w-typist"))
+    wait_for("work's typist to have the keyboard",
+             lambda: "enter" in work.lines, timeout=5)
+    restart(s, True)
+    before = {t: len(t.lines) for t in (work, home)}
+    views = [s.wait_view(f"[{vm}] {t}-typist", timeout=30)
+             for vm, t in (("work", "w"), ("home", "h"))]
+    time.sleep(1.5)
+    for t, name in ((work, "work"), (home, "home")):
+        if "enter" in t.lines[before[t]:]:
+            raise Failure(f"{name}'s window took the keyboard when it "
+                          "came back")
+    shot = s.screenshot()
+    amber = sum(pixel(shot, x, y) == AMBER for v in views
+                for x in range(v["rect"][0] - 20, v["rect"][2] + 20, 2)
+                for y in range(v["rect"][1] - 20, v["rect"][3] + 20, 2))
+    if amber:
+        raise Failure(f"{amber} attention-bar pixels around windows that "
+                      "only came back")
+    s.click_window(s.wait_view("[home] h-typist"))
+    wait_for("a click to give home's window the keyboard",
+             lambda: "enter" in home.lines[before[home]:], timeout=5)
+    print("after the restart no window took the keyboard or asked for "
+          "attention; a click gave it")
+
+
 def case_stack_stop(s):
     """weston, the VM's agent and its ivwl-server killed together (the
     whole stack stops): no display can come back on that region, so
@@ -554,6 +597,7 @@ CASES = {
                                  "seat"),
     "x11": (case_x11, ("work",), "seat"),
     "stack-stop": (case_stack_stop, ("work",)),
+    "came-back": (case_came_back, ("work", "home"), "seat"),
 }
 
 
