@@ -58,7 +58,7 @@ import sys
 import time
 
 from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
-                              StdoutLines, check_border, compare_window,
+                              check_border, compare_window,
                               covering, pixel, wait_for, wayland_debug_re)
 
 # session.py's colours: the first VM, the second
@@ -493,13 +493,8 @@ def case_came_back(s):
     wear no attention bar: two VMs' typists, the user in work's; after
     weston is killed and started again, neither hears an enter until the
     user clicks one, and nothing on screen asks for attention."""
-    def typist(vm, title):
-        p = s.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist",
-                      "--title", title], vm=vm, log=f"{title}.log")
-        lines = StdoutLines(p)
-        lines.wait("mapped")
-        return lines
-    work, home = typist("work", "w-typist"), typist("home", "h-typist")
+    work, _ = s.typist("work", "w-typist")
+    home, _ = s.typist("home", "h-typist")
     s.click_window(s.wait_view("[work] w-typist"))
     wait_for("work's typist to have the keyboard",
              lambda: "enter" in work.lines, timeout=5)

@@ -12,9 +12,8 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (ENV, Failure, Listing, Session, StdoutLines,
-                              case_main, pixel,
-                     wait_for)
+from ivwltest.session import (Failure, Listing, Session, case_main, pixel,
+                              wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
@@ -22,27 +21,19 @@ AMBER = (0xff, 0xb0, 0x00)
 PANEL = 32      # desktop-shell's panel height at the top
 
 
-def typist(s, vm, title):
-    p = s.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist", "--title",
-                  title], vm=vm, log=f"{title}.log")
-    lines = StdoutLines(p)
-    lines.wait("mapped")
-    return lines, s.wait_view(f"[{vm}] {title}")
-
-
 def case_new_window_keyboard(s):
     """A window the user clicked has the keyboard; a new window of the
     same VM takes it (a dialog), one of another VM does not until the
     user clicks it, and shows the attention bar meanwhile; the window
     switcher (super+tab) moves the keyboard between VMs."""
-    a, va = typist(s, "work", "first")
+    a, va = s.typist("work", "first")
     s.click_window(va)
     wait_for("the first window to get the keyboard",
              lambda: "enter" in a.lines, timeout=5)
-    b, _ = typist(s, "work", "dialog")
+    b, _ = s.typist("work", "dialog")
     wait_for("the same VM's new window to take the keyboard",
              lambda: "enter" in b.lines, timeout=5)
-    c, vc = typist(s, "other", "other")
+    c, vc = s.typist("other", "other")
     time.sleep(1.5)
     if "enter" in c.lines:
         raise Failure("another VM's new window took the keyboard")

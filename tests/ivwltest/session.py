@@ -408,6 +408,15 @@ class Session:
         self.clients.append(p)
         return p
 
+    def typist(self, vm, title):
+        """ivwl-trust-client --mode typist as an app of vm, once mapped:
+        (its StdoutLines: "enter", "leave", "key K"; its view)."""
+        p = self.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist",
+                         "--title", title], vm=vm, log=f"{title}.log")
+        lines = StdoutLines(p)
+        lines.wait("mapped")
+        return lines, self.wait_view(f"[{vm}] {title}")
+
     def wait_line(self, proc, text, timeout=20.0):
         """Reads proc's stdout until a line equal to text."""
         os.set_blocking(proc.stdout.fileno(), False)

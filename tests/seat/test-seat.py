@@ -11,20 +11,11 @@ import sys
 import time
 
 from ivwltest.seat import SeatError
-from ivwltest.session import (ENV, Failure, Listing, Session, StdoutLines,
-                              case_main,
+from ivwltest.session import (Failure, Listing, Session, case_main,
                               wait_for)
 
 # evdev codes of the us keymap weston starts with
 KEY_A, KEY_Z, KEY_1, KEY_LEFTSHIFT, KEY_ENTER = 30, 44, 2, 42, 28
-
-
-def typist(s, vm, title):
-    p = s.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist", "--title",
-                  title], vm=vm, log=f"{title}.log")
-    lines = StdoutLines(p)
-    lines.wait("mapped")
-    return lines, s.wait_view(f"[{vm}] {title}")
 
 
 def keys(lines):
@@ -38,8 +29,8 @@ def case_input(s):
         if s.seat.where() != (x, y):
             raise Failure(f"moved to {x},{y}; weston's pointer is at "
                           f"{s.seat.where()}")
-    a, va = typist(s, "work", "seat-a")
-    b, vb = typist(s, "other", "seat-b")
+    a, va = s.typist("work", "seat-a")
+    b, vb = s.typist("other", "seat-b")
     s.click_window(va)
     wait_for("a click to give work's window the keyboard",
              lambda: "enter" in a.lines, timeout=5)

@@ -562,6 +562,19 @@ test_windows(void)
 	stop_xvfb();
 }
 
+static void
+check_size(xcb_connection_t *c, xcb_window_t w, uint16_t width,
+	   uint16_t height)
+{
+	xcb_get_geometry_reply_t *geo;
+
+	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
+	REQUIRE(geo);
+	CHECK_EQ(geo->width, width);
+	CHECK_EQ(geo->height, height);
+	free(geo);
+}
+
 /*
  * A window resized just before it is mapped (Tk does so) is framed at
  * the size it asked for: the map request comes before the configure
@@ -575,7 +588,6 @@ test_resize_before_map(void)
 	xcb_screen_t *s;
 	struct ivwl_xwm_wm *wm;
 	xcb_window_t w, frame;
-	xcb_get_geometry_reply_t *geo;
 	const uint32_t size[2] = { 320, 240 }, big[2] = { 1096, 880 };
 
 	start_xvfb();
@@ -591,16 +603,8 @@ test_resize_before_map(void)
 	frame = frame_of(wm, c, w);
 	REQUIRE(frame);
 	sync_with(c);
-	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
-	REQUIRE(geo);
-	CHECK_EQ(geo->width, 320);
-	CHECK_EQ(geo->height, 240 + IVWL_XWM_TITLE_HEIGHT);
-	free(geo);
-	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
-	REQUIRE(geo);
-	CHECK_EQ(geo->width, 320);
-	CHECK_EQ(geo->height, 240);
-	free(geo);
+	check_size(c, frame, 320, 240 + IVWL_XWM_TITLE_HEIGHT);
+	check_size(c, w, 320, 240);
 
 	/* larger than the screen (1024x768): it gets the screen */
 	w = window(c, s, false, 0, 0);
@@ -610,16 +614,8 @@ test_resize_before_map(void)
 	frame = frame_of(wm, c, w);
 	REQUIRE(frame);
 	sync_with(c);
-	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
-	REQUIRE(geo);
-	CHECK_EQ(geo->width, 1024);
-	CHECK_EQ(geo->height, 768);
-	free(geo);
-	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
-	REQUIRE(geo);
-	CHECK_EQ(geo->width, 1024);
-	CHECK_EQ(geo->height, 768 - IVWL_XWM_TITLE_HEIGHT);
-	free(geo);
+	check_size(c, frame, 1024, 768);
+	check_size(c, w, 1024, 768 - IVWL_XWM_TITLE_HEIGHT);
 	/* and its own resize past the screen, once framed, too */
 	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
 			     XCB_CONFIG_WINDOW_HEIGHT, big);
@@ -628,11 +624,7 @@ test_resize_before_map(void)
 		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
 		usleep(10000);
 	}
-	geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, frame), NULL);
-	REQUIRE(geo);
-	CHECK_EQ(geo->width, 1024);
-	CHECK_EQ(geo->height, 768);
-	free(geo);
+	check_size(c, frame, 1024, 768);
 	xcb_disconnect(c);
 	ivwl_xwm_wm_destroy(wm);
 	stop_xvfb();
