@@ -510,6 +510,12 @@ ivwl_connection_restored(const struct ivwl_connection *conn)
 }
 
 void
+ivwl_connection_forget_restored(struct ivwl_connection *conn)
+{
+	conn->restored = false;
+}
+
+void
 ivwl_connection_doorbell(struct ivwl_connection *conn)
 {
 	conn->live.now.bells_in++;

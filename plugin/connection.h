@@ -167,6 +167,10 @@ ivwl_connection_doorbell(struct ivwl_connection *conn);
 bool
 ivwl_connection_restored(const struct ivwl_connection *conn);
 
+/* The user gave one of its windows the keyboard: no longer restored. */
+void
+ivwl_connection_forget_restored(struct ivwl_connection *conn);
+
 /* Serves it again if it left requests for later (its VM's more_fd). */
 void
 ivwl_connection_more(struct ivwl_connection *conn);

@@ -151,6 +151,12 @@ shell_keyboard_grab(struct weston_seat *seat, struct weston_keyboard *keyboard)
 	       (!pointer || pointer->grab == &pointer->default_grab);
 }
 
+static struct ivwl_connection *
+surface_connection(struct ivwl_vm *vm, struct weston_surface *to)
+{
+	return ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
+}
+
 /*
  * Undoes a VM window's taking of the keyboard.  attention: mark the
  * window as asking for it (not for a window that only came back after
@@ -172,7 +178,7 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	fs->undoing = true;
 	weston_keyboard_set_focus(keyboard, fs->granted);
 	fs->undoing = false;
-	conn = ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
+	conn = surface_connection(vm, to);
 	if (conn)
 		ivwl_translate_mute_keyboard(conn, enter, leave);
 	if (!attention)
@@ -191,9 +197,8 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 static bool
 came_back(struct ivwl_vm *vm, struct weston_surface *to)
 {
-	struct ivwl_connection *conn;
+	struct ivwl_connection *conn = surface_connection(vm, to);
 
-	conn = ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
 	return conn && ivwl_connection_restored(conn);
 }
 
@@ -216,8 +221,8 @@ on_key_focus(struct wl_listener *listener, void *data)
 	/* a window of a connection that came back after a restart: the
 	 * user has not chosen its VM on this weston, whoever held the
 	 * keyboard on the last; nor does it ask for attention (a new
-	 * window of it later neither, until the user gives its VM the
-	 * keyboard) */
+	 * window of it later neither, until the user gives one of its
+	 * windows the keyboard) */
 	if (vm && vm != fs->owner && came_back(vm, to) &&
 	    !pressed_on(fs->focus, fs->seat, vm) &&
 	    !shell_keyboard_grab(fs->seat, keyboard)) {
@@ -233,10 +238,13 @@ on_key_focus(struct wl_listener *listener, void *data)
 	}
 	fs->owner = vm;
 	granted_set(fs, to);
-	if (vm)
-		ivwl_label_attention(fs->focus->plugin->label,
-				     weston_surface_get_main_surface(to),
-				     false);
+	if (!vm)
+		return;
+	ivwl_label_attention(fs->focus->plugin->label,
+			     weston_surface_get_main_surface(to), false);
+	/* the user has chosen it on this weston: its rules are the usual */
+	if (came_back(vm, to))
+		ivwl_connection_forget_restored(surface_connection(vm, to));
 }
 
 /* ---- the pointer's image ---------------------------------------- */
