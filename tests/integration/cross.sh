@@ -28,7 +28,8 @@ cases=("$@")
 display_env()
 {
 	echo "IVWL_BUILD_ROOT=$1" "IVWL_SERVER_BIN=$1/host/ivwl-server" \
-		"IVWL_PLUGIN=$1/plugin/ivwl.so"
+		"IVWL_PLUGIN=$1/plugin/ivwl.so" \
+		"IVWL_TEST_SEAT=$1/tests/seat/ivwl-test-seat.so"
 }
 app_env()
 {
