@@ -82,10 +82,6 @@ ivwl_relay_blobs_release(struct relay *r);
 int
 ivwl_relay_deliver_synth(struct relay *r);
 
-/* Whether the agent's socket ended (relay.c). */
-bool
-ivwl_relay_agent_ended(struct relay *r);
-
 /* Takes every record the display wrote, then flushes to the client. */
 int
 ivwl_relay_pump_events(struct relay *r);

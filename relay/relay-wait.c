@@ -225,7 +225,10 @@ ivwl_relay_wait_sleep(struct relay *r, bool sock_in, int timeout_ms)
 			ivwl_relay_zc_woken(&r->zc, (uint32_t)(tag >> 8));
 			break;
 		case IVWL_RELAY_WAIT_AGENT:
-			r->agent_gone = ivwl_relay_agent_ended(r);
+			/* registered for its end only: stray bytes (the
+			 * agent sends none unasked) wake nobody */
+			r->agent_gone = ev[i].events &
+					(EPOLLRDHUP | EPOLLHUP | EPOLLERR);
 			break;
 		default:
 			/* A pipe: pump_channels looks at each anyway. */

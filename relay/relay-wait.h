@@ -25,7 +25,7 @@ enum ivwl_relay_wait_kind {
 	IVWL_RELAY_WAIT_CLIENT,
 	IVWL_RELAY_WAIT_ZC,	/* index: relay-zc.h's */
 	IVWL_RELAY_WAIT_PIPE,
-	IVWL_RELAY_WAIT_AGENT,	/* its socket: readable only when it ends */
+	IVWL_RELAY_WAIT_AGENT,	/* its socket, waited on for its end only */
 };
 
 #define IVWL_RELAY_WAIT_TAG(kind, index) \

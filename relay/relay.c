@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "agent-client.h"
@@ -468,24 +467,6 @@ display_back(struct relay *r)
 	return 0;
 }
 
-/*
- * Whether the agent's socket ended.  The agent answers requests only,
- * so between calls the socket is readable only at its end; the agent
- * owns the region and tells of the display's leaving, and no display
- * comes back on a region without it.
- */
-bool
-ivwl_relay_agent_ended(struct relay *r)
-{
-	ssize_t n;
-	char c;
-
-	n = recv(r->agent_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-	if (n >= 0)
-		return n == 0;
-	return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
-}
-
 /* -1 when the connection is over. */
 static int
 watch_display(struct relay *r)
@@ -672,8 +653,9 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		ret = r->agent_fd;
 		goto err_relay;
 	}
-	ret = ivwl_relay_wait_add(&r->wait, r->agent_fd,
-				  EPOLLIN | EPOLLRDHUP,
+	/* the agent owns the region and tells of the display's leaving:
+	 * no display comes back on a region without it (watch_display) */
+	ret = ivwl_relay_wait_add(&r->wait, r->agent_fd, EPOLLRDHUP,
 				  IVWL_RELAY_WAIT_TAG(IVWL_RELAY_WAIT_AGENT, 0));
 	if (ret < 0)
 		goto err_relay;
