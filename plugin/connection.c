@@ -195,19 +195,19 @@ region_held(struct ivwl_vm *vm)
 }
 
 /*
- * Whether the record just read needs the region's fd (a descriptor of
- * kind REGION: wl_shm.create_pool) while its VM holds none.  Decided on
- * the record, before anything of it is handled: translation has effects
- * per message (firewall, object map) and could not stop halfway.  A
- * malformed record is not held: handle_record refuses it.
+ * Whether a record hands libwayland the region's fd (a descriptor of kind
+ * REGION: wl_shm.create_pool).  Decided on the record, before anything of
+ * it is handled: translation has effects per message (firewall, object
+ * map) and could not stop halfway for the fd.  A malformed record says
+ * no: handle_record refuses it.
  */
 static bool
-needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
+record_needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
 {
 	struct ivwl_wayland_record rec;
 	uint32_t i;
 
-	if (region_held(conn->vm) || type != IVWL_RECORD_WAYLAND ||
+	if (type != IVWL_RECORD_WAYLAND ||
 	    ivwl_record_parse_wayland(conn->record, len,
 				      &conn->vm->side.layout, &rec) < 0)
 		return false;
@@ -218,15 +218,30 @@ needs_region(struct ivwl_connection *conn, uint16_t type, uint32_t len)
 }
 
 /*
+ * The held record needs the region's fd: the VM keeps it while we wait
+ * (another connection's record may have brought it), or asks for it.
+ */
+static void
+wait_region(struct ivwl_connection *conn)
+{
+	if (conn->region_wait)
+		return;
+	conn->region_wait = true;
+	ivwl_vm_region_wait(conn->vm);
+}
+
+/*
  * Whether the held record may go on: held at a barrier, once the
- * barrier's sync came back; held for the region's fd, once the VM has it.
+ * barrier's sync came back; held for the region's fd, once the VM has it
+ * (a record held at a barrier may need it too).
  */
 static bool
 held_may_go(struct ivwl_connection *conn)
 {
-	if (conn->barrier != IVWL_BARRIER_NONE)
-		return conn->barrier == IVWL_BARRIER_PASSED;
-	return region_held(conn->vm);
+	if (conn->barrier != IVWL_BARRIER_NONE &&
+	    conn->barrier != IVWL_BARRIER_PASSED)
+		return false;
+	return !conn->region_wait || region_held(conn->vm);
 }
 
 /*
@@ -253,15 +268,13 @@ next_record(struct ivwl_connection *conn, uint16_t *type, const char **why)
 		*why = "the request ring is corrupt";
 		return n;
 	}
-	if (!needs_region(conn, *type, (uint32_t)n))
+	if (region_held(conn->vm) ||
+	    !record_needs_region(conn, *type, (uint32_t)n))
 		return n;
 	conn->held = true;
 	conn->held_type = *type;
 	conn->held_len = (uint32_t)n;
-	if (!conn->region_wait) {
-		conn->region_wait = true;
-		ivwl_vm_region_wait(conn->vm);
-	}
+	wait_region(conn);
 	return -EBUSY;
 }
 
@@ -292,10 +305,16 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 			return n;
 		ret = handle_record(conn, type, (uint32_t)n, why);
 		if (ret == -EBUSY) {
-			/* halfway, at a barrier: its sync's done resumes it */
+			/*
+			 * halfway, at a barrier: its sync's done resumes it;
+			 * meanwhile the region's fd, if its rest needs it,
+			 * stays (the connection that brought it may be done)
+			 */
 			conn->held = true;
 			conn->held_type = type;
 			conn->held_len = (uint32_t)n;
+			if (record_needs_region(conn, type, (uint32_t)n))
+				wait_region(conn);
 			break;
 		}
 		if (ret < 0)

@@ -226,7 +226,10 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	}
 	*fd = dup(ivwl_device_region_fd(conn->vm->dev));
 	if (*fd < 0) {
-		*why = "out of file descriptors";
+		*why = errno == EMFILE || errno == ENFILE ?
+		       "out of file descriptors" :
+		       "wl_shm.create_pool: weston does not hold the "
+		       "region's fd";
 		return -errno;
 	}
 	put_u32(bytes, msg->args[2].offset, (uint32_t)end);
