@@ -36,6 +36,7 @@ struct ivwl_plugin {
 	struct wl_listener destroy_listener;
 	struct wl_listener kill_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
+	struct ivwl_canvas *canvas;	/* what ivwl.so draws itself */
 	struct ivwl_label *label;
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */

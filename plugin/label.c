@@ -5,8 +5,11 @@
  * (docs/security.md, "Trusted path").  (The title prefix is done on the
  * wire, in translate.c.)
  *
- * The frame is four solid-colour strips, transform-parented to the
- * window's view so that they move with it.  The window's view gets a
+ * The frame is four strips of colour, transform-parented to the
+ * window's view so that they move with it.  A strip is a view of the
+ * canvas's 1x1 surface of its colour (canvas.c), scaled to its size, so
+ * that every renderer shows the colour exactly; a surface of its own in
+ * a solid colour while the canvas has none.  The window's view gets a
  * clip mask of its box and its frame, which weston applies to every
  * view parented to it as well: the window's subsurfaces and popups
  * cannot draw outside the frame.  The strips sit above the window and
@@ -28,6 +31,7 @@
 #include "weston-compat.h"
 
 #include "ivwl-plugin.h"
+#include "canvas.h"
 #include "focus.h"
 #include "label.h"
 #include "repaint.h"
@@ -50,6 +54,10 @@ struct ivwl_strip {
 	struct weston_surface *surface;
 	struct weston_view *view;
 	struct wl_listener destroy;
+	bool shared;			/* the canvas's: only the view is ours */
+	struct weston_transform scale;	/* a shared surface to w x h */
+	int32_t w, h;			/* its size now */
+	bool empty;			/* no size where it goes now */
 };
 
 struct ivwl_border {
@@ -98,15 +106,23 @@ strips_forget(struct ivwl_border *b)
 static void
 strips_destroy(struct ivwl_border *b)
 {
-	struct weston_surface *s[NSTRIPS];
+	struct weston_surface *s[NSTRIPS] = { NULL };
+	struct weston_view *v[NSTRIPS] = { NULL };
 	int i;
 
-	for (i = 0; i < NSTRIPS; i++)
-		s[i] = b->strip[i].surface;
+	for (i = 0; i < NSTRIPS; i++) {
+		if (b->strip[i].shared)
+			v[i] = b->strip[i].view;
+		else
+			s[i] = b->strip[i].surface;
+	}
 	strips_forget(b);
-	for (i = 0; i < NSTRIPS; i++)
+	for (i = 0; i < NSTRIPS; i++) {
+		if (v[i])
+			weston_view_destroy(v[i]);
 		if (s[i])
 			ivwl_surface_release(s[i]);
+	}
 }
 
 /* weston destroyed a strip itself (at shutdown): forget all of them. */
@@ -144,15 +160,45 @@ strip_color(const struct ivwl_border *b, int i)
 	       b->color;
 }
 
+static enum ivwl_fill_shape
+strip_shape(int i)
+{
+	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL : IVWL_FILL_WIDE;
+}
+
+/*
+ * The surface strip i shows: the canvas's of its colour, or one of its
+ * own painted in it (the veil's is always its own: its opaque region
+ * spares weston what it covers).
+ */
+static struct weston_surface *
+strip_surface(struct ivwl_border *b, int i, bool *shared)
+{
+	struct weston_surface *s = NULL;
+
+	if (i != VEIL)
+		s = ivwl_canvas_fill(b->label->plugin->canvas,
+				     strip_color(b, i), strip_shape(i));
+	*shared = s != NULL;
+	if (s)
+		return s;
+	s = weston_surface_create(b->window->compositor);
+	if (!s)
+		return NULL;
+	/* Clicks go to what is below, as if the border were paint. */
+	pixman_region32_fini(&s->input);
+	pixman_region32_init(&s->input);
+	return s;
+}
+
 static int
 strips_create(struct ivwl_border *b, struct weston_view *framed)
 {
-	struct weston_compositor *ec = b->window->compositor;
 	int i;
 
 	for (i = 0; i < NSTRIPS; i++) {
 		struct ivwl_strip *strip = &b->strip[i];
-		struct weston_surface *s = weston_surface_create(ec);
+		struct weston_surface *s = strip_surface(b, i, &strip->shared);
 
 		if (!s)
 			goto err_strips;
@@ -160,12 +206,16 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		strip->surface = s;
 		strip->destroy.notify = on_strip_destroy;
 		wl_signal_add(&s->destroy_signal, &strip->destroy);
-		/* Clicks go to what is below, as if the border were paint. */
-		pixman_region32_fini(&s->input);
-		pixman_region32_init(&s->input);
 		strip->view = weston_view_create(s);
 		if (!strip->view)
 			goto err_strips;
+		strip->w = strip->shared ? s->width : 0;
+		strip->h = strip->shared ? s->height : 0;
+		if (strip->shared) {
+			weston_matrix_init(&strip->scale.matrix);
+			ivwl_view_add_local_transform(strip->view,
+						      &strip->scale);
+		}
 		weston_view_set_transform_parent(strip->view, framed);
 	}
 	b->framed = framed;
@@ -274,6 +324,17 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	mask[3] = (in[BOTTOM] ? h : h + k) - mask[1];
 }
 
+static bool
+is_strip(const struct ivwl_border *b, const struct weston_view *v)
+{
+	int i;
+
+	for (i = 0; i < NSTRIPS; i++)
+		if (b->strip[i].view == v)
+			return true;
+	return false;
+}
+
 /* The entry the strips go right above: the window's, or the topmost of
  * its popups stacked right above it. */
 static struct weston_layer_entry *
@@ -290,7 +351,7 @@ frame_top(struct ivwl_border *b)
 		for (p = v->geometry.parent; p && p != b->framed;
 		     p = p->geometry.parent)
 			;
-		if (!p || v->surface->resource == NULL)
+		if (!p || is_strip(b, v))
 			return top;	/* not a popup of ours, or a strip */
 		top = e;
 	}
@@ -301,6 +362,8 @@ frame_top(struct ivwl_border *b)
 static bool
 strip_shown(const struct ivwl_border *b, int i)
 {
+	if (b->strip[i].empty)
+		return false;
 	if (i == ATTENTION)
 		return b->attention;
 	if (i == VEIL)
@@ -355,6 +418,32 @@ ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
 	weston_view_set_mask(view, x, y, w, h);
 }
 
+/* Strip i (of a border) to w x h, which are not 0. */
+static void
+strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
+{
+	struct weston_surface *s = strip->surface;
+
+	strip->w = w;
+	strip->h = h;
+	if (strip->shared) {
+		weston_matrix_init(&strip->scale.matrix);
+		weston_matrix_scale(&strip->scale.matrix,
+				    (float)w / (float)s->width,
+				    (float)h / (float)s->height, 1.0f);
+		weston_view_geometry_dirty(strip->view);
+		return;
+	}
+	ivwl_surface_paint(s, strip_color(strip->border, i), w, h);
+	/* what is under the veil costs weston nothing (the strips stay out
+	 * of weston's opaque regions: every view below would copy their
+	 * rectangles) */
+	pixman_region32_fini(&s->opaque);
+	pixman_region32_init(&s->opaque);
+	if (i == VEIL)
+		pixman_region32_init_rect(&s->opaque, 0, 0, w, h);
+}
+
 static void
 strips_place(struct ivwl_border *b)
 {
@@ -369,6 +458,8 @@ strips_place(struct ivwl_border *b)
 		return;
 	}
 	frame_geometry(b, geo, mask);
+	for (i = 0; i < NSTRIPS; i++)
+		b->strip[i].empty = geo[i][2] <= 0 || geo[i][3] <= 0;
 	restacked = strips_restack(b);
 	ivwl_view_clip(b->framed, mask[0], mask[1], mask[2], mask[3]);
 	for (i = 0; i < NSTRIPS; i++) {
@@ -382,18 +473,8 @@ strips_place(struct ivwl_border *b)
 		/* Every commit comes here: touch a strip only when it moved.
 		 * A dirty view is damaged where it was and where it goes,
 		 * which would repaint all the strips on every frame. */
-		if (s->width != geo[i][2] || s->height != geo[i][3]) {
-			ivwl_surface_paint(s, strip_color(b, i), geo[i][2],
-					   geo[i][3]);
-			/* what is under the veil costs weston nothing (the
-			 * strips stay out of weston's opaque regions: every
-			 * view below would copy their rectangles) */
-			pixman_region32_fini(&s->opaque);
-			pixman_region32_init(&s->opaque);
-			if (i == VEIL)
-				pixman_region32_init_rect(&s->opaque, 0, 0,
-							  geo[i][2],
-							  geo[i][3]);
+		if (b->strip[i].w != geo[i][2] || b->strip[i].h != geo[i][3]) {
+			strip_resize(&b->strip[i], i, geo[i][2], geo[i][3]);
 			changed = true;
 		}
 		ivwl_view_pos(v, &x, &y);
@@ -688,11 +769,18 @@ struct ivwl_label *
 ivwl_label_create(struct ivwl_plugin *plugin)
 {
 	struct ivwl_label *label = calloc(1, sizeof(*label));
+	struct ivwl_vm *vm;
 
 	if (!label)
 		return NULL;
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
+	/* the canvas makes them meanwhile: ready by the first window */
+	ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR, IVWL_FILL_WIDE);
+	wl_list_for_each(vm, &plugin->vms, link) {
+		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_WIDE);
+		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_TALL);
+	}
 	label->create_surface.notify = on_create_surface;
 	wl_signal_add(&plugin->compositor->create_surface_signal,
 		      &label->create_surface);

@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "clipboard/clipboard.h"
 #include "config.h"
+#include "canvas.h"
 #include "connection.h"
 #include "focus.h"
 #include "label.h"
@@ -162,6 +163,7 @@ plugin_free(struct ivwl_plugin *plugin)
 		ivwl_repaint_destroy(plugin->repaint);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	ivwl_canvas_destroy(plugin->canvas);
 	if (plugin->clipboard)
 		ivwl_clipboard_destroy(plugin->clipboard);
 	ivwl_translate_set_clipboard(NULL);
@@ -242,6 +244,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	}
 	if (count == 0)
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
+	/* no canvas (logged): frames in solid colours */
+	plugin->canvas = ivwl_canvas_create(compositor);
 	plugin->label = ivwl_label_create(plugin);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;

@@ -167,6 +167,20 @@ ivwl_surface_paint(struct weston_surface *surface, uint32_t argb,
 #endif
 }
 
+/* Adds t to view's transforms, in the view's own coordinates. */
+static inline void
+ivwl_view_add_local_transform(struct weston_view *view,
+			      struct weston_transform *t)
+{
+#ifdef IVWL_WESTON_14
+	weston_view_add_transform(view, &view->geometry.transformation_list,
+				  t);
+#else
+	wl_list_insert(&view->geometry.transformation_list, &t->link);
+	weston_view_geometry_dirty(view);
+#endif
+}
+
 /* Stacks the view right above entry under, in under's layer. */
 static inline void
 ivwl_view_stack_above(struct weston_view *view,

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The canvas: ivwl.so's own Wayland client of weston (canvas.h).  weston
+ * serves it on one end of a socketpair (wl_client_create); the plugin
+ * speaks libwayland-client on the other, both in weston's event loop.
+ * Nothing waits on a round trip: requests are flushed as they are made,
+ * and a wl_display.sync after a surface's requests says when weston has
+ * made it, and so when its weston_surface can be looked up.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <wayland-client.h>
+#include <wayland-server.h>
+#include <libweston/libweston.h>
+
+#include "canvas.h"
+#include "log.h"
+
+/* One colour: its surface, made once and shared. */
+struct ivwl_fill {
+	struct wl_list link;			/* ivwl_canvas.fills */
+	struct ivwl_canvas *canvas;
+	uint32_t argb;
+	enum ivwl_fill_shape shape;
+	bool asked;				/* its requests went */
+	struct wl_surface *proxy;
+	struct wl_buffer *buffer;
+	struct wl_callback *made;
+	struct weston_surface *surface;		/* NULL until made */
+	struct wl_listener surface_destroy;
+};
+
+struct ivwl_canvas {
+	struct weston_compositor *ec;
+	struct wl_client *client;		/* weston's end */
+	struct wl_display *display;		/* ours */
+	struct wl_event_source *source;
+	struct wl_registry *registry;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct wl_list fills;
+	bool failed;
+	struct wl_listener client_destroy;
+};
+
+static void
+canvas_fail(struct ivwl_canvas *canvas, const char *why)
+{
+	if (canvas->failed)
+		return;
+	canvas->failed = true;
+	ivwl_log("ivwl's own drawing client failed (%s): frames are drawn "
+		 "as solid colours from now on", why);
+	if (canvas->source) {
+		wl_event_source_remove(canvas->source);
+		canvas->source = NULL;
+	}
+}
+
+static void
+canvas_flush(struct ivwl_canvas *canvas)
+{
+	bool full;
+
+	if (canvas->failed)
+		return;
+	full = wl_display_flush(canvas->display) < 0;
+	if (full && errno != EAGAIN) {
+		canvas_fail(canvas, strerror(errno));
+		return;
+	}
+	/* what did not fit goes once the socket takes it */
+	wl_event_source_fd_update(canvas->source, full ?
+		WL_EVENT_READABLE | WL_EVENT_WRITABLE : WL_EVENT_READABLE);
+}
+
+static void
+on_fill_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_fill *fill =
+		wl_container_of(listener, fill, surface_destroy);
+
+	wl_list_remove(&fill->surface_destroy.link);
+	fill->surface = NULL;
+}
+
+static void
+on_fill_made(void *data, struct wl_callback *callback, uint32_t serial)
+{
+	struct ivwl_fill *fill = data;
+	struct ivwl_canvas *canvas = fill->canvas;
+	struct wl_resource *res;
+
+	wl_callback_destroy(callback);
+	fill->made = NULL;
+	res = wl_client_get_object(canvas->client,
+				   wl_proxy_get_id((struct wl_proxy *)
+						   fill->proxy));
+	if (!res) {
+		canvas_fail(canvas, "weston has no surface of a fill");
+		return;
+	}
+	fill->surface = wl_resource_get_user_data(res);
+	fill->surface_destroy.notify = on_fill_surface_destroy;
+	wl_signal_add(&fill->surface->destroy_signal, &fill->surface_destroy);
+}
+
+static const struct wl_callback_listener fill_made_listener = {
+	.done = on_fill_made,
+};
+
+/* A buffer of argb in the fill's shape, premultiplied as wl_shm wants. */
+static struct wl_buffer *
+fill_buffer(struct ivwl_canvas *canvas, uint32_t argb, int32_t w, int32_t h)
+{
+	uint32_t a = argb >> 24, pixel = a << 24, *data;
+	size_t i, size = (size_t)w * (size_t)h * sizeof(pixel);
+	struct wl_shm_pool *pool;
+	struct wl_buffer *buffer;
+	int shift, fd;
+
+	for (shift = 0; shift < 24; shift += 8)
+		pixel |= ((((argb >> shift) & 0xff) * a + 127) / 255) << shift;
+	fd = memfd_create("ivwl-fill", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto err_fd;
+	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED)
+		goto err_fd;
+	for (i = 0; i < size / sizeof(pixel); i++)
+		data[i] = pixel;
+	munmap(data, size);
+	pool = wl_shm_create_pool(canvas->shm, fd, (int32_t)size);
+	close(fd);
+	buffer = wl_shm_pool_create_buffer(pool, 0, w, h,
+					   w * (int32_t)sizeof(pixel),
+					   WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
+	return buffer;
+
+err_fd:
+	close(fd);
+	return NULL;
+}
+
+static void
+fill_ask(struct ivwl_fill *fill)
+{
+	struct ivwl_canvas *canvas = fill->canvas;
+	struct wl_region *none;
+	int32_t w, h;
+
+	if (fill->asked || !canvas->compositor || !canvas->shm)
+		return;
+	fill->asked = true;
+	if (fill->shape == IVWL_FILL_WIDE) {
+		w = IVWL_CANVAS_FILL_LONG;
+		h = IVWL_CANVAS_FILL_SHORT;
+	} else {
+		w = IVWL_CANVAS_FILL_SHORT;
+		h = IVWL_CANVAS_FILL_LONG;
+	}
+	fill->buffer = fill_buffer(canvas, fill->argb, w, h);
+	if (!fill->buffer) {
+		ivwl_log("no buffer for the colour 0x%08x: %s", fill->argb,
+			 strerror(errno));
+		return;
+	}
+	fill->proxy = wl_compositor_create_surface(canvas->compositor);
+	/* clicks go to what is below, as if it were paint */
+	none = wl_compositor_create_region(canvas->compositor);
+	wl_surface_set_input_region(fill->proxy, none);
+	wl_region_destroy(none);
+	wl_surface_attach(fill->proxy, fill->buffer, 0, 0);
+	wl_surface_damage(fill->proxy, 0, 0, w, h);
+	wl_surface_commit(fill->proxy);
+	fill->made = wl_display_sync(canvas->display);
+	wl_callback_add_listener(fill->made, &fill_made_listener, fill);
+	canvas_flush(canvas);
+}
+
+static void
+on_global(void *data, struct wl_registry *registry, uint32_t name,
+	  const char *interface, uint32_t version)
+{
+	struct ivwl_canvas *canvas = data;
+	struct ivwl_fill *fill;
+
+	if (strcmp(interface, wl_compositor_interface.name) == 0 &&
+	    !canvas->compositor)
+		canvas->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 1);
+	else if (strcmp(interface, wl_shm_interface.name) == 0 &&
+		 !canvas->shm)
+		canvas->shm = wl_registry_bind(registry, name,
+					       &wl_shm_interface, 1);
+	else
+		return;
+	wl_list_for_each(fill, &canvas->fills, link)
+		fill_ask(fill);
+}
+
+static void
+on_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = on_global,
+	.global_remove = on_global_remove,
+};
+
+static int
+on_events(int fd, uint32_t mask, void *data)
+{
+	struct ivwl_canvas *canvas = data;
+
+	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		canvas_fail(canvas, "weston closed its connection");
+		return 0;
+	}
+	if ((mask & WL_EVENT_READABLE) &&
+	    wl_display_prepare_read(canvas->display) == 0 &&
+	    wl_display_read_events(canvas->display) < 0) {
+		canvas_fail(canvas, strerror(errno));
+		return 0;
+	}
+	if (wl_display_dispatch_pending(canvas->display) < 0) {
+		canvas_fail(canvas, strerror(wl_display_get_error(
+						canvas->display)));
+		return 0;
+	}
+	canvas_flush(canvas);
+	return 0;
+}
+
+/* weston ended its end (a protocol error of ours, or its shutdown). */
+static void
+on_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_canvas *canvas =
+		wl_container_of(listener, canvas, client_destroy);
+
+	wl_list_remove(&canvas->client_destroy.link);
+	canvas->client = NULL;
+	canvas_fail(canvas, "weston ended it");
+}
+
+struct ivwl_canvas *
+ivwl_canvas_create(struct weston_compositor *ec)
+{
+	struct wl_event_loop *loop = wl_display_get_event_loop(ec->wl_display);
+	struct ivwl_canvas *canvas = calloc(1, sizeof(*canvas));
+	int sv[2];
+
+	if (!canvas)
+		return NULL;
+	canvas->ec = ec;
+	wl_list_init(&canvas->fills);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		goto err_free;
+	canvas->client = wl_client_create(ec->wl_display, sv[0]);
+	if (!canvas->client) {
+		close(sv[0]);
+		close(sv[1]);
+		goto err_free;
+	}
+	canvas->client_destroy.notify = on_client_destroy;
+	wl_client_add_destroy_listener(canvas->client,
+				       &canvas->client_destroy);
+	canvas->display = wl_display_connect_to_fd(sv[1]);
+	if (!canvas->display) {
+		close(sv[1]);
+		goto err_client;
+	}
+	canvas->source = wl_event_loop_add_fd(loop, sv[1], WL_EVENT_READABLE,
+					      on_events, canvas);
+	if (!canvas->source)
+		goto err_display;
+	canvas->registry = wl_display_get_registry(canvas->display);
+	wl_registry_add_listener(canvas->registry, &registry_listener,
+				 canvas);
+	canvas_flush(canvas);
+	return canvas;
+
+err_display:
+	wl_display_disconnect(canvas->display);
+err_client:
+	wl_list_remove(&canvas->client_destroy.link);
+	wl_client_destroy(canvas->client);
+err_free:
+	ivwl_log("no drawing client of ivwl's own (%s): frames are drawn as "
+		 "solid colours", strerror(errno));
+	free(canvas);
+	return NULL;
+}
+
+/*
+ * At compositor shutdown: weston destroys its end of the client (and
+ * the surfaces, with the views on them) with its other clients.
+ */
+void
+ivwl_canvas_destroy(struct ivwl_canvas *canvas)
+{
+	struct ivwl_fill *fill, *tmp;
+
+	if (!canvas)
+		return;
+	wl_list_for_each_safe(fill, tmp, &canvas->fills, link) {
+		if (fill->surface)
+			wl_list_remove(&fill->surface_destroy.link);
+		if (fill->made)
+			wl_callback_destroy(fill->made);
+		if (fill->buffer)
+			wl_buffer_destroy(fill->buffer);
+		if (fill->proxy)
+			wl_surface_destroy(fill->proxy);
+		wl_list_remove(&fill->link);
+		free(fill);
+	}
+	if (canvas->client)
+		wl_list_remove(&canvas->client_destroy.link);
+	if (canvas->source)
+		wl_event_source_remove(canvas->source);
+	if (canvas->compositor)
+		wl_compositor_destroy(canvas->compositor);
+	if (canvas->shm)
+		wl_shm_destroy(canvas->shm);
+	wl_registry_destroy(canvas->registry);
+	wl_display_disconnect(canvas->display);
+	free(canvas);
+}
+
+struct weston_surface *
+ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
+		 enum ivwl_fill_shape shape)
+{
+	struct ivwl_fill *fill;
+
+	if (!canvas || canvas->failed)
+		return NULL;
+	wl_list_for_each(fill, &canvas->fills, link)
+		if (fill->argb == argb && fill->shape == shape)
+			return fill->surface;
+	fill = calloc(1, sizeof(*fill));
+	if (!fill)
+		return NULL;
+	fill->canvas = canvas;
+	fill->argb = argb;
+	fill->shape = shape;
+	wl_list_insert(canvas->fills.prev, &fill->link);
+	fill_ask(fill);
+	return NULL;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IVWL_CANVAS_H
+#define IVWL_CANVAS_H
+
+#include <stdint.h>
+
+struct weston_compositor;
+struct weston_surface;
+struct ivwl_canvas;
+
+/*
+ * Pixels ivwl.so draws itself go through weston as any client's do: a
+ * Wayland client of weston inside weston's own process, on a socketpair,
+ * whose wl_shm buffers every renderer shows as they are.  (Solid-colour
+ * surfaces are not drawn alike everywhere: bookworm's llvmpipe shows
+ * weston 10's with their channels shifted by one.)  Its surfaces have no
+ * role and an empty input region; the plugin gives them views.
+ *
+ * NULL when weston would not take the client (it is logged); the
+ * plugin then draws its frames as solid colours.
+ */
+struct ivwl_canvas *
+ivwl_canvas_create(struct weston_compositor *ec);
+
+void
+ivwl_canvas_destroy(struct ivwl_canvas *canvas);
+
+/*
+ * A fill is a surface of one colour, shared by every view shown in that
+ * colour: a view scales it to its size.  Its long side is FILL_LONG, its
+ * short side FILL_SHORT, so that a strip of up to that size is scaled
+ * down, never up: weston 10's pixman renderer lets what lies outside a
+ * scaled-up buffer bleed into its edges.
+ */
+#define IVWL_CANVAS_FILL_LONG 4096
+#define IVWL_CANVAS_FILL_SHORT 16
+
+enum ivwl_fill_shape {
+	IVWL_FILL_WIDE,		/* LONG x SHORT */
+	IVWL_FILL_TALL,		/* SHORT x LONG */
+};
+
+/*
+ * The fill of colour argb (0xAARRGGBB, straight alpha) and shape.  NULL
+ * until weston has made it: it is asked for now and made within a turn
+ * of weston's event loop, so ask early (at start, for colours known
+ * then).  Also NULL once the canvas failed, or without a canvas.
+ */
+struct weston_surface *
+ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
+		 enum ivwl_fill_shape shape);
+
+#endif
