@@ -5,7 +5,7 @@
  * speaks libwayland-client on the other, both in weston's event loop.
  * Nothing waits on a round trip: requests are flushed as they are made,
  * and a wl_display.sync after a surface's requests says when weston has
- * made it, and so when its weston_surface can be looked up.
+ * them, and so when its weston_surface can be looked up.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,7 +22,7 @@
 #include "canvas.h"
 #include "log.h"
 
-/* One colour: its surface, made once and shared. */
+/* One colour in one shape: its surface, made once and shared. */
 struct ivwl_fill {
 	struct wl_list link;			/* ivwl_canvas.fills */
 	struct ivwl_canvas *canvas;
@@ -36,6 +36,24 @@ struct ivwl_fill {
 	struct wl_listener surface_destroy;
 };
 
+/* A buffer of an image, until weston lets go of it. */
+struct image_buffer {
+	struct wl_list link;			/* ivwl_canvas_image.buffers */
+	struct wl_buffer *buffer;
+};
+
+struct ivwl_canvas_image {
+	struct wl_list link;			/* ivwl_canvas.images */
+	struct ivwl_canvas *canvas;
+	ivwl_canvas_shown_func_t shown;
+	void *data;
+	struct wl_surface *proxy;		/* NULL until first shown */
+	struct wl_callback *sync;		/* after the last pixels */
+	struct weston_surface *surface;		/* NULL until weston has it */
+	struct wl_listener surface_destroy;
+	struct wl_list buffers;
+};
+
 struct ivwl_canvas {
 	struct weston_compositor *ec;
 	struct wl_client *client;		/* weston's end */
@@ -45,6 +63,7 @@ struct ivwl_canvas {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct wl_list fills;
+	struct wl_list images;
 	bool failed;
 	struct wl_listener client_destroy;
 };
@@ -56,7 +75,8 @@ canvas_fail(struct ivwl_canvas *canvas, const char *why)
 		return;
 	canvas->failed = true;
 	ivwl_log("ivwl's own drawing client failed (%s): frames are drawn "
-		 "as solid colours from now on", why);
+		 "as solid colours, title bars without names from now on",
+		 why);
 	if (canvas->source) {
 		wl_event_source_remove(canvas->source);
 		canvas->source = NULL;
@@ -80,6 +100,71 @@ canvas_flush(struct ivwl_canvas *canvas)
 		WL_EVENT_READABLE | WL_EVENT_WRITABLE : WL_EVENT_READABLE);
 }
 
+/*
+ * A wl_shm buffer of w x h ARGB8888 pixels, its memory mapped at *data
+ * for the caller to fill and unmap (w * h * 4 bytes).
+ */
+static struct wl_buffer *
+canvas_buffer(struct ivwl_canvas *canvas, int32_t w, int32_t h,
+	      uint32_t **data)
+{
+	size_t size = (size_t)w * (size_t)h * 4;
+	struct wl_shm_pool *pool;
+	struct wl_buffer *buffer;
+	int fd;
+
+	fd = memfd_create("ivwl-canvas", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto err_fd;
+	*data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*data == MAP_FAILED)
+		goto err_fd;
+	pool = wl_shm_create_pool(canvas->shm, fd, (int32_t)size);
+	close(fd);
+	buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
+					   WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
+	return buffer;
+
+err_fd:
+	close(fd);
+	return NULL;
+}
+
+/* A surface of the canvas: no role, clicks go to what is below it. */
+static struct wl_surface *
+canvas_surface(struct ivwl_canvas *canvas)
+{
+	struct wl_surface *surface;
+	struct wl_region *none;
+
+	surface = wl_compositor_create_surface(canvas->compositor);
+	none = wl_compositor_create_region(canvas->compositor);
+	wl_surface_set_input_region(surface, none);
+	wl_region_destroy(none);
+	return surface;
+}
+
+/* weston's surface of a proxy of ours, once weston has it; NULL (and
+ * the canvas failed) if weston has none. */
+static struct weston_surface *
+weston_surface_of(struct ivwl_canvas *canvas, struct wl_surface *proxy)
+{
+	struct wl_resource *res;
+
+	res = wl_client_get_object(canvas->client,
+				   wl_proxy_get_id((struct wl_proxy *)proxy));
+	if (!res) {
+		canvas_fail(canvas, "weston has no surface of ours");
+		return NULL;
+	}
+	return wl_resource_get_user_data(res);
+}
+
+/* ---- fills --------------------------------------------------------- */
+
 static void
 on_fill_surface_destroy(struct wl_listener *listener, void *data)
 {
@@ -94,19 +179,12 @@ static void
 on_fill_made(void *data, struct wl_callback *callback, uint32_t serial)
 {
 	struct ivwl_fill *fill = data;
-	struct ivwl_canvas *canvas = fill->canvas;
-	struct wl_resource *res;
 
 	wl_callback_destroy(callback);
 	fill->made = NULL;
-	res = wl_client_get_object(canvas->client,
-				   wl_proxy_get_id((struct wl_proxy *)
-						   fill->proxy));
-	if (!res) {
-		canvas_fail(canvas, "weston has no surface of a fill");
+	fill->surface = weston_surface_of(fill->canvas, fill->proxy);
+	if (!fill->surface)
 		return;
-	}
-	fill->surface = wl_resource_get_user_data(res);
 	fill->surface_destroy.notify = on_fill_surface_destroy;
 	wl_signal_add(&fill->surface->destroy_signal, &fill->surface_destroy);
 }
@@ -115,47 +193,30 @@ static const struct wl_callback_listener fill_made_listener = {
 	.done = on_fill_made,
 };
 
-/* A buffer of argb in the fill's shape, premultiplied as wl_shm wants. */
+/* A buffer of argb, premultiplied as wl_shm wants it. */
 static struct wl_buffer *
 fill_buffer(struct ivwl_canvas *canvas, uint32_t argb, int32_t w, int32_t h)
 {
 	uint32_t a = argb >> 24, pixel = a << 24, *data;
-	size_t i, size = (size_t)w * (size_t)h * sizeof(pixel);
-	struct wl_shm_pool *pool;
 	struct wl_buffer *buffer;
-	int shift, fd;
+	size_t i;
+	int shift;
 
 	for (shift = 0; shift < 24; shift += 8)
 		pixel |= ((((argb >> shift) & 0xff) * a + 127) / 255) << shift;
-	fd = memfd_create("ivwl-fill", MFD_CLOEXEC);
-	if (fd < 0)
+	buffer = canvas_buffer(canvas, w, h, &data);
+	if (!buffer)
 		return NULL;
-	if (ftruncate(fd, (off_t)size) < 0)
-		goto err_fd;
-	data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (data == MAP_FAILED)
-		goto err_fd;
-	for (i = 0; i < size / sizeof(pixel); i++)
+	for (i = 0; i < (size_t)w * (size_t)h; i++)
 		data[i] = pixel;
-	munmap(data, size);
-	pool = wl_shm_create_pool(canvas->shm, fd, (int32_t)size);
-	close(fd);
-	buffer = wl_shm_pool_create_buffer(pool, 0, w, h,
-					   w * (int32_t)sizeof(pixel),
-					   WL_SHM_FORMAT_ARGB8888);
-	wl_shm_pool_destroy(pool);
+	munmap(data, (size_t)w * (size_t)h * 4);
 	return buffer;
-
-err_fd:
-	close(fd);
-	return NULL;
 }
 
 static void
 fill_ask(struct ivwl_fill *fill)
 {
 	struct ivwl_canvas *canvas = fill->canvas;
-	struct wl_region *none;
 	int32_t w, h;
 
 	if (fill->asked || !canvas->compositor || !canvas->shm)
@@ -174,11 +235,7 @@ fill_ask(struct ivwl_fill *fill)
 			 strerror(errno));
 		return;
 	}
-	fill->proxy = wl_compositor_create_surface(canvas->compositor);
-	/* clicks go to what is below, as if it were paint */
-	none = wl_compositor_create_region(canvas->compositor);
-	wl_surface_set_input_region(fill->proxy, none);
-	wl_region_destroy(none);
+	fill->proxy = canvas_surface(canvas);
 	wl_surface_attach(fill->proxy, fill->buffer, 0, 0);
 	wl_surface_damage(fill->proxy, 0, 0, w, h);
 	wl_surface_commit(fill->proxy);
@@ -186,6 +243,187 @@ fill_ask(struct ivwl_fill *fill)
 	wl_callback_add_listener(fill->made, &fill_made_listener, fill);
 	canvas_flush(canvas);
 }
+
+static void
+fill_free(struct ivwl_fill *fill)
+{
+	if (fill->surface)
+		wl_list_remove(&fill->surface_destroy.link);
+	if (fill->made)
+		wl_callback_destroy(fill->made);
+	if (fill->buffer)
+		wl_buffer_destroy(fill->buffer);
+	if (fill->proxy)
+		wl_surface_destroy(fill->proxy);
+	wl_list_remove(&fill->link);
+	free(fill);
+}
+
+struct weston_surface *
+ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
+		 enum ivwl_fill_shape shape)
+{
+	struct ivwl_fill *fill;
+
+	if (!canvas || canvas->failed)
+		return NULL;
+	wl_list_for_each(fill, &canvas->fills, link)
+		if (fill->argb == argb && fill->shape == shape)
+			return fill->surface;
+	fill = calloc(1, sizeof(*fill));
+	if (!fill)
+		return NULL;
+	fill->canvas = canvas;
+	fill->argb = argb;
+	fill->shape = shape;
+	wl_list_insert(canvas->fills.prev, &fill->link);
+	fill_ask(fill);
+	return NULL;
+}
+
+/* ---- images -------------------------------------------------------- */
+
+static void
+image_buffer_free(struct image_buffer *ib)
+{
+	wl_buffer_destroy(ib->buffer);
+	wl_list_remove(&ib->link);
+	free(ib);
+}
+
+static void
+on_image_buffer_release(void *data, struct wl_buffer *buffer)
+{
+	image_buffer_free(data);
+}
+
+static const struct wl_buffer_listener image_buffer_listener = {
+	.release = on_image_buffer_release,
+};
+
+static void
+on_image_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_canvas_image *image =
+		wl_container_of(listener, image, surface_destroy);
+
+	wl_list_remove(&image->surface_destroy.link);
+	image->surface = NULL;
+}
+
+static void
+on_image_shown(void *data, struct wl_callback *callback, uint32_t serial)
+{
+	struct ivwl_canvas_image *image = data;
+
+	wl_callback_destroy(callback);
+	image->sync = NULL;
+	if (!image->surface) {
+		image->surface = weston_surface_of(image->canvas,
+						   image->proxy);
+		if (!image->surface)
+			return;
+		image->surface_destroy.notify = on_image_surface_destroy;
+		wl_signal_add(&image->surface->destroy_signal,
+			      &image->surface_destroy);
+	}
+	image->shown(image->data, image->surface);
+}
+
+static const struct wl_callback_listener image_shown_listener = {
+	.done = on_image_shown,
+};
+
+struct ivwl_canvas_image *
+ivwl_canvas_image_create(struct ivwl_canvas *canvas,
+			 ivwl_canvas_shown_func_t shown, void *data)
+{
+	struct ivwl_canvas_image *image;
+
+	if (!canvas || canvas->failed)
+		return NULL;
+	image = calloc(1, sizeof(*image));
+	if (!image)
+		return NULL;
+	image->canvas = canvas;
+	image->shown = shown;
+	image->data = data;
+	wl_list_init(&image->buffers);
+	wl_list_insert(&canvas->images, &image->link);
+	return image;
+}
+
+int
+ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
+		       int32_t w, int32_t h, int32_t stride)
+{
+	struct ivwl_canvas *canvas = image->canvas;
+	struct image_buffer *ib;
+	uint32_t *data;
+	int32_t y;
+
+	if (canvas->failed)
+		return -EPIPE;
+	if (!canvas->compositor || !canvas->shm)
+		return -EAGAIN;
+	if (w <= 0 || h <= 0 || stride < w * 4)
+		return -EINVAL;
+	ib = calloc(1, sizeof(*ib));
+	if (!ib)
+		return -ENOMEM;
+	ib->buffer = canvas_buffer(canvas, w, h, &data);
+	if (!ib->buffer) {
+		free(ib);
+		return -errno;
+	}
+	for (y = 0; y < h; y++)
+		memcpy(data + (size_t)y * (size_t)w,
+		       (const uint8_t *)pixels + (size_t)y * (size_t)stride,
+		       (size_t)w * 4);
+	munmap(data, (size_t)w * (size_t)h * 4);
+	wl_buffer_add_listener(ib->buffer, &image_buffer_listener, ib);
+	wl_list_insert(&image->buffers, &ib->link);
+	if (!image->proxy)
+		image->proxy = canvas_surface(canvas);
+	wl_surface_attach(image->proxy, ib->buffer, 0, 0);
+	wl_surface_damage(image->proxy, 0, 0, w, h);
+	wl_surface_commit(image->proxy);
+	/* a sync out now would come before these pixels: one made after */
+	if (image->sync)
+		wl_callback_destroy(image->sync);
+	image->sync = wl_display_sync(canvas->display);
+	wl_callback_add_listener(image->sync, &image_shown_listener, image);
+	canvas_flush(canvas);
+	return 0;
+}
+
+struct weston_surface *
+ivwl_canvas_image_surface(struct ivwl_canvas_image *image)
+{
+	return image ? image->surface : NULL;
+}
+
+void
+ivwl_canvas_image_destroy(struct ivwl_canvas_image *image)
+{
+	struct image_buffer *ib, *tmp;
+
+	if (!image)
+		return;
+	if (image->surface)
+		wl_list_remove(&image->surface_destroy.link);
+	if (image->sync)
+		wl_callback_destroy(image->sync);
+	wl_list_for_each_safe(ib, tmp, &image->buffers, link)
+		image_buffer_free(ib);
+	if (image->proxy)
+		wl_surface_destroy(image->proxy);
+	canvas_flush(image->canvas);
+	wl_list_remove(&image->link);
+	free(image);
+}
+
+/* ---- the connection ------------------------------------------------ */
 
 static void
 on_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -265,6 +503,7 @@ ivwl_canvas_create(struct weston_compositor *ec)
 		return NULL;
 	canvas->ec = ec;
 	wl_list_init(&canvas->fills);
+	wl_list_init(&canvas->images);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		goto err_free;
 	canvas->client = wl_client_create(ec->wl_display, sv[0]);
@@ -298,7 +537,7 @@ err_client:
 	wl_client_destroy(canvas->client);
 err_free:
 	ivwl_log("no drawing client of ivwl's own (%s): frames are drawn as "
-		 "solid colours", strerror(errno));
+		 "solid colours, title bars without names", strerror(errno));
 	free(canvas);
 	return NULL;
 }
@@ -310,22 +549,16 @@ err_free:
 void
 ivwl_canvas_destroy(struct ivwl_canvas *canvas)
 {
-	struct ivwl_fill *fill, *tmp;
+	struct ivwl_canvas_image *image, *itmp;
+	struct ivwl_fill *fill, *ftmp;
 
 	if (!canvas)
 		return;
-	wl_list_for_each_safe(fill, tmp, &canvas->fills, link) {
-		if (fill->surface)
-			wl_list_remove(&fill->surface_destroy.link);
-		if (fill->made)
-			wl_callback_destroy(fill->made);
-		if (fill->buffer)
-			wl_buffer_destroy(fill->buffer);
-		if (fill->proxy)
-			wl_surface_destroy(fill->proxy);
-		wl_list_remove(&fill->link);
-		free(fill);
-	}
+	/* their owners went first; what is left goes with the canvas */
+	wl_list_for_each_safe(image, itmp, &canvas->images, link)
+		ivwl_canvas_image_destroy(image);
+	wl_list_for_each_safe(fill, ftmp, &canvas->fills, link)
+		fill_free(fill);
 	if (canvas->client)
 		wl_list_remove(&canvas->client_destroy.link);
 	if (canvas->source)
@@ -337,26 +570,4 @@ ivwl_canvas_destroy(struct ivwl_canvas *canvas)
 	wl_registry_destroy(canvas->registry);
 	wl_display_disconnect(canvas->display);
 	free(canvas);
-}
-
-struct weston_surface *
-ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
-		 enum ivwl_fill_shape shape)
-{
-	struct ivwl_fill *fill;
-
-	if (!canvas || canvas->failed)
-		return NULL;
-	wl_list_for_each(fill, &canvas->fills, link)
-		if (fill->argb == argb && fill->shape == shape)
-			return fill->surface;
-	fill = calloc(1, sizeof(*fill));
-	if (!fill)
-		return NULL;
-	fill->canvas = canvas;
-	fill->argb = argb;
-	fill->shape = shape;
-	wl_list_insert(canvas->fills.prev, &fill->link);
-	fill_ask(fill);
-	return NULL;
 }

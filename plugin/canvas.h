@@ -50,4 +50,34 @@ struct weston_surface *
 ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
 		 enum ivwl_fill_shape shape);
 
+/*
+ * An image: a surface of the canvas whose pixels the plugin draws and
+ * draws again.  shown(data, surface) comes once weston has the pixels
+ * last given (within a turn of weston's event loop), with the
+ * surface that shows them, the same one each time; the plugin gives it
+ * a view.  The surface may go with weston's shutdown or the canvas's
+ * failure: watch its destroy signal.
+ */
+struct ivwl_canvas_image;
+
+typedef void (*ivwl_canvas_shown_func_t)(void *data,
+					 struct weston_surface *surface);
+
+struct ivwl_canvas_image *
+ivwl_canvas_image_create(struct ivwl_canvas *canvas,
+			 ivwl_canvas_shown_func_t shown, void *data);
+
+/* Its surface to show w x h of ARGB32 pixels (premultiplied, as cairo
+ * draws them), copied; -errno if they cannot be. */
+int
+ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
+		       int32_t w, int32_t h, int32_t stride);
+
+/* The surface that shows it, NULL until it first showed. */
+struct weston_surface *
+ivwl_canvas_image_surface(struct ivwl_canvas_image *image);
+
+void
+ivwl_canvas_image_destroy(struct ivwl_canvas_image *image);
+
 #endif

@@ -28,11 +28,14 @@
 #include <string.h>
 
 #include <libweston/libweston.h>
+#include <libweston/config-parser.h>
 #include "weston-compat.h"
 
 #include "ivwl-plugin.h"
 #include "canvas.h"
 #include "focus.h"
+#include "log.h"
+#include "nameplate.h"
 #include "label.h"
 #include "repaint.h"
 #include "vm.h"
@@ -44,8 +47,15 @@
 #define VEIL_COLOR 0xff303030u		/* dark grey */
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
- * window's content. */
-enum { TOP, BOTTOM, LEFT, RIGHT, ATTENTION, VEIL, NSTRIPS };
+ * window's content.  PLATE, the nameplate, lies on BAR, the title bar. */
+enum { TOP, BOTTOM, LEFT, RIGHT, PLATE, BAR, ATTENTION, VEIL, NSTRIPS };
+
+/* What a strip's surface is. */
+enum strip_kind {
+	STRIP_OWN,	/* a solid-colour surface of its own */
+	STRIP_FILL,	/* the canvas's fill of its colour, scaled */
+	STRIP_IMAGE,	/* the canvas's image of the window's plate */
+};
 
 struct ivwl_border;
 
@@ -54,8 +64,8 @@ struct ivwl_strip {
 	struct weston_surface *surface;
 	struct weston_view *view;
 	struct wl_listener destroy;
-	bool shared;			/* the canvas's: only the view is ours */
-	struct weston_transform scale;	/* a shared surface to w x h */
+	enum strip_kind kind;		/* not OWN: only the view is ours */
+	struct weston_transform scale;	/* a fill to w x h */
 	int32_t w, h;			/* its size now */
 	bool empty;			/* no size where it goes now */
 };
@@ -69,6 +79,12 @@ struct ivwl_border {
 	struct wl_listener framed_destroy;
 	struct ivwl_strip strip[NSTRIPS];
 	bool attention;			/* the attention bar shows */
+	/* the nameplate: pixels the canvas draws, shown on the bar */
+	struct ivwl_canvas_image *plate;
+	bool plate_shown;		/* weston has pixels of it */
+	char *plate_title;		/* the title it shows, as the VM set it */
+	int32_t plate_w;		/* its width now */
+	int32_t plate_natural;		/* its width uncut */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
@@ -77,6 +93,8 @@ struct ivwl_border {
 
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
+	char *font;			/* [ivwl] bar-font= */
+	int32_t bar_height;
 	struct wl_listener create_surface;
 	struct wl_listener activate;	/* the shell raises what it activates */
 	struct wl_listener transform;	/* a window moved */
@@ -111,7 +129,7 @@ strips_destroy(struct ivwl_border *b)
 	int i;
 
 	for (i = 0; i < NSTRIPS; i++) {
-		if (b->strip[i].shared)
+		if (b->strip[i].kind != STRIP_OWN)
 			v[i] = b->strip[i].view;
 		else
 			s[i] = b->strip[i].surface;
@@ -169,17 +187,23 @@ strip_shape(int i)
 /*
  * The surface strip i shows: the canvas's of its colour, or one of its
  * own painted in it (the veil's is always its own: its opaque region
- * spares weston what it covers).
+ * spares weston what it covers); the plate's once the canvas drew it,
+ * else none.
  */
 static struct weston_surface *
-strip_surface(struct ivwl_border *b, int i, bool *shared)
+strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 {
 	struct weston_surface *s = NULL;
 
+	if (i == PLATE) {
+		*kind = STRIP_IMAGE;
+		return b->plate_shown ? ivwl_canvas_image_surface(b->plate) :
+		       NULL;
+	}
 	if (i != VEIL)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
 				     strip_color(b, i), strip_shape(i));
-	*shared = s != NULL;
+	*kind = s ? STRIP_FILL : STRIP_OWN;
 	if (s)
 		return s;
 	s = weston_surface_create(b->window->compositor);
@@ -191,6 +215,30 @@ strip_surface(struct ivwl_border *b, int i, bool *shared)
 	return s;
 }
 
+/* Strip i's view, of surface s, on framed; -1 without. */
+static int
+strip_create(struct ivwl_border *b, int i, struct weston_surface *s,
+	     struct weston_view *framed)
+{
+	struct ivwl_strip *strip = &b->strip[i];
+
+	strip->border = b;
+	strip->surface = s;
+	strip->destroy.notify = on_strip_destroy;
+	wl_signal_add(&s->destroy_signal, &strip->destroy);
+	strip->view = weston_view_create(s);
+	if (!strip->view)
+		return -1;
+	strip->w = strip->kind == STRIP_FILL ? s->width : 0;
+	strip->h = strip->kind == STRIP_FILL ? s->height : 0;
+	if (strip->kind == STRIP_FILL) {
+		weston_matrix_init(&strip->scale.matrix);
+		ivwl_view_add_local_transform(strip->view, &strip->scale);
+	}
+	weston_view_set_transform_parent(strip->view, framed);
+	return 0;
+}
+
 static int
 strips_create(struct ivwl_border *b, struct weston_view *framed)
 {
@@ -198,25 +246,12 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 
 	for (i = 0; i < NSTRIPS; i++) {
 		struct ivwl_strip *strip = &b->strip[i];
-		struct weston_surface *s = strip_surface(b, i, &strip->shared);
+		struct weston_surface *s = strip_surface(b, i, &strip->kind);
 
-		if (!s)
+		if (!s && i == PLATE)
+			continue;	/* comes once the canvas drew it */
+		if (!s || strip_create(b, i, s, framed) < 0)
 			goto err_strips;
-		strip->border = b;
-		strip->surface = s;
-		strip->destroy.notify = on_strip_destroy;
-		wl_signal_add(&s->destroy_signal, &strip->destroy);
-		strip->view = weston_view_create(s);
-		if (!strip->view)
-			goto err_strips;
-		strip->w = strip->shared ? s->width : 0;
-		strip->h = strip->shared ? s->height : 0;
-		if (strip->shared) {
-			weston_matrix_init(&strip->scale.matrix);
-			ivwl_view_add_local_transform(strip->view,
-						      &strip->scale);
-		}
-		weston_view_set_transform_parent(strip->view, framed);
 	}
 	b->framed = framed;
 	b->framed_destroy.notify = on_framed_destroy;
@@ -279,8 +314,9 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	int32_t w = clamp_size(b->window->width);
 	int32_t h = clamp_size(b->window->height), k = BORDER_WIDTH;
 	int32_t a = b->attention ? ATTENTION_HEIGHT : 0;
+	int32_t bar = b->label->bar_height;
 	const int32_t outside[4][4] = {
-		[TOP] = { -k, -k, w + 2 * k, k },
+		[TOP] = { -k, -k - bar, w + 2 * k, k + bar },
 		[BOTTOM] = { -k, h, w + 2 * k, k },
 		[LEFT] = { -k, 0, k, h },
 		[RIGHT] = { w, 0, k, h },
@@ -309,9 +345,18 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	geo[LEFT][2] = geo[RIGHT][2] = k;
 	geo[LEFT][3] = geo[RIGHT][3] = h - top - bottom > 0 ?
 					       h - top - bottom : 0;
-	/* the attention bar: above the top strip, or under it inside */
+	/* the title bar, and the attention bar above it: above the top
+	 * strip, or under it inside */
+	geo[BAR][0] = left;
+	geo[BAR][1] = in[TOP] ? k : -k - bar;
+	geo[BAR][2] = right - left;
+	geo[BAR][3] = bar;
+	geo[PLATE][0] = geo[BAR][0];
+	geo[PLATE][1] = geo[BAR][1];
+	geo[PLATE][2] = b->plate_w < geo[BAR][2] ? b->plate_w : geo[BAR][2];
+	geo[PLATE][3] = bar;
 	geo[ATTENTION][0] = left;
-	geo[ATTENTION][1] = in[TOP] ? k : -k - a;
+	geo[ATTENTION][1] = in[TOP] ? k + bar : -k - bar - a;
 	geo[ATTENTION][2] = right - left;
 	geo[ATTENTION][3] = a;
 	geo[VEIL][0] = 0;
@@ -319,7 +364,7 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	geo[VEIL][2] = w;
 	geo[VEIL][3] = h;
 	mask[0] = left;
-	mask[1] = in[TOP] ? 0 : -k - a;
+	mask[1] = in[TOP] ? 0 : -k - bar - a;
 	mask[2] = right - left;
 	mask[3] = (in[BOTTOM] ? h : h + k) - mask[1];
 }
@@ -362,7 +407,7 @@ frame_top(struct ivwl_border *b)
 static bool
 strip_shown(const struct ivwl_border *b, int i)
 {
-	if (b->strip[i].empty)
+	if (!b->strip[i].view || b->strip[i].empty)
 		return false;
 	if (i == ATTENTION)
 		return b->attention;
@@ -380,12 +425,14 @@ strips_restack(struct ivwl_border *b)
 	int i;
 
 	for (i = NSTRIPS - 1; i >= 0; i--) {
-		struct weston_layer_entry *e = &b->strip[i].view->layer_link;
+		struct weston_layer_entry *e;
 
 		if (!strip_shown(b, i)) {
-			weston_view_unmap(b->strip[i].view);
+			if (b->strip[i].view)
+				weston_view_unmap(b->strip[i].view);
 			continue;
 		}
+		e = &b->strip[i].view->layer_link;
 		if (e->layer != above->layer || e->link.next != &above->link)
 			in_place = false;
 		above = e;
@@ -426,7 +473,9 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 
 	strip->w = w;
 	strip->h = h;
-	if (strip->shared) {
+	if (strip->kind == STRIP_IMAGE)
+		return;		/* as the canvas drew it */
+	if (strip->kind == STRIP_FILL) {
 		weston_matrix_init(&strip->scale.matrix);
 		weston_matrix_scale(&strip->scale.matrix,
 				    (float)w / (float)s->width,
@@ -445,6 +494,97 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 }
 
 static void
+strips_place(struct ivwl_border *b);
+
+/* The window's title as its VM set it: without the "[name] " the
+ * plugin puts in front of it (translate.c); NULL if it has none. */
+static const char *
+vm_title(struct ivwl_border *b)
+{
+	const char *title = NULL, *name = b->cost.vm->name;
+	size_t n = strlen(name);
+
+	if (weston_surface_is_desktop_surface(b->window))
+		title = weston_desktop_surface_get_title(
+			weston_surface_get_desktop_surface(b->window));
+	if (title && title[0] == '[' && strncmp(title + 1, name, n) == 0 &&
+	    title[n + 1] == ']')
+		title += title[n + 2] == ' ' ? n + 3 : n + 2;
+	return title;
+}
+
+/* Draws the plate again, for a new title or a bar of a new width. */
+static void
+plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
+{
+	struct ivwl_label *label = b->label;
+	char *clean = ivwl_nameplate_clean(title);
+	struct ivwl_nameplate plate = {
+		.font = label->font,
+		.name = b->cost.vm->name,
+		.title = clean,
+		.argb = b->color,
+		.max_width = bar_w,
+	};
+	cairo_surface_t *pixels;
+	int natural;
+
+	pixels = ivwl_nameplate_draw(&plate, &natural);
+	free(clean);
+	if (!pixels)
+		return;
+	if (ivwl_canvas_image_show(b->plate,
+				   cairo_image_surface_get_data(pixels),
+				   cairo_image_surface_get_width(pixels),
+				   cairo_image_surface_get_height(pixels),
+				   cairo_image_surface_get_stride(pixels)) == 0) {
+		free(b->plate_title);
+		b->plate_title = strdup(title ? title : "");
+		b->plate_w = cairo_image_surface_get_width(pixels);
+		b->plate_natural = natural;
+	}
+	cairo_surface_destroy(pixels);
+}
+
+/* The plate as the bar, bar_w wide, should show it now. */
+static void
+plate_update(struct ivwl_border *b, int32_t bar_w)
+{
+	const char *title = vm_title(b);
+	int32_t want;
+
+	if (!b->plate || bar_w <= 0)
+		return;
+	want = bar_w < b->plate_natural ? bar_w : b->plate_natural;
+	if (b->plate_title && strcmp(b->plate_title, title ? title : "") == 0
+	    && want == b->plate_w)
+		return;
+	plate_draw(b, title, bar_w);
+}
+
+/* The canvas has the plate's pixels: the plate shows on the bar. */
+static void
+on_plate_shown(void *data, struct weston_surface *surface)
+{
+	struct ivwl_border *b = data;
+	struct ivwl_strip *strip = &b->strip[PLATE];
+
+	b->plate_shown = true;
+	if (!b->framed)
+		return;
+	if (!strip->view) {
+		strip->kind = STRIP_IMAGE;
+		if (strip_create(b, PLATE, surface, b->framed) < 0) {
+			strips_destroy(b);
+			border_recheck(b);
+			return;
+		}
+	}
+	strips_place(b);
+	weston_view_schedule_repaint(strip->view);
+}
+
+static void
 strips_place(struct ivwl_border *b)
 {
 	int32_t geo[NSTRIPS][4], mask[4];
@@ -458,6 +598,7 @@ strips_place(struct ivwl_border *b)
 		return;
 	}
 	frame_geometry(b, geo, mask);
+	plate_update(b, geo[BAR][2]);
 	for (i = 0; i < NSTRIPS; i++)
 		b->strip[i].empty = geo[i][2] <= 0 || geo[i][3] <= 0;
 	restacked = strips_restack(b);
@@ -567,6 +708,9 @@ border_update(struct ivwl_border *b)
 		return;
 	}
 	ivwl_repaint_estimate(&b->cost);
+	if (!b->plate)
+		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
+						    on_plate_shown, b);
 	if (view != b->framed) {
 		strips_destroy(b);
 		if (strips_create(b, view) < 0)
@@ -636,6 +780,8 @@ border_destroy(struct ivwl_border *b)
 	if (b->recheck)
 		wl_event_source_remove(b->recheck);
 	strips_destroy(b);
+	ivwl_canvas_image_destroy(b->plate);
+	free(b->plate_title);
 	wl_list_remove(&b->window_commit.link);
 	wl_list_remove(&b->window_destroy.link);
 	wl_list_remove(&b->link);
@@ -769,12 +915,27 @@ struct ivwl_label *
 ivwl_label_create(struct ivwl_plugin *plugin)
 {
 	struct ivwl_label *label = calloc(1, sizeof(*label));
+	struct weston_config_section *section;
 	struct ivwl_vm *vm;
 
 	if (!label)
 		return NULL;
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
+	section = weston_config_get_section(wet_get_config(plugin->compositor),
+					    "ivwl", NULL, NULL);
+	weston_config_section_get_string(section, "bar-font", &label->font,
+					 IVWL_NAMEPLATE_FONT);
+	label->bar_height = ivwl_nameplate_height(label->font);
+	if (!label->font || label->bar_height <= 0) {
+		ivwl_log("[ivwl] bar-font=%s: no font of that name to draw "
+			 "title bars with", label->font ? label->font : "");
+		free(label->font);
+		free(label);
+		return NULL;
+	}
+	ivwl_log("title bars %d px high, in %s", label->bar_height,
+		 label->font);
 	/* the canvas makes them meanwhile: ready by the first window */
 	ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR, IVWL_FILL_WIDE);
 	wl_list_for_each(vm, &plugin->vms, link) {
@@ -807,6 +968,8 @@ ivwl_label_destroy(struct ivwl_label *label)
 		if (b->recheck)
 			wl_event_source_remove(b->recheck);
 		strips_forget(b);
+		ivwl_canvas_image_destroy(b->plate);
+		free(b->plate_title);
 		wl_list_remove(&b->window_commit.link);
 		wl_list_remove(&b->window_destroy.link);
 		wl_list_remove(&b->link);
@@ -815,5 +978,6 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_remove(&label->create_surface.link);
 	wl_list_remove(&label->activate.link);
 	wl_list_remove(&label->transform.link);
+	free(label->font);
 	free(label);
 }

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* The nameplate's drawing (nameplate.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <pango/pangocairo.h>
+
+#include "nameplate.h"
+
+#define MARGIN 4		/* above and below the text */
+#define PAD 6			/* left and right, and between parts */
+#define LOCK_W 10		/* the padlock's body */
+#define LOCK_H 8
+
+static PangoLayout *
+plate_layout(cairo_t *cr, const char *font, const char *name,
+	     const char *title)
+{
+	PangoFontDescription *desc = pango_font_description_from_string(font);
+	PangoLayout *layout = pango_cairo_create_layout(cr);
+	PangoAttrList *attrs = pango_attr_list_new();
+	PangoAttribute *bold = pango_attr_weight_new(PANGO_WEIGHT_BOLD);
+	GString *text = g_string_new(name);
+
+	bold->start_index = 0;
+	bold->end_index = (guint)strlen(name);
+	pango_attr_list_insert(attrs, bold);
+	if (title && *title)
+		g_string_append_printf(text, "   %s", title);
+	pango_layout_set_font_description(layout, desc);
+	pango_layout_set_text(layout, text->str, -1);
+	pango_layout_set_attributes(layout, attrs);
+	pango_layout_set_single_paragraph_mode(layout, TRUE);
+	pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
+	pango_attr_list_unref(attrs);
+	pango_font_description_free(desc);
+	g_string_free(text, TRUE);
+	return layout;
+}
+
+int
+ivwl_nameplate_height(const char *font)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
+							1, 1);
+	cairo_t *cr = cairo_create(s);
+	PangoLayout *layout = plate_layout(cr, font, "Xg", NULL);
+	int w, h;
+
+	pango_layout_get_pixel_size(layout, &w, &h);
+	g_object_unref(layout);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	if (h <= 0)
+		return -1;
+	h += 2 * MARGIN;
+	return h > IVWL_NAMEPLATE_MAX_HEIGHT ? IVWL_NAMEPLATE_MAX_HEIGHT : h;
+}
+
+/* Characters a title may not carry (nameplate.h). */
+static bool
+hidden(gunichar c)
+{
+	switch (g_unichar_type(c)) {
+	case G_UNICODE_CONTROL:
+	case G_UNICODE_FORMAT:		/* bidi controls, zero-width ... */
+	case G_UNICODE_LINE_SEPARATOR:
+	case G_UNICODE_PARAGRAPH_SEPARATOR:
+	case G_UNICODE_UNASSIGNED:
+	case G_UNICODE_PRIVATE_USE:
+	case G_UNICODE_SURROGATE:
+		return true;
+	default:
+		break;
+	}
+	/* invisible though not of format type */
+	return c == 0x115f || c == 0x1160 || c == 0x3164 || c == 0xffa0 ||
+	       c == 0x2800 || (c >= 0xfe00 && c <= 0xfe0f) ||
+	       (c >= 0xe0100 && c <= 0xe01ef);
+}
+
+char *
+ivwl_nameplate_clean(const char *title)
+{
+	gchar *valid = g_utf8_make_valid(title ? title : "", -1);
+	GString *out = g_string_new(NULL);
+	bool space = false;
+	const gchar *p;
+	char *ret;
+
+	for (p = valid; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (g_unichar_isspace(c) || c == 0x3000) {
+			space = out->len > 0;
+			continue;
+		}
+		if (hidden(c))
+			continue;
+		if (space)
+			g_string_append_c(out, ' ');
+		space = false;
+		g_string_append_unichar(out, c);
+	}
+	g_free(valid);
+	ret = strdup(out->str);
+	g_string_free(out, TRUE);
+	return ret;
+}
+
+static double
+channel(uint32_t argb, int shift)
+{
+	return ((argb >> shift) & 0xff) / 255.0;
+}
+
+/* A padlock, in the text's colour, its body's top left at x, y. */
+static void
+draw_lock(cairo_t *cr, double x, double y)
+{
+	cairo_set_line_width(cr, 1.5);
+	cairo_arc(cr, x + LOCK_W / 2.0, y, LOCK_W / 2.0 - 2, G_PI, 0);
+	cairo_stroke(cr);
+	cairo_rectangle(cr, x, y, LOCK_W, LOCK_H);
+	cairo_fill(cr);
+}
+
+cairo_surface_t *
+ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
+{
+	int height = ivwl_nameplate_height(plate->font);
+	double r = channel(plate->argb, 16), g = channel(plate->argb, 8);
+	double b = channel(plate->argb, 0), ink;
+	int text_x = PAD + LOCK_W + PAD, tw, th, width;
+	cairo_surface_t *probe, *s;
+	PangoLayout *layout;
+	cairo_t *cr;
+
+	if (height < 0 || plate->max_width <= 0)
+		return NULL;
+	probe = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+	cr = cairo_create(probe);
+	layout = plate_layout(cr, plate->font, plate->name, plate->title);
+	pango_layout_get_pixel_size(layout, &tw, &th);
+	g_object_unref(layout);
+	cairo_destroy(cr);
+	cairo_surface_destroy(probe);
+	*natural = text_x + tw + PAD;
+	width = *natural < plate->max_width ? *natural : plate->max_width;
+
+	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(s);
+		return NULL;
+	}
+	cr = cairo_create(s);
+	cairo_set_source_rgb(cr, r, g, b);
+	cairo_paint(cr);
+	/* black on light colours, white on dark (relative luminance) */
+	ink = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 0.0 : 1.0;
+	cairo_set_source_rgb(cr, ink, ink, ink);
+	draw_lock(cr, PAD, (height - LOCK_H) / 2.0 + 1);
+	if (width - text_x - PAD > 0) {
+		layout = plate_layout(cr, plate->font, plate->name,
+				      plate->title);
+		pango_layout_set_width(layout,
+				       (width - text_x - PAD) * PANGO_SCALE);
+		cairo_move_to(cr, text_x, (height - th) / 2.0);
+		pango_cairo_show_layout(cr, layout);
+		g_object_unref(layout);
+	}
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return s;
+}

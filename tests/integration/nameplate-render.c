@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ivwl-nameplate: draws the nameplate weston shows on a VM window's
+ * title bar with the plugin's own code (plugin/nameplate.c), so that a
+ * test can compare weston's screen with what it should show.
+ *
+ *   ivwl-nameplate --name N --color 0xAARRGGBB --width W --out F.png
+ *                  [--title T] [--font F]
+ *
+ * The title is cleaned as the plugin cleans it.  Prints "natural N",
+ * the width the plate would take uncut.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nameplate.h"
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: ivwl-nameplate --name N --color 0xAARRGGBB "
+		"--width W --out F.png [--title T] [--font F]\n");
+	return 2;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option options[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "title", required_argument, NULL, 't' },
+		{ "font", required_argument, NULL, 'f' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ivwl_nameplate plate = { .font = IVWL_NAMEPLATE_FONT };
+	const char *out = NULL;
+	cairo_surface_t *s;
+	char *clean, *end;
+	int opt, natural;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			plate.name = optarg;
+			break;
+		case 't':
+			plate.title = optarg;
+			break;
+		case 'f':
+			plate.font = optarg;
+			break;
+		case 'c':
+			errno = 0;
+			plate.argb = (uint32_t)strtoul(optarg, &end, 0);
+			if (errno || *end)
+				return usage();
+			break;
+		case 'w':
+			plate.max_width = atoi(optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return usage();
+		}
+	}
+	if (!plate.name || !out || plate.max_width <= 0 || optind != argc)
+		return usage();
+	clean = ivwl_nameplate_clean(plate.title);
+	plate.title = clean;
+	s = ivwl_nameplate_draw(&plate, &natural);
+	free(clean);
+	if (!s) {
+		fprintf(stderr, "ivwl-nameplate: cannot draw it\n");
+		return 1;
+	}
+	if (cairo_surface_write_to_png(s, out) != CAIRO_STATUS_SUCCESS) {
+		fprintf(stderr, "ivwl-nameplate: cannot write %s\n", out);
+		return 1;
+	}
+	cairo_surface_destroy(s);
+	printf("natural %d\n", natural);
+	return 0;
+}
