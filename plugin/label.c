@@ -269,22 +269,52 @@ clamp_size(int32_t v)
 	return v < 0 ? 0 : v > (1 << 24) ? (1 << 24) : v;
 }
 
-/* Whether rect x, y, w, h of the window's view shows on some output. */
+/*
+ * Whether global box x1, y1, x2, y2 lies under the shell's panel: a view
+ * of a layer at the shell's UI position (above every window, below
+ * fullscreen ones).
+ */
+static bool
+under_panel(struct weston_compositor *ec, float x1, float y1, float x2,
+	    float y2)
+{
+	struct weston_layer *layer;
+	struct weston_view *v;
+
+	wl_list_for_each(layer, &ec->layer_list, link) {
+		if (layer->position < WESTON_LAYER_POSITION_UI ||
+		    layer->position >= WESTON_LAYER_POSITION_FULLSCREEN)
+			continue;
+		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
+			const pixman_box32_t *e = pixman_region32_extents(
+				&v->transform.boundingbox);
+
+			if (x1 < e->x2 && x2 > e->x1 && y1 < e->y2 &&
+			    y2 > e->y1)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether rect x, y, w, h of the window's view shows on some output,
+ * not under the panel. */
 static bool
 on_some_output(struct weston_view *view, int32_t x, int32_t y, int32_t w,
 	       int32_t h)
 {
+	struct weston_compositor *ec = view->surface->compositor;
 	struct weston_output *o;
 	float x1, y1, x2, y2;
 	int32_t ox, oy;
 
 	ivwl_view_to_global(view, x, y, &x1, &y1);
 	ivwl_view_to_global(view, x + w, y + h, &x2, &y2);
-	wl_list_for_each(o, &view->surface->compositor->output_list, link) {
+	wl_list_for_each(o, &ec->output_list, link) {
 		ivwl_output_pos(o, &ox, &oy);
 		if (x1 >= ox && y1 >= oy && x2 <= ox + o->width &&
 		    y2 <= oy + o->height)
-			return true;
+			return !under_panel(ec, x1, y1, x2, y2);
 	}
 	return false;
 }

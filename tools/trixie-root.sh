@@ -32,6 +32,8 @@ packages=(
 	mandoc
 	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
 	x11-apps xfonts-base xclip qtbase5-examples tk
+	libegl-mesa0 libgl1-mesa-dri libgles2
+	libcairo2-dev libpango1.0-dev fonts-dejavu-core
 )
 
 need_root()

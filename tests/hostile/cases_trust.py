@@ -16,7 +16,6 @@ EVIL = (0x30, 0x70, 0xc0)
 GOOD = (0xc0, 0x30, 0x30)
 MAGENTA = (0xff, 0x00, 0xff)
 AMBER = (0xff, 0xb0, 0x00)      # label.c's attention bar
-BORDER = 4                      # label.c's BORDER_WIDTH
 TEXT = "the quick brown fox jumps over the lazy dog " * 2
 
 
@@ -105,10 +104,9 @@ def check_attention(s):
         raise Failure("the thief's last window is not on screen")
     shot = s.screenshot()
     for v in thieves:
-        x0, y0, x1, y1 = v["rect"]
-        near = [pixel(shot, x, y)
-                for x in range(x0 - BORDER, x1 + BORDER)
-                for y in range(y0 - BORDER - 12, y1 + BORDER + 12)]
+        x0, y0, x1, y1 = s.frame_box(v)
+        near = [pixel(shot, x, y) for x in range(x0, x1)
+                for y in range(y0 - 4, y1 + 12)]
         if AMBER in near:
             print(f"{v['title']!r} at {v['rect']} shows the attention bar")
             return
@@ -119,10 +117,8 @@ def check_attention(s):
 # ---- labels --------------------------------------------------------------
 
 def frames(s):
-    """Rects that evil's frames enclose, frame included."""
-    return [(v["rect"][0] - BORDER, v["rect"][1] - BORDER,
-             v["rect"][2] + BORDER, v["rect"][3] + BORDER)
-            for v in evil_views(s)]
+    """Rects that evil's frames enclose, frame and title bar included."""
+    return [s.frame_box(v) for v in evil_views(s)]
 
 
 def inside(x, y, rects):
@@ -205,8 +201,7 @@ def case_label_escape(s):
     good = trust_client(s, "good", ["--mode", "typist", "--title",
                                     "real"], "typist")
     good.wait("mapped")
-    x0, y0, x1, y1 = s.wait_view("[good] real")["rect"]
-    good_frame = [(x0 - BORDER, y0 - BORDER, x1 + BORDER, y1 + BORDER)]
+    good_frame = [s.frame_box(s.wait_view("[good] real"))]
     fake = ["--fake-color", "0x%02x%02x%02x" % GOOD]
     esc = trust_client(s, "evil", ["--mode", "escape", "--seconds", "60"]
                        + fake, "escape")

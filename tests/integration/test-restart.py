@@ -508,9 +508,10 @@ def case_came_back(s):
             raise Failure(f"{name}'s window took the keyboard when it "
                           "came back")
     shot = s.screenshot()
-    amber = sum(pixel(shot, x, y) == AMBER for v in views
-                for x in range(v["rect"][0] - 20, v["rect"][2] + 20, 2)
-                for y in range(v["rect"][1] - 20, v["rect"][3] + 20, 2))
+    boxes = [s.frame_box(v) for v in views]
+    amber = sum(pixel(shot, x, y) == AMBER for x0, y0, x1, y1 in boxes
+                for x in range(x0 - 8, x1 + 8, 2)
+                for y in range(y0 - 8, y1 + 8, 2))
     if amber:
         raise Failure(f"{amber} attention-bar pixels around windows that "
                       "only came back")

@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (Failure, Listing, Session, case_main, pixel,
-                              wait_for)
+from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing, Session,
+                              case_main, decode_png, pixel, wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
@@ -38,11 +38,12 @@ def case_new_window_keyboard(s):
     if "enter" in c.lines:
         raise Failure("another VM's new window took the keyboard")
     x0, y0, x1, y1 = vc["rect"]
+    top = s.frame_box(vc)[1]
 
     def bar_shows():
         shot = s.screenshot()
         return AMBER in [pixel(shot, x, y) for x in range(x0, x1)
-                         for y in range(max(y0 - 16, 0), y0)]
+                         for y in range(max(top - 4, 0), y0)]
     if not bar_shows():
         raise Failure("the other VM's new window shows no attention bar")
     s.click_window(vc)
@@ -158,18 +159,158 @@ def case_mpv_fullscreen(s):
     except subprocess.TimeoutExpired:
         raise Failure("mpv did not finish its video")
 
+# the session's colours (Session._write_weston_ini), by VM
+VM_COLOURS = {"work": FIRST_VM, "home": (0xc0, 0x30, 0x30),
+              "media": (0x30, 0xa0, 0x40)}
+
+
+def close_to(seen, want, slack=2):
+    return seen is not None and all(abs(a - b) <= slack
+                                    for a, b in zip(seen, want))
+
+
+def case_label_colours(s):
+    """Every side of every VM's frame, and the attention bar, read back
+    in exactly the configured colour (within 2 of 255 a channel), on the
+    renderer the case names: bookworm's llvmpipe showed weston 10's
+    solid-colour surfaces with their channels shifted by one."""
+    views = {}
+    for vm in ("work", "home"):
+        _, views[vm] = s.typist(vm, f"{vm}-window")
+    s.click_window(views["work"])
+    # a window of a VM the user did not click: the attention bar
+    _, views["media"] = s.typist("media", "media-window")
+    time.sleep(1.0)
+    views = {vm: s.wait_view(v["title"]) for vm, v in views.items()}
+    shot = s.screenshot()
+    s.keep_screenshot(f"label-colours-{s.renderer}")
+    checked = 0
+    for vm, v in views.items():
+        above = [a["rect"] for a in s.scene_above(v)]
+        x0, y0, x1, y1 = v["rect"]
+        mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+        sides = {"top": (mx, y0 - 2), "bottom": (mx, y1 + 1),
+                 "left": (x0 - 2, my), "right": (x1 + 1, my)}
+        for side, (x, y) in sides.items():
+            if any(a <= x < c and b <= y < d for a, b, c, d in above) or \
+                    pixel(shot, x, y) is None:
+                continue
+            seen = pixel(shot, x, y)
+            if not close_to(seen, VM_COLOURS[vm]):
+                raise Failure(f"{v['title']!r}: its frame's {side} side "
+                              f"reads {seen}, configured "
+                              f"{VM_COLOURS[vm]} ({s.renderer})")
+            checked += 1
+    if checked < 8:
+        raise Failure(f"only {checked} frame sides were on screen")
+    x0, y0, x1, y1 = views["media"]["rect"]
+    top = s.frame_box(views["media"])[1]
+    bar = [pixel(shot, x, y) for x in range(x0, x1, 7)
+           for y in range(max(top - 4, 0), y0)]
+    if not any(close_to(p, AMBER) for p in bar):
+        raise Failure(f"no attention bar in {AMBER} by the media window: "
+                      f"{sorted(set(p for p in bar if p))[:6]} "
+                      f"({s.renderer})")
+    print(f"{checked} frame sides and the attention bar in their "
+          f"configured colours under {s.renderer}")
+
+
+def plate_expected(s, vm, title, width):
+    """The nameplate weston should draw, drawn by ivwl-nameplate with
+    the plugin's own code: (width, height, bpp, rows)."""
+    out = s.path(f"plate-{vm}.png")
+    colour = "0xff%02x%02x%02x" % VM_COLOURS[vm]
+    subprocess.run([ENV["IVWL_NAMEPLATE"], "--name", vm, "--title", title,
+                    "--color", colour, "--width", str(width), "--out", out],
+                   check=True, capture_output=True, timeout=20)
+    return decode_png(out)
+
+
+def check_plate(s, shot, v, vm, title, bar):
+    """Its bar shows the plate ivwl-nameplate draws, then the VM's
+    colour; returns the pixels compared."""
+    x0, y0, x1, y1 = v["rect"]
+    width = x1 - x0 + 2 * FRAME_BORDER
+    want = plate_expected(s, vm, title, width)
+    if want[1] != bar:
+        raise Failure(f"ivwl-nameplate drew {want[1]} rows, weston's "
+                      f"bars are {bar}")
+    # above the window's top strip, or inside it under the panel
+    px = x0 - FRAME_BORDER
+    py = y0 - FRAME_BORDER - bar
+    if py < PANEL:
+        py = y0 + FRAME_BORDER
+    compared = wrong = 0
+    for y in range(want[1]):
+        for x in range(want[0]):
+            if pixel(shot, px + x, py + y) is None:
+                continue
+            compared += 1
+            wrong += pixel(shot, px + x, py + y) != pixel(want, x, y)
+    if compared < want[0] * want[1] // 2:
+        raise Failure(f"{v['title']!r}: its bar is mostly off screen")
+    if wrong:
+        raise Failure(f"{v['title']!r}: {wrong} of {compared} pixels of "
+                      f"its bar differ from ivwl-nameplate's "
+                      f"({s.renderer})")
+    # past the plate, the bar goes on in the VM's colour
+    rest = [pixel(shot, x, py + bar // 2)
+            for x in range(px + want[0], x1 + FRAME_BORDER)]
+    if any(p != VM_COLOURS[vm] for p in rest if p is not None):
+        raise Failure(f"{v['title']!r}: its bar past the plate is not "
+                      f"all {VM_COLOURS[vm]}")
+    return compared
+
+
+def case_title_bar(s):
+    """Above each VM window weston draws a bar in the VM's colour with
+    the VM's name and the window's title: the screen shows exactly what
+    ivwl-nameplate draws with the same code (pixel for pixel).  A title
+    that would read backwards (a bidi override) or hide characters shows
+    cleaned; a window that sets a new title gets a new plate."""
+    titles = {"work": "Firefox — news",
+              "home": "\u202eknab\u202c Online\u200b banking"}
+    lines, views = {}, {}
+    for vm, title in titles.items():
+        extra = ["--retitle", "Firefox — mail", "--seconds", "6"] \
+            if vm == "work" else []
+        lines[vm], views[vm] = s.typist(vm, title, extra)
+    time.sleep(1.0)
+    bar = s.bar_height()
+    for vm, title in titles.items():
+        # on top, so that nothing covers its bar
+        s.click_window(s.wait_view(f"[{vm}] {title}"))
+        v = s.wait_view(f"[{vm}] {title}")
+        shot = s.screenshot()
+        s.keep_screenshot(f"title-bar-{s.renderer}")
+        compared = check_plate(s, shot, v, vm, title, bar)
+        print(f"{v['title']!r}: {compared} pixels of its nameplate as "
+              f"drawn by ivwl-nameplate")
+    # a new title, a new plate
+    lines["work"].wait("retitled", timeout=10)
+    v = s.wait_view("[work] Firefox — mail")
+    s.click_window(v)
+    check_plate(s, s.screenshot(), v, "work", "Firefox — mail", bar)
+    print("a new title: the plate followed")
+
 
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
     "chromium-menu": (case_chromium_menu, ("work",)),
     "mpv-fullscreen": (case_mpv_fullscreen, ("work",)),
+    "label-colours-pixman": (case_label_colours, ("work", "home", "media")),
+    "label-colours-gl": (case_label_colours, ("work", "home", "media")),
+    "title-bar-pixman": (case_title_bar, ("work", "home")),
+    "title-bar-gl": (case_title_bar, ("work", "home")),
 }
 
 
 def start(name):
     run, vms = CASES[name]
-    return Session(vms, backend="seat", panel="top"), run, False
+    renderer = "gl" if name.endswith("-gl") else "pixman"
+    return Session(vms, backend="seat", panel="top",
+                   renderer=renderer), run, False
 
 
 if __name__ == "__main__":

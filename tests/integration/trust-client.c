@@ -5,13 +5,16 @@
  * test-trusted-use.py).
  *
  *   ivwl-trust-client --mode typist [--title T] [--color 0xRRGGBB]
+ *                     [--retitle T --seconds N]
  *   ivwl-trust-client --mode thief --seconds N [--interval-ms M]
  *   ivwl-trust-client --mode escape --fake-color 0xRRGGBB
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
  *
  * typist: one window in --color that prints "enter", "leave" and
- *   "key K" (K the key code, on press) as its keyboard hears them.
+ *   "key K" (K the key code, on press) as its keyboard hears them; with
+ *   --retitle, sets that title --seconds after it mapped and prints
+ *   "retitled".
  * thief: every --interval-ms destroys its window and maps a new small
  *   one, asking in turn for nothing more, fullscreen, maximized, and a
  *   grabbing popup with the newest serial wl_display.sync gives; prints
@@ -407,7 +410,8 @@ pump(struct client *c, int ms)
 /* ---- modes ----------------------------------------------------------- */
 
 static void
-typist(struct client *c, const char *title, uint32_t color)
+typist(struct client *c, const char *title, uint32_t color,
+       const char *retitle, int seconds)
 {
 	struct window win;
 
@@ -415,6 +419,14 @@ typist(struct client *c, const char *title, uint32_t color)
 	toplevel_init(c, &win, title, 300, 200, color, 0);
 	window_map(c, &win);
 	say("mapped");
+	if (retitle) {
+		pump(c, seconds * 1000);
+		xdg_toplevel_set_title(win.base.toplevel, retitle);
+		wl_surface_commit(win.base.surface);
+		if (wl_display_roundtrip(c->display) < 0)
+			die("lost the display");
+		say("retitled");
+	}
 	while (wl_display_dispatch(c->display) >= 0)
 		;
 	die("lost the display");
@@ -502,7 +514,7 @@ color_arg(const char *s)
 int
 main(int argc, char **argv)
 {
-	const char *mode = NULL, *title = "typist";
+	const char *mode = NULL, *title = "typist", *retitle = NULL;
 	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
 	int seconds = 10, interval = 500, i;
 	struct client c = { 0 };
@@ -521,6 +533,8 @@ main(int argc, char **argv)
 			mode = argv[i + 1];
 		else if (strcmp(argv[i], "--title") == 0)
 			title = argv[i + 1];
+		else if (strcmp(argv[i], "--retitle") == 0)
+			retitle = argv[i + 1];
 		else if (strcmp(argv[i], "--color") == 0)
 			color = color_arg(argv[i + 1]);
 		else if (strcmp(argv[i], "--fake-color") == 0)
@@ -541,7 +555,7 @@ main(int argc, char **argv)
 	if (!c.display)
 		exit(1);
 	if (strcmp(mode, "typist") == 0)
-		typist(&c, title, color);
+		typist(&c, title, color, retitle, seconds);
 	else if (strcmp(mode, "thief") == 0)
 		thief(&c, seconds, interval);
 	else if (strcmp(mode, "escape") == 0) {

@@ -103,6 +103,11 @@ class StdoutLines:
         return [ln for ln in self.lines if ln.startswith(prefix)]
 
 
+# plugin/label.c's frame width and attention bar height
+FRAME_BORDER = 4
+ATTENTION_HEIGHT = 8
+
+
 def pixel(shot, x, y):
     """(r, g, b) at x, y of a screenshot(), None off it."""
     w, h, bpp, rows = shot
@@ -408,11 +413,12 @@ class Session:
         self.clients.append(p)
         return p
 
-    def typist(self, vm, title):
+    def typist(self, vm, title, extra=()):
         """ivwl-trust-client --mode typist as an app of vm, once mapped:
         (its StdoutLines: "enter", "leave", "key K"; its view)."""
         p = self.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist",
-                         "--title", title], vm=vm, log=f"{title}.log")
+                         "--title", title] + list(extra), vm=vm,
+                        log=f"typist-{len(self.clients)}.log")
         lines = StdoutLines(p)
         lines.wait("mapped")
         return lines, self.wait_view(f"[{vm}] {title}")
@@ -447,6 +453,22 @@ class Session:
                    WAYLAND_DISPLAY="wl-ivwl")
         env.pop("LD_PRELOAD", None)
         return env
+
+    def bar_height(self):
+        """The height of the title bars weston draws, as it said at
+        start (it depends on the font)."""
+        m = re.search(r"ivwl: title bars (\d+) px high", self.weston_log())
+        if not m:
+            raise Failure("weston did not say how high its title bars are")
+        return int(m.group(1))
+
+    def frame_box(self, view):
+        """What weston draws of a VM's window when all its sides show
+        outside it: the window, its frame, title bar and attention bar."""
+        x0, y0, x1, y1 = view["rect"]
+        top = FRAME_BORDER + self.bar_height() + ATTENTION_HEIGHT
+        return (x0 - FRAME_BORDER, y0 - top, x1 + FRAME_BORDER,
+                y1 + FRAME_BORDER)
 
     def scene(self):
         """Views of weston's scene graph: role, title, geometry, buffer."""
