@@ -173,6 +173,8 @@ ivwl_view_add_local_transform(struct weston_view *view,
 			      struct weston_transform *t)
 {
 #ifdef IVWL_WESTON_14
+	/* weston 14 takes t out of a list first: its last view's is gone */
+	wl_list_init(&t->link);
 	weston_view_add_transform(view, &view->geometry.transformation_list,
 				  t);
 #else

@@ -343,8 +343,11 @@ class Session:
             env["DISPLAY"] = self.x_display
             backend = "--backend=x11-backend.so"
         self.weston_started = time.monotonic()
+        # IVWL_WESTON_PREFIX: a command weston runs under, to debug it
+        # ("gdb -batch -ex run -ex bt --args"); its output goes to the log
+        prefix = shlex.split(ENV.get("IVWL_WESTON_PREFIX", ""))
         self.weston = self._spawn(
-            ["weston", backend, f"--use-{self.renderer}",
+            prefix + ["weston", backend, f"--use-{self.renderer}",
              f"--width={self.width}", f"--height={self.height}",
              "--socket=wl-ivwl", "--idle-time=0", "--debug",
              f"--config={self.path('weston.ini')}"],
