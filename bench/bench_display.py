@@ -12,10 +12,16 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 from bench_proc import BenchError, log, read, reap_orphans, wait_for
+
+# the VM colours weston-ivwl(7) gives (tests/ivwltest/palette.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tests"))
+from ivwltest.palette import vm_color  # noqa: E402
 
 # A VM's counters in weston's live view (plugin/live-view.c), summed from
 # what each of its relays publishes in the region.
@@ -125,9 +131,9 @@ class Display:
                "close-animation=none", "startup-animation=none",
                "focus-animation=none", ""]
         self.vm_names = [name for name, _ in vms]
-        for name, server in vms:
+        for i, (name, server) in enumerate(vms):
             ini += ["[ivwl-vm]", f"name={name}", f"server={server}",
-                    "color=0xff3070c0", ""]
+                    f"color={vm_color(i)}", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         env = self.traced(dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime))

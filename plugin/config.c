@@ -5,6 +5,7 @@
  * errors").  The keys themselves are read in vm.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,71 @@ ivwl_config_color(struct weston_config_section *section, const char *vm,
 {
 	char *text = NULL;
 
-	if (weston_config_section_get_color(section, "color", color,
-					    *color) == 0 || errno == ENOENT)
-		return 0;
-	weston_config_section_get_string(section, "color", &text, "");
-	ivwl_log("[%s] color=%s is not 0xAARRGGBB: write 8 hex digits, "
-		 "alpha first, e.g. color=0xff3070c0", vm, text);
-	free(text);
-	return -EINVAL;
+	if (weston_config_section_get_color(section, "color", color, 0) < 0) {
+		if (errno == ENOENT) {
+			ivwl_log("[%s] has no color=: each VM needs a colour "
+				 "of its own for its windows' frames and "
+				 "title bars, e.g. color=0xff3070c0 (palette "
+				 "in weston-ivwl(7))", vm);
+			return -EINVAL;
+		}
+		weston_config_section_get_string(section, "color", &text, "");
+		ivwl_log("[%s] color=%s is not 0xAARRGGBB: write 8 hex "
+			 "digits, alpha first, e.g. color=0xff3070c0", vm,
+			 text);
+		free(text);
+		return -EINVAL;
+	}
+	if (*color >> 24 != 0xff) {
+		ivwl_log("[%s] color=0x%08x is not opaque: a label must not "
+			 "show what lies under it; write ff for alpha, e.g. "
+			 "color=0xff%06x", vm, *color, *color & 0xffffff);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* sRGB channel (0-255) to linear light. */
+static double
+linear(uint32_t v)
+{
+	double c = v / 255.0;
+
+	return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double
+lab_f(double t)
+{
+	return t > 216.0 / 24389.0 ? cbrt(t) : (24389.0 / 27.0 * t + 16.0) /
+					       116.0;
+}
+
+/* CIE L*a*b* (D65) of an 0xAARRGGBB colour. */
+static void
+to_lab(uint32_t argb, double lab[3])
+{
+	double r = linear((argb >> 16) & 0xff), g = linear((argb >> 8) & 0xff);
+	double b = linear(argb & 0xff);
+	double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047);
+	double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+	double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883);
+
+	lab[0] = 116.0 * fy - 16.0;
+	lab[1] = 500.0 * (fx - fy);
+	lab[2] = 200.0 * (fy - fz);
+}
+
+double
+ivwl_config_color_distance(uint32_t a, uint32_t b)
+{
+	double la[3], lb[3];
+
+	to_lab(a, la);
+	to_lab(b, lb);
+	return sqrt((la[0] - lb[0]) * (la[0] - lb[0]) +
+		    (la[1] - lb[1]) * (la[1] - lb[1]) +
+		    (la[2] - lb[2]) * (la[2] - lb[2]));
 }
 
 /* One path, or two names of one socket or node (a udev link). */
@@ -63,6 +121,18 @@ ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm)
 		if (strcmp(other->name, vm->name) == 0) {
 			ivwl_log("[ivwl-vm] name=%s is used by two sections: "
 				 "give each VM its own name", vm->name);
+			return false;
+		}
+		if (ivwl_config_color_distance(other->color, vm->color) <
+		    IVWL_CONFIG_COLOR_DISTANCE) {
+			ivwl_log("[%s] color=0x%08x and [%s] color=0x%08x "
+				 "are too close to tell apart (%.0f apart, "
+				 "%d at least): give one another colour "
+				 "(palette in weston-ivwl(7))", vm->name,
+				 vm->color, other->name, other->color,
+				 ivwl_config_color_distance(other->color,
+							    vm->color),
+				 IVWL_CONFIG_COLOR_DISTANCE);
 			return false;
 		}
 		if (same(other->server, vm->server) ||

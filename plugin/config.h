@@ -16,12 +16,24 @@ struct ivwl_plugin;
 struct ivwl_vm;
 struct weston_config_section;
 
-/* color= into *color (left as is when absent); -EINVAL, logged. */
+/* color= into *color; -EINVAL, logged, when absent, malformed or not
+ * opaque. */
 int
 ivwl_config_color(struct weston_config_section *section, const char *vm,
 		  uint32_t *color);
 
-/* False (logged) when another VM has vm's name, server= or device=. */
+/*
+ * How far apart two colours look: the distance of their CIE L*a*b*
+ * coordinates (CIE76 delta E; 2.3 is barely seen side by side).  Two VMs'
+ * colours must be IVWL_CONFIG_COLOR_DISTANCE apart or more.
+ */
+#define IVWL_CONFIG_COLOR_DISTANCE 20
+
+double
+ivwl_config_color_distance(uint32_t a, uint32_t b);
+
+/* False (logged) when another VM has vm's name, server= or device=, or
+ * a colour too close to vm's. */
 bool
 ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm);
 

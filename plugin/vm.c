@@ -617,7 +617,6 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
-	vm->color = 0xff808080;
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);
 	weston_config_section_get_string(section, "device", &vm->device, NULL);

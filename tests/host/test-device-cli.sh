@@ -95,10 +95,12 @@ modules=$IVWL_PLUGIN
 [ivwl-vm]
 name=gone
 device=/nonexistent/ivwl0
+color=0xff3070c0
 
 [ivwl-vm]
 name=null
 device=/dev/null
+color=0xffc03030
 INI
 	env -u WAYLAND_DISPLAY -u DISPLAY "${weston_env[@]}" \
 		XDG_RUNTIME_DIR="$tmp/run" \
@@ -139,6 +141,7 @@ modules=$IVWL_PLUGIN
 [ivwl-vm]
 name=bad
 device=/dev/null
+color=0xff3070c0
 app-timeout=-1
 INI
 	env -u WAYLAND_DISPLAY -u DISPLAY "${weston_env[@]}" \

@@ -25,6 +25,7 @@ import sys
 import time
 
 
+from ivwltest.palette import vm_color  # noqa: E402
 from ivwltest.session import (ENV, FakeServer, Failure, Listing, case_main,  # noqa: E402
                      sanitized, wait_for)
 
@@ -61,8 +62,9 @@ class Weston:
 
     def start(self):
         ini = ["[core]", f"modules={ENV['IVWL_PLUGIN']}", "idle-time=0", ""]
-        for name, server in self.vms:
-            ini += ["[ivwl-vm]", f"name={name}", f"server={server}", ""]
+        for i, (name, server) in enumerate(self.vms):
+            ini += ["[ivwl-vm]", f"name={name}", f"server={server}",
+                    f"color={vm_color(i)}", ""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         runtime = self.path("gui")

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 
+from ivwltest.palette import vm_color  # noqa: E402
 from ivwltest.session import (ENV, FakeServer, Failure, Listing, case_main,  # noqa: E402
                      sanitized, start_ivwl_server, wait_for)
 
@@ -113,12 +114,19 @@ class Setup:
                 print(f"---- {name} ----\n{self.log(name)[-3000:]}")
 
 
-def vm_section(name, server=None, device=None, color=None):
+SECTIONS = [0]    # sections written: each gets the next palette colour
+
+
+def vm_section(name, server=None, device=None, color="next"):
+    """An [ivwl-vm] section; color=None leaves the key out."""
     lines = ["[ivwl-vm]", f"name={name}"]
     if server:
         lines.append(f"server={server}")
     if device:
         lines.append(f"device={device}")
+    if color == "next":
+        color = vm_color(SECTIONS[0])
+        SECTIONS[0] += 1
     if color:
         lines.append(f"color={color}")
     return lines + [""]
@@ -210,6 +218,38 @@ def case_bad_color(s):
                          "hex digits, alpha first, e.g. color=0xff3070c0")
 
 
+def case_color_rules(s):
+    """Every VM has a colour of its own, opaque, and far enough from
+    every other VM's to tell apart: weston refuses a section without
+    one, a translucent one, and two VMs of one colour or of two close
+    ones, naming both."""
+    sock = s.server("a") + ".display"
+    s.start_weston(core() + vm_section("work", server=sock, color=None))
+    s.expect_refused("[work] has no color=: each VM needs a colour of its "
+                     "own for its windows' frames and title bars")
+    s.start_weston(core() + vm_section("work", server=sock,
+                                       color="0x803070c0"))
+    s.expect_refused("[work] color=0x803070c0 is not opaque: a label must "
+                     "not show what lies under it; write ff for alpha, "
+                     "e.g. color=0xff3070c0")
+    other = s.server("b") + ".display"
+    for a, b in (("0xff3070c0", "0xff3070c0"), ("0xff3070c0", "0xff3878c8"),
+                 ("0xffc03030", "0xffd03838")):
+        s.start_weston(core() + vm_section("work", server=sock, color=a) +
+                       vm_section("home", server=other, color=b))
+        s.expect_refused(f"[home] color={b} and [work] color={a} are too "
+                         "close to tell apart")
+    # the palette the man page gives is taken whole
+    ini = core()
+    for i in range(32):
+        ini += vm_section(f"vm{i}", server=f"{sock}-{i}",
+                          color=vm_color(i))
+    s.start_weston(ini)
+    s.expect_log("[vm31] server=")
+    if "too close" in s.weston_log() or s.weston.poll() is not None:
+        raise Failure("weston refused the palette of weston-ivwl(7)")
+
+
 def case_small_region(s):
     """A region smaller than its 32 slots need (QEMU with size=1M): weston
     and the agent each name the size and what to make it."""
@@ -263,6 +303,7 @@ CASES = {
     "same-server": case_same_server,
     "same-device": case_same_device,
     "bad-color": case_bad_color,
+    "color-rules": case_color_rules,
     "small-region": case_small_region,
     "agent-twice": case_agent_twice,
 }

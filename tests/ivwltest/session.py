@@ -23,6 +23,7 @@ import threading
 import time
 import zlib
 
+from ivwltest.palette import vm_color
 from ivwltest.seat import Seat, SeatError
 
 ENV = os.environ
@@ -305,7 +306,6 @@ class Session:
         return self.servers[vm].poll() is None
 
     def _write_weston_ini(self):
-        colors = ["0xff3070c0", "0xffc03030", "0xff30a040"]
         modules = ENV["IVWL_PLUGIN"]
         if self.seat:
             modules += "," + ENV["IVWL_TEST_SEAT"]
@@ -322,7 +322,7 @@ class Session:
         for i, vm in enumerate(self.vms):
             ini += ["[ivwl-vm]", f"name={vm}",
                     f"server={self.path(vm + '.sock')}.display",
-                    f"color={colors[i % len(colors)]}"]
+                    f"color={vm_color(i)}"]
             ini += self.vm_options.get(vm, []) + [""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
