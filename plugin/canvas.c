@@ -52,6 +52,9 @@ struct ivwl_canvas_image {
 	struct weston_surface *surface;		/* NULL until weston has it */
 	struct wl_listener surface_destroy;
 	struct wl_list buffers;
+	/* pixels given before the canvas could send them (w * h * 4) */
+	uint32_t *pending;
+	int32_t pending_w, pending_h;
 };
 
 struct ivwl_canvas {
@@ -283,6 +286,27 @@ ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
 
 /* ---- images -------------------------------------------------------- */
 
+/* Pixels to show once the canvas has weston's globals (on_global). */
+static int
+image_keep(struct ivwl_canvas_image *image, const void *pixels, int32_t w,
+	   int32_t h, int32_t stride)
+{
+	uint32_t *copy = malloc((size_t)w * (size_t)h * 4);
+	int32_t y;
+
+	if (!copy)
+		return -ENOMEM;
+	for (y = 0; y < h; y++)
+		memcpy(copy + (size_t)y * (size_t)w,
+		       (const uint8_t *)pixels + (size_t)y * (size_t)stride,
+		       (size_t)w * 4);
+	free(image->pending);
+	image->pending = copy;
+	image->pending_w = w;
+	image->pending_h = h;
+	return 0;
+}
+
 static void
 image_buffer_free(struct image_buffer *ib)
 {
@@ -364,10 +388,10 @@ ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
 
 	if (canvas->failed)
 		return -EPIPE;
-	if (!canvas->compositor || !canvas->shm)
-		return -EAGAIN;
 	if (w <= 0 || h <= 0 || stride < w * 4)
 		return -EINVAL;
+	if (!canvas->compositor || !canvas->shm)
+		return image_keep(image, pixels, w, h, stride);
 	ib = calloc(1, sizeof(*ib));
 	if (!ib)
 		return -ENOMEM;
@@ -420,6 +444,7 @@ ivwl_canvas_image_destroy(struct ivwl_canvas_image *image)
 		wl_surface_destroy(image->proxy);
 	canvas_flush(image->canvas);
 	wl_list_remove(&image->link);
+	free(image->pending);
 	free(image);
 }
 
@@ -430,7 +455,9 @@ on_global(void *data, struct wl_registry *registry, uint32_t name,
 	  const char *interface, uint32_t version)
 {
 	struct ivwl_canvas *canvas = data;
+	struct ivwl_canvas_image *image, *tmp;
 	struct ivwl_fill *fill;
+	uint32_t *pixels;
 
 	if (strcmp(interface, wl_compositor_interface.name) == 0 &&
 	    !canvas->compositor)
@@ -444,6 +471,17 @@ on_global(void *data, struct wl_registry *registry, uint32_t name,
 		return;
 	wl_list_for_each(fill, &canvas->fills, link)
 		fill_ask(fill);
+	if (!canvas->compositor || !canvas->shm)
+		return;
+	wl_list_for_each_safe(image, tmp, &canvas->images, link) {
+		pixels = image->pending;
+		if (!pixels)
+			continue;
+		image->pending = NULL;
+		ivwl_canvas_image_show(image, pixels, image->pending_w,
+				       image->pending_h, image->pending_w * 4);
+		free(pixels);
+	}
 }
 
 static void

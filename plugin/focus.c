@@ -60,6 +60,9 @@ struct ivwl_focus_seat {
 	struct wl_listener granted_destroy;
 	bool undoing;
 	uint64_t refusals;
+	/* the holder last announced (holder_signal) */
+	bool announced;
+	struct ivwl_vm *announced_vm;
 };
 
 struct ivwl_focus {
@@ -67,6 +70,7 @@ struct ivwl_focus {
 	struct wl_list seats;			/* ivwl_focus_seat.link */
 	struct wl_listener seat_created;
 	struct ivwl_trust_ops ops;
+	struct wl_signal holder_signal;		/* ivwl_focus_holder */
 };
 
 static struct ivwl_vm *
@@ -78,6 +82,22 @@ surface_vm(struct ivwl_focus *focus, struct weston_surface *surface)
 				   wl_resource_get_client(surface->resource));
 }
 
+/* Tells the listeners who has the keyboard now, if that changed. */
+static void
+holder_announce(struct ivwl_focus_seat *fs)
+{
+	struct ivwl_focus_holder holder = {
+		.seat = fs->seat,
+		.vm = surface_vm(fs->focus, fs->granted),
+	};
+
+	if (fs->announced && holder.vm == fs->announced_vm)
+		return;
+	fs->announced = true;
+	fs->announced_vm = holder.vm;
+	wl_signal_emit(&fs->focus->holder_signal, &holder);
+}
+
 static void
 granted_set(struct ivwl_focus_seat *fs, struct weston_surface *surface)
 {
@@ -86,6 +106,7 @@ granted_set(struct ivwl_focus_seat *fs, struct weston_surface *surface)
 	fs->granted = surface;
 	if (surface)
 		wl_signal_add(&surface->destroy_signal, &fs->granted_destroy);
+	holder_announce(fs);
 }
 
 static void
@@ -96,6 +117,7 @@ on_granted_destroy(struct wl_listener *listener, void *data)
 
 	wl_list_remove(&fs->granted_destroy.link);
 	fs->granted = NULL;
+	holder_announce(fs);
 }
 
 /*
@@ -508,6 +530,7 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 		return NULL;
 	focus->plugin = plugin;
 	wl_list_init(&focus->seats);
+	wl_signal_init(&focus->holder_signal);
 	focus->seat_created.notify = on_seat_created;
 	wl_signal_add(&plugin->compositor->seat_created_signal,
 		      &focus->seat_created);
@@ -517,6 +540,22 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 	focus->ops.data = focus;
 	plugin->trust = &focus->ops;
 	return focus;
+}
+
+void
+ivwl_focus_add_holder_listener(struct ivwl_focus *focus,
+			       struct wl_listener *listener)
+{
+	struct ivwl_focus_seat *fs;
+	struct ivwl_focus_holder holder;
+
+	wl_signal_add(&focus->holder_signal, listener);
+	/* what holds it now, at once */
+	wl_list_for_each(fs, &focus->seats, link) {
+		holder.seat = fs->seat;
+		holder.vm = surface_vm(focus, fs->granted);
+		listener->notify(listener, &holder);
+	}
 }
 
 void

@@ -37,7 +37,9 @@ struct ivwl_plugin {
 	struct wl_listener kill_listener;
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_canvas *canvas;	/* what ivwl.so draws itself */
+	char *font;			/* [ivwl] bar-font=: bars, indicator */
 	struct ivwl_label *label;
+	struct ivwl_indicator *indicator;	/* who has the keyboard */
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
 	const struct ivwl_trust_ops *trust;

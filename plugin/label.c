@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include <libweston/libweston.h>
-#include <libweston/config-parser.h>
 #include "weston-compat.h"
 
 #include "ivwl-plugin.h"
@@ -93,7 +92,7 @@ struct ivwl_border {
 
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
-	char *font;			/* [ivwl] bar-font= */
+	const char *font;		/* [ivwl] bar-font= */
 	int32_t bar_height;
 	struct wl_listener create_surface;
 	struct wl_listener activate;	/* the shell raises what it activates */
@@ -942,30 +941,24 @@ ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
 }
 
 struct ivwl_label *
-ivwl_label_create(struct ivwl_plugin *plugin)
+ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 {
 	struct ivwl_label *label = calloc(1, sizeof(*label));
-	struct weston_config_section *section;
 	struct ivwl_vm *vm;
 
 	if (!label)
 		return NULL;
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
-	section = weston_config_get_section(wet_get_config(plugin->compositor),
-					    "ivwl", NULL, NULL);
-	weston_config_section_get_string(section, "bar-font", &label->font,
-					 IVWL_NAMEPLATE_FONT);
-	label->bar_height = ivwl_nameplate_height(label->font);
-	if (!label->font || label->bar_height <= 0) {
+	label->font = font;
+	label->bar_height = ivwl_nameplate_height(font);
+	if (label->bar_height <= 0) {
 		ivwl_log("[ivwl] bar-font=%s: no font of that name to draw "
-			 "title bars with", label->font ? label->font : "");
-		free(label->font);
+			 "title bars with", font);
 		free(label);
 		return NULL;
 	}
-	ivwl_log("title bars %d px high, in %s", label->bar_height,
-		 label->font);
+	ivwl_log("title bars %d px high, in %s", label->bar_height, font);
 	/* the canvas makes them meanwhile: ready by the first window */
 	ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR, IVWL_FILL_WIDE);
 	wl_list_for_each(vm, &plugin->vms, link) {
@@ -1008,6 +1001,5 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_remove(&label->create_surface.link);
 	wl_list_remove(&label->activate.link);
 	wl_list_remove(&label->transform.link);
-	free(label->font);
 	free(label);
 }

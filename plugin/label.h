@@ -38,9 +38,11 @@ struct ivwl_window_cost {
 /* Width of the frame's sides. */
 #define IVWL_LABEL_BORDER 4
 
-/* Frames in each VM's colour around its toplevel windows (label.c). */
+/* Frames in each VM's colour around its toplevel windows, and title
+ * bars with its name in font (label.c); NULL, logged, if the font draws
+ * nothing. */
 struct ivwl_label *
-ivwl_label_create(struct ivwl_plugin *plugin);
+ivwl_label_create(struct ivwl_plugin *plugin, const char *font);
 
 void
 ivwl_label_destroy(struct ivwl_label *label);

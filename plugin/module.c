@@ -22,10 +22,12 @@
 #include "canvas.h"
 #include "connection.h"
 #include "focus.h"
+#include "indicator.h"
 #include "label.h"
 #include "repaint.h"
 #include "translate.h"
 #include "live-view.h"
+#include "nameplate.h"
 #include "device.h"
 #include "ringer.h"
 #include "vm.h"
@@ -157,6 +159,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	ivwl_indicator_destroy(plugin->indicator);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
 	if (plugin->repaint)
@@ -164,6 +167,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
 	ivwl_canvas_destroy(plugin->canvas);
+	free(plugin->font);
 	if (plugin->clipboard)
 		ivwl_clipboard_destroy(plugin->clipboard);
 	ivwl_translate_set_clipboard(NULL);
@@ -244,15 +248,21 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	}
 	if (count == 0)
 		ivwl_log("no [ivwl-vm] section in the configuration: idle");
-	/* no canvas (logged): frames in solid colours */
+	/* no canvas (logged): frames in solid colours, no names */
 	plugin->canvas = ivwl_canvas_create(compositor);
-	plugin->label = ivwl_label_create(plugin);
+	section = weston_config_get_section(config, "ivwl", NULL, NULL);
+	weston_config_section_get_string(section, "bar-font", &plugin->font,
+					 IVWL_NAMEPLATE_FONT);
+	if (!plugin->font)
+		goto err_vms;
+	plugin->label = ivwl_label_create(plugin, plugin->font);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
 	plugin->focus = ivwl_focus_create(plugin);
 	plugin->repaint = ivwl_repaint_create(plugin);
 	if (!plugin->focus || !plugin->repaint)
 		goto err_vms;
+	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);
 	ivwl_translate_set_clipboard(&ivwl_clipboard_hooks);

@@ -183,6 +183,30 @@ ivwl_view_add_local_transform(struct weston_view *view,
 #endif
 }
 
+/* Places a view without a transform parent at global x, y. */
+static inline void
+ivwl_view_set_global_pos(struct weston_view *view, int32_t x, int32_t y)
+{
+#ifdef IVWL_WESTON_14
+	weston_view_set_position(view, weston_coord_global(x, y));
+#else
+	weston_view_set_position(view, (float)x, (float)y);
+#endif
+}
+
+/* Puts the view on top of layer. */
+static inline void
+ivwl_view_to_layer(struct weston_view *view, struct weston_layer *layer)
+{
+#ifdef IVWL_WESTON_14
+	weston_view_move_to_layer(view, &layer->view_list);
+#else
+	if (view->layer_link.layer)
+		weston_layer_entry_remove(&view->layer_link);
+	weston_layer_entry_insert(&layer->view_list, &view->layer_link);
+#endif
+}
+
 /* Stacks the view right above entry under, in under's layer. */
 static inline void
 ivwl_view_stack_above(struct weston_view *view,

@@ -159,6 +159,7 @@ def case_mpv_fullscreen(s):
     except subprocess.TimeoutExpired:
         raise Failure("mpv did not finish its video")
 
+DESKTOP = (0x30, 0x30, 0x30)    # indicator.c's colour for the desktop
 # the session's colours (Session._write_weston_ini), by VM
 VM_COLOURS = {"work": FIRST_VM, "home": (0xc0, 0x30, 0x30),
               "media": (0x30, 0xa0, 0x40)}
@@ -294,6 +295,49 @@ def case_title_bar(s):
     print("a new title: the plate followed")
 
 
+def indicator_shows(s, name, colour):
+    """Whether the top middle of the screen shows the keyboard indicator
+    as ivwl-nameplate draws it: NAME has the keyboard, on colour."""
+    out = s.path(f"indicator-{name}.png")
+    subprocess.run([ENV["IVWL_NAMEPLATE"], "--name", name, "--title",
+                    "has the keyboard", "--color", "0xff%02x%02x%02x" %
+                    colour, "--width", "4096", "--out", out],
+                   check=True, capture_output=True, timeout=20)
+    want = decode_png(out)
+    shot = s.screenshot()
+    x0 = (s.width - want[0]) // 2
+    return all(pixel(shot, x0 + x, y) == pixel(want, x, y)
+               for y in range(want[1]) for x in range(want[0]))
+
+
+def case_keyboard_indicator(s):
+    """At the top middle of the screen, above the panel, weston names
+    whoever has the keyboard: "desktop" at first, the VM whose window
+    took it, not one whose window was refused it, the one the user
+    clicked, and "desktop" again when that window goes."""
+    def expect(name, colour, why):
+        wait_for(f"the indicator to say {name} ({why})",
+                 lambda: indicator_shows(s, name, colour), timeout=5,
+                 step=0.3)
+        print(f"the indicator says {name}: {why}")
+    expect("desktop", DESKTOP, "no window yet")
+    work, vw = s.typist("work", "work-window")
+    wait_for("work's window to take the keyboard",
+             lambda: "enter" in work.lines, timeout=5)
+    expect("work", VM_COLOURS["work"], "the first window took it")
+    s.keep_screenshot("keyboard-indicator")
+    home, vh = s.typist("home", "home-window")
+    time.sleep(1.0)
+    expect("work", VM_COLOURS["work"], "home's new window was refused it")
+    s.click_window(vh)
+    wait_for("home's window to get the keyboard",
+             lambda: "enter" in home.lines, timeout=5)
+    expect("home", VM_COLOURS["home"], "the user clicked home's window")
+    home.proc.terminate()
+    home.proc.wait(10)
+    expect("desktop", DESKTOP, "home's window went")
+
+
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
@@ -303,6 +347,7 @@ CASES = {
     "label-colours-gl": (case_label_colours, ("work", "home", "media")),
     "title-bar-pixman": (case_title_bar, ("work", "home")),
     "title-bar-gl": (case_title_bar, ("work", "home")),
+    "keyboard-indicator": (case_keyboard_indicator, ("work", "home")),
 }
 
 
