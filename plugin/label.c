@@ -330,18 +330,65 @@ maximized(struct weston_surface *window)
 	       weston_desktop_surface_get_fullscreen(ds);
 }
 
+static void
+frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
+		   int32_t geo[NSTRIPS][4], int32_t mask[4]);
+
 /*
- * Where each strip goes, in the window's coordinates: outside its edge,
+ * The window's box in its surface's coordinates: its xdg_surface window
+ * geometry (without the shadows a toolkit draws around it) inside its
+ * surface.  libweston-desktop's geometry of a window that set none is
+ * the box of its surface tree, subsurfaces included: the part inside
+ * the surface is the surface.
+ */
+static void
+window_box(struct ivwl_border *b, int32_t box[4])
+{
+	struct weston_geometry g = { 0 };
+	int32_t w = clamp_size(b->window->width);
+	int32_t h = clamp_size(b->window->height);
+	int64_t x1, y1, x2, y2;
+
+	if (weston_surface_is_desktop_surface(b->window))
+		g = weston_desktop_surface_get_geometry(
+			weston_surface_get_desktop_surface(b->window));
+	x1 = g.x > 0 ? g.x : 0;
+	y1 = g.y > 0 ? g.y : 0;
+	x2 = (int64_t)g.x + g.width < w ? (int64_t)g.x + g.width : w;
+	y2 = (int64_t)g.y + g.height < h ? (int64_t)g.y + g.height : h;
+	if (g.width <= 0 || g.height <= 0 || x2 <= x1 || y2 <= y1) {
+		x1 = y1 = 0;
+		x2 = w;
+		y2 = h;
+	}
+	box[0] = (int32_t)x1;
+	box[1] = (int32_t)y1;
+	box[2] = (int32_t)(x2 - x1);
+	box[3] = (int32_t)(y2 - y1);
+}
+
+/*
+ * Where each strip goes, in the window's coordinates: outside its box,
  * or inside it where outside would not show.  The mask is the box of
- * the window and its strips.
+ * the window and its strips: what the window draws outside its box (a
+ * toolkit's shadows) does not show.
  */
 static void
 frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	       int32_t mask[4])
 {
-	/* the firewall bounds a VM's surface sizes; stay in range anyway */
-	int32_t w = clamp_size(b->window->width);
-	int32_t h = clamp_size(b->window->height), k = BORDER_WIDTH;
+	int32_t box[4];
+
+	window_box(b, box);
+	frame_geometry_box(b, box, geo, mask);
+}
+
+/* frame_geometry() of the box's size, then moved to the box. */
+static void
+frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
+		   int32_t geo[NSTRIPS][4], int32_t mask[4])
+{
+	int32_t w = box[2], h = box[3], k = BORDER_WIDTH;
 	int32_t a = b->attention ? ATTENTION_HEIGHT : 0;
 	int32_t bar = b->label->bar_height;
 	const int32_t outside[4][4] = {
@@ -355,8 +402,9 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	int i;
 
 	for (i = 0; i < 4; i++)
-		in[i] = all_in || !on_some_output(b->framed, outside[i][0],
-						  outside[i][1],
+		in[i] = all_in || !on_some_output(b->framed,
+						  box[0] + outside[i][0],
+						  box[1] + outside[i][1],
 						  outside[i][2],
 						  outside[i][3]);
 	top = in[TOP] ? k : 0;
@@ -396,6 +444,12 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	mask[1] = in[TOP] ? 0 : -k - bar - a;
 	mask[2] = right - left;
 	mask[3] = (in[BOTTOM] ? h : h + k) - mask[1];
+	for (i = 0; i < NSTRIPS; i++) {
+		geo[i][0] += box[0];
+		geo[i][1] += box[1];
+	}
+	mask[0] += box[0];
+	mask[1] += box[1];
 }
 
 static bool
