@@ -216,6 +216,19 @@ fill_buffer(struct ivwl_canvas *canvas, uint32_t argb, int32_t w, int32_t h)
 	return buffer;
 }
 
+void
+ivwl_canvas_fill_size(enum ivwl_fill_shape shape, int32_t *w, int32_t *h)
+{
+	static const int32_t size[][2] = {
+		[IVWL_FILL_WIDE] = { 4096, 32 },
+		[IVWL_FILL_TALL] = { 8, 4096 },
+		[IVWL_FILL_BOX] = { 512, 512 },
+	};
+
+	*w = size[shape][0];
+	*h = size[shape][1];
+}
+
 static void
 fill_ask(struct ivwl_fill *fill)
 {
@@ -225,13 +238,7 @@ fill_ask(struct ivwl_fill *fill)
 	if (fill->asked || !canvas->compositor || !canvas->shm)
 		return;
 	fill->asked = true;
-	if (fill->shape == IVWL_FILL_WIDE) {
-		w = IVWL_CANVAS_FILL_LONG;
-		h = IVWL_CANVAS_FILL_SHORT;
-	} else {
-		w = IVWL_CANVAS_FILL_SHORT;
-		h = IVWL_CANVAS_FILL_LONG;
-	}
+	ivwl_canvas_fill_size(fill->shape, &w, &h);
 	fill->buffer = fill_buffer(canvas, fill->argb, w, h);
 	if (!fill->buffer) {
 		ivwl_log("no buffer for the colour 0x%08x: %s", fill->argb,

@@ -27,18 +27,20 @@ ivwl_canvas_destroy(struct ivwl_canvas *canvas);
 
 /*
  * A fill is a surface of one colour, shared by every view shown in that
- * colour: a view scales it to its size.  Its long side is FILL_LONG, its
- * short side FILL_SHORT, so that a strip of up to that size is scaled
- * down, never up: weston 10's pixman renderer lets what lies outside a
- * scaled-up buffer bleed into its edges.
+ * colour: a view scales it to its size.  Its shape is as large as the
+ * strips it serves, so that they are scaled down, never up: weston 10's
+ * pixman renderer lets what lies outside a scaled-up buffer bleed into
+ * its edges.
  */
-#define IVWL_CANVAS_FILL_LONG 4096
-#define IVWL_CANVAS_FILL_SHORT 16
-
 enum ivwl_fill_shape {
-	IVWL_FILL_WIDE,		/* LONG x SHORT */
-	IVWL_FILL_TALL,		/* SHORT x LONG */
+	IVWL_FILL_WIDE,		/* 4096 x 32: top, bottom, title bars */
+	IVWL_FILL_TALL,		/* 8 x 4096: the sides */
+	IVWL_FILL_BOX,		/* 512 x 512: over a whole window */
 };
+
+/* The size of a fill of shape (canvas.c). */
+void
+ivwl_canvas_fill_size(enum ivwl_fill_shape shape, int32_t *w, int32_t *h);
 
 /*
  * The fill of colour argb (0xAARRGGBB, straight alpha) and shape.  NULL

@@ -44,10 +44,16 @@
 #define ATTENTION_COLOR 0xffffb000u	/* amber */
 
 #define VEIL_COLOR 0xff303030u		/* dark grey */
+#define XRAY_DIM_COLOR 0xa0000000u	/* X-ray: the window darkened */
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
- * window's content.  PLATE, the nameplate, lies on BAR, the title bar. */
-enum { TOP, BOTTOM, LEFT, RIGHT, PLATE, BAR, ATTENTION, VEIL, NSTRIPS };
+ * window's content.  PLATE, the nameplate, lies on BAR, the title bar;
+ * while X-ray is on, XNAME, the VM's name, lies on XDIM, which darkens
+ * the window. */
+enum {
+	TOP, BOTTOM, LEFT, RIGHT, PLATE, BAR, ATTENTION, XNAME, XDIM, VEIL,
+	NSTRIPS
+};
 
 /* What a strip's surface is. */
 enum strip_kind {
@@ -90,8 +96,20 @@ struct ivwl_border {
 	struct wl_event_source *recheck;	/* after the shell maps it */
 };
 
+/* A VM's name as X-ray shows it across each of its windows. */
+struct xray_name {
+	struct wl_list link;			/* ivwl_label.xray_names */
+	struct ivwl_label *label;
+	struct ivwl_vm *vm;
+	struct ivwl_canvas_image *image;
+	struct weston_surface *surface;		/* once shown */
+	struct wl_listener surface_destroy;
+};
+
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
+	bool xray;				/* X-ray is on (xray.c) */
+	struct wl_list xray_names;
 	const char *font;		/* [ivwl] bar-font= */
 	int32_t bar_height;
 	struct wl_listener create_surface;
@@ -174,13 +192,26 @@ static uint32_t
 strip_color(const struct ivwl_border *b, int i)
 {
 	return i == ATTENTION ? ATTENTION_COLOR : i == VEIL ? VEIL_COLOR :
-	       b->color;
+	       i == XDIM ? XRAY_DIM_COLOR : b->color;
+}
+
+/* The surface of vm's name for X-ray, NULL until the canvas drew it. */
+static struct weston_surface *
+xray_name_surface(struct ivwl_label *label, struct ivwl_vm *vm)
+{
+	struct xray_name *xn;
+
+	wl_list_for_each(xn, &label->xray_names, link)
+		if (xn->vm == vm)
+			return xn->surface;
+	return NULL;
 }
 
 static enum ivwl_fill_shape
 strip_shape(int i)
 {
-	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL : IVWL_FILL_WIDE;
+	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL :
+	       i == XDIM ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
 }
 
 /*
@@ -198,6 +229,10 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 		*kind = STRIP_IMAGE;
 		return b->plate_shown ? ivwl_canvas_image_surface(b->plate) :
 		       NULL;
+	}
+	if (i == XNAME) {
+		*kind = STRIP_IMAGE;
+		return xray_name_surface(b->label, b->cost.vm);
 	}
 	if (i != VEIL)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
@@ -247,7 +282,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		struct ivwl_strip *strip = &b->strip[i];
 		struct weston_surface *s = strip_surface(b, i, &strip->kind);
 
-		if (!s && i == PLATE)
+		if (!s && (i == PLATE || i == XNAME))
 			continue;	/* comes once the canvas drew it */
 		if (!s || strip_create(b, i, s, framed) < 0)
 			goto err_strips;
@@ -436,10 +471,19 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 	geo[ATTENTION][1] = in[TOP] ? k + bar : -k - bar - a;
 	geo[ATTENTION][2] = right - left;
 	geo[ATTENTION][3] = a;
-	geo[VEIL][0] = 0;
-	geo[VEIL][1] = 0;
-	geo[VEIL][2] = w;
-	geo[VEIL][3] = h;
+	geo[VEIL][0] = geo[XDIM][0] = 0;
+	geo[VEIL][1] = geo[XDIM][1] = 0;
+	geo[VEIL][2] = geo[XDIM][2] = w;
+	geo[VEIL][3] = geo[XDIM][3] = h;
+	/* the name in the middle of the window, cut to it */
+	if (b->strip[XNAME].surface) {
+		geo[XNAME][2] = b->strip[XNAME].surface->width;
+		geo[XNAME][3] = b->strip[XNAME].surface->height;
+	} else {
+		geo[XNAME][2] = geo[XNAME][3] = 0;
+	}
+	geo[XNAME][0] = (w - geo[XNAME][2]) / 2;
+	geo[XNAME][1] = (h - geo[XNAME][3]) / 2;
 	mask[0] = left;
 	mask[1] = in[TOP] ? 0 : -k - bar - a;
 	mask[2] = right - left;
@@ -494,6 +538,8 @@ strip_shown(const struct ivwl_border *b, int i)
 		return false;
 	if (i == ATTENTION)
 		return b->attention;
+	if (i == XNAME || i == XDIM)
+		return b->label->xray;
 	if (i == VEIL)
 		return b->cost.veil != 0;
 	return true;
@@ -646,18 +692,17 @@ plate_update(struct ivwl_border *b, int32_t bar_w)
 }
 
 /* The canvas has the plate's pixels: the plate shows on the bar. */
+/* An image of the canvas the strip i shows came (or came again). */
 static void
-on_plate_shown(void *data, struct weston_surface *surface)
+strip_image_shown(struct ivwl_border *b, int i, struct weston_surface *s)
 {
-	struct ivwl_border *b = data;
-	struct ivwl_strip *strip = &b->strip[PLATE];
+	struct ivwl_strip *strip = &b->strip[i];
 
-	b->plate_shown = true;
 	if (!b->framed)
 		return;
 	if (!strip->view) {
 		strip->kind = STRIP_IMAGE;
-		if (strip_create(b, PLATE, surface, b->framed) < 0) {
+		if (strip_create(b, i, s, b->framed) < 0) {
 			strips_destroy(b);
 			border_recheck(b);
 			return;
@@ -665,6 +710,15 @@ on_plate_shown(void *data, struct weston_surface *surface)
 	}
 	strips_place(b);
 	weston_view_schedule_repaint(strip->view);
+}
+
+static void
+on_plate_shown(void *data, struct weston_surface *surface)
+{
+	struct ivwl_border *b = data;
+
+	b->plate_shown = true;
+	strip_image_shown(b, PLATE, surface);
 }
 
 static void
@@ -994,6 +1048,83 @@ ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
 		strips_place(b);
 }
 
+static void
+on_xray_name_destroy(struct wl_listener *listener, void *data)
+{
+	struct xray_name *xn = wl_container_of(listener, xn, surface_destroy);
+
+	wl_list_remove(&xn->surface_destroy.link);
+	xn->surface = NULL;
+}
+
+/* The canvas drew a VM's name: its windows show it while X-ray is on. */
+static void
+on_xray_name_shown(void *data, struct weston_surface *surface)
+{
+	struct xray_name *xn = data;
+	struct ivwl_border *b;
+
+	if (!xn->surface) {
+		xn->surface = surface;
+		xn->surface_destroy.notify = on_xray_name_destroy;
+		wl_signal_add(&surface->destroy_signal, &xn->surface_destroy);
+	}
+	wl_list_for_each(b, &xn->label->borders, link)
+		if (b->cost.vm == xn->vm)
+			strip_image_shown(b, XNAME, surface);
+}
+
+/* Has the canvas draw vm's name for X-ray, once. */
+static void
+xray_name_ask(struct ivwl_label *label, struct ivwl_vm *vm)
+{
+	struct xray_name *xn;
+	cairo_surface_t *pixels;
+
+	wl_list_for_each(xn, &label->xray_names, link)
+		if (xn->vm == vm)
+			return;
+	xn = calloc(1, sizeof(*xn));
+	if (!xn)
+		return;
+	xn->label = label;
+	xn->vm = vm;
+	xn->image = ivwl_canvas_image_create(label->plugin->canvas,
+					     on_xray_name_shown, xn);
+	wl_list_insert(&label->xray_names, &xn->link);
+	pixels = ivwl_nameplate_draw_big(label->font, vm->name, vm->color);
+	if (!xn->image || !pixels) {
+		if (pixels)
+			cairo_surface_destroy(pixels);
+		return;
+	}
+	ivwl_canvas_image_show(xn->image, cairo_image_surface_get_data(pixels),
+			       cairo_image_surface_get_width(pixels),
+			       cairo_image_surface_get_height(pixels),
+			       cairo_image_surface_get_stride(pixels));
+	cairo_surface_destroy(pixels);
+}
+
+void
+ivwl_label_xray(struct ivwl_label *label, bool on)
+{
+	struct ivwl_border *b;
+	struct ivwl_vm *vm;
+
+	if (label->xray == on)
+		return;
+	label->xray = on;
+	if (on)
+		wl_list_for_each(vm, &label->plugin->vms, link)
+			xray_name_ask(label, vm);
+	wl_list_for_each(b, &label->borders, link) {
+		if (!b->framed)
+			continue;
+		strips_place(b);
+		weston_view_schedule_repaint(b->framed);
+	}
+}
+
 struct ivwl_label *
 ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 {
@@ -1004,6 +1135,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		return NULL;
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
+	wl_list_init(&label->xray_names);
 	label->font = font;
 	label->bar_height = ivwl_nameplate_height(font);
 	if (label->bar_height <= 0) {
@@ -1015,6 +1147,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 	ivwl_log("title bars %d px high, in %s", label->bar_height, font);
 	/* the canvas makes them meanwhile: ready by the first window */
 	ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR, IVWL_FILL_WIDE);
+	ivwl_canvas_fill(plugin->canvas, XRAY_DIM_COLOR, IVWL_FILL_BOX);
 	wl_list_for_each(vm, &plugin->vms, link) {
 		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_WIDE);
 		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_TALL);
@@ -1040,6 +1173,7 @@ void
 ivwl_label_destroy(struct ivwl_label *label)
 {
 	struct ivwl_border *b, *tmp;
+	struct xray_name *xn, *xtmp;
 
 	wl_list_for_each_safe(b, tmp, &label->borders, link) {
 		if (b->recheck)
@@ -1055,5 +1189,12 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_remove(&label->create_surface.link);
 	wl_list_remove(&label->activate.link);
 	wl_list_remove(&label->transform.link);
+	wl_list_for_each_safe(xn, xtmp, &label->xray_names, link) {
+		if (xn->surface)
+			wl_list_remove(&xn->surface_destroy.link);
+		ivwl_canvas_image_destroy(xn->image);
+		wl_list_remove(&xn->link);
+		free(xn);
+	}
 	free(label);
 }

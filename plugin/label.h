@@ -47,6 +47,13 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font);
 void
 ivwl_label_destroy(struct ivwl_label *label);
 
+/*
+ * X-ray (xray.c): while on, every VM window is darkened and its VM's
+ * name is shown large across it.
+ */
+void
+ivwl_label_xray(struct ivwl_label *label, bool on);
+
 /* Shows or hides the attention bar of a VM's toplevel window. */
 void
 ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,

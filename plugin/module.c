@@ -32,6 +32,7 @@
 #include "ringer.h"
 #include "vm.h"
 #include "watch.h"
+#include "xray.h"
 
 /* The plugin's lines go to weston's log, which stamps the time. */
 static void
@@ -159,6 +160,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	ivwl_xray_destroy(plugin->xray);
 	ivwl_indicator_destroy(plugin->indicator);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
@@ -263,6 +265,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	if (!plugin->focus || !plugin->repaint)
 		goto err_vms;
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
+	plugin->xray = ivwl_xray_create(plugin);
+	if (!plugin->xray)
+		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);
 	ivwl_translate_set_clipboard(&ivwl_clipboard_hooks);

@@ -116,6 +116,13 @@ channel(uint32_t argb, int shift)
 	return ((argb >> shift) & 0xff) / 255.0;
 }
 
+/* Black on light colours, white on dark (relative luminance). */
+static double
+ink_on(double r, double g, double b)
+{
+	return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 0.0 : 1.0;
+}
+
 /* A padlock, in the text's colour, its body's top left at x, y. */
 static void
 draw_lock(cairo_t *cr, double x, double y)
@@ -158,8 +165,7 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	cr = cairo_create(s);
 	cairo_set_source_rgb(cr, r, g, b);
 	cairo_paint(cr);
-	/* black on light colours, white on dark (relative luminance) */
-	ink = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 0.0 : 1.0;
+	ink = ink_on(r, g, b);
 	cairo_set_source_rgb(cr, ink, ink, ink);
 	draw_lock(cr, PAD, (height - LOCK_H) / 2.0 + 1);
 	if (width - text_x - PAD > 0) {
@@ -173,5 +179,51 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	}
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
+	return s;
+}
+
+cairo_surface_t *
+ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
+{
+	PangoFontDescription *desc = pango_font_description_from_string(font);
+	double r = channel(argb, 16), g = channel(argb, 8), b = channel(argb, 0);
+	cairo_surface_t *probe, *s;
+	PangoLayout *layout;
+	int tw, th, margin;
+	cairo_t *cr;
+
+	pango_font_description_set_weight(desc, PANGO_WEIGHT_BOLD);
+	if (pango_font_description_get_size(desc) > 0)
+		pango_font_description_set_size(desc,
+			3 * pango_font_description_get_size(desc));
+	probe = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+	cr = cairo_create(probe);
+	layout = pango_cairo_create_layout(cr);
+	pango_layout_set_font_description(layout, desc);
+	pango_layout_set_text(layout, name, -1);
+	pango_layout_get_pixel_size(layout, &tw, &th);
+	margin = th / 3;
+	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, tw + 2 * margin,
+				       th + 2 * margin);
+	cairo_destroy(cr);
+	cairo_surface_destroy(probe);
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS || th <= 0) {
+		cairo_surface_destroy(s);
+		s = NULL;
+		goto out;
+	}
+	cr = cairo_create(s);
+	cairo_set_source_rgb(cr, r, g, b);
+	cairo_paint(cr);
+	cairo_set_source_rgb(cr, ink_on(r, g, b), ink_on(r, g, b),
+			     ink_on(r, g, b));
+	cairo_move_to(cr, margin, margin);
+	pango_cairo_update_layout(cr, layout);
+	pango_cairo_show_layout(cr, layout);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+out:
+	g_object_unref(layout);
+	pango_font_description_free(desc);
 	return s;
 }

@@ -26,7 +26,7 @@ struct ivwl_nameplate {
 /* The default font of the bar. */
 #define IVWL_NAMEPLATE_FONT "Sans 10"
 
-/* Bars are at most this high: weston keeps fills this high (canvas.h). */
+/* Bars are at most this high: the canvas's wide fills are (canvas.h). */
 #define IVWL_NAMEPLATE_MAX_HEIGHT 32
 
 /*
@@ -53,5 +53,13 @@ ivwl_nameplate_clean(const char *title);
  */
 cairo_surface_t *
 ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural);
+
+/*
+ * The VM's name alone, bold, in font three times as large, on the VM's
+ * colour with a margin: what X-ray shows across each of its windows.
+ * NULL on failure.
+ */
+cairo_surface_t *
+ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb);
 
 #endif

@@ -25,6 +25,7 @@
 #include <libweston/config-parser.h>
 #include "weston-compat.h"
 
+#include "binding.h"
 #include "clipboard-internal.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
@@ -408,69 +409,6 @@ on_paste_key(struct weston_keyboard *keyboard, const struct timespec *time,
 
 /* ---- bindings -------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	uint32_t key;
-} keys[] = {
-	{ "a", KEY_A }, { "b", KEY_B }, { "c", KEY_C }, { "d", KEY_D },
-	{ "e", KEY_E }, { "f", KEY_F }, { "g", KEY_G }, { "h", KEY_H },
-	{ "i", KEY_I }, { "j", KEY_J }, { "k", KEY_K }, { "l", KEY_L },
-	{ "m", KEY_M }, { "n", KEY_N }, { "o", KEY_O }, { "p", KEY_P },
-	{ "q", KEY_Q }, { "r", KEY_R }, { "s", KEY_S }, { "t", KEY_T },
-	{ "u", KEY_U }, { "v", KEY_V }, { "w", KEY_W }, { "x", KEY_X },
-	{ "y", KEY_Y }, { "z", KEY_Z }, { "insert", KEY_INSERT },
-	{ "f1", KEY_F1 }, { "f2", KEY_F2 }, { "f3", KEY_F3 },
-	{ "f4", KEY_F4 }, { "f5", KEY_F5 }, { "f6", KEY_F6 },
-	{ "f7", KEY_F7 }, { "f8", KEY_F8 }, { "f9", KEY_F9 },
-	{ "f10", KEY_F10 }, { "f11", KEY_F11 }, { "f12", KEY_F12 },
-};
-
-static const struct {
-	const char *name;
-	enum weston_keyboard_modifier mod;
-} mods[] = {
-	{ "super", MODIFIER_SUPER }, { "shift", MODIFIER_SHIFT },
-	{ "ctrl", MODIFIER_CTRL }, { "alt", MODIFIER_ALT },
-};
-
-/* "super+shift+c": modifiers, then one key.  false if not that. */
-static bool
-parse_binding(const char *text, uint32_t *key,
-	      enum weston_keyboard_modifier *mod)
-{
-	char word[16];
-	const char *p = text, *end;
-	size_t len, i;
-	bool found;
-
-	*mod = 0;
-	for (;;) {
-		end = strchr(p, '+');
-		len = end ? (size_t)(end - p) : strlen(p);
-		if (len == 0 || len >= sizeof(word))
-			return false;
-		memcpy(word, p, len);
-		word[len] = '\0';
-		found = false;
-		if (!end) {
-			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-				if (strcmp(word, keys[i].name) == 0) {
-					*key = keys[i].key;
-					return *mod != 0;
-				}
-			return false;
-		}
-		for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
-			if (strcmp(word, mods[i].name) == 0) {
-				*mod |= mods[i].mod;
-				found = true;
-			}
-		if (!found)
-			return false;
-		p = end + 1;
-	}
-}
-
 static struct weston_binding *
 bind_key(struct ivwl_clip_trusted *t, struct weston_config_section *s,
 	 const char *name, const char *fallback,
@@ -482,7 +420,7 @@ bind_key(struct ivwl_clip_trusted *t, struct weston_config_section *s,
 	uint32_t key;
 
 	weston_config_section_get_string(s, name, &text, fallback);
-	if (text && parse_binding(text, &key, &mod))
+	if (text && ivwl_binding_parse(text, &key, &mod))
 		b = weston_compositor_add_key_binding(t->cb->plugin->compositor,
 						      key, mod, handler, t);
 	else

@@ -15,8 +15,9 @@ import sys
 import time
 from collections import Counter
 
-from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
-                              check_border, pixel, wait_for)
+from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing,  # noqa: E402
+                              Session, case_main, check_border, pixel,
+                              wait_for)
 
 
 # ivwl-xwm's title bar over each X toplevel (xwm/frame.h)
@@ -295,14 +296,17 @@ def case_frame(s):
 
 def case_fullscreen(s):
     """An X application that starts fullscreen (xterm -fullscreen sets
-    _NET_WM_STATE before it maps) covers the output, without a bar."""
+    _NET_WM_STATE before it maps) covers the output without a bar of
+    ivwl-xwm's: under weston's frame and title bar (drawn inside a
+    window as big as the output), the rows are xterm's own."""
     x11_client(s, ["xterm", "-T", "ivwl-full", "-fullscreen", "-bg",
                    "blue"], "xterm.log")
     view = wait_for("xterm fullscreen", lambda: (
         lambda v: v if v["rect"] == (0, 0, s.width, s.height) else None)(
             s.wait_view("[work] ivwl-full", timeout=30)), timeout=15)
     time.sleep(1)
-    top = screen_pixels(s, (0, 0, s.width, TITLE_BAR))
+    y0 = FRAME_BORDER + s.bar_height()
+    top = screen_pixels(s, (0, y0, s.width, y0 + TITLE_BAR))
     if top[b"\xff\x00\x00"] < s.width * TITLE_BAR // 2:
         raise Failure(f"the top rows are not xterm's: "
                       f"{top.most_common(3)}")
