@@ -141,25 +141,28 @@ pressed_on(struct ivwl_focus *focus, struct weston_seat *seat,
 	       surface_vm(focus, touch->focus->surface) == vm;
 }
 
-/* Whether code at p is libweston's own, or libweston-desktop's. */
+/* Whether code at p is libweston's own, libweston-desktop's or this
+ * module's (X-ray's grab). */
 static bool
 in_libweston(const void *p)
 {
-	Dl_info at, core, desktop;
+	Dl_info at, core, desktop, ours;
 
 	if (!dladdr(p, &at) ||
 	    !dladdr((const void *)weston_keyboard_set_focus, &core) ||
 	    !dladdr((const void *)weston_desktop_surface_get_maximized,
-		    &desktop))
+		    &desktop) ||
+	    !dladdr((const void *)ivwl_focus_create, &ours))
 		return true;	/* unknown: not the shell's */
 	return at.dli_fbase == core.dli_fbase ||
-	       at.dli_fbase == desktop.dli_fbase;
+	       at.dli_fbase == desktop.dli_fbase ||
+	       at.dli_fbase == ours.dli_fbase;
 }
 
 /*
  * A shell binding holds the keyboard (the window switcher, picking
  * with the keyboard): a keyboard grab of the shell's own.  libweston's
- * are not: the grab it holds while any key binding's key is down (a
+ * and ivwl.so's (X-ray) are not: the grab it holds while any key binding's key is down (a
  * VM mapping then would take the keyboard for good) and a VM's popup
  * grab, which takes the pointer as well.
  */
