@@ -6,9 +6,11 @@
  *
  *   ivwl-nameplate --name N --color 0xAARRGGBB --width W --out F.png
  *                  [--title T] [--font F]
+ *   ivwl-nameplate --big --name N --color 0xAARRGGBB --out F.png [--font F]
  *
  * The title is cleaned as the plugin cleans it.  Prints "natural N",
- * the width the plate would take uncut.
+ * the width the plate would take uncut.  --big: the name as X-ray
+ * shows it across a window.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,8 +23,8 @@
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: ivwl-nameplate --name N --color 0xAARRGGBB "
-		"--width W --out F.png [--title T] [--font F]\n");
+	fprintf(stderr, "usage: ivwl-nameplate [--big] --name N --color "
+		"0xAARRGGBB --width W --out F.png [--title T] [--font F]\n");
 	return 2;
 }
 
@@ -36,10 +38,12 @@ main(int argc, char *argv[])
 		{ "color", required_argument, NULL, 'c' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "big", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ivwl_nameplate plate = { .font = IVWL_NAMEPLATE_FONT };
 	const char *out = NULL;
+	int big = 0;
 	cairo_surface_t *s;
 	char *clean, *end;
 	int opt, natural;
@@ -67,15 +71,24 @@ main(int argc, char *argv[])
 		case 'o':
 			out = optarg;
 			break;
+		case 'b':
+			big = 1;
+			break;
 		default:
 			return usage();
 		}
 	}
-	if (!plate.name || !out || plate.max_width <= 0 || optind != argc)
+	if (!plate.name || !out || (!big && plate.max_width <= 0) ||
+	    optind != argc)
 		return usage();
 	clean = ivwl_nameplate_clean(plate.title);
 	plate.title = clean;
-	s = ivwl_nameplate_draw(&plate, &natural);
+	if (big) {
+		s = ivwl_nameplate_draw_big(plate.font, plate.name, plate.argb);
+		natural = s ? cairo_image_surface_get_width(s) : 0;
+	} else {
+		s = ivwl_nameplate_draw(&plate, &natural);
+	}
 	free(clean);
 	if (!s) {
 		fprintf(stderr, "ivwl-nameplate: cannot draw it\n");

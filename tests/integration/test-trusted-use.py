@@ -338,6 +338,76 @@ def case_keyboard_indicator(s):
     expect("desktop", DESKTOP, "home's window went")
 
 
+def case_xray(s):
+    """While the user holds super+alt, every VM window is darkened and
+    shows its VM's name large in its middle (as ivwl-nameplate --big
+    draws it); the window under the pointer keeps its keyboard and hears
+    no key meanwhile; let go, the screen is as before."""
+    lines, views = {}, {}
+    for vm in ("work", "home"):
+        lines[vm], views[vm] = s.typist(vm, f"{vm}-window")
+    s.click_window(views["work"])
+    wait_for("work's window to get the keyboard",
+             lambda: "enter" in lines["work"].lines, timeout=5)
+    time.sleep(0.5)
+    before = s.screenshot()
+    keys = len(lines["work"].starting("key "))
+    s.seat.keydown("super+alt")
+    time.sleep(0.8)
+    shot = s.screenshot()
+    s.keep_screenshot("xray")
+    s.seat.keyup("super+alt")
+    for vm in ("work", "home"):
+        v = s.wait_view(f"[{vm}] {vm}-window")
+        above = [a["rect"] for a in s.scene_above(v)]
+        out = s.path(f"xray-{vm}.png")
+        subprocess.run([ENV["IVWL_NAMEPLATE"], "--big", "--name", vm,
+                        "--color", "0xff%02x%02x%02x" % VM_COLOURS[vm],
+                        "--out", out], check=True, capture_output=True,
+                       timeout=20)
+        want = decode_png(out)
+        x0, y0, x1, y1 = v["rect"]
+        nx = x0 + (x1 - x0 - want[0]) // 2
+        ny = y0 + (y1 - y0 - want[1]) // 2
+        wrong = compared = 0
+        for y in range(want[1]):
+            for x in range(want[0]):
+                px, py = nx + x, ny + y
+                if not (x0 <= px < x1 and y0 <= py < y1) or any(
+                        a <= px < c and b <= py < d
+                        for a, b, c, d in above):
+                    continue
+                compared += 1
+                wrong += pixel(shot, px, py) != pixel(want, x, y)
+        if compared < 200:
+            raise Failure(f"{v['title']!r}: its name is mostly covered")
+        if wrong:
+            raise Failure(f"{v['title']!r}: {wrong} of {compared} pixels "
+                          "of its X-ray name differ from ivwl-nameplate's")
+        # a corner of the window, darkened
+        cx, cy = x0 + 3, y1 - 3
+        if not any(a <= cx < c and b <= cy < d for a, b, c, d in above):
+            lit, dark = pixel(before, cx, cy), pixel(shot, cx, cy)
+            if sum(dark) * 2 > sum(lit):
+                raise Failure(f"{v['title']!r} is not darkened: {lit} "
+                              f"-> {dark}")
+        print(f"{v['title']!r}: darkened, its name across it "
+              f"({compared} pixels as ivwl-nameplate draws them)")
+    time.sleep(0.5)
+    after = s.screenshot()
+    # (the panel's clock may turn meanwhile)
+    if after[3][PANEL:] != before[3][PANEL:]:
+        raise Failure("the screen is not as before once super+alt was "
+                      "let go")
+    got = lines["work"].starting("key ")[keys:]
+    # super went down before the binding; alt (56) is X-ray's
+    if any(k.split()[1] == "56" for k in got):
+        raise Failure(f"the window heard X-ray's key: {got}")
+    if "leave" in lines["work"].lines:
+        raise Failure("work's window lost the keyboard during X-ray")
+    print("super+alt let go: the screen as before, no key heard")
+
+
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
@@ -348,6 +418,7 @@ CASES = {
     "title-bar-pixman": (case_title_bar, ("work", "home")),
     "title-bar-gl": (case_title_bar, ("work", "home")),
     "keyboard-indicator": (case_keyboard_indicator, ("work", "home")),
+    "xray": (case_xray, ("work", "home")),
 }
 
 
