@@ -306,14 +306,15 @@ clamp_size(int32_t v)
 /*
  * Whether global box x1, y1, x2, y2 lies under the shell's panel: a view
  * of a layer at the shell's UI position (above every window, below
- * fullscreen ones).
+ * fullscreen ones).  *bottom: the lowest edge of what covers it.
  */
 static bool
-under_panel(struct weston_compositor *ec, float x1, float y1, float x2,
-	    float y2)
+panel_over(struct weston_compositor *ec, float x1, float y1, float x2,
+	   float y2, int32_t *bottom)
 {
 	struct weston_layer *layer;
 	struct weston_view *v;
+	bool over = false;
 
 	wl_list_for_each(layer, &ec->layer_list, link) {
 		if (layer->position < WESTON_LAYER_POSITION_UI ||
@@ -324,31 +325,43 @@ under_panel(struct weston_compositor *ec, float x1, float y1, float x2,
 				&v->transform.boundingbox);
 
 			if (x1 < e->x2 && x2 > e->x1 && y1 < e->y2 &&
-			    y2 > e->y1)
-				return true;
+			    y2 > e->y1) {
+				*bottom = over && *bottom > e->y2 ? *bottom :
+					  e->y2;
+				over = true;
+			}
 		}
 	}
-	return false;
+	return over;
 }
 
-/* Whether rect x, y, w, h of the window's view shows on some output,
- * not under the panel. */
+/*
+ * Whether rect x, y, w, h of the window's view shows on some output,
+ * not under the panel.  across: its whole height on an output is
+ * enough, the part of it there showing (the top of a window wider than
+ * the screen, with its title bar).
+ */
 static bool
 on_some_output(struct weston_view *view, int32_t x, int32_t y, int32_t w,
-	       int32_t h)
+	       int32_t h, bool across)
 {
 	struct weston_compositor *ec = view->surface->compositor;
 	struct weston_output *o;
 	float x1, y1, x2, y2;
-	int32_t ox, oy;
+	int32_t ox, oy, bottom;
 
 	ivwl_view_to_global(view, x, y, &x1, &y1);
 	ivwl_view_to_global(view, x + w, y + h, &x2, &y2);
 	wl_list_for_each(o, &ec->output_list, link) {
 		ivwl_output_pos(o, &ox, &oy);
-		if (x1 >= ox && y1 >= oy && x2 <= ox + o->width &&
-		    y2 <= oy + o->height)
-			return !under_panel(ec, x1, y1, x2, y2);
+		if (y1 < oy || y2 > oy + o->height)
+			continue;
+		if (across && x1 < ox + o->width && x2 > ox) {
+			x1 = x1 > ox ? x1 : ox;
+			x2 = x2 < ox + o->width ? x2 : ox + o->width;
+		}
+		if (x1 >= ox && x2 <= ox + o->width)
+			return !panel_over(ec, x1, y1, x2, y2, &bottom);
 	}
 	return false;
 }
@@ -441,7 +454,7 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 						  box[0] + outside[i][0],
 						  box[1] + outside[i][1],
 						  outside[i][2],
-						  outside[i][3]);
+						  outside[i][3], i == TOP);
 	top = in[TOP] ? k : 0;
 	bottom = in[BOTTOM] ? k : 0;
 	left = in[LEFT] ? 0 : -k;
@@ -831,6 +844,32 @@ on_recheck(void *data)
 	border_update(b);
 }
 
+/*
+ * A window the shell placed right under the panel would have its bar
+ * under it, and so drawn inside, over the window's own top (a toolkit's
+ * title bar and buttons): as it maps it moves down as far as the bar
+ * and the attention bar need.  A maximized window keeps its place.
+ */
+static void
+make_room_for_bar(struct ivwl_border *b, struct weston_view *view)
+{
+	int32_t box[4], k = BORDER_WIDTH, bottom;
+	int32_t top = k + b->label->bar_height + ATTENTION_HEIGHT;
+	float x1, y1, x2, y2, vx, vy;
+
+	if (maximized(b->window) || view->geometry.parent)
+		return;
+	window_box(b, box);
+	ivwl_view_to_global(view, box[0] - k, box[1] - top, &x1, &y1);
+	ivwl_view_to_global(view, box[0] + box[2] + k, box[1], &x2, &y2);
+	if (!panel_over(b->window->compositor, x1, y1, x2, y2, &bottom) ||
+	    bottom <= y1)
+		return;
+	ivwl_view_pos(view, &vx, &vy);
+	ivwl_view_set_global_pos(view, (int32_t)vx,
+				 (int32_t)(vy + ((float)bottom - y1)));
+}
+
 static void
 border_update(struct ivwl_border *b)
 {
@@ -850,6 +889,7 @@ border_update(struct ivwl_border *b)
 						    on_plate_shown, b);
 	if (view != b->framed) {
 		strips_destroy(b);
+		make_room_for_bar(b, view);
 		if (strips_create(b, view) < 0)
 			return;
 	}

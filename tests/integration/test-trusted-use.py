@@ -13,7 +13,8 @@ import sys
 import time
 
 from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing, Session,
-                              case_main, decode_png, pixel, wait_for)
+                              beside_indicator, case_main, decode_png,
+                              pixel, wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
@@ -151,7 +152,8 @@ def case_mpv_fullscreen(s):
         if pixel(shot, x, y) != FIRST_VM:
             raise Failure(f"mpv's {side} edge shows {pixel(shot, x, y)}, "
                           f"not its VM's frame")
-    if any(pixel(shot, x, 2) == FIRST_VM for x in range(s.width)):
+    if any(pixel(shot, x, 2) == FIRST_VM for x in range(s.width)
+           if beside_indicator(s.width, x)):
         raise Failure("the panel is covered")
     print(f"mpv fullscreen at {v['rect']}: below the panel, framed")
     try:
