@@ -844,30 +844,56 @@ on_recheck(void *data)
 	border_update(b);
 }
 
+/* The output whose columns hold global x and whose rows hold y; NULL. */
+static struct weston_output *
+output_at(struct weston_compositor *ec, float x, float y)
+{
+	struct weston_output *o;
+	int32_t ox, oy;
+
+	wl_list_for_each(o, &ec->output_list, link) {
+		ivwl_output_pos(o, &ox, &oy);
+		if (x >= ox && x < ox + o->width && y >= oy &&
+		    y < oy + o->height)
+			return o;
+	}
+	return NULL;
+}
+
 /*
- * A window the shell placed right under the panel would have its bar
- * under it, and so drawn inside, over the window's own top (a toolkit's
- * title bar and buttons): as it maps it moves down as far as the bar
- * and the attention bar need.  A maximized window keeps its place.
+ * A window the shell placed at the top of the screen, or right under
+ * the panel, would have its bar off screen or under the panel, and so
+ * drawn inside, over the window's own top (a toolkit's title bar and
+ * buttons): as it maps it moves down as far as the bar and the
+ * attention bar need.  A maximized window keeps its place.
  */
 static void
 make_room_for_bar(struct ivwl_border *b, struct weston_view *view)
 {
-	int32_t box[4], k = BORDER_WIDTH, bottom;
+	struct weston_compositor *ec = b->window->compositor;
+	int32_t box[4], k = BORDER_WIDTH, bottom, ox, oy, need;
 	int32_t top = k + b->label->bar_height + ATTENTION_HEIGHT;
-	float x1, y1, x2, y2, vx, vy;
+	struct weston_output *o;
+	float x1, y1, x2, y2, wx, wy, vx, vy;
 
 	if (maximized(b->window) || view->geometry.parent)
 		return;
 	window_box(b, box);
+	ivwl_view_to_global(view, box[0], box[1], &wx, &wy);
+	o = output_at(ec, wx + box[2] / 2.0f, wy);
+	if (!o)
+		return;
+	ivwl_output_pos(o, &ox, &oy);
+	need = oy;
 	ivwl_view_to_global(view, box[0] - k, box[1] - top, &x1, &y1);
 	ivwl_view_to_global(view, box[0] + box[2] + k, box[1], &x2, &y2);
-	if (!panel_over(b->window->compositor, x1, y1, x2, y2, &bottom) ||
-	    bottom <= y1)
+	if (panel_over(ec, x1, (float)oy, x2, y2, &bottom) && bottom > need)
+		need = bottom;
+	if (y1 >= (float)need)
 		return;
 	ivwl_view_pos(view, &vx, &vy);
 	ivwl_view_set_global_pos(view, (int32_t)vx,
-				 (int32_t)(vy + ((float)bottom - y1)));
+				 (int32_t)(vy + ((float)need - y1)));
 }
 
 static void
@@ -1057,12 +1083,14 @@ ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 struct ivwl_window_cost *
 ivwl_label_window_of(struct weston_view *view)
 {
+	struct weston_view *root = view;
 	struct ivwl_border *b;
 
-	while (view->geometry.parent)
-		view = view->geometry.parent;
-	b = border_of(view->surface);
-	return b && b->framed == view ? &b->cost : NULL;
+	while (root->geometry.parent)
+		root = root->geometry.parent;
+	b = border_of(root->surface);
+	/* the frame's own views are weston's to draw, not the VM's */
+	return b && b->framed == root && !is_strip(b, view) ? &b->cost : NULL;
 }
 
 void

@@ -61,7 +61,8 @@ ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 
 /*
  * The window view belongs to (as the toplevel itself, a subsurface or a
- * popup of it), if it is a VM's framed window; else NULL.
+ * popup of it), if it is a VM's framed window; else NULL (also for the
+ * views of its frame).
  */
 struct ivwl_window_cost *
 ivwl_label_window_of(struct weston_view *view);

@@ -164,7 +164,9 @@ CASES = {
 
 def start(name):
     run, vms, server_args = CASES[name]
-    return Session(vms, server_args=server_args), run, False
+    # room for four windows with their title bars, not stacked too deep
+    return Session(vms, server_args=server_args, width=1280,
+                   height=960), run, False
 
 
 if __name__ == "__main__":
