@@ -6,10 +6,10 @@
  * wire, in translate.c.)
  *
  * The frame is four strips of colour, transform-parented to the
- * window's view so that they move with it.  A strip is a view of the
- * canvas's 1x1 surface of its colour (canvas.c), scaled to its size, so
- * that every renderer shows the colour exactly; a surface of its own in
- * a solid colour while the canvas has none.  The window's view gets a
+ * window's view so that they move with it.  A strip is a solid-colour
+ * surface of its own, or, where weston shows those wrong (weston 10's
+ * GL renderer: weston-compat.h), a view of the canvas's fill of its
+ * colour (canvas.c), scaled to its size.  The window's view gets a
  * clip mask of its box and its frame, which weston applies to every
  * view parented to it as well: the window's subsurfaces and popups
  * cannot draw outside the frame.  The strips sit above the window and
@@ -90,6 +90,7 @@ struct ivwl_border {
 	char *plate_title;		/* the title it shows, as the VM set it */
 	int32_t plate_w;		/* its width now */
 	int32_t plate_natural;		/* its width uncut */
+	int32_t plate_min;		/* the bar's width at least: the name */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
@@ -109,6 +110,8 @@ struct xray_name {
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
 	bool xray;				/* X-ray is on (xray.c) */
+	/* strips are the canvas's fills, not solid surfaces (compat.h) */
+	bool fills;
 	struct wl_list xray_names;
 	const char *font;		/* [ivwl] bar-font= */
 	int32_t bar_height;
@@ -234,7 +237,7 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 		*kind = STRIP_IMAGE;
 		return xray_name_surface(b->label, b->cost.vm);
 	}
-	if (i != VEIL)
+	if (i != VEIL && b->label->fills)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
 				     strip_color(b, i), strip_shape(i));
 	*kind = s ? STRIP_FILL : STRIP_OWN;
@@ -428,6 +431,11 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	int32_t box[4];
 
 	window_box(b, box);
+	/* the frame of a window narrower than its VM's name is as wide as
+	 * the name, so that it shows whole: what the window draws there is
+	 * inside the frame */
+	if (box[2] < b->plate_min - 2 * BORDER_WIDTH)
+		box[2] = b->plate_min - 2 * BORDER_WIDTH;
 	frame_geometry_box(b, box, geo, mask);
 }
 
@@ -910,9 +918,12 @@ border_update(struct ivwl_border *b)
 		return;
 	}
 	ivwl_repaint_estimate(&b->cost);
-	if (!b->plate)
+	if (!b->plate) {
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
 						    on_plate_shown, b);
+		b->plate_min = ivwl_nameplate_min_width(b->label->font,
+							b->cost.vm->name);
+	}
 	if (view != b->framed) {
 		strips_destroy(b);
 		make_room_for_bar(b, view);
@@ -1213,12 +1224,20 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		return NULL;
 	}
 	ivwl_log("title bars %d px high, in %s", label->bar_height, font);
+	label->fills = plugin->canvas &&
+		       !ivwl_solid_colours_exact(plugin->compositor);
 	/* the canvas makes them meanwhile: ready by the first window */
-	ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR, IVWL_FILL_WIDE);
-	ivwl_canvas_fill(plugin->canvas, XRAY_DIM_COLOR, IVWL_FILL_BOX);
-	wl_list_for_each(vm, &plugin->vms, link) {
-		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_WIDE);
-		ivwl_canvas_fill(plugin->canvas, vm->color, IVWL_FILL_TALL);
+	if (label->fills) {
+		ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR,
+				 IVWL_FILL_WIDE);
+		ivwl_canvas_fill(plugin->canvas, XRAY_DIM_COLOR,
+				 IVWL_FILL_BOX);
+		wl_list_for_each(vm, &plugin->vms, link) {
+			ivwl_canvas_fill(plugin->canvas, vm->color,
+					 IVWL_FILL_WIDE);
+			ivwl_canvas_fill(plugin->canvas, vm->color,
+					 IVWL_FILL_TALL);
+		}
 	}
 	label->create_surface.notify = on_create_surface;
 	wl_signal_add(&plugin->compositor->create_surface_signal,

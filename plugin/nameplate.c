@@ -134,6 +134,22 @@ draw_lock(cairo_t *cr, double x, double y)
 	cairo_fill(cr);
 }
 
+int
+ivwl_nameplate_min_width(const char *font, const char *name)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
+							1, 1);
+	cairo_t *cr = cairo_create(s);
+	PangoLayout *layout = plate_layout(cr, font, name, NULL);
+	int w, h;
+
+	pango_layout_get_pixel_size(layout, &w, &h);
+	g_object_unref(layout);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	return h > 0 ? PAD + LOCK_W + PAD + w + PAD : -1;
+}
+
 cairo_surface_t *
 ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 {

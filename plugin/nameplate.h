@@ -47,6 +47,14 @@ char *
 ivwl_nameplate_clean(const char *title);
 
 /*
+ * The width of a plate with the name alone (the padlock and the name):
+ * a bar is never narrower, so the name always shows whole.  -1 if pango
+ * cannot use the font.
+ */
+int
+ivwl_nameplate_min_width(const char *font, const char *name);
+
+/*
  * The plate's pixels: an ARGB32 image of ivwl_nameplate_height(font)
  * rows, as wide as its content or max_width, whichever is less.  *natural
  * gets the width it would take uncut.  NULL on failure.

@@ -167,6 +167,25 @@ ivwl_surface_paint(struct weston_surface *surface, uint32_t argb,
 #endif
 }
 
+/*
+ * Whether weston's own solid-colour surfaces show their colour exactly.
+ * Not on weston 10's GL renderer (the only one that captures flipped):
+ * on Debian bookworm's llvmpipe it shows them with their channels
+ * shifted by one.  There the plugin draws its colours from buffers of
+ * its own (canvas.c), scaled; elsewhere it keeps solid surfaces, which
+ * pixman fills exactly, where a scaled buffer would cost it a sampled
+ * composite and, scaled far down, overflow its fixed-point transform.
+ */
+static inline bool
+ivwl_solid_colours_exact(struct weston_compositor *ec)
+{
+#ifdef IVWL_WESTON_14
+	return true;
+#else
+	return !(ec->capabilities & WESTON_CAP_CAPTURE_YFLIP);
+#endif
+}
+
 /* Adds t to view's transforms, in the view's own coordinates. */
 static inline void
 ivwl_view_add_local_transform(struct weston_view *view,

@@ -125,17 +125,19 @@ def inside(x, y, rects):
     return any(a <= x < c and b <= y < d for a, b, c, d in rects)
 
 
-def check_sides(shot, view, above):
+def check_sides(s, shot, view, above):
     """Each side of the window that is on screen, and not under a window
     above it (rects above), shows evil's colour just outside its edge or
     just inside it."""
     x0, y0, x1, y1 = view["rect"]
     w, h = shot[0], shot[1]
     mx, my = (max(x0, 0) + min(x1, w)) // 2, (max(y0, 0) + min(y1, h)) // 2
+    # a window narrower than its VM's name has a frame as wide as that
+    right = max(x1 + 1, s.frame_box(view)[2] - 2)
     sides = {"top": [(mx, y0 - 2), (mx, y0 + 1)],
              "bottom": [(mx, y1 + 1), (mx, y1 - 2)],
              "left": [(x0 - 2, my), (x0 + 1, my)],
-             "right": [(x1 + 1, my), (x1 - 2, my)]}
+             "right": [(right, my), (x1 - 2, my)]}
     checked = 0
     for side, points in sides.items():
         seen = [pixel(shot, x, y) for x, y in points
@@ -156,6 +158,8 @@ def check_contained(s, shot, others):
     side of evil's windows that shows has evil's colour."""
     w, h = shot[0], shot[1]
     rects = frames(s)
+    # the keyboard indicator names good, in good's colour
+    rects.append((w // 2 - 160, 0, w // 2 + 160, s.bar_height()))
     escaped = []
     magenta = 0
     for y in range(h):
@@ -174,7 +178,8 @@ def check_contained(s, shot, others):
     if escaped:
         raise Failure(f"BUG label escape: {len(escaped)} pixels of evil's "
                       f"content outside its frames, first {escaped[:3]}")
-    sides = sum(check_sides(shot, v, [w["rect"] for w in s.scene_above(v)])
+    sides = sum(check_sides(s, shot, v,
+                            [w["rect"] for w in s.scene_above(v)])
                 for v in evil_views(s))
     if sides < 4:
         raise Failure(f"only {sides} sides of evil's windows show")
@@ -197,8 +202,8 @@ def case_label_escape(s):
     4096x4096 cursor under the pointer; then a fullscreen fake desktop.
     Every magenta pixel, and every pixel in good's colour that is not
     good's own frame, must lie inside one of evil's frames; every side of
-    evil's windows that shows has evil's colour; the panel shows no pixel
-    of evil."""
+    evil's windows that shows has evil's colour, its title bar exactly
+    what weston draws; the panel shows no pixel of evil."""
     good = trust_client(s, "good", ["--mode", "typist", "--title",
                                     "real"], "typist")
     good.wait("mapped")
@@ -214,8 +219,12 @@ def case_label_escape(s):
              timeout=10)
     time.sleep(0.5)
     shot = s.screenshot()
+    s.keep_screenshot("dbg-escape")
     check_contained(s, shot, good_frame)
     check_panel(shot)
+    # the subsurface painted as good's window lies over where evil's
+    # title bar is: the bar shows, untouched, what weston drew
+    s.check_plate(shot, s.wait_view("[evil] escape"), "evil", "escape")
     s.keep_screenshot("trusted-label-escape")
 
     desk = trust_client(s, "evil", ["--mode", "fake-desktop", "--seconds",

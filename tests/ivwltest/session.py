@@ -473,13 +473,82 @@ class Session:
             raise Failure("weston did not say how high its title bars are")
         return int(m.group(1))
 
+    def vm_rgb(self, vm):
+        """The (r, g, b) of vm's colour, as weston.ini has it."""
+        c = int(vm_color(self.vms.index(vm)), 16)
+        return ((c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff)
+
+    def expected_plate(self, vm, title, width):
+        """The nameplate weston should draw on a bar width wide, drawn
+        by ivwl-nameplate with the plugin's own code: a decoded PNG."""
+        out = self.path(f"plate-{vm}.png")
+        subprocess.run([ENV["IVWL_NAMEPLATE"], "--name", vm, "--title",
+                        title, "--color", vm_color(self.vms.index(vm)),
+                        "--width", str(width), "--out", out],
+                       check=True, capture_output=True, timeout=20)
+        return decode_png(out)
+
+    def check_plate(self, shot, view, vm, title):
+        """view's title bar shows, pixel for pixel, the plate
+        ivwl-nameplate draws, then vm's colour to its end; the bar lies
+        above the window's top strip, or inside it where the panel or the
+        screen's edge leaves no room.  Returns the pixels compared."""
+        x0, y0, x1, y1 = view["rect"]
+        bar = self.bar_height()
+        fx0, _, fx1, _ = self.frame_box(view)
+        want = self.expected_plate(vm, title, fx1 - fx0)
+        if want[1] != bar:
+            raise Failure(f"ivwl-nameplate drew {want[1]} rows, weston's "
+                          f"bars are {bar}")
+        px = x0 - FRAME_BORDER
+        py = y0 - FRAME_BORDER - bar
+        if py < (32 if self.panel == "top" else 0):
+            py = y0 + FRAME_BORDER
+        compared = wrong = 0
+        for y in range(want[1]):
+            for x in range(want[0]):
+                got = pixel(shot, px + x, py + y)
+                if got is None:
+                    continue
+                compared += 1
+                wrong += got != pixel(want, x, y)
+        if compared < want[0] * want[1] // 2:
+            raise Failure(f"{view['title']!r}: its bar is mostly off "
+                          "screen")
+        if wrong:
+            raise Failure(f"{view['title']!r}: {wrong} of {compared} "
+                          "pixels of its bar differ from ivwl-nameplate's "
+                          f"({self.renderer})")
+        rest = [pixel(shot, x, py + bar // 2)
+                for x in range(px + want[0], fx1)]
+        if any(p != self.vm_rgb(vm) for p in rest if p is not None):
+            raise Failure(f"{view['title']!r}: its bar past the plate is "
+                          f"not all {self.vm_rgb(vm)}")
+        return compared
+
     def frame_box(self, view):
         """What weston draws of a VM's window when all its sides show
-        outside it: the window, its frame, title bar and attention bar."""
+        outside it: the window, its frame, title bar and attention bar;
+        as wide as its VM's name at least."""
         x0, y0, x1, y1 = view["rect"]
         top = FRAME_BORDER + self.bar_height() + ATTENTION_HEIGHT
-        return (x0 - FRAME_BORDER, y0 - top, x1 + FRAME_BORDER,
-                y1 + FRAME_BORDER)
+        vm = re.match(r"\[([^]]+)\]", view["title"] or "")
+        if vm and vm.group(1) in self.vms:
+            x1 = max(x1 + FRAME_BORDER,
+                     x0 - FRAME_BORDER + self.plate_min(vm.group(1)))
+        else:
+            x1 += FRAME_BORDER
+        return (x0 - FRAME_BORDER, y0 - top, x1, y1 + FRAME_BORDER)
+
+    def plate_min(self, vm):
+        """The width of vm's nameplate without a title: a frame is at
+        least that wide."""
+        out = subprocess.run([ENV["IVWL_NAMEPLATE"], "--name", vm,
+                              "--color", vm_color(self.vms.index(vm)),
+                              "--width", "4096", "--out",
+                              self.path("plate-min.png")],
+                             check=True, capture_output=True, timeout=20)
+        return int(out.stdout.split()[1])
 
     def scene(self):
         """Views of weston's scene graph: role, title, geometry, buffer."""
