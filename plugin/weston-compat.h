@@ -207,7 +207,9 @@ static inline void
 ivwl_view_set_global_pos(struct weston_view *view, int32_t x, int32_t y)
 {
 #ifdef IVWL_WESTON_14
-	weston_view_set_position(view, weston_coord_global(x, y));
+	struct weston_coord_global pos = { .c = weston_coord(x, y) };
+
+	weston_view_set_position(view, pos);
 #else
 	weston_view_set_position(view, (float)x, (float)y);
 #endif
