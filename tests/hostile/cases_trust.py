@@ -219,7 +219,6 @@ def case_label_escape(s):
              timeout=10)
     time.sleep(0.5)
     shot = s.screenshot()
-    s.keep_screenshot("dbg-escape")
     check_contained(s, shot, good_frame)
     check_panel(shot)
     # the subsurface painted as good's window lies over where evil's
