@@ -11,48 +11,49 @@
 
 #define MARGIN 4		/* above and below the text */
 #define PAD 6			/* left and right, and between parts */
+#define GAP 12			/* between the name and the title */
 #define LOCK_W 10		/* the padlock's body */
 #define LOCK_H 8
 
+/* One line of text in font, bold or not, cut with an ellipsis where a
+ * width is set. */
 static PangoLayout *
-plate_layout(cairo_t *cr, const char *font, const char *name,
-	     const char *title)
+plate_layout(cairo_t *cr, const char *font, const char *text, bool bold)
 {
 	PangoFontDescription *desc = pango_font_description_from_string(font);
 	PangoLayout *layout = pango_cairo_create_layout(cr);
-	PangoAttrList *attrs = pango_attr_list_new();
-	PangoAttribute *bold = pango_attr_weight_new(PANGO_WEIGHT_BOLD);
-	GString *text = g_string_new(name);
 
-	bold->start_index = 0;
-	bold->end_index = (guint)strlen(name);
-	pango_attr_list_insert(attrs, bold);
-	if (title && *title)
-		g_string_append_printf(text, "   %s", title);
+	if (bold)
+		pango_font_description_set_weight(desc, PANGO_WEIGHT_BOLD);
 	pango_layout_set_font_description(layout, desc);
-	pango_layout_set_text(layout, text->str, -1);
-	pango_layout_set_attributes(layout, attrs);
+	pango_layout_set_text(layout, text, -1);
 	pango_layout_set_single_paragraph_mode(layout, TRUE);
 	pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-	pango_attr_list_unref(attrs);
 	pango_font_description_free(desc);
-	g_string_free(text, TRUE);
 	return layout;
+}
+
+/* The pixel size of text in font, bold or not. */
+static void
+text_size(const char *font, const char *text, bool bold, int *w, int *h)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
+							1, 1);
+	cairo_t *cr = cairo_create(s);
+	PangoLayout *layout = plate_layout(cr, font, text, bold);
+
+	pango_layout_get_pixel_size(layout, w, h);
+	g_object_unref(layout);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
 }
 
 int
 ivwl_nameplate_height(const char *font)
 {
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
-							1, 1);
-	cairo_t *cr = cairo_create(s);
-	PangoLayout *layout = plate_layout(cr, font, "Xg", NULL);
 	int w, h;
 
-	pango_layout_get_pixel_size(layout, &w, &h);
-	g_object_unref(layout);
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
+	text_size(font, "Xg", true, &w, &h);
 	if (h <= 0)
 		return -1;
 	h += 2 * MARGIN;
@@ -137,17 +138,25 @@ draw_lock(cairo_t *cr, double x, double y)
 int
 ivwl_nameplate_min_width(const char *font, const char *name)
 {
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
-							1, 1);
-	cairo_t *cr = cairo_create(s);
-	PangoLayout *layout = plate_layout(cr, font, name, NULL);
 	int w, h;
 
-	pango_layout_get_pixel_size(layout, &w, &h);
-	g_object_unref(layout);
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
+	text_size(font, name, true, &w, &h);
 	return h > 0 ? PAD + LOCK_W + PAD + w + PAD : -1;
+}
+
+/* Shows text at x, in the middle of a bar height high, cut to width. */
+static void
+show_text(cairo_t *cr, const char *font, const char *text, bool bold,
+	  double x, int height, int width)
+{
+	PangoLayout *layout = plate_layout(cr, font, text, bold);
+	int w, h;
+
+	pango_layout_set_width(layout, width * PANGO_SCALE);
+	pango_layout_get_pixel_size(layout, &w, &h);
+	cairo_move_to(cr, x, (height - h) / 2.0);
+	pango_cairo_show_layout(cr, layout);
+	g_object_unref(layout);
 }
 
 cairo_surface_t *
@@ -156,21 +165,19 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	int height = ivwl_nameplate_height(plate->font);
 	double r = channel(plate->argb, 16), g = channel(plate->argb, 8);
 	double b = channel(plate->argb, 0), ink;
-	int text_x = PAD + LOCK_W + PAD, tw, th, width;
-	cairo_surface_t *probe, *s;
-	PangoLayout *layout;
+	int text_x = PAD + LOCK_W + PAD, name_w, title_x, tw, th, width;
+	bool title = plate->title && *plate->title;
+	cairo_surface_t *s;
 	cairo_t *cr;
 
 	if (height < 0 || plate->max_width <= 0)
 		return NULL;
-	probe = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
-	cr = cairo_create(probe);
-	layout = plate_layout(cr, plate->font, plate->name, plate->title);
-	pango_layout_get_pixel_size(layout, &tw, &th);
-	g_object_unref(layout);
-	cairo_destroy(cr);
-	cairo_surface_destroy(probe);
-	*natural = text_x + tw + PAD;
+	text_size(plate->font, plate->name, true, &name_w, &th);
+	title_x = text_x + name_w + GAP;
+	tw = 0;
+	if (title)
+		text_size(plate->font, plate->title, false, &tw, &th);
+	*natural = (title ? title_x + tw : text_x + name_w) + PAD;
 	width = *natural < plate->max_width ? *natural : plate->max_width;
 
 	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
@@ -184,15 +191,14 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	ink = ink_on(r, g, b);
 	cairo_set_source_rgb(cr, ink, ink, ink);
 	draw_lock(cr, PAD, (height - LOCK_H) / 2.0 + 1);
-	if (width - text_x - PAD > 0) {
-		layout = plate_layout(cr, plate->font, plate->name,
-				      plate->title);
-		pango_layout_set_width(layout,
-				       (width - text_x - PAD) * PANGO_SCALE);
-		cairo_move_to(cr, text_x, (height - th) / 2.0);
-		pango_cairo_show_layout(cr, layout);
-		g_object_unref(layout);
-	}
+	/* the name whole where the bar has room (it has, at its least
+	 * width), the title cut to what is left */
+	if (width - text_x - PAD > 0)
+		show_text(cr, plate->font, plate->name, true, text_x, height,
+			  width - text_x - PAD);
+	if (title && width - title_x - PAD > 0)
+		show_text(cr, plate->font, plate->title, false, title_x,
+			  height, width - title_x - PAD);
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
 	return s;

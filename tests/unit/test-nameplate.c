@@ -151,6 +151,44 @@ test_draw(void)
 	cairo_surface_destroy(other);
 }
 
+/* At its least width a plate still shows the whole name: the same
+ * pixels as an uncut plate, up to the end of the name. */
+static void
+test_name_whole(void)
+{
+	struct ivwl_nameplate plate = {
+		.font = IVWL_NAMEPLATE_FONT, .name = "work",
+		.title = "a long title that does not fit", .argb = 0xff3070c0,
+		.max_width = 2000,
+	};
+	int min = ivwl_nameplate_min_width(IVWL_NAMEPLATE_FONT, "work");
+	cairo_surface_t *wide, *least;
+	int natural, x, y, differ = 0;
+
+	REQUIRE(min > 20);
+	wide = ivwl_nameplate_draw(&plate, &natural);
+	plate.max_width = min;
+	least = ivwl_nameplate_draw(&plate, &natural);
+	REQUIRE(wide && least);
+	CHECK_EQ(cairo_image_surface_get_width(least), min);
+	for (y = 0; y < cairo_image_surface_get_height(least); y++)
+		for (x = 0; x < min; x++)
+			differ += at(wide, x, y) != at(least, x, y);
+	CHECK_EQ(differ, 0);
+	/* narrower, and the name is cut */
+	cairo_surface_destroy(least);
+	plate.max_width = min - 8;
+	least = ivwl_nameplate_draw(&plate, &natural);
+	REQUIRE(least);
+	differ = 0;
+	for (y = 0; y < cairo_image_surface_get_height(least); y++)
+		for (x = 0; x < min - 8; x++)
+			differ += at(wide, x, y) != at(least, x, y);
+	CHECK(differ > 0);
+	cairo_surface_destroy(wide);
+	cairo_surface_destroy(least);
+}
+
 IVWL_TEST_MAIN(
 	{ "clean keeps text", test_clean_keeps_text },
 	{ "clean whitespace", test_clean_whitespace },
@@ -159,4 +197,5 @@ IVWL_TEST_MAIN(
 	{ "clean invalid utf8", test_clean_invalid_utf8 },
 	{ "height", test_height },
 	{ "draw", test_draw },
+	{ "name whole", test_name_whole },
 )
