@@ -22,6 +22,13 @@
 #include "canvas.h"
 #include "log.h"
 
+/* weston's surface of a proxy of ours, followed until weston destroys
+ * it. */
+struct canvas_tie {
+	struct weston_surface *surface;		/* NULL until weston has it */
+	struct wl_listener destroy;
+};
+
 /* One colour in one shape: its surface, made once and shared. */
 struct ivwl_fill {
 	struct wl_list link;			/* ivwl_canvas.fills */
@@ -32,8 +39,7 @@ struct ivwl_fill {
 	struct wl_surface *proxy;
 	struct wl_buffer *buffer;
 	struct wl_callback *made;
-	struct weston_surface *surface;		/* NULL until made */
-	struct wl_listener surface_destroy;
+	struct canvas_tie tie;
 };
 
 /* A buffer of an image, until weston lets go of it. */
@@ -49,8 +55,7 @@ struct ivwl_canvas_image {
 	void *data;
 	struct wl_surface *proxy;		/* NULL until first shown */
 	struct wl_callback *sync;		/* after the last pixels */
-	struct weston_surface *surface;		/* NULL until weston has it */
-	struct wl_listener surface_destroy;
+	struct canvas_tie tie;
 	struct wl_list buffers;
 	/* pixels given before the canvas could send them (w * h * 4) */
 	uint32_t *pending;
@@ -150,33 +155,46 @@ canvas_surface(struct ivwl_canvas *canvas)
 	return surface;
 }
 
-/* weston's surface of a proxy of ours, once weston has it; NULL (and
- * the canvas failed) if weston has none. */
-static struct weston_surface *
-weston_surface_of(struct ivwl_canvas *canvas, struct wl_surface *proxy)
+static void
+on_tie_destroy(struct wl_listener *listener, void *data)
+{
+	struct canvas_tie *tie = wl_container_of(listener, tie, destroy);
+
+	wl_list_remove(&tie->destroy.link);
+	tie->surface = NULL;
+}
+
+/* Ties weston's surface of proxy, once weston has it; false (and the
+ * canvas failed) if weston has none. */
+static bool
+tie_set(struct canvas_tie *tie, struct ivwl_canvas *canvas,
+	struct wl_surface *proxy)
 {
 	struct wl_resource *res;
 
+	if (tie->surface)
+		return true;
 	res = wl_client_get_object(canvas->client,
 				   wl_proxy_get_id((struct wl_proxy *)proxy));
 	if (!res) {
 		canvas_fail(canvas, "weston has no surface of ours");
-		return NULL;
+		return false;
 	}
-	return wl_resource_get_user_data(res);
+	tie->surface = wl_resource_get_user_data(res);
+	tie->destroy.notify = on_tie_destroy;
+	wl_signal_add(&tie->surface->destroy_signal, &tie->destroy);
+	return true;
+}
+
+static void
+tie_clear(struct canvas_tie *tie)
+{
+	if (tie->surface)
+		wl_list_remove(&tie->destroy.link);
+	tie->surface = NULL;
 }
 
 /* ---- fills --------------------------------------------------------- */
-
-static void
-on_fill_surface_destroy(struct wl_listener *listener, void *data)
-{
-	struct ivwl_fill *fill =
-		wl_container_of(listener, fill, surface_destroy);
-
-	wl_list_remove(&fill->surface_destroy.link);
-	fill->surface = NULL;
-}
 
 static void
 on_fill_made(void *data, struct wl_callback *callback, uint32_t serial)
@@ -185,11 +203,7 @@ on_fill_made(void *data, struct wl_callback *callback, uint32_t serial)
 
 	wl_callback_destroy(callback);
 	fill->made = NULL;
-	fill->surface = weston_surface_of(fill->canvas, fill->proxy);
-	if (!fill->surface)
-		return;
-	fill->surface_destroy.notify = on_fill_surface_destroy;
-	wl_signal_add(&fill->surface->destroy_signal, &fill->surface_destroy);
+	tie_set(&fill->tie, fill->canvas, fill->proxy);
 }
 
 static const struct wl_callback_listener fill_made_listener = {
@@ -257,8 +271,7 @@ fill_ask(struct ivwl_fill *fill)
 static void
 fill_free(struct ivwl_fill *fill)
 {
-	if (fill->surface)
-		wl_list_remove(&fill->surface_destroy.link);
+	tie_clear(&fill->tie);
 	if (fill->made)
 		wl_callback_destroy(fill->made);
 	if (fill->buffer)
@@ -279,7 +292,7 @@ ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
 		return NULL;
 	wl_list_for_each(fill, &canvas->fills, link)
 		if (fill->argb == argb && fill->shape == shape)
-			return fill->surface;
+			return fill->tie.surface;
 	fill = calloc(1, sizeof(*fill));
 	if (!fill)
 		return NULL;
@@ -333,32 +346,14 @@ static const struct wl_buffer_listener image_buffer_listener = {
 };
 
 static void
-on_image_surface_destroy(struct wl_listener *listener, void *data)
-{
-	struct ivwl_canvas_image *image =
-		wl_container_of(listener, image, surface_destroy);
-
-	wl_list_remove(&image->surface_destroy.link);
-	image->surface = NULL;
-}
-
-static void
 on_image_shown(void *data, struct wl_callback *callback, uint32_t serial)
 {
 	struct ivwl_canvas_image *image = data;
 
 	wl_callback_destroy(callback);
 	image->sync = NULL;
-	if (!image->surface) {
-		image->surface = weston_surface_of(image->canvas,
-						   image->proxy);
-		if (!image->surface)
-			return;
-		image->surface_destroy.notify = on_image_surface_destroy;
-		wl_signal_add(&image->surface->destroy_signal,
-			      &image->surface_destroy);
-	}
-	image->shown(image->data, image->surface);
+	if (tie_set(&image->tie, image->canvas, image->proxy))
+		image->shown(image->data, image->tie.surface);
 }
 
 static const struct wl_callback_listener image_shown_listener = {
@@ -431,7 +426,7 @@ ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
 struct weston_surface *
 ivwl_canvas_image_surface(struct ivwl_canvas_image *image)
 {
-	return image ? image->surface : NULL;
+	return image ? image->tie.surface : NULL;
 }
 
 void
@@ -441,8 +436,7 @@ ivwl_canvas_image_destroy(struct ivwl_canvas_image *image)
 
 	if (!image)
 		return;
-	if (image->surface)
-		wl_list_remove(&image->surface_destroy.link);
+	tie_clear(&image->tie);
 	if (image->sync)
 		wl_callback_destroy(image->sync);
 	wl_list_for_each_safe(ib, tmp, &image->buffers, link)
