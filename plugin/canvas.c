@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <wayland-client.h>
+#include <wayland-cursor.h>
 #include <wayland-server.h>
 #include <libweston/libweston.h>
 
@@ -57,9 +58,18 @@ struct ivwl_canvas_image {
 	struct wl_callback *sync;		/* after the last pixels */
 	struct canvas_tie tie;
 	struct wl_list buffers;
+	bool input;
 	/* pixels given before the canvas could send them (w * h * 4) */
 	uint32_t *pending;
 	int32_t pending_w, pending_h;
+};
+
+/* A seat, for the arrow over the canvas's surfaces that take clicks. */
+struct canvas_seat {
+	struct wl_list link;			/* ivwl_canvas.seats */
+	struct ivwl_canvas *canvas;
+	struct wl_seat *seat;
+	struct wl_pointer *pointer;
 };
 
 struct ivwl_canvas {
@@ -72,6 +82,10 @@ struct ivwl_canvas {
 	struct wl_shm *shm;
 	struct wl_list fills;
 	struct wl_list images;
+	struct wl_list seats;
+	struct wl_cursor_theme *theme;		/* loaded at the first enter */
+	struct wl_surface *arrow;
+	struct wl_cursor_image *arrow_image;
 	bool failed;
 	struct wl_listener client_destroy;
 };
@@ -141,14 +155,17 @@ err_fd:
 	return NULL;
 }
 
-/* A surface of the canvas: no role, clicks go to what is below it. */
+/* A surface of the canvas: no role; without input, clicks go to what
+ * is below it. */
 static struct wl_surface *
-canvas_surface(struct ivwl_canvas *canvas)
+canvas_surface(struct ivwl_canvas *canvas, bool input)
 {
 	struct wl_surface *surface;
 	struct wl_region *none;
 
 	surface = wl_compositor_create_surface(canvas->compositor);
+	if (input)
+		return surface;
 	none = wl_compositor_create_region(canvas->compositor);
 	wl_surface_set_input_region(surface, none);
 	wl_region_destroy(none);
@@ -237,6 +254,7 @@ ivwl_canvas_fill_size(enum ivwl_fill_shape shape, int32_t *w, int32_t *h)
 		[IVWL_FILL_WIDE] = { 4096, 32 },
 		[IVWL_FILL_TALL] = { 8, 4096 },
 		[IVWL_FILL_BOX] = { 512, 512 },
+		[IVWL_FILL_BAR] = { 4096, 32 },
 	};
 
 	*w = size[shape][0];
@@ -259,7 +277,7 @@ fill_ask(struct ivwl_fill *fill)
 			 strerror(errno));
 		return;
 	}
-	fill->proxy = canvas_surface(canvas);
+	fill->proxy = canvas_surface(canvas, fill->shape == IVWL_FILL_BAR);
 	wl_surface_attach(fill->proxy, fill->buffer, 0, 0);
 	wl_surface_damage(fill->proxy, 0, 0, w, h);
 	wl_surface_commit(fill->proxy);
@@ -361,7 +379,7 @@ static const struct wl_callback_listener image_shown_listener = {
 };
 
 struct ivwl_canvas_image *
-ivwl_canvas_image_create(struct ivwl_canvas *canvas,
+ivwl_canvas_image_create(struct ivwl_canvas *canvas, bool input,
 			 ivwl_canvas_shown_func_t shown, void *data)
 {
 	struct ivwl_canvas_image *image;
@@ -374,6 +392,7 @@ ivwl_canvas_image_create(struct ivwl_canvas *canvas,
 	image->canvas = canvas;
 	image->shown = shown;
 	image->data = data;
+	image->input = input;
 	wl_list_init(&image->buffers);
 	wl_list_insert(&canvas->images, &image->link);
 	return image;
@@ -410,7 +429,7 @@ ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
 	wl_buffer_add_listener(ib->buffer, &image_buffer_listener, ib);
 	wl_list_insert(&image->buffers, &ib->link);
 	if (!image->proxy)
-		image->proxy = canvas_surface(canvas);
+		image->proxy = canvas_surface(canvas, image->input);
 	wl_surface_attach(image->proxy, ib->buffer, 0, 0);
 	wl_surface_damage(image->proxy, 0, 0, w, h);
 	wl_surface_commit(image->proxy);
@@ -449,6 +468,132 @@ ivwl_canvas_image_destroy(struct ivwl_canvas_image *image)
 	free(image);
 }
 
+/* ---- the pointer over the canvas ---------------------------------- */
+
+/* The theme's arrow on a surface of ours; false without a theme. */
+static bool
+arrow_ready(struct ivwl_canvas *canvas)
+{
+	struct wl_cursor *cursor;
+
+	if (canvas->arrow)
+		return true;
+	if (!canvas->theme)
+		canvas->theme = wl_cursor_theme_load(NULL, 24, canvas->shm);
+	cursor = canvas->theme ?
+		 wl_cursor_theme_get_cursor(canvas->theme, "left_ptr") : NULL;
+	if (!cursor || cursor->image_count == 0)
+		return false;
+	canvas->arrow_image = cursor->images[0];
+	canvas->arrow = wl_compositor_create_surface(canvas->compositor);
+	wl_surface_attach(canvas->arrow,
+			  wl_cursor_image_get_buffer(canvas->arrow_image), 0, 0);
+	wl_surface_damage(canvas->arrow, 0, 0,
+			  (int32_t)canvas->arrow_image->width,
+			  (int32_t)canvas->arrow_image->height);
+	wl_surface_commit(canvas->arrow);
+	return true;
+}
+
+static void
+on_pointer_enter(void *data, struct wl_pointer *pointer, uint32_t serial,
+		 struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	struct canvas_seat *cs = data;
+	struct ivwl_canvas *canvas = cs->canvas;
+
+	if (!arrow_ready(canvas)) {
+		wl_pointer_set_cursor(pointer, serial, NULL, 0, 0);
+		return;
+	}
+	wl_pointer_set_cursor(pointer, serial, canvas->arrow,
+			      (int32_t)canvas->arrow_image->hotspot_x,
+			      (int32_t)canvas->arrow_image->hotspot_y);
+}
+
+static void
+on_pointer_leave(void *data, struct wl_pointer *pointer, uint32_t serial,
+		 struct wl_surface *surface)
+{
+}
+
+static void
+on_pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time,
+		  wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void
+on_pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial,
+		  uint32_t time, uint32_t button, uint32_t state)
+{
+}
+
+static void
+on_pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
+		uint32_t axis, wl_fixed_t value)
+{
+}
+
+/* wl_seat version 1: the events of wl_pointer version 1 */
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = on_pointer_enter,
+	.leave = on_pointer_leave,
+	.motion = on_pointer_motion,
+	.button = on_pointer_button,
+	.axis = on_pointer_axis,
+};
+
+static void
+on_seat_caps(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct canvas_seat *cs = data;
+
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !cs->pointer) {
+		cs->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(cs->pointer, &pointer_listener, cs);
+	} else if (!(caps & WL_SEAT_CAPABILITY_POINTER) && cs->pointer) {
+		wl_pointer_destroy(cs->pointer);
+		cs->pointer = NULL;
+	}
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = on_seat_caps,
+};
+
+static void
+seat_add(struct ivwl_canvas *canvas, struct wl_registry *registry,
+	 uint32_t name)
+{
+	struct canvas_seat *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return;
+	cs->canvas = canvas;
+	cs->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	wl_seat_add_listener(cs->seat, &seat_listener, cs);
+	wl_list_insert(&canvas->seats, &cs->link);
+}
+
+static void
+seats_free(struct ivwl_canvas *canvas)
+{
+	struct canvas_seat *cs, *tmp;
+
+	wl_list_for_each_safe(cs, tmp, &canvas->seats, link) {
+		if (cs->pointer)
+			wl_pointer_destroy(cs->pointer);
+		wl_seat_destroy(cs->seat);
+		wl_list_remove(&cs->link);
+		free(cs);
+	}
+	if (canvas->arrow)
+		wl_surface_destroy(canvas->arrow);
+	if (canvas->theme)
+		wl_cursor_theme_destroy(canvas->theme);
+}
+
 /* ---- the connection ------------------------------------------------ */
 
 static void
@@ -460,6 +605,10 @@ on_global(void *data, struct wl_registry *registry, uint32_t name,
 	struct ivwl_fill *fill;
 	uint32_t *pixels;
 
+	if (strcmp(interface, wl_seat_interface.name) == 0) {
+		seat_add(canvas, registry, name);
+		return;
+	}
 	if (strcmp(interface, wl_compositor_interface.name) == 0 &&
 	    !canvas->compositor)
 		canvas->compositor = wl_registry_bind(registry, name,
@@ -543,6 +692,7 @@ ivwl_canvas_create(struct weston_compositor *ec)
 	canvas->ec = ec;
 	wl_list_init(&canvas->fills);
 	wl_list_init(&canvas->images);
+	wl_list_init(&canvas->seats);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		goto err_free;
 	canvas->client = wl_client_create(ec->wl_display, sv[0]);
@@ -598,6 +748,7 @@ ivwl_canvas_destroy(struct ivwl_canvas *canvas)
 		ivwl_canvas_image_destroy(image);
 	wl_list_for_each_safe(fill, ftmp, &canvas->fills, link)
 		fill_free(fill);
+	seats_free(canvas);
 	if (canvas->client)
 		wl_list_remove(&canvas->client_destroy.link);
 	if (canvas->source)

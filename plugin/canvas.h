@@ -2,6 +2,7 @@
 #ifndef IVWL_CANVAS_H
 #define IVWL_CANVAS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct weston_compositor;
@@ -14,7 +15,8 @@ struct ivwl_canvas;
  * whose wl_shm buffers every renderer shows as they are.  (Solid-colour
  * surfaces are not drawn alike everywhere: bookworm's llvmpipe shows
  * weston 10's with their channels shifted by one.)  Its surfaces have no
- * role and an empty input region; the plugin gives them views.
+ * role; the plugin gives them views.  Clicks go through those that take
+ * no input; over the others the pointer shows the cursor theme's arrow.
  *
  * NULL when weston would not take the client (it is logged); the
  * plugin then draws its frames as solid colours.
@@ -36,6 +38,7 @@ enum ivwl_fill_shape {
 	IVWL_FILL_WIDE,		/* 4096 x 32: top, bottom, title bars */
 	IVWL_FILL_TALL,		/* 8 x 4096: the sides */
 	IVWL_FILL_BOX,		/* 512 x 512: over a whole window */
+	IVWL_FILL_BAR,		/* 4096 x 32, and clicks go to it */
 };
 
 /* The size of a fill of shape (canvas.c). */
@@ -65,8 +68,9 @@ struct ivwl_canvas_image;
 typedef void (*ivwl_canvas_shown_func_t)(void *data,
 					 struct weston_surface *surface);
 
+/* input: clicks go to it (a title bar's), else to what is below. */
 struct ivwl_canvas_image *
-ivwl_canvas_image_create(struct ivwl_canvas *canvas,
+ivwl_canvas_image_create(struct ivwl_canvas *canvas, bool input,
 			 ivwl_canvas_shown_func_t shown, void *data);
 
 /* Its surface to show w x h of ARGB32 pixels (premultiplied, as cairo

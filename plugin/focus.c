@@ -120,10 +120,21 @@ on_granted_destroy(struct wl_listener *listener, void *data)
 	holder_announce(fs);
 }
 
+/* The VM whose window view is, or whose window's title bar (bar.c). */
+static struct ivwl_vm *
+view_vm(struct ivwl_focus *focus, struct weston_view *view)
+{
+	struct ivwl_vm *vm = surface_vm(focus, view->surface);
+
+	if (!vm)
+		ivwl_label_bar_part(view, NULL, &vm);
+	return vm;
+}
+
 /*
- * The user's own action on a window of vm: a button held on it or a
- * finger on it, while the seat is in no grab but weston's own, which
- * a popup of some VM would be.
+ * The user's own action on a window of vm: a button held on it (or on
+ * its title bar) or a finger on it, while the seat is in no grab but
+ * weston's own, which a popup of some VM would be.
  */
 static bool
 pressed_on(struct ivwl_focus *focus, struct weston_seat *seat,
@@ -134,7 +145,7 @@ pressed_on(struct ivwl_focus *focus, struct weston_seat *seat,
 
 	if (pointer && pointer->button_count > 0 && pointer->focus &&
 	    pointer->grab == &pointer->default_grab &&
-	    surface_vm(focus, pointer->focus->surface) == vm)
+	    view_vm(focus, pointer->focus) == vm)
 		return true;
 	return touch && touch->num_tp > 0 && touch->focus &&
 	       touch->grab == &touch->default_grab &&

@@ -175,7 +175,8 @@ ivwl_indicator_create(struct ivwl_plugin *plugin, const char *font)
 	ind->plugin = plugin;
 	ind->font = strdup(font);
 	wl_list_init(&ind->views);
-	ind->image = ivwl_canvas_image_create(plugin->canvas, on_shown, ind);
+	ind->image = ivwl_canvas_image_create(plugin->canvas, false, on_shown,
+					      ind);
 	if (!ind->font || !ind->image) {
 		/* no canvas (logged): no indicator */
 		ivwl_canvas_image_destroy(ind->image);

@@ -47,12 +47,13 @@
 #define XRAY_DIM_COLOR 0xa0000000u	/* X-ray: the window darkened */
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
- * window's content.  PLATE, the nameplate, lies on BAR, the title bar;
+ * window's content.  PLATE, the nameplate, and CLOSE, the close button
+ * at its right end, lie on BAR, the title bar;
  * while X-ray is on, XNAME, the VM's name, lies on XDIM, which darkens
  * the window. */
 enum {
-	TOP, BOTTOM, LEFT, RIGHT, PLATE, BAR, ATTENTION, XNAME, XDIM, VEIL,
-	NSTRIPS
+	TOP, BOTTOM, LEFT, RIGHT, CLOSE, PLATE, BAR, ATTENTION, XNAME, XDIM,
+	VEIL, NSTRIPS
 };
 
 /* What a strip's surface is. */
@@ -97,14 +98,16 @@ struct ivwl_border {
 	struct wl_event_source *recheck;	/* after the shell maps it */
 };
 
-/* A VM's name as X-ray shows it across each of its windows. */
-struct xray_name {
-	struct wl_list link;			/* ivwl_label.xray_names */
+/*
+ * A picture of a VM's, the same on each of its windows: its name as
+ * X-ray shows it (XNAME), the close button of its bars (CLOSE).
+ */
+struct vm_image {
+	struct wl_list link;			/* ivwl_label.vm_images */
 	struct ivwl_label *label;
 	struct ivwl_vm *vm;
+	int strip;				/* XNAME or CLOSE */
 	struct ivwl_canvas_image *image;
-	struct weston_surface *surface;		/* once shown */
-	struct wl_listener surface_destroy;
 };
 
 struct ivwl_label {
@@ -112,7 +115,7 @@ struct ivwl_label {
 	bool xray;				/* X-ray is on (xray.c) */
 	/* strips are the canvas's fills, not solid surfaces (compat.h) */
 	bool fills;
-	struct wl_list xray_names;
+	struct wl_list vm_images;
 	const char *font;		/* [ivwl] bar-font= */
 	int32_t bar_height;
 	struct wl_listener create_surface;
@@ -198,15 +201,16 @@ strip_color(const struct ivwl_border *b, int i)
 	       i == XDIM ? XRAY_DIM_COLOR : b->color;
 }
 
-/* The surface of vm's name for X-ray, NULL until the canvas drew it. */
+/* The surface of vm's picture for strip i, NULL until the canvas drew
+ * it. */
 static struct weston_surface *
-xray_name_surface(struct ivwl_label *label, struct ivwl_vm *vm)
+vm_image_surface(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 {
-	struct xray_name *xn;
+	struct vm_image *vi;
 
-	wl_list_for_each(xn, &label->xray_names, link)
-		if (xn->vm == vm)
-			return xn->surface;
+	wl_list_for_each(vi, &label->vm_images, link)
+		if (vi->vm == vm && vi->strip == i)
+			return ivwl_canvas_image_surface(vi->image);
 	return NULL;
 }
 
@@ -214,7 +218,8 @@ static enum ivwl_fill_shape
 strip_shape(int i)
 {
 	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL :
-	       i == XDIM ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
+	       i == XDIM ? IVWL_FILL_BOX : i == BAR ? IVWL_FILL_BAR :
+	       IVWL_FILL_WIDE;
 }
 
 /*
@@ -233,9 +238,9 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 		return b->plate_shown ? ivwl_canvas_image_surface(b->plate) :
 		       NULL;
 	}
-	if (i == XNAME) {
+	if (i == XNAME || i == CLOSE) {
 		*kind = STRIP_IMAGE;
-		return xray_name_surface(b->label, b->cost.vm);
+		return vm_image_surface(b->label, b->cost.vm, i);
 	}
 	if (i != VEIL && b->label->fills)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
@@ -285,7 +290,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		struct ivwl_strip *strip = &b->strip[i];
 		struct weston_surface *s = strip_surface(b, i, &strip->kind);
 
-		if (!s && (i == PLATE || i == XNAME))
+		if (!s && (i == PLATE || i == XNAME || i == CLOSE))
 			continue;	/* comes once the canvas drew it */
 		if (!s || strip_create(b, i, s, framed) < 0)
 			goto err_strips;
@@ -434,8 +439,9 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	/* the frame of a window narrower than its VM's name is as wide as
 	 * the name, so that it shows whole: what the window draws there is
 	 * inside the frame */
-	if (box[2] < b->plate_min - 2 * BORDER_WIDTH)
-		box[2] = b->plate_min - 2 * BORDER_WIDTH;
+	if (box[2] < b->plate_min + b->label->bar_height - 2 * BORDER_WIDTH)
+		box[2] = b->plate_min + b->label->bar_height -
+			 2 * BORDER_WIDTH;
 	frame_geometry_box(b, box, geo, mask);
 }
 
@@ -484,9 +490,14 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 	geo[BAR][1] = in[TOP] ? k : -k - bar;
 	geo[BAR][2] = right - left;
 	geo[BAR][3] = bar;
+	/* the close button at its right end, the plate left of it */
+	geo[CLOSE][0] = geo[BAR][0] + geo[BAR][2] - bar;
+	geo[CLOSE][1] = geo[BAR][1];
+	geo[CLOSE][2] = geo[CLOSE][3] = bar;
 	geo[PLATE][0] = geo[BAR][0];
 	geo[PLATE][1] = geo[BAR][1];
-	geo[PLATE][2] = b->plate_w < geo[BAR][2] ? b->plate_w : geo[BAR][2];
+	geo[PLATE][2] = b->plate_w < geo[BAR][2] - bar ? b->plate_w :
+			geo[BAR][2] - bar;
 	geo[PLATE][3] = bar;
 	geo[ATTENTION][0] = left;
 	geo[ATTENTION][1] = in[TOP] ? k + bar : -k - bar - a;
@@ -641,6 +652,11 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 	pixman_region32_init(&s->opaque);
 	if (i == VEIL)
 		pixman_region32_init_rect(&s->opaque, 0, 0, w, h);
+	/* the bar takes clicks (bar.c): a drag moves its window */
+	if (i == BAR) {
+		pixman_region32_fini(&s->input);
+		pixman_region32_init_rect(&s->input, 0, 0, w, h);
+	}
 }
 
 static void
@@ -756,7 +772,7 @@ strips_place(struct ivwl_border *b)
 		return;
 	}
 	frame_geometry(b, geo, mask);
-	plate_update(b, geo[BAR][2]);
+	plate_update(b, geo[BAR][2] - b->label->bar_height);
 	for (i = 0; i < NSTRIPS; i++)
 		b->strip[i].empty = geo[i][2] <= 0 || geo[i][3] <= 0;
 	restacked = strips_restack(b);
@@ -844,6 +860,9 @@ static void
 border_update(struct ivwl_border *b);
 
 static void
+vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i);
+
+static void
 on_recheck(void *data)
 {
 	struct ivwl_border *b = data;
@@ -920,9 +939,10 @@ border_update(struct ivwl_border *b)
 	ivwl_repaint_estimate(&b->cost);
 	if (!b->plate) {
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
-						    on_plate_shown, b);
+						    true, on_plate_shown, b);
 		b->plate_min = ivwl_nameplate_min_width(b->label->font,
 							b->cost.vm->name);
+		vm_image_ask(b->label, b->cost.vm, CLOSE);
 	}
 	if (view != b->framed) {
 		strips_destroy(b);
@@ -1091,6 +1111,42 @@ ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
 		strips_place(b);
 }
 
+/* The border whose strip view is, or NULL. */
+static struct ivwl_border *
+border_of_strip(struct weston_view *view, int *i)
+{
+	struct ivwl_border *b;
+
+	if (!view->geometry.parent)
+		return NULL;
+	b = border_of(view->geometry.parent->surface);
+	if (!b || b->framed != view->geometry.parent)
+		return NULL;
+	for (*i = 0; *i < NSTRIPS; (*i)++)
+		if (b->strip[*i].view == view)
+			return b;
+	return NULL;
+}
+
+enum ivwl_bar_part
+ivwl_label_bar_part(struct weston_view *view, struct weston_view **window,
+		    struct ivwl_vm **vm)
+{
+	struct ivwl_border *b;
+	int i;
+
+	if (!view)
+		return IVWL_BAR_NONE;
+	b = border_of_strip(view, &i);
+	if (!b || (i != BAR && i != PLATE && i != CLOSE))
+		return IVWL_BAR_NONE;
+	if (window)
+		*window = b->framed;
+	if (vm)
+		*vm = b->cost.vm;
+	return i == CLOSE ? IVWL_BAR_CLOSE : IVWL_BAR_MOVE;
+}
+
 struct ivwl_window_cost *
 ivwl_label_window_of(struct weston_view *view)
 {
@@ -1127,61 +1183,48 @@ ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
 		strips_place(b);
 }
 
+/* The canvas drew a VM's picture: its windows show it. */
 static void
-on_xray_name_destroy(struct wl_listener *listener, void *data)
+on_vm_image_shown(void *data, struct weston_surface *surface)
 {
-	struct xray_name *xn = wl_container_of(listener, xn, surface_destroy);
-
-	wl_list_remove(&xn->surface_destroy.link);
-	xn->surface = NULL;
-}
-
-/* The canvas drew a VM's name: its windows show it while X-ray is on. */
-static void
-on_xray_name_shown(void *data, struct weston_surface *surface)
-{
-	struct xray_name *xn = data;
+	struct vm_image *vi = data;
 	struct ivwl_border *b;
 
-	if (!xn->surface) {
-		xn->surface = surface;
-		xn->surface_destroy.notify = on_xray_name_destroy;
-		wl_signal_add(&surface->destroy_signal, &xn->surface_destroy);
-	}
-	wl_list_for_each(b, &xn->label->borders, link)
-		if (b->cost.vm == xn->vm)
-			strip_image_shown(b, XNAME, surface);
+	wl_list_for_each(b, &vi->label->borders, link)
+		if (b->cost.vm == vi->vm)
+			strip_image_shown(b, vi->strip, surface);
 }
 
-/* Has the canvas draw vm's name for X-ray, once. */
+/* Has the canvas draw vm's picture for strip i, once. */
 static void
-xray_name_ask(struct ivwl_label *label, struct ivwl_vm *vm)
+vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 {
-	struct xray_name *xn;
+	struct vm_image *vi;
 	cairo_surface_t *pixels;
 
-	wl_list_for_each(xn, &label->xray_names, link)
-		if (xn->vm == vm)
+	wl_list_for_each(vi, &label->vm_images, link)
+		if (vi->vm == vm && vi->strip == i)
 			return;
-	xn = calloc(1, sizeof(*xn));
-	if (!xn)
+	vi = calloc(1, sizeof(*vi));
+	if (!vi)
 		return;
-	xn->label = label;
-	xn->vm = vm;
-	xn->image = ivwl_canvas_image_create(label->plugin->canvas,
-					     on_xray_name_shown, xn);
-	wl_list_insert(&label->xray_names, &xn->link);
-	pixels = ivwl_nameplate_draw_big(label->font, vm->name, vm->color);
-	if (!xn->image || !pixels) {
-		if (pixels)
-			cairo_surface_destroy(pixels);
-		return;
-	}
-	ivwl_canvas_image_show(xn->image, cairo_image_surface_get_data(pixels),
-			       cairo_image_surface_get_width(pixels),
-			       cairo_image_surface_get_height(pixels),
-			       cairo_image_surface_get_stride(pixels));
-	cairo_surface_destroy(pixels);
+	vi->label = label;
+	vi->vm = vm;
+	vi->strip = i;
+	vi->image = ivwl_canvas_image_create(label->plugin->canvas,
+					     i == CLOSE, on_vm_image_shown, vi);
+	wl_list_insert(&label->vm_images, &vi->link);
+	pixels = i == XNAME ?
+		 ivwl_nameplate_draw_big(label->font, vm->name, vm->color) :
+		 ivwl_nameplate_draw_close(label->bar_height, vm->color);
+	if (vi->image && pixels)
+		ivwl_canvas_image_show(vi->image,
+				       cairo_image_surface_get_data(pixels),
+				       cairo_image_surface_get_width(pixels),
+				       cairo_image_surface_get_height(pixels),
+				       cairo_image_surface_get_stride(pixels));
+	if (pixels)
+		cairo_surface_destroy(pixels);
 }
 
 void
@@ -1195,7 +1238,7 @@ ivwl_label_xray(struct ivwl_label *label, bool on)
 	label->xray = on;
 	if (on)
 		wl_list_for_each(vm, &label->plugin->vms, link)
-			xray_name_ask(label, vm);
+			vm_image_ask(label, vm, XNAME);
 	wl_list_for_each(b, &label->borders, link) {
 		if (!b->framed)
 			continue;
@@ -1214,7 +1257,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		return NULL;
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
-	wl_list_init(&label->xray_names);
+	wl_list_init(&label->vm_images);
 	label->font = font;
 	label->bar_height = ivwl_nameplate_height(font);
 	if (label->bar_height <= 0) {
@@ -1235,6 +1278,8 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		wl_list_for_each(vm, &plugin->vms, link) {
 			ivwl_canvas_fill(plugin->canvas, vm->color,
 					 IVWL_FILL_WIDE);
+			ivwl_canvas_fill(plugin->canvas, vm->color,
+					 IVWL_FILL_BAR);
 			ivwl_canvas_fill(plugin->canvas, vm->color,
 					 IVWL_FILL_TALL);
 		}
@@ -1260,7 +1305,7 @@ void
 ivwl_label_destroy(struct ivwl_label *label)
 {
 	struct ivwl_border *b, *tmp;
-	struct xray_name *xn, *xtmp;
+	struct vm_image *vi, *vtmp;
 
 	wl_list_for_each_safe(b, tmp, &label->borders, link) {
 		if (b->recheck)
@@ -1276,12 +1321,10 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_remove(&label->create_surface.link);
 	wl_list_remove(&label->activate.link);
 	wl_list_remove(&label->transform.link);
-	wl_list_for_each_safe(xn, xtmp, &label->xray_names, link) {
-		if (xn->surface)
-			wl_list_remove(&xn->surface_destroy.link);
-		ivwl_canvas_image_destroy(xn->image);
-		wl_list_remove(&xn->link);
-		free(xn);
+	wl_list_for_each_safe(vi, vtmp, &label->vm_images, link) {
+		ivwl_canvas_image_destroy(vi->image);
+		wl_list_remove(&vi->link);
+		free(vi);
 	}
 	free(label);
 }

@@ -17,6 +17,7 @@
 
 #include "ivwl-plugin.h"
 #include "attach.h"
+#include "bar.h"
 #include "clipboard/clipboard.h"
 #include "config.h"
 #include "canvas.h"
@@ -160,6 +161,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	ivwl_bar_destroy(plugin->bar);
 	ivwl_xray_destroy(plugin->xray);
 	ivwl_indicator_destroy(plugin->indicator);
 	if (plugin->focus)
@@ -266,7 +268,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		goto err_vms;
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->xray = ivwl_xray_create(plugin);
-	if (!plugin->xray)
+	plugin->bar = ivwl_bar_create(plugin);
+	if (!plugin->xray || !plugin->bar)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);

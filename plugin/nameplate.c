@@ -249,3 +249,33 @@ out:
 	pango_font_description_free(desc);
 	return s;
 }
+
+cairo_surface_t *
+ivwl_nameplate_draw_close(int size, uint32_t argb)
+{
+	double r = channel(argb, 16), g = channel(argb, 8), b = channel(argb, 0);
+	double ink = ink_on(r, g, b), m = size * 0.32;
+	cairo_surface_t *s;
+	cairo_t *cr;
+
+	if (size <= 0)
+		return NULL;
+	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, size, size);
+	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(s);
+		return NULL;
+	}
+	cr = cairo_create(s);
+	cairo_set_source_rgb(cr, r, g, b);
+	cairo_paint(cr);
+	cairo_set_source_rgb(cr, ink, ink, ink);
+	cairo_set_line_width(cr, 2.0);
+	cairo_move_to(cr, m, m);
+	cairo_line_to(cr, size - m, size - m);
+	cairo_move_to(cr, size - m, m);
+	cairo_line_to(cr, m, size - m);
+	cairo_stroke(cr);
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return s;
+}

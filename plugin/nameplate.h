@@ -70,4 +70,9 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural);
 cairo_surface_t *
 ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb);
 
+/* A title bar's close button: an x in the text's colour on the VM's,
+ * size pixels square.  NULL on failure. */
+cairo_surface_t *
+ivwl_nameplate_draw_close(int size, uint32_t argb);
+
 #endif

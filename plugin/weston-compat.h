@@ -228,6 +228,19 @@ ivwl_view_to_layer(struct weston_view *view, struct weston_layer *layer)
 #endif
 }
 
+/* Where the pointer is, in global coordinates. */
+static inline void
+ivwl_pointer_pos(const struct weston_pointer *pointer, float *x, float *y)
+{
+#ifdef IVWL_WESTON_14
+	*x = (float)pointer->pos.c.x;
+	*y = (float)pointer->pos.c.y;
+#else
+	*x = (float)wl_fixed_to_double(pointer->x);
+	*y = (float)wl_fixed_to_double(pointer->y);
+#endif
+}
+
 /* Stacks the view right above entry under, in under's layer. */
 static inline void
 ivwl_view_stack_above(struct weston_view *view,

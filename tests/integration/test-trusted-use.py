@@ -364,6 +364,54 @@ def case_xray(s):
     print("super+alt let go: the screen as before, no key heard")
 
 
+def case_title_bar_use(s):
+    """The title bar weston draws is the user's: a drag on it moves the
+    window by as much as the pointer moved, raises it and gives its VM
+    the keyboard, as a click into the window does; its close button asks
+    the client to close (the client exits 0)."""
+    lines, views = {}, {}
+    for vm in ("work", "home"):
+        lines[vm], views[vm] = s.typist(vm, f"{vm}-window")
+    s.click_window(s.wait_view("[work] work-window"))
+    wait_for("work's window to get the keyboard",
+             lambda: "enter" in lines["work"].lines, timeout=5)
+    v = s.wait_view("[home] home-window")
+    x0, y0, x1, y1 = v["rect"]
+    bar = s.bar_height()
+    # home's bar, where no window above covers it
+    above = [s.frame_box(a) for a in s.scene_above(v)]
+    start = next(((x, y0 - FRAME_BORDER - bar // 2)
+                  for x in range(x0 + 10, x1 - bar - 10, 10)
+                  if not any(a <= x < c and b <= y0 - FRAME_BORDER - bar // 2
+                             < d for a, b, c, d in above)), None)
+    if start is None:
+        raise Failure(f"home's bar is covered: {above}")
+    dx = -40 if x0 > 200 else 40
+    dy = 50 if y1 < s.height - 100 else -30
+    s.seat.drag(start, (start[0] + dx, start[1] + dy))
+    time.sleep(0.3)
+    moved = s.wait_view("[home] home-window")["rect"]
+    if moved != (x0 + dx, y0 + dy, x1 + dx, y1 + dy):
+        raise Failure(f"a drag by ({dx},{dy}) moved home's window from "
+                      f"{v['rect']} to {moved}")
+    wait_for("home's window to get the keyboard from its bar",
+             lambda: "enter" in lines["home"].lines, timeout=5)
+    if s.scene_above(s.wait_view("[home] home-window")):
+        raise Failure("home's window is not on top after a press on its "
+                      "bar")
+    print(f"a drag on home's bar moved it by ({dx},{dy}), raised it and "
+          "gave it the keyboard")
+    fx1 = s.frame_box(s.wait_view("[home] home-window"))[2]
+    s.seat.click(at=(fx1 - bar // 2, moved[1] - FRAME_BORDER - bar // 2))
+    lines["home"].wait("closed", timeout=5)
+    if lines["home"].proc.wait(10) != 0:
+        raise Failure("home's client did not exit 0 after its close "
+                      "button")
+    if lines["work"].proc.poll() is not None:
+        raise Failure("work's client ended too")
+    print("the close button closed home's window; its client exited 0")
+
+
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
@@ -375,6 +423,7 @@ CASES = {
     "title-bar-gl": (case_title_bar, ("work", "home")),
     "keyboard-indicator": (case_keyboard_indicator, ("work", "home")),
     "xray": (case_xray, ("work", "home")),
+    "title-bar-use": (case_title_bar_use, ("work", "home")),
 }
 
 

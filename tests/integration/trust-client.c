@@ -14,7 +14,8 @@
  * typist: one window in --color that prints "enter", "leave" and
  *   "key K" (K the key code, on press) as its keyboard hears them; with
  *   --retitle, sets that title --seconds after it mapped and prints
- *   "retitled".
+ *   "retitled"; asked to close (xdg_toplevel.close), it prints "closed"
+ *   and exits 0.
  * thief: every --interval-ms destroys its window and maps a new small
  *   one, asking in turn for nothing more, fullscreen, maximized, and a
  *   grabbing popup with the newest serial wl_display.sync gives; prints
@@ -427,9 +428,12 @@ typist(struct client *c, const char *title, uint32_t color,
 			die("lost the display");
 		say("retitled");
 	}
-	while (wl_display_dispatch(c->display) >= 0)
+	while (!win.base.closed && wl_display_dispatch(c->display) >= 0)
 		;
-	die("lost the display");
+	if (!win.base.closed)
+		die("lost the display");
+	say("closed");
+	exit(0);
 }
 
 static void

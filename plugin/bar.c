@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Title bar clicks (bar.h).  A button binding of the left button, with
+ * no modifier, sees every press, as the shell's click-to-activate does;
+ * it acts only on a press over a bar.  A drag is a pointer grab of the
+ * plugin's own that moves the window's view with the pointer until the
+ * last button is let go; the strips follow, transform children of it.
+ */
+#include <linux/input.h>
+#include <stdlib.h>
+
+#include <libweston/libweston.h>
+#include "weston-compat.h"
+
+#include "bar.h"
+#include "ivwl-plugin.h"
+#include "label.h"
+
+struct ivwl_bar {
+	struct ivwl_plugin *plugin;
+	struct weston_binding *binding;
+	/* a drag under way */
+	struct weston_pointer_grab grab;
+	struct weston_view *window;		/* NULL: none */
+	struct wl_listener window_destroy;
+	float dx, dy;				/* the window from the pointer */
+};
+
+static void
+drag_end(struct ivwl_bar *bar)
+{
+	struct weston_pointer *pointer = bar->grab.pointer;
+
+	if (!bar->window)
+		return;
+	wl_list_remove(&bar->window_destroy.link);
+	bar->window = NULL;
+	weston_pointer_end_grab(pointer);
+}
+
+static void
+on_window_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_bar *bar = wl_container_of(listener, bar, window_destroy);
+
+	drag_end(bar);
+}
+
+static void
+grab_focus(struct weston_pointer_grab *grab)
+{
+}
+
+static void
+grab_motion(struct weston_pointer_grab *grab, const struct timespec *time,
+	    struct weston_pointer_motion_event *event)
+{
+	struct ivwl_bar *bar = wl_container_of(grab, bar, grab);
+	float x, y;
+
+	weston_pointer_move(grab->pointer, event);
+	if (!bar->window)
+		return;
+	ivwl_pointer_pos(grab->pointer, &x, &y);
+	ivwl_view_set_global_pos(bar->window, (int32_t)(x + bar->dx),
+				 (int32_t)(y + bar->dy));
+	weston_view_schedule_repaint(bar->window);
+}
+
+static void
+grab_button(struct weston_pointer_grab *grab, const struct timespec *time,
+	    uint32_t button, uint32_t state)
+{
+	struct ivwl_bar *bar = wl_container_of(grab, bar, grab);
+
+	if (state == WL_POINTER_BUTTON_STATE_RELEASED &&
+	    grab->pointer->button_count == 0)
+		drag_end(bar);
+}
+
+static void
+grab_axis(struct weston_pointer_grab *grab, const struct timespec *time,
+	  struct weston_pointer_axis_event *event)
+{
+}
+
+static void
+grab_axis_source(struct weston_pointer_grab *grab, uint32_t source)
+{
+}
+
+static void
+grab_frame(struct weston_pointer_grab *grab)
+{
+}
+
+static void
+grab_cancel(struct weston_pointer_grab *grab)
+{
+	struct ivwl_bar *bar = wl_container_of(grab, bar, grab);
+
+	drag_end(bar);
+}
+
+static const struct weston_pointer_grab_interface drag_interface = {
+	.focus = grab_focus,
+	.motion = grab_motion,
+	.button = grab_button,
+	.axis = grab_axis,
+	.axis_source = grab_axis_source,
+	.frame = grab_frame,
+	.cancel = grab_cancel,
+};
+
+/* Raises the window in its layer and gives it the keyboard, as the
+ * shell does on a click into a window. */
+static void
+activate(struct weston_view *window, struct weston_seat *seat)
+{
+	if (window->layer_link.layer)
+		ivwl_view_to_layer(window, window->layer_link.layer);
+	weston_view_activate_input(window, seat,
+				   WESTON_ACTIVATE_FLAG_CLICKED);
+	weston_view_schedule_repaint(window);
+}
+
+static void
+on_press(struct weston_pointer *pointer, const struct timespec *time,
+	 uint32_t button, void *data)
+{
+	struct ivwl_bar *bar = data;
+	struct weston_view *window;
+	struct weston_desktop_surface *ds;
+	enum ivwl_bar_part part;
+	float x, y, wx, wy;
+
+	part = ivwl_label_bar_part(pointer->focus, &window, NULL);
+	if (part == IVWL_BAR_NONE || bar->window ||
+	    pointer->grab != &pointer->default_grab)
+		return;
+	activate(window, pointer->seat);
+	if (part == IVWL_BAR_CLOSE) {
+		if (weston_surface_is_desktop_surface(window->surface)) {
+			ds = weston_surface_get_desktop_surface(
+				window->surface);
+			weston_desktop_surface_close(ds);
+		}
+		return;
+	}
+	ivwl_pointer_pos(pointer, &x, &y);
+	ivwl_view_pos(window, &wx, &wy);
+	bar->dx = wx - x;
+	bar->dy = wy - y;
+	bar->window = window;
+	bar->window_destroy.notify = on_window_destroy;
+	wl_signal_add(&window->destroy_signal, &bar->window_destroy);
+	bar->grab.interface = &drag_interface;
+	weston_pointer_start_grab(pointer, &bar->grab);
+}
+
+struct ivwl_bar *
+ivwl_bar_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_bar *bar = calloc(1, sizeof(*bar));
+
+	if (!bar)
+		return NULL;
+	bar->plugin = plugin;
+	bar->binding = weston_compositor_add_button_binding(
+		plugin->compositor, BTN_LEFT, 0, on_press, bar);
+	if (!bar->binding) {
+		free(bar);
+		return NULL;
+	}
+	return bar;
+}
+
+void
+ivwl_bar_destroy(struct ivwl_bar *bar)
+{
+	if (!bar)
+		return;
+	drag_end(bar);
+	weston_binding_destroy(bar->binding);
+	free(bar);
+}
