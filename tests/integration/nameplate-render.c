@@ -7,10 +7,11 @@
  *   ivwl-nameplate --name N --color 0xAARRGGBB --width W --out F.png
  *                  [--title T] [--font F]
  *   ivwl-nameplate --big --name N --color 0xAARRGGBB --out F.png [--font F]
+ *   ivwl-nameplate --close SIZE --name N --color 0xAARRGGBB --out F.png
  *
  * The title is cleaned as the plugin cleans it.  Prints "natural N",
  * the width the plate would take uncut.  --big: the name as X-ray
- * shows it across a window.
+ * shows it across a window; --close: a bar's close button, SIZE square.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,11 +40,12 @@ main(int argc, char *argv[])
 		{ "width", required_argument, NULL, 'w' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "big", no_argument, NULL, 'b' },
+		{ "close", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ivwl_nameplate plate = { .font = IVWL_NAMEPLATE_FONT };
 	const char *out = NULL;
-	int big = 0;
+	int big = 0, close_size = 0;
 	cairo_surface_t *s;
 	char *clean, *end;
 	int opt, natural;
@@ -74,16 +76,22 @@ main(int argc, char *argv[])
 		case 'b':
 			big = 1;
 			break;
+		case 'x':
+			close_size = atoi(optarg);
+			break;
 		default:
 			return usage();
 		}
 	}
-	if (!plate.name || !out || (!big && plate.max_width <= 0) ||
-	    optind != argc)
+	if (!plate.name || !out ||
+	    (!big && !close_size && plate.max_width <= 0) || optind != argc)
 		return usage();
 	clean = ivwl_nameplate_clean(plate.title);
 	plate.title = clean;
-	if (big) {
+	if (close_size) {
+		s = ivwl_nameplate_draw_close(close_size, plate.argb);
+		natural = close_size;
+	} else if (big) {
 		s = ivwl_nameplate_draw_big(plate.font, plate.name, plate.argb);
 		natural = s ? cairo_image_surface_get_width(s) : 0;
 	} else {
