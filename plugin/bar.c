@@ -21,9 +21,9 @@ struct ivwl_bar {
 	struct weston_binding *binding;
 	/* a drag under way */
 	struct weston_pointer_grab grab;
-	struct weston_view *window;		/* NULL: none */
+	struct weston_view *window;	/* NULL: none */
 	struct wl_listener window_destroy;
-	float dx, dy;				/* the window from the pointer */
+	float dx, dy;	/* the window from the pointer */
 };
 
 static void
@@ -119,8 +119,7 @@ activate(struct weston_view *window, struct weston_seat *seat)
 {
 	if (window->layer_link.layer)
 		ivwl_view_to_layer(window, window->layer_link.layer);
-	weston_view_activate_input(window, seat,
-				   WESTON_ACTIVATE_FLAG_CLICKED);
+	weston_view_activate_input(window, seat, WESTON_ACTIVATE_FLAG_CLICKED);
 	weston_view_schedule_repaint(window);
 }
 
@@ -166,8 +165,9 @@ ivwl_bar_create(struct ivwl_plugin *plugin)
 	if (!bar)
 		return NULL;
 	bar->plugin = plugin;
-	bar->binding = weston_compositor_add_button_binding(
-		plugin->compositor, BTN_LEFT, 0, on_press, bar);
+	bar->binding = weston_compositor_add_button_binding(plugin->compositor,
+							    BTN_LEFT, 0,
+							    on_press, bar);
 	if (!bar->binding) {
 		free(bar);
 		return NULL;

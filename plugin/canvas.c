@@ -26,17 +26,17 @@
 /* weston's surface of a proxy of ours, followed until weston destroys
  * it. */
 struct canvas_tie {
-	struct weston_surface *surface;		/* NULL until weston has it */
+	struct weston_surface *surface;	/* NULL until weston has it */
 	struct wl_listener destroy;
 };
 
 /* One colour in one shape: its surface, made once and shared. */
 struct ivwl_fill {
-	struct wl_list link;			/* ivwl_canvas.fills */
+	struct wl_list link;	/* ivwl_canvas.fills */
 	struct ivwl_canvas *canvas;
 	uint32_t argb;
 	enum ivwl_fill_shape shape;
-	bool asked;				/* its requests went */
+	bool asked;	/* its requests went */
 	struct wl_surface *proxy;
 	struct wl_buffer *buffer;
 	struct wl_callback *made;
@@ -45,17 +45,17 @@ struct ivwl_fill {
 
 /* A buffer of an image, until weston lets go of it. */
 struct image_buffer {
-	struct wl_list link;			/* ivwl_canvas_image.buffers */
+	struct wl_list link;	/* ivwl_canvas_image.buffers */
 	struct wl_buffer *buffer;
 };
 
 struct ivwl_canvas_image {
-	struct wl_list link;			/* ivwl_canvas.images */
+	struct wl_list link;	/* ivwl_canvas.images */
 	struct ivwl_canvas *canvas;
 	ivwl_canvas_shown_func_t shown;
 	void *data;
-	struct wl_surface *proxy;		/* NULL until first shown */
-	struct wl_callback *sync;		/* after the last pixels */
+	struct wl_surface *proxy;	/* NULL until first shown */
+	struct wl_callback *sync;	/* after the last pixels */
 	struct canvas_tie tie;
 	struct wl_list buffers;
 	bool input;
@@ -66,7 +66,7 @@ struct ivwl_canvas_image {
 
 /* A seat, for the arrow over the canvas's surfaces that take clicks. */
 struct canvas_seat {
-	struct wl_list link;			/* ivwl_canvas.seats */
+	struct wl_list link;	/* ivwl_canvas.seats */
 	struct ivwl_canvas *canvas;
 	struct wl_seat *seat;
 	struct wl_pointer *pointer;
@@ -74,8 +74,8 @@ struct canvas_seat {
 
 struct ivwl_canvas {
 	struct weston_compositor *ec;
-	struct wl_client *client;		/* weston's end */
-	struct wl_display *display;		/* ours */
+	struct wl_client *client;	/* weston's end */
+	struct wl_display *display;	/* ours */
 	struct wl_event_source *source;
 	struct wl_registry *registry;
 	struct wl_compositor *compositor;
@@ -83,7 +83,7 @@ struct ivwl_canvas {
 	struct wl_list fills;
 	struct wl_list images;
 	struct wl_list seats;
-	struct wl_cursor_theme *theme;		/* loaded at the first enter */
+	struct wl_cursor_theme *theme;	/* loaded at the first enter */
 	struct wl_surface *arrow;
 	struct wl_cursor_image *arrow_image;
 	bool failed;
@@ -118,8 +118,9 @@ canvas_flush(struct ivwl_canvas *canvas)
 		return;
 	}
 	/* what did not fit goes once the socket takes it */
-	wl_event_source_fd_update(canvas->source, full ?
-		WL_EVENT_READABLE | WL_EVENT_WRITABLE : WL_EVENT_READABLE);
+	wl_event_source_fd_update(canvas->source,
+				  full ? WL_EVENT_READABLE | WL_EVENT_WRITABLE :
+					 WL_EVENT_READABLE);
 }
 
 /*
@@ -127,8 +128,7 @@ canvas_flush(struct ivwl_canvas *canvas)
  * for the caller to fill and unmap (w * h * 4 bytes).
  */
 static struct wl_buffer *
-canvas_buffer(struct ivwl_canvas *canvas, int32_t w, int32_t h,
-	      uint32_t **data)
+canvas_buffer(struct ivwl_canvas *canvas, int32_t w, int32_t h, uint32_t **data)
 {
 	size_t size = (size_t)w * (size_t)h * 4;
 	struct wl_shm_pool *pool;
@@ -308,9 +308,10 @@ ivwl_canvas_fill(struct ivwl_canvas *canvas, uint32_t argb,
 
 	if (!canvas || canvas->failed)
 		return NULL;
-	wl_list_for_each(fill, &canvas->fills, link)
-		if (fill->argb == argb && fill->shape == shape)
-			return fill->tie.surface;
+	wl_list_for_each(fill, &canvas->fills,
+			 link) if (fill->argb == argb &&
+				   fill->shape ==
+					   shape) return fill->tie.surface;
 	fill = calloc(1, sizeof(*fill));
 	if (!fill)
 		return NULL;
@@ -481,13 +482,15 @@ arrow_ready(struct ivwl_canvas *canvas)
 	if (!canvas->theme)
 		canvas->theme = wl_cursor_theme_load(NULL, 24, canvas->shm);
 	cursor = canvas->theme ?
-		 wl_cursor_theme_get_cursor(canvas->theme, "left_ptr") : NULL;
+			 wl_cursor_theme_get_cursor(canvas->theme, "left_ptr") :
+			 NULL;
 	if (!cursor || cursor->image_count == 0)
 		return false;
 	canvas->arrow_image = cursor->images[0];
 	canvas->arrow = wl_compositor_create_surface(canvas->compositor);
 	wl_surface_attach(canvas->arrow,
-			  wl_cursor_image_get_buffer(canvas->arrow_image), 0, 0);
+			  wl_cursor_image_get_buffer(canvas->arrow_image), 0,
+			  0);
 	wl_surface_damage(canvas->arrow, 0, 0,
 			  (int32_t)canvas->arrow_image->width,
 			  (int32_t)canvas->arrow_image->height);
@@ -581,7 +584,8 @@ seats_free(struct ivwl_canvas *canvas)
 {
 	struct canvas_seat *cs, *tmp;
 
-	wl_list_for_each_safe(cs, tmp, &canvas->seats, link) {
+	wl_list_for_each_safe(cs, tmp, &canvas->seats, link)
+	{
 		if (cs->pointer)
 			wl_pointer_destroy(cs->pointer);
 		wl_seat_destroy(cs->seat);
@@ -611,19 +615,19 @@ on_global(void *data, struct wl_registry *registry, uint32_t name,
 	}
 	if (strcmp(interface, wl_compositor_interface.name) == 0 &&
 	    !canvas->compositor)
-		canvas->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 1);
-	else if (strcmp(interface, wl_shm_interface.name) == 0 &&
-		 !canvas->shm)
-		canvas->shm = wl_registry_bind(registry, name,
-					       &wl_shm_interface, 1);
+		canvas->compositor =
+			wl_registry_bind(registry, name,
+					 &wl_compositor_interface, 1);
+	else if (strcmp(interface, wl_shm_interface.name) == 0 && !canvas->shm)
+		canvas->shm =
+			wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	else
 		return;
-	wl_list_for_each(fill, &canvas->fills, link)
-		fill_ask(fill);
+	wl_list_for_each(fill, &canvas->fills, link) fill_ask(fill);
 	if (!canvas->compositor || !canvas->shm)
 		return;
-	wl_list_for_each_safe(image, tmp, &canvas->images, link) {
+	wl_list_for_each_safe(image, tmp, &canvas->images, link)
+	{
 		pixels = image->pending;
 		if (!pixels)
 			continue;
@@ -660,8 +664,8 @@ on_events(int fd, uint32_t mask, void *data)
 		return 0;
 	}
 	if (wl_display_dispatch_pending(canvas->display) < 0) {
-		canvas_fail(canvas, strerror(wl_display_get_error(
-						canvas->display)));
+		canvas_fail(canvas,
+			    strerror(wl_display_get_error(canvas->display)));
 		return 0;
 	}
 	canvas_flush(canvas);
@@ -702,8 +706,7 @@ ivwl_canvas_create(struct weston_compositor *ec)
 		goto err_free;
 	}
 	canvas->client_destroy.notify = on_client_destroy;
-	wl_client_add_destroy_listener(canvas->client,
-				       &canvas->client_destroy);
+	wl_client_add_destroy_listener(canvas->client, &canvas->client_destroy);
 	canvas->display = wl_display_connect_to_fd(sv[1]);
 	if (!canvas->display) {
 		close(sv[1]);
@@ -714,8 +717,7 @@ ivwl_canvas_create(struct weston_compositor *ec)
 	if (!canvas->source)
 		goto err_display;
 	canvas->registry = wl_display_get_registry(canvas->display);
-	wl_registry_add_listener(canvas->registry, &registry_listener,
-				 canvas);
+	wl_registry_add_listener(canvas->registry, &registry_listener, canvas);
 	canvas_flush(canvas);
 	return canvas;
 
@@ -726,7 +728,8 @@ err_client:
 	wl_client_destroy(canvas->client);
 err_free:
 	ivwl_log("no drawing client of ivwl's own (%s): frames are drawn as "
-		 "solid colours, title bars without names", strerror(errno));
+		 "solid colours, title bars without names",
+		 strerror(errno));
 	free(canvas);
 	return NULL;
 }
@@ -746,8 +749,7 @@ ivwl_canvas_destroy(struct ivwl_canvas *canvas)
 	/* their owners went first; what is left goes with the canvas */
 	wl_list_for_each_safe(image, itmp, &canvas->images, link)
 		ivwl_canvas_image_destroy(image);
-	wl_list_for_each_safe(fill, ftmp, &canvas->fills, link)
-		fill_free(fill);
+	wl_list_for_each_safe(fill, ftmp, &canvas->fills, link) fill_free(fill);
 	seats_free(canvas);
 	if (canvas->client)
 		wl_list_remove(&canvas->client_destroy.link);

@@ -35,10 +35,10 @@ ivwl_canvas_destroy(struct ivwl_canvas *canvas);
  * its edges.
  */
 enum ivwl_fill_shape {
-	IVWL_FILL_WIDE,		/* 4096 x 32: top, bottom, title bars */
-	IVWL_FILL_TALL,		/* 8 x 4096: the sides */
-	IVWL_FILL_BOX,		/* 512 x 512: over a whole window */
-	IVWL_FILL_BAR,		/* 4096 x 32, and clicks go to it */
+	IVWL_FILL_WIDE,	/* 4096 x 32: top, bottom, title bars */
+	IVWL_FILL_TALL,	/* 8 x 4096: the sides */
+	IVWL_FILL_BOX,	/* 512 x 512: over a whole window */
+	IVWL_FILL_BAR,	/* 4096 x 32, and clicks go to it */
 };
 
 /* The size of a fill of shape (canvas.c). */

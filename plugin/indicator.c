@@ -22,7 +22,7 @@
 #define HOLDS "has the keyboard"
 
 struct indicator_view {
-	struct wl_list link;			/* ivwl_indicator.views */
+	struct wl_list link;	/* ivwl_indicator.views */
 	struct weston_view *view;
 };
 
@@ -30,9 +30,9 @@ struct ivwl_indicator {
 	struct ivwl_plugin *plugin;
 	struct weston_layer layer;
 	struct ivwl_canvas_image *image;
-	struct weston_surface *surface;		/* the image's, once shown */
+	struct weston_surface *surface;	/* the image's, once shown */
 	struct wl_listener surface_destroy;
-	struct wl_list views;			/* one per output */
+	struct wl_list views;	/* one per output */
 	struct wl_listener holder;
 	struct wl_listener output_created;
 	struct wl_listener output_destroyed;
@@ -45,7 +45,8 @@ views_destroy(struct ivwl_indicator *ind)
 {
 	struct indicator_view *iv, *tmp;
 
-	wl_list_for_each_safe(iv, tmp, &ind->views, link) {
+	wl_list_for_each_safe(iv, tmp, &ind->views, link)
+	{
 		if (ind->surface)
 			weston_view_destroy(iv->view);
 		wl_list_remove(&iv->link);
@@ -65,7 +66,8 @@ views_place(struct ivwl_indicator *ind)
 	views_destroy(ind);
 	if (!ind->surface)
 		return;
-	wl_list_for_each(o, &ec->output_list, link) {
+	wl_list_for_each(o, &ec->output_list, link)
+	{
 		iv = calloc(1, sizeof(*iv));
 		if (!iv)
 			return;
@@ -77,7 +79,9 @@ views_place(struct ivwl_indicator *ind)
 		wl_list_insert(&ind->views, &iv->link);
 		ivwl_output_pos(o, &ox, &oy);
 		ivwl_view_set_global_pos(iv->view,
-			ox + (o->width - ind->surface->width) / 2, oy);
+					 ox + (o->width - ind->surface->width) /
+							 2,
+					 oy);
 		ivwl_view_to_layer(iv->view, &ind->layer);
 		ind->surface->is_mapped = true;
 		iv->view->is_mapped = true;
@@ -129,8 +133,7 @@ on_holder(struct wl_listener *listener, void *data)
 	pixels = ivwl_nameplate_draw(&plate, &natural);
 	if (!pixels)
 		return;
-	ivwl_canvas_image_show(ind->image,
-			       cairo_image_surface_get_data(pixels),
+	ivwl_canvas_image_show(ind->image, cairo_image_surface_get_data(pixels),
 			       cairo_image_surface_get_width(pixels),
 			       cairo_image_surface_get_height(pixels),
 			       cairo_image_surface_get_stride(pixels));
@@ -140,8 +143,8 @@ on_holder(struct wl_listener *listener, void *data)
 static void
 on_output_change(struct wl_listener *listener, void *data)
 {
-	struct ivwl_indicator *ind = wl_container_of(listener, ind,
-						     output_created);
+	struct ivwl_indicator *ind =
+		wl_container_of(listener, ind, output_created);
 
 	views_place(ind);
 }
@@ -149,8 +152,8 @@ on_output_change(struct wl_listener *listener, void *data)
 static void
 on_output_destroyed(struct wl_listener *listener, void *data)
 {
-	struct ivwl_indicator *ind = wl_container_of(listener, ind,
-						     output_destroyed);
+	struct ivwl_indicator *ind =
+		wl_container_of(listener, ind, output_destroyed);
 
 	views_place(ind);
 }
@@ -158,8 +161,8 @@ on_output_destroyed(struct wl_listener *listener, void *data)
 static void
 on_output_moved(struct wl_listener *listener, void *data)
 {
-	struct ivwl_indicator *ind = wl_container_of(listener, ind,
-						     output_moved);
+	struct ivwl_indicator *ind =
+		wl_container_of(listener, ind, output_moved);
 
 	views_place(ind);
 }
@@ -175,8 +178,8 @@ ivwl_indicator_create(struct ivwl_plugin *plugin, const char *font)
 	ind->plugin = plugin;
 	ind->font = strdup(font);
 	wl_list_init(&ind->views);
-	ind->image = ivwl_canvas_image_create(plugin->canvas, false, on_shown,
-					      ind);
+	ind->image =
+		ivwl_canvas_image_create(plugin->canvas, false, on_shown, ind);
 	if (!ind->font || !ind->image) {
 		/* no canvas (logged): no indicator */
 		ivwl_canvas_image_destroy(ind->image);

@@ -9,10 +9,10 @@
 
 #include "nameplate.h"
 
-#define MARGIN 4		/* above and below the text */
-#define PAD 6			/* left and right, and between parts */
-#define GAP 12			/* between the name and the title */
-#define LOCK_W 10		/* the padlock's body */
+#define MARGIN 4	/* above and below the text */
+#define PAD 6		/* left and right, and between parts */
+#define GAP 12		/* between the name and the title */
+#define LOCK_W 10	/* the padlock's body */
 #define LOCK_H 8
 
 /* One line of text in font, bold or not, cut with an ellipsis where a
@@ -37,8 +37,8 @@ plate_layout(cairo_t *cr, const char *font, const char *text, bool bold)
 static void
 text_size(const char *font, const char *text, bool bold, int *w, int *h)
 {
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
-							1, 1);
+	cairo_surface_t *s =
+		cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
 	cairo_t *cr = cairo_create(s);
 	PangoLayout *layout = plate_layout(cr, font, text, bold);
 
@@ -66,15 +66,13 @@ hidden(gunichar c)
 {
 	switch (g_unichar_type(c)) {
 	case G_UNICODE_CONTROL:
-	case G_UNICODE_FORMAT:		/* bidi controls, zero-width ... */
+	case G_UNICODE_FORMAT:	/* bidi controls, zero-width ... */
 	case G_UNICODE_LINE_SEPARATOR:
 	case G_UNICODE_PARAGRAPH_SEPARATOR:
 	case G_UNICODE_UNASSIGNED:
 	case G_UNICODE_PRIVATE_USE:
-	case G_UNICODE_SURROGATE:
-		return true;
-	default:
-		break;
+	case G_UNICODE_SURROGATE: return true;
+	default: break;
 	}
 	/* invisible though not of format type */
 	return c == 0x115f || c == 0x1160 || c == 0x3164 || c == 0xffa0 ||
@@ -146,8 +144,8 @@ ivwl_nameplate_min_width(const char *font, const char *name)
 
 /* Shows text at x, in the middle of a bar height high, cut to width. */
 static void
-show_text(cairo_t *cr, const char *font, const char *text, bool bold,
-	  double x, int height, int width)
+show_text(cairo_t *cr, const char *font, const char *text, bool bold, double x,
+	  int height, int width)
 {
 	PangoLayout *layout = plate_layout(cr, font, text, bold);
 	int w, h;
@@ -197,8 +195,8 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 		show_text(cr, plate->font, plate->name, true, text_x, height,
 			  width - text_x - PAD);
 	if (title && width - title_x - PAD > 0)
-		show_text(cr, plate->font, plate->title, false, title_x,
-			  height, width - title_x - PAD);
+		show_text(cr, plate->font, plate->title, false, title_x, height,
+			  width - title_x - PAD);
 	cairo_destroy(cr);
 	cairo_surface_flush(s);
 	return s;
@@ -208,7 +206,8 @@ cairo_surface_t *
 ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
 {
 	PangoFontDescription *desc = pango_font_description_from_string(font);
-	double r = channel(argb, 16), g = channel(argb, 8), b = channel(argb, 0);
+	double r = channel(argb, 16), g = channel(argb, 8),
+	       b = channel(argb, 0);
 	cairo_surface_t *probe, *s;
 	PangoLayout *layout;
 	int tw, th, margin;
@@ -216,8 +215,8 @@ ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
 
 	pango_font_description_set_weight(desc, PANGO_WEIGHT_BOLD);
 	if (pango_font_description_get_size(desc) > 0)
-		pango_font_description_set_size(desc,
-			3 * pango_font_description_get_size(desc));
+		pango_font_description_set_size(
+			desc, 3 * pango_font_description_get_size(desc));
 	probe = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
 	cr = cairo_create(probe);
 	layout = pango_cairo_create_layout(cr);
@@ -253,7 +252,8 @@ out:
 cairo_surface_t *
 ivwl_nameplate_draw_close(int size, uint32_t argb)
 {
-	double r = channel(argb, 16), g = channel(argb, 8), b = channel(argb, 0);
+	double r = channel(argb, 16), g = channel(argb, 8),
+	       b = channel(argb, 0);
 	double ink = ink_on(r, g, b), m = size * 0.32;
 	cairo_surface_t *s;
 	cairo_t *cr;

@@ -107,16 +107,16 @@ ivwl_xray_create(struct ivwl_plugin *plugin)
 	weston_config_section_get_string(s, "xray-key", &text, DEFAULT_KEY);
 	if (!text || !ivwl_binding_parse(text, &xray->key, &xray->mods)) {
 		ivwl_log("[ivwl] xray-key=%s: want modifiers and a key, as in "
-			 "%s", text ? text : "", DEFAULT_KEY);
+			 "%s",
+			 text ? text : "", DEFAULT_KEY);
 		free(text);
 		free(xray);
 		return NULL;
 	}
 	free(text);
-	xray->binding = weston_compositor_add_key_binding(plugin->compositor,
-							  xray->key,
-							  xray->mods,
-							  on_binding, xray);
+	xray->binding =
+		weston_compositor_add_key_binding(plugin->compositor, xray->key,
+						  xray->mods, on_binding, xray);
 	if (!xray->binding) {
 		free(xray);
 		return NULL;

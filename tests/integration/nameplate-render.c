@@ -24,7 +24,8 @@
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: ivwl-nameplate [--big] --name N --color "
+	fprintf(stderr,
+		"usage: ivwl-nameplate [--big] --name N --color "
 		"0xAARRGGBB --width W --out F.png [--title T] [--font F]\n");
 	return 2;
 }
@@ -52,35 +53,20 @@ main(int argc, char *argv[])
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
-		case 'n':
-			plate.name = optarg;
-			break;
-		case 't':
-			plate.title = optarg;
-			break;
-		case 'f':
-			plate.font = optarg;
-			break;
+		case 'n': plate.name = optarg; break;
+		case 't': plate.title = optarg; break;
+		case 'f': plate.font = optarg; break;
 		case 'c':
 			errno = 0;
 			plate.argb = (uint32_t)strtoul(optarg, &end, 0);
 			if (errno || *end)
 				return usage();
 			break;
-		case 'w':
-			plate.max_width = atoi(optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'b':
-			big = 1;
-			break;
-		case 'x':
-			close_size = atoi(optarg);
-			break;
-		default:
-			return usage();
+		case 'w': plate.max_width = atoi(optarg); break;
+		case 'o': out = optarg; break;
+		case 'b': big = 1; break;
+		case 'x': close_size = atoi(optarg); break;
+		default: return usage();
 		}
 	}
 	if (!plate.name || !out ||

@@ -18,8 +18,8 @@ check_clean(const char *title, const char *want)
 
 	CHECK(got != NULL);
 	if (got && strcmp(got, want) != 0) {
-		fprintf(stderr, "clean(\"%s\") = \"%s\", want \"%s\"\n",
-			title, got, want);
+		fprintf(stderr, "clean(\"%s\") = \"%s\", want \"%s\"\n", title,
+			got, want);
 		ivwl_test_failures++;
 	}
 	free(got);
@@ -60,8 +60,10 @@ test_clean_invisible(void)
 	check_clean("e\ufe0f\U000e0101", "e");		/* selectors */
 	check_clean("a\U000e0041b", "ab");		/* tag characters */
 	check_clean("a\x01\x1b[31mb\x7f", "a[31mb");	/* controls */
-	check_clean("a\xc2\x85" "b", "ab");		/* NEL, a control */
-	check_clean("a\ue000b", "ab");			/* private use */
+	check_clean("a\xc2\x85"
+		    "b",
+		    "ab");		/* NEL, a control */
+	check_clean("a\ue000b", "ab");	/* private use */
 }
 
 static void
@@ -105,8 +107,11 @@ static void
 test_draw(void)
 {
 	struct ivwl_nameplate plate = {
-		.font = IVWL_NAMEPLATE_FONT, .name = "work",
-		.title = "Firefox", .argb = 0xff3070c0, .max_width = 2000,
+		.font = IVWL_NAMEPLATE_FONT,
+		.name = "work",
+		.title = "Firefox",
+		.argb = 0xff3070c0,
+		.max_width = 2000,
 	};
 	cairo_surface_t *wide, *cut, *other;
 	int natural, natural_cut, n;
@@ -120,7 +125,8 @@ test_draw(void)
 	/* the VM's colour all around, opaque */
 	CHECK_EQ(at(wide, 0, 0), 0xff3070c0);
 	CHECK_EQ(at(wide, natural - 1,
-		    cairo_image_surface_get_height(wide) - 1), 0xff3070c0);
+		    cairo_image_surface_get_height(wide) - 1),
+		 0xff3070c0);
 	n = ink(wide, 0xff3070c0);
 	CHECK(n > 100);
 
@@ -157,8 +163,10 @@ static void
 test_name_whole(void)
 {
 	struct ivwl_nameplate plate = {
-		.font = IVWL_NAMEPLATE_FONT, .name = "work",
-		.title = "a long title that does not fit", .argb = 0xff3070c0,
+		.font = IVWL_NAMEPLATE_FONT,
+		.name = "work",
+		.title = "a long title that does not fit",
+		.argb = 0xff3070c0,
 		.max_width = 2000,
 	};
 	int min = ivwl_nameplate_min_width(IVWL_NAMEPLATE_FONT, "work");
@@ -189,13 +197,10 @@ test_name_whole(void)
 	cairo_surface_destroy(least);
 }
 
-IVWL_TEST_MAIN(
-	{ "clean keeps text", test_clean_keeps_text },
-	{ "clean whitespace", test_clean_whitespace },
-	{ "clean bidi", test_clean_bidi },
-	{ "clean invisible", test_clean_invisible },
-	{ "clean invalid utf8", test_clean_invalid_utf8 },
-	{ "height", test_height },
-	{ "draw", test_draw },
-	{ "name whole", test_name_whole },
-)
+IVWL_TEST_MAIN({ "clean keeps text", test_clean_keeps_text },
+	       { "clean whitespace", test_clean_whitespace },
+	       { "clean bidi", test_clean_bidi },
+	       { "clean invisible", test_clean_invisible },
+	       { "clean invalid utf8", test_clean_invalid_utf8 },
+	       { "height", test_height }, { "draw", test_draw },
+	       { "name whole", test_name_whole }, )
