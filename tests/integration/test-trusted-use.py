@@ -259,6 +259,9 @@ def indicator_shows(s, name, colour):
                     colour, "--width", "4096", "--out", out],
                    check=True, capture_output=True, timeout=20)
     want = decode_png(out)
+    # the pointer starts anywhere: not over the indicator
+    s.seat.move(s.width - 1, s.height - 1)
+    time.sleep(0.1)
     shot = s.screenshot()
     x0 = (s.width - want[0]) // 2
     return all(pixel(shot, x0 + x, y) == pixel(want, x, y)
