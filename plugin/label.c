@@ -34,6 +34,7 @@
 #include "canvas.h"
 #include "focus.h"
 #include "log.h"
+#include "mono-time.h"
 #include "nameplate.h"
 #include "label.h"
 #include "repaint.h"
@@ -45,6 +46,9 @@
 
 #define VEIL_COLOR 0xff303030u		/* dark grey */
 #define XRAY_DIM_COLOR 0xa0000000u	/* X-ray: the window darkened */
+/* A window's nameplate is drawn again at most this often: a VM that sets
+ * a new title on every commit costs weston a text layout per 100 ms. */
+#define PLATE_INTERVAL_MS 100
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
  * window's content.  PLATE, the nameplate, and CLOSE, the close button
@@ -92,6 +96,8 @@ struct ivwl_border {
 	int32_t plate_w;		/* its width now */
 	int32_t plate_natural;		/* its width uncut */
 	int32_t plate_min;		/* the bar's width at least: the name */
+	int64_t plate_drawn_ms;		/* when it was last drawn */
+	struct wl_event_source *plate_later;	/* a redraw held back */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
@@ -712,11 +718,23 @@ plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
 	cairo_surface_destroy(pixels);
 }
 
-/* The plate as the bar, bar_w wide, should show it now. */
+static int
+on_plate_later(void *data)
+{
+	struct ivwl_border *b = data;
+
+	if (b->framed)
+		strips_place(b);
+	return 0;
+}
+
+/* The plate as the bar, bar_w wide, should show it now, or in a while:
+ * at most one drawing per PLATE_INTERVAL_MS. */
 static void
 plate_update(struct ivwl_border *b, int32_t bar_w)
 {
 	const char *title = vm_title(b);
+	int64_t now = ivwl_now_ms(), wait;
 	int32_t want;
 
 	if (!b->plate || bar_w <= 0)
@@ -725,6 +743,20 @@ plate_update(struct ivwl_border *b, int32_t bar_w)
 	if (b->plate_title && strcmp(b->plate_title, title ? title : "") == 0
 	    && want == b->plate_w)
 		return;
+	wait = b->plate_drawn_ms + PLATE_INTERVAL_MS - now;
+	if (b->plate_title && wait > 0) {
+		if (!b->plate_later)
+			b->plate_later = wl_event_loop_add_timer(
+				wl_display_get_event_loop(
+					b->window->compositor->wl_display),
+				on_plate_later, b);
+		if (b->plate_later)
+			wl_event_source_timer_update(b->plate_later,
+						     (int)wait);
+		return;
+	}
+	b->plate_drawn_ms = now;
+	b->cost.vm->live.plates++;
 	plate_draw(b, title, bar_w);
 }
 
@@ -1014,6 +1046,8 @@ border_destroy(struct ivwl_border *b)
 	if (b->recheck)
 		wl_event_source_remove(b->recheck);
 	strips_destroy(b);
+	if (b->plate_later)
+		wl_event_source_remove(b->plate_later);
 	ivwl_canvas_image_destroy(b->plate);
 	free(b->plate_title);
 	wl_list_remove(&b->window_commit.link);
@@ -1311,6 +1345,8 @@ ivwl_label_destroy(struct ivwl_label *label)
 		if (b->recheck)
 			wl_event_source_remove(b->recheck);
 		strips_forget(b);
+		if (b->plate_later)
+			wl_event_source_remove(b->plate_later);
 		ivwl_canvas_image_destroy(b->plate);
 		free(b->plate_title);
 		wl_list_remove(&b->window_commit.link);

@@ -422,12 +422,14 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	add_traffic(&l, &sum, &vm->live.mark, ms);
 	add_app(&l, &app, vm->live.copied_mark, ms);
 	add(&l, " wakeups=%llu probes=%llu vector_rings=%llu region_loans=%llu "
+	    "plates=%llu "
 	    "region_waiters=%u pools=%u/%u objects=%u/%u surfaces=%u/%u "
 	    "windows=%u/%u keyboards=%u/%u mime_bytes=%u/%u pipe_bytes=%zu/%u",
 	    (unsigned long long)vm->live.wakeups,
 	    (unsigned long long)vm->live.probes,
 	    (unsigned long long)vm->side.vector_rings,
-	    (unsigned long long)vm->live.region_loans, vm->region_waiters,
+	    (unsigned long long)vm->live.region_loans,
+	    (unsigned long long)vm->live.plates, vm->region_waiters,
 	    vm->pool_mappings, IVWL_VM_MAX_POOLS,
 	    vm->totals.objects, IVWL_FW_VM_OBJECTS,
 	    vm->totals.surfaces, IVWL_FW_VM_SURFACES,

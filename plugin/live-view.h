@@ -42,6 +42,7 @@ struct ivwl_vm_live {
 	uint64_t wakeups;		/* doorbell vector wake-ups */
 	uint64_t probes;		/* liveness probes rung */
 	uint64_t region_loans;		/* region fds ivwl-server lent */
+	uint64_t plates;		/* title bar nameplates drawn */
 	uint64_t closed;		/* connections ended */
 	struct ivwl_closure closures[IVWL_LIVE_CLOSURES];	/* ring */
 	uint64_t printed;		/* closures already shown */

@@ -8,7 +8,7 @@ shim, on a seated weston (tests/seat) typed into by the test."""
 
 import time
 
-from ivwltest.hostile_session import ENV, Failure, wait_for
+from ivwltest.hostile_session import ENV, Failure, LiveView, wait_for
 from ivwltest.session import StdoutLines, beside_indicator, pixel
 
 # the session's colours: evil is the first VM, good the second
@@ -236,4 +236,36 @@ def case_label_escape(s):
     check_panel(shot)
     s.keep_screenshot("trusted-fullscreen")
     print("the panel shows above evil's fullscreen window")
+    s.check_weston()
+
+
+def case_title_flood(s):
+    """VM evil sets a new title and commits as fast as weston takes them
+    (thousands a second): weston draws its nameplate again at most ten
+    times a second (plugin/label.c, PLATE_INTERVAL_MS), and the bar ends
+    on the last title."""
+    flood = trust_client(s, "evil", ["--mode", "title-flood", "--seconds",
+                                     "3"], "flood")
+    flood.wait("ready")
+    start = time.monotonic()
+    live = LiveView(s)
+    try:
+        last = wait_for("the flood to end", lambda: flood.starting("last "),
+                        timeout=30)[0].split(" ", 1)[1]
+        took = time.monotonic() - start
+        time.sleep(0.5)
+        plates = max(int(f["plates"]) for f in live.of("vm", name="evil"))
+    finally:
+        live.close()
+    titles = int(last.split()[1])
+    print(f"evil set {titles} titles in {took:.1f} s; weston drew "
+          f"{plates} nameplates")
+    if titles < 300:
+        raise Failure(f"the flood set only {titles} titles")
+    if plates > took * 10 + 5:
+        raise Failure(f"BUG title flood: {plates} nameplates drawn in "
+                      f"{took:.1f} s, at most {took * 10 + 5:.0f}")
+    v = s.wait_view(f"[evil] {last}")
+    s.check_plate(s.screenshot(), v, "evil", last)
+    print("the bar shows the last title")
     s.check_weston()

@@ -92,6 +92,7 @@ CASES = {
     "clock-flood": display.case_clock_flood,
     "bug-focus-theft": trust.case_focus_theft,
     "bug-label-escape": trust.case_label_escape,
+    "title-flood": trust.case_title_flood,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
@@ -105,11 +106,13 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-popup-chain-plugin-close-crashes-weston",
               "bug-keyboard-flood-exhausts-fds",
               "bug-shutdown-with-popups-crashes-weston",
-              "bug-focus-theft", "bug-label-escape", "overdraw-seated"}
+              "bug-focus-theft", "bug-label-escape", "overdraw-seated",
+              "title-flood"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
 SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
+                "title-flood": {"evil": ()},
                 "bug-label-escape": {"evil": (), "panel": "top"}}
 
 

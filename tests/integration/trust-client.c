@@ -10,6 +10,7 @@
  *   ivwl-trust-client --mode escape --fake-color 0xRRGGBB
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
+ *   ivwl-trust-client --mode title-flood --seconds N
  *
  * typist: one window in --color that prints "enter", "leave" and
  *   "key K" (K the key code, on press) as its keyboard hears them; with
@@ -32,6 +33,9 @@
  *   cursor.
  * fake-desktop: a toplevel that asks for fullscreen and paints a fake
  *   desktop (magenta in a --fake-color frame); "ready" once mapped.
+ * title-flood: a window that sets a new title ("flood N") and commits,
+ *   as fast as weston takes them, for --seconds; then prints "last T"
+ *   with the last title, and stays.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -509,6 +513,31 @@ fake_desktop(struct client *c, uint32_t fake, int seconds)
 	pump(c, seconds * 1000);
 }
 
+static void
+title_flood(struct client *c, int seconds)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+	struct window win;
+	char title[64];
+	unsigned n = 0;
+
+	toplevel_init(c, &win, "flood 0", 200, 100, MAGENTA, 0);
+	window_map(c, &win);
+	say("ready");
+	while (now_ms() < end) {
+		snprintf(title, sizeof(title), "flood %u", ++n);
+		xdg_toplevel_set_title(win.base.toplevel, title);
+		wl_surface_commit(win.base.surface);
+		/* as fast as weston takes them, no faster */
+		if (n % 50 == 0 && wl_display_roundtrip(c->display) < 0)
+			die("lost the display");
+	}
+	if (wl_display_roundtrip(c->display) < 0)
+		die("lost the display");
+	say("last %s", title);
+	pump(c, 60 * 1000);
+}
+
 static uint32_t
 color_arg(const char *s)
 {
@@ -568,6 +597,8 @@ main(int argc, char **argv)
 		escape(&c, fake, seconds);
 	} else if (strcmp(mode, "fake-desktop") == 0)
 		fake_desktop(&c, fake, seconds);
+	else if (strcmp(mode, "title-flood") == 0)
+		title_flood(&c, seconds);
 	else
 		die("unknown --mode");
 	wl_display_disconnect(c.display);
