@@ -150,6 +150,30 @@ strips_forget(struct ivwl_border *b)
 	b->framed = NULL;
 }
 
+/*
+ * At shutdown, the views of the canvas's surfaces go first: the shell
+ * destroys the surface of every view in its layers that is not a
+ * window (weston 10's desktop-shell asserts that such a surface has no
+ * client), and the canvas's are a client's.  They are there still: a
+ * surface the canvas lost took its views with it (on_strip_destroy).
+ */
+static void
+canvas_views_destroy(struct ivwl_border *b)
+{
+	struct weston_view *v;
+	int i;
+
+	for (i = 0; i < NSTRIPS; i++) {
+		v = b->strip[i].view;
+		if (!v || b->strip[i].kind == STRIP_OWN)
+			continue;
+		wl_list_remove(&b->strip[i].destroy.link);
+		b->strip[i].surface = NULL;
+		b->strip[i].view = NULL;
+		weston_view_destroy(v);
+	}
+}
+
 static void
 strips_destroy(struct ivwl_border *b)
 {
@@ -1344,6 +1368,7 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_for_each_safe(b, tmp, &label->borders, link) {
 		if (b->recheck)
 			wl_event_source_remove(b->recheck);
+		canvas_views_destroy(b);
 		strips_forget(b);
 		if (b->plate_later)
 			wl_event_source_remove(b->plate_later);
