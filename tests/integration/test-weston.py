@@ -309,6 +309,28 @@ def case_weston_shutdown(s):
           "after IVWL_RESTART_WAIT")
 
 
+def case_shutdown_animated(s):
+    """weston stops while a VM's windows fade out (the shell's close
+    animation keeps their surfaces a while): it exits 0, no assertion
+    (weston 10's desktop-shell asserts on a surface of a client's left
+    in its layers, which the plugin's title bars are)."""
+    wait = {"IVWL_RESTART_WAIT": "1"}
+    for i in range(3):
+        a, _ = pattern(s, "work", f"fade-{i}", frames=1000000,
+                       extra_env=wait)
+        s.wait_view(f"[work] fade-{i}")
+    # the windows go, and weston with them while they fade
+    for p in list(s.clients):
+        p.terminate()
+    time.sleep(0.05)
+    status = s.stop_weston()
+    log = s.weston_log()
+    if status != 0 or "Assertion" in log or "Segmentation" in log:
+        raise Failure(f"weston exited with {status} at shutdown: "
+                      f"{log.strip().splitlines()[-1]}")
+    print("weston stopped cleanly while the windows faded")
+
+
 def case_mpv(s):
     """mpv --vo=wlshm plays 3 s of a lavfi source to the end through the
     region (it paces itself on weston's frame callbacks).  Its pixels are
@@ -1001,6 +1023,7 @@ CASES = {
     "client-killed": (case_client_killed, ("work",)),
     "lazy-release": (case_lazy_release, ("work",)),
     "weston-shutdown": (case_weston_shutdown, ("work",)),
+    "shutdown-animated": (case_shutdown_animated, ("work",)),
     "mpv": (case_mpv, ("work",)),
     "chromium": (case_chromium, ("work",)),
     "chromium-sandboxed": (case_chromium_sandboxed, ("work",)),
@@ -1024,7 +1047,8 @@ CASES = {
 LISTING = Listing(more_suites={case: ["sanitized"] for case in (
     "pattern-pixels", "zero-copy", "zero-copy-fallbacks", "zero-copy-trust",
     "simple-shm", "flower", "two-vms", "client-killed", "lazy-release",
-    "weston-shutdown", "scaler", "copy-damage-viewport", "refusals",
+    "weston-shutdown", "shutdown-animated", "scaler",
+    "copy-damage-viewport", "refusals",
     "copy-damage-rotation")}, skip=("presentation-clock",))
 
 
@@ -1037,8 +1061,9 @@ VM_OPTIONS = {
 def start(name):
     run, vms, *backend = CASES[name]
     s = Session(vms, backend=backend[0] if backend else "headless",
-                vm_options=VM_OPTIONS.get(name))
-    return s, run, name == "weston-shutdown"
+                vm_options=VM_OPTIONS.get(name),
+                animations=name == "shutdown-animated")
+    return s, run, name in ("weston-shutdown", "shutdown-animated")
 
 
 if __name__ == "__main__":

@@ -147,13 +147,14 @@ class Session:
     def __init__(self, vms=("work",), width=800, height=600,
                  backend="headless", vm_options=None, ivwl_options=(),
                  server_args=None, core_options=(), panel="none",
-                 renderer="pixman"):
+                 renderer="pixman", animations=False):
         """vm_options: {vm: ["key=value", ...]} for its [ivwl-vm]
         section; ivwl_options: lines of the [ivwl] section; server_args:
         {vm: [arg, ...]} for its ivwl-server; core_options: more lines of
         [core]; panel: the shell's panel-position (none: windows may sit
         anywhere); renderer: weston's, "pixman" or "gl" (llvmpipe where
-        there is no GPU)."""
+        there is no GPU); animations: the shell's fades, as a user has
+        them (by default none: pixels are compared exactly)."""
         self.dir = tempfile.mkdtemp(prefix="ivwl-it.")
         self.procs = []
         self.clients = []
@@ -169,6 +170,7 @@ class Session:
         self.core_options = list(core_options)
         self.panel = panel
         self.renderer = renderer
+        self.animations = animations
         self.server_args = server_args or {}
         self.servers = {}
         self.agents = {}
@@ -318,12 +320,13 @@ class Session:
         if self.seat:
             modules += "," + ENV["IVWL_TEST_SEAT"]
         ini = ["[core]", f"modules={modules}", "idle-time=0"]
+        # no fades or dimming: pixels are compared exactly
+        quiet = [] if self.animations else [
+            "animation=none", "close-animation=none",
+            "startup-animation=none", "focus-animation=none"]
         ini += self.core_options + [
-            "",
-            # no fades or dimming: pixels are compared exactly
-            "[shell]", f"panel-position={self.panel}", "animation=none",
-            "close-animation=none", "startup-animation=none",
-            "focus-animation=none", "", "[ivwl]"] + self.ivwl_options
+            "", "[shell]", f"panel-position={self.panel}"] + quiet + [
+            "", "[ivwl]"] + self.ivwl_options
         ini.append("")
         if self.seat:
             ini += ["[ivwl-test-seat]", f"socket={self.seat.path}", ""]
