@@ -2,9 +2,11 @@
 /*
  * Title bar clicks (bar.h).  A button binding of the left button, with
  * no modifier, sees every press, as the shell's click-to-activate does;
- * it acts only on a press over a bar.  A drag is a pointer grab of the
- * plugin's own that moves the window's view with the pointer until the
- * last button is let go; the strips follow, transform children of it.
+ * it acts only on a press over a bar's strip (the plate and the button on
+ * it take no clicks; the button is told by where the pointer is).  A drag
+ * is a pointer grab of the plugin's own that moves the window's view with
+ * the pointer until the last button is let go; the strips follow,
+ * transform children of it.
  */
 #include <linux/input.h>
 #include <stdlib.h>
@@ -133,7 +135,8 @@ on_press(struct weston_pointer *pointer, const struct timespec *time,
 	enum ivwl_bar_part part;
 	float x, y, wx, wy;
 
-	part = ivwl_label_bar_part(pointer->focus, &window, NULL);
+	ivwl_pointer_pos(pointer, &x, &y);
+	part = ivwl_label_bar_part(pointer->focus, x, &window, NULL);
 	if (part == IVWL_BAR_NONE || bar->window ||
 	    pointer->grab != &pointer->default_grab)
 		return;
@@ -146,7 +149,6 @@ on_press(struct weston_pointer *pointer, const struct timespec *time,
 		}
 		return;
 	}
-	ivwl_pointer_pos(pointer, &x, &y);
 	ivwl_view_pos(window, &wx, &wy);
 	bar->dx = wx - x;
 	bar->dy = wy - y;

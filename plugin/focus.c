@@ -127,7 +127,7 @@ view_vm(struct ivwl_focus *focus, struct weston_view *view)
 	struct ivwl_vm *vm = surface_vm(focus, view->surface);
 
 	if (!vm)
-		ivwl_label_bar_part(view, NULL, &vm);
+		ivwl_label_bar_part(view, 0, NULL, &vm);
 	return vm;
 }
 

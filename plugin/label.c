@@ -97,6 +97,12 @@ struct ivwl_border {
 	int32_t plate_natural;		/* its width uncut */
 	int32_t plate_min;		/* the bar's width at least: the name */
 	int64_t plate_drawn_ms;		/* when it was last drawn */
+	/*
+	 * The bar lies inside the window (its top off screen or under the
+	 * panel): it takes no clicks then, they are the window's own bar's.
+	 */
+	bool bar_inside;
+	bool bar_inside_now;		/* as frame_geometry() found it */
 	struct wl_event_source *plate_later;	/* a redraw held back */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
@@ -245,11 +251,12 @@ vm_image_surface(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 }
 
 static enum ivwl_fill_shape
-strip_shape(int i)
+strip_shape(const struct ivwl_border *b, int i)
 {
+	if (i == BAR && !b->bar_inside)
+		return IVWL_FILL_BAR;
 	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL :
-	       i == XDIM ? IVWL_FILL_BOX : i == BAR ? IVWL_FILL_BAR :
-	       IVWL_FILL_WIDE;
+	       i == XDIM ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
 }
 
 /*
@@ -274,7 +281,7 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 	}
 	if (i != VEIL && b->label->fills)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
-				     strip_color(b, i), strip_shape(i));
+				     strip_color(b, i), strip_shape(b, i));
 	*kind = s ? STRIP_FILL : STRIP_OWN;
 	if (s)
 		return s;
@@ -518,6 +525,7 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 	 * strip, or under it inside */
 	geo[BAR][0] = left;
 	geo[BAR][1] = in[TOP] ? k : -k - bar;
+	b->bar_inside_now = in[TOP];
 	geo[BAR][2] = right - left;
 	geo[BAR][3] = bar;
 	/* the close button at its right end, the plate left of it */
@@ -682,10 +690,13 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 	pixman_region32_init(&s->opaque);
 	if (i == VEIL)
 		pixman_region32_init_rect(&s->opaque, 0, 0, w, h);
-	/* the bar takes clicks (bar.c): a drag moves its window */
+	/* the bar takes clicks (bar.c) where it is outside the window */
 	if (i == BAR) {
 		pixman_region32_fini(&s->input);
-		pixman_region32_init_rect(&s->input, 0, 0, w, h);
+		if (strip->border->bar_inside)
+			pixman_region32_init(&s->input);
+		else
+			pixman_region32_init_rect(&s->input, 0, 0, w, h);
 	}
 }
 
@@ -828,6 +839,17 @@ strips_place(struct ivwl_border *b)
 		return;
 	}
 	frame_geometry(b, geo, mask);
+	if (b->bar_inside_now != b->bar_inside) {
+		b->bar_inside = b->bar_inside_now;
+		/* a fill's input is its whole surface's: another fill then;
+		 * a bar of its own takes clicks or not as it is resized */
+		if (b->strip[BAR].kind == STRIP_FILL) {
+			strips_destroy(b);
+			border_recheck(b);
+			return;
+		}
+		b->strip[BAR].w = 0;
+	}
 	plate_update(b, geo[BAR][2] - b->label->bar_height);
 	for (i = 0; i < NSTRIPS; i++)
 		b->strip[i].empty = geo[i][2] <= 0 || geo[i][3] <= 0;
@@ -995,7 +1017,7 @@ border_update(struct ivwl_border *b)
 	ivwl_repaint_estimate(&b->cost);
 	if (!b->plate) {
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
-						    true, on_plate_shown, b);
+						    false, on_plate_shown, b);
 		b->plate_min = ivwl_nameplate_min_width(b->label->font,
 							b->cost.vm->name);
 		vm_image_ask(b->label, b->cost.vm, CLOSE);
@@ -1187,22 +1209,26 @@ border_of_strip(struct weston_view *view, int *i)
 }
 
 enum ivwl_bar_part
-ivwl_label_bar_part(struct weston_view *view, struct weston_view **window,
-		    struct ivwl_vm **vm)
+ivwl_label_bar_part(struct weston_view *view, float x,
+		    struct weston_view **window, struct ivwl_vm **vm)
 {
+	const pixman_box32_t *e;
 	struct ivwl_border *b;
 	int i;
 
 	if (!view)
 		return IVWL_BAR_NONE;
+	/* the plate and the button take no clicks: the bar under them does */
 	b = border_of_strip(view, &i);
-	if (!b || (i != BAR && i != PLATE && i != CLOSE))
+	if (!b || i != BAR)
 		return IVWL_BAR_NONE;
 	if (window)
 		*window = b->framed;
 	if (vm)
 		*vm = b->cost.vm;
-	return i == CLOSE ? IVWL_BAR_CLOSE : IVWL_BAR_MOVE;
+	e = pixman_region32_extents(&view->transform.boundingbox);
+	return x >= (float)(e->x2 - b->label->bar_height) ? IVWL_BAR_CLOSE :
+							    IVWL_BAR_MOVE;
 }
 
 struct ivwl_window_cost *
@@ -1270,7 +1296,7 @@ vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 	vi->vm = vm;
 	vi->strip = i;
 	vi->image = ivwl_canvas_image_create(label->plugin->canvas,
-					     i == CLOSE, on_vm_image_shown, vi);
+					     false, on_vm_image_shown, vi);
 	wl_list_insert(&label->vm_images, &vi->link);
 	pixels = i == XNAME ?
 		 ivwl_nameplate_draw_big(label->font, vm->name, vm->color) :

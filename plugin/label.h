@@ -54,17 +54,21 @@ ivwl_label_destroy(struct ivwl_label *label);
 void
 ivwl_label_xray(struct ivwl_label *label, bool on);
 
-/* What a click on a view of a VM window's title bar does (bar.c). */
+/* What a click on a VM window's title bar does (bar.c). */
 enum ivwl_bar_part {
-	IVWL_BAR_NONE,		/* view is no title bar's */
+	IVWL_BAR_NONE,		/* view is no title bar */
 	IVWL_BAR_MOVE,		/* the bar or its nameplate: drag it */
 	IVWL_BAR_CLOSE,		/* its close button */
 };
 
-/* The part of a title bar view is, with its window's view and its VM. */
+/*
+ * The part of the title bar view that global column x falls on, with its
+ * window's view and its VM.  Only a bar outside its window takes clicks:
+ * one drawn inside leaves them to the window's own title bar.
+ */
 enum ivwl_bar_part
-ivwl_label_bar_part(struct weston_view *view, struct weston_view **window,
-		    struct ivwl_vm **vm);
+ivwl_label_bar_part(struct weston_view *view, float x,
+		    struct weston_view **window, struct ivwl_vm **vm);
 
 /* Shows or hides the attention bar of a VM's toplevel window. */
 void

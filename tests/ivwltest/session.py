@@ -261,7 +261,9 @@ class Session:
     def spot_in(self, view):
         """A point of view that no other window covers, its middle if it
         can be."""
-        above = [v["rect"] for v in self.scene_above(view)]
+        # what weston draws of the windows above, their title bars
+        # included: a click there is theirs
+        above = [self.frame_box(v) for v in self.scene_above(view)]
         x0, y0, x1, y1 = view["rect"]
         # its middle first (small windows have nothing else), then a grid
         spots = [((x0 + x1) // 2, (y0 + y1) // 2)] + [
