@@ -12,9 +12,9 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing, Session,
+from ivwltest.session import (FRAME_BORDER, Failure, Listing, Session,
                               beside_indicator, case_main, decode_png,
-                              pixel, wait_for)
+                              nameplate, pixel, wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
@@ -254,10 +254,8 @@ def indicator_shows(s, name, colour):
     """Whether the top middle of the screen shows the keyboard indicator
     as ivwl-nameplate draws it: NAME has the keyboard, on colour."""
     out = s.path(f"indicator-{name}.png")
-    subprocess.run([ENV["IVWL_NAMEPLATE"], "--name", name, "--title",
-                    "has the keyboard", "--color", "0xff%02x%02x%02x" %
-                    colour, "--width", "4096", "--out", out],
-                   check=True, capture_output=True, timeout=20)
+    nameplate("--name", name, "--title", "has the keyboard", "--color",
+              "0xff%02x%02x%02x" % colour, "--width", 4096, "--out", out)
     want = decode_png(out)
     # the pointer starts anywhere: not over the indicator
     s.seat.move(s.width - 1, s.height - 1)
@@ -320,10 +318,8 @@ def case_xray(s):
         v = s.wait_view(f"[{vm}] {vm}-window")
         above = [s.frame_box(a) for a in s.scene_above(v)]
         out = s.path(f"xray-{vm}.png")
-        subprocess.run([ENV["IVWL_NAMEPLATE"], "--big", "--name", vm,
-                        "--color", "0xff%02x%02x%02x" % VM_COLOURS[vm],
-                        "--out", out], check=True, capture_output=True,
-                       timeout=20)
+        nameplate("--big", "--name", vm, "--color",
+                  "0xff%02x%02x%02x" % VM_COLOURS[vm], "--out", out)
         want = decode_png(out)
         x0, y0, x1, y1 = v["rect"]
         nx = x0 + (x1 - x0 - want[0]) // 2
