@@ -49,6 +49,14 @@
 /* A window's nameplate is drawn again at most this often: a VM that sets
  * a new title on every commit costs weston a text layout per 100 ms. */
 #define PLATE_INTERVAL_MS 100
+/*
+ * Nameplates of all windows are drawn this far apart at least, the ones
+ * waiting in turn, and a new window's first one PLATE_INTERVAL_MS after
+ * it mapped: a VM that maps windows by the hundred costs weston a plate
+ * (a text layout, a buffer and its upload) per 40 ms, and none for a
+ * window gone sooner.  Its bar shows its colour meanwhile.
+ */
+#define PLATE_SPACING_MS 40
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
  * window's content.  PLATE, the nameplate, and CLOSE, the close button
@@ -97,13 +105,14 @@ struct ivwl_border {
 	int32_t plate_natural;		/* its width uncut */
 	int32_t plate_min;		/* the bar's width at least: the name */
 	int64_t plate_drawn_ms;		/* when it was last drawn */
+	struct wl_list plate_link;	/* ivwl_label.plate_queue */
+	bool plate_queued;
 	/*
 	 * The bar lies inside the window (its top off screen or under the
 	 * panel): it takes no clicks then, they are the window's own bar's.
 	 */
 	bool bar_inside;
 	bool bar_inside_now;		/* as frame_geometry() found it */
-	struct wl_event_source *plate_later;	/* a redraw held back */
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
@@ -120,11 +129,17 @@ struct vm_image {
 	struct ivwl_vm *vm;
 	int strip;				/* XNAME or CLOSE */
 	struct ivwl_canvas_image *image;
+	int32_t plate_min;			/* CLOSE's: the VM's plates' */
 };
 
 struct ivwl_label {
 	struct ivwl_plugin *plugin;
 	bool xray;				/* X-ray is on (xray.c) */
+	/* windows whose plate waits its turn (PLATE_*), one per tick */
+	struct wl_list plate_queue;
+	struct wl_event_source *plate_tick;
+	bool plate_armed;
+	int64_t plate_next_ms;		/* the next plate not before */
 	/* strips are the canvas's fills, not solid surfaces (compat.h) */
 	bool fills;
 	struct wl_list vm_images;
@@ -753,14 +768,56 @@ plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
 	cairo_surface_destroy(pixels);
 }
 
+/* The head of the queue gets its turn; the next in PLATE_SPACING_MS. */
 static int
-on_plate_later(void *data)
+on_plate_tick(void *data)
 {
-	struct ivwl_border *b = data;
+	struct ivwl_label *label = data;
+	struct ivwl_border *b;
 
+	label->plate_armed = false;
+	if (wl_list_empty(&label->plate_queue))
+		return 0;
+	b = wl_container_of(label->plate_queue.next, b, plate_link);
+	wl_list_remove(&b->plate_link);
+	b->plate_queued = false;
 	if (b->framed)
-		strips_place(b);
+		strips_place(b);	/* may queue it again */
+	if (!wl_list_empty(&label->plate_queue) && !label->plate_armed) {
+		wl_event_source_timer_update(label->plate_tick,
+					     PLATE_SPACING_MS);
+		label->plate_armed = true;
+	}
 	return 0;
+}
+
+/* b's plate is drawn once its turn comes, in wait ms at the earliest. */
+static void
+plate_enqueue(struct ivwl_border *b, int64_t wait)
+{
+	struct ivwl_label *label = b->label;
+
+	if (!b->plate_queued) {
+		wl_list_insert(label->plate_queue.prev, &b->plate_link);
+		b->plate_queued = true;
+	}
+	if (!label->plate_tick)
+		label->plate_tick = wl_event_loop_add_timer(
+			wl_display_get_event_loop(label->plugin->display),
+			on_plate_tick, label);
+	if (label->plate_tick && !label->plate_armed) {
+		wl_event_source_timer_update(label->plate_tick,
+					     wait > 0 ? (int)wait : 1);
+		label->plate_armed = true;
+	}
+}
+
+static void
+plate_dequeue(struct ivwl_border *b)
+{
+	if (b->plate_queued)
+		wl_list_remove(&b->plate_link);
+	b->plate_queued = false;
 }
 
 /* The plate as the bar, bar_w wide, should show it now, or in a while:
@@ -770,6 +827,7 @@ plate_update(struct ivwl_border *b, int32_t bar_w)
 {
 	const char *title = vm_title(b);
 	int64_t now = ivwl_now_ms(), wait;
+	struct ivwl_label *label = b->label;
 	int32_t want;
 
 	if (!b->plate || bar_w <= 0)
@@ -778,24 +836,23 @@ plate_update(struct ivwl_border *b, int32_t bar_w)
 	if (b->plate_title && strcmp(b->plate_title, title ? title : "") == 0
 	    && want == b->plate_w)
 		return;
+	/* its own interval (from its map for the first), and the turn of
+	 * all windows */
 	wait = b->plate_drawn_ms + PLATE_INTERVAL_MS - now;
-	if (b->plate_title && wait > 0) {
-		if (!b->plate_later)
-			b->plate_later = wl_event_loop_add_timer(
-				wl_display_get_event_loop(
-					b->window->compositor->wl_display),
-				on_plate_later, b);
-		if (b->plate_later)
-			wl_event_source_timer_update(b->plate_later,
-						     (int)wait);
+	if (label->plate_next_ms - now > wait)
+		wait = label->plate_next_ms - now;
+	if (wait > 0 || (b->plate_queued &&
+			 label->plate_queue.next != &b->plate_link)) {
+		plate_enqueue(b, wait);
 		return;
 	}
+	plate_dequeue(b);
+	label->plate_next_ms = now + PLATE_SPACING_MS;
 	b->plate_drawn_ms = now;
 	b->cost.vm->live.plates++;
 	plate_draw(b, title, bar_w);
 }
 
-/* The canvas has the plate's pixels: the plate shows on the bar. */
 /* An image of the canvas the strip i shows came (or came again). */
 static void
 strip_image_shown(struct ivwl_border *b, int i, struct weston_surface *s)
@@ -937,7 +994,7 @@ veil_set(struct ivwl_border *b, uint32_t reason, bool on)
 static void
 border_update(struct ivwl_border *b);
 
-static void
+static int32_t
 vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i);
 
 static void
@@ -1018,9 +1075,8 @@ border_update(struct ivwl_border *b)
 	if (!b->plate) {
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
 						    false, on_plate_shown, b);
-		b->plate_min = ivwl_nameplate_min_width(b->label->font,
-							b->cost.vm->name);
-		vm_image_ask(b->label, b->cost.vm, CLOSE);
+		b->plate_min = vm_image_ask(b->label, b->cost.vm, CLOSE);
+		b->plate_drawn_ms = ivwl_now_ms();
 	}
 	if (view != b->framed) {
 		strips_destroy(b);
@@ -1092,8 +1148,7 @@ border_destroy(struct ivwl_border *b)
 	if (b->recheck)
 		wl_event_source_remove(b->recheck);
 	strips_destroy(b);
-	if (b->plate_later)
-		wl_event_source_remove(b->plate_later);
+	plate_dequeue(b);
 	ivwl_canvas_image_destroy(b->plate);
 	free(b->plate_title);
 	wl_list_remove(&b->window_commit.link);
@@ -1279,8 +1334,11 @@ on_vm_image_shown(void *data, struct weston_surface *surface)
 			strip_image_shown(b, vi->strip, surface);
 }
 
-/* Has the canvas draw vm's picture for strip i, once. */
-static void
+/*
+ * Has the canvas draw vm's picture for strip i, once.  For CLOSE, the
+ * width of vm's plates at the least (measured once per VM too); else 0.
+ */
+static int32_t
 vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 {
 	struct vm_image *vi;
@@ -1288,13 +1346,16 @@ vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 
 	wl_list_for_each(vi, &label->vm_images, link)
 		if (vi->vm == vm && vi->strip == i)
-			return;
+			return vi->plate_min;
 	vi = calloc(1, sizeof(*vi));
 	if (!vi)
-		return;
+		return 0;
 	vi->label = label;
 	vi->vm = vm;
 	vi->strip = i;
+	if (i == CLOSE)
+		vi->plate_min = ivwl_nameplate_min_width(label->font,
+							 vm->name);
 	vi->image = ivwl_canvas_image_create(label->plugin->canvas,
 					     false, on_vm_image_shown, vi);
 	wl_list_insert(&label->vm_images, &vi->link);
@@ -1309,6 +1370,7 @@ vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 				       cairo_image_surface_get_stride(pixels));
 	if (pixels)
 		cairo_surface_destroy(pixels);
+	return vi->plate_min;
 }
 
 void
@@ -1342,6 +1404,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 	label->plugin = plugin;
 	wl_list_init(&label->borders);
 	wl_list_init(&label->vm_images);
+	wl_list_init(&label->plate_queue);
 	label->font = font;
 	label->bar_height = ivwl_nameplate_height(font);
 	if (label->bar_height <= 0) {
@@ -1396,8 +1459,7 @@ ivwl_label_destroy(struct ivwl_label *label)
 			wl_event_source_remove(b->recheck);
 		canvas_views_destroy(b);
 		strips_forget(b);
-		if (b->plate_later)
-			wl_event_source_remove(b->plate_later);
+		plate_dequeue(b);
 		ivwl_canvas_image_destroy(b->plate);
 		free(b->plate_title);
 		wl_list_remove(&b->window_commit.link);
@@ -1408,6 +1470,8 @@ ivwl_label_destroy(struct ivwl_label *label)
 	wl_list_remove(&label->create_surface.link);
 	wl_list_remove(&label->activate.link);
 	wl_list_remove(&label->transform.link);
+	if (label->plate_tick)
+		wl_event_source_remove(label->plate_tick);
 	wl_list_for_each_safe(vi, vtmp, &label->vm_images, link) {
 		ivwl_canvas_image_destroy(vi->image);
 		wl_list_remove(&vi->link);
