@@ -122,6 +122,39 @@ ink_on(double r, double g, double b)
 	return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 0.0 : 1.0;
 }
 
+/*
+ * A w x h picture of the VM's colour argb, the ink that reads on it the
+ * source to draw with: its cairo context, the surface in *s; NULL if
+ * cairo cannot make it.  plate_done() ends it.
+ */
+static cairo_t *
+plate_start(int w, int h, uint32_t argb, cairo_surface_t **s)
+{
+	double r = channel(argb, 16), g = channel(argb, 8);
+	double b = channel(argb, 0), ink = ink_on(r, g, b);
+	cairo_t *cr;
+
+	*s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	if (cairo_surface_status(*s) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(*s);
+		*s = NULL;
+		return NULL;
+	}
+	cr = cairo_create(*s);
+	cairo_set_source_rgb(cr, r, g, b);
+	cairo_paint(cr);
+	cairo_set_source_rgb(cr, ink, ink, ink);
+	return cr;
+}
+
+static cairo_surface_t *
+plate_done(cairo_t *cr, cairo_surface_t *s)
+{
+	cairo_destroy(cr);
+	cairo_surface_flush(s);
+	return s;
+}
+
 /* A padlock, in the text's colour, its body's top left at x, y. */
 static void
 draw_lock(cairo_t *cr, double x, double y)
@@ -161,8 +194,6 @@ cairo_surface_t *
 ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 {
 	int height = ivwl_nameplate_height(plate->font);
-	double r = channel(plate->argb, 16), g = channel(plate->argb, 8);
-	double b = channel(plate->argb, 0), ink;
 	int text_x = PAD + LOCK_W + PAD, name_w, title_x, tw, th, width;
 	bool title = plate->title && *plate->title;
 	cairo_surface_t *s;
@@ -178,16 +209,9 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	*natural = (title ? title_x + tw : text_x + name_w) + PAD;
 	width = *natural < plate->max_width ? *natural : plate->max_width;
 
-	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-		cairo_surface_destroy(s);
+	cr = plate_start(width, height, plate->argb, &s);
+	if (!cr)
 		return NULL;
-	}
-	cr = cairo_create(s);
-	cairo_set_source_rgb(cr, r, g, b);
-	cairo_paint(cr);
-	ink = ink_on(r, g, b);
-	cairo_set_source_rgb(cr, ink, ink, ink);
 	draw_lock(cr, PAD, (height - LOCK_H) / 2.0 + 1);
 	/* the name whole where the bar has room (it has, at its least
 	 * width), the title cut to what is left */
@@ -197,18 +221,14 @@ ivwl_nameplate_draw(const struct ivwl_nameplate *plate, int *natural)
 	if (title && width - title_x - PAD > 0)
 		show_text(cr, plate->font, plate->title, false, title_x, height,
 			  width - title_x - PAD);
-	cairo_destroy(cr);
-	cairo_surface_flush(s);
-	return s;
+	return plate_done(cr, s);
 }
 
 cairo_surface_t *
 ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
 {
 	PangoFontDescription *desc = pango_font_description_from_string(font);
-	double r = channel(argb, 16), g = channel(argb, 8),
-	       b = channel(argb, 0);
-	cairo_surface_t *probe, *s;
+	cairo_surface_t *probe, *s = NULL;
 	PangoLayout *layout;
 	int tw, th, margin;
 	cairo_t *cr;
@@ -224,26 +244,16 @@ ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
 	pango_layout_set_text(layout, name, -1);
 	pango_layout_get_pixel_size(layout, &tw, &th);
 	margin = th / 3;
-	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, tw + 2 * margin,
-				       th + 2 * margin);
 	cairo_destroy(cr);
 	cairo_surface_destroy(probe);
-	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS || th <= 0) {
-		cairo_surface_destroy(s);
-		s = NULL;
-		goto out;
+	cr = th > 0 ? plate_start(tw + 2 * margin, th + 2 * margin, argb, &s) :
+		      NULL;
+	if (cr) {
+		cairo_move_to(cr, margin, margin);
+		pango_cairo_update_layout(cr, layout);
+		pango_cairo_show_layout(cr, layout);
+		plate_done(cr, s);
 	}
-	cr = cairo_create(s);
-	cairo_set_source_rgb(cr, r, g, b);
-	cairo_paint(cr);
-	cairo_set_source_rgb(cr, ink_on(r, g, b), ink_on(r, g, b),
-			     ink_on(r, g, b));
-	cairo_move_to(cr, margin, margin);
-	pango_cairo_update_layout(cr, layout);
-	pango_cairo_show_layout(cr, layout);
-	cairo_destroy(cr);
-	cairo_surface_flush(s);
-out:
 	g_object_unref(layout);
 	pango_font_description_free(desc);
 	return s;
@@ -252,30 +262,20 @@ out:
 cairo_surface_t *
 ivwl_nameplate_draw_close(int size, uint32_t argb)
 {
-	double r = channel(argb, 16), g = channel(argb, 8),
-	       b = channel(argb, 0);
-	double ink = ink_on(r, g, b), m = size * 0.32;
+	double m = size * 0.32;
 	cairo_surface_t *s;
 	cairo_t *cr;
 
 	if (size <= 0)
 		return NULL;
-	s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, size, size);
-	if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-		cairo_surface_destroy(s);
+	cr = plate_start(size, size, argb, &s);
+	if (!cr)
 		return NULL;
-	}
-	cr = cairo_create(s);
-	cairo_set_source_rgb(cr, r, g, b);
-	cairo_paint(cr);
-	cairo_set_source_rgb(cr, ink, ink, ink);
 	cairo_set_line_width(cr, 2.0);
 	cairo_move_to(cr, m, m);
 	cairo_line_to(cr, size - m, size - m);
 	cairo_move_to(cr, size - m, m);
 	cairo_line_to(cr, m, size - m);
 	cairo_stroke(cr);
-	cairo_destroy(cr);
-	cairo_surface_flush(s);
-	return s;
+	return plate_done(cr, s);
 }
