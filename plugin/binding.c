@@ -39,6 +39,8 @@ static const struct {
 	{ "y", KEY_Y },
 	{ "z", KEY_Z },
 	{ "insert", KEY_INSERT },
+	{ "esc", KEY_ESC },
+	{ "escape", KEY_ESC },
 	{ "f1", KEY_F1 },
 	{ "f2", KEY_F2 },
 	{ "f3", KEY_F3 },

@@ -222,3 +222,30 @@ ivwl_config_clip_policy(struct weston_config_section *section,
 	}
 	return ok;
 }
+
+bool
+ivwl_config_fullscreen(struct weston_config_section *section, const char *vm,
+		       enum ivwl_fullscreen_policy *policy)
+{
+	static const char *const names[] = {
+		[IVWL_FULLSCREEN_USER] = "user",
+		[IVWL_FULLSCREEN_NEVER] = "never",
+		[IVWL_FULLSCREEN_ALWAYS] = "always",
+	};
+	char *value = NULL;
+	size_t i;
+
+	weston_config_section_get_string(section, "fullscreen", &value,
+					 "user");
+	for (i = 0; value && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(value, names[i]) == 0) {
+			*policy = (enum ivwl_fullscreen_policy)i;
+			free(value);
+			return true;
+		}
+	}
+	ivwl_log("[%s] fullscreen=%s is not one of user, never, always", vm,
+		 value ? value : "");
+	free(value);
+	return false;
+}

@@ -51,6 +51,21 @@ void
 ivwl_config_region_problem(char *buf, size_t len, uint64_t size,
 			   uint32_t vectors);
 
+/*
+ * What a VM's xdg_toplevel.set_fullscreen gets (fullscreen=): a window
+ * over the whole output, or a maximized one below the panel.
+ */
+enum ivwl_fullscreen_policy {
+	IVWL_FULLSCREEN_USER,	/* right after the user's input to the VM */
+	IVWL_FULLSCREEN_NEVER,
+	IVWL_FULLSCREEN_ALWAYS,
+};
+
+/* fullscreen= into *policy; false if bad, logged. */
+bool
+ivwl_config_fullscreen(struct weston_config_section *section, const char *vm,
+		       enum ivwl_fullscreen_policy *policy);
+
 /* clipboard=, primary-selection=, drag-and-drop=; false if bad,
  * logged. */
 bool

@@ -56,6 +56,7 @@ struct ivwl_serial_range {
 
 #define IVWL_CONN_MUTED_RANGES 16
 #define IVWL_CONN_INPUT_SERIALS 4
+#define IVWL_CONN_FULLSCREEN 4
 
 struct ivwl_connection {
 	struct ivwl_vm *vm;
@@ -137,6 +138,9 @@ struct ivwl_connection {
 	uint32_t nmuted;
 	uint32_t input_serials[IVWL_CONN_INPUT_SERIALS];
 	uint32_t ninput_serials;
+	uint64_t input_ms;		/* when the last went, ivwl_now_ms */
+	/* xdg_toplevels whose set_fullscreen weston got as such (0: none) */
+	uint32_t fullscreen[IVWL_CONN_FULLSCREEN];
 	const char *why;		/* why it ends, once it does */
 };
 
@@ -217,5 +221,10 @@ ivwl_translate_mute_keyboard(struct ivwl_connection *conn, uint32_t enter,
 bool
 ivwl_translate_input_serial(const struct ivwl_connection *conn,
 			    uint32_t serial);
+
+/* translate.c: ms since the last input event passed on (UINT64_MAX:
+ * none yet). */
+uint64_t
+ivwl_translate_input_age_ms(const struct ivwl_connection *conn);
 
 #endif

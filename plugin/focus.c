@@ -34,6 +34,7 @@
 
 #include "connection.h"
 #include "focus.h"
+#include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "label.h"
 #include "vm.h"
@@ -534,6 +535,31 @@ popup_grab_serial(void *data, struct ivwl_connection *conn, uint32_t serial)
 	return bad;
 }
 
+/*
+ * A VM's window goes over the whole output, above the panel, only when
+ * its VM's fullscreen= allows it: with `user`, right after an input
+ * event the user gave that VM's window (a double click on a video's
+ * button, a key) while the VM holds the keyboard.  The label stays
+ * (label.c draws the frame inside the output, fullscreen.c names the
+ * VM), and the keyboard does not move.
+ */
+static bool
+fullscreen_allowed(void *data, struct ivwl_connection *conn)
+{
+	struct ivwl_focus *focus = data;
+
+	switch (conn->vm->fullscreen) {
+	case IVWL_FULLSCREEN_ALWAYS:
+		return true;
+	case IVWL_FULLSCREEN_NEVER:
+		return false;
+	case IVWL_FULLSCREEN_USER:
+		break;
+	}
+	return held_by(focus, conn->vm) &&
+	       ivwl_translate_input_age_ms(conn) <= IVWL_FULLSCREEN_INPUT_MS;
+}
+
 struct ivwl_focus *
 ivwl_focus_create(struct ivwl_plugin *plugin)
 {
@@ -551,6 +577,7 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 	wl_list_for_each(seat, &plugin->compositor->seat_list, link)
 		seat_add(focus, seat);
 	focus->ops.popup_grab_serial = popup_grab_serial;
+	focus->ops.fullscreen = fullscreen_allowed;
 	focus->ops.data = focus;
 	plugin->trust = &focus->ops;
 	return focus;

@@ -35,6 +35,9 @@
 #define IVWL_CONN_MAX_BUFFERS 1024u
 /* A window title as weston gets it, "[vm] " included. */
 #define IVWL_TITLE_MAX 1024u
+/* A set_fullscreen this soon after the user's input to the VM is the
+ * user's (fullscreen=user; browsers' user activation lasts 5 s). */
+#define IVWL_FULLSCREEN_INPUT_MS 3000u
 
 /* ---- the clipboard (clipboard.c, clipboard-trusted.c) ---- */
 

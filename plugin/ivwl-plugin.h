@@ -27,6 +27,9 @@ struct ivwl_trust_ops {
 	/* xdg_popup.grab's serial as weston is to see it */
 	uint32_t (*popup_grab_serial)(void *data, struct ivwl_connection *conn,
 				      uint32_t serial);
+	/* whether xdg_toplevel.set_fullscreen goes to weston as such; if
+	 * not, as set_maximized */
+	bool (*fullscreen)(void *data, struct ivwl_connection *conn);
 	void *data;
 };
 
@@ -42,6 +45,7 @@ struct ivwl_plugin {
 	struct ivwl_indicator *indicator;	/* who has the keyboard */
 	struct ivwl_xray *xray;			/* names across windows */
 	struct ivwl_bar *bar;			/* title bar clicks */
+	struct ivwl_fullscreen *fullscreen;	/* its notice and key */
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
 	const struct ivwl_trust_ops *trust;

@@ -113,6 +113,8 @@ struct ivwl_border {
 	 */
 	bool bar_inside;
 	bool bar_inside_now;		/* as frame_geometry() found it */
+	/* its view while fullscreen, as label's fullscreen signal told */
+	struct weston_view *fullscreen_view;
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
 	struct wl_listener window_commit;
 	struct wl_listener window_destroy;
@@ -149,6 +151,7 @@ struct ivwl_label {
 	struct wl_listener activate;	/* the shell raises what it activates */
 	struct wl_listener transform;	/* a window moved */
 	struct wl_list borders;
+	struct wl_signal fullscreen_signal;	/* ivwl_label_fullscreen */
 };
 
 static struct ivwl_border *
@@ -236,10 +239,14 @@ border_recheck(struct ivwl_border *b);
  * signal being emitted: the strips' own views hang from it).
  */
 static void
+fullscreen_note(struct ivwl_border *b, struct weston_view *view);
+
+static void
 on_framed_destroy(struct wl_listener *listener, void *data)
 {
 	struct ivwl_border *b = wl_container_of(listener, b, framed_destroy);
 
+	fullscreen_note(b, NULL);	/* its view, still whole */
 	wl_list_remove(&b->framed_destroy.link);
 	b->framed = NULL;
 	border_recheck(b);
@@ -438,6 +445,14 @@ maximized(struct weston_surface *window)
 	       weston_desktop_surface_get_fullscreen(ds);
 }
 
+static bool
+fullscreen(struct weston_surface *window)
+{
+	return weston_surface_is_desktop_surface(window) &&
+	       weston_desktop_surface_get_fullscreen(
+		       weston_surface_get_desktop_surface(window));
+}
+
 static void
 frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 		   int32_t geo[NSTRIPS][4], int32_t mask[4]);
@@ -502,9 +517,12 @@ static void
 frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 		   int32_t geo[NSTRIPS][4], int32_t mask[4])
 {
+	/* fullscreen: the frame alone, inside the output's edges, over
+	 * the content shown 1:1 (fullscreen.c names the VM) */
+	bool full = fullscreen(b->window);
 	int32_t w = box[2], h = box[3], k = BORDER_WIDTH;
-	int32_t a = b->attention ? ATTENTION_HEIGHT : 0;
-	int32_t bar = b->label->bar_height;
+	int32_t a = b->attention && !full ? ATTENTION_HEIGHT : 0;
+	int32_t bar = full ? 0 : b->label->bar_height;
 	const int32_t outside[4][4] = {
 		[TOP] = { -k, -k - bar, w + 2 * k, k + bar },
 		[BOTTOM] = { -k, h, w + 2 * k, k },
@@ -882,6 +900,31 @@ on_plate_shown(void *data, struct weston_surface *surface)
 	strip_image_shown(b, PLATE, surface);
 }
 
+/* Tells the fullscreen signal's listeners where the window is now. */
+static void
+fullscreen_note(struct ivwl_border *b, struct weston_view *view)
+{
+	struct ivwl_label_fullscreen ev = {
+		.vm = b->cost.vm,
+		.window = b->window,
+	};
+
+	if (view == b->fullscreen_view)
+		return;
+	if (b->fullscreen_view) {
+		ev.view = b->fullscreen_view;
+		ev.on = false;
+		b->fullscreen_view = NULL;
+		wl_signal_emit(&b->label->fullscreen_signal, &ev);
+	}
+	if (view) {
+		ev.view = view;
+		ev.on = true;
+		b->fullscreen_view = view;
+		wl_signal_emit(&b->label->fullscreen_signal, &ev);
+	}
+}
+
 static void
 strips_place(struct ivwl_border *b)
 {
@@ -939,6 +982,7 @@ strips_place(struct ivwl_border *b)
 		weston_view_geometry_dirty(v);
 		weston_view_schedule_repaint(v);
 	}
+	fullscreen_note(b, fullscreen(b->window) ? b->framed : NULL);
 }
 
 static struct weston_view *
@@ -1069,6 +1113,7 @@ border_update(struct ivwl_border *b)
 	       mapped_view(b->window) : NULL;
 	if (!view) {
 		strips_destroy(b);	/* unmapped: nothing to frame */
+		fullscreen_note(b, NULL);
 		return;
 	}
 	ivwl_repaint_estimate(&b->cost);
@@ -1147,6 +1192,7 @@ border_destroy(struct ivwl_border *b)
 {
 	if (b->recheck)
 		wl_event_source_remove(b->recheck);
+	fullscreen_note(b, NULL);
 	strips_destroy(b);
 	plate_dequeue(b);
 	ivwl_canvas_image_destroy(b->plate);
@@ -1431,6 +1477,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 					 IVWL_FILL_TALL);
 		}
 	}
+	wl_signal_init(&label->fullscreen_signal);
 	label->create_surface.notify = on_create_surface;
 	wl_signal_add(&plugin->compositor->create_surface_signal,
 		      &label->create_surface);
@@ -1440,6 +1487,13 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 	wl_signal_add(&plugin->compositor->transform_signal,
 		      &label->transform);
 	return label;
+}
+
+void
+ivwl_label_add_fullscreen_listener(struct ivwl_label *label,
+				   struct wl_listener *listener)
+{
+	wl_signal_add(&label->fullscreen_signal, listener);
 }
 
 /*

@@ -9,6 +9,7 @@ struct ivwl_plugin;
 struct ivwl_vm;
 struct weston_surface;
 struct weston_view;
+struct wl_listener;
 struct ivwl_label;
 
 /*
@@ -69,6 +70,22 @@ enum ivwl_bar_part {
 enum ivwl_bar_part
 ivwl_label_bar_part(struct weston_view *view, float x,
 		    struct weston_view **window, struct ivwl_vm **vm);
+
+/*
+ * A VM's window went fullscreen (on) or left it, was unmapped or
+ * destroyed (not on): the data of label's fullscreen signal.  Its frame
+ * is drawn inside the output then, without a title bar.
+ */
+struct ivwl_label_fullscreen {
+	struct ivwl_vm *vm;
+	struct weston_surface *window;
+	struct weston_view *view;
+	bool on;
+};
+
+void
+ivwl_label_add_fullscreen_listener(struct ivwl_label *label,
+				   struct wl_listener *listener);
 
 /* Shows or hides the attention bar of a VM's toplevel window. */
 void

@@ -23,6 +23,7 @@
 #include "canvas.h"
 #include "connection.h"
 #include "focus.h"
+#include "fullscreen.h"
 #include "indicator.h"
 #include "label.h"
 #include "repaint.h"
@@ -162,6 +163,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
 	ivwl_bar_destroy(plugin->bar);
+	ivwl_fullscreen_destroy(plugin->fullscreen);
 	ivwl_xray_destroy(plugin->xray);
 	ivwl_indicator_destroy(plugin->indicator);
 	if (plugin->focus)
@@ -269,7 +271,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->xray = ivwl_xray_create(plugin);
 	plugin->bar = ivwl_bar_create(plugin);
-	if (!plugin->xray || !plugin->bar)
+	plugin->fullscreen = ivwl_fullscreen_create(plugin);
+	if (!plugin->xray || !plugin->bar || !plugin->fullscreen)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);

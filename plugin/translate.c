@@ -22,6 +22,7 @@
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
+#include "mono-time.h"
 #include "pipe-thread.h"
 #include "shm-format.h"
 #include "translate.h"
@@ -331,18 +332,72 @@ send_bare(struct ivwl_connection *conn, uint32_t object, uint16_t opcode)
 	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
 }
 
+/* The slot of toplevel in conn->fullscreen[], or -1. */
+static int
+fullscreen_slot(const struct ivwl_connection *conn, uint32_t toplevel)
+{
+	int i;
+
+	for (i = 0; i < IVWL_CONN_FULLSCREEN; i++)
+		if (conn->fullscreen[i] == toplevel)
+			return i;
+	return -1;
+}
+
+/* Whether toplevel's set_fullscreen goes to weston as such (noted). */
+static bool
+fullscreen_granted(struct ivwl_connection *conn, uint32_t toplevel)
+{
+	const struct ivwl_plugin *plugin = conn->vm->plugin;
+	int i = fullscreen_slot(conn, toplevel);
+
+	if (!plugin || !plugin->trust || !plugin->trust->fullscreen ||
+	    !plugin->trust->fullscreen(plugin->trust->data, conn)) {
+		if (i >= 0)
+			conn->fullscreen[i] = 0;
+		return false;
+	}
+	if (i < 0)
+		i = fullscreen_slot(conn, 0);
+	if (i < 0)
+		return false;	/* four at once: the rest maximized */
+	conn->fullscreen[i] = toplevel;
+	return true;
+}
+
+/* Forgets toplevel; whether weston had its set_fullscreen as such. */
+static bool
+fullscreen_forget(struct ivwl_connection *conn, uint32_t toplevel)
+{
+	int i = fullscreen_slot(conn, toplevel);
+
+	if (i < 0 || toplevel == 0)
+		return false;
+	conn->fullscreen[i] = 0;
+	return true;
+}
+
 /*
- * xdg_toplevel.set_fullscreen and unset_fullscreen as set_maximized and
- * unset_maximized: a VM's window never covers the trusted panel, and
- * keeps the label weston draws inside its edges (label.c).
+ * xdg_toplevel.set_fullscreen goes as such when the trusted path says
+ * the user asked for it (focus.c: fullscreen=, the user's last input);
+ * else as set_maximized: the window stays below the trusted panel, its
+ * label inside its edges (label.c).  unset_fullscreen undoes whichever
+ * weston got.
  */
 static int
-send_as_maximize(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+send_fullscreen(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+		const uint8_t *bytes)
 {
+	bool set = msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN;
+	bool as_such = set ? fullscreen_granted(conn, msg->object) :
+			     fullscreen_forget(conn, msg->object);
+
+	if (as_such)
+		return ivwl_stream_out_append(&conn->to_server, bytes,
+					      msg->size, NULL, 0);
 	return send_bare(conn, msg->object,
-			 msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN ?
-				 IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
-				 IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+			 set ? IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
+			       IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
 }
 
 /* xdg_popup.grab(seat, serial): the serial the trusted path lets by. */
@@ -466,7 +521,8 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN) ||
 		   is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN)) {
-		return send_as_maximize(conn, msg);
+		return send_fullscreen(conn, msg, bytes);
+
 	} else if (is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_GRAB)) {
 		guard_popup_grab(conn, msg, bytes);
 	}
@@ -631,6 +687,11 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			*why = "request breaks object lifetime rules";
 			return ret;
 		}
+		/* its id is free for the client's next object (even while
+		 * the firewall holds the destroy back) */
+		if (is(&msg, &ivwl_iface_xdg_toplevel,
+		       IVWL_REQ_XDG_TOPLEVEL_DESTROY))
+			fullscreen_forget(conn, msg.object);
 		/* absorbed: a request of no fds (firewall-rules.c) */
 		ret = conn->firewall.absorb ? 0 :
 		      forward_request(conn, &msg, p, &rec.fds[fd_index], why);
@@ -714,16 +775,27 @@ muted_keyboard_event(struct ivwl_connection *conn,
 	return muted;
 }
 
-/* A button, key or touch passed on: its serial may back a popup grab. */
+/* A button, key or touch passed on: its serial may back a popup grab,
+ * its time a set_fullscreen. */
 static void
 note_input_serial(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
 {
 	if (is(msg, &ivwl_iface_wl_pointer, IVWL_EVT_WL_POINTER_BUTTON) ||
 	    is(msg, &ivwl_iface_wl_keyboard, IVWL_EVT_WL_KEYBOARD_KEY) ||
-	    is(msg, &ivwl_iface_wl_touch, IVWL_EVT_WL_TOUCH_DOWN))
+	    is(msg, &ivwl_iface_wl_touch, IVWL_EVT_WL_TOUCH_DOWN)) {
 		conn->input_serials[conn->ninput_serials++ %
 				    IVWL_CONN_INPUT_SERIALS] =
 			ivwl_wire_arg_uint(msg, 0);
+		conn->input_ms = ivwl_now_ms();
+	}
+}
+
+uint64_t
+ivwl_translate_input_age_ms(const struct ivwl_connection *conn)
+{
+	if (conn->ninput_serials == 0)
+		return UINT64_MAX;
+	return ivwl_now_ms() - conn->input_ms;
 }
 
 bool

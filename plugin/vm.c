@@ -640,7 +640,8 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 		goto err_vm;
 	}
 	vm->app_timeout_ms = (uint32_t)app_timeout * 1000;
-	if (!ivwl_config_clip_policy(section, vm->name, &vm->clip))
+	if (!ivwl_config_clip_policy(section, vm->name, &vm->clip) ||
+	    !ivwl_config_fullscreen(section, vm->name, &vm->fullscreen))
 		goto err_vm;
 	if (ivwl_config_color(section, vm->name, &vm->color) < 0 ||
 	    !ivwl_config_vm_unique(plugin, vm))

@@ -8,6 +8,7 @@
 
 #include "clipboard/clipboard-policy.h"
 #include "clock-link.h"
+#include "config.h"
 #include "display-side.h"
 #include "firewall/firewall.h"
 #include "live-view.h"
@@ -27,6 +28,7 @@ struct ivwl_vm {
 	uint32_t color;			/* 0xAARRGGBB of the window border */
 	struct ivwl_policy *policy;
 	struct ivwl_clip_policy clip;	/* clipboard=, drag-and-drop=... */
+	enum ivwl_fullscreen_policy fullscreen;	/* fullscreen= */
 
 	struct ivwl_device *dev;	/* NULL while detached */
 	bool attaching;			/* an attempt runs in a thread */

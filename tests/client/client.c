@@ -152,10 +152,9 @@ toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
 {
 	struct ivwl_client_window *win = data;
 
-	if (width > 0 && height > 0) {
-		win->width = width;
-		win->height = height;
-	}
+	/* 0 x 0: the client's own size (after fullscreen, say) */
+	win->width = width > 0 && height > 0 ? width : 0;
+	win->height = width > 0 && height > 0 ? height : 0;
 }
 
 static void

@@ -250,6 +250,16 @@ def case_color_rules(s):
         raise Failure("weston refused the palette of weston-ivwl(7)")
 
 
+def case_bad_fullscreen(s):
+    """fullscreen= is user, never or always; anything else is refused,
+    naming the three."""
+    sock = s.server("a") + ".display"
+    s.start_weston(core() + vm_section("work", server=sock)[:-1] +
+                   ["fullscreen=yes", ""])
+    s.expect_refused("[work] fullscreen=yes is not one of user, never, "
+                     "always")
+
+
 def case_small_region(s):
     """A region smaller than its 32 slots need (QEMU with size=1M): weston
     and the agent each name the size and what to make it."""
@@ -304,6 +314,7 @@ CASES = {
     "same-device": case_same_device,
     "bad-color": case_bad_color,
     "color-rules": case_color_rules,
+    "bad-fullscreen": case_bad_fullscreen,
     "small-region": case_small_region,
     "agent-twice": case_agent_twice,
 }

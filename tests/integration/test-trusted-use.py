@@ -12,9 +12,10 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (FRAME_BORDER, Failure, Listing, Session,
-                              beside_indicator, case_main, decode_png,
-                              nameplate, pixel, wait_for)
+from ivwltest.palette import vm_color
+from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing, Session,
+                              StdoutLines, beside_indicator, case_main,
+                              decode_png, nameplate, pixel, wait_for)
 
 # the session's colour of its first VM, and label.c's attention bar
 FIRST_VM = (0x30, 0x70, 0xc0)
@@ -411,6 +412,123 @@ def case_title_bar_use(s):
     print("the close button closed home's window; its client exited 0")
 
 
+GREY = (0x80, 0x80, 0x80)
+NOTICE = "is full screen \u2014 super+esc leaves"
+
+
+def notice_shows(s, shot, vm):
+    """Whether shot shows plugin/fullscreen.c's notice for vm at the top
+    middle, below the keyboard indicator, as ivwl-nameplate draws it."""
+    out = s.path(f"notice-{vm}.png")
+    nameplate("--name", vm, "--title", NOTICE, "--color",
+              vm_color(s.vms.index(vm)), "--width", 4096, "--out", out)
+    want = decode_png(out)
+    x0, y0 = (s.width - want[0]) // 2, 2 * want[1]
+    return all(pixel(shot, x0 + x, y0 + y) == pixel(want, x, y)
+               for y in range(want[1]) for x in range(want[0]))
+
+
+def fullscreener(s, vm, title, delay_ms):
+    p = s.client([ENV["IVWL_TRUST_CLIENT"], "--mode", "fullscreener",
+                  "--title", title, "--color", "0x808080", "--delay-ms",
+                  str(delay_ms), "--seconds", "120"], vm=vm,
+                 log=f"fullscreener-{len(s.clients)}.log")
+    lines = StdoutLines(p)
+    lines.wait("mapped")
+    return lines, s.wait_view(f"[{vm}] {title}")
+
+
+def rect_size(r):
+    return (r[2] - r[0], r[3] - r[1])
+
+
+def sizes_after_ask(lines):
+    i = lines.lines.index("asked")
+    return [ln for ln in lines.lines[i:] if ln.startswith("size ")]
+
+
+def case_fullscreen_user(s):
+    """A VM window that asks for fullscreen right after the user clicked
+    it covers the whole output, above the panel, at the output's size:
+    its pixels shown 1:1, its frame in its VM's colour inside the
+    output's edges over them, a notice naming its VM below the keyboard
+    indicator.  super+esc takes it back to its own size.  The same
+    request 4 s after the click (past IVWL_FULLSCREEN_INPUT_MS) is
+    served as maximize, below the panel; a VM with fullscreen=never is
+    never fullscreen."""
+    lines, v = fullscreener(s, "work", "fs-now", 0)
+    s.click_window(v)
+    lines.wait("asked")
+    full = f"size {s.width}x{s.height}"
+    wait_for("weston to make it fullscreen",
+             lambda: full in sizes_after_ask(lines), timeout=5)
+    wait_for("it to cover the output", lambda: s.wait_view(
+        "[work] fs-now")["rect"] == (0, 0, s.width, s.height),
+        timeout=5, step=0.2)
+    time.sleep(0.5)
+    shot = s.screenshot()
+    s.keep_screenshot("trusted-fullscreen-user")
+    w, h = s.width, s.height
+    edges = {"top": (40, 1), "left": (1, h // 2), "right": (w - 2, h // 2),
+             "bottom": (w // 2, h - 2)}
+    for side, (x, y) in edges.items():
+        if pixel(shot, x, y) != FIRST_VM:
+            raise Failure(f"the fullscreen window's {side} edge shows "
+                          f"{pixel(shot, x, y)}, not its VM's frame")
+    inside = [(FRAME_BORDER, PANEL // 2), (w // 4, h // 2),
+              (w - 1 - FRAME_BORDER, h - 1 - FRAME_BORDER)]
+    for x, y in inside:
+        if pixel(shot, x, y) != GREY:
+            raise Failure(f"({x},{y}) shows {pixel(shot, x, y)}, not the "
+                          "window's own pixel: not 1:1 inside its frame")
+    if not notice_shows(s, shot, "work"):
+        raise Failure("no notice names work's fullscreen window")
+    print(f"fullscreen {w}x{h} after the click: framed inside the output, "
+          "notice shown, content 1:1")
+    s.seat.move(w // 4, h // 2)
+    wait_for("the notice to go after a few seconds",
+             lambda: not notice_shows(s, s.screenshot(), "work"),
+             timeout=10, step=0.5)
+    s.seat.move(w // 4, 0)
+    wait_for("the pointer at the top edge to bring the notice back",
+             lambda: notice_shows(s, s.screenshot(), "work"), timeout=5,
+             step=0.3)
+    print("the notice went, and came back with the pointer at the top")
+    s.seat.move(w - 10, h - 10)
+    s.seat.key("super+esc")
+    try:
+        wait_for("super+esc to give it its own size back",
+                 lambda: sizes_after_ask(lines)[-1] == "size 0x0",
+                 timeout=5)
+    except Failure:
+        raise Failure(f"super+esc: the window's sizes were {lines.lines}")
+    wait_for("it to be 300x200 again", lambda: rect_size(s.wait_view(
+        "[work] fs-now")["rect"]) == (300, 200), timeout=5, step=0.2)
+    print("super+esc: back to 300x200")
+
+    late, v2 = fullscreener(s, "work", "fs-late", 4000)
+    s.click_window(v2)
+    late.wait("asked", timeout=10)
+    time.sleep(1.0)
+    got = sizes_after_ask(late)
+    if full in got:
+        raise Failure("a fullscreen asked 4 s after the click was granted")
+    rect = s.wait_view("[work] fs-late")["rect"]
+    if not got or rect[1] < PANEL:
+        raise Failure(f"the late request was not served as maximize "
+                      f"below the panel: {got}, at {rect}")
+    print(f"asked 4 s after the click: {got[-1]} at {rect}, below the "
+          "panel")
+
+    never, v3 = fullscreener(s, "kiosk", "fs-never", 0)
+    s.click_window(v3)
+    never.wait("asked", timeout=10)
+    time.sleep(1.0)
+    if full in sizes_after_ask(never):
+        raise Failure("a VM with fullscreen=never went fullscreen")
+    print("fullscreen=never: maximized after the click")
+
+
 CASES = {
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
@@ -423,14 +541,15 @@ CASES = {
     "keyboard-indicator": (case_keyboard_indicator, ("work", "home")),
     "xray": (case_xray, ("work", "home")),
     "title-bar-use": (case_title_bar_use, ("work", "home")),
+    "fullscreen-user": (case_fullscreen_user, ("work", "kiosk")),
 }
 
 
 def start(name):
     run, vms = CASES[name]
     renderer = "gl" if name.endswith("-gl") else "pixman"
-    return Session(vms, backend="seat", panel="top",
-                   renderer=renderer), run, False
+    return Session(vms, backend="seat", panel="top", renderer=renderer,
+                   vm_options={"kiosk": ["fullscreen=never"]}), run, False
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
  *   ivwl-trust-client --mode title-flood --seconds N
+ *   ivwl-trust-client --mode fullscreener [--title T] [--color 0xRRGGBB]
+ *                     [--delay-ms N] [--seconds N]
  *
  * typist: one window in --color that prints "enter", "leave" and
  *   "key K" (K the key code, on press) as its keyboard hears them; with
@@ -36,6 +38,10 @@
  * title-flood: a window that sets a new title ("flood N") and commits,
  *   as fast as weston takes them, for --seconds; then prints "last T"
  *   with the last title, and stays.
+ * fullscreener: a 300x200 window in --color that asks for fullscreen
+ *   --delay-ms (0) after the first button press on it, prints "asked",
+ *   then "size WxH" (0x0: its own) for every size weston gives it, and
+ *   draws itself that size; ends after --seconds.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -70,6 +76,7 @@ struct client {
 	struct wl_surface *cursor;
 	int cursor_size;
 	uint32_t sync_serial;	/* newest serial a sync gave */
+	int64_t pressed_ms;	/* the first button press, 0: none yet */
 	unsigned maps, enters, keys, popups, dismissed;
 	bool print_focus;
 };
@@ -345,6 +352,10 @@ static void
 ptr_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t t,
 	   uint32_t button, uint32_t state)
 {
+	struct client *c = data;
+
+	if (state == WL_POINTER_BUTTON_STATE_PRESSED && !c->pressed_ms)
+		c->pressed_ms = now_ms();
 }
 
 static void
@@ -538,6 +549,37 @@ title_flood(struct client *c, int seconds)
 	pump(c, 60 * 1000);
 }
 
+static void
+fullscreener(struct client *c, const char *title, uint32_t color,
+	     int delay_ms, int seconds)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+	struct window win;
+	int32_t w = -1, h = -1;
+	bool asked = false;
+
+	toplevel_init(c, &win, title, 300, 200, color, 0);
+	window_map(c, &win);
+	say("mapped");
+	while (now_ms() < end && !win.base.closed) {
+		pump(c, 20);
+		if (!asked && c->pressed_ms &&
+		    now_ms() >= c->pressed_ms + delay_ms) {
+			xdg_toplevel_set_fullscreen(win.base.toplevel, NULL);
+			asked = true;
+			say("asked");
+		}
+		if (win.base.width == w && win.base.height == h)
+			continue;
+		w = win.base.width;
+		h = win.base.height;
+		paint(c, win.base.surface, w > 0 ? w : 300, h > 0 ? h : 200,
+		      color, 0);
+		wl_surface_commit(win.base.surface);
+		say("size %dx%d", w, h);
+	}
+}
+
 static uint32_t
 color_arg(const char *s)
 {
@@ -549,7 +591,7 @@ main(int argc, char **argv)
 {
 	const char *mode = NULL, *title = "typist", *retitle = NULL;
 	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
-	int seconds = 10, interval = 500, i;
+	int seconds = 10, interval = 500, delay = 0, i;
 	struct client c = { 0 };
 	struct ivwl_client_global globals[] = {
 		IVWL_CLIENT_SHELL_GLOBALS(&c.compositor, &c.shm, &c.wm_base),
@@ -576,6 +618,8 @@ main(int argc, char **argv)
 			seconds = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--interval-ms") == 0)
 			interval = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--delay-ms") == 0)
+			delay = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--cursor-size") == 0)
 			c.cursor_size = atoi(argv[i + 1]);
 		else
@@ -599,6 +643,8 @@ main(int argc, char **argv)
 		fake_desktop(&c, fake, seconds);
 	else if (strcmp(mode, "title-flood") == 0)
 		title_flood(&c, seconds);
+	else if (strcmp(mode, "fullscreener") == 0)
+		fullscreener(&c, title, color, delay, seconds);
 	else
 		die("unknown --mode");
 	wl_display_disconnect(c.display);

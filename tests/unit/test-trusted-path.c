@@ -107,6 +107,11 @@ test_input_serials_kept(void)
 				   50 + i, 0, 30, 1));
 	CHECK(!ivwl_translate_input_serial(&c->c, 42));
 	CHECK(ivwl_translate_input_serial(&c->c, 50));
+	/* and when the last went */
+	CHECK(ivwl_translate_input_age_ms(&c->c) < 1000);
+	close_one(c);
+	c = open_one();
+	CHECK(ivwl_translate_input_age_ms(&c->c) == UINT64_MAX);
 	close_one(c);
 }
 
@@ -158,6 +163,65 @@ test_fullscreen_is_maximize(void)
 	close_one(c);
 }
 
+static bool granted;
+static int fullscreen_asked;
+
+static bool
+grant(void *data, struct ivwl_connection *conn)
+{
+	fullscreen_asked++;
+	return granted;
+}
+
+/* With the trusted path's yes, fullscreen goes as such and its unset
+ * too; with its no, both as maximize; a destroyed toplevel is
+ * forgotten. */
+static void
+test_fullscreen_when_granted(void)
+{
+	struct conn *c = open_one();
+	struct window w = new_window(c), w2 = new_window(c);
+	struct ivwl_trust_ops ops = { .fullscreen = grant };
+	struct ivwl_plugin plugin;
+
+	memset(&plugin, 0, sizeof(plugin));
+	plugin.trust = &ops;
+	one_vm->plugin = &plugin;
+	granted = true;
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o", 0));
+	CHECK_EQ(fullscreen_asked, 1);
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
+	granted = false;
+	PASS(c, req(c, w2.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o", 0));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED);
+	/* each undone as weston had it */
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN, ""));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
+	PASS(c, req(c, w2.top, IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN, ""));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+	/* once unset, a second unset is a maximize's */
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN, ""));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+	/* granted, then refused: the refusal's unset is a maximize's */
+	granted = true;
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o", 0));
+	granted = false;
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o", 0));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED);
+	PASS(c, req(c, w.top, IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN, ""));
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+	/* destroyed while fullscreen: forgotten */
+	granted = true;
+	PASS(c, req(c, w2.top, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN, "o", 0));
+	CHECK_EQ(c->c.fullscreen[0] == w2.top || c->c.fullscreen[1] == w2.top,
+		 1);
+	PASS(c, req(c, w2.top, IVWL_REQ_XDG_TOPLEVEL_DESTROY, ""));
+	CHECK_EQ(c->c.fullscreen[0] == w2.top || c->c.fullscreen[1] == w2.top,
+		 0);
+	one_vm->plugin = NULL;
+	close_one(c);
+}
+
 static void
 test_cursor_committed_when_set(void)
 {
@@ -185,5 +249,6 @@ IVWL_TEST_MAIN(
 	TEST(test_input_serials_kept),
 	TEST(test_popup_grab_serial_decided),
 	TEST(test_fullscreen_is_maximize),
+	TEST(test_fullscreen_when_granted),
 	TEST(test_cursor_committed_when_set),
 )
