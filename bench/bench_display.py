@@ -52,8 +52,11 @@ TRANSPORT = {
 
 class Display:
     def __init__(self, build, width, height, keep_logs=False,
-                 repaint_window=None, trace=False, xwayland=False):
+                 repaint_window=None, trace=False, xwayland=False,
+                 vm_options=()):
+        """vm_options: more lines of the VM's [ivwl-vm] section."""
         self.repaint_window = repaint_window
+        self.vm_options = list(vm_options)
         self.xwayland = xwayland
         self.build = build
         self.dir = tempfile.mkdtemp(prefix="ivwl-bench-frames.")
@@ -133,7 +136,7 @@ class Display:
         self.vm_names = [name for name, _ in vms]
         for i, (name, server) in enumerate(vms):
             ini += ["[ivwl-vm]", f"name={name}", f"server={server}",
-                    f"color={vm_color(i)}", ""]
+                    f"color={vm_color(i)}"] + self.vm_options + [""]
         with open(self.path("weston.ini"), "w") as f:
             f.write("\n".join(ini))
         env = self.traced(dict(os.environ, XDG_RUNTIME_DIR=self.gui_runtime))

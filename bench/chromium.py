@@ -13,7 +13,8 @@ as the window, every pixel new each frame), `small` (one 64x64 element
 with a CSS animation on a static page), `scroll` (a long text page
 scrolled by 4 px each frame), `video` (a <video> as large as the window;
 its WebM file is made with ffmpeg, and the page is skipped when ffmpeg is
-missing).  Each page counts its requestAnimationFrame callbacks over the
+missing), `video-fullscreen` (the same, the browser started with --kiosk:
+its window fullscreen, the VM's fullscreen=always).  Each page counts its requestAnimationFrame callbacks over the
 measured window and writes the result to the console; the browser copies
 console messages to its stderr (chromium: --enable-logging=stderr, CONSOLE
 lines; firefox: devtools.console.stdout.content), where this script reads
@@ -50,7 +51,10 @@ from bench_report import (  # noqa: E402
 from bench_run import (  # noqa: E402
     add_common_args, parse_sizes, run, try_case)
 
-PAGES = ("full", "small", "scroll", "video")
+PAGES = ("full", "small", "scroll", "video", "video-fullscreen")
+# pages shown fullscreen (the browser's --kiosk), and the HTML file of each
+FULLSCREEN_PAGES = ("video-fullscreen",)
+PAGE_FILES = {"video-fullscreen": "video"}
 PAGES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "pages")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -150,6 +154,40 @@ def cpu_between(before, after, roles):
     return {r: v / CLK_TCK for r, v in out.items()}
 
 
+def thread_ticks(snap, want):
+    """(pid, tid) -> (thread name, ticks on CPU) of the threads of the
+    processes of snap that want(pid) picks."""
+    out = {}
+    for pid in snap:
+        if not want(pid):
+            continue
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            s = read(f"/proc/{pid}/task/{tid}/stat")
+            if not s:
+                continue
+            f = s[s.rindex(")") + 2:].split()
+            out[(pid, tid)] = (s[s.index("(") + 1:s.rindex(")")],
+                               int(f[11]) + int(f[12]))
+    return out
+
+
+def threads_between(before, after, top=4):
+    """The top threads by CPU between two thread_ticks(), summed by
+    name over processes (chromium's renderers and GPU process each have a
+    "Compositor" thread): [(name, seconds)], most first.  A thread born
+    in the window counts whole."""
+    by = {}
+    for key, (name, ticks) in after.items():
+        b = before.get(key)
+        by[name] = by.get(name, 0) + ticks - (b[1] if b else 0)
+    ranked = sorted(by.items(), key=lambda kv: -kv[1])[:top]
+    return [(name, t / CLK_TCK) for name, t in ranked if t > 0]
+
+
 # Processes whose wake-ups are counted: weston and the transport's.  The
 # browser's dozens of threads are left out; what it pays is in its CPU.
 WAKE_ROLES = ("weston", "ivwl-relay", "ivwl-agent", "ivwl-server", "waypipe")
@@ -186,7 +224,7 @@ def runs_between(before, after, roles):
 
 # ---- browsers ---------------------------------------------------------
 
-def chromium_argv(profile, w, h, url):
+def chromium_argv(profile, w, h, url, fullscreen=False):
     argv = ["chromium", "--ozone-platform=wayland", "--disable-gpu",
             "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync",
@@ -195,6 +233,8 @@ def chromium_argv(profile, w, h, url):
             "--autoplay-policy=no-user-gesture-required", "--test-type"]
     if os.geteuid() == 0:
         argv.append("--no-sandbox")   # chromium refuses root otherwise
+    if fullscreen:
+        argv.append("--kiosk")
     return argv + [url], {}
 
 
@@ -214,11 +254,12 @@ user_pref("gfx.webrender.software", true);
 """
 
 
-def firefox_argv(profile, w, h, url):
+def firefox_argv(profile, w, h, url, fullscreen=False):
     with open(os.path.join(profile, "user.js"), "w") as f:
         f.write(FIREFOX_PREFS)
     return (["firefox-esr", "-no-remote", "-profile", profile, "-width",
-             str(w), "-height", str(h), url],
+             str(w), "-height", str(h)] + (["--kiosk"] if fullscreen else
+                                           []) + [url],
             {"MOZ_ENABLE_WAYLAND": "1", "MOZ_HEADLESS": ""})
 
 
@@ -231,15 +272,15 @@ BROWSERS = {
 
 # ---- one page in one browser through one path -------------------------
 
-def make_video(dirpath, w, h):
-    """A 4 s VP8 WebM of the window's size, or (None, why not)."""
+def make_video(dirpath, w, h, fps=30):
+    """A 4 s VP8 WebM of the window's size at fps, or (None, why not)."""
     if not shutil.which("ffmpeg"):
         return None, "ffmpeg is not installed (apt-get install ffmpeg)"
-    out = os.path.join(dirpath, f"video-{w}x{h}.webm")
+    out = os.path.join(dirpath, f"video-{w}x{h}-{fps}.webm")
     if os.path.exists(out):
         return out, None
     p = subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
-                        f"testsrc2=size={w}x{h}:rate=30", "-t", "4",
+                        f"testsrc2=size={w}x{h}:rate={fps}", "-t", "4",
                         "-c:v", "libvpx", "-deadline", "realtime",
                         "-cpu-used", "8", "-b:v", "8M", "-y", out],
                        capture_output=True, timeout=300)
@@ -357,10 +398,11 @@ def run_page(disp, args, path, page, w, h, index, video):
     os.mkdir(profile, 0o700)
     query = f"warmup={int(args.warmup * 1000)}&measure=" \
             f"{int(measure * 1000)}"
-    if page == "video":
+    if page.startswith("video"):
         query += "&video=file://" + video
-    url = f"file://{PAGES_DIR}/{page}.html?{query}"
-    argv, extra_env = make_argv(profile, w, h, url)
+    url = f"file://{PAGES_DIR}/{PAGE_FILES.get(page, page)}.html?{query}"
+    argv, extra_env = make_argv(profile, w, h, url,
+                                page in FULLSCREEN_PAGES)
     env.update(extra_env)
     for k, v in extra_env.items():
         if not v:
@@ -383,10 +425,12 @@ def run_page(disp, args, path, page, w, h, index, video):
         live0 = disp.live_app() if path.startswith("ivwl") else None
         before = tree(me)
         runs_before = sched_runs(before)
+        threads_before = thread_ticks(before, lambda pid: True)
         t0 = time.monotonic()
         done = log_.wait("done", measure + 60, alive)
         after = tree(me)
         runs_after = sched_runs(after)
+        threads_after = thread_ticks(after, lambda pid: True)
         wall = time.monotonic() - t0
         live1 = disp.live_app() if live0 is not None else None
         # the browser's main process: under waypipe, the server's child
@@ -416,6 +460,10 @@ def run_page(disp, args, path, page, w, h, index, video):
 
     cpu = cpu_between(before, after,
                       roles_of({**before, **after}, fixed, browser_root))
+    browser_pids = {pid for pid, r in roles.items() if r == "browser"}
+    threads = threads_between(
+        {k: v for k, v in threads_before.items() if k[0] in browser_pids},
+        {k: v for k, v in threads_after.items() if k[0] in browser_pids})
     total = sum(cpu.values())
     fps = done.get("fps", 0.0)
     per_frame = 1000.0 / (fps * wall) if fps and wall else 0.0
@@ -431,6 +479,8 @@ def run_page(disp, args, path, page, w, h, index, video):
         "page": page,
         "size": f"{w}x{h}",
         "viewport": done.get("viewport", ready.get("viewport")),
+        "window": "fullscreen" if page in FULLSCREEN_PAGES else "windowed",
+        "browser_threads_cpu_s": threads,
         "fps": fps,
         "frames": done.get("frames", 0),
         "page_ms": done.get("ms", 0.0),
@@ -520,6 +570,8 @@ def print_table(rows, header):
         print(f"\n{size}, page {page} (viewport {first['viewport']}, "
               f"{first.get('runs', 1)} run(s))")
         row = table(paths, by)
+        row("viewport", lambda r: r["viewport"] + (
+            "" if r["viewport"] == size else " (not the output's)"))
         row("fps (the page's count)", lambda r: f"{r['fps']:.1f}")
         if any("video_dropped" in r for r in by.values()):
             row("  video frames dropped", lambda r:
@@ -539,6 +591,13 @@ def print_table(rows, header):
         for proc in others:
             row(f"  {proc}, CPU %", lambda r, proc=proc: "%.1f" % (
                 100 * r["cpu_s_by_process"].get(proc, 0.0) / r["wall_s"]))
+        for i in range(3):
+            row(f"  browser thread {i + 1}, CPU %" if i else
+                "  browser's busiest threads, CPU %",
+                lambda r, i=i: "%s %.1f" % (
+                    r["browser_threads_cpu_s"][i][0][:10],
+                    100 * r["browser_threads_cpu_s"][i][1] / r["wall_s"])
+                if len(r.get("browser_threads_cpu_s", ())) > i else "-")
         row("transport CPU ms / frame",
             lambda r: f"{r['transport_cpu_ms_per_frame']:.3f}")
         row("  by the scheduler's count", lambda r: "%.3f" % r.get(
@@ -596,16 +655,19 @@ def main_chromium(args):
     rows, failed, skipped = [], [], []
     i = 0
     for w, h in sizes:
+        # a kiosk VM: its browser's fullscreen asks no user input
         disp = Display(args.build, w, h, args.keep_logs,
-                       args.repaint_window)
+                       args.repaint_window,
+                       vm_options=["fullscreen=always"])
         try:
             video, why, run_pages = None, None, pages
-            if "video" in pages:
-                video, why = make_video(disp.dir, w, h)
+            if any(p.startswith("video") for p in pages):
+                video, why = make_video(disp.dir, w, h, args.video_fps)
                 if why:
-                    log(f"skipping page video: {why}")
+                    log(f"skipping the video pages: {why}")
                     skipped.append(f"video {w}x{h}: {why}")
-                    run_pages = [p for p in pages if p != "video"]
+                    run_pages = [p for p in pages
+                                 if not p.startswith("video")]
             for rep in range(args.repeat):
                 for page in run_pages:
                     for path in paths:
@@ -660,6 +722,9 @@ def main():
                     help="seconds of animation before measuring")
     ap.add_argument("--measure", type=float, default=15.0,
                     help="seconds measured")
+    ap.add_argument("--video-fps", type=int, default=30,
+                    help="frame rate of the video pages' clip "
+                         "(default %(default)s)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 2 s warm-up, 3 s measured, 1 run")
     ap.add_argument("--zero-copy", default="auto", choices=("auto", "on"),
