@@ -8,7 +8,9 @@
  * what the user types into another VM's window.  Here every seat's
  * keyboard focus is watched, and a move to a VM's window stands only
  *  - when the VM already holds the keyboard (its dialogs, its own
- *    windows), or nobody holds it nor did (a desktop just started), or
+ *    windows), or nobody held it yet in this desktop session (the
+ *    first window of a desktop just started; not after weston
+ *    restarted, nor once a local window had it and went), or
  *  - when the user asked for it: a button held or a touch down on a
  *    window of that VM, or a keyboard grab of the shell's (the window
  *    switcher), not libweston's (a key binding's key held, a VM's popup
@@ -21,13 +23,18 @@
  * activates or fullscreens in a loop gets nothing.
  *
  * The pointer's image is a VM's too while the pointer is over its
- * window: a cursor image shows only over that VM's window, at most
- * CURSOR_MAX square, and a drag icon at most ICON_MAX square, so that
- * neither can cover the panel or another VM's window.
+ * window: a cursor image shows only over what shows of that VM's window
+ * (not under the windows, frames and panel stacked above it), at most
+ * CURSOR_MAX square, and a drag icon as well, within ICON_MAX / 2 of the
+ * pointer, so that neither can cover the panel or another VM's window.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libweston/libweston.h>
 #include "weston-compat.h"
@@ -58,6 +65,9 @@ struct ivwl_focus_seat {
 	struct ivwl_vm *owner;
 	/* The focus let stand last, to go back to. */
 	struct weston_surface *granted;
+	/* someone held the keyboard in this desktop session: from now on
+	 * it moves only by the user */
+	bool held;
 	struct wl_listener granted_destroy;
 	bool undoing;
 	uint64_t refusals;
@@ -72,6 +82,7 @@ struct ivwl_focus {
 	struct wl_listener seat_created;
 	struct ivwl_trust_ops ops;
 	struct wl_signal holder_signal;		/* ivwl_focus_holder */
+	bool restarted;		/* weston ran before in this session */
 };
 
 static struct ivwl_vm *
@@ -105,8 +116,10 @@ granted_set(struct ivwl_focus_seat *fs, struct weston_surface *surface)
 	if (fs->granted)
 		wl_list_remove(&fs->granted_destroy.link);
 	fs->granted = surface;
-	if (surface)
+	if (surface) {
 		wl_signal_add(&surface->destroy_signal, &fs->granted_destroy);
+		fs->held = true;
+	}
 	holder_announce(fs);
 }
 
@@ -239,6 +252,36 @@ came_back(struct ivwl_vm *vm, struct weston_surface *to)
 	return conn && ivwl_connection_restored(conn);
 }
 
+/*
+ * Whether some view of window shows on an output: a window moved wholly
+ * off the screen (an attach offset moves a VM's window anywhere) shows
+ * no frame to tell whose it is.
+ */
+static bool
+on_screen(struct weston_compositor *ec, struct weston_surface *window)
+{
+	struct weston_output *o;
+	struct weston_view *v;
+	pixman_region32_t seen;
+	bool shows = false;
+
+	pixman_region32_init(&seen);
+	wl_list_for_each(v, &window->views, surface_link) {
+		if (!v->is_mapped)
+			continue;
+		if (v->transform.dirty)
+			weston_view_update_transform(v);
+		wl_list_for_each(o, &ec->output_list, link) {
+			pixman_region32_intersect(&seen,
+						  &v->transform.boundingbox,
+						  &o->region);
+			shows = shows || pixman_region32_not_empty(&seen);
+		}
+	}
+	pixman_region32_fini(&seen);
+	return shows;
+}
+
 static void
 on_key_focus(struct wl_listener *listener, void *data)
 {
@@ -266,8 +309,17 @@ on_key_focus(struct wl_listener *listener, void *data)
 		refuse(fs, to, vm, false);
 		return;
 	}
-	/* nobody holds the keyboard nor did (a new desktop): anyone may */
-	if (vm && vm != fs->owner && (fs->granted || fs->owner) &&
+	/* a window of another VM that does not show, which the window
+	 * switcher offers as any other: not until the user sees it */
+	if (vm && vm != fs->owner &&
+	    shell_keyboard_grab(fs->seat, keyboard) &&
+	    !on_screen(fs->focus->plugin->compositor,
+		       weston_surface_get_main_surface(to))) {
+		refuse(fs, to, vm, true);
+		return;
+	}
+	/* nobody held the keyboard yet (a new desktop): anyone may */
+	if (vm && vm != fs->owner && fs->held &&
 	    !pressed_on(fs->focus, fs->seat, vm) &&
 	    !shell_keyboard_grab(fs->seat, keyboard)) {
 		refuse(fs, to, vm, true);
@@ -298,43 +350,214 @@ min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* A rectangle of global coordinates, x1 <= x < x2, y1 <= y < y2. */
+struct rect {
+	int64_t x1, y1, x2, y2;
+};
+
+static int64_t
+rect_area(const struct rect *r)
+{
+	return r->x2 > r->x1 && r->y2 > r->y1 ?
+		       (r->x2 - r->x1) * (r->y2 - r->y1) : 0;
+}
+
+/* Whether view is window or hangs from it (its subsurfaces, popups and
+ * frame). */
+static bool
+of_window(struct weston_view *view, struct weston_view *window)
+{
+	for (; view; view = view->geometry.parent)
+		if (view == window)
+			return true;
+	return false;
+}
+
+/*
+ * Cuts r so that box e, which does not hold the anchor ax, ay, is no
+ * longer in it: of the cuts that keep the anchor, the one that keeps
+ * the most of r.
+ */
+static void
+rect_cut(struct rect *r, const pixman_box32_t *e, int64_t ax, int64_t ay)
+{
+	struct rect cut[4], best = { 0 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		cut[i] = *r;
+	if (e->x2 <= ax)
+		cut[0].x1 = max64(r->x1, e->x2);
+	if (e->x1 > ax)
+		cut[1].x2 = min64(r->x2, e->x1);
+	if (e->y2 <= ay)
+		cut[2].y1 = max64(r->y1, e->y2);
+	if (e->y1 > ay)
+		cut[3].y2 = min64(r->y2, e->y1);
+	for (i = 0; i < 4; i++) {
+		bool changed = memcmp(&cut[i], r, sizeof(*r)) != 0;
+
+		if (changed && rect_area(&cut[i]) > rect_area(&best))
+			best = cut[i];
+	}
+	*r = best;
+}
+
+/*
+ * What shows of window around the anchor ax, ay (a point of it no view
+ * above covers): r, which starts as the window's box less the frame
+ * weston may draw inside its edges (label.c), cut by every view stacked
+ * above the window that is not its own: other windows and their
+ * frames, the panel, the keyboard indicator.
+ */
+static void
+visible_part(struct weston_compositor *ec, struct weston_view *window,
+	     int64_t ax, int64_t ay, struct rect *r)
+{
+	const pixman_box32_t *e;
+	struct weston_layer *layer;
+	struct weston_view *v;
+
+	wl_list_for_each(layer, &ec->layer_list, link) {
+		if (layer == &ec->cursor_layer)
+			continue;
+		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
+			if (v == window)
+				return;
+			if (of_window(v, window) || !v->surface->is_mapped)
+				continue;
+			e = pixman_region32_extents(&v->transform.boundingbox);
+			if (e->x2 <= r->x1 || e->x1 >= r->x2 ||
+			    e->y2 <= r->y1 || e->y1 >= r->y2)
+				continue;
+			if (ax >= e->x1 && ax < e->x2 && ay >= e->y1 &&
+			    ay < e->y2) {
+				*r = (struct rect){ 0 };
+				return;
+			}
+			rect_cut(r, e, ax, ay);
+			if (!rect_area(r))
+				return;
+		}
+	}
+}
+
+/* The window (top view) at global x, y, of any client, or NULL. */
+static struct weston_view *
+window_at(struct weston_compositor *ec, int64_t x, int64_t y)
+{
+	const pixman_box32_t *e;
+	struct weston_layer *layer;
+	struct weston_view *v;
+
+	wl_list_for_each(layer, &ec->layer_list, link) {
+		if (layer == &ec->cursor_layer)
+			continue;
+		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
+			if (!v->surface->is_mapped)
+				continue;
+			e = pixman_region32_extents(&v->transform.boundingbox);
+			if (x < e->x1 || x >= e->x2 || y < e->y1 || y >= e->y2)
+				continue;
+			while (v->geometry.parent)
+				v = v->geometry.parent;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Clips image, a cursor or drag icon of vm, to what shows of vm's window
+ * under the pointer at px, py and to bound: nothing of it over anything
+ * else (another window above, the panel, another VM's window).
+ */
+static void
+clip_image(struct ivwl_focus *focus, struct weston_view *image,
+	   struct ivwl_vm *vm, struct weston_view *over, float px, float py,
+	   const struct rect *bound)
+{
+	struct weston_compositor *ec = focus->plugin->compositor;
+	const pixman_box32_t *box;
+	struct rect r;
+	float ix, iy;
+	int64_t ax = (int64_t)px, ay = (int64_t)py;
+
+	/* the VM's hotspot or offset puts the image anywhere: far off is
+	 * nowhere */
+	ivwl_view_pos(image, &ix, &iy);
+	if (!over || surface_vm(focus, over->surface) != vm ||
+	    !(ix > -1e9f && ix < 1e9f && iy > -1e9f && iy < 1e9f)) {
+		ivwl_view_clip(image, 0, 0, 0, 0);
+		return;
+	}
+	while (over->geometry.parent)
+		over = over->geometry.parent;
+	box = pixman_region32_extents(&over->transform.boundingbox);
+	r.x1 = max64(bound->x1, (int64_t)box->x1 + IVWL_LABEL_BORDER);
+	r.y1 = max64(bound->y1, (int64_t)box->y1 + IVWL_LABEL_BORDER);
+	r.x2 = min64(bound->x2, (int64_t)box->x2 - IVWL_LABEL_BORDER);
+	r.y2 = min64(bound->y2, (int64_t)box->y2 - IVWL_LABEL_BORDER);
+	if (rect_area(&r))
+		visible_part(ec, over, ax, ay, &r);
+	if (!rect_area(&r)) {
+		ivwl_view_clip(image, 0, 0, 0, 0);
+		return;
+	}
+	ivwl_view_clip(image, (int32_t)(r.x1 - (int64_t)ix),
+		       (int32_t)(r.y1 - (int64_t)iy), (int32_t)(r.x2 - r.x1),
+		       (int32_t)(r.y2 - r.y1));
+}
+
 /*
  * The cursor image of a VM: CURSOR_MAX square from its corner, and no
- * more of it than lies over the window of that VM under the pointer
- * (none over anything else).
+ * more of it than shows of the window of that VM under the pointer.
  */
 static void
 clip_sprite(struct ivwl_focus *focus, struct weston_pointer *pointer,
 	    struct ivwl_vm *vm)
 {
-	struct weston_view *sprite = pointer->sprite;
-	struct weston_view *over = pointer->focus;
-	const pixman_box32_t *box;
-	int64_t x1, y1, x2, y2, sx, sy;
+	struct rect bound;
+	float px, py, ix, iy;
+
+	ivwl_pointer_pos(pointer, &px, &py);
+	ivwl_view_pos(pointer->sprite, &ix, &iy);
+	bound = (struct rect){ (int64_t)ix, (int64_t)iy,
+			       (int64_t)ix + CURSOR_MAX,
+			       (int64_t)iy + CURSOR_MAX };
+	clip_image(focus, pointer->sprite, vm, pointer->focus, px, py, &bound);
+}
+
+/*
+ * A drag icon of a VM: within ICON_MAX / 2 of the pointer, wherever the
+ * VM offsets it, and only over what shows of that VM's window under the
+ * pointer (a drag over another VM's window shows no icon).  A drag has
+ * no pointer focus of weston's: the window is the one under the pointer.
+ */
+static void
+clip_icon(struct ivwl_focus *focus, struct weston_view *icon,
+	  struct ivwl_vm *vm)
+{
+	struct ivwl_focus_seat *fs;
+	struct rect bound;
 	float px, py;
 
-	/* the VM's hotspot puts the image anywhere: far off is nowhere */
-	ivwl_view_pos(sprite, &px, &py);
-	if (!over || surface_vm(focus, over->surface) != vm ||
-	    !(px > -1e9f && px < 1e9f && py > -1e9f && py < 1e9f)) {
-		ivwl_view_clip(sprite, 0, 0, 0, 0);
+	wl_list_for_each(fs, &focus->seats, link)
+		if (fs->pointer)
+			break;
+	if (&fs->link == &focus->seats) {
+		ivwl_view_clip(icon, 0, 0, 0, 0);
 		return;
 	}
-	/* the window: the view its subsurfaces and popups hang from, less
-	 * the frame weston may draw inside its edges (label.c) */
-	while (over->geometry.parent)
-		over = over->geometry.parent;
-	box = pixman_region32_extents(&over->transform.boundingbox);
-	sx = (int64_t)px;
-	sy = (int64_t)py;
-	x1 = max64(0, (int64_t)box->x1 + IVWL_LABEL_BORDER - sx);
-	y1 = max64(0, (int64_t)box->y1 + IVWL_LABEL_BORDER - sy);
-	x2 = min64(CURSOR_MAX, (int64_t)box->x2 - IVWL_LABEL_BORDER - sx);
-	y2 = min64(CURSOR_MAX, (int64_t)box->y2 - IVWL_LABEL_BORDER - sy);
-	if (x2 <= x1 || y2 <= y1)
-		x1 = y1 = x2 = y2 = 0;
-	ivwl_view_clip(sprite, (int32_t)x1, (int32_t)y1, (int32_t)(x2 - x1),
-		  (int32_t)(y2 - y1));
+	ivwl_pointer_pos(fs->pointer, &px, &py);
+	bound = (struct rect){ (int64_t)px - ICON_MAX / 2,
+			       (int64_t)py - ICON_MAX / 2,
+			       (int64_t)px + ICON_MAX / 2,
+			       (int64_t)py + ICON_MAX / 2 };
+	clip_image(focus, icon, vm,
+		   window_at(focus->plugin->compositor, (int64_t)px,
+			     (int64_t)py),
+		   px, py, &bound);
 }
 
 /* Every VM image in the cursor layer: cursors and drag icons. */
@@ -357,7 +580,7 @@ bound_images(struct ivwl_focus *focus)
 		if (&fs->link != &focus->seats)
 			clip_sprite(focus, fs->pointer, vm);
 		else
-			ivwl_view_clip(view, 0, 0, ICON_MAX, ICON_MAX);
+			clip_icon(focus, view, vm);
 	}
 }
 
@@ -467,6 +690,7 @@ seat_add(struct ivwl_focus *focus, struct weston_seat *seat)
 	}
 	fs->focus = focus;
 	fs->seat = seat;
+	fs->held = focus->restarted;
 	fs->granted_destroy.notify = on_granted_destroy;
 	fs->caps.notify = on_caps;
 	wl_signal_add(&seat->updated_caps_signal, &fs->caps);
@@ -560,6 +784,36 @@ fullscreen_allowed(void *data, struct ivwl_connection *conn)
 	       ivwl_translate_input_age_ms(conn) <= IVWL_FULLSCREEN_INPUT_MS;
 }
 
+/*
+ * Whether a weston with this module ran before in this desktop session:
+ * a mark in XDG_RUNTIME_DIR, which lives as long as the user's session
+ * (the gui-VM's own file system: no VM can set or clear it).  After a
+ * restart, no window takes the keyboard until the user gives it: the
+ * first window to map may be a hostile VM's, racing the replay of the
+ * windows the user had.
+ */
+static bool
+session_restarted(void)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || snprintf(path, sizeof(path), "%s/ivwl-desktop-started",
+			     dir) >= (int)sizeof(path))
+		return true;	/* no session to tell by: the careful way */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	if (errno != EEXIST)
+		ivwl_log("cannot mark the desktop started (%s: %s): no window "
+			 "gets the keyboard before the user's click",
+			 path, strerror(errno));
+	return true;
+}
+
 struct ivwl_focus *
 ivwl_focus_create(struct ivwl_plugin *plugin)
 {
@@ -569,6 +823,7 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 	if (!focus)
 		return NULL;
 	focus->plugin = plugin;
+	focus->restarted = session_restarted();
 	wl_list_init(&focus->seats);
 	wl_signal_init(&focus->holder_signal);
 	focus->seat_created.notify = on_seat_created;

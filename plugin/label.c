@@ -491,6 +491,51 @@ window_box(struct ivwl_border *b, int32_t box[4])
 }
 
 /*
+ * Cuts box (the window's coordinates) to the outputs' bounding box: a
+ * window larger than the screen, or placed past its edges (an attach
+ * offset moves it anywhere), is framed at the outputs' edges, over its
+ * content, where the user sees the frame; what lies past them does not
+ * show anyway, nor take input (weston's picking follows the mask).  A
+ * window wholly off the outputs keeps its box.  The window's view is
+ * taken as untransformed, as the shell places VM windows.
+ */
+static void
+box_on_outputs(struct ivwl_border *b, int32_t box[4])
+{
+	struct weston_compositor *ec = b->window->compositor;
+	struct weston_output *o;
+	int64_t x1 = INT32_MAX, y1 = INT32_MAX, x2 = INT32_MIN, y2 = INT32_MIN;
+	int64_t bx1, by1, bx2, by2;
+	int32_t ox, oy;
+	float gx, gy;
+
+	wl_list_for_each(o, &ec->output_list, link) {
+		ivwl_output_pos(o, &ox, &oy);
+		x1 = ox < x1 ? ox : x1;
+		y1 = oy < y1 ? oy : y1;
+		x2 = (int64_t)ox + o->width > x2 ? (int64_t)ox + o->width : x2;
+		y2 = (int64_t)oy + o->height > y2 ? (int64_t)oy + o->height :
+						     y2;
+	}
+	if (x2 <= x1 || y2 <= y1)
+		return;
+	ivwl_view_to_global(b->framed, 0, 0, &gx, &gy);
+	/* the outputs in the window's coordinates, cut with the box */
+	bx1 = x1 - (int64_t)gx > box[0] ? x1 - (int64_t)gx : box[0];
+	by1 = y1 - (int64_t)gy > box[1] ? y1 - (int64_t)gy : box[1];
+	bx2 = x2 - (int64_t)gx < (int64_t)box[0] + box[2] ?
+		      x2 - (int64_t)gx : (int64_t)box[0] + box[2];
+	by2 = y2 - (int64_t)gy < (int64_t)box[1] + box[3] ?
+		      y2 - (int64_t)gy : (int64_t)box[1] + box[3];
+	if (bx2 <= bx1 || by2 <= by1)
+		return;
+	box[0] = (int32_t)bx1;
+	box[1] = (int32_t)by1;
+	box[2] = (int32_t)(bx2 - bx1);
+	box[3] = (int32_t)(by2 - by1);
+}
+
+/*
  * Where each strip goes, in the window's coordinates: outside its box,
  * or inside it where outside would not show.  The mask is the box of
  * the window and its strips: what the window draws outside its box (a
@@ -503,6 +548,7 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	int32_t box[4];
 
 	window_box(b, box);
+	box_on_outputs(b, box);
 	/* the frame of a window narrower than its VM's name is as wide as
 	 * the name, so that it shows whole: what the window draws there is
 	 * inside the frame */

@@ -6,6 +6,7 @@ Both VMs run an agent here: the attacker is an app of VM evil,
 ivwl-trust-client (trust-client.c), speaking plain Wayland through the
 shim, on a seated weston (tests/seat) typed into by the test."""
 
+import subprocess
 import time
 
 from ivwltest.hostile_session import ENV, Failure, LiveView, wait_for
@@ -237,6 +238,119 @@ def case_label_escape(s):
     s.keep_screenshot("trusted-fullscreen")
     print("the panel shows above evil's fullscreen window")
     s.check_weston()
+
+
+def case_local_window_closes(s):
+    """VM evil's window is next in the stack when the gui-VM's own window,
+    which the user gave the keyboard, closes: desktop-shell hands the
+    keyboard to evil's window, and it must not stand (before, nobody
+    holding the keyboard then counted as a desktop just started)."""
+    evil = trust_client(s, "evil", ["--mode", "typist", "--title",
+                                    "next"], "next")
+    evil.wait("mapped")
+    p = subprocess.Popen([ENV["IVWL_TRUST_CLIENT"], "--mode", "typist",
+                          "--title", "local"], env=s._debug_env(),
+                         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         stderr=open(s.path("local.log"), "wb"))
+    s.clients.append(p)
+    local = StdoutLines(p)
+    local.wait("mapped")
+    click_until(s, s.wait_view("local"), local, "enter")
+    n = len(evil.lines)
+    p.terminate()
+    p.wait(10)
+    time.sleep(1.0)
+    s.seat.type("secret", delay=0.04)
+    time.sleep(1.0)
+    heard = [ln for ln in evil.lines[n:] if ln == "enter" or
+             ln.startswith("key ")]
+    if heard:
+        raise Failure(f"BUG focus after a local window: evil heard {heard}")
+    print("the local window closed; evil's window next in the stack got "
+          "no keyboard and no key")
+
+
+def case_switcher_offscreen(s):
+    """VM evil moves its window wholly off the screen with an attach
+    offset; the window switcher (super+tab) still offers it, and must
+    not give it the keyboard: the user cannot see whose it is.  VM
+    good's window, clicked before, keeps the keys."""
+    good = trust_client(s, "good", ["--mode", "typist", "--title", "real"],
+                        "typist")
+    good.wait("mapped")
+    evil = trust_client(s, "evil", ["--mode", "offscreen", "--seconds",
+                                    "60"], "offscreen")
+    evil.wait("gone")
+    click_until(s, s.wait_view("[good] real"), good, "enter")
+    rect = s.wait_view("[evil] offscreen")["rect"]
+    if rect[0] < s.width and rect[1] < s.height:
+        raise Failure(f"evil's window did not leave the screen: {rect}")
+    for _ in range(3):
+        s.seat.keydown("super")
+        s.seat.key("tab")
+        time.sleep(0.3)
+        s.seat.keyup("super")
+        time.sleep(0.5)
+        s.seat.type("ab", delay=0.04)
+        time.sleep(0.3)
+    heard = [ln for ln in evil.lines if ln == "enter" or
+             ln.startswith("key ")]
+    if heard:
+        raise Failure(f"BUG switcher: evil's window off the screen at "
+                      f"{rect} heard {heard}")
+    print(f"evil's window at {rect}: super+tab gave it nothing")
+
+
+def magenta_in(shot, box):
+    x0, y0, x1, y1 = box
+    return sum(pixel(shot, x, y) == MAGENTA for x in range(x0, x1)
+               for y in range(y0, y1))
+
+
+def case_pointer_images(s):
+    """VM good's window lies above VM evil's maximized window.  With the
+    pointer on evil's window right beside good's frame, evil's 64x64
+    cursor reaches into good's window: none of it may show inside good's
+    frame box.  Then evil starts a drag there whose 64x64 icon it offsets
+    60 px right of and below the pointer, over good's window: none of
+    that may show there either (before, the cursor was cut to evil's
+    window's box, windows above it not counted, and a drag icon only in
+    size)."""
+    evil = trust_client(s, "evil", ["--mode", "images", "--icon-offset",
+                                    "60", "--seconds", "60"], "images")
+    evil.wait("ready")
+    good = trust_client(s, "good", ["--mode", "typist", "--title", "real"],
+                        "typist")
+    good.wait("mapped")
+    box = s.frame_box(s.wait_view("[good] real"))
+    ev = s.wait_view("[evil] images")["rect"]
+    at = (box[0] - 8, box[1] + 8)
+    if not (ev[0] + 8 < at[0] and ev[1] + 8 < at[1]):
+        raise Failure(f"good's window at {box} leaves no room beside it "
+                      f"on evil's window {ev}")
+    s.seat.move(*at)
+    wait_for("evil to set its cursor", lambda: "cursor" in evil.lines,
+             timeout=10)
+    time.sleep(0.5)
+    n = magenta_in(s.screenshot(), box)
+    if n:
+        raise Failure(f"BUG pointer images: {n} pixels of evil's cursor "
+                      "inside good's window")
+    print("evil's cursor beside good's window: 0 pixels inside it")
+    s.seat.down()
+    try:
+        evil.wait("dragging", timeout=10)
+        s.seat.move(at[0] - 1, at[1])
+        time.sleep(0.8)
+        shot = s.screenshot()
+        s.keep_screenshot("trusted-drag-icon")
+    finally:
+        s.seat.up()
+    n = magenta_in(shot, box)
+    if n:
+        raise Failure(f"BUG pointer images: {n} pixels of evil's drag icon "
+                      "inside good's window")
+    print("evil's drag icon offset over good's window: 0 pixels inside it")
 
 
 def case_title_flood(s):

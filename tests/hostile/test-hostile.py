@@ -93,6 +93,9 @@ CASES = {
     "bug-focus-theft": trust.case_focus_theft,
     "bug-label-escape": trust.case_label_escape,
     "title-flood": trust.case_title_flood,
+    "bug-local-window-closes": trust.case_local_window_closes,
+    "bug-pointer-images": trust.case_pointer_images,
+    "bug-switcher-offscreen": trust.case_switcher_offscreen,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
@@ -107,12 +110,16 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-keyboard-flood-exhausts-fds",
               "bug-shutdown-with-popups-crashes-weston",
               "bug-focus-theft", "bug-label-escape", "overdraw-seated",
-              "title-flood"}
+              "title-flood", "bug-local-window-closes",
+              "bug-pointer-images", "bug-switcher-offscreen"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
 SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
                 "title-flood": {"evil": ()},
+                "bug-local-window-closes": {"evil": ()},
+                "bug-pointer-images": {"evil": ()},
+                "bug-switcher-offscreen": {"evil": ()},
                 "bug-label-escape": {"evil": (), "panel": "top"}}
 
 

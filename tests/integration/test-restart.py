@@ -522,6 +522,44 @@ def case_came_back(s):
           "attention; a click gave it")
 
 
+def case_first_map(s):
+    """After a restart the keyboard waits for the user: VM evil maps a
+    new window before the user's windows come back (not a replay, so not
+    "came back"), three restarts in a row; it never hears an enter or a
+    key, and a click gives work's window the keyboard and the keys."""
+    work, _ = s.typist("work", "w-typist")
+    s.click_window(s.wait_view("[work] w-typist"))
+    wait_for("work's typist to have the keyboard",
+             lambda: "enter" in work.lines, timeout=5)
+    for i in range(3):
+        restart(s, True)
+        evil, _ = s.typist("evil", f"evil-{i}")
+        view = s.wait_view("[work] w-typist", timeout=30)
+        time.sleep(1.0)
+        n = len(work.lines)
+        for _ in range(5):
+            s.click_window(view)
+            try:
+                wait_for("a click to give work's window the keyboard",
+                         lambda: "enter" in work.lines[n:], timeout=2)
+                break
+            except Failure:
+                pass
+        s.seat.type("abc", delay=0.04)
+        wait_for("work to hear the keys",
+                 lambda: len(work.starting("key ")) >= 3 * (i + 1),
+                 timeout=5)
+        heard = [ln for ln in evil.lines if ln == "enter" or
+                 ln.startswith("key ")]
+        if heard:
+            raise Failure(f"BUG restart: evil's first window heard "
+                          f"{heard} after restart {i + 1}")
+        evil.proc.terminate()
+        evil.proc.wait(10)
+    print("3 restarts: evil's window mapped first each time and heard "
+          "nothing; a click gave work the keyboard")
+
+
 def case_stack_stop(s):
     """weston, the VM's agent and its ivwl-server killed together (the
     whole stack stops): no display can come back on that region, so
@@ -594,6 +632,7 @@ CASES = {
     "x11": (case_x11, ("work",), "seat"),
     "stack-stop": (case_stack_stop, ("work",)),
     "came-back": (case_came_back, ("work", "home"), "seat"),
+    "first-map": (case_first_map, ("work", "evil"), "seat"),
 }
 
 

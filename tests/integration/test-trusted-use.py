@@ -21,6 +21,7 @@ from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing, Session,
 FIRST_VM = (0x30, 0x70, 0xc0)
 AMBER = (0xff, 0xb0, 0x00)
 PANEL = 32      # desktop-shell's panel height at the top
+GREY = (0x80, 0x80, 0x80)   # the test pages' and clients' fill
 
 
 def case_new_window_keyboard(s):
@@ -130,6 +131,65 @@ def case_chromium_menu(s):
     print(f"chromium's context menu is up at {menu[0]['rect']}")
     s.seat.key("Escape")
     wait_for("Escape to close the menu", lambda: not popups(s), timeout=5)
+
+
+def case_chromium_fullscreen(s):
+    """chromium as a user sends a page fullscreen: a double click on the
+    page calls requestFullscreen(), chromium asks weston for
+    fullscreen, and the VM's window gets the whole output (its page
+    viewport the output's size, shown 1:1) with its frame inside the
+    output's edges; super+esc gives it its window back.  The page at
+    load asks too, with no user input: chromium refuses that itself
+    (browsers ask a user gesture), and the window stays as it was."""
+    page = s.path("fs.html")
+    with open(page, "w") as f:
+        f.write("<html><head><title>ivwl-fs</title></head><body "
+                "style='margin:0;background:#808080' ondblclick="
+                "'document.documentElement.requestFullscreen()' onload="
+                "'document.documentElement.requestFullscreen()"
+                ".catch(()=>{})'></body></html>")
+    s.chromium(page)
+    view = s.wait_view("[work] ivwl-fs - Chromium", timeout=60)
+    time.sleep(2)
+    before = view["rect"]
+    if before == (0, 0, s.width, s.height):
+        raise Failure("chromium went fullscreen without the user")
+    x0, y0, x1, y1 = before
+    full = (0, 0, s.width, s.height)
+    for _ in range(3):
+        s.seat.move((x0 + x1) // 2, (y0 + y1) * 3 // 5)
+        time.sleep(0.3)
+        s.seat.click()
+        time.sleep(0.08)
+        s.seat.click()
+        try:
+            wait_for("chromium to go fullscreen", lambda: s.wait_view(
+                "[work] ivwl-fs - Chromium")["rect"] == full, timeout=8,
+                step=0.3)
+            break
+        except Failure:
+            pass
+    else:
+        raise Failure(f"a double click did not make chromium fullscreen: "
+                      f"{s.wait_view('[work] ivwl-fs - Chromium')['rect']}")
+    time.sleep(1.0)
+    shot = s.screenshot()
+    s.keep_screenshot("trusted-chromium-fullscreen")
+    w, h = s.width, s.height
+    for x, y in ((40, 1), (1, h // 2), (w - 2, h // 2), (w // 2, h - 2)):
+        if pixel(shot, x, y) != FIRST_VM:
+            raise Failure(f"chromium's fullscreen edge at ({x},{y}) shows "
+                          f"{pixel(shot, x, y)}, not its VM's frame")
+    if pixel(shot, w // 4, h // 2) != GREY:
+        raise Failure("the page does not fill the output")
+    print(f"a double click made chromium fullscreen {w}x{h}, framed")
+    s.seat.move(w - 10, h - 10)
+    s.seat.key("super+esc")
+    wait_for("super+esc to take chromium out of fullscreen",
+             lambda: s.wait_view("[work] ivwl-fs - Chromium")["rect"] !=
+             full, timeout=8, step=0.3)
+    print("super+esc: chromium's window is back at "
+          f"{s.wait_view('[work] ivwl-fs - Chromium')['rect']}")
 
 
 def case_mpv_fullscreen(s):
@@ -412,7 +472,6 @@ def case_title_bar_use(s):
     print("the close button closed home's window; its client exited 0")
 
 
-GREY = (0x80, 0x80, 0x80)
 NOTICE = "is full screen \u2014 super+esc leaves"
 
 
@@ -534,6 +593,7 @@ CASES = {
     "gtk-menu": (case_gtk_menu, ("work",)),
     "chromium-menu": (case_chromium_menu, ("work",)),
     "mpv-fullscreen": (case_mpv_fullscreen, ("work",)),
+    "chromium-fullscreen": (case_chromium_fullscreen, ("work",)),
     "label-colours-pixman": (case_label_colours, ("work", "home", "media")),
     "label-colours-gl": (case_label_colours, ("work", "home", "media")),
     "title-bar-pixman": (case_title_bar, ("work", "home")),

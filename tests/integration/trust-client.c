@@ -11,6 +11,9 @@
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
  *   ivwl-trust-client --mode title-flood --seconds N
+ *   ivwl-trust-client --mode offscreen [--seconds N]
+ *   ivwl-trust-client --mode images [--cursor-size N] [--icon-offset N]
+ *                     [--seconds N]
  *   ivwl-trust-client --mode fullscreener [--title T] [--color 0xRRGGBB]
  *                     [--delay-ms N] [--seconds N]
  *
@@ -38,6 +41,14 @@
  * title-flood: a window that sets a new title ("flood N") and commits,
  *   as fast as weston takes them, for --seconds; then prints "last T"
  *   with the last title, and stays.
+ * offscreen: a 200x200 magenta window that moves itself far off the
+ *   screen with an attach offset of (4000, 4000) once mapped; prints
+ *   "gone", then "enter" and "key K" as a typist does.
+ * images: a maximized magenta window that sets a --cursor-size (64)
+ *   magenta cursor whenever the pointer enters it, and on the first
+ *   button press on it starts a drag whose 64x64 magenta icon lies
+ *   --icon-offset (400) px right of and below the pointer; prints
+ *   "ready", "cursor", then "dragging".
  * fullscreener: a 300x200 window in --color that asks for fullscreen
  *   --delay-ms (0) after the first button press on it, prints "asked",
  *   then "size WxH" (0x0: its own) for every size weston gives it, and
@@ -75,6 +86,8 @@ struct client {
 	struct wl_pointer *pointer;
 	struct wl_surface *cursor;
 	int cursor_size;
+	struct wl_data_device_manager *ddm;	/* the images mode's */
+	uint32_t press_serial;	/* of the first button press */
 	uint32_t sync_serial;	/* newest serial a sync gave */
 	int64_t pressed_ms;	/* the first button press, 0: none yet */
 	unsigned maps, enters, keys, popups, dismissed;
@@ -135,7 +148,7 @@ paint_look(uint32_t *px, int w, int h, void *data)
  * Surfaces of one look share one buffer, kept to the end: the thief
  * maps hundreds of windows, and the region's heap is finite.
  */
-static void
+static struct wl_buffer *
 paint(struct client *c, struct wl_surface *surface, int w, int h,
       uint32_t color, uint32_t fake)
 {
@@ -158,6 +171,7 @@ paint(struct client *c, struct wl_surface *surface, int w, int h,
 	}
 	wl_surface_attach(surface, looks[i].buffer, 0, 0);
 	wl_surface_damage_buffer(surface, 0, 0, w, h);
+	return looks[i].buffer;
 }
 
 /* ---- xdg ------------------------------------------------------------- */
@@ -354,8 +368,10 @@ ptr_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t t,
 {
 	struct client *c = data;
 
-	if (state == WL_POINTER_BUTTON_STATE_PRESSED && !c->pressed_ms)
+	if (state == WL_POINTER_BUTTON_STATE_PRESSED && !c->pressed_ms) {
 		c->pressed_ms = now_ms();
+		c->press_serial = serial;
+	}
 }
 
 static void
@@ -550,6 +566,60 @@ title_flood(struct client *c, int seconds)
 }
 
 static void
+offscreen(struct client *c, int seconds)
+{
+	struct window win;
+	struct wl_buffer *buffer;
+
+	c->print_focus = true;
+	toplevel_init(c, &win, "offscreen", 200, 200, MAGENTA, 0);
+	window_map(c, &win);
+	wl_display_roundtrip(c->display);
+	buffer = paint(c, win.base.surface, 200, 200, MAGENTA, 0);
+	wl_surface_attach(win.base.surface, buffer, 4000, 4000);
+	wl_surface_commit(win.base.surface);
+	wl_display_roundtrip(c->display);
+	say("gone");
+	pump(c, seconds * 1000);
+}
+
+static void
+images(struct client *c, int icon_offset, int seconds)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+	struct wl_data_source *source;
+	struct wl_data_device *device;
+	struct wl_surface *icon;
+	struct wl_buffer *buffer;
+	struct window win;
+
+	if (!c->ddm || !c->seat)
+		die("no wl_data_device_manager or wl_seat");
+	toplevel_init(c, &win, "images", 200, 200, MAGENTA, 0);
+	xdg_toplevel_set_maximized(win.base.toplevel);
+	window_map(c, &win);
+	wl_display_roundtrip(c->display);
+	say("ready");
+	while (now_ms() < end && !c->press_serial)
+		pump(c, 20);
+	if (!c->press_serial)
+		return;
+	device = wl_data_device_manager_get_data_device(c->ddm, c->seat);
+	source = wl_data_device_manager_create_data_source(c->ddm);
+	wl_data_source_offer(source, "text/plain");
+	icon = wl_compositor_create_surface(c->compositor);
+	buffer = paint(c, icon, 64, 64, MAGENTA, 0);
+	wl_data_device_start_drag(device, source, win.base.surface, icon,
+				  c->press_serial);
+	/* the icon's offset from the pointer: the attach's dx, dy */
+	wl_surface_attach(icon, buffer, icon_offset, icon_offset);
+	wl_surface_commit(icon);
+	wl_display_roundtrip(c->display);
+	say("dragging");
+	pump(c, (int)(end - now_ms()));
+}
+
+static void
 fullscreener(struct client *c, const char *title, uint32_t color,
 	     int delay_ms, int seconds)
 {
@@ -591,7 +661,7 @@ main(int argc, char **argv)
 {
 	const char *mode = NULL, *title = "typist", *retitle = NULL;
 	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
-	int seconds = 10, interval = 500, delay = 0, i;
+	int seconds = 10, interval = 500, delay = 0, icon_offset = 400, i;
 	struct client c = { 0 };
 	struct ivwl_client_global globals[] = {
 		IVWL_CLIENT_SHELL_GLOBALS(&c.compositor, &c.shm, &c.wm_base),
@@ -599,6 +669,8 @@ main(int argc, char **argv)
 				   &c.subcompositor),
 		IVWL_CLIENT_GLOBAL(wl_seat_interface, 1, &c.seat,
 				   .listener = &seat_listener, .data = &c),
+		IVWL_CLIENT_GLOBAL(wl_data_device_manager_interface, 3,
+				   &c.ddm, .optional = true),
 		{ 0 },
 	};
 	struct ivwl_client_registry reg = { .globals = globals };
@@ -620,6 +692,8 @@ main(int argc, char **argv)
 			interval = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--delay-ms") == 0)
 			delay = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--icon-offset") == 0)
+			icon_offset = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--cursor-size") == 0)
 			c.cursor_size = atoi(argv[i + 1]);
 		else
@@ -643,7 +717,13 @@ main(int argc, char **argv)
 		fake_desktop(&c, fake, seconds);
 	else if (strcmp(mode, "title-flood") == 0)
 		title_flood(&c, seconds);
-	else if (strcmp(mode, "fullscreener") == 0)
+	else if (strcmp(mode, "offscreen") == 0)
+		offscreen(&c, seconds);
+	else if (strcmp(mode, "images") == 0) {
+		if (!c.cursor_size)
+			c.cursor_size = 64;
+		images(&c, icon_offset, seconds);
+	} else if (strcmp(mode, "fullscreener") == 0)
 		fullscreener(&c, title, color, delay, seconds);
 	else
 		die("unknown --mode");
