@@ -311,23 +311,29 @@ def case_pointer_images(s):
     """VM good's window lies above VM evil's maximized window.  With the
     pointer on evil's window right beside good's frame, evil's 64x64
     cursor reaches into good's window: none of it may show inside good's
-    frame box.  Then evil starts a drag there whose 64x64 icon it offsets
-    60 px right of and below the pointer, over good's window: none of
-    that may show there either (before, the cursor was cut to evil's
-    window's box, windows above it not counted, and a drag icon only in
-    size)."""
+    frame box.  Then evil starts a drag (a press on its window, which
+    raises it), good maps a new window above it meanwhile, and the
+    pointer goes beside that one: evil's 64x64 icon, offset 60 px right
+    of and below the pointer, lies over good's window, and none of it
+    may show there either (before, the cursor was cut to evil's window's
+    box, windows above it not counted, and a drag icon only in size)."""
     evil = trust_client(s, "evil", ["--mode", "images", "--icon-offset",
                                     "60", "--seconds", "60"], "images")
     evil.wait("ready")
+    ev = s.wait_view("[evil] images")["rect"]
+
+    def beside(title):
+        box = s.frame_box(s.wait_view(title))
+        at = (box[0] - 8, box[1] + 8)
+        if not (ev[0] + 8 < at[0] and ev[1] + 8 < at[1]):
+            raise Failure(f"{title} at {box} leaves no room beside it on "
+                          f"evil's window {ev}")
+        return box, at
+
     good = trust_client(s, "good", ["--mode", "typist", "--title", "real"],
                         "typist")
     good.wait("mapped")
-    box = s.frame_box(s.wait_view("[good] real"))
-    ev = s.wait_view("[evil] images")["rect"]
-    at = (box[0] - 8, box[1] + 8)
-    if not (ev[0] + 8 < at[0] and ev[1] + 8 < at[1]):
-        raise Failure(f"good's window at {box} leaves no room beside it "
-                      f"on evil's window {ev}")
+    box, at = beside("[good] real")
     s.seat.move(*at)
     wait_for("evil to set its cursor", lambda: "cursor" in evil.lines,
              timeout=10)
@@ -337,10 +343,16 @@ def case_pointer_images(s):
         raise Failure(f"BUG pointer images: {n} pixels of evil's cursor "
                       "inside good's window")
     print("evil's cursor beside good's window: 0 pixels inside it")
+    s.seat.move(ev[0] + 20, ev[3] - 20)
+    time.sleep(0.2)
     s.seat.down()
     try:
         evil.wait("dragging", timeout=10)
-        s.seat.move(at[0] - 1, at[1])
+        late = trust_client(s, "good", ["--mode", "typist", "--title",
+                                        "late"], "late")
+        late.wait("mapped")
+        box, at = beside("[good] late")
+        s.seat.move(*at)
         time.sleep(0.8)
         shot = s.screenshot()
         s.keep_screenshot("trusted-drag-icon")
