@@ -121,6 +121,12 @@
 #define IVWL_REPAINT_VM_AREA 4u
 /* ...and be this many views. */
 #define IVWL_REPAINT_VM_VIEWS 256u
+/* A pixel of a surface drawn scaled or rotated costs this many blends. */
+#define IVWL_REPAINT_TRANSFORMED_COST 4u
+/* All VMs' views together may draw this many times an output's area a
+ * repaint: past it, the VMs spending most wait first, the one with the
+ * keyboard last. */
+#define IVWL_REPAINT_ALL_AREA 4u
 /* Subsurfaces nested deeper than this are not walked (nor drawn). */
 #define IVWL_REPAINT_TREE_DEPTH 32
 /* After a VM went over its share, its windows are admitted one by one

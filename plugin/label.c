@@ -656,6 +656,16 @@ is_strip(const struct ivwl_border *b, const struct weston_view *v)
 	return false;
 }
 
+/* Whether v hangs from window's view (a popup, a subsurface, a strip). */
+static bool
+of_window_view(struct weston_view *v, struct weston_view *window)
+{
+	for (v = v->geometry.parent; v; v = v->geometry.parent)
+		if (v == window)
+			return true;
+	return false;
+}
+
 /* The entry the strips go right above: the window's, or the topmost of
  * its popups stacked right above it. */
 static struct weston_layer_entry *
@@ -1148,6 +1158,34 @@ make_room_for_bar(struct ivwl_border *b, struct weston_view *view)
 				 (int32_t)(vy + ((float)need - y1)));
 }
 
+/*
+ * The window's popups (the views stacked right above its own that hang
+ * from it, as frame_top() finds them) into its cost estimate: a window
+ * with hundreds of translucent popups costs what they draw.
+ */
+static void
+popups_estimate(struct ivwl_border *b, struct weston_view *view)
+{
+	struct weston_layer_entry *e = &view->layer_link;
+	struct weston_view *v;
+	float wx, wy, px, py;
+
+	ivwl_view_to_global(view, 0, 0, &wx, &wy);
+	while (e->link.prev != &e->layer->view_list.link) {
+		e = wl_container_of(e->link.prev, e, link);
+		v = wl_container_of(e, v, layer_link);
+		if (!of_window_view(v, view) || is_strip(b, v))
+			break;
+		/* a popup's own view; its subsurfaces come with its tree */
+		if (weston_surface_get_main_surface(v->surface) != v->surface)
+			continue;
+		ivwl_view_to_global(v, 0, 0, &px, &py);
+		ivwl_repaint_estimate_add(&b->cost, v->surface,
+					  (int64_t)(px - wx),
+					  (int64_t)(py - wy));
+	}
+}
+
 static void
 border_update(struct ivwl_border *b)
 {
@@ -1163,6 +1201,7 @@ border_update(struct ivwl_border *b)
 		return;
 	}
 	ivwl_repaint_estimate(&b->cost);
+	popups_estimate(b, view);
 	if (!b->plate) {
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
 						    false, on_plate_shown, b);
@@ -1209,6 +1248,25 @@ border_recheck(struct ivwl_border *b)
 			on_recheck, b);
 }
 
+/* The framed window whose popup b's surface is, if it is one. */
+static struct ivwl_border *
+popup_window(struct ivwl_border *b)
+{
+	const char *role = weston_surface_get_role(b->window);
+	struct weston_view *v;
+	struct ivwl_border *w;
+
+	if (!role || strcmp(role, "xdg_popup") != 0)
+		return NULL;
+	v = mapped_view(b->window);
+	if (!v)
+		return NULL;
+	while (v->geometry.parent)
+		v = v->geometry.parent;
+	w = border_of(v->surface);
+	return w != b ? w : NULL;
+}
+
 static void
 on_window_commit(struct wl_listener *listener, void *data)
 {
@@ -1217,6 +1275,13 @@ on_window_commit(struct wl_listener *listener, void *data)
 
 	if (pointer_image(b->window)) {
 		ivwl_focus_image_committed(b->label->plugin->focus);
+		return;
+	}
+	main = popup_window(b);
+	if (main) {
+		/* a popup: its window counts it */
+		if (main->framed)
+			border_recheck(main);
 		return;
 	}
 	main = border_of(weston_surface_get_main_surface(b->window));

@@ -20,6 +20,7 @@ struct ivwl_label;
 enum ivwl_veil_reason {
 	IVWL_VEIL_DEPTH = 1 << 0,	/* its own surfaces cover it too often */
 	IVWL_VEIL_SHARE = 1 << 1,	/* its VM is over its repaint share */
+	IVWL_VEIL_SUM = 1 << 2,		/* all VMs together are, it drew most */
 };
 
 /* What a VM's toplevel window costs weston's repaints (repaint.c). */

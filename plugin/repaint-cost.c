@@ -28,6 +28,41 @@ overlap(int64_t x, int64_t y, int32_t w, int32_t h, int32_t bw, int32_t bh)
 	return x2 > x1 && y2 > y1 ? (uint64_t)((x2 - x1) * (y2 - y1)) : 0;
 }
 
+/*
+ * Whether weston draws s's buffer other than 1:1: rotated or flipped
+ * (wl_surface.set_buffer_transform), scaled (set_buffer_scale, or a
+ * wp_viewport destination other than its source).  pixman then samples
+ * every pixel through a transform, several times the cost of a blend.
+ */
+static bool
+drawn_transformed(const struct weston_surface *s)
+{
+	const struct weston_buffer_viewport *vp = &s->buffer_viewport;
+	int32_t w, h;
+
+	if (vp->buffer.transform != WL_OUTPUT_TRANSFORM_NORMAL ||
+	    vp->buffer.scale > 1)
+		return true;
+	if (vp->surface.width <= 0)
+		return false;	/* no destination: a crop at most, 1:1 */
+	if (vp->buffer.src_width != wl_fixed_from_int(-1)) {
+		w = wl_fixed_to_int(vp->buffer.src_width);
+		h = wl_fixed_to_int(vp->buffer.src_height);
+	} else if (s->buffer_ref.buffer) {
+		w = s->buffer_ref.buffer->width;
+		h = s->buffer_ref.buffer->height;
+	} else {
+		return true;	/* unknown: the careful way */
+	}
+	return w != vp->surface.width || h != vp->surface.height;
+}
+
+uint32_t
+ivwl_repaint_weight(const struct weston_surface *s)
+{
+	return drawn_transformed(s) ? IVWL_REPAINT_TRANSFORMED_COST : 1;
+}
+
 /* Its subsurfaces with content count, shown or veiled. */
 static void
 tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
@@ -37,8 +72,9 @@ tree_cost(struct ivwl_window_cost *w, struct weston_surface *s, int64_t x,
 	int32_t sx, sy;
 
 	w->estimate_views++;
-	w->estimate_px += overlap(x, y, s->width, s->height,
-				  w->window->width, w->window->height);
+	w->estimate_px += ivwl_repaint_weight(s) *
+			  overlap(x, y, s->width, s->height, w->window->width,
+				  w->window->height);
 	/* a connection has at most IVWL_FW_CONN_SURFACES to walk */
 	wl_list_for_each(sub, &s->subsurface_list, parent_link) {
 		struct weston_surface *c = sub->surface;
@@ -61,6 +97,13 @@ ivwl_repaint_estimate(struct ivwl_window_cost *w)
 	w->estimate_px = 0;
 	w->estimate_views = 0;
 	tree_cost(w, w->window, 0, 0, 0);
+}
+
+void
+ivwl_repaint_estimate_add(struct ivwl_window_cost *w,
+			  struct weston_surface *popup, int64_t x, int64_t y)
+{
+	tree_cost(w, popup, x, y, 0);
 }
 
 bool

@@ -29,6 +29,7 @@
 #include <libweston/libweston.h>
 #include "weston-compat.h"
 
+#include "focus.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "label.h"
@@ -48,6 +49,8 @@ struct repaint_output {
 struct ivwl_repaint {
 	struct ivwl_plugin *plugin;
 	struct wl_listener output_created;
+	struct wl_listener holder;	/* focus.c: who has the keyboard */
+	struct ivwl_vm *holder_vm;
 	struct wl_list outputs;
 	uint32_t pass;			/* repaints accounted */
 	/* the last one's judgement waits until weston is out of it */
@@ -76,6 +79,12 @@ ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
 			 w->window->height,
 			 (unsigned long long)w->estimate_px, w->estimate_views,
 			 IVWL_REPAINT_WINDOW_DEPTH, IVWL_REPAINT_WINDOW_VIEWS);
+	else if (reason == IVWL_VEIL_SUM)
+		ivwl_log("vm %s: a %dx%d window veiled: all VMs together drew "
+			 "more than %u times the output in a repaint, and it "
+			 "drew most (%llu pixels)", vm->name, w->window->width,
+			 w->window->height, IVWL_REPAINT_ALL_AREA,
+			 (unsigned long long)vm->share.px);
 	else
 		ivwl_log("vm %s: a %dx%d window veiled: the VM drew %llu "
 			 "pixels of a %llu-pixel output in %u views (at most "
@@ -117,10 +126,10 @@ view_cost(struct weston_view *view, struct weston_output *output,
 	pixman_region32_intersect(&r, &view->transform.boundingbox,
 				  &output->region);
 	pixman_region32_subtract(&r, &r, clip);
-	*px = region_area(&r);
+	*px = region_area(&r) * ivwl_repaint_weight(view->surface);
 	if (view->alpha >= 1.0f)
 		pixman_region32_subtract(&r, &r, &view->transform.opaque);
-	*translucent = region_area(&r);
+	*translucent = region_area(&r) * ivwl_repaint_weight(view->surface);
 	pixman_region32_fini(&r);
 }
 
@@ -302,6 +311,103 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	vm->share.veiled = u.still;
 }
 
+/* The VM that drew most in the last repaint, not yet judged for the
+ * sum, other than the one with the keyboard (unless spare_holder is
+ * false). */
+static struct ivwl_vm *
+costliest_vm(struct ivwl_repaint *rp, bool spare_holder)
+{
+	struct ivwl_vm *vm, *most = NULL;
+
+	wl_list_for_each(vm, &rp->plugin->vms, link) {
+		if (vm->share.pass != rp->pass ||
+		    vm->share.summed_slow == rp->pass ||
+		    (spare_holder && vm == rp->holder_vm))
+			continue;
+		if (!most || vm->share.px > most->share.px)
+			most = vm;
+	}
+	return most;
+}
+
+/* Veils vm's costliest shown windows until *sum fits under bound. */
+static void
+veil_for_sum(struct ivwl_repaint *rp, struct ivwl_vm *vm, uint64_t *sum,
+	     uint64_t bound)
+{
+	struct windows ws = { .pass = rp->pass };
+	size_t i;
+
+	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	if (ws.n > 1)
+		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
+	for (i = 0; i < ws.n && *sum > bound; i++) {
+		*sum -= ws.w[i]->px < *sum ? ws.w[i]->px : *sum;
+		ivwl_label_veil(ws.w[i], IVWL_VEIL_SUM, true);
+		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SUM);
+		vm->share.sum_veiled++;
+	}
+	free(ws.w);
+}
+
+struct unveil_sum {
+	uint64_t sum, bound;
+};
+
+/* Shows a window veiled for the sum again if it fits beside the rest. */
+static void
+unveil_sum_fitting(struct ivwl_window_cost *w, void *data)
+{
+	struct unveil_sum *u = data;
+
+	if (!(w->veil & IVWL_VEIL_SUM) || u->sum + w->estimate_px > u->bound)
+		return;
+	u->sum += w->estimate_px;
+	ivwl_label_veil(w, IVWL_VEIL_SUM, false);
+	w->vm->share.sum_veiled--;
+}
+
+/*
+ * Each VM within its share, all of them together may still make every
+ * repaint slow (their windows stacked over another VM's or the
+ * desktop's, which every frame of those then draws through): past
+ * IVWL_REPAINT_ALL_AREA times the output, the VMs that drew most have
+ * their costliest windows veiled and wait a refresh, one VM after the
+ * other until the rest fits, the one the user gave the keyboard last.
+ * Under the bound, such windows show again as they fit.
+ */
+static void
+judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
+{
+	uint64_t out_px = (uint64_t)output->width * (uint64_t)output->height;
+	struct unveil_sum u = { .bound = IVWL_REPAINT_ALL_AREA * out_px };
+	struct ivwl_vm *vm;
+
+	wl_list_for_each(vm, &rp->plugin->vms, link)
+		if (vm->share.pass == rp->pass)
+			u.sum += vm->share.px;
+	if (u.sum <= u.bound) {
+		wl_list_for_each(vm, &rp->plugin->vms, link)
+			if (vm->share.sum_veiled)
+				ivwl_label_for_each_window(rp->plugin->label, vm,
+							   unveil_sum_fitting,
+							   &u);
+		return;
+	}
+	while (u.sum > u.bound) {
+		vm = costliest_vm(rp, true);
+		if (!vm)
+			vm = costliest_vm(rp, false);
+		if (!vm)
+			return;
+		vm->share.summed_slow = rp->pass;
+		veil_for_sum(rp, vm, &u.sum, u.bound);
+		ivwl_vm_slow_down(vm, slow_ms(vm, output),
+				  "the VMs' windows together drew more than "
+				  "a repaint may, and it drew most");
+	}
+}
+
 static void
 on_judge(void *data)
 {
@@ -313,7 +419,17 @@ on_judge(void *data)
 		return;
 	wl_list_for_each(vm, &rp->plugin->vms, link)
 		judge(rp, vm, rp->judged->output);
+	judge_sum(rp, rp->judged->output);
 	rp->judged = NULL;
+}
+
+static void
+on_holder(struct wl_listener *listener, void *data)
+{
+	struct ivwl_repaint *rp = wl_container_of(listener, rp, holder);
+	const struct ivwl_focus_holder *holder = data;
+
+	rp->holder_vm = holder->vm;
 }
 
 /*
@@ -398,6 +514,8 @@ ivwl_repaint_create(struct ivwl_plugin *plugin)
 	rp->output_created.notify = on_output_created;
 	wl_signal_add(&plugin->compositor->output_created_signal,
 		      &rp->output_created);
+	rp->holder.notify = on_holder;
+	ivwl_focus_add_holder_listener(plugin->focus, &rp->holder);
 	return rp;
 }
 
@@ -411,6 +529,7 @@ ivwl_repaint_destroy(struct ivwl_repaint *rp)
 	if (rp->judge)
 		wl_event_source_remove(rp->judge);
 	wl_list_remove(&rp->output_created.link);
+	wl_list_remove(&rp->holder.link);
 	free(rp);
 }
 

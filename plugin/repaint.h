@@ -7,6 +7,7 @@
 
 struct ivwl_plugin;
 struct ivwl_repaint;
+struct weston_surface;
 struct ivwl_vm;
 struct ivwl_window_cost;
 
@@ -25,6 +26,8 @@ struct ivwl_vm_share {
 	uint32_t pass;		/* the repaint px and views are of */
 	uint64_t pending_px;	/* admitted since (ivwl_repaint_admit) */
 	uint32_t pending_views;
+	uint32_t summed_slow;	/* the pass it waited in for all VMs' sum */
+	uint32_t sum_veiled;	/* its windows veiled for all VMs' sum */
 };
 
 struct ivwl_repaint *
@@ -41,6 +44,17 @@ ivwl_repaint_next_ms(const struct ivwl_repaint *repaint);
 /* Sets w's estimate: what its surface tree would draw inside its box. */
 void
 ivwl_repaint_estimate(struct ivwl_window_cost *w);
+
+/* Adds to w's estimate what popup (of the window, at x, y of its
+ * box) and its surface tree would draw inside the box. */
+void
+ivwl_repaint_estimate_add(struct ivwl_window_cost *w,
+			  struct weston_surface *popup, int64_t x, int64_t y);
+
+/* What a pixel of s costs a repaint, in blends: more than one where its
+ * buffer is drawn scaled or rotated. */
+uint32_t
+ivwl_repaint_weight(const struct weston_surface *s);
 
 /* Whether that estimate is more than a window may cost. */
 bool

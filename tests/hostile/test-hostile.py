@@ -99,6 +99,10 @@ CASES = {
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
+    "bug-popup-overdraw": repaint.case_popup_overdraw,
+    "bug-scaled-overdraw": repaint.case_scaled_overdraw,
+    "bug-scaled-overdraw-four": repaint.case_scaled_overdraw_four,
+    "bug-overdraw-four": repaint.case_overdraw_four,
 }
 
 # Cases that need weston with a seat (tests/seat, driven by the case).
@@ -120,6 +124,14 @@ SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
                 "bug-local-window-closes": {"evil": ()},
                 "bug-pointer-images": {"evil": ()},
                 "bug-switcher-offscreen": {"evil": ()},
+                "bug-popup-overdraw": {"evil": ()},
+                "bug-scaled-overdraw": {"evil": ()},
+                "bug-scaled-overdraw-four": {
+                    "evil": (),
+                    "vms": ("evil", "evil2", "evil3", "evil4", "good")},
+                "bug-overdraw-four": {
+                    "evil": (),
+                    "vms": ("evil", "evil2", "evil3", "evil4", "good")},
                 "bug-label-escape": {"evil": (), "panel": "top"}}
 
 

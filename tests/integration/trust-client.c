@@ -12,6 +12,7 @@
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
  *   ivwl-trust-client --mode title-flood --seconds N
  *   ivwl-trust-client --mode offscreen [--seconds N]
+ *   ivwl-trust-client --mode popups|scaled --count N [--seconds N]
  *   ivwl-trust-client --mode images [--cursor-size N] [--icon-offset N]
  *                     [--seconds N]
  *   ivwl-trust-client --mode fullscreener [--title T] [--color 0xRRGGBB]
@@ -44,6 +45,12 @@
  * offscreen: a 200x200 magenta window that moves itself far off the
  *   screen with an attach offset of (4000, 4000) once mapped; prints
  *   "gone", then "enter" and "key K" as a typist does.
+ * popups: a 1024x768 window of quarter-opaque magenta with --count
+ *   popups as large right on it; the window committed every 16 ms;
+ *   prints "ready".
+ * scaled: the same window with --count subsurfaces of a 256x192
+ *   buffer scaled to 1024x768 (wp_viewport), every other one rotated
+ *   by 90 degrees; the window committed every 16 ms; prints "ready".
  * images: a maximized magenta window that sets a --cursor-size (64)
  *   magenta cursor whenever the pointer enters it, and on the first
  *   button press on it starts a drag whose 64x64 magenta icon lies
@@ -64,6 +71,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "viewporter-client-protocol.h"
 
 #define MAGENTA 0xffff00ffu
 
@@ -87,6 +95,7 @@ struct client {
 	struct wl_surface *cursor;
 	int cursor_size;
 	struct wl_data_device_manager *ddm;	/* the images mode's */
+	struct wp_viewporter *viewporter;	/* the scaled mode's */
 	uint32_t press_serial;	/* of the first button press */
 	uint32_t sync_serial;	/* newest serial a sync gave */
 	int64_t pressed_ms;	/* the first button press, 0: none yet */
@@ -164,8 +173,9 @@ paint(struct client *c, struct wl_surface *surface, int w, int h,
 	if (!looks[i].buffer) {
 		looks[i] = (struct look){ w, h, color, fake, NULL };
 		looks[i].buffer = ivwl_client_fixed_buffer(c->shm, w, h,
-			WL_SHM_FORMAT_XRGB8888, "ivwl-trust", paint_look,
-			&looks[i]);
+			color >> 24 == 0xff ? WL_SHM_FORMAT_XRGB8888 :
+					      WL_SHM_FORMAT_ARGB8888,
+			"ivwl-trust", paint_look, &looks[i]);
 		if (!looks[i].buffer)
 			die("cannot make a buffer");
 	}
@@ -565,6 +575,119 @@ title_flood(struct client *c, int seconds)
 	pump(c, 60 * 1000);
 }
 
+#define OVERDRAW_W 1024
+#define OVERDRAW_H 768
+#define TRANSLUCENT 0x40400040u	/* quarter-opaque magenta, premultiplied */
+
+/* Commits the window again, damaged whole, every 16 ms for seconds:
+ * each repaint draws it and every layer on it. */
+static void
+redraw_loop(struct client *c, struct wl_surface *window,
+	    struct wl_buffer *buffer, int seconds)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+
+	while (now_ms() < end) {
+		wl_surface_attach(window, buffer, 0, 0);
+		wl_surface_damage_buffer(window, 0, 0, INT32_MAX, INT32_MAX);
+		wl_surface_commit(window);
+		if (wl_display_flush(c->display) < 0 ||
+		    wl_display_dispatch_pending(c->display) < 0)
+			die("lost the display");
+		usleep(16000);
+		if (wl_display_roundtrip(c->display) < 0)
+			die("lost the display");
+	}
+}
+
+static void
+popups(struct client *c, int count, int seconds)
+{
+	struct window *win = calloc((size_t)count + 1, sizeof(*win));
+	struct wl_surface **surfaces = calloc((size_t)count + 1,
+					      sizeof(*surfaces));
+	struct wl_buffer **buffers = calloc((size_t)count + 1,
+					    sizeof(*buffers));
+	int i;
+
+	if (!win || !surfaces || !buffers)
+		die("out of memory");
+	toplevel_init(c, &win[0], "popups", OVERDRAW_W, OVERDRAW_H,
+		      TRANSLUCENT, 0);
+	window_map(c, &win[0]);
+	for (i = 1; i <= count; i++) {
+		/* each right on the window (a chain is bounded in depth) */
+		struct xdg_positioner *p = positioner(c, OVERDRAW_W,
+						      OVERDRAW_H, 0, 0);
+
+		xdg_positioner_set_anchor(p, XDG_POSITIONER_ANCHOR_TOP_LEFT);
+		xdg_positioner_set_gravity(p,
+					   XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+		window_init(&win[i], OVERDRAW_W, OVERDRAW_H, TRANSLUCENT, 0);
+		ivwl_client_window_init(&win[i].base, c->compositor,
+					c->wm_base);
+		win[i].popup = xdg_surface_get_popup(win[i].base.xdg_surface,
+						     win[0].base.xdg_surface,
+						     p);
+		xdg_popup_add_listener(win[i].popup, &popup_listener, &win[i]);
+		xdg_positioner_destroy(p);
+		window_map(c, &win[i]);
+	}
+	for (i = 0; i <= count; i++) {
+		surfaces[i] = win[i].base.surface;
+		buffers[i] = paint(c, surfaces[i], OVERDRAW_W, OVERDRAW_H,
+				   TRANSLUCENT, 0);
+	}
+	wl_display_roundtrip(c->display);
+	say("ready");
+	redraw_loop(c, surfaces[0], buffers[0], seconds);
+}
+
+static void
+scaled(struct client *c, int count, int seconds)
+{
+	struct wl_surface **surfaces = calloc((size_t)count + 1,
+					      sizeof(*surfaces));
+	struct wl_buffer **buffers = calloc((size_t)count + 1,
+					    sizeof(*buffers));
+	struct wp_viewport *vp;
+	struct wl_subsurface *sub;
+	struct window win;
+	int i;
+
+	if (!surfaces || !buffers)
+		die("out of memory");
+	if (!c->viewporter)
+		die("no wp_viewporter");
+	toplevel_init(c, &win, "scaled", OVERDRAW_W, OVERDRAW_H, TRANSLUCENT,
+		      0);
+	window_map(c, &win);
+	surfaces[0] = win.base.surface;
+	buffers[0] = paint(c, surfaces[0], OVERDRAW_W, OVERDRAW_H, TRANSLUCENT,
+			   0);
+	for (i = 1; i <= count; i++) {
+		bool turned = i % 2 == 0;
+
+		surfaces[i] = wl_compositor_create_surface(c->compositor);
+		sub = wl_subcompositor_get_subsurface(c->subcompositor,
+						      surfaces[i],
+						      win.base.surface);
+		wl_subsurface_set_desync(sub);
+		vp = wp_viewporter_get_viewport(c->viewporter, surfaces[i]);
+		wp_viewport_set_destination(vp, OVERDRAW_W, OVERDRAW_H);
+		if (turned)
+			wl_surface_set_buffer_transform(
+				surfaces[i], WL_OUTPUT_TRANSFORM_90);
+		buffers[i] = paint(c, surfaces[i], turned ? 192 : 256,
+				   turned ? 256 : 192, TRANSLUCENT, 0);
+		wl_surface_commit(surfaces[i]);
+	}
+	wl_surface_commit(win.base.surface);
+	wl_display_roundtrip(c->display);
+	say("ready");
+	redraw_loop(c, surfaces[0], buffers[0], seconds);
+}
+
 static void
 offscreen(struct client *c, int seconds)
 {
@@ -662,15 +785,19 @@ main(int argc, char **argv)
 	const char *mode = NULL, *title = "typist", *retitle = NULL;
 	uint32_t color = 0xff20c060u, fake = 0xffc03030u;
 	int seconds = 10, interval = 500, delay = 0, icon_offset = 400, i;
+	int count = 200;
 	struct client c = { 0 };
 	struct ivwl_client_global globals[] = {
 		IVWL_CLIENT_SHELL_GLOBALS(&c.compositor, &c.shm, &c.wm_base),
 		IVWL_CLIENT_GLOBAL(wl_subcompositor_interface, 1,
 				   &c.subcompositor),
 		IVWL_CLIENT_GLOBAL(wl_seat_interface, 1, &c.seat,
-				   .listener = &seat_listener, .data = &c),
+				   .listener = &seat_listener, .data = &c,
+				   .optional = true),
 		IVWL_CLIENT_GLOBAL(wl_data_device_manager_interface, 3,
 				   &c.ddm, .optional = true),
+		IVWL_CLIENT_GLOBAL(wp_viewporter_interface, 1, &c.viewporter,
+				   .optional = true),
 		{ 0 },
 	};
 	struct ivwl_client_registry reg = { .globals = globals };
@@ -692,6 +819,8 @@ main(int argc, char **argv)
 			interval = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--delay-ms") == 0)
 			delay = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--count") == 0)
+			count = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--icon-offset") == 0)
 			icon_offset = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--cursor-size") == 0)
@@ -719,6 +848,10 @@ main(int argc, char **argv)
 		title_flood(&c, seconds);
 	else if (strcmp(mode, "offscreen") == 0)
 		offscreen(&c, seconds);
+	else if (strcmp(mode, "popups") == 0)
+		popups(&c, count, seconds);
+	else if (strcmp(mode, "scaled") == 0)
+		scaled(&c, count, seconds);
 	else if (strcmp(mode, "images") == 0) {
 		if (!c.cursor_size)
 			c.cursor_size = 64;
