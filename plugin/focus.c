@@ -8,9 +8,9 @@
  * what the user types into another VM's window.  Here every seat's
  * keyboard focus is watched, and a move to a VM's window stands only
  *  - when the VM already holds the keyboard (its dialogs, its own
- *    windows), or nobody held it yet in this desktop session (the
- *    first window of a desktop just started; not after weston
- *    restarted, nor once a local window had it and went), or
+ *    windows), or nobody holds it nor did (a desktop just started; not
+ *    after weston restarted), or, handed on as the window that had it
+ *    goes, it had it until a local window took it unasked, or
  *  - when the user asked for it: a button held or a touch down on a
  *    window of that VM, or a keyboard grab of the shell's (the window
  *    switcher), not libweston's (a key binding's key held, a VM's popup
@@ -65,9 +65,13 @@ struct ivwl_focus_seat {
 	struct ivwl_vm *owner;
 	/* The focus let stand last, to go back to. */
 	struct weston_surface *granted;
-	/* someone held the keyboard in this desktop session: from now on
-	 * it moves only by the user */
-	bool held;
+	/* weston restarted and the user has not chosen a window since */
+	bool restart_unchosen;
+	/* the VM that had it when a local window took it unasked */
+	struct ivwl_vm *before_local;
+	/* the window with the keyboard went: the shell hands it on now */
+	bool reverting;
+	struct wl_event_source *revert_idle;
 	struct wl_listener granted_destroy;
 	bool undoing;
 	uint64_t refusals;
@@ -116,10 +120,8 @@ granted_set(struct ivwl_focus_seat *fs, struct weston_surface *surface)
 	if (fs->granted)
 		wl_list_remove(&fs->granted_destroy.link);
 	fs->granted = surface;
-	if (surface) {
+	if (surface)
 		wl_signal_add(&surface->destroy_signal, &fs->granted_destroy);
-		fs->held = true;
-	}
 	holder_announce(fs);
 }
 
@@ -283,18 +285,51 @@ on_screen(struct weston_compositor *ec, struct weston_surface *window)
 }
 
 static void
+on_revert_done(void *data)
+{
+	struct ivwl_focus_seat *fs = data;
+
+	fs->revert_idle = NULL;
+	fs->reverting = false;
+}
+
+/*
+ * Whether a window of vm, which does not hold the keyboard, may take it
+ * without the user: the first window of a new desktop (nobody holds it
+ * nor did; not after weston restarted, until the user chooses), or,
+ * when the window that had it went and the shell hands it on, only the
+ * VM that had it before a local window took it unasked (wl-paste's,
+ * a local dialog): never the next VM window in the stack.
+ */
+static bool
+may_take(const struct ivwl_focus_seat *fs, const struct ivwl_vm *vm)
+{
+	if (fs->reverting)
+		return !fs->owner && vm == fs->before_local;
+	return !fs->granted && !fs->owner && !fs->restart_unchosen;
+}
+
+static void
 on_key_focus(struct wl_listener *listener, void *data)
 {
 	struct ivwl_focus_seat *fs = wl_container_of(listener, fs, key_focus);
 	struct weston_keyboard *keyboard = data;
 	struct weston_surface *to = keyboard->focus;
 	struct ivwl_vm *vm;
+	bool user;
 
 	if (fs->undoing || to == fs->granted)
 		return;
 	if (!to) {
-		/* no focus: whoever had the keyboard keeps the right to it */
+		/* no focus: whoever had the keyboard keeps the right to it;
+		 * if its window went, the shell hands it on right away */
 		granted_set(fs, NULL);
+		fs->reverting = true;
+		if (!fs->revert_idle)
+			fs->revert_idle = wl_event_loop_add_idle(
+				wl_display_get_event_loop(
+					fs->focus->plugin->display),
+				on_revert_done, fs);
 		return;
 	}
 	vm = surface_vm(fs->focus, to);
@@ -318,13 +353,20 @@ on_key_focus(struct wl_listener *listener, void *data)
 		refuse(fs, to, vm, true);
 		return;
 	}
-	/* nobody held the keyboard yet (a new desktop): anyone may */
-	if (vm && vm != fs->owner && fs->held &&
-	    !pressed_on(fs->focus, fs->seat, vm) &&
-	    !shell_keyboard_grab(fs->seat, keyboard)) {
+	user = pressed_on(fs->focus, fs->seat, vm) ||
+	       shell_keyboard_grab(fs->seat, keyboard);
+	if (vm && vm != fs->owner && !user && !may_take(fs, vm)) {
+		fs->reverting = false;
 		refuse(fs, to, vm, true);
 		return;
 	}
+	fs->reverting = false;
+	if (user)
+		fs->restart_unchosen = false;
+	if (vm || user)
+		fs->before_local = NULL;
+	else if (fs->owner)
+		fs->before_local = fs->owner;
 	fs->owner = vm;
 	granted_set(fs, to);
 	if (!vm)
@@ -657,6 +699,8 @@ static void
 seat_forget(struct ivwl_focus_seat *fs)
 {
 	granted_set(fs, NULL);
+	if (fs->revert_idle)
+		wl_event_source_remove(fs->revert_idle);
 	if (fs->keyboard)
 		wl_list_remove(&fs->key_focus.link);
 	if (fs->pointer) {
@@ -690,7 +734,7 @@ seat_add(struct ivwl_focus *focus, struct weston_seat *seat)
 	}
 	fs->focus = focus;
 	fs->seat = seat;
-	fs->held = focus->restarted;
+	fs->restart_unchosen = focus->restarted;
 	fs->granted_destroy.notify = on_granted_destroy;
 	fs->caps.notify = on_caps;
 	wl_signal_add(&seat->updated_caps_signal, &fs->caps);

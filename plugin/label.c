@@ -45,6 +45,7 @@
 #define ATTENTION_COLOR 0xffffb000u	/* amber */
 
 #define VEIL_COLOR 0xff303030u		/* dark grey */
+#define BACKDROP_COLOR 0xff000000u	/* black */
 #define XRAY_DIM_COLOR 0xa0000000u	/* X-ray: the window darkened */
 /* A window's nameplate is drawn again at most this often: a VM that sets
  * a new title on every commit costs weston a text layout per 100 ms. */
@@ -62,10 +63,13 @@
  * window's content.  PLATE, the nameplate, and CLOSE, the close button
  * at its right end, lie on BAR, the title bar;
  * while X-ray is on, XNAME, the VM's name, lies on XDIM, which darkens
- * the window. */
+ * the window.  BACKDROP alone lies below the window (and the surfaces
+ * it placed below itself): an opaque box, so that no pixel of what is
+ * under a VM's window shows through it (a transparent window over
+ * another VM's would be an invisible layer taking its clicks). */
 enum {
 	TOP, BOTTOM, LEFT, RIGHT, CLOSE, PLATE, BAR, ATTENTION, XNAME, XDIM,
-	VEIL, NSTRIPS
+	VEIL, BACKDROP, NSTRIPS
 };
 
 /* What a strip's surface is. */
@@ -256,7 +260,8 @@ static uint32_t
 strip_color(const struct ivwl_border *b, int i)
 {
 	return i == ATTENTION ? ATTENTION_COLOR : i == VEIL ? VEIL_COLOR :
-	       i == XDIM ? XRAY_DIM_COLOR : b->color;
+	       i == XDIM ? XRAY_DIM_COLOR :
+	       i == BACKDROP ? BACKDROP_COLOR : b->color;
 }
 
 /* The surface of vm's picture for strip i, NULL until the canvas drew
@@ -278,7 +283,7 @@ strip_shape(const struct ivwl_border *b, int i)
 	if (i == BAR && !b->bar_inside)
 		return IVWL_FILL_BAR;
 	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL :
-	       i == XDIM ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
+	       i == XDIM || i == BACKDROP ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
 }
 
 /*
@@ -620,10 +625,10 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 	geo[ATTENTION][1] = in[TOP] ? k + bar : -k - bar - a;
 	geo[ATTENTION][2] = right - left;
 	geo[ATTENTION][3] = a;
-	geo[VEIL][0] = geo[XDIM][0] = 0;
-	geo[VEIL][1] = geo[XDIM][1] = 0;
-	geo[VEIL][2] = geo[XDIM][2] = w;
-	geo[VEIL][3] = geo[XDIM][3] = h;
+	geo[VEIL][0] = geo[XDIM][0] = geo[BACKDROP][0] = 0;
+	geo[VEIL][1] = geo[XDIM][1] = geo[BACKDROP][1] = 0;
+	geo[VEIL][2] = geo[XDIM][2] = geo[BACKDROP][2] = w;
+	geo[VEIL][3] = geo[XDIM][3] = geo[BACKDROP][3] = h;
 	/* the name in the middle of the window, cut to it */
 	if (b->strip[XNAME].surface) {
 		geo[XNAME][2] = b->strip[XNAME].surface->width;
@@ -704,15 +709,52 @@ strip_shown(const struct ivwl_border *b, int i)
 	return true;
 }
 
-/* Right above the window and its popups, in the order of strip[]. */
+/* The entry the backdrop goes right below: the window's, or the lowest
+ * of its surfaces placed below it. */
+static struct weston_layer_entry *
+frame_bottom(struct ivwl_border *b)
+{
+	struct weston_layer_entry *bottom = &b->framed->layer_link, *e;
+	struct weston_view *v;
+
+	while (bottom->link.next != &bottom->layer->view_list.link) {
+		e = wl_container_of(bottom->link.next, e, link);
+		v = wl_container_of(e, v, layer_link);
+		if (!of_window_view(v, b->framed) || is_strip(b, v))
+			break;
+		bottom = e;
+	}
+	return bottom;
+}
+
+/* The backdrop right below the window; whether it was there. */
+static bool
+backdrop_restack(struct ivwl_border *b)
+{
+	struct weston_layer_entry *bottom, *e;
+
+	if (!strip_shown(b, BACKDROP))
+		return true;
+	bottom = frame_bottom(b);
+	e = &b->strip[BACKDROP].view->layer_link;
+	if (e->layer == bottom->layer && bottom->link.next == &e->link)
+		return true;
+	ivwl_view_stack_below(b->strip[BACKDROP].view, bottom);
+	return false;
+}
+
+/* Right above the window and its popups, in the order of strip[]; the
+ * backdrop below it. */
 static bool
 strips_restack(struct ivwl_border *b)
 {
 	struct weston_layer_entry *above = frame_top(b);
-	bool in_place = true;
+	bool in_place = backdrop_restack(b);
 	int i;
 
 	for (i = NSTRIPS - 1; i >= 0; i--) {
+		if (i == BACKDROP)
+			continue;
 		struct weston_layer_entry *e;
 
 		if (!strip_shown(b, i)) {
@@ -729,7 +771,7 @@ strips_restack(struct ivwl_border *b)
 		return false;
 	above = frame_top(b);
 	for (i = NSTRIPS - 1; i >= 0; i--) {
-		if (!strip_shown(b, i))
+		if (i == BACKDROP || !strip_shown(b, i))
 			continue;
 		ivwl_view_stack_above(b->strip[i].view, above);
 		above = &b->strip[i].view->layer_link;
@@ -777,7 +819,7 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 	 * rectangles) */
 	pixman_region32_fini(&s->opaque);
 	pixman_region32_init(&s->opaque);
-	if (i == VEIL)
+	if (i == VEIL || i == BACKDROP)
 		pixman_region32_init_rect(&s->opaque, 0, 0, w, h);
 	/* the bar takes clicks (bar.c) where it is outside the window */
 	if (i == BAR) {
@@ -1036,6 +1078,11 @@ strips_place(struct ivwl_border *b)
 		s->is_mapped = true;
 		v->is_mapped = true;
 		weston_view_geometry_dirty(v);
+		/* weston damages a moved view less what the views above it
+		 * hid last time: one raised past an opaque view (another
+		 * window's backdrop or veil) would stay hidden there */
+		if (restacked)
+			weston_surface_damage(s);
 		weston_view_schedule_repaint(v);
 	}
 	fullscreen_note(b, fullscreen(b->window) ? b->framed : NULL);
@@ -1578,6 +1625,8 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		ivwl_canvas_fill(plugin->canvas, ATTENTION_COLOR,
 				 IVWL_FILL_WIDE);
 		ivwl_canvas_fill(plugin->canvas, XRAY_DIM_COLOR,
+				 IVWL_FILL_BOX);
+		ivwl_canvas_fill(plugin->canvas, BACKDROP_COLOR,
 				 IVWL_FILL_BOX);
 		wl_list_for_each(vm, &plugin->vms, link) {
 			ivwl_canvas_fill(plugin->canvas, vm->color,

@@ -241,6 +241,24 @@ ivwl_pointer_pos(const struct weston_pointer *pointer, float *x, float *y)
 #endif
 }
 
+/* view right below entry above, in its layer. */
+static inline void
+ivwl_view_stack_below(struct weston_view *view,
+		      struct weston_layer_entry *above)
+{
+	struct weston_layer_entry *e = &view->layer_link;
+
+	if (above->link.next == &e->link)
+		return;
+#ifdef IVWL_WESTON_14
+	weston_view_move_to_layer(view, above);
+#else
+	if (e->layer)
+		weston_layer_entry_remove(e);
+	weston_layer_entry_insert(above, e);
+#endif
+}
+
 /* Stacks the view right above entry under, in under's layer. */
 static inline void
 ivwl_view_stack_above(struct weston_view *view,

@@ -241,10 +241,16 @@ def case_label_escape(s):
 
 
 def case_local_window_closes(s):
-    """VM evil's window is next in the stack when the gui-VM's own window,
-    which the user gave the keyboard, closes: desktop-shell hands the
-    keyboard to evil's window, and it must not stand (before, nobody
-    holding the keyboard then counted as a desktop just started)."""
+    """The user types into VM good's window; VM evil maps one (refused
+    the keyboard); the gui-VM's own window (a terminal the user
+    started) maps and takes it, and the user types there.  When it
+    closes, desktop-shell hands the keyboard to evil's window, next in
+    the stack, which must not stand (before, nobody holding the
+    keyboard then counted as a desktop just started)."""
+    good = trust_client(s, "good", ["--mode", "typist", "--title", "real"],
+                        "typist")
+    good.wait("mapped")
+    click_until(s, s.wait_view("[good] real"), good, "enter")
     evil = trust_client(s, "evil", ["--mode", "typist", "--title",
                                     "next"], "next")
     evil.wait("mapped")
@@ -268,6 +274,51 @@ def case_local_window_closes(s):
         raise Failure(f"BUG focus after a local window: evil heard {heard}")
     print("the local window closed; evil's window next in the stack got "
           "no keyboard and no key")
+
+
+def case_invisible_layer(s):
+    """VM evil lays a 2048x2048 window of fully transparent pixels over
+    VM good's window, moved by an attach offset so that every edge of it
+    lies off the screen: before, no pixel of evil's frame or bar showed,
+    the screen looked as if good's window were on top, and the keys the
+    user typed after clicking it went to evil.  Now evil's frame shows
+    at the screen's edges (the top one under the panel), and its window
+    is opaque (a black backdrop under it): good's window cannot be seen
+    through it, so the user sees whose window a click would reach."""
+    good = trust_client(s, "good", ["--mode", "typist", "--title", "real",
+                                    "--color", "0x20c060"], "typist")
+    good.wait("mapped")
+    gbox = s.frame_box(s.wait_view("[good] real"))
+    evil = trust_client(s, "evil", ["--mode", "invisible", "--seconds",
+                                    "60"], "invisible")
+    evil.wait("ready")
+    # weston-debug shows the window's box cut to the screen (its mask)
+    wait_for("evil's window to cover the screen", lambda: s.wait_view(
+        "[evil] invisible")["rect"] == (0, 0, s.width, s.height),
+        timeout=10, step=0.2)
+    rect = (-600, 32 - 600, 2048 - 600, 2048 + 32 - 600)
+    time.sleep(0.5)
+    shot = s.screenshot()
+    s.keep_screenshot("trusted-invisible-layer")
+    evil_rgb = s.vm_rgb("evil")
+    w, h = s.width, s.height
+    sides = {"left": [(1, y) for y in range(40, h - 8, 16)],
+             "right": [(w - 2, y) for y in range(40, h - 8, 16)],
+             "bottom": [(x, h - 2) for x in range(8, w - 8, 16)]}
+    for side, spots in sides.items():
+        seen = sum(pixel(shot, x, y) == evil_rgb for x, y in spots)
+        if seen < len(spots) * 0.9:
+            raise Failure(f"BUG invisible layer: evil's frame shows on "
+                          f"{seen} of {len(spots)} spots of the screen's "
+                          f"{side} edge")
+    green = sum(pixel(shot, x, y) == (0x20, 0xc0, 0x60)
+                for x in range(gbox[0], gbox[2], 2)
+                for y in range(gbox[1], gbox[3], 2))
+    if green:
+        raise Failure(f"BUG invisible layer: {green} pixels of good's "
+                      "window show through evil's transparent one")
+    print(f"evil's window at {rect}: its frame at the screen's edges, "
+          "good's window hidden under it, not seen through it")
 
 
 def case_switcher_offscreen(s):

@@ -96,6 +96,7 @@ CASES = {
     "bug-local-window-closes": trust.case_local_window_closes,
     "bug-pointer-images": trust.case_pointer_images,
     "bug-switcher-offscreen": trust.case_switcher_offscreen,
+    "bug-invisible-layer": trust.case_invisible_layer,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
@@ -115,7 +116,8 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-shutdown-with-popups-crashes-weston",
               "bug-focus-theft", "bug-label-escape", "overdraw-seated",
               "title-flood", "bug-local-window-closes",
-              "bug-pointer-images", "bug-switcher-offscreen"}
+              "bug-pointer-images", "bug-switcher-offscreen",
+              "bug-invisible-layer"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
@@ -124,6 +126,7 @@ SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
                 "bug-local-window-closes": {"evil": ()},
                 "bug-pointer-images": {"evil": ()},
                 "bug-switcher-offscreen": {"evil": ()},
+                "bug-invisible-layer": {"evil": (), "panel": "top"},
                 "bug-popup-overdraw": {"evil": ()},
                 "bug-scaled-overdraw": {"evil": ()},
                 "bug-scaled-overdraw-four": {

@@ -12,6 +12,7 @@
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
  *   ivwl-trust-client --mode title-flood --seconds N
  *   ivwl-trust-client --mode offscreen [--seconds N]
+ *   ivwl-trust-client --mode invisible [--seconds N]
  *   ivwl-trust-client --mode popups|scaled --count N [--seconds N]
  *   ivwl-trust-client --mode images [--cursor-size N] [--icon-offset N]
  *                     [--seconds N]
@@ -42,6 +43,10 @@
  * title-flood: a window that sets a new title ("flood N") and commits,
  *   as fast as weston takes them, for --seconds; then prints "last T"
  *   with the last title, and stays.
+ * invisible: a 2048x2048 window of fully transparent pixels, moved by
+ *   an attach offset of (-600, -600) once mapped, so that on a small
+ *   screen all its edges lie off it: an invisible layer; prints
+ *   "ready", then "enter" and "key K" as a typist does.
  * offscreen: a 200x200 magenta window that moves itself far off the
  *   screen with an attach offset of (4000, 4000) once mapped; prints
  *   "gone", then "enter" and "key K" as a typist does.
@@ -689,6 +694,24 @@ scaled(struct client *c, int count, int seconds)
 }
 
 static void
+invisible(struct client *c, int seconds)
+{
+	struct window win;
+	struct wl_buffer *buffer;
+
+	c->print_focus = true;
+	toplevel_init(c, &win, "invisible", 2048, 2048, 0x00000000u, 0);
+	window_map(c, &win);
+	wl_display_roundtrip(c->display);
+	buffer = paint(c, win.base.surface, 2048, 2048, 0x00000000u, 0);
+	wl_surface_attach(win.base.surface, buffer, -600, -600);
+	wl_surface_commit(win.base.surface);
+	wl_display_roundtrip(c->display);
+	say("ready");
+	pump(c, seconds * 1000);
+}
+
+static void
 offscreen(struct client *c, int seconds)
 {
 	struct window win;
@@ -848,6 +871,8 @@ main(int argc, char **argv)
 		title_flood(&c, seconds);
 	else if (strcmp(mode, "offscreen") == 0)
 		offscreen(&c, seconds);
+	else if (strcmp(mode, "invisible") == 0)
+		invisible(&c, seconds);
 	else if (strcmp(mode, "popups") == 0)
 		popups(&c, count, seconds);
 	else if (strcmp(mode, "scaled") == 0)

@@ -218,8 +218,57 @@ test_admit_views_only_if_a_veil_spares_some(void)
 	tree_free(two);
 }
 
+/* A layer drawn rotated or scaled costs IVWL_REPAINT_TRANSFORMED_COST
+ * blends a pixel; one cropped or sized 1:1 costs one. */
+static void
+test_transformed_costs_more(void)
+{
+	struct weston_surface *top = surface(100, 100);
+	struct weston_surface *turned = child(top, 0, 0, 100, 100);
+	struct weston_surface *scaled = child(top, 0, 0, 100, 100);
+	struct weston_surface *same = child(top, 0, 0, 100, 100);
+	struct ivwl_window_cost w;
+
+	turned->buffer_viewport.buffer.transform = WL_OUTPUT_TRANSFORM_90;
+	/* a destination 4 times its 50x50 source */
+	scaled->buffer_viewport.surface.width = 100;
+	scaled->buffer_viewport.surface.height = 100;
+	scaled->buffer_viewport.buffer.src_width = wl_fixed_from_int(50);
+	scaled->buffer_viewport.buffer.src_height = wl_fixed_from_int(50);
+	/* a destination as large as its source */
+	same->buffer_viewport.surface.width = 100;
+	same->buffer_viewport.surface.height = 100;
+	same->buffer_viewport.buffer.src_width = wl_fixed_from_int(100);
+	same->buffer_viewport.buffer.src_height = wl_fixed_from_int(100);
+	w = window(NULL, top);
+	CHECK_EQ(w.estimate_views, 4);
+	CHECK_EQ(w.estimate_px,
+		 (2 + 2 * IVWL_REPAINT_TRANSFORMED_COST) * 100u * 100u);
+	CHECK_EQ(ivwl_repaint_weight(same), 1);
+	CHECK_EQ(ivwl_repaint_weight(turned), IVWL_REPAINT_TRANSFORMED_COST);
+	tree_free(top);
+}
+
+/* A popup's tree adds what it draws inside the window's box. */
+static void
+test_popups_count(void)
+{
+	struct weston_surface *top = surface(100, 100);
+	struct weston_surface *popup = surface(80, 80);
+	struct ivwl_window_cost w = window(NULL, top);
+
+	child(popup, 0, 0, 80, 80);
+	ivwl_repaint_estimate_add(&w, popup, 50, 50);
+	CHECK_EQ(w.estimate_views, 3);
+	CHECK_EQ(w.estimate_px, 100u * 100u + 2u * 50u * 50u);
+	tree_free(top);
+	tree_free(popup);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_layers_up_to_the_depth),
+	TEST(test_transformed_costs_more),
+	TEST(test_popups_count),
 	TEST(test_only_the_box_counts),
 	TEST(test_positions_add_up_without_overflow),
 	TEST(test_views_and_nesting_bounded),
