@@ -443,6 +443,16 @@ ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
 	return 0;
 }
 
+int
+ivwl_canvas_image_show_cairo(struct ivwl_canvas_image *image,
+			     cairo_surface_t *pixels)
+{
+	return ivwl_canvas_image_show(image, cairo_image_surface_get_data(pixels),
+				      cairo_image_surface_get_width(pixels),
+				      cairo_image_surface_get_height(pixels),
+				      cairo_image_surface_get_stride(pixels));
+}
+
 struct weston_surface *
 ivwl_canvas_image_surface(struct ivwl_canvas_image *image)
 {

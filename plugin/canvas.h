@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <cairo.h>
+
 struct weston_compositor;
 struct weston_surface;
 struct ivwl_canvas;
@@ -78,6 +80,12 @@ ivwl_canvas_image_create(struct ivwl_canvas *canvas, bool input,
 int
 ivwl_canvas_image_show(struct ivwl_canvas_image *image, const void *pixels,
 		       int32_t w, int32_t h, int32_t stride);
+
+/* ivwl_canvas_image_show() of a cairo ARGB32 image's pixels (the
+ * caller keeps them). */
+int
+ivwl_canvas_image_show_cairo(struct ivwl_canvas_image *image,
+			     cairo_surface_t *pixels);
 
 /* The surface that shows it, NULL until it first showed. */
 struct weston_surface *

@@ -446,6 +446,64 @@ rect_cut(struct rect *r, const pixman_box32_t *e, int64_t ax, int64_t ay)
 }
 
 /*
+ * The mapped views of ec's layers, top down, the cursor layer left out,
+ * until fn(view, data) says stop or the walk reaches until: the view it
+ * stopped at, or NULL.
+ */
+static struct weston_view *
+views_top_down(struct weston_compositor *ec, struct weston_view *until,
+	       bool (*fn)(struct weston_view *v, void *data), void *data)
+{
+	struct weston_layer *layer;
+	struct weston_view *v;
+
+	wl_list_for_each(layer, &ec->layer_list, link) {
+		if (layer == &ec->cursor_layer)
+			continue;
+		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
+			if (v == until)
+				return NULL;
+			if (v->surface->is_mapped && fn(v, data))
+				return v;
+		}
+	}
+	return NULL;
+}
+
+static bool
+box_holds(const pixman_box32_t *e, int64_t x, int64_t y)
+{
+	return x >= e->x1 && x < e->x2 && y >= e->y1 && y < e->y2;
+}
+
+struct visible {
+	struct weston_view *window;
+	int64_t ax, ay;
+	struct rect *r;
+};
+
+/* Cuts v off the visible part; stops once nothing is left of it. */
+static bool
+cut_by(struct weston_view *v, void *data)
+{
+	struct visible *vis = data;
+	struct rect *r = vis->r;
+	const pixman_box32_t *e;
+
+	if (of_window(v, vis->window))
+		return false;
+	e = pixman_region32_extents(&v->transform.boundingbox);
+	if (e->x2 <= r->x1 || e->x1 >= r->x2 || e->y2 <= r->y1 ||
+	    e->y1 >= r->y2)
+		return false;
+	if (box_holds(e, vis->ax, vis->ay))
+		*r = (struct rect){ 0 };
+	else
+		rect_cut(r, e, vis->ax, vis->ay);
+	return !rect_area(r);
+}
+
+/*
  * What shows of window around the anchor ax, ay (a point of it no view
  * above covers): r, which starts as the window's box less the frame
  * weston may draw inside its edges (label.c), cut by every view stacked
@@ -456,57 +514,30 @@ static void
 visible_part(struct weston_compositor *ec, struct weston_view *window,
 	     int64_t ax, int64_t ay, struct rect *r)
 {
-	const pixman_box32_t *e;
-	struct weston_layer *layer;
-	struct weston_view *v;
+	struct visible vis = { window, ax, ay, r };
 
-	wl_list_for_each(layer, &ec->layer_list, link) {
-		if (layer == &ec->cursor_layer)
-			continue;
-		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
-			if (v == window)
-				return;
-			if (of_window(v, window) || !v->surface->is_mapped)
-				continue;
-			e = pixman_region32_extents(&v->transform.boundingbox);
-			if (e->x2 <= r->x1 || e->x1 >= r->x2 ||
-			    e->y2 <= r->y1 || e->y1 >= r->y2)
-				continue;
-			if (ax >= e->x1 && ax < e->x2 && ay >= e->y1 &&
-			    ay < e->y2) {
-				*r = (struct rect){ 0 };
-				return;
-			}
-			rect_cut(r, e, ax, ay);
-			if (!rect_area(r))
-				return;
-		}
-	}
+	views_top_down(ec, window, cut_by, &vis);
+}
+
+static bool
+holds_point(struct weston_view *v, void *data)
+{
+	const int64_t *xy = data;
+
+	return box_holds(pixman_region32_extents(&v->transform.boundingbox),
+			 xy[0], xy[1]);
 }
 
 /* The window (top view) at global x, y, of any client, or NULL. */
 static struct weston_view *
 window_at(struct weston_compositor *ec, int64_t x, int64_t y)
 {
-	const pixman_box32_t *e;
-	struct weston_layer *layer;
-	struct weston_view *v;
+	int64_t xy[2] = { x, y };
+	struct weston_view *v = views_top_down(ec, NULL, holds_point, xy);
 
-	wl_list_for_each(layer, &ec->layer_list, link) {
-		if (layer == &ec->cursor_layer)
-			continue;
-		wl_list_for_each(v, &layer->view_list.link, layer_link.link) {
-			if (!v->surface->is_mapped)
-				continue;
-			e = pixman_region32_extents(&v->transform.boundingbox);
-			if (x < e->x1 || x >= e->x2 || y < e->y1 || y >= e->y2)
-				continue;
-			while (v->geometry.parent)
-				v = v->geometry.parent;
-			return v;
-		}
-	}
-	return NULL;
+	while (v && v->geometry.parent)
+		v = v->geometry.parent;
+	return v;
 }
 
 /*

@@ -138,10 +138,7 @@ notice_show(struct ivwl_fullscreen *fs, struct fullscreen_window *w)
 	pixels = ivwl_nameplate_draw(&plate, &natural);
 	if (!pixels)
 		return;
-	ivwl_canvas_image_show(fs->image, cairo_image_surface_get_data(pixels),
-			       cairo_image_surface_get_width(pixels),
-			       cairo_image_surface_get_height(pixels),
-			       cairo_image_surface_get_stride(pixels));
+	ivwl_canvas_image_show_cairo(fs->image, pixels);
 	cairo_surface_destroy(pixels);
 }
 

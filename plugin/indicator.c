@@ -133,10 +133,7 @@ on_holder(struct wl_listener *listener, void *data)
 	pixels = ivwl_nameplate_draw(&plate, &natural);
 	if (!pixels)
 		return;
-	ivwl_canvas_image_show(ind->image, cairo_image_surface_get_data(pixels),
-			       cairo_image_surface_get_width(pixels),
-			       cairo_image_surface_get_height(pixels),
-			       cairo_image_surface_get_stride(pixels));
+	ivwl_canvas_image_show_cairo(ind->image, pixels);
 	cairo_surface_destroy(pixels);
 }
 

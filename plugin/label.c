@@ -871,11 +871,7 @@ plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
 	free(clean);
 	if (!pixels)
 		return;
-	if (ivwl_canvas_image_show(b->plate,
-				   cairo_image_surface_get_data(pixels),
-				   cairo_image_surface_get_width(pixels),
-				   cairo_image_surface_get_height(pixels),
-				   cairo_image_surface_get_stride(pixels)) == 0) {
+	if (ivwl_canvas_image_show_cairo(b->plate, pixels) == 0) {
 		free(b->plate_title);
 		b->plate_title = strdup(title ? title : "");
 		b->plate_w = cairo_image_surface_get_width(pixels);
@@ -1567,11 +1563,7 @@ vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 		 ivwl_nameplate_draw_big(label->font, vm->name, vm->color) :
 		 ivwl_nameplate_draw_close(label->bar_height, vm->color);
 	if (vi->image && pixels)
-		ivwl_canvas_image_show(vi->image,
-				       cairo_image_surface_get_data(pixels),
-				       cairo_image_surface_get_width(pixels),
-				       cairo_image_surface_get_height(pixels),
-				       cairo_image_surface_get_stride(pixels));
+		ivwl_canvas_image_show_cairo(vi->image, pixels);
 	if (pixels)
 		cairo_surface_destroy(pixels);
 	return vi->plate_min;

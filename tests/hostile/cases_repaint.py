@@ -115,11 +115,9 @@ def case_scaled_overdraw_four(s):
 
 
 def case_overdraw_four(s):
-    """Four VMs, each a window with 2 translucent popups as large: each
-    VM within its own share, together over what a repaint may draw
-    (IVWL_REPAINT_ALL_AREA); the VMs that drew most wait, and say so."""
+    """Four VMs, each a window with 2 translucent popups as large,
+    stacked over the good VM's window: each VM within its own share.
+    Each VM window's backdrop hides what lies below it, so the stack no
+    longer adds up (before the backdrop, and without the bound on all
+    VMs' sum, the good VM kept 79 % of its frame rate)."""
     layered(s, "popups", 2, ("evil", "evil2", "evil3", "evil4"))
-    if not re.search(r"its requests wait \d+ ms: the VMs' windows "
-                     r"together drew more", s.weston_log()):
-        raise Failure("weston's log does not say it slowed the VMs that "
-                      "drew most of the sum")
