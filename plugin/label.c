@@ -21,7 +21,12 @@
  * (focus.c) carries a fifth strip, the attention bar, and a window over
  * its repaint share (repaint.c) a sixth, the veil: an opaque strip over
  * its content, whose subsurfaces are no views meanwhile.  Each is a
- * view only while it shows.  weston 10 specifics stay in this file.
+ * view only while it shows.  Below the window lies its backdrop, an
+ * opaque black box, so that nothing under a VM's window shows through
+ * its transparent pixels.  A window that reaches past the outputs is
+ * framed at their edges; a fullscreen one (fullscreen.c) has its frame
+ * inside the output and no title bar.  weston 10 specifics stay in this
+ * file.
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -522,7 +522,6 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		   is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN)) {
 		return send_fullscreen(conn, msg, bytes);
-
 	} else if (is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_GRAB)) {
 		guard_popup_grab(conn, msg, bytes);
 	}
