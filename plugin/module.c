@@ -166,10 +166,11 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_fullscreen_destroy(plugin->fullscreen);
 	ivwl_xray_destroy(plugin->xray);
 	ivwl_indicator_destroy(plugin->indicator);
-	if (plugin->focus)
-		ivwl_focus_destroy(plugin->focus);
+	/* repaint listens to focus: it goes first */
 	if (plugin->repaint)
 		ivwl_repaint_destroy(plugin->repaint);
+	if (plugin->focus)
+		ivwl_focus_destroy(plugin->focus);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
 	ivwl_canvas_destroy(plugin->canvas);
@@ -265,8 +266,10 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
 	plugin->focus = ivwl_focus_create(plugin);
+	if (!plugin->focus)
+		goto err_vms;
 	plugin->repaint = ivwl_repaint_create(plugin);
-	if (!plugin->focus || !plugin->repaint)
+	if (!plugin->repaint)
 		goto err_vms;
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->xray = ivwl_xray_create(plugin);
