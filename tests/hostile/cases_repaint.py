@@ -102,16 +102,18 @@ def case_popup_overdraw(s):
 
 
 def case_scaled_overdraw(s):
-    """One VM's window with 6 scaled and rotated translucent layers,
-    inside its share by their area alone: by what they cost, it is
-    over."""
-    layered(s, "scaled", 6, ("evil",))
+    """One VM's window with 3 scaled and rotated translucent layers,
+    inside its share by their area alone (4 times the output with the
+    window): by what they cost, it is over (the plugin before left the
+    good VM 74-77 % of its frame rate)."""
+    layered(s, "scaled", 3, ("evil",))
 
 
 def case_scaled_overdraw_four(s):
-    """Four VMs, each a window of 4 scaled and rotated translucent
-    layers (each within its share by area alone)."""
-    layered(s, "scaled", 4, ("evil", "evil2", "evil3", "evil4"))
+    """Four VMs, each a window of 3 scaled and rotated translucent
+    layers (each within its share by area alone; the plugin before
+    left the good VM 43 % of its frame rate)."""
+    layered(s, "scaled", 3, ("evil", "evil2", "evil3", "evil4"))
 
 
 def case_overdraw_four(s):
