@@ -172,16 +172,28 @@ def case_chromium_fullscreen(s):
     else:
         raise Failure(f"a double click did not make chromium fullscreen: "
                       f"{s.wait_view('[work] ivwl-fs - Chromium')['rect']}")
-    time.sleep(1.0)
-    shot = s.screenshot()
-    s.keep_screenshot("trusted-chromium-fullscreen")
     w, h = s.width, s.height
+    # chromium draws its page at the new size a few frames after weston
+    # gave it the output; a loaded machine can take seconds for that.
+    seen = []
+
+    def page_fills():
+        seen[:] = [s.screenshot()]
+        return pixel(seen[0], w // 4, h // 2) == GREY
+
+    try:
+        wait_for("the page to fill the output", page_fills, timeout=10,
+                 step=0.3)
+    except Failure:
+        s.keep_screenshot("trusted-chromium-fullscreen")
+        raise Failure(f"the page does not fill the output: ({w // 4},"
+                      f"{h // 2}) shows {pixel(seen[0], w // 4, h // 2)}")
+    shot = seen[0]
+    s.keep_screenshot("trusted-chromium-fullscreen")
     for x, y in ((40, 1), (1, h // 2), (w - 2, h // 2), (w // 2, h - 2)):
         if pixel(shot, x, y) != FIRST_VM:
             raise Failure(f"chromium's fullscreen edge at ({x},{y}) shows "
                           f"{pixel(shot, x, y)}, not its VM's frame")
-    if pixel(shot, w // 4, h // 2) != GREY:
-        raise Failure("the page does not fill the output")
     print(f"a double click made chromium fullscreen {w}x{h}, framed")
     s.seat.move(w - 10, h - 10)
     s.seat.key("super+esc")
