@@ -22,6 +22,7 @@
 #include "config.h"
 #include "canvas.h"
 #include "connection.h"
+#include "decoration.h"
 #include "focus.h"
 #include "fullscreen.h"
 #include "indicator.h"
@@ -43,7 +44,8 @@ log_to_weston(void *data, enum ivwl_log_level level, const char *line)
 	weston_log("%s\n", line);
 }
 
-/* A VM's clients see only what its policy allows; local clients all. */
+/* A VM's clients see only what its policy allows; local clients all
+ * but the decoration manager (weston draws no bar above theirs). */
 static bool
 global_filter(const struct wl_client *client, const struct wl_global *global,
 	      void *data)
@@ -53,7 +55,7 @@ global_filter(const struct wl_client *client, const struct wl_global *global,
 	const char *name;
 
 	if (!vm)
-		return true;
+		return !ivwl_decoration_is_global(plugin->decoration, global);
 	name = wl_global_get_interface(global)->name;
 	return ivwl_vm_allows(vm, name) &&
 	       !ivwl_clip_policy_hides(&vm->clip, name);
@@ -162,6 +164,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	ivwl_decoration_destroy(plugin->decoration);
 	ivwl_bar_destroy(plugin->bar);
 	ivwl_fullscreen_destroy(plugin->fullscreen);
 	ivwl_xray_destroy(plugin->xray);
@@ -275,7 +278,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->xray = ivwl_xray_create(plugin);
 	plugin->bar = ivwl_bar_create(plugin);
 	plugin->fullscreen = ivwl_fullscreen_create(plugin);
-	if (!plugin->xray || !plugin->bar || !plugin->fullscreen)
+	plugin->decoration = ivwl_decoration_create(plugin);
+	if (!plugin->xray || !plugin->bar || !plugin->fullscreen ||
+	    !plugin->decoration)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);

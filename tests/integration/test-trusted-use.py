@@ -600,7 +600,84 @@ def case_fullscreen_user(s):
     print("fullscreen=never: maximized after the click")
 
 
+def own_bars(s):
+    """Subsurfaces in the scene: foot draws its own title bar and
+    borders in subsurfaces unless told the server decorates."""
+    return [v for v in s.scene() if "role wl_subsurface" in v["head"]]
+
+
+def window_geometry(s, shot, view, vm):
+    """view with the rect of its window geometry, which the frame follows
+    (chromium's surface has a margin for its shadow), found on the
+    screen: the frame's sides read along the window's middle, its top
+    where the left side and the bar above it end."""
+    x0, y0, x1, y1 = view["rect"]
+    xm, ym = (x0 + x1) // 2, (y0 + y1) // 2
+    colour = s.vm_rgb(vm)
+    left = [x for x in range(x0 - FRAME_BORDER, xm)
+            if pixel(shot, x, ym) == colour]
+    # the first run only: chromium keeps small windows of its own
+    # (framed too) beside its main one
+    right = [x for x in range(xm, x1 + FRAME_BORDER)
+             if pixel(shot, x, ym) == colour][:FRAME_BORDER]
+    if not left or not right:
+        raise Failure(f"{view['title']!r}: no frame in {vm}'s colour")
+    top = ym
+    while top > 0 and pixel(shot, left[0], top - 1) == colour:
+        top -= 1
+    return dict(view, rect=(left[0] + FRAME_BORDER,
+                            top + s.bar_height() + FRAME_BORDER,
+                            right[-1] + 1 - FRAME_BORDER, y1))
+
+
+def case_title_bar_apps(s):
+    """Real applications under weston's title bar: foot, mpv and
+    chromium each show the bar with their VM's name and their title,
+    pixel for pixel as ivwl-nameplate draws it.  ivwl.so offers VMs
+    zxdg_decoration_manager_v1 and answers server_side: foot and mpv
+    draw no bar of their own, so the user sees one bar, weston's."""
+    page = s.path("bar.html")
+    with open(page, "w") as f:
+        f.write("<html><head><title>ivwl-bar</title></head><body "
+                "style='margin:0;background:#808080'></body></html>")
+    apps = [
+        (["foot", "--title=ivwl-foot", "--window-size-pixels=420x200",
+          "sleep", "120"], "ivwl-foot"),
+        (["mpv", "--vo=wlshm", "--no-audio", "--no-config",
+          "--title=ivwl-mpv", "--loop", "--geometry=320x180",
+          "av://lavfi:testsrc2=size=320x180:rate=10"], "ivwl-mpv"),
+    ]
+    for argv, title in apps:
+        s.client(argv, log=f"{title}.log")
+        v = s.wait_view(f"[work] {title}", timeout=30)
+        time.sleep(1.0)
+        extra = own_bars(s)
+        if extra:
+            raise Failure(f"{title} draws a bar of its own under weston's: "
+                          f"{len(extra)} subsurfaces {extra[0]['rect']}")
+        s.click_window(v)
+        time.sleep(0.5)
+        v = s.wait_view(f"[work] {title}")
+        n = s.check_plate(s.screenshot(), v, "work", title)
+        print(f"{title}: one bar, weston's, {n} pixels as ivwl-nameplate "
+              f"draws them")
+    s.chromium(page)
+    title = "ivwl-bar - Chromium"
+    v = s.wait_view(f"[work] {title}", timeout=60)
+    time.sleep(2.0)
+    s.click_window(v)
+    time.sleep(0.5)
+    v = s.wait_view(f"[work] {title}")
+    shot = s.screenshot()
+    s.keep_screenshot("title-bar-chromium")
+    n = s.check_plate(shot, window_geometry(s, shot, v, "work"), "work",
+                      title)
+    print(f"chromium: weston's bar, {n} pixels as ivwl-nameplate draws "
+          "them")
+
+
 CASES = {
+    "title-bar-apps": (case_title_bar_apps, ("work",)),
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
     "chromium-menu": (case_chromium_menu, ("work",)),
