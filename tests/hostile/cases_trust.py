@@ -446,3 +446,33 @@ def case_title_flood(s):
     s.check_plate(s.screenshot(), v, "evil", last)
     print("the bar shows the last title")
     s.check_weston()
+
+
+def case_decoration_misuse(s):
+    """VM evil misuses the decoration manager ivwl.so offers
+    (plugin/decoration.c): asks for client-side decorations (told
+    server_side: weston's bar is drawn anyway), asks again through the
+    decoration object of a window it destroyed, then asks a second
+    object for one window.  Only evil's connection ends, with the
+    protocol's error; weston and the window of VM good stay."""
+    good, view = s.typist("good", "good-window")
+    evil = trust_client(s, "evil", ["--mode", "decorations", "--title",
+                                    "evil-decorated"], "decorations")
+    evil.wait("mapped", timeout=20)
+    if "mode server_side" not in evil.lines:
+        raise Failure(f"evil was not told server_side: {evil.lines}")
+    if "orphan asked" not in evil.lines:
+        raise Failure(f"evil's orphaned decoration lost it: {evil.lines}")
+    refused = wait_for("evil's second decoration object to be refused",
+                       lambda: evil.starting("refused "), timeout=10)[0]
+    if refused == "refused 0":
+        raise Failure("a second decoration object for one window was "
+                      "accepted")
+    print(f"evil was told server_side, its orphan was ignored, its "
+          f"second object {refused} (EPROTO)")
+    wait_for("evil's window to go", lambda: not evil_views(s), timeout=10)
+    click_until(s, s.wait_view(view["title"]), good, "enter")
+    s.seat.type("ok")
+    wait_for("good to hear its keys", lambda: good.starting("key "),
+             timeout=5)
+    print("good's window still hears its keys")

@@ -97,6 +97,7 @@ CASES = {
     "bug-pointer-images": trust.case_pointer_images,
     "bug-switcher-offscreen": trust.case_switcher_offscreen,
     "bug-invisible-layer": trust.case_invisible_layer,
+    "decoration-misuse": trust.case_decoration_misuse,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
@@ -117,7 +118,7 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-focus-theft", "bug-label-escape", "overdraw-seated",
               "title-flood", "bug-local-window-closes",
               "bug-pointer-images", "bug-switcher-offscreen",
-              "bug-invisible-layer"}
+              "bug-invisible-layer", "decoration-misuse"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
@@ -127,6 +128,7 @@ SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
                 "bug-pointer-images": {"evil": ()},
                 "bug-switcher-offscreen": {"evil": ()},
                 "bug-invisible-layer": {"evil": (), "panel": "top"},
+                "decoration-misuse": {"evil": ()},
                 "bug-popup-overdraw": {"evil": ()},
                 "bug-scaled-overdraw": {"evil": ()},
                 "bug-scaled-overdraw-four": {

@@ -18,6 +18,7 @@
  *                     [--seconds N]
  *   ivwl-trust-client --mode fullscreener [--title T] [--color 0xRRGGBB]
  *                     [--delay-ms N] [--seconds N]
+ *   ivwl-trust-client --mode decorations [--title T]
  *
  * typist: one window in --color that prints "enter", "leave" and
  *   "key K" (K the key code, on press) as its keyboard hears them; with
@@ -65,6 +66,13 @@
  *   --delay-ms (0) after the first button press on it, prints "asked",
  *   then "size WxH" (0x0: its own) for every size weston gives it, and
  *   draws itself that size; ends after --seconds.
+ * decorations: misuses zxdg_decoration_manager_v1 as an attacker
+ *   would: asks client_side for a window and prints "mode M" for the
+ *   mode told; destroys that window and asks again through its
+ *   orphaned decoration object ("orphan asked"); then maps a --title
+ *   window, prints "mapped", asks a second decoration object for it
+ *   and prints "refused E" with the protocol error that ends the
+ *   connection.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -77,6 +85,7 @@
 
 #include "client.h"
 #include "viewporter-client-protocol.h"
+#include "xdg-decoration-client-protocol.h"
 
 #define MAGENTA 0xffff00ffu
 
@@ -101,6 +110,7 @@ struct client {
 	int cursor_size;
 	struct wl_data_device_manager *ddm;	/* the images mode's */
 	struct wp_viewporter *viewporter;	/* the scaled mode's */
+	struct zxdg_decoration_manager_v1 *decoration;
 	uint32_t press_serial;	/* of the first button press */
 	uint32_t sync_serial;	/* newest serial a sync gave */
 	int64_t pressed_ms;	/* the first button press, 0: none yet */
@@ -796,6 +806,62 @@ fullscreener(struct client *c, const char *title, uint32_t color,
 	}
 }
 
+static void
+decoration_configure(void *data,
+		     struct zxdg_toplevel_decoration_v1 *decoration,
+		     uint32_t mode)
+{
+	*(uint32_t *)data = mode;
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener
+decoration_listener = {
+	.configure = decoration_configure,
+};
+
+static void
+decorations(struct client *c, const char *title)
+{
+	struct zxdg_toplevel_decoration_v1 *d, *orphan;
+	struct window a, b;
+	uint32_t mode = 0;
+
+	if (!c->decoration)
+		die("no zxdg_decoration_manager_v1");
+	toplevel_init(c, &a, "decorated", 200, 100, MAGENTA, 0);
+	orphan = zxdg_decoration_manager_v1_get_toplevel_decoration(
+		c->decoration, a.base.toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(orphan, &decoration_listener,
+						 &mode);
+	zxdg_toplevel_decoration_v1_set_mode(orphan,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	window_map(c, &a);
+	if (wl_display_roundtrip(c->display) < 0)
+		die("lost the display");
+	say("mode %s", mode == ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE ?
+	    "server_side" : mode ? "client_side" : "none");
+	window_fini(&a);
+	zxdg_toplevel_decoration_v1_set_mode(orphan,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	zxdg_toplevel_decoration_v1_unset_mode(orphan);
+	if (wl_display_roundtrip(c->display) < 0)
+		die("lost the display");
+	say("orphan asked");
+	toplevel_init(c, &b, title, 300, 200, 0xff20c060u, 0);
+	d = zxdg_decoration_manager_v1_get_toplevel_decoration(
+		c->decoration, b.base.toplevel);
+	window_map(c, &b);
+	if (wl_display_roundtrip(c->display) < 0)
+		die("lost the display");
+	say("mapped");
+	sleep(1);
+	zxdg_decoration_manager_v1_get_toplevel_decoration(c->decoration,
+							   b.base.toplevel);
+	wl_display_roundtrip(c->display);
+	say("refused %d", wl_display_get_error(c->display));
+	(void)d;
+}
+
 static uint32_t
 color_arg(const char *s)
 {
@@ -821,6 +887,8 @@ main(int argc, char **argv)
 				   &c.ddm, .optional = true),
 		IVWL_CLIENT_GLOBAL(wp_viewporter_interface, 1, &c.viewporter,
 				   .optional = true),
+		IVWL_CLIENT_GLOBAL(zxdg_decoration_manager_v1_interface, 1,
+				   &c.decoration, .optional = true),
 		{ 0 },
 	};
 	struct ivwl_client_registry reg = { .globals = globals };
@@ -881,7 +949,9 @@ main(int argc, char **argv)
 		if (!c.cursor_size)
 			c.cursor_size = 64;
 		images(&c, icon_offset, seconds);
-	} else if (strcmp(mode, "fullscreener") == 0)
+	} else if (strcmp(mode, "decorations") == 0)
+		decorations(&c, title);
+	else if (strcmp(mode, "fullscreener") == 0)
 		fullscreener(&c, title, color, delay, seconds);
 	else
 		die("unknown --mode");
