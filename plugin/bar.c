@@ -6,16 +6,22 @@
  * it take no clicks; the button is told by where the pointer is).  A drag
  * is a pointer grab of the plugin's own that moves the window's view with
  * the pointer until the last button is let go; the strips follow,
- * transform children of it.
+ * transform children of it.  The maximize button asks weston for what
+ * the client's own button would: xdg_toplevel.set_maximized or
+ * unset_maximized, sent on the VM's connection as if the client had,
+ * so the shell's policy and the client's configure run as usual.
  */
 #include <linux/input.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <libweston/libweston.h>
 #include "weston-compat.h"
 
 #include "bar.h"
+#include "connection.h"
 #include "ivwl-plugin.h"
+#include "ivwl-protocols.h"
 #include "label.h"
 
 struct ivwl_bar {
@@ -125,6 +131,50 @@ activate(struct weston_view *window, struct weston_seat *seat)
 	weston_view_schedule_repaint(window);
 }
 
+struct toplevel_search {
+	struct weston_desktop_surface *ds;
+	uint32_t id;
+};
+
+static enum wl_iterator_result
+find_toplevel(struct wl_resource *resource, void *data)
+{
+	struct toplevel_search *search = data;
+
+	if (strcmp(wl_resource_get_class(resource), "xdg_toplevel") != 0 ||
+	    ivwl_toplevel_desktop_surface(resource) != search->ds)
+		return WL_ITERATOR_CONTINUE;
+	search->id = wl_resource_get_id(resource);
+	return WL_ITERATOR_STOP;
+}
+
+/* Maximizes the VM's window, or gives it back its size. */
+static void
+toggle_maximized(struct weston_view *window)
+{
+	struct toplevel_search search = { 0 };
+	struct ivwl_connection *conn;
+	struct wl_client *client;
+
+	if (!window->surface->resource ||
+	    !weston_surface_is_desktop_surface(window->surface))
+		return;
+	client = wl_resource_get_client(window->surface->resource);
+	conn = ivwl_connection_of_client(client);
+	search.ds = weston_surface_get_desktop_surface(window->surface);
+	if (!conn)
+		return;
+	wl_client_for_each_resource(client, find_toplevel, &search);
+	if (!search.id)
+		return;
+	if (ivwl_connection_request(conn, search.id,
+				    weston_desktop_surface_get_maximized(
+					    search.ds) ?
+				    IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED :
+				    IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED) < 0)
+		ivwl_connection_kill_later(conn);
+}
+
 static void
 on_press(struct weston_pointer *pointer, const struct timespec *time,
 	 uint32_t button, void *data)
@@ -147,6 +197,10 @@ on_press(struct weston_pointer *pointer, const struct timespec *time,
 				window->surface);
 			weston_desktop_surface_close(ds);
 		}
+		return;
+	}
+	if (part == IVWL_BAR_MAXIMIZE) {
+		toggle_maximized(window);
 		return;
 	}
 	ivwl_view_pos(window, &wx, &wy);

@@ -722,6 +722,23 @@ ivwl_connection_kill_later(struct ivwl_connection *conn)
 			destroy_killed, conn);
 }
 
+int
+ivwl_connection_request(struct ivwl_connection *conn, uint32_t object,
+			uint16_t opcode)
+{
+	uint32_t header[2] = { object, (8u << 16) | opcode };
+	int ret;
+
+	ret = ivwl_stream_out_append(&conn->to_server, header, sizeof(header),
+				     NULL, 0);
+	if (ret < 0)
+		return ret;
+	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+	if (ret == -EAGAIN)
+		update_interest(conn);	/* its WRITABLE flushes the rest */
+	return ret == -EAGAIN ? 0 : ret;
+}
+
 static int
 on_alarm(int fd, uint32_t mask, void *data)
 {

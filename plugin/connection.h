@@ -159,6 +159,16 @@ ivwl_connection_kill_later(struct ivwl_connection *conn);
 struct wl_client *
 ivwl_connection_client(struct ivwl_connection *conn);
 
+/*
+ * A request without arguments of ivwl.so's own, to weston as if the
+ * client sent it, after what went before (the title bar's maximize:
+ * xdg_toplevel.set_maximized).  object is an id weston's map holds for
+ * the client now.  0, or -errno when weston reads nothing more.
+ */
+int
+ivwl_connection_request(struct ivwl_connection *conn, uint32_t object,
+			uint16_t opcode);
+
 /* The app rang this slot's vector. */
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn);

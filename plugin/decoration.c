@@ -6,11 +6,14 @@
  * first.  The mode is told at once and after every set_mode and
  * unset_mode; libweston-desktop's next xdg_surface.configure (the first
  * one, for a toplevel that asks before its first commit, as clients do)
- * completes it.
+ * completes it.  The window's surface carries a destroy listener of the
+ * object's while it lives: that is how the bar (label.c) tells that no
+ * bar of the client's lies under weston's.
  */
 #include <stdlib.h>
 
-#include <wayland-server-core.h>
+#include <libweston/libweston.h>
+#include "weston-compat.h"
 
 #include "decoration.h"
 #include "ivwl-plugin.h"
@@ -27,7 +30,36 @@ struct toplevel_decoration {
 	struct wl_resource *resource;
 	struct wl_resource *toplevel;	/* NULL once it went */
 	struct wl_listener toplevel_destroy;
+	struct weston_surface *surface;	/* its window's; NULL once gone */
+	struct wl_listener surface_destroy;
 };
+
+static void
+forget_surface(struct toplevel_decoration *d)
+{
+	if (!d->surface)
+		return;
+	wl_list_remove(&d->surface_destroy.link);
+	d->surface = NULL;
+}
+
+static void
+on_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct toplevel_decoration *d =
+		wl_container_of(listener, d, surface_destroy);
+
+	forget_surface(d);
+}
+
+static struct weston_surface *
+toplevel_surface(struct wl_resource *toplevel)
+{
+	struct weston_desktop_surface *ds =
+		ivwl_toplevel_desktop_surface(toplevel);
+
+	return ds ? weston_desktop_surface_get_surface(ds) : NULL;
+}
 
 static void
 tell_mode(struct toplevel_decoration *d)
@@ -45,6 +77,7 @@ on_toplevel_destroy(struct wl_listener *listener, void *data)
 
 	wl_list_remove(&d->toplevel_destroy.link);
 	d->toplevel = NULL;
+	forget_surface(d);
 }
 
 static void
@@ -81,6 +114,7 @@ decoration_free(struct wl_resource *resource)
 
 	if (d->toplevel)
 		wl_list_remove(&d->toplevel_destroy.link);
+	forget_surface(d);
 	free(d);
 }
 
@@ -119,6 +153,11 @@ manager_get_toplevel_decoration(struct wl_client *client,
 	d->toplevel = toplevel;
 	d->toplevel_destroy.notify = on_toplevel_destroy;
 	wl_resource_add_destroy_listener(toplevel, &d->toplevel_destroy);
+	d->surface = toplevel_surface(toplevel);
+	d->surface_destroy.notify = on_surface_destroy;
+	if (d->surface)
+		wl_signal_add(&d->surface->destroy_signal,
+			      &d->surface_destroy);
 	wl_resource_set_implementation(d->resource, &decoration_impl, d,
 				       decoration_free);
 	tell_mode(d);
@@ -177,4 +216,12 @@ ivwl_decoration_is_global(const struct ivwl_decoration *decoration,
 			  const struct wl_global *global)
 {
 	return decoration && decoration->global == global;
+}
+
+bool
+ivwl_decoration_server_side(const struct weston_surface *window)
+{
+	struct weston_surface *s = (struct weston_surface *)window;
+
+	return wl_signal_get(&s->destroy_signal, on_surface_destroy) != NULL;
 }

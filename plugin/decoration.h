@@ -7,6 +7,7 @@
 struct ivwl_plugin;
 struct ivwl_decoration;
 struct wl_global;
+struct weston_surface;
 
 /*
  * zxdg_decoration_manager_v1 for the VMs' clients (weston 10 and 14
@@ -27,5 +28,12 @@ ivwl_decoration_destroy(struct ivwl_decoration *decoration);
 bool
 ivwl_decoration_is_global(const struct ivwl_decoration *decoration,
 			  const struct wl_global *global);
+
+/*
+ * Whether window (a VM's toplevel surface) holds a decoration object
+ * now: it was told server_side and draws no title bar of its own.
+ */
+bool
+ivwl_decoration_server_side(const struct weston_surface *window);
 
 #endif

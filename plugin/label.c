@@ -37,6 +37,7 @@
 
 #include "ivwl-plugin.h"
 #include "canvas.h"
+#include "decoration.h"
 #include "focus.h"
 #include "log.h"
 #include "mono-time.h"
@@ -47,6 +48,9 @@
 
 #define BORDER_WIDTH IVWL_LABEL_BORDER
 #define ATTENTION_HEIGHT 8
+/* The bar's buttons, at its right end, each bar_height square: CLOSE
+ * and MAXIMIZE, in that order from the right. */
+#define BUTTONS 2
 #define ATTENTION_COLOR 0xffffb000u	/* amber */
 
 #define VEIL_COLOR 0xff303030u		/* dark grey */
@@ -65,15 +69,16 @@
 #define PLATE_SPACING_MS 40
 
 /* Top to bottom: strip[0] is the topmost, the veil right above the
- * window's content.  PLATE, the nameplate, and CLOSE, the close button
- * at its right end, lie on BAR, the title bar;
+ * window's content.  PLATE, the nameplate, CLOSE, the close button at
+ * its right end, and MAXIMIZE left of it lie on BAR, the title bar;
  * while X-ray is on, XNAME, the VM's name, lies on XDIM, which darkens
  * the window.  BACKDROP alone lies below the window (and the surfaces
  * it placed below itself): an opaque box, so that no pixel of what is
  * under a VM's window shows through it (a transparent window over
  * another VM's would be an invisible layer taking its clicks). */
 enum {
-	TOP, BOTTOM, LEFT, RIGHT, CLOSE, PLATE, BAR, ATTENTION, XNAME, XDIM,
+	TOP, BOTTOM, LEFT, RIGHT, CLOSE, MAXIMIZE, PLATE, BAR, ATTENTION,
+	XNAME, XDIM,
 	VEIL, BACKDROP, NSTRIPS
 };
 
@@ -118,10 +123,13 @@ struct ivwl_border {
 	bool plate_queued;
 	/*
 	 * The bar lies inside the window (its top off screen or under the
-	 * panel): it takes no clicks then, they are the window's own bar's.
+	 * panel) over a bar the client draws itself: it takes no clicks
+	 * then, they are the window's own bar's.  A window decorated
+	 * server-side (decoration.c) has none: its bar takes them inside
+	 * too.
 	 */
-	bool bar_inside;
-	bool bar_inside_now;		/* as frame_geometry() found it */
+	bool bar_deaf;
+	bool bar_deaf_now;		/* as frame_geometry() found it */
 	/* its view while fullscreen, as label's fullscreen signal told */
 	struct weston_view *fullscreen_view;
 	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
@@ -132,13 +140,13 @@ struct ivwl_border {
 
 /*
  * A picture of a VM's, the same on each of its windows: its name as
- * X-ray shows it (XNAME), the close button of its bars (CLOSE).
+ * X-ray shows it (XNAME), the buttons of its bars (CLOSE, MAXIMIZE).
  */
 struct vm_image {
 	struct wl_list link;			/* ivwl_label.vm_images */
 	struct ivwl_label *label;
 	struct ivwl_vm *vm;
-	int strip;				/* XNAME or CLOSE */
+	int strip;			/* XNAME, CLOSE or MAXIMIZE */
 	struct ivwl_canvas_image *image;
 	int32_t plate_min;			/* CLOSE's: the VM's plates' */
 };
@@ -285,7 +293,7 @@ vm_image_surface(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 static enum ivwl_fill_shape
 strip_shape(const struct ivwl_border *b, int i)
 {
-	if (i == BAR && !b->bar_inside)
+	if (i == BAR && !b->bar_deaf)
 		return IVWL_FILL_BAR;
 	return i == LEFT || i == RIGHT ? IVWL_FILL_TALL :
 	       i == XDIM || i == BACKDROP ? IVWL_FILL_BOX : IVWL_FILL_WIDE;
@@ -307,7 +315,7 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 		return b->plate_shown ? ivwl_canvas_image_surface(b->plate) :
 		       NULL;
 	}
-	if (i == XNAME || i == CLOSE) {
+	if (i == XNAME || i == CLOSE || i == MAXIMIZE) {
 		*kind = STRIP_IMAGE;
 		return vm_image_surface(b->label, b->cost.vm, i);
 	}
@@ -359,7 +367,8 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 		struct ivwl_strip *strip = &b->strip[i];
 		struct weston_surface *s = strip_surface(b, i, &strip->kind);
 
-		if (!s && (i == PLATE || i == XNAME || i == CLOSE))
+		if (!s && (i == PLATE || i == XNAME || i == CLOSE ||
+			   i == MAXIMIZE))
 			continue;	/* comes once the canvas drew it */
 		if (!s || strip_create(b, i, s, framed) < 0)
 			goto err_strips;
@@ -562,8 +571,9 @@ frame_geometry(struct ivwl_border *b, int32_t geo[NSTRIPS][4],
 	/* the frame of a window narrower than its VM's name is as wide as
 	 * the name, so that it shows whole: what the window draws there is
 	 * inside the frame */
-	if (box[2] < b->plate_min + b->label->bar_height - 2 * BORDER_WIDTH)
-		box[2] = b->plate_min + b->label->bar_height -
+	if (box[2] < b->plate_min + BUTTONS * b->label->bar_height -
+		     2 * BORDER_WIDTH)
+		box[2] = b->plate_min + BUTTONS * b->label->bar_height -
 			 2 * BORDER_WIDTH;
 	frame_geometry_box(b, box, geo, mask);
 }
@@ -614,17 +624,20 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 	 * strip, or under it inside */
 	geo[BAR][0] = left;
 	geo[BAR][1] = in[TOP] ? k : -k - bar;
-	b->bar_inside_now = in[TOP];
+	b->bar_deaf_now = in[TOP] && !ivwl_decoration_server_side(b->window);
 	geo[BAR][2] = right - left;
 	geo[BAR][3] = bar;
-	/* the close button at its right end, the plate left of it */
-	geo[CLOSE][0] = geo[BAR][0] + geo[BAR][2] - bar;
-	geo[CLOSE][1] = geo[BAR][1];
-	geo[CLOSE][2] = geo[CLOSE][3] = bar;
+	/* the close button at its right end, maximize left of it, the
+	 * plate left of them */
+	for (i = 0; i < BUTTONS; i++) {
+		geo[CLOSE + i][0] = geo[BAR][0] + geo[BAR][2] - (i + 1) * bar;
+		geo[CLOSE + i][1] = geo[BAR][1];
+		geo[CLOSE + i][2] = geo[CLOSE + i][3] = bar;
+	}
 	geo[PLATE][0] = geo[BAR][0];
 	geo[PLATE][1] = geo[BAR][1];
-	geo[PLATE][2] = b->plate_w < geo[BAR][2] - bar ? b->plate_w :
-			geo[BAR][2] - bar;
+	geo[PLATE][2] = b->plate_w < geo[BAR][2] - BUTTONS * bar ?
+			b->plate_w : geo[BAR][2] - BUTTONS * bar;
 	geo[PLATE][3] = bar;
 	geo[ATTENTION][0] = left;
 	geo[ATTENTION][1] = in[TOP] ? k + bar : -k - bar - a;
@@ -826,10 +839,10 @@ strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
 	pixman_region32_init(&s->opaque);
 	if (i == VEIL || i == BACKDROP)
 		pixman_region32_init_rect(&s->opaque, 0, 0, w, h);
-	/* the bar takes clicks (bar.c) where it is outside the window */
+	/* the bar takes clicks (bar.c) unless deaf (bar_deaf) */
 	if (i == BAR) {
 		pixman_region32_fini(&s->input);
-		if (strip->border->bar_inside)
+		if (strip->border->bar_deaf)
 			pixman_region32_init(&s->input);
 		else
 			pixman_region32_init_rect(&s->input, 0, 0, w, h);
@@ -1038,8 +1051,8 @@ strips_place(struct ivwl_border *b)
 		return;
 	}
 	frame_geometry(b, geo, mask);
-	if (b->bar_inside_now != b->bar_inside) {
-		b->bar_inside = b->bar_inside_now;
+	if (b->bar_deaf_now != b->bar_deaf) {
+		b->bar_deaf = b->bar_deaf_now;
 		/* a fill's input is its whole surface's: another fill then;
 		 * a bar of its own takes clicks or not as it is resized */
 		if (b->strip[BAR].kind == STRIP_FILL) {
@@ -1049,7 +1062,7 @@ strips_place(struct ivwl_border *b)
 		}
 		b->strip[BAR].w = 0;
 	}
-	plate_update(b, geo[BAR][2] - b->label->bar_height);
+	plate_update(b, geo[BAR][2] - BUTTONS * b->label->bar_height);
 	for (i = 0; i < NSTRIPS; i++)
 		b->strip[i].empty = geo[i][2] <= 0 || geo[i][3] <= 0;
 	restacked = strips_restack(b);
@@ -1254,6 +1267,7 @@ border_update(struct ivwl_border *b)
 		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
 						    false, on_plate_shown, b);
 		b->plate_min = vm_image_ask(b->label, b->cost.vm, CLOSE);
+		vm_image_ask(b->label, b->cost.vm, MAXIMIZE);
 		b->plate_drawn_ms = ivwl_now_ms();
 	}
 	if (view != b->framed) {
@@ -1487,8 +1501,11 @@ ivwl_label_bar_part(struct weston_view *view, float x,
 	if (vm)
 		*vm = b->cost.vm;
 	e = pixman_region32_extents(&view->transform.boundingbox);
-	return x >= (float)(e->x2 - b->label->bar_height) ? IVWL_BAR_CLOSE :
-							    IVWL_BAR_MOVE;
+	if (x >= (float)(e->x2 - b->label->bar_height))
+		return IVWL_BAR_CLOSE;
+	if (x >= (float)(e->x2 - BUTTONS * b->label->bar_height))
+		return IVWL_BAR_MAXIMIZE;
+	return IVWL_BAR_MOVE;
 }
 
 struct ivwl_window_cost *
@@ -1564,9 +1581,15 @@ vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i)
 	vi->image = ivwl_canvas_image_create(label->plugin->canvas,
 					     false, on_vm_image_shown, vi);
 	wl_list_insert(&label->vm_images, &vi->link);
-	pixels = i == XNAME ?
-		 ivwl_nameplate_draw_big(label->font, vm->name, vm->color) :
-		 ivwl_nameplate_draw_close(label->bar_height, vm->color);
+	if (i == XNAME)
+		pixels = ivwl_nameplate_draw_big(label->font, vm->name,
+						 vm->color);
+	else if (i == MAXIMIZE)
+		pixels = ivwl_nameplate_draw_maximize(label->bar_height,
+						      vm->color);
+	else
+		pixels = ivwl_nameplate_draw_close(label->bar_height,
+						   vm->color);
 	if (vi->image && pixels)
 		ivwl_canvas_image_show_cairo(vi->image, pixels);
 	if (pixels)

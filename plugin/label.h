@@ -61,12 +61,14 @@ enum ivwl_bar_part {
 	IVWL_BAR_NONE,		/* view is no title bar */
 	IVWL_BAR_MOVE,		/* the bar or its nameplate: drag it */
 	IVWL_BAR_CLOSE,		/* its close button */
+	IVWL_BAR_MAXIMIZE,	/* its maximize button */
 };
 
 /*
  * The part of the title bar view that global column x falls on, with its
- * window's view and its VM.  Only a bar outside its window takes clicks:
- * one drawn inside leaves them to the window's own title bar.
+ * window's view and its VM.  A bar drawn inside its window (at the
+ * screen's top or under the panel) takes no clicks when the client
+ * draws its own bar there: they are that bar's.
  */
 enum ivwl_bar_part
 ivwl_label_bar_part(struct weston_view *view, float x,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The nameplate's drawing (nameplate.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,5 +278,26 @@ ivwl_nameplate_draw_close(int size, uint32_t argb)
 	cairo_move_to(cr, size - m, m);
 	cairo_line_to(cr, m, size - m);
 	cairo_stroke(cr);
+	return plate_done(cr, s);
+}
+
+cairo_surface_t *
+ivwl_nameplate_draw_maximize(int size, uint32_t argb)
+{
+	double m = floor(size * 0.3) + 0.5;
+	cairo_surface_t *s;
+	cairo_t *cr;
+
+	if (size <= 0)
+		return NULL;
+	cr = plate_start(size, size, argb, &s);
+	if (!cr)
+		return NULL;
+	cairo_set_line_width(cr, 1.0);
+	cairo_rectangle(cr, m, m, size - 2 * m, size - 2 * m);
+	cairo_stroke(cr);
+	/* the top edge thicker, as a window's title bar */
+	cairo_rectangle(cr, m, m, size - 2 * m, 2.0);
+	cairo_fill(cr);
 	return plate_done(cr, s);
 }

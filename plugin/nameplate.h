@@ -75,4 +75,9 @@ ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb);
 cairo_surface_t *
 ivwl_nameplate_draw_close(int size, uint32_t argb);
 
+/* A title bar's maximize button: a square outline in the text's colour
+ * on the VM's, size pixels square.  NULL on failure. */
+cairo_surface_t *
+ivwl_nameplate_draw_maximize(int size, uint32_t argb);
+
 #endif

@@ -31,6 +31,17 @@
 #endif
 
 /*
+ * The window of an xdg_toplevel resource: libweston-desktop keeps its
+ * weston_desktop_surface as the resource's data (weston 10 to 16), NULL
+ * once the surface went.
+ */
+static inline struct weston_desktop_surface *
+ivwl_toplevel_desktop_surface(struct wl_resource *toplevel)
+{
+	return wl_resource_get_user_data(toplevel);
+}
+
+/*
  * The frontend's API (wet_get_config): bookworm's weston installs
  * weston.h, trixie's does not, and libexec_weston.so exports it in both.
  */

@@ -8,10 +8,12 @@
  *                  [--title T] [--font F]
  *   ivwl-nameplate --big --name N --color 0xAARRGGBB --out F.png [--font F]
  *   ivwl-nameplate --close SIZE --name N --color 0xAARRGGBB --out F.png
+ *   ivwl-nameplate --maximize SIZE --name N --color 0xAARRGGBB --out F.png
  *
  * The title is cleaned as the plugin cleans it.  Prints "natural N",
  * the width the plate would take uncut.  --big: the name as X-ray
- * shows it across a window; --close: a bar's close button, SIZE square.
+ * shows it across a window; --close, --maximize: a bar's buttons, SIZE
+ * square.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,11 +44,12 @@ main(int argc, char *argv[])
 		{ "out", required_argument, NULL, 'o' },
 		{ "big", no_argument, NULL, 'b' },
 		{ "close", required_argument, NULL, 'x' },
+		{ "maximize", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ivwl_nameplate plate = { .font = IVWL_NAMEPLATE_FONT };
 	const char *out = NULL;
-	int big = 0, close_size = 0;
+	int big = 0, close_size = 0, maximize_size = 0;
 	cairo_surface_t *s;
 	char *clean, *end;
 	int opt, natural;
@@ -66,17 +69,22 @@ main(int argc, char *argv[])
 		case 'o': out = optarg; break;
 		case 'b': big = 1; break;
 		case 'x': close_size = atoi(optarg); break;
+		case 'm': maximize_size = atoi(optarg); break;
 		default: return usage();
 		}
 	}
 	if (!plate.name || !out ||
-	    (!big && !close_size && plate.max_width <= 0) || optind != argc)
+	    (!big && !close_size && !maximize_size && plate.max_width <= 0) ||
+	    optind != argc)
 		return usage();
 	clean = ivwl_nameplate_clean(plate.title);
 	plate.title = clean;
 	if (close_size) {
 		s = ivwl_nameplate_draw_close(close_size, plate.argb);
 		natural = close_size;
+	} else if (maximize_size) {
+		s = ivwl_nameplate_draw_maximize(maximize_size, plate.argb);
+		natural = maximize_size;
 	} else if (big) {
 		s = ivwl_nameplate_draw_big(plate.font, plate.name, plate.argb);
 		natural = s ? cairo_image_surface_get_width(s) : 0;

@@ -630,12 +630,44 @@ def window_geometry(s, shot, view, vm):
                             right[-1] + 1 - FRAME_BORDER, y1))
 
 
+def maximize_and_back(s, title):
+    """The maximize button of title's bar maximizes it below the panel;
+    the bar is inside the window then, and takes clicks, since the
+    client draws none of its own: its button gives the window back its
+    size."""
+    v = s.wait_view(title)
+    before = v["rect"]
+    bar = s.bar_height()
+    fx0, _, fx1, _ = s.frame_box(v)
+    s.seat.click(at=(fx1 - bar - bar // 2,
+                     before[1] - FRAME_BORDER - bar // 2))
+    full = (0, PANEL, s.width, s.height)
+    wait_for(f"{title} to be maximized", lambda: s.wait_view(title)["rect"]
+             == full, timeout=8, step=0.2)
+    time.sleep(0.5)
+    s.seat.click(at=(s.width - bar - bar // 2,
+                     PANEL + FRAME_BORDER + bar // 2))
+    try:
+        wait_for(f"{title} to get its size back", lambda: s.wait_view(
+            title)["rect"][2:] != full[2:], timeout=8, step=0.2)
+    except Failure:
+        raise Failure(f"the maximize button of {title}'s bar inside the "
+                      f"maximized window did nothing")
+    after = s.wait_view(title)["rect"]
+    if (after[2] - after[0], after[3] - after[1]) != \
+            (before[2] - before[0], before[3] - before[1]):
+        raise Failure(f"{title} came back {after}, was {before}")
+    print(f"{title}: maximized from weston's bar to {full}, and back to "
+          f"its size from the bar inside it")
+
+
 def case_title_bar_apps(s):
     """Real applications under weston's title bar: foot, mpv and
     chromium each show the bar with their VM's name and their title,
     pixel for pixel as ivwl-nameplate draws it.  ivwl.so offers VMs
     zxdg_decoration_manager_v1 and answers server_side: foot and mpv
-    draw no bar of their own, so the user sees one bar, weston's."""
+    draw no bar of their own, so the user sees one bar, weston's; its
+    maximize button works outside the window and, maximized, inside."""
     page = s.path("bar.html")
     with open(page, "w") as f:
         f.write("<html><head><title>ivwl-bar</title></head><body "
@@ -661,6 +693,7 @@ def case_title_bar_apps(s):
         n = s.check_plate(s.screenshot(), v, "work", title)
         print(f"{title}: one bar, weston's, {n} pixels as ivwl-nameplate "
               f"draws them")
+    maximize_and_back(s, "[work] ivwl-foot")
     s.chromium(page)
     title = "ivwl-bar - Chromium"
     v = s.wait_view(f"[work] {title}", timeout=60)

@@ -118,6 +118,7 @@ def nameplate(*args):
 # plugin/label.c's frame width and attention bar height
 FRAME_BORDER = 4
 ATTENTION_HEIGHT = 8
+BUTTONS = 2     # label.c's: close and maximize, at the bar's right end
 
 
 def beside_indicator(width, x):
@@ -511,7 +512,7 @@ class Session:
         x0, y0, x1, y1 = view["rect"]
         bar = self.bar_height()
         fx0, _, fx1, _ = self.frame_box(view)
-        want = self.expected_plate(vm, title, fx1 - fx0 - bar)
+        want = self.expected_plate(vm, title, fx1 - fx0 - BUTTONS * bar)
         if want[1] != bar:
             raise Failure(f"ivwl-nameplate drew {want[1]} rows, weston's "
                           f"bars are {bar}")
@@ -535,34 +536,37 @@ class Session:
                           "pixels of its bar differ from ivwl-nameplate's "
                           f"({self.renderer})")
         rest = [pixel(shot, x, py + bar // 2)
-                for x in range(px + want[0], fx1 - bar)]
+                for x in range(px + want[0], fx1 - BUTTONS * bar)]
         if any(p != self.vm_rgb(vm) for p in rest if p is not None):
             raise Failure(f"{view['title']!r}: its bar past the plate is "
                           f"not all {self.vm_rgb(vm)}")
-        # and at its end, the close button
-        out = self.path(f"close-{vm}.png")
-        nameplate("--close", bar, "--name", vm, "--color",
-                  vm_color(self.vms.index(vm)), "--out", out)
-        button = decode_png(out)
-        wrong = sum(pixel(shot, fx1 - bar + x, py + y) != pixel(button, x, y)
-                    for y in range(bar) for x in range(bar)
-                    if pixel(shot, fx1 - bar + x, py + y) is not None)
-        if wrong:
-            raise Failure(f"{view['title']!r}: {wrong} pixels of its close "
-                          "button differ from ivwl-nameplate's")
+        # and at its end, the maximize and close buttons
+        for i, button in enumerate(("close", "maximize")):
+            out = self.path(f"{button}-{vm}.png")
+            nameplate(f"--{button}", bar, "--name", vm, "--color",
+                      vm_color(self.vms.index(vm)), "--out", out)
+            want = decode_png(out)
+            bx = fx1 - (i + 1) * bar
+            wrong = sum(pixel(shot, bx + x, py + y) != pixel(want, x, y)
+                        for y in range(bar) for x in range(bar)
+                        if pixel(shot, bx + x, py + y) is not None)
+            if wrong:
+                raise Failure(f"{view['title']!r}: {wrong} pixels of its "
+                              f"{button} button differ from "
+                              "ivwl-nameplate's")
         return compared
 
     def frame_box(self, view):
         """What weston draws of a VM's window when all its sides show
         outside it: the window, its frame, title bar and attention bar;
-        as wide as its VM's name and the close button at least."""
+        as wide as its VM's name and the bar's buttons at least."""
         x0, y0, x1, y1 = view["rect"]
         top = FRAME_BORDER + self.bar_height() + ATTENTION_HEIGHT
         vm = re.match(r"\[([^]]+)\]", view["title"] or "")
         if vm and vm.group(1) in self.vms:
             x1 = max(x1 + FRAME_BORDER,
                      x0 - FRAME_BORDER + self.plate_min(vm.group(1)) +
-                     self.bar_height())
+                     BUTTONS * self.bar_height())
         else:
             x1 += FRAME_BORDER
         return (x0 - FRAME_BORDER, y0 - top, x1, y1 + FRAME_BORDER)
