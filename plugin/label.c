@@ -61,7 +61,8 @@
 #define PLATE_INTERVAL_MS 100
 /*
  * Nameplates of all windows are drawn this far apart at least, the ones
- * waiting in turn, and a new window's first one PLATE_INTERVAL_MS after
+ * waiting in turn, round the VMs (plate_queue_rotate), and a new
+ * window's first one PLATE_INTERVAL_MS after
  * it mapped: a VM that maps windows by the hundred costs weston a plate
  * (a text layout, a buffer and its upload) per 40 ms, and none for a
  * window gone sooner.  Its bar shows its colour meanwhile.
@@ -898,6 +899,28 @@ plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
 	cairo_surface_destroy(pixels);
 }
 
+/*
+ * The rest of vm's windows in the queue go to its end, in their order:
+ * the queue goes round the VMs, so that a VM with many windows waiting
+ * makes another VM's window wait one turn of each VM, not of each
+ * window.
+ */
+static void
+plate_queue_rotate(struct ivwl_label *label, struct ivwl_vm *vm)
+{
+	struct ivwl_border *b, *tmp;
+	struct wl_list later;
+
+	wl_list_init(&later);
+	wl_list_for_each_safe(b, tmp, &label->plate_queue, plate_link) {
+		if (b->cost.vm != vm)
+			continue;
+		wl_list_remove(&b->plate_link);
+		wl_list_insert(later.prev, &b->plate_link);
+	}
+	wl_list_insert_list(label->plate_queue.prev, &later);
+}
+
 /* The head of the queue gets its turn; the next in PLATE_SPACING_MS. */
 static int
 on_plate_tick(void *data)
@@ -911,6 +934,7 @@ on_plate_tick(void *data)
 	b = wl_container_of(label->plate_queue.next, b, plate_link);
 	wl_list_remove(&b->plate_link);
 	b->plate_queued = false;
+	plate_queue_rotate(label, b->cost.vm);
 	if (b->framed)
 		strips_place(b);	/* may queue it again */
 	if (!wl_list_empty(&label->plate_queue) && !label->plate_armed) {

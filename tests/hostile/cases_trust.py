@@ -422,7 +422,7 @@ def case_title_flood(s):
     times a second (plugin/label.c, PLATE_INTERVAL_MS), and the bar ends
     on the last title."""
     flood = trust_client(s, "evil", ["--mode", "title-flood", "--seconds",
-                                     "3"], "flood")
+                                     "3", "--count", "1"], "flood")
     flood.wait("ready")
     start = time.monotonic()
     live = LiveView(s)
@@ -476,3 +476,50 @@ def case_decoration_misuse(s):
     wait_for("good to hear its keys", lambda: good.starting("key "),
              timeout=5)
     print("good's window still hears its keys")
+
+
+def case_plate_queue(s):
+    """VM evil keeps 150 windows retitling in turn, as fast as weston
+    takes the titles: each of its windows wants a new nameplate all the
+    time.  VM good's window then sets a new title once: its plate is
+    drawn on its VM's turn, not after every one of evil's windows (the
+    queue goes round the VMs: plugin/label.c).  Counted in evil's
+    plates drawn meanwhile, from the live view: a queue of windows
+    draws the 150 waiting first (about 300 were counted before the
+    fix); round the VMs, one, read off the live view's lines a second
+    apart (25 plates a second): at most two seconds' worth."""
+    good, view = s.typist("good", "good-window",
+                          ["--retitle", "good-renamed", "--seconds", "6"])
+    flood = trust_client(s, "evil", ["--mode", "title-flood", "--count",
+                                     "150", "--seconds", "20"], "flood")
+    live = LiveView(s)
+    try:
+        flood.wait("ready", timeout=30)
+        good.wait("retitled", timeout=20)
+        start = len(live.lines())
+
+        def good_drawn():
+            lines = live.lines()
+            base = next((int(f["plates"]) for k, f in lines[:start]
+                         [::-1] if k == "vm" and f.get("name") == "good"),
+                        0)
+            for i, (k, f) in enumerate(lines[start:], start):
+                if k == "vm" and f.get("name") == "good" and \
+                        int(f["plates"]) > base:
+                    return lines, i
+            return None
+
+        lines, at = wait_for("good's new plate", good_drawn, timeout=30,
+                             step=0.2)
+    finally:
+        live.close()
+
+    def evil_plates(upto):
+        return max((int(f["plates"]) for k, f in lines[:upto]
+                    if k == "vm" and f.get("name") == "evil"), default=0)
+    drawn = evil_plates(at) - evil_plates(start)
+    print(f"evil's plates drawn before good's new one: {drawn}")
+    if drawn > 100:
+        raise Failure(f"BUG plate queue: good's new title waited for "
+                      f"{drawn} of evil's plates")
+    s.wait_view("[good] good-renamed")

@@ -98,6 +98,7 @@ CASES = {
     "bug-switcher-offscreen": trust.case_switcher_offscreen,
     "bug-invisible-layer": trust.case_invisible_layer,
     "decoration-misuse": trust.case_decoration_misuse,
+    "bug-plate-queue": trust.case_plate_queue,
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
@@ -118,7 +119,8 @@ SEAT_CASES = {"bug-clipboard-flood-grows-weston", "bug-clipboard-hang",
               "bug-focus-theft", "bug-label-escape", "overdraw-seated",
               "title-flood", "bug-local-window-closes",
               "bug-pointer-images", "bug-switcher-offscreen",
-              "bug-invisible-layer", "decoration-misuse"}
+              "bug-invisible-layer", "decoration-misuse",
+              "bug-plate-queue"}
 
 # Cases whose attacker is an app of VM evil (its agent runs), and their
 # other settings of the session.
@@ -129,6 +131,7 @@ SESSION_ARGS = {"bug-focus-theft": {"evil": ()},
                 "bug-switcher-offscreen": {"evil": ()},
                 "bug-invisible-layer": {"evil": (), "panel": "top"},
                 "decoration-misuse": {"evil": ()},
+                "bug-plate-queue": {"evil": ()},
                 "bug-popup-overdraw": {"evil": ()},
                 "bug-scaled-overdraw": {"evil": ()},
                 "bug-scaled-overdraw-four": {

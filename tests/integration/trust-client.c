@@ -10,7 +10,7 @@
  *   ivwl-trust-client --mode escape --fake-color 0xRRGGBB
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
- *   ivwl-trust-client --mode title-flood --seconds N
+ *   ivwl-trust-client --mode title-flood --seconds N [--count N]
  *   ivwl-trust-client --mode offscreen [--seconds N]
  *   ivwl-trust-client --mode invisible [--seconds N]
  *   ivwl-trust-client --mode popups|scaled --count N [--seconds N]
@@ -41,9 +41,9 @@
  *   cursor.
  * fake-desktop: a toplevel that asks for fullscreen and paints a fake
  *   desktop (magenta in a --fake-color frame); "ready" once mapped.
- * title-flood: a window that sets a new title ("flood N") and commits,
- *   as fast as weston takes them, for --seconds; then prints "last T"
- *   with the last title, and stays.
+ * title-flood: --count windows (1) that set new titles ("flood N") in
+ *   turn and commit, as fast as weston takes them, for --seconds; then
+ *   prints "last T" with the last title, and stays.
  * invisible: a 2048x2048 window of fully transparent pixels, moved by
  *   an attach offset of (-600, -600) once mapped, so that on a small
  *   screen all its edges lie off it: an invisible layer; prints
@@ -566,20 +566,28 @@ fake_desktop(struct client *c, uint32_t fake, int seconds)
 }
 
 static void
-title_flood(struct client *c, int seconds)
+title_flood(struct client *c, int count, int seconds)
 {
-	int64_t end = now_ms() + (int64_t)seconds * 1000;
-	struct window win;
+	int64_t end;
+	struct window *wins = calloc((size_t)count, sizeof(*wins));
 	char title[64];
 	unsigned n = 0;
+	int i;
 
-	toplevel_init(c, &win, "flood 0", 200, 100, MAGENTA, 0);
-	window_map(c, &win);
+	if (!wins)
+		die("out of memory");
+	for (i = 0; i < count; i++) {
+		toplevel_init(c, &wins[i], "flood 0", 200, 100, MAGENTA, 0);
+		window_map(c, &wins[i]);
+	}
 	say("ready");
+	end = now_ms() + (int64_t)seconds * 1000;
 	while (now_ms() < end) {
+		struct window *win = &wins[n % (unsigned)count];
+
 		snprintf(title, sizeof(title), "flood %u", ++n);
-		xdg_toplevel_set_title(win.base.toplevel, title);
-		wl_surface_commit(win.base.surface);
+		xdg_toplevel_set_title(win->base.toplevel, title);
+		wl_surface_commit(win->base.surface);
 		/* as fast as weston takes them, no faster */
 		if (n % 50 == 0 && wl_display_roundtrip(c->display) < 0)
 			die("lost the display");
@@ -936,7 +944,8 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "fake-desktop") == 0)
 		fake_desktop(&c, fake, seconds);
 	else if (strcmp(mode, "title-flood") == 0)
-		title_flood(&c, seconds);
+		title_flood(&c, count > 0 && count <= 256 ? count : 1,
+			    seconds);
 	else if (strcmp(mode, "offscreen") == 0)
 		offscreen(&c, seconds);
 	else if (strcmp(mode, "invisible") == 0)
