@@ -601,9 +601,12 @@ def case_fullscreen_user(s):
 
 
 def own_bars(s):
-    """Subsurfaces in the scene: foot draws its own title bar and
-    borders in subsurfaces unless told the server decorates."""
-    return [v for v in s.scene() if "role wl_subsurface" in v["head"]]
+    """Subsurfaces shown in the scene: foot draws its own title bar and
+    borders in subsurfaces unless told the server decorates (trixie's
+    keeps an empty one too)."""
+    return [v for v in s.scene() if "role wl_subsurface" in v["head"] and
+            v["rect"] and v["rect"][2] > v["rect"][0] and
+            v["rect"][3] > v["rect"][1]]
 
 
 def window_geometry(s, shot, view, vm):
