@@ -260,10 +260,11 @@ ivwl_nameplate_draw_big(const char *font, const char *name, uint32_t argb)
 	return s;
 }
 
-cairo_surface_t *
-ivwl_nameplate_draw_close(int size, uint32_t argb)
+/* A bar's button, size pixels square: what draw() strokes on the VM's
+ * colour in the text's. */
+static cairo_surface_t *
+draw_button(int size, uint32_t argb, void (*draw)(cairo_t *cr, int size))
 {
-	double m = size * 0.32;
 	cairo_surface_t *s;
 	cairo_t *cr;
 
@@ -272,32 +273,45 @@ ivwl_nameplate_draw_close(int size, uint32_t argb)
 	cr = plate_start(size, size, argb, &s);
 	if (!cr)
 		return NULL;
+	draw(cr, size);
+	return plate_done(cr, s);
+}
+
+/* an x */
+static void
+draw_cross(cairo_t *cr, int size)
+{
+	double m = size * 0.32;
+
 	cairo_set_line_width(cr, 2.0);
 	cairo_move_to(cr, m, m);
 	cairo_line_to(cr, size - m, size - m);
 	cairo_move_to(cr, size - m, m);
 	cairo_line_to(cr, m, size - m);
 	cairo_stroke(cr);
-	return plate_done(cr, s);
+}
+
+/* a window: a square outline, its top edge thicker */
+static void
+draw_window(cairo_t *cr, int size)
+{
+	double m = floor(size * 0.3) + 0.5;
+
+	cairo_set_line_width(cr, 1.0);
+	cairo_rectangle(cr, m, m, size - 2 * m, size - 2 * m);
+	cairo_stroke(cr);
+	cairo_rectangle(cr, m, m, size - 2 * m, 2.0);
+	cairo_fill(cr);
+}
+
+cairo_surface_t *
+ivwl_nameplate_draw_close(int size, uint32_t argb)
+{
+	return draw_button(size, argb, draw_cross);
 }
 
 cairo_surface_t *
 ivwl_nameplate_draw_maximize(int size, uint32_t argb)
 {
-	double m = floor(size * 0.3) + 0.5;
-	cairo_surface_t *s;
-	cairo_t *cr;
-
-	if (size <= 0)
-		return NULL;
-	cr = plate_start(size, size, argb, &s);
-	if (!cr)
-		return NULL;
-	cairo_set_line_width(cr, 1.0);
-	cairo_rectangle(cr, m, m, size - 2 * m, size - 2 * m);
-	cairo_stroke(cr);
-	/* the top edge thicker, as a window's title bar */
-	cairo_rectangle(cr, m, m, size - 2 * m, 2.0);
-	cairo_fill(cr);
-	return plate_done(cr, s);
+	return draw_button(size, argb, draw_window);
 }
