@@ -31,7 +31,7 @@ packages=(
 	adduser
 	mandoc
 	libxcb1-dev libxcb-composite0-dev libxcb-xfixes0-dev xwayland xterm
-	x11-apps xfonts-base xclip qtbase5-examples tk
+	x11-apps xfonts-base xclip qtbase5-examples qtwayland5 tk
 	libegl-mesa0 libgl1-mesa-dri libgles2
 	libcairo2-dev libpango1.0-dev fonts-dejavu-core
 )

@@ -664,11 +664,52 @@ def maximize_and_back(s, title):
           f"its size from the bar inside it")
 
 
+QT_APP = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/mainwindows/" \
+    "application/application"
+
+
+def qt_window(s, title, env):
+    """The size of Qt's example application's window, started with env,
+    as weston shows it; the client is closed after."""
+    p = s.client([QT_APP], log=f"{title}.log", extra_env=dict(
+        env, QT_QPA_PLATFORM="wayland"))
+    v = wait_for("Qt's window", lambda: next(
+        (v for v in s.scene() if v["title"] == "[work] untitled.txt" and
+         v["rect"]), None), timeout=30, step=0.3)
+    time.sleep(1.0)
+    v = s.wait_view("[work] untitled.txt")
+    x0, y0, x1, y1 = v["rect"]
+    return p, v, (x1 - x0, y1 - y0)
+
+
+def qt_one_bar(s):
+    """A Qt 5 application on Wayland shows weston's bar and none of its
+    own: its window is as large as with Qt's decorations switched off
+    (Qt draws its bar inside its window: 6 px wider and 33 px higher)."""
+    p, _, bare = qt_window(s, "qt-bare",
+                           {"QT_WAYLAND_DISABLE_WINDOWDECORATION": "1"})
+    p.terminate()
+    p.wait(10)
+    wait_for("the first Qt window to go", lambda: not any(
+        v["title"] == "[work] untitled.txt" for v in s.scene()), timeout=10)
+    p, v, size = qt_window(s, "qt", {})
+    if size != bare:
+        raise Failure(f"Qt draws a bar of its own under weston's: its "
+                      f"window is {size}, {bare} without decorations")
+    s.click_window(v)
+    time.sleep(0.5)
+    n = s.check_plate(s.screenshot(), s.wait_view("[work] untitled.txt"),
+                      "work", "untitled.txt")
+    print(f"Qt: one bar, weston's ({size[0]}x{size[1]}, as without Qt's "
+          f"decorations), {n} pixels as ivwl-nameplate draws them")
+    p.terminate()
+
+
 def case_title_bar_apps(s):
-    """Real applications under weston's title bar: foot, mpv and
+    """Real applications under weston's title bar: foot, mpv, Qt and
     chromium each show the bar with their VM's name and their title,
     pixel for pixel as ivwl-nameplate draws it.  ivwl.so offers VMs
-    zxdg_decoration_manager_v1 and answers server_side: foot and mpv
+    zxdg_decoration_manager_v1 and answers server_side: foot, mpv and Qt
     draw no bar of their own, so the user sees one bar, weston's; its
     maximize button works outside the window and, maximized, inside."""
     page = s.path("bar.html")
@@ -697,6 +738,7 @@ def case_title_bar_apps(s):
         print(f"{title}: one bar, weston's, {n} pixels as ivwl-nameplate "
               f"draws them")
     maximize_and_back(s, "[work] ivwl-foot")
+    qt_one_bar(s)
     s.chromium(page)
     title = "ivwl-bar - Chromium"
     v = s.wait_view(f"[work] {title}", timeout=60)
