@@ -214,7 +214,8 @@ def bar_pixels(s, view):
 
 
 def case_frame(s):
-    """The title bar ivwl-xwm gives an X window: drawn, a drag of it
+    """The title bar ivwl-xwm gives an X window, under weston's (which
+    names the VM as over any window of it): drawn, a drag of it
     moves the window, its buttons maximize (and restore) and close,
     politely: xterm takes WM_DELETE_WINDOW and exits."""
     p = x11_client(s, ["xterm", "-T", "ivwl-frame"], "xterm.log")
@@ -224,6 +225,10 @@ def case_frame(s):
     bar = bar_pixels(s, view)
     if bar < (x1 - x0) * TITLE_BAR // 2:
         raise Failure(f"no title bar over the window: {bar} pixels")
+    # above it, weston's bar names its VM, as over any window of it
+    plate = s.check_plate(s.screenshot(), view, "work", "ivwl-frame")
+    print(f"weston's bar over the X window: {plate} pixels as "
+          "ivwl-nameplate draws them")
     # drag the bar by (-100, -60)
     s.seat.move(x0 + 60, y0 + 12)
     time.sleep(0.3)
