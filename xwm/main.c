@@ -221,9 +221,19 @@ on_send(void *data, const char *mime, int fd)
 		close(fd);
 }
 
+static void
+on_decorated(void *data, uint32_t surface, bool server_side)
+{
+	struct ivwl_xwm *x = data;
+
+	if (x->wm)
+		ivwl_xwm_wm_decorated(x->wm, surface, server_side);
+}
+
 static const struct ivwl_xwm_proxy_hooks hooks = {
 	.configure = on_configure,
 	.close = on_close,
+	.decorated = on_decorated,
 	.selection = on_selection,
 	.send = on_send,
 };

@@ -38,6 +38,7 @@ struct xsurface {
 	bool attached;
 	/* the proxy's objects (up ids) */
 	uint32_t xdg, toplevel, subsurface;
+	uint32_t decoration;	/* its zxdg_toplevel_decoration_v1, 0: none */
 	/* what the window manager wants of it */
 	bool want_toplevel, want_child, fullscreen;
 	char *title, *app_id;
@@ -99,6 +100,8 @@ struct ivwl_xwm_proxy {
 	uint32_t registry;	/* up id of a registry of Xwayland's */
 	uint32_t wm_base_name, subcompositor_name;
 	uint32_t wm_base, subcompositor;	/* bound by the proxy */
+	/* zxdg_decoration_manager_v1, where the compositor offers it */
+	uint32_t decoration_name, decoration_manager;
 	struct selection sel;
 	const struct ivwl_xwm_proxy_hooks *hooks;
 	void *data;

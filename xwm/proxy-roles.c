@@ -31,7 +31,11 @@ bind_globals(struct ivwl_xwm_proxy *p)
 	p->subcompositor = ivwl_xwm_bind(p, p->subcompositor_name,
 					 "wl_subcompositor",
 					 SUBCOMPOSITOR_VERSION);
-	return p->wm_base && p->subcompositor ? 0 : -EPROTO;
+	if (p->decoration_name)
+		p->decoration_manager = ivwl_xwm_bind(p, p->decoration_name,
+			"zxdg_decoration_manager_v1", 1);
+	return p->wm_base && p->subcompositor &&
+	       (!p->decoration_name || p->decoration_manager) ? 0 : -EPROTO;
 }
 
 
@@ -97,6 +101,33 @@ ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	return ret;
 }
 
+/*
+ * Asks the compositor to decorate the toplevel, where it can: the
+ * window manager then draws no bar of its own once it answers
+ * server_side (hooks->decorated).
+ */
+static int
+ask_decoration(struct ivwl_xwm_proxy *p, struct xsurface *s)
+{
+	struct msg m;
+
+	if (!p->decoration_manager)
+		return 0;
+	s->decoration = ivwl_xwm_own_id(p);
+	if (!s->decoration)
+		return -EMFILE;
+	msg_begin(&m, p->decoration_manager,
+		  IVWL_REQ_ZXDG_DECORATION_MANAGER_V1_GET_TOPLEVEL_DECORATION);
+	msg_u32(&m, s->decoration);
+	msg_u32(&m, s->toplevel);
+	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	msg_begin(&m, s->decoration,
+		  IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE);
+	msg_u32(&m, 2);		/* server_side */
+	return ivwl_xwm_send_msg_up(p, &m);
+}
+
 /* The role objects of a window whose surface exists: xdg-shell's first
  * commit carries no buffer, whatever Xwayland attached meanwhile. */
 static int
@@ -120,6 +151,8 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
 	msg_u32(&m, s->toplevel);
 	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+		return -EPROTO;
+	if (ask_decoration(p, s) < 0)
 		return -EPROTO;
 	if (s->title && set_string(p, s->toplevel,
 				   IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, s->title) < 0)
@@ -198,13 +231,17 @@ drop_role(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	if (s->subsurface)
 		ret = ivwl_xwm_request0(p, s->subsurface,
 					IVWL_REQ_WL_SUBSURFACE_DESTROY);
+	/* the decoration before its toplevel, as the protocol wants */
+	if (s->decoration && ret == 0)
+		ret = ivwl_xwm_request0(p, s->decoration,
+				IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_DESTROY);
 	if (s->toplevel && ret == 0)
 		ret = ivwl_xwm_request0(p, s->toplevel,
 					IVWL_REQ_XDG_TOPLEVEL_DESTROY);
 	if (s->xdg && ret == 0)
 		ret = ivwl_xwm_request0(p, s->xdg,
 					IVWL_REQ_XDG_SURFACE_DESTROY);
-	s->subsurface = s->toplevel = s->xdg = 0;
+	s->subsurface = s->toplevel = s->xdg = s->decoration = 0;
 	s->want_toplevel = s->want_child = false;
 	s->state = SURFACE_HELD;
 	return ret;

@@ -377,7 +377,8 @@ surface_of_role(struct ivwl_xwm_proxy *p, uint32_t up)
 	struct xsurface *s;
 
 	for (s = p->all; s; s = s->next)
-		if (s->xdg == up || s->toplevel == up)
+		if (s->xdg == up || s->toplevel == up ||
+		    (s->decoration && s->decoration == up))
 			return s;
 	return NULL;
 }
@@ -458,6 +459,12 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 		else if (msg->opcode == IVWL_EVT_XDG_TOPLEVEL_CLOSE)
 			p->hooks->close(p->data, s->down);
 		return 0;
+	case IVWL_IFACE_ZXDG_TOPLEVEL_DECORATION_V1:
+		/* configure(mode): 2 is server_side */
+		if (s && p->hooks->decorated)
+			p->hooks->decorated(p->data, s->down,
+					    ivwl_wire_arg_uint(msg, 0) == 2);
+		return 0;
 	default:
 		return 0;
 	}
@@ -478,7 +485,8 @@ deleted(struct ivwl_xwm_proxy *p, uint32_t up, uint32_t *down)
 	return 0;
 }
 
-/* The globals the proxy binds for itself; xdg_wm_base stays its own. */
+/* The globals the proxy binds for itself; xdg_wm_base and the
+ * decoration manager stay its own. */
 static bool
 global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 {
@@ -489,13 +497,19 @@ global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 	if (!p->registry)
 		p->registry = msg->object;
 	if (msg->object != p->registry)
-		return strcmp(iface, "xdg_wm_base") == 0;
+		return strcmp(iface, "xdg_wm_base") == 0 ||
+		       strcmp(iface, "zxdg_decoration_manager_v1") == 0;
 	if (strcmp(iface, "xdg_wm_base") == 0) {
 		p->wm_base_name = ivwl_wire_arg_uint(msg, 0);
 		return true;
 	}
 	if (strcmp(iface, "wl_subcompositor") == 0)
 		p->subcompositor_name = ivwl_wire_arg_uint(msg, 0);
+	/* the proxy's: Xwayland decorates nothing, the window manager does */
+	if (strcmp(iface, "zxdg_decoration_manager_v1") == 0) {
+		p->decoration_name = ivwl_wire_arg_uint(msg, 0);
+		return true;
+	}
 	ivwl_xwm_selection_global(p, ivwl_wire_arg_uint(msg, 0), iface,
 				  ivwl_wire_arg_uint(msg, 2));
 	return false;

@@ -26,6 +26,11 @@ struct ivwl_xwm_proxy_hooks {
 	/* xdg_toplevel.close: the user clicked the close button */
 	void (*close)(void *data, uint32_t surface);
 	/*
+	 * The compositor decorates the window (a title bar of its own:
+	 * server_side) or leaves that to it; NULL: not told.
+	 */
+	void (*decorated)(void *data, uint32_t surface, bool server_side);
+	/*
 	 * The clipboard as the compositor offers it now (n 0: empty or
 	 * not this VM's to see), told when it changes and whenever an X
 	 * window is given the keyboard; never the proxy's own selection.

@@ -71,6 +71,7 @@ struct window {
 	bool shown;			/* given to the proxy */
 	bool asked_fullscreen;		/* the X application's wish */
 	bool fullscreen, maximized, active;	/* the compositor's states */
+	bool decorated;		/* the compositor draws its title bar */
 	xcb_window_t owner;		/* a child's: what it is shown over */
 	xcb_window_t frame;		/* a toplevel's (frame.h), 0: none */
 	uint16_t bar;			/* its title bar's height now */
@@ -365,6 +366,28 @@ tell_position(struct ivwl_xwm_wm *wm, struct window *w)
 }
 
 /*
+ * The height of the bar a framed window should have: none where the
+ * compositor draws its own (decorated) or the window is fullscreen
+ * (ivwl.so makes a VM's fullscreen a maximize: the wish counts).
+ */
+static uint16_t
+bar_height(const struct window *w)
+{
+	return w->fullscreen || w->asked_fullscreen || w->decorated ? 0 :
+	       IVWL_XWM_TITLE_HEIGHT;
+}
+
+static void
+set_frame_extents(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	uint32_t extents[4] = { 0, 0, w->bar, 0 };
+
+	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, w->id,
+			    wm->atom[NET_FRAME_EXTENTS], XCB_ATOM_CARDINAL, 32,
+			    4, extents);
+}
+
+/*
  * A window larger than the screen would be framed off its edges, its
  * bar and buttons out of reach: it gets the screen, less the bar, as a
  * window manager gives it (gnumeric's Save dialog asks 1096x880 on a
@@ -377,13 +400,14 @@ fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
 	const uint16_t sh = wm->screen->height_in_pixels;
 	uint32_t size[2];
 
-	if (w->width <= sw && w->height + IVWL_XWM_TITLE_HEIGHT <= sh)
+	const uint16_t bar = bar_height(w);
+
+	if (w->width <= sw && w->height + bar <= sh)
 		return;
 	if (w->width > sw)
 		w->width = sw;
-	if (w->height + IVWL_XWM_TITLE_HEIGHT > sh)
-		w->height = (uint16_t)(sh > IVWL_XWM_TITLE_HEIGHT ?
-				       sh - IVWL_XWM_TITLE_HEIGHT : 1);
+	if (w->height + bar > sh)
+		w->height = (uint16_t)(sh > bar ? sh - bar : 1);
 	size[0] = w->width;
 	size[1] = w->height;
 	xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
@@ -395,19 +419,15 @@ fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
 static void
 frame_window(struct ivwl_xwm_wm *wm, struct window *w)
 {
-	uint32_t extents[4] = { 0, 0, IVWL_XWM_TITLE_HEIGHT, 0 };
-
 	fit_screen(wm, w);
 	w->frame = ivwl_xwm_frame_create(wm->frames, w->x, w->y, w->width,
 					 w->height);
-	w->bar = IVWL_XWM_TITLE_HEIGHT;
+	w->bar = bar_height(w);
 	w->height = (uint16_t)(w->height + w->bar);
 	/* if ivwl-xwm goes, the window goes back to the root, not away */
 	xcb_change_save_set(wm->conn, XCB_SET_MODE_INSERT, w->id);
 	xcb_reparent_window(wm->conn, w->id, w->frame, 0, (int16_t)w->bar);
-	xcb_change_property(wm->conn, XCB_PROP_MODE_REPLACE, w->id,
-			    wm->atom[NET_FRAME_EXTENTS], XCB_ATOM_CARDINAL, 32,
-			    4, extents);
+	set_frame_extents(wm, w);
 }
 
 static void
@@ -781,9 +801,7 @@ static bool
 configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
 		 int32_t height)
 {
-	/* ivwl.so makes a VM's fullscreen a maximize: the wish counts */
-	uint16_t bar = w->fullscreen || w->asked_fullscreen ? 0 :
-		       IVWL_XWM_TITLE_HEIGHT;
+	uint16_t bar = bar_height(w);
 
 	if (width <= 0 || height <= bar ||
 	    (width == w->width && height == w->height && bar == w->bar))
@@ -837,6 +855,26 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 	}
 	if (redraw)
 		draw_frame(wm, w);
+	xcb_flush(wm->conn);
+}
+
+void
+ivwl_xwm_wm_decorated(struct ivwl_xwm_wm *wm, uint32_t surface,
+		      bool server_side)
+{
+	struct window *w = find_surface(wm, surface);
+	uint16_t height;
+
+	if (!w)
+		return;
+	w->decorated = server_side;
+	if (!w->frame || bar_height(w) == w->bar)
+		return;
+	height = (uint16_t)(w->height - w->bar);
+	w->bar = bar_height(w);
+	place_in_frame(wm, w, w->width, height);
+	set_frame_extents(wm, w);
+	draw_frame(wm, w);
 	xcb_flush(wm->conn);
 }
 

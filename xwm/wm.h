@@ -36,6 +36,14 @@ ivwl_xwm_wm_configure(struct ivwl_xwm_wm *wm, uint32_t surface,
 		      int32_t width, int32_t height, bool activated,
 		      bool fullscreen, bool maximized);
 
+/*
+ * The compositor draws the window's title bar (server_side), or leaves
+ * it to the window manager: the frame's own bar goes, or comes back.
+ */
+void
+ivwl_xwm_wm_decorated(struct ivwl_xwm_wm *wm, uint32_t surface,
+		      bool server_side);
+
 /* The close button: WM_DELETE_WINDOW, or the client disconnected. */
 void
 ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface);

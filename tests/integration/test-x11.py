@@ -20,8 +20,10 @@ from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing,  # noqa: E402
                               wait_for)
 
 
-# ivwl-xwm's title bar over each X toplevel (xwm/frame.h)
-TITLE_BAR = 24
+# ivwl-xwm's own title bar (xwm/frame.h), drawn only where the
+# compositor does not decorate the window; under ivwl.so, which does, an
+# X window's content starts at its top
+XWM_BAR = 24
 
 
 def x11_client(s, argv, log, extra_env=None):
@@ -64,17 +66,18 @@ def case_xeyes(s):
     if len(colours) < 2:
         raise Failure(f"the xeyes window shows {len(colours)} colour(s)")
     # weston's screenshot has them too: the frame is ARGB, opaque, not
-    # XRGB with an X byte of 0 that pixman copies into its output
+    # XRGB with an X byte of 0 that pixman copies into its output (it
+    # shows in its bar's colours where xeyes' shape leaves its top rows)
     shot = s.screenshot()
     x0, y0, x1, y1 = view["rect"]
-    bar = [pixel(shot, x, y) for x in range(x0 + 4, x1 - 2 * TITLE_BAR, 4)
-           for y in range(y0 + 2, y0 + TITLE_BAR - 2, 4)]
+    bar = [pixel(shot, x, y) for x in range(x0 + 4, x1 - 2 * XWM_BAR, 4)
+           for y in range(y0 + 2, y0 + XWM_BAR - 2, 4)]
     if sum(px in ((0x5a, 0x64, 0x70), (0x2b, 0x3a, 0x4a)) for px in bar) \
             < len(bar) // 2:
-        raise Failure(f"weston's screenshot does not show the title bar: "
-                      f"{sorted(set(bar))[:6]}")
+        raise Failure(f"weston's screenshot does not show the frame "
+                      f"around xeyes' shape: {sorted(set(bar))[:6]}")
     print(f"xeyes mapped at {view['rect']}, {len(colours)} colours; "
-          f"weston's screenshot shows its bar")
+          f"weston's screenshot shows its frame")
 
 
 def case_tk(s):
@@ -97,9 +100,9 @@ def case_tk(s):
     time.sleep(1)
     view = s.wait_view("[work] ivwl-tk")
     x0, y0, x1, y1 = view["rect"]
-    if abs(x1 - x0 - 320) > 2 or abs(y1 - y0 - 240 - TITLE_BAR) > 2:
+    if abs(x1 - x0 - 320) > 2 or abs(y1 - y0 - 240) > 2:
         raise Failure(f"the Tk window is {x1 - x0}x{y1 - y0}, not "
-                      f"320x{240 + TITLE_BAR} (its 320x240 under the bar)")
+                      f"320x240")
     colours = screen_pixels(s, view["rect"], 2)
     if bytes((0x60, 0xa0, 0x20)) not in colours:    # (b, g, r)
         raise Failure(f"its green label is not on screen: "
@@ -207,34 +210,38 @@ def case_gtk(s):
 
 def bar_pixels(s, view):
     """Pixels of ivwl-xwm's title bar colours (active or not) in the top
-    TITLE_BAR rows of view."""
+    XWM_BAR rows of view."""
     x0, y0, x1, _ = view["rect"]
-    px = screen_pixels(s, (x0, y0, x1, y0 + TITLE_BAR))
+    px = screen_pixels(s, (x0, y0, x1, y0 + XWM_BAR))
     return px[b"\x4a\x3a\x2b"] + px[b"\x70\x64\x5a"]
 
 
 def case_frame(s):
-    """The title bar ivwl-xwm gives an X window, under weston's (which
-    names the VM as over any window of it): drawn, a drag of it
-    moves the window, its buttons maximize (and restore) and close,
-    politely: xterm takes WM_DELETE_WINDOW and exits."""
+    """An X window's title bar is weston's: ivwl-xwm asks for server-side
+    decorations and draws no bar of its own once weston grants them.
+    weston's bar names the VM, as over any window of it; a drag of it
+    moves the window, its buttons maximize (and restore, from the bar
+    inside the maximized window) and close, politely: xterm takes
+    WM_DELETE_WINDOW and exits."""
     p = x11_client(s, ["xterm", "-T", "ivwl-frame"], "xterm.log")
     view = s.wait_view("[work] ivwl-frame", timeout=30)
     time.sleep(1)
     x0, y0, x1, y1 = view["rect"]
-    bar = bar_pixels(s, view)
-    if bar < (x1 - x0) * TITLE_BAR // 2:
-        raise Failure(f"no title bar over the window: {bar} pixels")
-    # above it, weston's bar names its VM, as over any window of it
+    own = bar_pixels(s, view)
+    if own:
+        raise Failure(f"ivwl-xwm draws a bar of its own under weston's: "
+                      f"{own} pixels")
     plate = s.check_plate(s.screenshot(), view, "work", "ivwl-frame")
     print(f"weston's bar over the X window: {plate} pixels as "
-          "ivwl-nameplate draws them")
-    # drag the bar by (-100, -60)
-    s.seat.move(x0 + 60, y0 + 12)
+          "ivwl-nameplate draws them; none of ivwl-xwm's")
+    bar = s.bar_height()
+    # drag weston's bar by (-100, -60)
+    by = y0 - FRAME_BORDER - bar // 2
+    s.seat.move(x0 + 60, by)
     time.sleep(0.3)
     s.seat.down()
     for i in range(1, 6):
-        s.seat.move(x0 + 60 - 20 * i, y0 + 12 - 12 * i)
+        s.seat.move(x0 + 60 - 20 * i, by - 12 * i)
         time.sleep(0.1)
     s.seat.up()
     moved = wait_for("the window to move", lambda: (
@@ -243,9 +250,11 @@ def case_frame(s):
     dx, dy = moved["rect"][0] - x0, moved["rect"][1] - y0
     if abs(dx + 100) > 4 or abs(dy + 60) > 4:
         raise Failure(f"the window moved by ({dx}, {dy}), not (-100, -60)")
-    # maximize, then restore, with the bar's first button
+    # maximize with the bar's button, then restore with the button of
+    # the bar inside the maximized window
     x0, y0, x1, y1 = moved["rect"]
-    s.seat.move(x1 - TITLE_BAR - 12, y0 + 12)
+    fx1 = s.frame_box(moved)[2]
+    s.seat.move(fx1 - bar - bar // 2, y0 - FRAME_BORDER - bar // 2)
     time.sleep(0.3)
     s.seat.click()
     big = wait_for("the window maximized", lambda: (
@@ -253,7 +262,7 @@ def case_frame(s):
         else None)(s.wait_view("[work] ivwl-frame")), timeout=10)
     time.sleep(0.5)
     b0, c0, b1, _ = big["rect"]
-    s.seat.move(b1 - TITLE_BAR - 12, c0 + 12)
+    s.seat.move(b1 - bar - bar // 2, c0 + FRAME_BORDER + bar // 2)
     time.sleep(0.3)
     s.seat.click()
     wait_for("the window restored", lambda: (
@@ -275,17 +284,17 @@ def case_frame(s):
         lambda v: v if v["rect"][2] - v["rect"][0] > x1 - x0 + 30 and
         v["rect"][3] - v["rect"][1] > y1 - y0 + 20 else None)(
             s.wait_view("[work] ivwl-frame")), timeout=10)
-    print(f"title bar: {bar} pixels; dragged by ({dx}, {dy}); maximized "
+    print(f"dragged by ({dx}, {dy}); maximized "
           f"to {big['rect']} and restored; resized by weston to "
           f"{grown['rect']}")
-    # close: xterm is asked (WM_DELETE_WINDOW) and exits
+    # close with weston's button: xterm is asked (WM_DELETE_WINDOW)
+    # and exits
     view = s.wait_view("[work] ivwl-frame")
     x0, y0, x1, _ = view["rect"]
-    # through the window, as a hand moves: weston 14 and Xwayland 24.1
-    # lose a press right after a jump in from outside the shrunk window
+    fx1 = s.frame_box(view)[2]
     s.seat.move(x0 + 100, y0 + 100)
     time.sleep(0.3)
-    s.seat.move(x1 - 12, y0 + 12)
+    s.seat.move(fx1 - bar // 2, y0 - FRAME_BORDER - bar // 2)
     time.sleep(0.3)
     s.seat.click()
     try:
@@ -311,8 +320,8 @@ def case_fullscreen(s):
             s.wait_view("[work] ivwl-full", timeout=30)), timeout=15)
     time.sleep(1)
     y0 = FRAME_BORDER + s.bar_height()
-    top = screen_pixels(s, (0, y0, s.width, y0 + TITLE_BAR))
-    if top[b"\xff\x00\x00"] < s.width * TITLE_BAR // 2:
+    top = screen_pixels(s, (0, y0, s.width, y0 + XWM_BAR))
+    if top[b"\xff\x00\x00"] < s.width * XWM_BAR // 2:
         raise Failure(f"the top rows are not xterm's: "
                       f"{top.most_common(3)}")
     print(f"xterm -fullscreen: {view['rect']}, its own pixels up to the "
@@ -338,7 +347,7 @@ def case_gtk_menu(s):
                extra_env={"GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"})
     view = s.wait_view("[work] gtk3-widget-factory", timeout=60)
     time.sleep(2)
-    x0, y0 = view["rect"][0], view["rect"][1] + TITLE_BAR
+    x0, y0 = view["rect"][0], view["rect"][1]
     # the fifth entry of the first column, which holds the text "entry"
     px, py = x0 + 190, y0 + 253
     entry = (x0 + 16, y0 + 240, x0 + 330, y0 + 267)
@@ -390,7 +399,7 @@ def case_qt(s):
     s.type_into(view, "typed into Qt")
     # "untitled.txt[*]": Qt shows the mark once the text changed
     view = s.wait_view("[work] untitled.txt*", timeout=15)
-    x0, y0 = view["rect"][0], view["rect"][1] + TITLE_BAR
+    x0, y0 = view["rect"][0], view["rect"][1]
     s.seat.move(x0 + 14, y0 + 10)
     time.sleep(0.3)
     # the first click just after typing is sometimes not taken by Qt's

@@ -23,6 +23,7 @@ struct rig {
 	int compositor;		/* the test's end of the compositor's */
 	struct ivwl_xwm_proxy *p;
 	uint32_t configured, closed;	/* hook calls, by surface */
+	uint32_t decorated;		/* by surface, server_side only */
 	uint32_t selections;		/* selection hook calls */
 	char mimes[256];		/* their types, ' '-joined */
 	char sent[64];			/* the send hook's type */
@@ -39,6 +40,12 @@ static void
 on_close(void *data, uint32_t surface)
 {
 	((struct rig *)data)->closed = surface;
+}
+
+static void
+on_decorated(void *data, uint32_t surface, bool server_side)
+{
+	((struct rig *)data)->decorated = server_side ? surface : 0;
 }
 
 static void
@@ -67,6 +74,7 @@ on_send(void *data, const char *mime, int fd)
 static const struct ivwl_xwm_proxy_hooks hooks = {
 	.configure = on_configure,
 	.close = on_close,
+	.decorated = on_decorated,
 	.selection = on_selection,
 	.send = on_send,
 };
@@ -153,9 +161,10 @@ expect(const struct got *g, uint32_t i, uint32_t object, uint32_t opcode,
 	CHECK_EQ(g->w[i][2], arg0);
 }
 
-/* Xwayland's registry and compositor, and one surface of it. */
+/* Xwayland's registry and compositor, and one surface of it; with
+ * decorations, the compositor offers zxdg_decoration_manager_v1 too. */
 static void
-session(struct rig *r, struct got *g)
+session_with(struct rig *r, struct got *g, bool decorations)
 {
 	send_msg(r, r->xwayland, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
 	receive(r->compositor, g);
@@ -166,7 +175,11 @@ session(struct rig *r, struct got *g)
 		 "xdg_wm_base", 1);
 	send_msg(r, r->compositor, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3,
 		 "wl_subcompositor", 1);
-	/* the window roles are the proxy's: Xwayland sees no xdg_wm_base */
+	if (decorations)
+		send_msg(r, r->compositor, 2, IVWL_EVT_WL_REGISTRY_GLOBAL,
+			 "usu", 9, "zxdg_decoration_manager_v1", 1);
+	/* the window roles are the proxy's: Xwayland sees no xdg_wm_base
+	 * nor the decoration manager */
 	receive(r->xwayland, g);
 	CHECK_EQ(g->n, 2);
 	expect(g, 0, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, 1);
@@ -178,6 +191,12 @@ session(struct rig *r, struct got *g)
 	receive(r->compositor, g);
 	CHECK_EQ(g->n, 2);
 	expect(g, 1, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, 4);
+}
+
+static void
+session(struct rig *r, struct got *g)
+{
+	session_with(r, g, false);
 }
 
 static void
@@ -556,7 +575,49 @@ test_maximized_ack_waits_for_its_size(void)
 	rig_close(&r);
 }
 
+/*
+ * Where the compositor offers zxdg_decoration_manager_v1 (Xwayland does
+ * not see it), each toplevel asks for server-side decorations before
+ * its first commit, the answer reaches the hook, and the decoration
+ * goes before its toplevel.
+ */
+static void
+test_server_side_decorations(void)
+{
+	struct rig r;
+	struct got g;
+
+	rig_open(&r);
+	session_with(&r, &g, true);
+	CHECK_EQ(ivwl_xwm_proxy_toplevel(r.p, 4, "xterm", NULL, 0), 0);
+	CHECK_EQ(ivwl_xwm_proxy_flush(r.p), 0);
+	receive(r.compositor, &g);
+	/* binds (5, 6, 7: the manager), get_xdg_surface 8, get_toplevel
+	 * 9, get_toplevel_decoration 10, set_mode(server_side), title,
+	 * attach, commit */
+	REQUIRE(g.n == 10);
+	expect(&g, 2, 2, IVWL_REQ_WL_REGISTRY_BIND, 9);
+	expect(&g, 5, 7,
+	       IVWL_REQ_ZXDG_DECORATION_MANAGER_V1_GET_TOPLEVEL_DECORATION,
+	       10);
+	CHECK_EQ(g.w[5][3], 9);
+	expect(&g, 6, 10, IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE, 2);
+	expect(&g, 9, 4, IVWL_REQ_WL_SURFACE_COMMIT, 0);
+	send_msg(&r, r.compositor, 10,
+		 IVWL_EVT_ZXDG_TOPLEVEL_DECORATION_V1_CONFIGURE, "u", 2);
+	CHECK_EQ(r.decorated, 4);
+	receive(r.xwayland, &g);
+	CHECK_EQ(g.n, 0);
+	send_msg(&r, r.xwayland, 4, IVWL_REQ_WL_SURFACE_DESTROY, "");
+	receive(r.compositor, &g);
+	REQUIRE(g.n == 4);
+	expect(&g, 0, 10, IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_DESTROY, 0);
+	expect(&g, 1, 9, IVWL_REQ_XDG_TOPLEVEL_DESTROY, 0);
+	rig_close(&r);
+}
+
 IVWL_TEST_MAIN(TEST(test_window_roles_and_held_commit),
+	       TEST(test_server_side_decorations),
 	       TEST(test_roles_go_before_their_surface),
 	       TEST(test_wish_granted_when_made),
 	       TEST(test_clipboard),

@@ -630,5 +630,92 @@ test_resize_before_map(void)
 	stop_xvfb();
 }
 
+/* Lets the window manager's requests reach the server (its connection
+ * is not the test's), then checks w's size. */
+static void
+settle_size(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w,
+	    uint16_t width, uint16_t height)
+{
+	xcb_get_geometry_reply_t *geo;
+
+	for (int i = 0; i < 50; i++) {
+		sync_with(c);
+		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
+		geo = xcb_get_geometry_reply(c, xcb_get_geometry(c, w), NULL);
+		if (geo && geo->width == width && geo->height == height) {
+			free(geo);
+			break;
+		}
+		free(geo);
+		usleep(10000);
+	}
+	check_size(c, w, width, height);
+}
+
+/* The top of the window's _NET_FRAME_EXTENTS: its bar's height. */
+static uint32_t
+frame_top(xcb_connection_t *c, xcb_window_t w)
+{
+	xcb_get_property_reply_t *r;
+	uint32_t top = UINT32_MAX;
+
+	r = xcb_get_property_reply(c, xcb_get_property(c, 0, w,
+			atom(c, "_NET_FRAME_EXTENTS"), XCB_ATOM_CARDINAL, 0, 4),
+		NULL);
+	if (r && xcb_get_property_value_length(r) == 16)
+		top = ((uint32_t *)xcb_get_property_value(r))[2];
+	free(r);
+	return top;
+}
+
+/*
+ * A window the compositor decorates (server-side) loses the frame's own
+ * bar, its content at the frame's top; told otherwise, it gets it back.
+ */
+static void
+test_decorated(void)
+{
+	xcb_connection_t *c;
+	xcb_screen_t *s;
+	struct ivwl_xwm_wm *wm;
+	xcb_window_t w, frame;
+	const uint32_t size[2] = { 320, 240 };
+
+	start_xvfb();
+	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
+	REQUIRE(wm);
+	c = xcb_connect(display, NULL);
+	REQUIRE(!xcb_connection_has_error(c));
+	s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+	w = window(c, s, false, 30, 40);
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, size);
+	xcb_map_window(c, w);
+	frame = frame_of(wm, c, w);
+	REQUIRE(frame);
+	rec.toplevel = 0;
+	surface_id(c, s, frame, 20);
+	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
+	check_size(c, frame, 320, 240 + IVWL_XWM_TITLE_HEIGHT);
+	CHECK_EQ(frame_top(c, w), IVWL_XWM_TITLE_HEIGHT);
+
+	ivwl_xwm_wm_decorated(wm, 20, true);
+	settle_size(wm, c, frame, 320, 240);
+	check_size(c, w, 320, 240);
+	CHECK_EQ(frame_top(c, w), 0);
+	/* the compositor's sizes are the window's whole now */
+	ivwl_xwm_wm_configure(wm, 20, 400, 300, true, false, false);
+	settle_size(wm, c, frame, 400, 300);
+	check_size(c, w, 400, 300);
+
+	ivwl_xwm_wm_decorated(wm, 20, false);
+	settle_size(wm, c, frame, 400, 300 + IVWL_XWM_TITLE_HEIGHT);
+	check_size(c, w, 400, 300);
+	CHECK_EQ(frame_top(c, w), IVWL_XWM_TITLE_HEIGHT);
+	xcb_disconnect(c);
+	ivwl_xwm_wm_destroy(wm);
+	stop_xvfb();
+}
+
 IVWL_TEST_MAIN(TEST(test_windows), TEST(test_close_hung),
-	       TEST(test_resize_before_map))
+	       TEST(test_resize_before_map), TEST(test_decorated))
