@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The frame ivwl-xwm gives each X toplevel: an X window of the window
- * manager's that holds the client's window under a title bar with a
- * maximize and a close button.  weston's desktop leaves decorations to
- * its clients, and X applications draw none: without it an X window
- * could not be moved, maximized or closed with the pointer.  The VM's
+ * manager's that holds the client's window, under a title bar with a
+ * maximize and a close button where the compositor does not decorate
+ * the window itself (server-side decorations: wm.c drops the bar).  X
+ * applications draw no bars: without one an X window could not be
+ * moved, maximized or closed with the pointer.  The VM's
  * label, weston's coloured border, goes around the frame like around
  * any window of the VM; the bar is the VM's drawing, trusted no more.
  */
