@@ -575,6 +575,38 @@ check_size(xcb_connection_t *c, xcb_window_t w, uint16_t width,
 	free(geo);
 }
 
+/* Xvfb, a window manager on it, and the test's connection to it. */
+static struct ivwl_xwm_wm *
+start_wm(xcb_connection_t **c, xcb_screen_t **s)
+{
+	struct ivwl_xwm_wm *wm;
+
+	start_xvfb();
+	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
+	REQUIRE(wm);
+	*c = xcb_connect(display, NULL);
+	REQUIRE(!xcb_connection_has_error(*c));
+	*s = xcb_setup_roots_iterator(xcb_get_setup(*c)).data;
+	return wm;
+}
+
+/* w resized to width x height just before its map, as Tk does: its
+ * frame. */
+static xcb_window_t
+map_sized(struct ivwl_xwm_wm *wm, xcb_connection_t *c, xcb_window_t w,
+	  uint32_t width, uint32_t height)
+{
+	const uint32_t size[2] = { width, height };
+	xcb_window_t frame;
+
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, size);
+	xcb_map_window(c, w);
+	frame = frame_of(wm, c, w);
+	REQUIRE(frame);
+	return frame;
+}
+
 /*
  * A window resized just before it is mapped (Tk does so) is framed at
  * the size it asked for: the map request comes before the configure
@@ -588,20 +620,11 @@ test_resize_before_map(void)
 	xcb_screen_t *s;
 	struct ivwl_xwm_wm *wm;
 	xcb_window_t w, frame;
-	const uint32_t size[2] = { 320, 240 }, big[2] = { 1096, 880 };
+	const uint32_t big[2] = { 1096, 880 };
 
-	start_xvfb();
-	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
-	REQUIRE(wm);
-	c = xcb_connect(display, NULL);
-	REQUIRE(!xcb_connection_has_error(c));
-	s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+	wm = start_wm(&c, &s);
 	w = window(c, s, false, 30, 40);
-	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
-			     XCB_CONFIG_WINDOW_HEIGHT, size);
-	xcb_map_window(c, w);
-	frame = frame_of(wm, c, w);
-	REQUIRE(frame);
+	frame = map_sized(wm, c, w, 320, 240);
 	sync_with(c);
 	check_size(c, frame, 320, 240 + IVWL_XWM_TITLE_HEIGHT);
 	check_size(c, w, 320, 240);
@@ -679,20 +702,10 @@ test_decorated(void)
 	xcb_screen_t *s;
 	struct ivwl_xwm_wm *wm;
 	xcb_window_t w, frame;
-	const uint32_t size[2] = { 320, 240 };
 
-	start_xvfb();
-	wm = ivwl_xwm_wm_create(display, (struct ivwl_xwm_proxy *)&rec);
-	REQUIRE(wm);
-	c = xcb_connect(display, NULL);
-	REQUIRE(!xcb_connection_has_error(c));
-	s = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+	wm = start_wm(&c, &s);
 	w = window(c, s, false, 30, 40);
-	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
-			     XCB_CONFIG_WINDOW_HEIGHT, size);
-	xcb_map_window(c, w);
-	frame = frame_of(wm, c, w);
-	REQUIRE(frame);
+	frame = map_sized(wm, c, w, 320, 240);
 	rec.toplevel = 0;
 	surface_id(c, s, frame, 20);
 	REQUIRE(settle_until(wm, c, is_set, &rec.toplevel));
