@@ -161,9 +161,9 @@ toggle_maximized(struct weston_view *window)
 		return;
 	client = wl_resource_get_client(window->surface->resource);
 	conn = ivwl_connection_of_client(client);
-	search.ds = weston_surface_get_desktop_surface(window->surface);
 	if (!conn)
 		return;
+	search.ds = weston_surface_get_desktop_surface(window->surface);
 	wl_client_for_each_resource(client, find_toplevel, &search);
 	if (!search.id)
 		return;

@@ -726,11 +726,9 @@ int
 ivwl_connection_request(struct ivwl_connection *conn, uint32_t object,
 			uint16_t opcode)
 {
-	uint32_t header[2] = { object, (8u << 16) | opcode };
 	int ret;
 
-	ret = ivwl_stream_out_append(&conn->to_server, header, sizeof(header),
-				     NULL, 0);
+	ret = ivwl_translate_request_bare(conn, object, opcode);
 	if (ret < 0)
 		return ret;
 	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);

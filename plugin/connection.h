@@ -208,6 +208,12 @@ int
 ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		       uint32_t len, const char **why);
 
+/* translate.c: a request without arguments, of the plugin's own, queued
+ * for libwayland after what is queued.  0, or -errno. */
+int
+ivwl_translate_request_bare(struct ivwl_connection *conn, uint32_t object,
+			    uint16_t opcode);
+
 /* translate.c: complete events waiting in from_server into the batch and
  * the event ring.  0, -EAGAIN when the ring is full, -EPROTO with *why. */
 int

@@ -17,11 +17,9 @@
 
 #include "decoration.h"
 #include "ivwl-plugin.h"
-#include "log.h"
 #include "xdg-decoration-unstable-v1-server-protocol.h"
 
 struct ivwl_decoration {
-	struct ivwl_plugin *plugin;
 	struct wl_global *global;
 };
 
@@ -191,7 +189,6 @@ ivwl_decoration_create(struct ivwl_plugin *plugin)
 
 	if (!decoration)
 		return NULL;
-	decoration->plugin = plugin;
 	decoration->global = wl_global_create(plugin->display,
 		&zxdg_decoration_manager_v1_interface, 1, decoration,
 		bind_manager);

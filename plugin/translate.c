@@ -323,9 +323,9 @@ send_prefixed_title(struct ivwl_connection *conn,
 	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
 }
 
-/* A request without arguments, of the plugin's own, for libwayland. */
-static int
-send_bare(struct ivwl_connection *conn, uint32_t object, uint16_t opcode)
+int
+ivwl_translate_request_bare(struct ivwl_connection *conn, uint32_t object,
+			    uint16_t opcode)
 {
 	uint32_t header[2] = { object, (8u << 16) | opcode };
 
@@ -395,9 +395,9 @@ send_fullscreen(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 	if (as_such)
 		return ivwl_stream_out_append(&conn->to_server, bytes,
 					      msg->size, NULL, 0);
-	return send_bare(conn, msg->object,
-			 set ? IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
-			       IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
+	return ivwl_translate_request_bare(conn, msg->object,
+		set ? IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
+		      IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
 }
 
 /* xdg_popup.grab(seat, serial): the serial the trusted path lets by. */
@@ -428,8 +428,8 @@ commit_image(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 {
 	uint32_t surface = ivwl_wire_arg_object(msg, arg);
 
-	return surface ? send_bare(conn, surface, IVWL_REQ_WL_SURFACE_COMMIT) :
-			 0;
+	return surface ? ivwl_translate_request_bare(conn, surface,
+			IVWL_REQ_WL_SURFACE_COMMIT) : 0;
 }
 
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
