@@ -377,8 +377,7 @@ surface_of_role(struct ivwl_xwm_proxy *p, uint32_t up)
 	struct xsurface *s;
 
 	for (s = p->all; s; s = s->next)
-		if (s->xdg == up || s->toplevel == up ||
-		    (s->decoration && s->decoration == up))
+		if (s->xdg == up || s->toplevel == up || s->decoration == up)
 			return s;
 	return NULL;
 }

@@ -398,9 +398,8 @@ fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
 {
 	const uint16_t sw = wm->screen->width_in_pixels;
 	const uint16_t sh = wm->screen->height_in_pixels;
-	uint32_t size[2];
-
 	const uint16_t bar = bar_height(w);
+	uint32_t size[2];
 
 	if (w->width <= sw && w->height + bar <= sh)
 		return;
@@ -806,7 +805,10 @@ configure_framed(struct ivwl_xwm_wm *wm, struct window *w, int32_t width,
 	if (width <= 0 || height <= bar ||
 	    (width == w->width && height == w->height && bar == w->bar))
 		return false;
-	w->bar = bar;
+	if (bar != w->bar) {
+		w->bar = bar;
+		set_frame_extents(wm, w);
+	}
 	place_in_frame(wm, w, (uint16_t)width, (uint16_t)(height - bar));
 	return true;
 }

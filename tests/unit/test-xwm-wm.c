@@ -694,6 +694,7 @@ frame_top(xcb_connection_t *c, xcb_window_t w)
 /*
  * A window the compositor decorates (server-side) loses the frame's own
  * bar, its content at the frame's top; told otherwise, it gets it back.
+ * _NET_FRAME_EXTENTS follows the bar, fullscreen's none included.
  */
 static void
 test_decorated(void)
@@ -725,6 +726,11 @@ test_decorated(void)
 	settle_size(wm, c, frame, 400, 300 + IVWL_XWM_TITLE_HEIGHT);
 	check_size(c, w, 400, 300);
 	CHECK_EQ(frame_top(c, w), IVWL_XWM_TITLE_HEIGHT);
+	/* fullscreen has no bar either, and says so */
+	ivwl_xwm_wm_configure(wm, 20, 1024, 768, true, true, false);
+	settle_size(wm, c, frame, 1024, 768);
+	check_size(c, w, 1024, 768);
+	CHECK_EQ(frame_top(c, w), 0);
 	xcb_disconnect(c);
 	ivwl_xwm_wm_destroy(wm);
 	stop_xvfb();
