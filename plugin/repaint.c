@@ -149,6 +149,7 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		vm->share.pending_px = 0;
 		vm->share.pending_views = 0;
 		vm->share.px = 0;
+		vm->share.shown_px = 0;
 		vm->share.translucent_px = 0;
 		vm->share.views = 0;
 		vm->share.output_px = (uint64_t)output->width *
@@ -242,6 +243,7 @@ veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 		veiled++;
 	}
 	free(ws.w);
+	vm->share.shown_px = px;
 	return veiled;
 }
 
@@ -294,6 +296,7 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	struct unveil u = { .px = vm->share.px, .views = vm->share.views };
 	uint32_t veiled;
 
+	vm->share.shown_px = vm->share.px;
 	if (!ivwl_repaint_fits(vm, vm->share.px, vm->share.views)) {
 		vm->share.overs++;
 		vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() +
@@ -311,9 +314,11 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	vm->share.veiled = u.still;
 }
 
-/* The VM that drew most in the last repaint, not yet judged for the
- * sum, other than the one with the keyboard (unless spare_holder is
- * false). */
+/* The VM whose shown windows drew most in the last repaint, not yet
+ * judged for the sum, other than the one with the keyboard (unless
+ * spare_holder is false).  A VM that drew nothing there is never it:
+ * veiling it spares nothing (another VM's windows its share veiled
+ * must not make a bystander pay for them). */
 static struct ivwl_vm *
 costliest_vm(struct ivwl_repaint *rp, bool spare_holder)
 {
@@ -322,9 +327,10 @@ costliest_vm(struct ivwl_repaint *rp, bool spare_holder)
 	wl_list_for_each(vm, &rp->plugin->vms, link) {
 		if (vm->share.pass != rp->pass ||
 		    vm->share.summed_slow == rp->pass ||
+		    vm->share.shown_px == 0 ||
 		    (spare_holder && vm == rp->holder_vm))
 			continue;
-		if (!most || vm->share.px > most->share.px)
+		if (!most || vm->share.shown_px > most->share.shown_px)
 			most = vm;
 	}
 	return most;
@@ -383,9 +389,10 @@ judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
 	struct unveil_sum u = { .bound = IVWL_REPAINT_ALL_AREA * out_px };
 	struct ivwl_vm *vm;
 
+	/* what judge() veiled for a VM's own share is out of the sum */
 	wl_list_for_each(vm, &rp->plugin->vms, link)
 		if (vm->share.pass == rp->pass)
-			u.sum += vm->share.px;
+			u.sum += vm->share.shown_px;
 	if (u.sum <= u.bound) {
 		wl_list_for_each(vm, &rp->plugin->vms, link)
 			if (vm->share.sum_veiled)

@@ -322,8 +322,9 @@ def kept_share(s, what, base, rss0, during, max_growth):
     """The good VM's frames and a local bystander under an attack named
     what: base and during are frames_timed() before and during it, rss0
     weston's RssAnon before.  Fails unless the good VM kept >= 80 % of
-    its frame rate, the bystander's p99 stayed <= 50 ms and weston grew
-    by max_growth MiB at most (SYNC_P99_MS under sanitizers)."""
+    its frame rate, the bystander's p99 stayed <= 50 ms, weston grew
+    by max_growth MiB at most (SYNC_P99_MS under sanitizers) and never
+    veiled or slowed the good VM for what the attack drew."""
     ratio = base[0] / during[0]
     grown = rss_mib(s.weston.pid) - rss0
     print(f"good's frame rate under attack: {ratio:.0%} of its own "
@@ -337,3 +338,6 @@ def kept_share(s, what, base, rss0, during, max_growth):
                       f"{during[1]:.0f} ms at p99 (at most {SYNC_P99_MS})")
     if grown > max_growth:
         raise Failure(f"weston grew by {grown} MiB")
+    paid = re.findall(r"ivwl: vm good: .*", s.weston_log())
+    if paid:
+        raise Failure(f"BUG {what}: the good VM paid for it: {paid[0]}")
