@@ -191,6 +191,7 @@ ivwl_app_slot_publish(struct ivwl_app_slot *slot,
 	ivwl_shm_store64(&out->zero_copy_commits, stats->zero_copy_commits);
 	ivwl_shm_store64(&out->zero_copy_pools, stats->zero_copy_pools);
 	ivwl_shm_store64(&out->copy_pools, stats->copy_pools);
+	ivwl_shm_store64(&out->client_key, stats->client_key);
 }
 
 void

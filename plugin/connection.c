@@ -528,6 +528,12 @@ ivwl_connection_restored(const struct ivwl_connection *conn)
 	return conn->restored;
 }
 
+uint64_t
+ivwl_connection_client_key(struct ivwl_connection *conn)
+{
+	return ivwl_display_side_app_client_key(&conn->vm->side, conn->slot);
+}
+
 void
 ivwl_connection_forget_restored(struct ivwl_connection *conn)
 {

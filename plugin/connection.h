@@ -181,6 +181,14 @@ ivwl_connection_doorbell(struct ivwl_connection *conn);
 bool
 ivwl_connection_restored(const struct ivwl_connection *conn);
 
+/*
+ * The key its relay drew for its client (region.h), the same after a
+ * replay; 0 if it drew none.  The VM's word: names that VM's windows to
+ * that VM's places only.
+ */
+uint64_t
+ivwl_connection_client_key(struct ivwl_connection *conn);
+
 /* The user gave one of its windows the keyboard: no longer restored. */
 void
 ivwl_connection_forget_restored(struct ivwl_connection *conn);

@@ -47,6 +47,7 @@ struct ivwl_plugin {
 	struct ivwl_bar *bar;			/* title bar clicks */
 	struct ivwl_fullscreen *fullscreen;	/* its notice and key */
 	struct ivwl_decoration *decoration;	/* server-side, for VMs */
+	struct ivwl_placement *placement;	/* places across restarts */
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
 	const struct ivwl_trust_ops *trust;

@@ -23,6 +23,7 @@
 #include "canvas.h"
 #include "connection.h"
 #include "decoration.h"
+#include "placement.h"
 #include "focus.h"
 #include "fullscreen.h"
 #include "indicator.h"
@@ -164,6 +165,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	ivwl_device_defer_rings(NULL, NULL);
 	if (plugin->ring_flush)
 		wl_event_source_remove(plugin->ring_flush);
+	ivwl_placement_destroy(plugin->placement);
 	ivwl_decoration_destroy(plugin->decoration);
 	ivwl_bar_destroy(plugin->bar);
 	ivwl_fullscreen_destroy(plugin->fullscreen);
@@ -279,8 +281,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->bar = ivwl_bar_create(plugin);
 	plugin->fullscreen = ivwl_fullscreen_create(plugin);
 	plugin->decoration = ivwl_decoration_create(plugin);
+	plugin->placement = ivwl_placement_create(plugin);
 	if (!plugin->xray || !plugin->bar || !plugin->fullscreen ||
-	    !plugin->decoration)
+	    !plugin->decoration || !plugin->placement)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
 	ivwl_translate_set_loop(&ivwl_connection_loop);

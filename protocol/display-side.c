@@ -217,7 +217,17 @@ ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
 	out->zero_copy_pools = ivwl_shm_load64(&in->zero_copy_pools);
 	out->copy_pools = ivwl_shm_load64(&in->copy_pools);
 	out->flags = ivwl_shm_load64(&in->flags);
-	out->reserved = 0;
+	out->client_key = ivwl_shm_load64(&in->client_key);
+}
+
+uint64_t
+ivwl_display_side_app_client_key(struct ivwl_display_side *ds,
+				 uint32_t slot)
+{
+	struct ivwl_slot_view view;
+
+	ivwl_region_slot(ds->base, &ds->layout, slot, &view);
+	return ivwl_shm_load64(&view.ctrl->app_stats.client_key);
 }
 
 bool

@@ -104,6 +104,11 @@ void
 ivwl_display_side_app_stats(struct ivwl_display_side *ds, uint32_t slot,
 			    struct ivwl_slot_app_stats *out);
 
+/* The key the slot's relay drew for its client, or 0 (region.h). */
+uint64_t
+ivwl_display_side_app_client_key(struct ivwl_display_side *ds,
+				 uint32_t slot);
+
 /* Whether the app says the slot's relay is replaying (region.h). */
 bool
 ivwl_display_side_app_replaying(struct ivwl_display_side *ds, uint32_t slot);

@@ -200,7 +200,9 @@ struct ivwl_slot_app_stats {
 	uint64_t zero_copy_pools;	/* pools drawn in place */
 	uint64_t copy_pools;		/* pools copied from */
 	uint64_t flags;			/* IVWL_SLOT_APP_* */
-	uint64_t reserved;
+	/* drawn by the relay for its client once, the same in every slot
+	 * a replay moves it to: names its windows across a restart */
+	uint64_t client_key;
 };
 
 /*

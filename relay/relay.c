@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "agent-client.h"
@@ -325,6 +326,7 @@ publish_stats(struct relay *r)
 		.zero_copy_commits = b->zero_copy_commits,
 		.zero_copy_pools = b->zero_copy_pools,
 		.copy_pools = b->copy_pools,
+		.client_key = r->published.client_key,
 	};
 
 	if (memcmp(&now, &r->published, sizeof(now)) == 0)
@@ -596,6 +598,20 @@ ivwl_relay_run(struct relay *r)
 	relay_free(r);
 }
 
+/*
+ * The client's key (region.h's client_key): a display keeps where its
+ * windows stood under it.  Never 0, which says a relay draws none.
+ */
+static uint64_t
+client_key(void)
+{
+	uint64_t key = 0;
+
+	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
+		key = (uint64_t)getpid() << 32 ^ (uint64_t)ivwl_now_ns();
+	return key ? key : 1;
+}
+
 /* IVWL_RESTART_WAIT: seconds, 0 to end connections when the display goes. */
 static int
 restart_wait_s(void)
@@ -666,6 +682,7 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 	if (ret < 0)
 		goto err_relay;
 	/* What an earlier connection of the slot did is not ours. */
+	r->published.client_key = client_key();
 	ivwl_app_slot_publish(&r->slot, &r->published);
 	ivwl_app_slot_set_replaying(&r->slot, false);
 	ret = ivwl_app_slot_wait_open(&r->slot, OPEN_TIMEOUT_MS);

@@ -38,6 +38,9 @@ popup-or-unsupported
              plain pattern client of the same VM must come back.
 came-back    Seated, two VMs, SIGKILL: windows that only came back take
              no keyboard and wear no attention bar until the user clicks.
+places       Seated, two VMs, five windows each dragged by its bar to its
+             own place, SIGKILL: each comes back where it stood (within
+             2 px), none with an attention bar.
 stack-stop   weston, the agent and ivwl-server killed together: two
              pattern clients end within 10 s (IVWL_RESTART_WAIT is 60),
              each relay saying the agent went away.
@@ -57,8 +60,8 @@ import subprocess
 import sys
 import time
 
-from ivwltest.session import (ENV, Failure, Listing, Session, case_main,  # noqa: E402
-                              check_border, compare_window,
+from ivwltest.session import (ENV, FRAME_BORDER, Failure, Listing,  # noqa: E402
+                              Session, case_main, check_border, compare_window,
                               covering, pixel, wait_for, wayland_debug_re)
 
 # session.py's colours: the first VM, the second
@@ -507,11 +510,7 @@ def case_came_back(s):
         if "enter" in t.lines[before[t]:]:
             raise Failure(f"{name}'s window took the keyboard when it "
                           "came back")
-    shot = s.screenshot()
-    boxes = [s.frame_box(v) for v in views]
-    amber = sum(pixel(shot, x, y) == AMBER for x0, y0, x1, y1 in boxes
-                for x in range(x0 - 8, x1 + 8, 2)
-                for y in range(y0 - 8, y1 + 8, 2))
+    amber = amber_around(s, views)
     if amber:
         raise Failure(f"{amber} attention-bar pixels around windows that "
                       "only came back")
@@ -520,6 +519,60 @@ def case_came_back(s):
              lambda: "enter" in home.lines[before[home]:], timeout=5)
     print("after the restart no window took the keyboard or asked for "
           "attention; a click gave it")
+
+
+def amber_around(s, views):
+    """Attention-bar pixels around views' frames, on screen now."""
+    shot = s.screenshot()
+    return sum(pixel(shot, x, y) == AMBER
+               for x0, y0, x1, y1 in (s.frame_box(v) for v in views)
+               for x in range(max(x0 - 8, 0), min(x1 + 8, s.width), 2)
+               for y in range(max(y0 - 8, 0), min(y1 + 8, s.height), 2))
+
+
+# where case_places drags its windows: apart, below the panel
+PLACES = ((30, 100), (360, 100), (690, 100), (30, 440), (360, 440))
+
+
+def case_places(s):
+    """Windows come back where the user left them, without asking for
+    attention: five windows of two VMs, each dragged by weston's title
+    bar to a place of its own as it maps (on top then, its bar
+    uncovered); after weston is killed and started again, the shell
+    would place them as new windows (desktop-shell: at random), the
+    places weston kept put each back within 2 px."""
+    names = [("work", "w1"), ("work", "w2"), ("work", "w3"),
+             ("home", "h1"), ("home", "h2")]
+    bar = s.bar_height()
+    typists = []
+    for (vm, name), (tx, ty) in zip(names, PLACES):
+        lines, v = s.typist(vm, name)
+        typists.append(lines)
+        x0, y0, x1, y1 = v["rect"]
+        grip = y0 - FRAME_BORDER - bar // 2
+        s.seat.drag((x0 + 20, grip), (tx + 20, ty - FRAME_BORDER - bar // 2))
+        moved = wait_for(f"{name} to move to {tx},{ty}", lambda: (
+            lambda r: r if r[:2] == (tx, ty) else None)(
+                s.wait_view(f"[{vm}] {name}")["rect"]), timeout=5)
+        if moved[2] - moved[0] > 300 or moved[3] - moved[1] > 300:
+            raise Failure(f"{name} is too big for its place: {moved}")
+    time.sleep(1.5)     # weston keeps places a second after a move
+    before = {n: s.wait_view(f"[{vm}] {n}")["rect"] for vm, n in names}
+    restart(s, True)
+    views = [s.wait_view(f"[{vm}] {n}", timeout=30) for vm, n in names]
+    time.sleep(1.0)
+    views = [s.wait_view(f"[{vm}] {n}") for vm, n in names]
+    off = {v["title"]: (v["rect"], before[n])
+           for (vm, n), v in zip(names, views)
+           if max(abs(a - b) for a, b in zip(v["rect"], before[n])) > 2}
+    if off:
+        raise Failure(f"windows came back elsewhere (now, before): {off}")
+    amber = amber_around(s, views)
+    if amber:
+        raise Failure(f"{amber} attention-bar pixels around windows that "
+                      "only came back")
+    print(f"5 windows of 2 VMs came back where they stood: {before}; no "
+          "attention bar")
 
 
 def case_first_map(s):
@@ -632,6 +685,7 @@ CASES = {
     "x11": (case_x11, ("work",), "seat"),
     "stack-stop": (case_stack_stop, ("work",)),
     "came-back": (case_came_back, ("work", "home"), "seat"),
+    "places": (case_places, ("work", "home"), "seat"),
     "first-map": (case_first_map, ("work", "evil"), "seat"),
 }
 

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Windows back where the user left them after a compositor restart
+ * (placement.h).  A VM's relay replays its client's windows into the new
+ * weston with the ids the client had, in whatever slot of the region it
+ * gets, and says the key it drew for its client (region.h), so (VM,
+ * client key, surface id) names a window across the restart.  The new weston's shell places replayed windows as new
+ * ones; once a window that came back has its place, this puts it where
+ * the old weston had it.  Only places weston wrote are read back, and only
+ * for the VM whose window stood there: a VM can ask for nothing here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libweston/libweston.h>
+#include "weston-compat.h"
+
+#include "connection.h"
+#include "ivwl-plugin.h"
+#include "label.h"
+#include "placement.h"
+#include "vm.h"
+
+/* A window's place is written this long after it moved. */
+#define WRITE_DELAY_MS 1000
+/* Places kept for windows that did not come back (yet). */
+#define PLACES_MAX 1024
+#define HEADER "ivwl-places 2"
+
+struct place {
+	struct wl_list link;		/* ivwl_placement.saved */
+	char vm[64];
+	uint64_t client_key;
+	uint32_t surface_id;
+	int32_t x, y;
+	/* the window that came back for it, until it is put there */
+	struct weston_surface *window;
+	struct wl_listener window_destroy;
+};
+
+struct ivwl_placement {
+	struct ivwl_plugin *plugin;
+	char *path;
+	struct wl_list saved;		/* place.link: the last weston's */
+	uint32_t nsaved;
+	struct wl_listener transform;
+	struct wl_event_source *write_timer;
+	bool write_armed;
+	struct wl_event_source *put_idle;
+};
+
+/* ---- which window ---------------------------------------------------- */
+
+struct window_key {
+	struct ivwl_vm *vm;
+	struct ivwl_connection *conn;
+	uint64_t client_key;
+	uint32_t surface_id;
+};
+
+/* The view that shows surface, if it is a VM's toplevel window. */
+static struct weston_view *
+toplevel_view(struct weston_surface *surface)
+{
+	struct ivwl_window_cost *w;
+	struct weston_view *view;
+
+	wl_list_for_each(view, &surface->views, surface_link) {
+		if (!weston_view_is_mapped(view) || !view->layer_link.layer ||
+		    view->geometry.parent)
+			continue;
+		w = ivwl_label_window_of(view);
+		return w && w->window == surface ? view : NULL;
+	}
+	return NULL;
+}
+
+static bool
+window_key(struct ivwl_placement *pl, struct weston_surface *surface,
+	   struct window_key *key)
+{
+	struct wl_client *client;
+
+	if (!surface->resource)
+		return false;
+	client = wl_resource_get_client(surface->resource);
+	key->vm = ivwl_vm_from_client(pl->plugin, client);
+	key->conn = key->vm ? ivwl_vm_connection(key->vm, client) : NULL;
+	if (!key->conn)
+		return false;
+	key->client_key = ivwl_connection_client_key(key->conn);
+	key->surface_id = wl_resource_get_id(surface->resource);
+	return key->client_key != 0;
+}
+
+static bool
+place_is(const struct place *p, const struct window_key *key)
+{
+	return p->client_key == key->client_key &&
+	       p->surface_id == key->surface_id &&
+	       strcmp(p->vm, key->vm->name) == 0;
+}
+
+static void
+place_free(struct ivwl_placement *pl, struct place *p)
+{
+	if (p->window)
+		wl_list_remove(&p->window_destroy.link);
+	wl_list_remove(&p->link);
+	pl->nsaved--;
+	free(p);
+}
+
+/* ---- writing --------------------------------------------------------- */
+
+static bool
+name_writable(const char *name)
+{
+	return name[0] && strlen(name) < sizeof(((struct place *)0)->vm) &&
+	       strcspn(name, " \t\r\n") == strlen(name);
+}
+
+static void
+write_window(struct ivwl_placement *pl, FILE *f, struct weston_view *view)
+{
+	struct window_key key;
+	float x, y;
+
+	if (view->geometry.parent || !window_key(pl, view->surface, &key) ||
+	    toplevel_view(view->surface) != view ||
+	    !name_writable(key.vm->name))
+		return;
+	ivwl_view_pos(view, &x, &y);
+	fprintf(f, "%s %016" PRIx64 " %u %d %d\n", key.vm->name,
+		key.client_key, key.surface_id, (int)x, (int)y);
+}
+
+/* Every VM window's place now, and the old weston's not used yet;
+ * replaced whole, never half written. */
+static void
+places_write(struct ivwl_placement *pl)
+{
+	struct weston_view *view;
+	struct place *p;
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.new", pl->path) >=
+	    (int)sizeof(tmp))
+		return;
+	f = fopen(tmp, "we");
+	if (!f)
+		goto err_open;
+	fprintf(f, "%s\n", HEADER);
+	wl_list_for_each(view, &pl->plugin->compositor->view_list, link)
+		write_window(pl, f, view);
+	wl_list_for_each(p, &pl->saved, link)
+		fprintf(f, "%s %016" PRIx64 " %u %d %d\n", p->vm,
+			p->client_key, p->surface_id, p->x, p->y);
+	if (fclose(f) != 0 || rename(tmp, pl->path) < 0)
+		goto err_write;
+	return;
+
+err_write:
+	unlink(tmp);
+err_open:
+	ivwl_log("cannot keep the windows' places in %s: %s; after a "
+		 "restart they come back where the shell puts them",
+		 pl->path, strerror(errno));
+}
+
+static int
+on_write_timer(void *data)
+{
+	struct ivwl_placement *pl = data;
+
+	pl->write_armed = false;
+	places_write(pl);
+	return 0;
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+static void
+places_read(struct ivwl_placement *pl)
+{
+	char line[256];
+	struct place *p;
+	FILE *f;
+
+	f = fopen(pl->path, "re");
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, HEADER "\n") != 0)
+		goto out;
+	while (pl->nsaved < PLACES_MAX && fgets(line, sizeof(line), f)) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			break;
+		if (sscanf(line, "%63s %" SCNx64 " %u %d %d", p->vm,
+			   &p->client_key, &p->surface_id, &p->x,
+			   &p->y) != 5) {
+			free(p);
+			continue;
+		}
+		wl_list_insert(pl->saved.prev, &p->link);
+		pl->nsaved++;
+	}
+out:
+	fclose(f);
+}
+
+/* ---- putting back ---------------------------------------------------- */
+
+/* Whether a window at x, y of its size shows on some output. */
+static bool
+on_an_output(struct weston_compositor *ec, struct weston_surface *s,
+	     int32_t x, int32_t y)
+{
+	struct weston_output *o;
+	pixman_region32_t r;
+	bool shows = false;
+
+	pixman_region32_init_rect(&r, x, y, (unsigned)s->width,
+				  (unsigned)s->height);
+	wl_list_for_each(o, &ec->output_list, link) {
+		pixman_region32_t seen;
+
+		pixman_region32_init(&seen);
+		pixman_region32_intersect(&seen, &r, &o->region);
+		shows = shows || pixman_region32_not_empty(&seen);
+		pixman_region32_fini(&seen);
+	}
+	pixman_region32_fini(&r);
+	return shows;
+}
+
+static void
+put_back(struct ivwl_placement *pl, struct place *p)
+{
+	struct weston_view *view = toplevel_view(p->window);
+
+	if (!view)
+		return;
+	if (!on_an_output(pl->plugin->compositor, p->window, p->x, p->y)) {
+		ivwl_log("[%s] a window that came back stays where the shell "
+			 "put it: its old place %d,%d is on no output now",
+			 p->vm, p->x, p->y);
+		return;
+	}
+	ivwl_view_set_global_pos(view, p->x, p->y);
+	weston_view_geometry_dirty(view);
+	weston_view_schedule_repaint(view);
+	ivwl_log_debug("[%s] a window that came back put at %d,%d",
+		       p->vm, p->x, p->y);
+}
+
+static void
+on_put(void *data)
+{
+	struct ivwl_placement *pl = data;
+	struct place *p, *tmp;
+
+	pl->put_idle = NULL;
+	wl_list_for_each_safe(p, tmp, &pl->saved, link) {
+		if (!p->window)
+			continue;
+		put_back(pl, p);
+		place_free(pl, p);
+	}
+}
+
+static void
+on_came_back_destroy(struct wl_listener *listener, void *data)
+{
+	struct place *p = wl_container_of(listener, p, window_destroy);
+
+	wl_list_remove(&p->window_destroy.link);
+	p->window = NULL;
+}
+
+/* A window that came back got its first place from the shell. */
+static void
+came_back(struct ivwl_placement *pl, struct weston_surface *surface,
+	  const struct window_key *key)
+{
+	struct place *p, *found = NULL;
+
+	wl_list_for_each(p, &pl->saved, link)
+		if (!p->window && place_is(p, key))
+			found = p;
+	if (!found)
+		return;
+	found->window = surface;
+	found->window_destroy.notify = on_came_back_destroy;
+	wl_signal_add(&surface->destroy_signal, &found->window_destroy);
+	if (!pl->put_idle)
+		pl->put_idle = wl_event_loop_add_idle(
+			wl_display_get_event_loop(pl->plugin->display),
+			on_put, pl);
+}
+
+static bool
+pending(const struct ivwl_placement *pl, const struct weston_surface *s)
+{
+	const struct place *p;
+
+	wl_list_for_each(p, &pl->saved, link)
+		if (p->window == s)
+			return true;
+	return false;
+}
+
+/* A view moved or was placed: keep its place, or put it back. */
+static void
+on_transform(struct wl_listener *listener, void *data)
+{
+	struct ivwl_placement *pl = wl_container_of(listener, pl, transform);
+	struct weston_surface *surface = data;
+	struct window_key key;
+
+	if (!window_key(pl, surface, &key) || !toplevel_view(surface))
+		return;
+	if (pl->nsaved && ivwl_connection_restored(key.conn) &&
+	    !pending(pl, surface))
+		came_back(pl, surface, &key);
+	if (!pl->write_armed) {
+		wl_event_source_timer_update(pl->write_timer, WRITE_DELAY_MS);
+		pl->write_armed = true;
+	}
+}
+
+/* ---- life ------------------------------------------------------------ */
+
+static char *
+places_path(void)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	char *path;
+
+	if (!dir || asprintf(&path, "%s/ivwl-places", dir) < 0)
+		return NULL;
+	return path;
+}
+
+struct ivwl_placement *
+ivwl_placement_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_placement *pl = calloc(1, sizeof(*pl));
+
+	if (!pl)
+		return NULL;
+	pl->plugin = plugin;
+	wl_list_init(&pl->saved);
+	pl->path = places_path();
+	if (!pl->path) {
+		ivwl_log("no XDG_RUNTIME_DIR: after a restart the VMs' windows "
+			 "come back where the shell puts them");
+		return pl;
+	}
+	pl->write_timer = wl_event_loop_add_timer(
+		wl_display_get_event_loop(plugin->display), on_write_timer, pl);
+	if (!pl->write_timer)
+		goto err_timer;
+	places_read(pl);
+	pl->transform.notify = on_transform;
+	wl_signal_add(&plugin->compositor->transform_signal, &pl->transform);
+	return pl;
+
+err_timer:
+	free(pl->path);
+	free(pl);
+	return NULL;
+}
+
+void
+ivwl_placement_destroy(struct ivwl_placement *pl)
+{
+	struct place *p, *tmp;
+
+	if (!pl)
+		return;
+	if (pl->write_timer) {
+		wl_list_remove(&pl->transform.link);
+		wl_event_source_remove(pl->write_timer);
+	}
+	if (pl->put_idle)
+		wl_event_source_remove(pl->put_idle);
+	wl_list_for_each_safe(p, tmp, &pl->saved, link)
+		place_free(pl, p);
+	free(pl->path);
+	free(pl);
+}
