@@ -170,6 +170,7 @@ struct ivwl_label {
 	struct wl_listener transform;	/* a window moved */
 	struct wl_list borders;
 	struct wl_signal fullscreen_signal;	/* ivwl_label_fullscreen */
+	struct wl_signal map_signal;		/* ivwl_label_map */
 };
 
 static struct ivwl_border *
@@ -1295,10 +1296,17 @@ border_update(struct ivwl_border *b)
 		b->plate_drawn_ms = ivwl_now_ms();
 	}
 	if (view != b->framed) {
+		struct ivwl_label_map ev = {
+			.vm = b->cost.vm,
+			.window = b->window,
+			.view = view,
+		};
+
 		strips_destroy(b);
 		make_room_for_bar(b, view);
 		if (strips_create(b, view) < 0)
 			return;
+		wl_signal_emit(&b->label->map_signal, &ev);
 	}
 	if (!(b->cost.veil & IVWL_VEIL_SHARE) &&
 	    !ivwl_repaint_admit(&b->cost)) {
@@ -1682,6 +1690,7 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		}
 	}
 	wl_signal_init(&label->fullscreen_signal);
+	wl_signal_init(&label->map_signal);
 	label->create_surface.notify = on_create_surface;
 	wl_signal_add(&plugin->compositor->create_surface_signal,
 		      &label->create_surface);
@@ -1691,6 +1700,32 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 	wl_signal_add(&plugin->compositor->transform_signal,
 		      &label->transform);
 	return label;
+}
+
+void
+ivwl_label_add_map_listener(struct ivwl_label *label,
+			    struct wl_listener *listener)
+{
+	wl_signal_add(&label->map_signal, listener);
+}
+
+bool
+ivwl_label_room(struct ivwl_label *label, struct weston_output *output,
+		int32_t room[4])
+{
+	int32_t ox, oy, bottom, top = BORDER_WIDTH + label->bar_height +
+				      ATTENTION_HEIGHT;
+
+	ivwl_output_pos(output, &ox, &oy);
+	if (panel_over(label->plugin->compositor, (float)ox, (float)oy,
+		       (float)(ox + output->width), (float)(oy + 1), &bottom) &&
+	    bottom > oy)
+		top += bottom - oy;
+	room[0] = ox + BORDER_WIDTH;
+	room[1] = oy + top;
+	room[2] = output->width - 2 * BORDER_WIDTH;
+	room[3] = output->height - top - BORDER_WIDTH;
+	return room[2] > 0 && room[3] > 0;
 }
 
 void

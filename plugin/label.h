@@ -7,6 +7,7 @@
 
 struct ivwl_plugin;
 struct ivwl_vm;
+struct weston_output;
 struct weston_surface;
 struct weston_view;
 struct wl_listener;
@@ -89,6 +90,29 @@ struct ivwl_label_fullscreen {
 void
 ivwl_label_add_fullscreen_listener(struct ivwl_label *label,
 				   struct wl_listener *listener);
+
+/*
+ * A VM's toplevel window was framed as it mapped (or mapped again): the
+ * data of label's map signal.
+ */
+struct ivwl_label_map {
+	struct ivwl_vm *vm;
+	struct weston_surface *window;
+	struct weston_view *view;
+};
+
+void
+ivwl_label_add_map_listener(struct ivwl_label *label,
+			    struct wl_listener *listener);
+
+/*
+ * What of output a framed window's content may fill, in global x, y, w,
+ * h: below the panel and inside the frame, its title bar and attention
+ * bar on the output.  False if nothing.
+ */
+bool
+ivwl_label_room(struct ivwl_label *label, struct weston_output *output,
+		int32_t room[4]);
 
 /* Shows or hides the attention bar of a VM's toplevel window. */
 void

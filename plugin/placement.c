@@ -48,6 +48,7 @@ struct ivwl_placement {
 	struct wl_list saved;		/* place.link: the last weston's */
 	uint32_t nsaved;
 	struct wl_listener transform;
+	struct wl_listener map;		/* label's: a window was framed */
 	struct wl_event_source *write_timer;
 	bool write_armed;
 	struct wl_event_source *put_idle;
@@ -334,6 +335,71 @@ on_transform(struct wl_listener *listener, void *data)
 	}
 }
 
+/* ---- fitting the output ---------------------------------------------- */
+
+static struct weston_output *
+output_of(struct weston_compositor *ec, struct weston_view *view)
+{
+	struct weston_output *o;
+
+	if (view->output)
+		return view->output;
+	if (wl_list_empty(&ec->output_list))
+		return NULL;
+	return wl_container_of(ec->output_list.next, o, link);
+}
+
+static int32_t
+min32(int32_t a, int32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * A window larger than its output's room (a dialog of 1096x880 on a
+ * 1024x768 screen: its buttons off the screen) is asked to fit, as a
+ * window manager does, and put at the room's top left; a client that
+ * keeps its size is left to the user.
+ */
+static void
+fit(struct ivwl_placement *pl, struct ivwl_vm *vm, struct weston_view *view)
+{
+	struct weston_surface *window = view->surface;
+	struct weston_desktop_surface *ds;
+	struct weston_geometry geo;
+	struct weston_output *o;
+	int32_t room[4];
+
+	if (!weston_surface_is_desktop_surface(window))
+		return;
+	ds = weston_surface_get_desktop_surface(window);
+	if (weston_desktop_surface_get_maximized(ds) ||
+	    weston_desktop_surface_get_fullscreen(ds))
+		return;
+	geo = weston_desktop_surface_get_geometry(ds);
+	o = output_of(pl->plugin->compositor, view);
+	if (!o || !ivwl_label_room(pl->plugin->label, o, room) ||
+	    (geo.width <= room[2] && geo.height <= room[3]))
+		return;
+	ivwl_log("[%s] a %dx%d window is larger than the %dx%d the output "
+		 "%s has for it: asked to fit", vm->name, geo.width,
+		 geo.height, room[2], room[3], o->name);
+	weston_desktop_surface_set_size(ds, min32(geo.width, room[2]),
+					min32(geo.height, room[3]));
+	ivwl_view_set_global_pos(view, room[0] - geo.x, room[1] - geo.y);
+	weston_view_geometry_dirty(view);
+	weston_view_schedule_repaint(view);
+}
+
+static void
+on_map(struct wl_listener *listener, void *data)
+{
+	struct ivwl_placement *pl = wl_container_of(listener, pl, map);
+	const struct ivwl_label_map *ev = data;
+
+	fit(pl, ev->vm, ev->view);
+}
+
 /* ---- life ------------------------------------------------------------ */
 
 static char *
@@ -356,6 +422,8 @@ ivwl_placement_create(struct ivwl_plugin *plugin)
 		return NULL;
 	pl->plugin = plugin;
 	wl_list_init(&pl->saved);
+	pl->map.notify = on_map;
+	ivwl_label_add_map_listener(plugin->label, &pl->map);
 	pl->path = places_path();
 	if (!pl->path) {
 		ivwl_log("no XDG_RUNTIME_DIR: after a restart the VMs' windows "
@@ -372,6 +440,7 @@ ivwl_placement_create(struct ivwl_plugin *plugin)
 	return pl;
 
 err_timer:
+	wl_list_remove(&pl->map.link);
 	free(pl->path);
 	free(pl);
 	return NULL;
@@ -384,6 +453,7 @@ ivwl_placement_destroy(struct ivwl_placement *pl)
 
 	if (!pl)
 		return;
+	wl_list_remove(&pl->map.link);
 	if (pl->write_timer) {
 		wl_list_remove(&pl->transform.link);
 		wl_event_source_remove(pl->write_timer);

@@ -754,8 +754,35 @@ def case_title_bar_apps(s):
           "them")
 
 
+def case_oversized_fit(s):
+    """A window larger than the screen (foot asking for 1400x1000 on a
+    1024x768 output) is asked to fit, as a window manager does: it
+    resizes, and its frame, title bar and attention bar end on the
+    screen, below the panel."""
+    s.client(["foot", "--title=ivwl-big", "--window-size-pixels=1400x1000",
+              "sleep", "120"], log="big.log")
+    v = s.wait_view("[work] ivwl-big", timeout=30)
+
+    def inside():
+        box = s.frame_box(s.wait_view("[work] ivwl-big"))
+        return box if (box[0] >= 0 and box[1] >= PANEL and
+                       box[2] <= s.width and box[3] <= s.height) else None
+    try:
+        box = wait_for("foot's window to fit the screen", inside, timeout=10)
+    except Failure:
+        raise Failure(f"foot's window stays larger than the screen: "
+                      f"{s.wait_view('[work] ivwl-big')['rect']} (mapped at "
+                      f"{v['rect']}), frame off a {s.width}x{s.height} "
+                      "screen")
+    if "asked to fit" not in s.weston_log():
+        raise Failure("weston's log does not say it asked foot to fit")
+    print(f"foot asked for 1400x1000, mapped at {v['rect']}; fitted, its "
+          f"frame at {box} on a {s.width}x{s.height} screen")
+
+
 CASES = {
     "title-bar-apps": (case_title_bar_apps, ("work",)),
+    "oversized-fit": (case_oversized_fit, ("work",)),
     "new-window-keyboard": (case_new_window_keyboard, ("work", "other")),
     "gtk-menu": (case_gtk_menu, ("work",)),
     "chromium-menu": (case_chromium_menu, ("work",)),
