@@ -60,8 +60,7 @@ grab_focus(struct weston_pointer_grab *grab)
 }
 
 static void
-grab_motion(struct weston_pointer_grab *grab, const struct timespec *time,
-	    struct weston_pointer_motion_event *event)
+grab_motion(struct weston_pointer_grab *grab, IVWL_POINTER_MOTION_PARAMS)
 {
 	struct ivwl_bar *bar = wl_container_of(grab, bar, grab);
 	float x, y;
@@ -76,19 +75,17 @@ grab_motion(struct weston_pointer_grab *grab, const struct timespec *time,
 }
 
 static void
-grab_button(struct weston_pointer_grab *grab, const struct timespec *time,
-	    uint32_t button, uint32_t state)
+grab_button(struct weston_pointer_grab *grab, IVWL_POINTER_BUTTON_PARAMS)
 {
 	struct ivwl_bar *bar = wl_container_of(grab, bar, grab);
 
-	if (state == WL_POINTER_BUTTON_STATE_RELEASED &&
+	if (IVWL_POINTER_BUTTON_STATE == WL_POINTER_BUTTON_STATE_RELEASED &&
 	    grab->pointer->button_count == 0)
 		drag_end(bar);
 }
 
 static void
-grab_axis(struct weston_pointer_grab *grab, const struct timespec *time,
-	  struct weston_pointer_axis_event *event)
+grab_axis(struct weston_pointer_grab *grab, IVWL_POINTER_AXIS_PARAMS)
 {
 }
 

@@ -327,7 +327,7 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 	*kind = s ? STRIP_FILL : STRIP_OWN;
 	if (s)
 		return s;
-	s = weston_surface_create(b->window->compositor);
+	s = ivwl_surface_create(b->window->compositor);
 	if (!s)
 		return NULL;
 	/* Clicks go to what is below, as if the border were paint. */
@@ -1121,7 +1121,7 @@ strips_place(struct ivwl_border *b)
 		 * hid last time: one raised past an opaque view (another
 		 * window's backdrop or veil) would stay hidden there */
 		if (restacked)
-			weston_surface_damage(s);
+			ivwl_surface_damage_all(s);
 		weston_view_schedule_repaint(v);
 	}
 	fullscreen_note(b, fullscreen(b->window) ? b->framed : NULL);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What differs between the westons ivwl.so builds against: weston 10
- * (Debian bookworm) and weston 14 (trixie).  The rest of the plugin
- * writes to one API; each difference is bridged here, once.
+ * (Debian bookworm), weston 14 (trixie) and weston 16 (forky, sid).  The
+ * rest of the plugin writes to one API; each difference is bridged
+ * here, once.
  */
 #ifndef IVWL_WESTON_COMPAT_H
 #define IVWL_WESTON_COMPAT_H
@@ -12,16 +13,81 @@
 #include <libweston/version.h>
 
 /*
- * weston 14's API, where it differs from 10's: the functions below do
- * what their comments say with the weston built against.  Only these two
- * majors are built and tested; 11 to 13 changed the API piecewise.
+ * weston 14's API, where it differs from 10's, and 16's where it differs
+ * from 14's (IVWL_WESTON_16 implies IVWL_WESTON_14): the functions below
+ * do what their comments say with the weston built against.  Only these
+ * three majors are built and tested; 11 to 13, and 15, changed the API
+ * piecewise.
  */
-#if WESTON_VERSION_MAJOR >= 14
+#if WESTON_VERSION_MAJOR >= 16
+#define IVWL_WESTON_14 1
+#define IVWL_WESTON_16 1
+#elif WESTON_VERSION_MAJOR == 14
 #define IVWL_WESTON_14 1
 #elif WESTON_VERSION_MAJOR > 10	/* (not WESTON_VERSION_AT_LEAST:
 				 * it is wrong across majors) */
-#error "ivwl builds against weston 10 or weston 14 and later"
+#error "ivwl builds against weston 10, 14, or 16 and later"
 #endif
+
+/*
+ * A grab's handlers: weston 16 hands each one event, with its time in
+ * it, where 10 and 14 passed the time and the fields apart.  Handlers
+ * are declared with these parameter lists and read the fields through
+ * the macros that follow.
+ */
+#ifdef IVWL_WESTON_16
+#define IVWL_POINTER_MOTION_PARAMS \
+	const struct weston_pointer_motion_event *event
+#define IVWL_POINTER_BUTTON_PARAMS \
+	const struct weston_pointer_button_event *event
+#define IVWL_POINTER_BUTTON_STATE (event->button_state)
+#define IVWL_POINTER_AXIS_PARAMS \
+	const struct weston_pointer_axis_event *event
+#define IVWL_KEY_PARAMS const struct weston_key_event *event
+#define IVWL_KEY_CODE (event->key)
+#define IVWL_KEY_STATE (event->key_state)
+#else
+#define IVWL_POINTER_MOTION_PARAMS \
+	const struct timespec *time, struct weston_pointer_motion_event *event
+#define IVWL_POINTER_BUTTON_PARAMS \
+	const struct timespec *time, uint32_t button, uint32_t state
+#define IVWL_POINTER_BUTTON_STATE (state)
+#define IVWL_POINTER_AXIS_PARAMS \
+	const struct timespec *time, struct weston_pointer_axis_event *event
+#define IVWL_KEY_PARAMS const struct timespec *time, uint32_t key, \
+	uint32_t state
+#define IVWL_KEY_CODE (key)
+#define IVWL_KEY_STATE (state)
+#endif
+
+/* A surface of the compositor's own, of no client. */
+static inline struct weston_surface *
+ivwl_surface_create(struct weston_compositor *ec)
+{
+#ifdef IVWL_WESTON_16
+	return weston_surface_create(ec, NULL);
+#else
+	return weston_surface_create(ec);
+#endif
+}
+
+/* All of surface is to be drawn again at the next repaint. */
+static inline void
+ivwl_surface_damage_all(struct weston_surface *surface)
+{
+#ifdef IVWL_WESTON_16
+	struct weston_view *view;
+
+	/* weston 16 keeps weston_surface_damage() to itself */
+	pixman_region32_union_rect(&surface->damage, &surface->damage, 0, 0,
+				   (unsigned)surface->width,
+				   (unsigned)surface->height);
+	wl_list_for_each(view, &surface->views, surface_link)
+		weston_view_schedule_repaint(view);
+#else
+	weston_surface_damage(surface);
+#endif
+}
 
 /* weston 12 moved libweston-desktop into libweston. */
 #ifdef IVWL_WESTON_14

@@ -39,14 +39,14 @@ xray_end(struct ivwl_xray *xray)
 }
 
 static void
-grab_key(struct weston_keyboard_grab *grab, const struct timespec *time,
-	 uint32_t key, uint32_t state)
+grab_key(struct weston_keyboard_grab *grab, IVWL_KEY_PARAMS)
 {
 	struct ivwl_xray *xray = wl_container_of(grab, xray, grab);
 
 	/* every key is X-ray's while it is on; letting go of its own ends
 	 * it */
-	if (state == WL_KEYBOARD_KEY_STATE_RELEASED && key == xray->key)
+	if (IVWL_KEY_STATE == WL_KEYBOARD_KEY_STATE_RELEASED &&
+	    IVWL_KEY_CODE == xray->key)
 		xray_end(xray);
 }
 

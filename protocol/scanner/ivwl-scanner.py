@@ -100,7 +100,7 @@ GLOBAL_POLICIES = {
     "never": "IVWL_GLOBAL_NEVER",
 }
 DESC_KEYS = {"version", "global", "replay", "rules", "time", "budgets",
-             "why"}
+             "why", "since"}
 
 
 class Entry:
@@ -128,6 +128,13 @@ class Entry:
         self.rules = self.strings(table, "rules", where)
         self.time = self.strings(table, "time", where)
         self.budgets = self.strings(table, "budgets", where)
+        # the release of its XML that brought it: an older XML without
+        # it is no error (a global never offered stays named, private)
+        self.since = table.get("since")
+        if self.since is not None and (not isinstance(self.since, str) or
+                                       self.glob != "never"):
+            raise ScanError(f"{where}: since is a release, for a global "
+                            "never offered")
         self.why = table.get("why", "")
         if not isinstance(self.why, str):
             raise ScanError(f"{where}: why must be a string")
@@ -475,6 +482,9 @@ def match_descriptors(descriptors, interfaces):
                 private.append(e)
                 continue
             iface = by_source[d.xml_file].get(e.name)
+            if iface is None and e.since:
+                private.append(e)
+                continue
             if iface is None:
                 raise ScanError(f"{d.path}: {e.name} is not in {d.xml}")
             if e.version is None:
