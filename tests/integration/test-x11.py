@@ -80,10 +80,74 @@ def case_xeyes(s):
           f"weston's screenshot shows its frame")
 
 
+def shot_pixels(shot, rect):
+    """Counter of the (r, g, b, a) pixels in rect of weston's screenshot
+    (a is 255 where the PNG has no alpha)."""
+    w, h, bpp, rows = shot
+    x0, y0, x1, y1 = rect
+    return Counter(tuple(rows[y][x * bpp:x * bpp + 3]) +
+                   ((rows[y][x * bpp + 3] if bpp == 4 else 255),)
+                   for y in range(max(y0, 0), min(y1, h))
+                   for x in range(max(x0, 0), min(x1, w)))
+
+
+def resize_client(s, size, rgb, title):
+    """ivwl-x11-resize-client: its window made 1x1, resized to size and
+    mapped at once, filled with rgb (0xRRGGBB)."""
+    return x11_client(s, [ENV["IVWL_X11_RESIZE_CLIENT"], str(size[0]),
+                          str(size[1]), f"{rgb:06x}", title],
+                      f"{title}.log")
+
+
+def sized_view(s, title, timeout=30):
+    """The view of title once it is wider than 1 px, a second later."""
+    wait_for(f"{title} wider than 1 px", lambda: (
+        lambda v: v if v["rect"][2] - v["rect"][0] > 1 else None)(
+            s.wait_view(title, timeout=timeout)), timeout=10)
+    time.sleep(1)
+    return s.wait_view(title)
+
+
+def check_drawn(s, view, rgb, what):
+    """Most of view is rgb (0xRRGGBB) on the screen and, all opaque, in
+    weston's screenshot (pixman's: an X window's buffer whose alpha was
+    left 0 shows transparent there, title bar and all)."""
+    x0, y0, x1, y1 = view["rect"]
+    area = (x1 - x0) * (y1 - y0)
+    want = ((rgb >> 16) & 0xff, (rgb >> 8) & 0xff, rgb & 0xff)
+    seen = screen_pixels(s, view["rect"])
+    on_screen = seen[bytes(reversed(want))]      # (b, g, r)
+    if on_screen < area // 2:
+        raise Failure(f"{what}: {on_screen} of {area} pixels on screen "
+                      f"are #{rgb:06x}: {seen.most_common(4)}")
+    shot = shot_pixels(s.screenshot(), view["rect"])
+    in_shot = shot[want + (255,)]
+    if in_shot < on_screen * 9 // 10:
+        raise Failure(f"{what}: weston's screenshot has {in_shot} opaque "
+                      f"#{rgb:06x} pixels of the {on_screen} on screen: "
+                      f"{shot.most_common(4)}")
+    return on_screen, in_shot
+
+
 def case_tk(s):
-    """A Tk window (wish) maps at the size it asked for: Tk resizes its
-    window just before mapping it, and the frame is made at the map
-    request, before the resize's configure notify (it was 1 px wide)."""
+    """A Tk window (wish) maps at the size it asked for, its widgets
+    drawn: Tk resizes its window just before mapping it, and the frame
+    is made at the map request, before the resize's configure notify
+    (it was 1 px wide).  So does a bare X client that does the same
+    (ivwl-x11-resize-client).  Both show in weston's screenshot too
+    (pixman), opaque."""
+    resize_client(s, (300, 200), 0xc03080, "ivwl-resized")
+    view = sized_view(s, "[work] ivwl-resized")
+    x0, y0, x1, y1 = view["rect"]
+    if (x1 - x0, y1 - y0) != (300, 200):
+        raise Failure(f"the window resized before its map is "
+                      f"{x1 - x0}x{y1 - y0}, not 300x200")
+    got, shot = check_drawn(s, view, 0xc03080, "the resized window")
+    print(f"the window resized before its map: {view['rect']}, "
+          f"{got} px of its colour on screen, {shot} in the screenshot")
+
+    if not shutil.which("wish"):
+        raise Failure("wish is not installed (tk, tools/deps.sh)")
     script = s.path("tk.tcl")
     with open(script, "w") as f:
         f.write("wm title . ivwl-tk\n"
@@ -94,21 +158,19 @@ def case_tk(s):
                 "button .b -text Hello\n"
                 "pack .b -fill x\n")
     x11_client(s, ["wish", script], "wish.log")
-    view = wait_for("the Tk window at its size", lambda: (
-        lambda v: v if v["rect"][2] - v["rect"][0] > 1 else None)(
-            s.wait_view("[work] ivwl-tk", timeout=30)), timeout=10)
-    time.sleep(1)
-    view = s.wait_view("[work] ivwl-tk")
+    view = sized_view(s, "[work] ivwl-tk")
     x0, y0, x1, y1 = view["rect"]
     if abs(x1 - x0 - 320) > 2 or abs(y1 - y0 - 240) > 2:
         raise Failure(f"the Tk window is {x1 - x0}x{y1 - y0}, not "
                       f"320x240")
     colours = screen_pixels(s, view["rect"], 2)
-    if bytes((0x60, 0xa0, 0x20)) not in colours:    # (b, g, r)
-        raise Failure(f"its green label is not on screen: "
-                      f"{colours.most_common(5)}")
-    print(f"wish mapped at {view['rect']} with its label, "
-          f"{len(colours)} colours")
+    if len(colours) < 3:
+        raise Failure(f"the Tk window shows {len(colours)} colour(s): "
+                      f"not its label and button")
+    # the label fills what the button leaves: most of the window
+    label, shot = check_drawn(s, view, 0x20a060, "Tk's green label")
+    print(f"wish mapped at {view['rect']}, {len(colours)} colours, its "
+          f"label {label} px on screen and {shot} in weston's screenshot")
 
 
 def case_xterm(s):
