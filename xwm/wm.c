@@ -388,27 +388,56 @@ set_frame_extents(struct ivwl_xwm_wm *wm, struct window *w)
 }
 
 /*
- * A window larger than the screen would be framed off its edges, its
- * bar and buttons out of reach: it gets the screen, less the bar, as a
- * window manager gives it (gnumeric's Save dialog asks 1096x880 on a
- * 1024x768 screen).
+ * Kept free of a window fitted to the screen, for its title bar and
+ * frame: ivwl-xwm's bar (IVWL_XWM_TITLE_HEIGHT) or the compositor's
+ * decoration, whose size ivwl-xwm is not told (ivwl.so's takes 41 px
+ * of height with its default font, its bar, attention bar and borders,
+ * and 8 px of width).
+ */
+#define FIT_ROOM_X 16
+#define FIT_ROOM_Y (2 * IVWL_XWM_TITLE_HEIGHT)
+
+/*
+ * The largest size the window manager grants a window that is not
+ * fullscreen: the screen less FIT_ROOM_*, so that its bar and buttons
+ * stay within reach, as a window manager fits a window (gnumeric's Save
+ * dialog asks 1096x880 on a 1024x768 screen).  The size is the
+ * client's own window's, without ivwl-xwm's bar.
  */
 static void
-fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
+fit_size(const struct ivwl_xwm_wm *wm, const struct window *w,
+	 uint16_t *width, uint16_t *height)
 {
 	const uint16_t sw = wm->screen->width_in_pixels;
 	const uint16_t sh = wm->screen->height_in_pixels;
-	const uint16_t bar = bar_height(w);
+	const bool windowed = !w->fullscreen && !w->asked_fullscreen;
+	const uint16_t room_x = windowed ? FIT_ROOM_X : 0;
+	const uint16_t room_y = windowed ? FIT_ROOM_Y : 0;
+
+	if (*width > sw - room_x)
+		*width = (uint16_t)(sw > room_x ? sw - room_x : 1);
+	if (*height > sh - room_y)
+		*height = (uint16_t)(sh > room_y ? sh - room_y : 1);
+	if (!*width)
+		*width = 1;
+	if (!*height)
+		*height = 1;
+}
+
+/* A window larger than fit_size() is given that, before it is framed. */
+static void
+fit_screen(struct ivwl_xwm_wm *wm, struct window *w)
+{
+	uint16_t width = w->width, height = w->height;
 	uint32_t size[2];
 
-	if (w->width <= sw && w->height + bar <= sh)
+	fit_size(wm, w, &width, &height);
+	if (width == w->width && height == w->height)
 		return;
-	if (w->width > sw)
-		w->width = sw;
-	if (w->height + bar > sh)
-		w->height = (uint16_t)(sh > bar ? sh - bar : 1);
-	size[0] = w->width;
-	size[1] = w->height;
+	w->width = width;
+	w->height = height;
+	size[0] = width;
+	size[1] = height;
 	xcb_configure_window(wm->conn, w->id, XCB_CONFIG_WINDOW_WIDTH |
 			     XCB_CONFIG_WINDOW_HEIGHT, size);
 }
@@ -499,15 +528,9 @@ framed_configure_request(struct ivwl_xwm_wm *wm, struct window *w,
 			 w->width;
 	uint16_t height = e->value_mask & XCB_CONFIG_WINDOW_HEIGHT ?
 			  e->height : (uint16_t)(w->height - w->bar);
-	const uint16_t sw = wm->screen->width_in_pixels;
-	const uint16_t sh = wm->screen->height_in_pixels;
 
-	/* no larger than the screen with its bar (fit_screen) */
-	if (width > sw)
-		width = sw;
-	if (height + w->bar > sh)
-		height = (uint16_t)(sh > w->bar ? sh - w->bar : 1);
-	place_in_frame(wm, w, width ? width : 1, height ? height : 1);
+	fit_size(wm, w, &width, &height);
+	place_in_frame(wm, w, width, height);
 	draw_frame(wm, w);
 }
 

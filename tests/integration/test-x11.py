@@ -173,6 +173,45 @@ def case_tk(s):
           f"label {label} px on screen and {shot} in weston's screenshot")
 
 
+def granted_size(s, title, asked):
+    """The last size ivwl-x11-resize-client titled title says it was
+    given (its log), else asked."""
+    with open(s.path(f"{title}.log"), errors="replace") as f:
+        sizes = [ln.split()[1] for ln in f if ln.startswith("configured ")]
+    return tuple(map(int, sizes[-1].split("x"))) if sizes else asked
+
+
+def case_oversize(s):
+    """An X window larger than the output is fitted to it as a window
+    manager does (gnumeric's Save dialog asked 1096x880 on a 1024x768
+    screen): no wider than the output, and low enough that weston's
+    title bar above it is on the output with all of it."""
+    want = (s.width + 300, s.height + 200)
+    p = resize_client(s, want, 0x3060c0, "ivwl-oversize")
+    view = sized_view(s, "[work] ivwl-oversize")
+    # weston cuts a view at the output's edges: the X window's size is
+    # what its client was given
+    width, height = granted_size(s, "ivwl-oversize", want)
+    x0, y0, x1, y1 = view["rect"]
+    f0, g0, f1, g1 = s.frame_box(view)
+    room = (y0 - g0) + (g1 - y1)    # weston's bars and frame
+    if width + 2 * FRAME_BORDER > s.width or height + room > s.height:
+        raise Failure(f"the window asked {want[0]}x{want[1]} is "
+                      f"{width}x{height} on a {s.width}x{s.height} output: "
+                      f"no room for weston's {room} px of bars and frame")
+    if (x1 - x0, y1 - y0) != (width, height) or g0 < 0 or g1 > s.height:
+        raise Failure(f"the window of {width}x{height} shows at "
+                      f"{view['rect']}, its bar and frame at "
+                      f"{(f0, g0, f1, g1)}: not on the output")
+    got, shot = check_drawn(s, view, 0x3060c0, "the oversized window")
+    if p.poll() is not None:
+        raise Failure(f"ivwl-xwm exited ({p.returncode})")
+    print(f"asked {want[0]}x{want[1]}, fitted to {width}x{height} at "
+          f"{view['rect']} on {s.width}x{s.height}, {room} px of weston's "
+          f"bars and frame; "
+          f"{got} px drawn, {shot} in the screenshot")
+
+
 def case_xterm(s):
     """Keys typed into an X terminal reach it: the X input focus follows
     the window the user chose."""
@@ -762,6 +801,7 @@ def case_clipboard_import(s):
 CASES = {
     "x11-xeyes": (case_xeyes, ("work",), "x11"),
     "x11-tk": (case_tk, ("work",), "x11"),
+    "x11-oversize": (case_oversize, ("work",), "x11"),
     "x11-xterm": (case_xterm, ("work",), "x11"),
     "x11-xterm-text": (case_xterm_text, ("work",), "x11"),
     "x11-xterm-menu": (case_xterm_menu, ("work",), "x11"),

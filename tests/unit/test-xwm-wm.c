@@ -629,7 +629,9 @@ test_resize_before_map(void)
 	check_size(c, frame, 320, 240 + IVWL_XWM_TITLE_HEIGHT);
 	check_size(c, w, 320, 240);
 
-	/* larger than the screen (1024x768): it gets the screen */
+	/* larger than the screen (1024x768): it gets the screen less
+	 * room for a bar and borders (wm.c's FIT_ROOM_X and _Y: 16
+	 * and 48 px) */
 	w = window(c, s, false, 0, 0);
 	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
 			     XCB_CONFIG_WINDOW_HEIGHT, big);
@@ -637,8 +639,8 @@ test_resize_before_map(void)
 	frame = frame_of(wm, c, w);
 	REQUIRE(frame);
 	sync_with(c);
-	check_size(c, frame, 1024, 768);
-	check_size(c, w, 1024, 768 - IVWL_XWM_TITLE_HEIGHT);
+	check_size(c, frame, 1024 - 16, 768 - 48 + IVWL_XWM_TITLE_HEIGHT);
+	check_size(c, w, 1024 - 16, 768 - 48);
 	/* and its own resize past the screen, once framed, too */
 	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
 			     XCB_CONFIG_WINDOW_HEIGHT, big);
@@ -647,7 +649,8 @@ test_resize_before_map(void)
 		CHECK_EQ(ivwl_xwm_wm_dispatch(wm), 0);
 		usleep(10000);
 	}
-	check_size(c, frame, 1024, 768);
+	check_size(c, frame, 1024 - 16, 768 - 48 + IVWL_XWM_TITLE_HEIGHT);
+	check_size(c, w, 1024 - 16, 768 - 48);
 	xcb_disconnect(c);
 	ivwl_xwm_wm_destroy(wm);
 	stop_xvfb();
@@ -703,6 +706,7 @@ test_decorated(void)
 	xcb_screen_t *s;
 	struct ivwl_xwm_wm *wm;
 	xcb_window_t w, frame;
+	const uint32_t big[2] = { 1096, 880 }, small[2] = { 400, 300 };
 
 	wm = start_wm(&c, &s);
 	w = window(c, s, false, 30, 40);
@@ -728,6 +732,16 @@ test_decorated(void)
 	ivwl_xwm_wm_configure(wm, 20, 400, 300, true, false, false);
 	settle_size(wm, c, frame, 400, 300);
 	check_size(c, w, 400, 300);
+
+	/* its own resize past the screen leaves room for the
+	 * compositor's bar, as for ivwl-xwm's (FIT_ROOM_Y) */
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, big);
+	settle_size(wm, c, frame, 1024 - 16, 768 - 48);
+	check_size(c, w, 1024 - 16, 768 - 48);
+	xcb_configure_window(c, w, XCB_CONFIG_WINDOW_WIDTH |
+			     XCB_CONFIG_WINDOW_HEIGHT, small);
+	settle_size(wm, c, frame, 400, 300);
 
 	ivwl_xwm_wm_decorated(wm, 20, false);
 	settle_size(wm, c, frame, 400, 300 + IVWL_XWM_TITLE_HEIGHT);
