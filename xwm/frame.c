@@ -6,9 +6,10 @@
  * A frame is a window of depth 32 (ARGB) where the server has such a
  * visual, painted opaque: Xwayland then hands weston ARGB buffers
  * whose every alpha byte is 0xff, the client's depth-24 window
- * composited into them as opaque.  A depth-24 frame gives XRGB buffers
- * whose X byte Xwayland leaves 0, which weston's pixman renderer copies
- * into its output as it is: screenshots of it are transparent.
+ * composited into them as opaque.  A depth-24 frame gives XRGB8888
+ * buffers, as X's depth 24 means, whose X byte Xwayland leaves 0, which
+ * weston 10's pixman renderer copies into its output as it is: its
+ * screenshots of them are transparent (weston 14's are not).
  */
 #include <stdlib.h>
 #include <string.h>
