@@ -39,8 +39,9 @@ def screen_pixels(s, rect, step=1):
     """Counter of the (b, g, r) pixels in rect on the X server that shows
     weston's output (x11 backend): what the user sees.  (weston's
     screenshooter shows X windows too since ivwl-xwm's frames are ARGB,
-    which x11-xeyes checks; an override-redirect menu is still XRGB,
-    with an X byte of 0 that pixman copies into its output.)"""
+    which x11-xeyes and check_drawn() check; an override-redirect menu
+    is still XRGB, with an X byte of 0 that weston 10's pixman copies
+    into its output.)"""
     data = subprocess.run(["xwd", "-root", "-silent"],
                           env=dict(os.environ, DISPLAY=s.x_display),
                           capture_output=True, timeout=20, check=True).stdout
