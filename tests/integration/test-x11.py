@@ -149,9 +149,19 @@ def case_tk(s):
 
     if not shutil.which("wish"):
         raise Failure("wish is not installed (tk, tools/deps.sh)")
-    script = s.path("tk.tcl")
+    script, go = s.path("tk.tcl"), s.path("tk-dialog")
     with open(script, "w") as f:
-        f.write("wm title . ivwl-tk\n"
+        # the dialog once the test made the file go: the main window is
+        # checked before it may cover part of it
+        f.write("proc dialog {} {\n"
+                f"  if {{![file exists {go}]}} {{after 100 dialog; return}}\n"
+                "  toplevel .d -background #c06020\n"
+                "  wm title .d ivwl-tk-dialog\n"
+                "  wm transient .d .\n"
+                "  wm geometry .d 240x160\n"
+                "}\n"
+                "dialog\n"
+                "wm title . ivwl-tk\n"
                 "wm geometry . 320x240\n"
                 "label .l -text {ivwl Tk} -background #20a060 "
                 "-foreground white\n"
@@ -172,6 +182,16 @@ def case_tk(s):
     label, shot = check_drawn(s, view, 0x20a060, "Tk's green label")
     print(f"wish mapped at {view['rect']}, {len(colours)} colours, its "
           f"label {label} px on screen and {shot} in weston's screenshot")
+    # its dialog (a transient toplevel) too
+    open(go, "w").close()
+    dialog = sized_view(s, "[work] ivwl-tk-dialog")
+    x0, y0, x1, y1 = dialog["rect"]
+    if abs(x1 - x0 - 240) > 2 or abs(y1 - y0 - 160) > 2:
+        raise Failure(f"the Tk dialog is {x1 - x0}x{y1 - y0}, not "
+                      f"240x160")
+    got, shot = check_drawn(s, dialog, 0xc06020, "Tk's dialog")
+    print(f"its dialog at {dialog['rect']}, {got} px of its colour, "
+          f"{shot} in the screenshot")
 
 
 def granted_size(s, title, asked):
