@@ -21,9 +21,21 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 
 #include "ivwl_drv.h"
 #include "uapi/ivwl.h"
+
+/*
+ * get_dev_pagemap() lost its pgmap argument after 6.12: Debian's 6.1
+ * and 6.12 take two, sid's 7.2 one (the kernels between are not built
+ * here).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define ivwl_get_dev_pagemap(pfn) get_dev_pagemap(pfn)
+#else
+#define ivwl_get_dev_pagemap(pfn) get_dev_pagemap(pfn, NULL)
+#endif
 
 static int ivwl_dmabuf_attach(struct dma_buf *dmabuf,
 			      struct dma_buf_attachment *at)
@@ -62,7 +74,7 @@ static struct sg_table *ivwl_dmabuf_map(struct dma_buf_attachment *at,
 
 	down_read(&idev->rw);
 	/* Held until unmap: devres keeps the pages until it is dropped. */
-	pgmap = idev->dead ? NULL : get_dev_pagemap(pfn, NULL);
+	pgmap = idev->dead ? NULL : ivwl_get_dev_pagemap(pfn);
 	up_read(&idev->rw);
 	if (!pgmap) {
 		ret = -ENODEV;
