@@ -40,6 +40,7 @@
 #include "frame-trace.h"
 #include "heap.h"
 #include "log.h"
+#include "mono-time.h"
 #include "region.h"
 #include "ring.h"
 #include "shm-access.h"
@@ -63,6 +64,8 @@ struct agent_client {
 	struct ivwl_extent *ranges;
 	uint32_t nranges;
 	uint32_t ranges_cap;
+	int refused;		/* the last refusal its log line gave */
+	int64_t refused_ms;	/* when a wait for the display began */
 };
 
 struct agent_slot {
@@ -373,17 +376,32 @@ export_slot_endpoint(struct agent *agent, uint32_t slot,
 	return 0;
 }
 
-/* A connection the agent cannot give: its log says why, once a cause. */
+/*
+ * A connection the agent cannot give: the log says why once for each
+ * client and cause, not for every ask of a relay that waits for the
+ * display (IVWL_DISPLAY_WAIT), and again for the next client.
+ */
 static int
 refuse(struct agent_client *client, int err)
 {
-	static int last_err;
-
-	if (err != last_err)
+	if (err != client->refused) {
 		ivwl_log("pid %d: no connection: %s", (int)client->pid,
 			 ivwl_agent_refusal(err));
-	last_err = err;
+		client->refused_ms = ivwl_now_ms();
+	}
+	client->refused = err;
 	return err;
+}
+
+/* A client the display's absence held back says how long it waited. */
+static void
+given_after_refusal(struct agent_client *client)
+{
+	if (client->refused == -EHOSTDOWN)
+		ivwl_log("pid %d: the display attached: a connection after "
+			 "waiting %lld ms for it", (int)client->pid,
+			 (long long)(ivwl_now_ms() - client->refused_ms));
+	client->refused = 0;
 }
 
 static int
@@ -437,6 +455,7 @@ handle_open_slot(struct agent *agent, struct agent_client *client,
 	fds[2] = ep.wait_fd;
 	reply(client, rep, fds, 3);
 	ivwl_endpoint_close(&ep);
+	given_after_refusal(client);
 	if (agent->verbose)
 		ivwl_log("pid %d: slot %d generation %u", (int)client->pid,
 			  slot, s->generation);

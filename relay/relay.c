@@ -639,12 +639,19 @@ restart_wait_s(void)
 static int
 open_slot_waiting(int agent_fd, struct ivwl_agent_slot *info)
 {
-	int64_t deadline = ivwl_now_ms() + ivwl_display_wait_ms();
+	int64_t start = ivwl_now_ms();
+	int64_t deadline = start + ivwl_display_wait_ms();
+	bool waited = false;
 	int ret;
 
 	while ((ret = ivwl_agent_open_slot(agent_fd, info)) == -EHOSTDOWN &&
-	       ivwl_ms_left(deadline) > 0)
+	       ivwl_ms_left(deadline) > 0) {
+		waited = true;
 		poll(NULL, 0, 100);
+	}
+	if (waited && ret == 0)
+		ivwl_log_debug("the display attached after %lld ms of waiting",
+			       (long long)(ivwl_now_ms() - start));
 	return ret;
 }
 

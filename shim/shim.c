@@ -231,6 +231,19 @@ start_relay(int relay_end, int zc_end)
 	return ret;
 }
 
+/* The client's own error is a bare "Connection refused": one line why. */
+static void
+say_refused(int err)
+{
+	char waited[64] = "";
+
+	if (err == -EHOSTDOWN)
+		snprintf(waited, sizeof(waited), " after waiting %d s for it "
+			 "(IVWL_DISPLAY_WAIT)", ivwl_display_wait_ms() / 1000);
+	ivwl_log("cannot connect to the display through %s: %s%s",
+		 ivwl_agent_socket_path(), ivwl_agent_refusal(err), waited);
+}
+
 IVWL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -255,11 +268,7 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (zc[1] >= 0)
 		close(zc[1]);
 	if (ret < 0) {
-		/* the client's own error is a bare "Connection refused" */
-		ivwl_log("cannot connect to the display through %s: %s%s",
-			 ivwl_agent_socket_path(), ivwl_agent_refusal(ret),
-			 ret == -EHOSTDOWN ? " (waited IVWL_DISPLAY_WAIT "
-			 "seconds)" : "");
+		say_refused(ret);
 		if (zc[0] >= 0)
 			close(zc[0]);
 		errno = ECONNREFUSED;

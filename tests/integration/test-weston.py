@@ -521,9 +521,16 @@ def case_gtk(s):
 
 def case_refusals(s):
     """A client that cannot have a connection says why, in one line of
-    its stderr, and the agent's log says it too; a client started a
-    moment before the display attaches waits for it
-    (IVWL_DISPLAY_WAIT) and shows its window."""
+    its stderr naming the agent's socket, and the agent's log says it
+    too, once for each connection: no agent; no display, after the wait
+    (IVWL_DISPLAY_WAIT) the line gives; a client started a moment before
+    the display attaches waits for it and shows its window, the agent
+    saying how long it waited; and the display gone again, a new client
+    refused is logged again."""
+    agent_log = s.path("agent-work.log")
+    no_display = "no connection: the display (weston with ivwl.so) has " \
+        "not attached"
+
     def refused(log, env, why):
         t0 = time.monotonic()
         p = s.client(["weston-simple-shm"], log=log, extra_env=env)
@@ -538,17 +545,29 @@ def case_refusals(s):
         print(f"refused in {time.monotonic() - t0:.1f} s: {said[0].strip()}")
         return time.monotonic() - t0
 
-    refused("no-agent.log", {"IVWL_AGENT": s.path("nowhere.sock")},
-            "no ivwl-agent listens at its socket")
+    def agent_said(text, n):
+        """The agent's log has text n times, the last within 5 s."""
+        def count():
+            with open(agent_log, errors="replace") as f:
+                return f.read().count(text)
+        wait_for(f"the agent to say {text!r} {n} times",
+                 lambda: count() >= n, timeout=5)
+        time.sleep(0.3)
+        if count() != n:
+            raise Failure(f"the agent said {text!r} {count()} times, "
+                          f"not {n}")
+
+    nowhere = s.path("nowhere.sock")
+    refused("no-agent.log", {"IVWL_AGENT": nowhere},
+            f"through {nowhere}: no ivwl-agent listens at its socket")
     s.stop_weston()
     took = refused("no-display.log", {"IVWL_DISPLAY_WAIT": "1"},
-                   "has not attached to the region yet")
+                   "has not attached to the region yet after waiting 1 s")
     if took < 1.0:
         raise Failure(f"refused after {took:.1f} s: IVWL_DISPLAY_WAIT=1 "
                       "was not waited")
-    wait_for("the agent to say why", lambda: "no connection: the display "
-             "(weston with ivwl.so) has not attached" in
-             open(s.path("agent-work.log")).read(), timeout=5)
+    # its relay asked 10 times: one line
+    agent_said(no_display, 1)
     early = s.client([ENV["IVWL_PATTERN_CLIENT"], "--title", "early",
                       "--frames", "1000000"], log="early.log",
                      extra_env={"IVWL_DISPLAY_WAIT": "30"})
@@ -557,7 +576,16 @@ def case_refusals(s):
         raise Failure(f"the early client gave up ({early.returncode})")
     s._start_weston()
     s.wait_view("[work] early", timeout=30)
+    agent_said(no_display, 2)
+    agent_said("the display attached: a connection after waiting", 1)
     print("a client started before the display attached waited and shows")
+    # the display gone again: a new client's refusal is news again
+    s.stop_weston()
+    refused("no-display-again.log", {"IVWL_DISPLAY_WAIT": "0"},
+            "has not attached to the region yet after waiting 0 s")
+    agent_said(no_display, 3)
+    s._start_weston()
+    print("the agent said each refusal once, for each connection")
 
 
 def case_weston_terminal(s):
