@@ -45,6 +45,9 @@ stack-stop   weston, the agent and ivwl-server killed together: pattern
              clients (zero-copy and copy) and simple-shm end within
              IVWL_RESTART_WAIT (20 s here), each relay saying once that
              the agent went away.
+region-gone  ivwl-server alone killed: the region goes away under the
+             agent, which exits; a pattern client ends as in stack-stop,
+             its window leaves the scene, weston stays.
 stack-stop-terminals
              Seated.  The same for foot and weston-terminal.
 stack-stop-x11
@@ -631,14 +634,16 @@ def stack_app(s, argv, title, log, extra_env=None):
                               **(extra_env or {})))
 
 
-def stop_stack(s, apps, others=()):
-    """SIGKILLs weston, the agent and the ivwl-server of "work" together;
-    every app, and every pid of others, must end within
-    IVWL_RESTART_WAIT, each app's relay saying once why."""
+def stop_stack(s, apps, others=(), server_only=False):
+    """SIGKILLs weston, the agent and the ivwl-server of "work" together
+    (server_only: the ivwl-server alone, the region going away under
+    its agent, which exits); every app, and every pid of others, must
+    end within IVWL_RESTART_WAIT, each app's relay saying once why."""
     for app in apps:
         app.shown(timeout=30)
     t0 = time.monotonic()
-    for p in (s.weston, s.agents["work"], s.servers["work"]):
+    for p in ((s.servers["work"],) if server_only else
+              (s.weston, s.agents["work"], s.servers["work"])):
         p.send_signal(signal.SIGKILL)
     ended = {}
     for app in apps:
@@ -663,7 +668,7 @@ def stop_stack(s, apps, others=()):
         if len(why) != 1 or "ivwl-agent went away" not in why[0]:
             raise Failure(f"{app.title!r}'s relay said {why}, not once "
                           "that the agent went away")
-    print("ended after the stack stopped: " +
+    print("ended after the kill: " +
           ", ".join(f"{t} {d:.1f} s" for t, d in ended.items()) +
           (f"; and {', '.join(n for n, _ in others)}" if others else ""))
 
@@ -682,6 +687,20 @@ def case_stack_stop(s):
                   "stack-copy.log", {"IVWL_ZERO_COPY": "off"}),
         stack_app(s, ["weston-simple-shm"], "simple-shm",
                   "simple-shm.log")])
+
+
+def case_region_gone(s):
+    """ivwl-server alone killed: the region goes away under the agent,
+    which exits; weston stays.  The VM's clients end as in stack-stop."""
+    stop_stack(s, [
+        stack_app(s, [ENV["IVWL_PATTERN_CLIENT"], "--frames", "1000000",
+                      "--title", "region-gone"], "region-gone",
+                  "region-gone.log")], server_only=True)
+    wait_for("the agent to exit", lambda: s.agents["work"].poll()
+             is not None, timeout=5)
+    wait_for("the window to leave weston's scene",
+             lambda: all(v["title"] != "[work] region-gone"
+                         for v in s.scene()), timeout=5)
 
 
 def case_stack_stop_terminals(s):
@@ -752,6 +771,7 @@ CASES = {
                                  "seat"),
     "x11": (case_x11, ("work",), "seat"),
     "stack-stop": (case_stack_stop, ("work",)),
+    "region-gone": (case_region_gone, ("work",)),
     "stack-stop-terminals": (case_stack_stop_terminals, ("work",), "seat"),
     "stack-stop-x11": (case_stack_stop_x11, ("work",), "seat"),
     "came-back": (case_came_back, ("work", "home"), "seat"),
