@@ -607,8 +607,12 @@ accept_client(struct agent *agent)
 	fd = accept4(agent->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		cred.pid = 0;
 	if (agent->nclients >= IVWL_AGENT_MAX_CLIENTS) {
-		ivwl_log("too many clients, refusing one");
+		ivwl_log("pid %d: no connection: the agent serves as many "
+			 "clients as it may (%u)", (int)cred.pid,
+			 IVWL_AGENT_MAX_CLIENTS);
 		close(fd);
 		return;
 	}
@@ -618,8 +622,7 @@ accept_client(struct agent *agent)
 		return;
 	}
 	client->fd = fd;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-		client->pid = cred.pid;
+	client->pid = cred.pid;
 	agent->clients[agent->nclients++] = client;
 }
 

@@ -44,6 +44,9 @@ ivwl_agent_refusal(int err)
 		return "the display refused it (weston's log says why)";
 	case -ETIMEDOUT:
 		return "no answer in time";
+	case -ECONNRESET:
+		return "the agent hung up (it stopped, or it serves as many "
+		       "clients as it may: its log says which)";
 	case -EPROTONOSUPPORT:
 		return "the agent speaks another version";
 	default:

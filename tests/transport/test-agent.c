@@ -275,6 +275,70 @@ test_quotas_and_errors(void)
 	close(fd);
 }
 
+/*
+ * Every slot given: the next ask is refused as full (-EBUSY); every
+ * client the agent serves: the next is hung up on (-ECONNRESET).  Each
+ * has its words for the user.
+ */
+static void
+test_full_refusals(void)
+{
+	enum { PER = IVWL_AGENT_MAX_SLOTS_PER_CLIENT,
+	       CONNS = IVWL_SLOT_COUNT / IVWL_AGENT_MAX_SLOTS_PER_CLIENT + 1 };
+	static struct ivwl_agent_slot s[CONNS][PER];
+	static int fds[IVWL_AGENT_MAX_CLIENTS];
+	struct ivwl_agent_slot extra;
+	struct ivwl_agent_status st;
+	int given[CONNS] = { 0 }, total = 0, ret = 0, c, i;
+
+	for (c = 0; c < CONNS; c++) {
+		fds[c] = ivwl_agent_connect(agent_sock);
+		REQUIRE(fds[c] >= 0);
+		for (i = 0; i < PER; i++) {
+			ret = ivwl_agent_open_slot(fds[c], &s[c][i]);
+			if (ret < 0)
+				break;
+			given[c]++;
+			total++;
+		}
+		if (ret < 0)
+			break;
+	}
+	CHECK_EQ(total, (int)IVWL_SLOT_COUNT);
+	CHECK_EQ(ret, -EBUSY);
+	CHECK(strstr(ivwl_agent_refusal(ret), "slot") != NULL);
+
+	for (c = CONNS; c < (int)IVWL_AGENT_MAX_CLIENTS; c++) {
+		fds[c] = ivwl_agent_connect(agent_sock);
+		REQUIRE(fds[c] >= 0);
+	}
+	ret = ivwl_agent_connect(agent_sock);
+	CHECK_EQ(ret, -ECONNRESET);
+	if (ret >= 0)
+		close(ret);
+	CHECK(strstr(ivwl_agent_refusal(-ECONNRESET), "hung up") != NULL);
+	/* and the words do not say "full" for a missing agent */
+	CHECK(strstr(ivwl_agent_refusal(-ENOENT), "no ivwl-agent") != NULL);
+	for (c = CONNS; c < (int)IVWL_AGENT_MAX_CLIENTS; c++)
+		close(fds[c]);
+
+	for (c = 0; c < CONNS; c++) {
+		for (i = 0; i < given[c]; i++) {
+			CHECK_EQ(ivwl_agent_close_slot(fds[c], s[c][i].slot,
+						       s[c][i].generation), 0);
+			ivwl_endpoint_close(&s[c][i].ep);
+		}
+	}
+	/* room again */
+	REQUIRE(ivwl_agent_open_slot(fds[0], &extra) == 0);
+	CHECK_EQ(ivwl_agent_close_slot(fds[0], extra.slot, extra.generation),
+		 0);
+	ivwl_endpoint_close(&extra.ep);
+	EVENTUALLY(fds[0], st, st.free_slots == IVWL_SLOT_COUNT);
+	for (c = 0; c < CONNS; c++)
+		close(fds[c]);
+}
+
 static void
 test_sigkill_reclaims_after_display_lets_go(void)
 {
@@ -367,6 +431,7 @@ IVWL_TEST_MAIN(
 	TEST(test_bad_command_lines),
 	TEST(test_no_display_refuses),
 	TEST(test_quotas_and_errors),
+	TEST(test_full_refusals),
 	TEST(test_sigkill_reclaims_after_display_lets_go),
 	TEST(test_display_leaving_releases_quarantine),
 	TEST(test_shutdown),
