@@ -437,6 +437,11 @@ display_back(struct relay *r)
 	ivwl_agent_close_slot(r->agent_fd, r->slot.info.slot,
 			      r->slot.info.generation);
 	ret = ivwl_agent_open_slot(r->agent_fd, &info);
+	/* the agent ended between our sleep and this ask */
+	if (ret == -ECONNRESET || ret == -EPIPE) {
+		r->agent_gone = true;
+		return 0;
+	}
 	if (ret == 0)
 		ret = ivwl_app_slot_move(&r->slot, &info);
 	if (ret == 0)
