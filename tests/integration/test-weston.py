@@ -523,7 +523,8 @@ def case_refusals(s):
     """A client that cannot have a connection says why, in one line of
     its stderr naming the agent's socket, and the agent's log says it
     too, once for each connection: no agent; no display, after the wait
-    (IVWL_DISPLAY_WAIT) the line gives; a client started a moment before
+    (IVWL_DISPLAY_WAIT) the line gives, the agent saying when the relay
+    gave up; a client started a moment before
     the display attaches waits for it and shows its window, the agent
     saying how long it waited; and the display gone again, a new client
     refused is logged again."""
@@ -566,8 +567,9 @@ def case_refusals(s):
     if took < 1.0:
         raise Failure(f"refused after {took:.1f} s: IVWL_DISPLAY_WAIT=1 "
                       "was not waited")
-    # its relay asked 10 times: one line
+    # its relay asked 10 times: one line, and one when it gave up
     agent_said(no_display, 1)
+    agent_said("gave up waiting for the display after", 1)
     early = s.client([ENV["IVWL_PATTERN_CLIENT"], "--title", "early",
                       "--frames", "1000000"], log="early.log",
                      extra_env={"IVWL_DISPLAY_WAIT": "30"})
@@ -584,6 +586,7 @@ def case_refusals(s):
     refused("no-display-again.log", {"IVWL_DISPLAY_WAIT": "0"},
             "has not attached to the region yet after waiting 0 s")
     agent_said(no_display, 3)
+    agent_said("gave up waiting for the display after", 2)
     s._start_weston()
     print("the agent said each refusal once, for each connection")
 
