@@ -54,19 +54,34 @@ ivwl_agent_refusal(int err)
 	}
 }
 
-int
-ivwl_display_wait_ms(void)
+/* $IVWL_DISPLAY_WAIT in seconds; -1 unset or empty, -2 not 0 to 60. */
+static long
+display_wait_s(void)
 {
 	const char *v = getenv("IVWL_DISPLAY_WAIT");
 	char *end;
 	long s;
 
 	if (!v || !*v)
-		return IVWL_DISPLAY_WAIT_DEFAULT_S * 1000;
+		return -1;
 	s = strtol(v, &end, 10);
 	if (*end || s < 0 || s > 60)
-		return IVWL_DISPLAY_WAIT_DEFAULT_S * 1000;
-	return (int)s * 1000;
+		return -2;
+	return s;
+}
+
+int
+ivwl_display_wait_ms(void)
+{
+	long s = display_wait_s();
+
+	return (int)(s < 0 ? IVWL_DISPLAY_WAIT_DEFAULT_S : s) * 1000;
+}
+
+const char *
+ivwl_display_wait_bad(void)
+{
+	return display_wait_s() == -2 ? getenv("IVWL_DISPLAY_WAIT") : NULL;
 }
 
 static int

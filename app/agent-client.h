@@ -68,6 +68,10 @@ ivwl_agent_refusal(int err);
 int
 ivwl_display_wait_ms(void);
 
+/* $IVWL_DISPLAY_WAIT when it is set to no number of 0 to 60, or NULL. */
+const char *
+ivwl_display_wait_bad(void);
+
 /* The clock link is wanted now (agent-proto.h).  0 or -errno. */
 int
 ivwl_agent_clock_wanted(int fd);

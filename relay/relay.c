@@ -646,8 +646,13 @@ open_slot_waiting(int agent_fd, struct ivwl_agent_slot *info)
 {
 	int64_t start = ivwl_now_ms();
 	int64_t deadline = start + ivwl_display_wait_ms();
+	const char *bad = ivwl_display_wait_bad();
 	bool waited = false;
 	int ret;
+
+	if (bad)
+		ivwl_log("IVWL_DISPLAY_WAIT=%s is not 0 to 60 seconds; "
+			 "using %d", bad, IVWL_DISPLAY_WAIT_DEFAULT_S);
 
 	while ((ret = ivwl_agent_open_slot(agent_fd, info)) == -EHOSTDOWN &&
 	       ivwl_ms_left(deadline) > 0) {

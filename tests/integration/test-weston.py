@@ -522,7 +522,8 @@ def case_gtk(s):
 def case_refusals(s):
     """A client that cannot have a connection says why, in one line of
     its stderr naming the agent's socket, and the agent's log says it
-    too, once for each connection: no agent; no display, after the wait
+    too, once for each connection: a wait that is no number of seconds
+    is said; no agent; no display, after the wait
     (IVWL_DISPLAY_WAIT) the line gives, the agent saying when the relay
     gave up; a client started a moment before
     the display attaches waits for it and shows its window, the agent
@@ -558,6 +559,15 @@ def case_refusals(s):
             raise Failure(f"the agent said {text!r} {count()} times, "
                           f"not {n}")
 
+    # a wait that is no number of seconds is said, not taken silently
+    bad = s.client(["weston-simple-shm"], log="bad-wait.log",
+                   extra_env={"IVWL_DISPLAY_WAIT": "forever"})
+    wait_for("the relay to say IVWL_DISPLAY_WAIT is wrong", lambda:
+             "IVWL_DISPLAY_WAIT=forever is not 0 to 60 seconds; using 5"
+             in open(s.path("bad-wait.log"), errors="replace").read(),
+             timeout=10)
+    bad.terminate()
+    bad.wait(10)
     nowhere = s.path("nowhere.sock")
     refused("no-agent.log", {"IVWL_AGENT": nowhere},
             f"through {nowhere}: no ivwl-agent listens at its socket")
