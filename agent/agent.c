@@ -317,8 +317,8 @@ client_gone(struct agent *agent, struct agent_client *client)
 		ivwl_log("pid %d: gone; %u slot(s), %u range(s) return once the display lets go",
 			  (int)client->pid, client->nslots, client->nranges);
 	if (client->refused == -EHOSTDOWN)
-		ivwl_log("pid %d: gave up waiting for the display after %lld ms",
-			 (int)client->pid,
+		ivwl_log("pid %d: gave up waiting for the display after "
+			 "%lld ms", (int)client->pid,
 			 (long long)(ivwl_now_ms() - client->refused_ms));
 	close(client->fd);
 	client->fd = -1;
