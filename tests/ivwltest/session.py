@@ -682,7 +682,7 @@ def parse_scene(out):
     """The views in what weston-debug scene-graph printed (bytes)."""
     views = []
     text = out.decode(errors="replace")
-    for block in re.split(r"\n\s*View [\d-]+ ", text)[1:]:
+    for block in re.split(r"\n\s*View [\w-]+ \(", text)[1:]:
         head = block.split("\n", 1)[0]
         m = re.search(r"top-level window '([^']*)'", head)
         pos = re.search(r"position: \((-?\d+), (-?\d+)\) -> "
