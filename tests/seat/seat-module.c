@@ -129,10 +129,9 @@ press(struct ivwl_test_seat *ts, int key, bool down)
 	struct timespec t;
 
 	weston_compositor_get_time(&t);
-	notify_key(ts->seat, &t, (uint32_t)key,
-		   down ? WL_KEYBOARD_KEY_STATE_PRESSED :
-			  WL_KEYBOARD_KEY_STATE_RELEASED,
-		   STATE_UPDATE_AUTOMATIC);
+	ivwl_seat_key(ts->seat, &t, (uint32_t)key,
+		      down ? WL_KEYBOARD_KEY_STATE_PRESSED :
+			     WL_KEYBOARD_KEY_STATE_RELEASED);
 }
 
 static const char *
@@ -223,10 +222,10 @@ do_button(struct ivwl_test_seat *ts, int which, const char *state)
 	if (strcmp(state, "down") != 0 && strcmp(state, "up") != 0)
 		return "button wants down or up";
 	weston_compositor_get_time(&t);
-	notify_button(ts->seat, &t, buttons[which - 1],
-		      strcmp(state, "down") == 0 ?
-			      WL_POINTER_BUTTON_STATE_PRESSED :
-			      WL_POINTER_BUTTON_STATE_RELEASED);
+	ivwl_seat_button(ts->seat, &t, (uint32_t)buttons[which - 1],
+			 strcmp(state, "down") == 0 ?
+				 WL_POINTER_BUTTON_STATE_PRESSED :
+				 WL_POINTER_BUTTON_STATE_RELEASED);
 	notify_pointer_frame(ts->seat);
 	return NULL;
 }

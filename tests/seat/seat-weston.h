@@ -2,9 +2,12 @@
 /*
  * The part of libweston a seat backend uses: libweston exports it but
  * installs no header for it (weston's own backends and test module
- * include its private backend.h).  Declared here as weston 10 (bookworm)
- * and weston 14 (trixie) define it, with the two differences bridged:
- * 14 passes positions as weston_coord_global.
+ * include its private backend.h).  Declared here as weston 10 (bookworm),
+ * weston 14 (trixie) and weston 16 (sid) define it, with the differences
+ * bridged: 14 passes positions as weston_coord_global; 16 passes each
+ * input as one event (libweston.h's weston_*_event, its time and seat
+ * in it) and has no notify_motion_absolute() (read off libweston-16's
+ * exported code: each takes the event's seat from its base).
  */
 #ifndef IVWL_TEST_SEAT_WESTON_H
 #define IVWL_TEST_SEAT_WESTON_H
@@ -27,18 +30,37 @@ void
 weston_touch_device_destroy(struct weston_touch_device *device);
 
 void
+notify_pointer_frame(struct weston_seat *seat);
+void
+notify_touch_frame(struct weston_touch_device *device);
+
+#ifdef IVWL_WESTON_16
+void
+notify_button(const struct weston_pointer_button_event *event);
+void
+notify_key(const struct weston_key_event *event);
+void
+notify_motion(const struct weston_pointer_motion_event *event);
+void
+notify_touch_normalized(const struct weston_touch_event *event,
+			const struct weston_point2d_device_normalized *norm);
+struct weston_touch_device *
+weston_touch_create_touch_device(struct weston_touch *touch,
+				 const char *syspath, void *backend_data,
+				 const struct weston_touch_device_ops *ops,
+				 void *set_output);
+#else
+void
 notify_button(struct weston_seat *seat, const struct timespec *time,
 	      int32_t button, enum wl_pointer_button_state state);
 void
 notify_key(struct weston_seat *seat, const struct timespec *time, uint32_t key,
 	   enum wl_keyboard_key_state state,
 	   enum weston_key_state_update update_state);
-void
-notify_pointer_frame(struct weston_seat *seat);
-void
-notify_touch_frame(struct weston_touch_device *device);
+#endif
 
-#ifdef IVWL_WESTON_14
+#if defined(IVWL_WESTON_16)
+#elif defined(IVWL_WESTON_14)
 void
 notify_motion_absolute(struct weston_seat *seat, const struct timespec *time,
 		       struct weston_coord_global pos);
@@ -74,10 +96,53 @@ weston_touch_create_touch_device(struct weston_touch *touch,
 #endif
 
 static inline void
+ivwl_seat_button(struct weston_seat *seat, const struct timespec *t,
+		 uint32_t button, enum wl_pointer_button_state state)
+{
+#ifdef IVWL_WESTON_16
+	struct weston_pointer_button_event ev = {
+		.base = { .ts = *t, .seat = seat },
+		.button = button,
+		.button_state = state,
+	};
+
+	notify_button(&ev);
+#else
+	notify_button(seat, t, (int32_t)button, state);
+#endif
+}
+
+static inline void
+ivwl_seat_key(struct weston_seat *seat, const struct timespec *t,
+	      uint32_t key, enum wl_keyboard_key_state state)
+{
+#ifdef IVWL_WESTON_16
+	struct weston_key_event ev = {
+		.base = { .ts = *t, .seat = seat },
+		.key = key,
+		.key_state = state,
+		.key_update_state = STATE_UPDATE_AUTOMATIC,
+	};
+
+	notify_key(&ev);
+#else
+	notify_key(seat, t, key, state, STATE_UPDATE_AUTOMATIC);
+#endif
+}
+
+static inline void
 ivwl_seat_motion_absolute(struct weston_seat *seat, const struct timespec *t,
 			  double x, double y)
 {
-#ifdef IVWL_WESTON_14
+#if defined(IVWL_WESTON_16)
+	struct weston_pointer_motion_event ev = {
+		.base = { .ts = *t, .seat = seat },
+		.mask = WESTON_POINTER_MOTION_ABS,
+		.abs = { .c = { .x = x, .y = y } },
+	};
+
+	notify_motion(&ev);
+#elif defined(IVWL_WESTON_14)
 	struct weston_coord_global pos = { .c = { .x = x, .y = y } };
 
 	notify_motion_absolute(seat, t, pos);
@@ -90,7 +155,17 @@ static inline void
 ivwl_seat_touch(struct weston_touch_device *device, const struct timespec *t,
 		int id, double x, double y, int type)
 {
-#ifdef IVWL_WESTON_14
+#if defined(IVWL_WESTON_16)
+	struct weston_touch_event ev = {
+		.base = { .ts = *t, .seat = device->aggregate->seat },
+		.device = device,
+		.touch_type = type,
+		.touch_id = id,
+		.pos = { .c = { .x = x, .y = y } },
+	};
+
+	notify_touch_normalized(&ev, NULL);
+#elif defined(IVWL_WESTON_14)
 	struct weston_coord_global pos = { .c = { .x = x, .y = y } };
 
 	/* weston 14 asserts that a finger lifted has no position */
