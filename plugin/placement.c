@@ -22,6 +22,7 @@
 #include "connection.h"
 #include "ivwl-plugin.h"
 #include "label.h"
+#include "mono-time.h"
 #include "placement.h"
 #include "vm.h"
 
@@ -30,6 +31,8 @@
 /* Places kept for windows that did not come back (yet). */
 #define PLACES_MAX 1024
 #define HEADER "ivwl-places 2"
+/* A window asked to fit is logged at most this often, for all VMs. */
+#define FIT_LOG_MS 5000
 
 struct place {
 	struct wl_list link;		/* ivwl_placement.saved */
@@ -52,6 +55,7 @@ struct ivwl_placement {
 	struct wl_event_source *write_timer;
 	bool write_armed;
 	struct wl_event_source *put_idle;
+	int64_t fit_logged_ms;
 };
 
 /* ---- which window ---------------------------------------------------- */
@@ -381,11 +385,19 @@ fit(struct ivwl_placement *pl, struct ivwl_vm *vm, struct weston_view *view)
 	if (!o || !ivwl_label_room(pl->plugin->label, o, room) ||
 	    (geo.width <= room[2] && geo.height <= room[3]))
 		return;
-	ivwl_log("[%s] a %dx%d window is larger than the %dx%d the output "
-		 "%s has for it: asked to fit", vm->name, geo.width,
-		 geo.height, room[2], room[3], o->name);
+	if (ivwl_now_ms() - pl->fit_logged_ms >= FIT_LOG_MS) {
+		pl->fit_logged_ms = ivwl_now_ms();
+		ivwl_log("[%s] a %dx%d window is larger than the %dx%d the "
+			 "output %s has for it: asked to fit", vm->name,
+			 geo.width, geo.height, room[2], room[3], o->name);
+	}
 	weston_desktop_surface_set_size(ds, min32(geo.width, room[2]),
 					min32(geo.height, room[3]));
+	/* the VM says where its window lies in its surface: only a place
+	 * inside it (a toolkit's shadow around) moves the view */
+	if (geo.x < 0 || geo.y < 0 || geo.x > window->width ||
+	    geo.y > window->height)
+		return;
 	ivwl_view_set_global_pos(view, room[0] - geo.x, room[1] - geo.y);
 	weston_view_geometry_dirty(view);
 	weston_view_schedule_repaint(view);
