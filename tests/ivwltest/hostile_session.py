@@ -43,6 +43,12 @@ def pattern(session, vm, name, frames=12, w=240, h=180):
 # realloc in its clipboard manager takes 100-210 ms: 10 times as long
 # there (the plain build's run of the same cases holds to 50 ms).
 SYNC_P99_MS = 500 if os.environ.get("IVWL_ASAN_RUNTIME") else 50
+# The good VM's frame rate an attack must leave it.  Under the
+# sanitizers the plugin's own accounting of the attacker's 2,000 views a
+# repaint runs several times slower, inside the very repaints that are
+# measured (75-80 % kept there, 88-93 % in the plain build under load):
+# the plain weston 14 pass holds the 80 %, as it holds the 50 ms above.
+KEPT_SHARE = 0.6 if os.environ.get("IVWL_ASAN_RUNTIME") else 0.8
 
 CLOSING = re.compile(r"ivwl: \[([\w.-]+)\] slot (\d+) generation (\d+): "
                      r"closing: (.*)")
@@ -322,17 +328,18 @@ def kept_share(s, what, base, rss0, during, max_growth):
     """The good VM's frames and a local bystander under an attack named
     what: base and during are frames_timed() before and during it, rss0
     weston's RssAnon before.  Fails unless the good VM kept >= 80 % of
-    its frame rate, the bystander's p99 stayed <= 50 ms, weston grew
-    by max_growth MiB at most (SYNC_P99_MS under sanitizers) and never
-    veiled or slowed the good VM for what the attack drew."""
+    its frame rate (KEPT_SHARE under sanitizers), the bystander's p99
+    stayed <= 50 ms (SYNC_P99_MS), weston grew by max_growth MiB at
+    most and never veiled or slowed the good VM for what the attack
+    drew."""
     ratio = base[0] / during[0]
     grown = rss_mib(s.weston.pid) - rss0
     print(f"good's frame rate under attack: {ratio:.0%} of its own "
           f"without; bystander p99 {during[1]:.1f} ms (without: "
           f"{base[1]:.1f} ms); weston grew by {grown} MiB")
-    if ratio < 0.8:
+    if ratio < KEPT_SHARE:
         raise Failure(f"BUG {what}: the good VM kept only {ratio:.0%} of "
-                      f"its frame rate")
+                      f"its frame rate (at least {KEPT_SHARE:.0%})")
     if during[1] > SYNC_P99_MS:
         raise Failure(f"BUG {what}: weston answered a local client in "
                       f"{during[1]:.0f} ms at p99 (at most {SYNC_P99_MS})")
