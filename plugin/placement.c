@@ -30,19 +30,23 @@
 #define WRITE_DELAY_MS 1000
 /* Places kept for windows that did not come back (yet). */
 #define PLACES_MAX 1024
-#define HEADER "ivwl-places 2"
+#define HEADER "ivwl-places 3"
 /* A window asked to fit is logged at most this often, for all VMs. */
 #define FIT_LOG_MS 5000
 
 struct place {
+	struct ivwl_placement *pl;
 	struct wl_list link;		/* ivwl_placement.saved */
 	char vm[64];
 	uint64_t client_key;
 	uint32_t surface_id;
 	int32_t x, y;
-	/* the window that came back for it, until it is put there */
+	uint32_t rank;			/* in the old stack, 0 the top */
+	/* the window that came back for it; once put there (put), kept
+	 * until it goes, to stack the next ones that come back */
 	struct weston_surface *window;
 	struct wl_listener window_destroy;
+	bool put;
 };
 
 struct ivwl_placement {
@@ -130,7 +134,8 @@ name_writable(const char *name)
 }
 
 static void
-write_window(struct ivwl_placement *pl, FILE *f, struct weston_view *view)
+write_window(struct ivwl_placement *pl, FILE *f, struct weston_view *view,
+	     uint32_t *rank)
 {
 	struct window_key key;
 	float x, y;
@@ -140,8 +145,8 @@ write_window(struct ivwl_placement *pl, FILE *f, struct weston_view *view)
 	    !name_writable(key.vm->name))
 		return;
 	ivwl_view_pos(view, &x, &y);
-	fprintf(f, "%s %016" PRIx64 " %u %d %d\n", key.vm->name,
-		key.client_key, key.surface_id, (int)x, (int)y);
+	fprintf(f, "%s %016" PRIx64 " %u %d %d %u\n", key.vm->name,
+		key.client_key, key.surface_id, (int)x, (int)y, (*rank)++);
 }
 
 /* Every VM window's place now, and the old weston's not used yet;
@@ -151,6 +156,7 @@ places_write(struct ivwl_placement *pl)
 {
 	struct weston_view *view;
 	struct place *p;
+	uint32_t rank = 0;
 	char tmp[4096];
 	FILE *f;
 
@@ -161,11 +167,14 @@ places_write(struct ivwl_placement *pl)
 	if (!f)
 		goto err_open;
 	fprintf(f, "%s\n", HEADER);
+	/* the scene, top first */
 	wl_list_for_each(view, &pl->plugin->compositor->view_list, link)
-		write_window(pl, f, view);
+		write_window(pl, f, view, &rank);
 	wl_list_for_each(p, &pl->saved, link)
-		fprintf(f, "%s %016" PRIx64 " %u %d %d\n", p->vm,
-			p->client_key, p->surface_id, p->x, p->y);
+		if (!p->put)
+			fprintf(f, "%s %016" PRIx64 " %u %d %d %u\n", p->vm,
+				p->client_key, p->surface_id, p->x, p->y,
+				rank++);
 	if (fclose(f) != 0 || rename(tmp, pl->path) < 0)
 		goto err_write;
 	return;
@@ -206,9 +215,10 @@ places_read(struct ivwl_placement *pl)
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			break;
-		if (sscanf(line, "%63s %" SCNx64 " %u %d %d", p->vm,
-			   &p->client_key, &p->surface_id, &p->x,
-			   &p->y) != 5) {
+		p->pl = pl;
+		if (sscanf(line, "%63s %" SCNx64 " %u %d %d %u", p->vm,
+			   &p->client_key, &p->surface_id, &p->x, &p->y,
+			   &p->rank) != 6) {
 			free(p);
 			continue;
 		}
@@ -264,19 +274,60 @@ put_back(struct ivwl_placement *pl, struct place *p)
 		       p->vm, p->x, p->y);
 }
 
+static int
+lower_first(const void *a, const void *b)
+{
+	const struct place *x = *(struct place *const *)a;
+	const struct place *y = *(struct place *const *)b;
+
+	return x->rank < y->rank ? 1 : x->rank > y->rank ? -1 : 0;
+}
+
+/*
+ * The windows that came back, in their old order: each raised in turn
+ * from the lowest, as the shell raises a window (without the keyboard);
+ * windows mapped since stay below them.  label.c puts the frames back
+ * above each as its transform is updated.
+ */
+static void
+restack(struct ivwl_placement *pl)
+{
+	struct place *p, **back;
+	struct weston_view *view;
+	size_t n = 0, i;
+
+	back = calloc(pl->nsaved, sizeof(*back));
+	if (!back)
+		return;
+	wl_list_for_each(p, &pl->saved, link)
+		if (p->put && p->window)
+			back[n++] = p;
+	qsort(back, n, sizeof(*back), lower_first);
+	for (i = 0; i < n; i++) {
+		view = toplevel_view(back[i]->window);
+		if (!view)
+			continue;
+		ivwl_view_to_layer(view, view->layer_link.layer);
+		weston_view_geometry_dirty(view);
+		weston_view_schedule_repaint(view);
+	}
+	free(back);
+}
+
 static void
 on_put(void *data)
 {
 	struct ivwl_placement *pl = data;
-	struct place *p, *tmp;
+	struct place *p;
 
 	pl->put_idle = NULL;
-	wl_list_for_each_safe(p, tmp, &pl->saved, link) {
-		if (!p->window)
+	wl_list_for_each(p, &pl->saved, link) {
+		if (!p->window || p->put)
 			continue;
 		put_back(pl, p);
-		place_free(pl, p);
+		p->put = true;
 	}
+	restack(pl);
 }
 
 static void
@@ -286,6 +337,11 @@ on_came_back_destroy(struct wl_listener *listener, void *data)
 
 	wl_list_remove(&p->window_destroy.link);
 	p->window = NULL;
+	if (p->put) {
+		wl_list_remove(&p->link);
+		p->pl->nsaved--;
+		free(p);
+	}
 }
 
 /* A window that came back got its first place from the shell. */

@@ -40,7 +40,7 @@ came-back    Seated, two VMs, SIGKILL: windows that only came back take
              no keyboard and wear no attention bar until the user clicks.
 places       Seated, two VMs, five windows each dragged by its bar to its
              own place, SIGKILL: each comes back where it stood (within
-             2 px), none with an attention bar.
+             2 px), stacked as before, none with an attention bar.
 stack-stop   weston, the agent and ivwl-server killed together: pattern
              clients (zero-copy and copy) and simple-shm end within
              IVWL_RESTART_WAIT (20 s here), each relay saying once that
@@ -565,8 +565,14 @@ def case_places(s):
                 s.wait_view(f"[{vm}] {name}")["rect"]), timeout=5)
         if moved[2] - moved[0] > 300 or moved[3] - moved[1] > 300:
             raise Failure(f"{name} is too big for its place: {moved}")
+    # a click on w2's bar raises it: the stack is no longer the order
+    # the windows mapped in, which a replay repeats
+    w2 = s.wait_view("[work] w2")["rect"]
+    s.seat.click(at=(w2[0] + 20, w2[1] - FRAME_BORDER - bar // 2))
     time.sleep(1.5)     # weston keeps places a second after a move
     before = {n: s.wait_view(f"[{vm}] {n}")["rect"] for vm, n in names}
+    titles = {f"[{vm}] {n}" for vm, n in names}
+    order = [v["title"] for v in s.scene() if v["title"] in titles]
     restart(s, True)
     views = [s.wait_view(f"[{vm}] {n}", timeout=30) for vm, n in names]
     time.sleep(1.0)
@@ -576,12 +582,16 @@ def case_places(s):
            if max(abs(a - b) for a, b in zip(v["rect"], before[n])) > 2}
     if off:
         raise Failure(f"windows came back elsewhere (now, before): {off}")
+    again = [v["title"] for v in s.scene() if v["title"] in titles]
+    if again != order:
+        raise Failure(f"windows came back stacked {again}, not {order} "
+                      "(top first)")
     amber = amber_around(s, views)
     if amber:
         raise Failure(f"{amber} attention-bar pixels around windows that "
                       "only came back")
-    print(f"5 windows of 2 VMs came back where they stood: {before}; no "
-          "attention bar")
+    print(f"5 windows of 2 VMs came back where they stood: {before}, "
+          f"stacked as before {order}; no attention bar")
 
 
 def case_first_map(s):
