@@ -335,13 +335,13 @@ on_came_back_destroy(struct wl_listener *listener, void *data)
 {
 	struct place *p = wl_container_of(listener, p, window_destroy);
 
+	/* one put there is done with; one still waiting waits on */
+	if (p->put) {
+		place_free(p->pl, p);
+		return;
+	}
 	wl_list_remove(&p->window_destroy.link);
 	p->window = NULL;
-	if (p->put) {
-		wl_list_remove(&p->link);
-		p->pl->nsaved--;
-		free(p);
-	}
 }
 
 /* A window that came back got its first place from the shell. */
