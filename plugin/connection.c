@@ -775,6 +775,29 @@ connection_alarm_fd(struct ivwl_connection *conn)
 	return fd;
 }
 
+/*
+ * The firewall's question (firewall.h): whether a view of the client's
+ * wl_surface id has no output, as weston itself sees it.
+ */
+static bool
+surface_off_output(void *data, uint32_t id)
+{
+	struct ivwl_connection *conn = data;
+	struct wl_resource *r = wl_client_get_object(conn->client, id);
+	struct weston_surface *surface;
+	struct weston_view *view;
+
+	if (!r || strcmp(wl_resource_get_class(r), "wl_surface") != 0)
+		return false;
+	surface = wl_resource_get_user_data(r);
+	if (!surface)
+		return false;
+	wl_list_for_each(view, &surface->views, surface_link)
+		if (!view->output)
+			return true;
+	return false;
+}
+
 struct ivwl_connection *
 ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 {
@@ -803,6 +826,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 			       &vm->totals) < 0)
 		goto err_conn;
 	conn->firewall.weston_major = WESTON_VERSION_MAJOR;
+	conn->firewall.off_output = surface_off_output;
+	conn->firewall.off_output_data = conn;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)

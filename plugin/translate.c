@@ -556,7 +556,8 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
  * a wl_display.sync of its own and holds the rest of the record until
  * the sync's done comes back (weston answers it in the read that ran
  * the requests before, and runs its idle callbacks before it flushes
- * the answer).  The sync takes the lowest client id free in weston
+ * the answer).  A request whose firewall rule asks weston's state waits
+ * the same way (ivwl_firewall_needs_settled).  The sync takes the lowest client id free in weston
  * (libwayland takes no new id past the end of its map); the client's
  * own requests, which may reuse it, wait until weston freed it again.
  */
@@ -564,6 +565,8 @@ static bool
 needs_barrier(const struct ivwl_connection *conn,
 	      const struct ivwl_wire_msg *msg)
 {
+	if (ivwl_firewall_needs_settled(&conn->firewall, msg))
+		return true;
 	return conn->firewall.weston_major >= 14 &&
 	       (is(msg, &ivwl_iface_xdg_surface,
 		   IVWL_REQ_XDG_SURFACE_DESTROY) ||

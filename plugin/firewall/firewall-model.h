@@ -87,6 +87,10 @@ struct ivwl_fw_object {
 	/* xdg_surface: its xdg_toplevel, destroyed by the client, that
 	 * weston still has (weston 14: firewall-xdg.c) */
 	uint32_t held_role;
+	/* xdg_positioner: its constraint_adjustment as the client set it,
+	 * and as weston has it (firewall-xdg.c, weston 16) */
+	uint32_t adjustment;
+	uint32_t weston_adjustment;
 };
 
 struct ivwl_fw_object *

@@ -89,11 +89,14 @@ positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
 				     const struct ivwl_wire_msg *msg)
 {
 	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
+	fw_obj *p = ivwl_fw_self(fw, msg);
 
 	if (bits & ~0x3fu)
 		return ivwl_fw_refuse(fw, msg, "%u is no value of "
 				      "xdg_positioner.constraint_adjustment",
 				      bits);
+	if (p)
+		p->adjustment = p->weston_adjustment = bits;
 	return 0;
 }
 
@@ -245,6 +248,62 @@ popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	return 0;
 }
 
+/*
+ * weston 16 constrains a popup (any constraint_adjustment bit set) by
+ * the output of each view of its parent's surface, at get_popup and at
+ * reposition, without asking whether the view has one: a parent that
+ * is unmapped, or placed off every output (a popup offset far away with
+ * no adjustment of its own), takes weston down (NULL dereference).
+ * weston 10 and 14 constrain nothing.  There weston gets such a popup's
+ * positioner without adjustment, as weston 14 would place it, and the
+ * client's own bits back for the next popup that can be constrained.
+ */
+static fw_obj *
+constrained_positioner(const struct ivwl_firewall *fw,
+		       const struct ivwl_wire_msg *msg)
+{
+	fw_obj *p = NULL;
+
+	if (!ivwl_fw_weston_bug(fw, 16, 0))
+		return NULL;
+	if (msg->iface == &ivwl_iface_xdg_surface &&
+	    msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP)
+		p = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
+				    &ivwl_iface_xdg_positioner);
+	else if (msg->iface == &ivwl_iface_xdg_popup &&
+		 msg->opcode == IVWL_REQ_XDG_POPUP_REPOSITION)
+		p = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
+				    &ivwl_iface_xdg_positioner);
+	return p && p->adjustment ? p : NULL;
+}
+
+bool
+ivwl_firewall_needs_settled(const struct ivwl_firewall *fw,
+			    const struct ivwl_wire_msg *msg)
+{
+	return fw->off_output && constrained_positioner(fw, msg);
+}
+
+/* Gives weston the adjustment that parent (an xdg_surface) allows. */
+static void
+adjust_for_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		  const fw_obj *parent)
+{
+	fw_obj *p = constrained_positioner(fw, msg), *s;
+	uint32_t want;
+
+	if (!p || !fw->off_output)
+		return;
+	s = parent ? surface_of_xdg(fw, parent) : NULL;
+	want = s && fw->off_output(fw->off_output_data, s->id) ?
+	       0 : p->adjustment;
+	if (want == p->weston_adjustment)
+		return;
+	ivwl_fw_inject(fw, p->id, IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+		       &want, 1);
+	p->weston_adjustment = want;
+}
+
 static int
 xdg_surface_get_popup(struct ivwl_firewall *fw,
 		      const struct ivwl_wire_msg *msg)
@@ -268,6 +327,24 @@ xdg_surface_get_popup(struct ivwl_firewall *fw,
 		return ret;
 	ivwl_fw_set_parent(popup, parent);
 	popup->depth = depth;
+	adjust_for_parent(fw, msg, parent);
+	return 0;
+}
+
+/* A popup placed anew: by its parent's views, as get_popup. */
+static int
+popup_reposition(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	fw_obj *popup = ivwl_fw_self(fw, msg);
+	fw_obj *positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
+					     &ivwl_iface_xdg_positioner);
+
+	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
+		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
+		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
+				      "anchor rectangle (invalid_positioner)");
+	if (popup)
+		adjust_for_parent(fw, msg, popup->parent);
 	return 0;
 }
 
@@ -541,6 +618,7 @@ const struct ivwl_fw_rule ivwl_fw_xdg_rules[] = {
 	RULE(xdg_toplevel, XDG_TOPLEVEL_SET_MINIMIZED, toplevel_add),
 	RULE(xdg_popup, XDG_POPUP_DESTROY, popup_destroy),
 	RULE(xdg_popup, XDG_POPUP_GRAB, popup_grab),
+	RULE(xdg_popup, XDG_POPUP_REPOSITION, popup_reposition),
 };
 
 const uint32_t ivwl_fw_xdg_rule_count =

@@ -62,6 +62,15 @@ struct ivwl_firewall {
 	 * "Workarounds for weston's bugs"); 0: unknown, every one applies.
 	 */
 	int weston_major;
+	/*
+	 * Asks weston whether a view of the connection's wl_surface id is
+	 * on no output now (unmapped, or off every output); NULL: none is.
+	 * For the rule that works around weston 16's popup constraints
+	 * (firewall-xdg.c), which checks it with weston settled
+	 * (ivwl_firewall_needs_settled).
+	 */
+	bool (*off_output)(void *data, uint32_t surface);
+	void *off_output_data;
 
 	char why[256];			/* the last refusal, in words */
 
@@ -94,6 +103,15 @@ ivwl_firewall_init(struct ivwl_firewall *fw,
 /* Gives back what the connection counted in its VM's totals. */
 void
 ivwl_firewall_release(struct ivwl_firewall *fw);
+
+/*
+ * Whether msg may be checked only once weston has run every request
+ * before it (the host holds it until a wl_display.sync of its own comes
+ * back: translate.c's barrier), as its rule asks weston's state.
+ */
+bool
+ivwl_firewall_needs_settled(const struct ivwl_firewall *fw,
+			    const struct ivwl_wire_msg *msg);
 
 /*
  * A parsed request, before ivwl_wire_track() applies it to the map;

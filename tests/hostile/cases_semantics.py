@@ -93,16 +93,24 @@ def case_budget_fill_within_memory_bound(s):
 
 
 def case_bug_fuzz_findings_crash_weston(s):
-    """What the Wayland fuzzer found past the firewall's first rules:
+    """What the Wayland fuzzers found past the firewall's first rules:
     set_parent to a toplevel never committed (desktop-shell SEGV at
-    0x40) and a viewport with a fractional source destroyed before a
-    commit (assertion in surface_commit).  The plugin lets both through
-    made harmless; weston must live and answer after each."""
-    log = peer_run(s, "fuzz-findings", 20)
-    lines = re.findall(r"fuzz-findings: (.*): the display \w+ it; then it "
-                       r"answered", log)
-    if len(lines) != 2:
-        raise Failure(f"weston answered after {len(lines)} of 2 variants")
+    0x40), a viewport with a fractional source destroyed before a
+    commit (assertion in surface_commit), and on weston 16 a popup that
+    asks to be constrained on a parent popup that is unmapped or off
+    every output, at get_popup or reposition (SEGV: the parent's view
+    has no output).  The plugin lets them through made harmless; weston
+    must live and answer after each, and the popups must be let in."""
+    log = peer_run(s, "fuzz-findings", 30)
+    lines = re.findall(r"fuzz-findings: (.*): the display (\w+) it; then "
+                       r"it answered", log)
+    if len(lines) != 5:
+        raise Failure(f"weston answered after {len(lines)} of 5 variants:"
+                      f"\n{log[-2000:]}")
+    refused = [what for what, verdict in lines
+               if "popup" in what and verdict != "accepted"]
+    if refused:
+        raise Failure(f"the plugin refused a well-formed popup: {refused}")
     if "could not be set up" in log:
         raise Failure("a variant could not be set up")
     good_client_after(s)

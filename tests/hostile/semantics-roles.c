@@ -449,10 +449,138 @@ viewport_fraction(struct sem *s)
 	return true;
 }
 
+/* A positioner for a popup at (dx, dy) from its parent, with bits. */
+static uint32_t
+placed_positioner(struct sem *s, int32_t dx, int32_t dy, uint32_t bits)
+{
+	struct ivwl_out out;
+	uint32_t p;
+
+	ivwl_out_reset(&out);
+	p = sem_positioner(s, &out);
+	ivwl_out_begin(&out, p, IVWL_REQ_XDG_POSITIONER_SET_OFFSET);
+	ivwl_out_u32(&out, (uint32_t)dx);
+	ivwl_out_u32(&out, (uint32_t)dy);
+	ivwl_out_end(&out);
+	ivwl_out_begin(&out, p, IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT);
+	ivwl_out_u32(&out, bits);
+	ivwl_out_end(&out);
+	ivwl_hostile_send_wayland(s->h, s->k, &out);
+	return p;
+}
+
+/* A popup's ids. */
+struct sem_popup {
+	uint32_t surface, xdg, popup;
+};
+
+/* A popup on parent (an xdg_surface) by positioner, mapped. */
+static bool
+sem_popup(struct sem *s, struct sem_popup *w, uint32_t parent,
+	  uint32_t positioner)
+{
+	struct ivwl_out out;
+
+	ivwl_out_reset(&out);
+	w->surface = ivwl_sem_surface(s, &out);
+	w->xdg = ivwl_sem_xdg_surface(s, &out, w->surface);
+	w->popup = new_id(s);
+	ivwl_out_begin(&out, w->xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP);
+	ivwl_out_u32(&out, w->popup);
+	ivwl_out_u32(&out, parent);
+	ivwl_out_u32(&out, positioner);
+	ivwl_out_end(&out);
+	return ivwl_sem_configure_and_map(s, &out, w->xdg, w->surface);
+}
+
+/* Lets the display repaint what came before (its views placed). */
+static void
+sem_settle(struct sem *s)
+{
+	usleep(150 * 1000);
+	ivwl_hostile_roundtrip(s->h, s->k, ivwl_sem_on_event, s, 500);
+}
+
+/* every bit of xdg_positioner.constraint_adjustment but resize */
+#define SLIDE_FLIP 0xfu
+
+/*
+ * A popup placed off every output (no adjustment of its own), then a
+ * popup on it that asks to be constrained: weston 16 takes the output
+ * of the parent's view, which has none (SEGV in get_popup).
+ */
+static bool
+popup_on_offscreen_popup(struct sem *s)
+{
+	struct sem_window w;
+	struct sem_popup far, child;
+
+	if (!sem_toplevel(s, &w, true) ||
+	    !sem_popup(s, &far, w.xdg, placed_positioner(s, 20000, 20000, 0)))
+		return false;
+	sem_settle(s);
+	return sem_popup(s, &child, far.xdg,
+			 placed_positioner(s, 0, 0, SLIDE_FLIP));
+}
+
+/* A popup mapped, then unmapped (a null buffer), then one on it asking
+ * to be constrained: its parent's view has no output either. */
+static bool
+popup_on_unmapped_popup(struct sem *s)
+{
+	struct sem_window w;
+	struct sem_popup parent, child;
+
+	if (!sem_toplevel(s, &w, true) ||
+	    !sem_popup(s, &parent, w.xdg, placed_positioner(s, 0, 0, 0)))
+		return false;
+	sem_send(s, parent.surface, IVWL_REQ_WL_SURFACE_ATTACH, 3, 0, 0, 0, 0);
+	sem_send(s, parent.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0, 0, 0);
+	sem_settle(s);
+	return sem_popup(s, &child, parent.xdg,
+			 placed_positioner(s, 0, 0, SLIDE_FLIP));
+}
+
+/*
+ * The same through xdg_popup.reposition (xdg_wm_base 3): a constrained
+ * popup whose parent popup is unmapped under it asks to be placed anew.
+ */
+static bool
+reposition_on_unmapped_popup(struct sem *s)
+{
+	struct sem_window w;
+	struct sem_popup parent, child;
+	struct ivwl_out out;
+	uint32_t wm1 = s->wm_base;
+
+	s->wm_base = new_id(s);
+	ivwl_out_reset(&out);
+	ivwl_out_bind(&out, s->g.wm_base, "xdg_wm_base", 3, s->wm_base);
+	ivwl_hostile_send_wayland(s->h, s->k, &out);
+	if (!sem_toplevel(s, &w, true) ||
+	    !sem_popup(s, &parent, w.xdg, placed_positioner(s, 0, 0, 0)) ||
+	    !sem_popup(s, &child, parent.xdg,
+		       placed_positioner(s, 0, 0, SLIDE_FLIP))) {
+		s->wm_base = wm1;
+		return false;
+	}
+	sem_send(s, parent.surface, IVWL_REQ_WL_SURFACE_ATTACH, 3, 0, 0, 0, 0);
+	sem_send(s, parent.surface, IVWL_REQ_WL_SURFACE_COMMIT, 0, 0, 0, 0, 0);
+	sem_settle(s);
+	sem_send(s, child.popup, IVWL_REQ_XDG_POPUP_REPOSITION, 2,
+		 placed_positioner(s, 4, 4, SLIDE_FLIP), 7, 0, 0);
+	return true;
+}
+
 static const struct variant fuzz_variants[] = {
 	{ "set_parent to a toplevel never committed", parent_uncommitted },
 	{ "viewport with a fractional source destroyed, then a commit",
 	  viewport_fraction },
+	{ "constrained popup on a popup off every output",
+	  popup_on_offscreen_popup },
+	{ "constrained popup on an unmapped popup", popup_on_unmapped_popup },
+	{ "constrained popup repositioned on an unmapped popup",
+	  reposition_on_unmapped_popup },
 };
 
 /*

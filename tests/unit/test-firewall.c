@@ -1039,6 +1039,107 @@ test_output_unplugged(void)
 	close_one(c);
 }
 
+/* The surface whose view the fake weston has on no output (0: none). */
+static uint32_t off_surface;
+
+static bool
+fake_off_output(void *data, uint32_t surface)
+{
+	(void)data;
+	return surface == off_surface;
+}
+
+/*
+ * Sends a request with one new id or object and two objects; on weston
+ * 16 it must first be held at the barrier (its rule asks weston), then
+ * pass; elsewhere pass at once.  Returns the adjustment injected before
+ * it for positioner, or -1 for none.
+ */
+static int64_t
+settled_req(struct conn *c, int major, uint32_t object, uint32_t opcode,
+	    const char *sig, uint32_t a, uint32_t b, uint32_t d,
+	    uint32_t positioner)
+{
+	if (major >= 16) {
+		CHECK_EQ(req(c, object, opcode, sig, a, b, d), -EBUSY);
+		c->c.barrier = IVWL_BARRIER_PASSED;
+	}
+	PASS(c, req(c, object, opcode, sig, a, b, d));
+	if (c->c.firewall.inject_len == 0)
+		return -1;
+	CHECK_EQ(c->c.firewall.inject_len, 12u);
+	CHECK_EQ(injected(c, 0), positioner);
+	CHECK_EQ(injected(c, 1), 12u << 16 |
+		 IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT);
+	return injected(c, 2);
+}
+
+/*
+ * weston 16 constrains a popup by the outputs of its parent's views and
+ * dereferences a view's output unasked: on a parent unmapped or off
+ * every output weston gets the positioner without adjustment, and the
+ * client's bits back for the next popup on a placed parent.  weston 14
+ * constrains nothing and is not asked.
+ */
+static void
+test_popup_constraint_off_output(void)
+{
+	static const int majors[] = { 14, 16 };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		int m = majors[i];
+		struct conn *c = open_on(m);
+		struct window w = new_window(c);
+		struct popup p;
+		uint32_t pos, s, xdg, id, far;
+
+		c->c.firewall.off_output = fake_off_output;
+		PASS(c, req(c, w.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		p = new_popup(c, w.xdg, false);
+		PASS(c, req(c, p.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+		pos = new_positioner(c);
+		PASS(c, req(c, pos,
+			    IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+			    "u", 5));
+
+		/* on the popup whose view is off every output: 0 */
+		off_surface = p.surface;
+		s = new_surface(c);
+		xdg = new_xdg_surface(c, s);
+		far = new_id(c);
+		CHECK_EQ(settled_req(c, m, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP,
+				     "noo", far, p.xdg, pos, pos),
+			 m >= 16 ? 0 : -1);
+		/* on the toplevel, placed: the client's 5 again, once */
+		off_surface = 0;
+		s = new_surface(c);
+		xdg = new_xdg_surface(c, s);
+		id = new_id(c);
+		CHECK_EQ(settled_req(c, m, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP,
+				     "noo", id, w.xdg, pos, pos),
+			 m >= 16 ? 5 : -1);
+		s = new_surface(c);
+		xdg = new_xdg_surface(c, s);
+		CHECK_EQ(settled_req(c, m, xdg, IVWL_REQ_XDG_SURFACE_GET_POPUP,
+				     "noo", new_id(c), w.xdg, pos, pos), -1);
+		/* reposition: by the parent's views as well */
+		off_surface = p.surface;
+		CHECK_EQ(settled_req(c, m, far, IVWL_REQ_XDG_POPUP_REPOSITION,
+				     "ou", pos, 1, 0, pos),
+			 m >= 16 ? 0 : -1);
+		/* a positioner without adjustment is never held */
+		PASS(c, req(c, pos,
+			    IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+			    "u", 0));
+		PASS(c, req(c, far, IVWL_REQ_XDG_POPUP_REPOSITION, "ou", pos,
+			    2));
+		CHECK_EQ(c->c.firewall.inject_len, 0u);
+		off_surface = 0;
+		close_one(c);
+	}
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_object_args_live_and_typed),
 	TEST(test_enum_args),
@@ -1067,6 +1168,7 @@ IVWL_TEST_MAIN(
 	TEST(test_held_toplevel),
 	TEST(test_popup_on_committed_parent),
 	TEST(test_popup_destroy_order),
+	TEST(test_popup_constraint_off_output),
 	TEST(test_pointer_constraints),
 	TEST(test_positioner_input),
 	TEST(test_buffer_scale),
