@@ -47,9 +47,13 @@ def pattern(s, title, log, env=None):
 
 
 def case_live_view(s):
+    # weston 16 run with --debug (weston-debug needs it) keeps a timer
+    # of its own armed all the time: there the loop's timerfd cannot
+    # tell whether the view's timer went.
+    own = all(armed(s.weston.pid) for _ in samples(1.0))
     sub = LiveView(s)
     try:
-        watch(s, sub)
+        watch(s, sub, own)
     finally:
         sub.close()
         print("---- what weston-debug ivwl showed last ----")
@@ -57,7 +61,7 @@ def case_live_view(s):
             print("".join(f.readlines()[-6:]))
 
 
-def watch(s, sub):
+def watch(s, sub, weston_timer):
     # Subscribed before anything runs: the VM, idle.
     first = wait_for("a vm line", lambda: sub.of("vm", name="work"))[0]
     check(first["connections"] == "0" and first["commits"] == "0",
@@ -140,11 +144,16 @@ def watch(s, sub):
 
     # Nobody watching: the view keeps no timer.  weston's loop has one
     # timerfd for all its timers; idle, nothing else arms it.
-    check(all(armed(s.weston.pid) for _ in samples(1.0)),
-          "weston's loop timer armed while someone watches")
-    sub.close()
-    check(any(not armed(s.weston.pid) for _ in samples(3.0)),
-          "no timer armed once the last subscriber left")
+    if weston_timer:
+        sub.close()
+        print("not checked: whether the view's timer went (weston keeps "
+              "a timer of its own armed all the time)")
+    else:
+        check(all(armed(s.weston.pid) for _ in samples(1.0)),
+              "weston's loop timer armed while someone watches")
+        sub.close()
+        check(any(not armed(s.weston.pid) for _ in samples(3.0)),
+              "no timer armed once the last subscriber left")
     check(s.weston.poll() is None, "weston runs on")
 
 
