@@ -71,19 +71,19 @@ ivwl_surface_create(struct weston_compositor *ec)
 #endif
 }
 
-/* All of surface is to be drawn again at the next repaint. */
+/*
+ * All of surface is to be drawn again at the next repaint.  weston 16
+ * keeps weston_surface_damage() to itself and draws nothing again for
+ * damage put in a surface that did not commit it (the paint nodes are
+ * not told): there every output is drawn again, once per repaint
+ * however many ask.  Only a restack asks (label.c), on a click or a
+ * window's first frame.
+ */
 static inline void
 ivwl_surface_damage_all(struct weston_surface *surface)
 {
 #ifdef IVWL_WESTON_16
-	struct weston_view *view;
-
-	/* weston 16 keeps weston_surface_damage() to itself */
-	pixman_region32_union_rect(&surface->damage, &surface->damage, 0, 0,
-				   (unsigned)surface->width,
-				   (unsigned)surface->height);
-	wl_list_for_each(view, &surface->views, surface_link)
-		weston_view_schedule_repaint(view);
+	weston_compositor_damage_all(surface->compositor);
 #else
 	weston_surface_damage(surface);
 #endif
