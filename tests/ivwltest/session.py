@@ -672,9 +672,10 @@ class Session:
 
 def wayland_debug_re(interface, message):
     """A regular expression for a WAYLAND_DEBUG line of that message:
-    libwayland 1.21's "[t] wl_pointer@12.button(" and 1.23's
-    "[t] {Default Queue} wl_pointer#12.button(" alike."""
-    return (rf"^\[[\d. ]+\] +(?:\{{[^}}]*\}} +)?(?:-> +)?{interface}"
+    libwayland 1.21's "[t] wl_pointer@12.button(", 1.23's
+    "[t] {Default Queue} wl_pointer#12.button(" and 1.24's, whose time
+    is the wall clock's "[20:37:37.457860]", alike."""
+    return (rf"^\[[\d.: ]+\] +(?:\{{[^}}]*\}} +)?(?:-> +)?{interface}"
             rf"[@#]\d+\.{message}\(")
 
 
