@@ -81,7 +81,10 @@ done
 [ $fail = 0 ] || exit 1
 # ivwl.so loads into the weston major it was built for, and says so
 # (dpkg-gencontrol keeps the stronger of ours and shlibs', >= 14.0.2)
-major=$(pkg-config --exists libweston-14 && echo 14 || echo 10)
+major=
+for m in 16 14 10; do
+	pkg-config --exists libweston-$m && { major=$m; break; }
+done
 depends=$(dpkg-deb -f "$work"/weston-ivwl_*.deb Depends)
 case $depends in
 *"weston (>= $major"*"weston (<< $((major + 1)))"*)
@@ -109,9 +112,10 @@ getent group ivwl >/dev/null || bad "the ivwl group was not created"
 getent passwd ivwl >/dev/null || bad "the ivwl user was not created"
 enabled=$(find /etc/systemd/system -name 'ivwl-*' 2>/dev/null)
 [ -z "$enabled" ] || bad "installing enabled units: $enabled"
-# weston 14 installs no weston.pc: its modules are in libweston's libdir
+# weston 14 and 16 install no weston.pc: their modules are in
+# libweston's libdir
 weston_dir=$(pkg-config --variable=pkglibexecdir weston 2>/dev/null) ||
-	weston_dir=$(pkg-config --variable=libdir libweston-14)/weston
+	weston_dir=$(pkg-config --variable=libdir libweston-$major)/weston
 for f in /usr/bin/ivwl-server /usr/bin/ivwl-agent /usr/libexec/ivwl/ivwl-relay \
 	 "$weston_dir/ivwl.so" /lib/udev/rules.d/60-ivwl.rules \
 	 /usr/share/man/man7/weston-ivwl.7.gz /usr/share/man/man7/ivwl-shim.7.gz \
