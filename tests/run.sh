@@ -7,13 +7,15 @@
 # build, then every fuzz target under libFuzzer for 10 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
 # hostile, weston-fuzz and package suites built and run in a Debian
-# trixie root (tools/trixie-root.sh, kept between runs); then the app
-# side of each system under the other's display
-# (tests/integration/cross.sh).
+# trixie root (tools/trixie-root.sh, kept between runs); then against
+# weston 16 the unit and package suites in a sid root
+# (tools/sid-root.sh; its other suites do not all pass yet:
+# docs/testing.md); then the app side of each system under each other's
+# display (tests/integration/cross.sh).
 # Ends with one line "N passed, N failed, N skipped", the skipped
 # tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
-#                            sanitizer, libFuzzer or weston 14 pass
+#                            sanitizer, libFuzzer, weston 14 or 16 pass
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -22,15 +24,19 @@ quick=0
 
 tools/deps.sh
 
-# The trixie root (weston 14) is made meanwhile: on a fresh machine that
-# is minutes of downloads and unpacking, mostly waiting on the network
-# and the disk.  deps.sh brought mmdebstrap, so nothing here runs apt on
-# this system while the package suite does.
+# The trixie (weston 14) and sid (weston 16) roots are made meanwhile:
+# on a fresh machine that is minutes of downloads and unpacking, mostly
+# waiting on the network and the disk.  deps.sh brought mmdebstrap, so
+# nothing here runs apt on this system while the package suite does.
 root_log=$(mktemp)
+sid_log=$(mktemp)
 root_pid=
+sid_pid=
 if [ $quick -eq 0 ]; then
 	tools/trixie-root.sh ensure >"$root_log" 2>&1 &
 	root_pid=$!
+	tools/sid-root.sh ensure >"$sid_log" 2>&1 &
+	sid_pid=$!
 fi
 
 total_pass=0
@@ -41,7 +47,7 @@ total_skip=0
 failures=$(mktemp)
 # tests that skipped (a tool missing, say), named before the summary
 skipped=$(mktemp)
-trap 'rm -f "$failures" "$skipped" "$root_log"' EXIT
+trap 'rm -f "$failures" "$skipped" "$root_log" "$sid_log"' EXIT
 
 # meson_run DIR SETUP_ARGS... -- TEST_ARGS...  (in_root: a command
 # prefix that runs meson and ninja elsewhere, with this checkout as cwd)
@@ -154,20 +160,38 @@ if [ $quick -eq 0 ]; then
 			--suite=integration --suite=clipboard --suite=hostile \
 			--suite=weston-fuzz --suite=package
 		in_root=()
-		# each system's app side under the other's display
-		# (its failures are counted below, not run.sh's end)
-		cross_out=$(tests/integration/cross.sh build build-weston14 \
-			2>&1) || true
-		echo "$cross_out" | grep -E '^(ok|FAIL) ' ||
-			echo "$cross_out" | tail -20
-		tally cross "$cross_out"
-		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
-			>>"$failures" || true
+		systems=(bookworm=build trixie=build-weston14)
 	else
 		tail -20 "$root_log"
 		{ echo "FAILED making the trixie root"; tail -20 "$root_log"; } \
 			>>"$failures"
 		total_fail=$((total_fail + 1))
+		systems=(bookworm=build)
+	fi
+	# weston 16 (Debian sid): what runs green there so far
+	if wait "$sid_pid"; then
+		cat "$sid_log"
+		in_root=(tools/sid-root.sh run)
+		meson_run build-weston16 -Dwerror=true -- --suite=unit \
+			--suite=package
+		in_root=()
+		systems+=(sid=build-weston16)
+	else
+		tail -20 "$sid_log"
+		{ echo "FAILED making the sid root"; tail -20 "$sid_log"; } \
+			>>"$failures"
+		total_fail=$((total_fail + 1))
+	fi
+	# each system's app side under each other's display (its failures
+	# are counted below, not run.sh's end)
+	if [ ${#systems[@]} -ge 2 ]; then
+		cross_out=$(tests/integration/cross.sh "${systems[@]}" 2>&1) ||
+			true
+		echo "$cross_out" | grep -E '^(ok|FAIL) ' ||
+			echo "$cross_out" | tail -20
+		tally cross "$cross_out"
+		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
+			>>"$failures" || true
 	fi
 fi
 
