@@ -41,6 +41,7 @@ struct ivwl_plugin {
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_canvas *canvas;	/* what ivwl.so draws itself */
 	char *font;			/* [ivwl] bar-font=: bars, indicator */
+	struct ivwl_windows *windows;	/* the VMs' windows, their signals */
 	struct ivwl_label *label;
 	struct ivwl_indicator *indicator;	/* who has the keyboard */
 	struct ivwl_xray *xray;			/* names across windows */

@@ -25,12 +25,12 @@
 
 #include "connection.h"
 #include "ivwl-limits.h"
-#include "label.h"
 #include "ivwl-plugin.h"
 #include "live-view.h"
 #include "mono-time.h"
 #include "pipe-thread.h"
 #include "vm.h"
+#include "window.h"
 
 #define TICK_MS 1000
 /*
@@ -371,11 +371,11 @@ print_closures(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
  * marks the next rates start from.
  */
 static void
-count_veiled(struct ivwl_window_cost *w, void *data)
+count_veiled(struct ivwl_window *w, void *data)
 {
 	uint32_t *n = data;
 
-	*n += w->veil != 0;
+	*n += w->cost.veil != 0;
 }
 
 /* Its part of the last repaint it took part in (repaint.c). */
@@ -386,8 +386,7 @@ add_share(struct line *l, struct ivwl_vm *vm)
 	uint64_t budget = sh->output_px * IVWL_REPAINT_VM_AREA;
 	uint32_t veiled = 0;
 
-	ivwl_label_for_each_window(vm->plugin->label, vm, count_veiled,
-				   &veiled);
+	ivwl_windows_for_each(vm->plugin->windows, vm, count_veiled, &veiled);
 	add(l, " repaint_px=%llu/%llu repaint_translucent_px=%llu "
 	    "repaint_views=%u/%u repaint_share=%.2f veiled=%u overs=%llu "
 	    "slowed_ms=%llu pipe_stalls=%u",

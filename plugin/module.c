@@ -36,6 +36,7 @@
 #include "ringer.h"
 #include "vm.h"
 #include "watch.h"
+#include "window.h"
 #include "xray.h"
 
 /* The plugin's lines go to weston's log, which stamps the time. */
@@ -178,6 +179,7 @@ plugin_free(struct ivwl_plugin *plugin)
 		ivwl_focus_destroy(plugin->focus);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	ivwl_windows_destroy(plugin->windows);
 	ivwl_canvas_destroy(plugin->canvas);
 	free(plugin->font);
 	if (plugin->clipboard)
@@ -266,6 +268,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	weston_config_section_get_string(section, "bar-font", &plugin->font,
 					 IVWL_NAMEPLATE_FONT);
 	if (!plugin->font)
+		goto err_vms;
+	plugin->windows = ivwl_windows_create(plugin);
+	if (!plugin->windows)
 		goto err_vms;
 	plugin->label = ivwl_label_create(plugin, plugin->font);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)

@@ -9,10 +9,10 @@
 #include "weston-compat.h"
 
 #include "ivwl-limits.h"
-#include "label.h"
 #include "mono-time.h"
 #include "repaint.h"
 #include "vm.h"
+#include "window.h"
 
 /* Positions add up along the tree: a VM picks each, int32 to int32. */
 static uint64_t

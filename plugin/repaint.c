@@ -10,7 +10,7 @@
  *  - A window's own surfaces (the toplevel and its subsurfaces) may
  *    cover its box IVWL_REPAINT_WINDOW_DEPTH times and be
  *    IVWL_REPAINT_WINDOW_VIEWS views, by their sizes and positions,
- *    before anything is drawn (label.c asks on each commit of them).
+ *    before anything is drawn (window.c tells on each commit of them).
  *  - After each repaint, what each VM's views drew there (their area
  *    not hidden by opaque views above, as weston's renderer paints it)
  *    is summed: over IVWL_REPAINT_VM_AREA times the output's area, or
@@ -22,7 +22,7 @@
  *    that commits must fit beside what the VM drew, or starts veiled:
  *    before weston draws it, not after.
  * A veiled window keeps its frame; an opaque veil replaces its content,
- * whose subsurfaces are no views meanwhile (label.c).
+ * whose subsurfaces are no views meanwhile (window.c).
  */
 #include <stdlib.h>
 
@@ -32,10 +32,10 @@
 #include "focus.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
-#include "label.h"
 #include "mono-time.h"
 #include "repaint.h"
 #include "vm.h"
+#include "window.h"
 
 struct repaint_output {
 	struct ivwl_repaint *repaint;
@@ -50,6 +50,7 @@ struct ivwl_repaint {
 	struct ivwl_plugin *plugin;
 	struct wl_listener output_created;
 	struct wl_listener holder;	/* focus.c: who has the keyboard */
+	struct wl_listener committed;	/* of the windows */
 	struct ivwl_vm *holder_vm;
 	struct wl_list outputs;
 	uint32_t pass;			/* repaints accounted */
@@ -61,9 +62,10 @@ struct ivwl_repaint {
 /* How often a VM's veiled windows are logged, at most. */
 #define VEIL_LOG_MS 5000
 
-void
-ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
-		      enum ivwl_veil_reason reason)
+/* Says in weston's log that w was veiled and why, at most every few
+ * seconds a VM. */
+static void
+log_veil(const struct ivwl_window_cost *w, enum ivwl_veil_reason reason)
 {
 	struct ivwl_vm *vm = w->vm;
 	uint64_t now = (uint64_t)ivwl_now_ms();
@@ -138,6 +140,7 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 {
 	struct weston_compositor *ec = output->compositor;
 	struct ivwl_window_cost *w;
+	struct ivwl_window *win;
 	struct weston_view *view;
 	struct ivwl_vm *vm;
 	uint64_t px, translucent;
@@ -160,8 +163,9 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		if (!ivwl_view_composited(view) ||
 		    !(view->output_mask & (1u << output->id)))
 			continue;
-		w = view->surface->resource ? ivwl_label_window_of(view) :
-					      NULL;
+		win = view->surface->resource ? ivwl_window_of_view(view) :
+						NULL;
+		w = win ? &win->cost : NULL;
 		if (w)
 			view_cost(view, output, &clip, &px, &translucent);
 		if (view->alpha >= 1.0f)
@@ -184,16 +188,17 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 }
 
 struct windows {
-	struct ivwl_window_cost **w;
+	struct ivwl_window **w;
 	size_t n, cap;
 	uint32_t pass;
 };
 
 static void
-collect_shown(struct ivwl_window_cost *w, void *data)
+collect_shown(struct ivwl_window *win, void *data)
 {
+	const struct ivwl_window_cost *w = &win->cost;
 	struct windows *ws = data;
-	struct ivwl_window_cost **grown;
+	struct ivwl_window **grown;
 
 	if (w->veil || w->pass != ws->pass)
 		return;
@@ -206,14 +211,16 @@ collect_shown(struct ivwl_window_cost *w, void *data)
 		}
 		ws->w = grown;
 	}
-	ws->w[ws->n++] = w;
+	ws->w[ws->n++] = win;
 }
 
 static int
 costlier_first(const void *a, const void *b)
 {
-	const struct ivwl_window_cost *x = *(struct ivwl_window_cost *const *)a;
-	const struct ivwl_window_cost *y = *(struct ivwl_window_cost *const *)b;
+	const struct ivwl_window_cost *x =
+		&(*(struct ivwl_window *const *)a)->cost;
+	const struct ivwl_window_cost *y =
+		&(*(struct ivwl_window *const *)b)->cost;
 
 	return x->px < y->px ? 1 : x->px > y->px ? -1 : 0;
 }
@@ -227,19 +234,19 @@ veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 	uint32_t views = vm->share.views, veiled = 0;
 	size_t i;
 
-	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
 	if (ws.n > 1)
 		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
 	for (i = 0; i < ws.n && !ivwl_repaint_fits(vm, px, views); i++) {
 		/* a veil is one view: it spares a window's other views, and
 		 * what it covers (weston draws nothing under it) */
-		if (ws.w[i]->views <= 1 &&
+		if (ws.w[i]->cost.views <= 1 &&
 		    ivwl_repaint_fits(vm, px, IVWL_REPAINT_VM_VIEWS))
 			continue;
-		px -= ws.w[i]->px;
-		views -= ws.w[i]->views - 1;
-		ivwl_label_veil(ws.w[i], IVWL_VEIL_SHARE, true);
-		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SHARE);
+		px -= ws.w[i]->cost.px;
+		views -= ws.w[i]->cost.views - 1;
+		ivwl_window_veil(ws.w[i], IVWL_VEIL_SHARE, true);
+		log_veil(&ws.w[i]->cost, IVWL_VEIL_SHARE);
 		veiled++;
 	}
 	free(ws.w);
@@ -255,8 +262,9 @@ struct unveil {
 
 /* Shows a window veiled for its VM's share again if all of it fits. */
 static void
-unveil_fitting(struct ivwl_window_cost *w, void *data)
+unveil_fitting(struct ivwl_window *win, void *data)
 {
+	struct ivwl_window_cost *w = &win->cost;
 	struct unveil *u = data;
 
 	if (!(w->veil & IVWL_VEIL_SHARE))
@@ -268,7 +276,7 @@ unveil_fitting(struct ivwl_window_cost *w, void *data)
 	}
 	u->px += w->estimate_px;
 	u->views += w->estimate_views;
-	ivwl_label_veil(w, IVWL_VEIL_SHARE, false);
+	ivwl_window_veil(win, IVWL_VEIL_SHARE, false);
 }
 
 /* The longest it waits: a refresh for each share it drew (in pixels or
@@ -310,7 +318,7 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	}
 	if (vm->share.veiled == 0)
 		return;
-	ivwl_label_for_each_window(rp->plugin->label, vm, unveil_fitting, &u);
+	ivwl_windows_for_each(rp->plugin->windows, vm, unveil_fitting, &u);
 	vm->share.veiled = u.still;
 }
 
@@ -344,13 +352,13 @@ veil_for_sum(struct ivwl_repaint *rp, struct ivwl_vm *vm, uint64_t *sum,
 	struct windows ws = { .pass = rp->pass };
 	size_t i;
 
-	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
 	if (ws.n > 1)
 		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
 	for (i = 0; i < ws.n && *sum > bound; i++) {
-		*sum -= ws.w[i]->px < *sum ? ws.w[i]->px : *sum;
-		ivwl_label_veil(ws.w[i], IVWL_VEIL_SUM, true);
-		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SUM);
+		*sum -= ws.w[i]->cost.px < *sum ? ws.w[i]->cost.px : *sum;
+		ivwl_window_veil(ws.w[i], IVWL_VEIL_SUM, true);
+		log_veil(&ws.w[i]->cost, IVWL_VEIL_SUM);
 		vm->share.sum_veiled++;
 	}
 	free(ws.w);
@@ -362,14 +370,15 @@ struct unveil_sum {
 
 /* Shows a window veiled for the sum again if it fits beside the rest. */
 static void
-unveil_sum_fitting(struct ivwl_window_cost *w, void *data)
+unveil_sum_fitting(struct ivwl_window *win, void *data)
 {
+	struct ivwl_window_cost *w = &win->cost;
 	struct unveil_sum *u = data;
 
 	if (!(w->veil & IVWL_VEIL_SUM) || u->sum + w->estimate_px > u->bound)
 		return;
 	u->sum += w->estimate_px;
-	ivwl_label_veil(w, IVWL_VEIL_SUM, false);
+	ivwl_window_veil(win, IVWL_VEIL_SUM, false);
 	w->vm->share.sum_veiled--;
 }
 
@@ -396,7 +405,7 @@ judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
 	if (u.sum <= u.bound) {
 		wl_list_for_each(vm, &rp->plugin->vms, link)
 			if (vm->share.sum_veiled)
-				ivwl_label_for_each_window(rp->plugin->label, vm,
+				ivwl_windows_for_each(rp->plugin->windows, vm,
 							   unveil_sum_fitting,
 							   &u);
 		return;
@@ -478,6 +487,70 @@ on_output_destroy(struct wl_listener *listener, void *data)
 	output_forget(ro);
 }
 
+/* Whether v hangs from window's view (a popup, a subsurface). */
+static bool
+of_window_view(struct weston_view *v, struct weston_view *window)
+{
+	for (v = v->geometry.parent; v; v = v->geometry.parent)
+		if (v == window)
+			return true;
+	return false;
+}
+
+/*
+ * The window's popups (the views stacked right above its own that hang
+ * from it, below its frame) into its cost estimate: a window with
+ * hundreds of translucent popups costs what they draw.
+ */
+static void
+popups_estimate(struct ivwl_window *win)
+{
+	struct weston_view *view = win->view, *v;
+	struct weston_layer_entry *e = &view->layer_link;
+	float wx, wy, px, py;
+
+	ivwl_view_to_global(view, 0, 0, &wx, &wy);
+	while (e->link.prev != &e->layer->view_list.link) {
+		e = wl_container_of(e->link.prev, e, link);
+		v = wl_container_of(e, v, layer_link);
+		/* its frame's views are no VM's surfaces */
+		if (!of_window_view(v, view) ||
+		    !ivwl_window_from_surface(v->surface))
+			break;
+		/* a popup's own view; its subsurfaces come with its tree */
+		if (weston_surface_get_main_surface(v->surface) != v->surface)
+			continue;
+		ivwl_view_to_global(v, 0, 0, &px, &py);
+		ivwl_repaint_estimate_add(&win->cost, v->surface,
+					  (int64_t)(px - wx),
+					  (int64_t)(py - wy));
+	}
+}
+
+/*
+ * A VM's window changed (a commit of its surfaces, a move): what it
+ * would draw, and whether it may show so before weston draws it.
+ */
+static void
+on_committed(struct wl_listener *listener, void *data)
+{
+	struct ivwl_window *win = data;
+	struct ivwl_window_cost *w = &win->cost;
+	bool deep;
+
+	ivwl_repaint_estimate(w);
+	popups_estimate(win);
+	if (!(w->veil & IVWL_VEIL_SHARE) && !ivwl_repaint_admit(w)) {
+		w->vm->share.veiled++;
+		log_veil(w, IVWL_VEIL_SHARE);
+		ivwl_window_veil(win, IVWL_VEIL_SHARE, true);
+	}
+	deep = ivwl_repaint_too_deep(w);
+	if (deep && !(w->veil & IVWL_VEIL_DEPTH))
+		log_veil(w, IVWL_VEIL_DEPTH);
+	ivwl_window_veil(win, IVWL_VEIL_DEPTH, deep);
+}
+
 static void
 follow(struct ivwl_repaint *rp, struct weston_output *output)
 {
@@ -523,6 +596,9 @@ ivwl_repaint_create(struct ivwl_plugin *plugin)
 		      &rp->output_created);
 	rp->holder.notify = on_holder;
 	ivwl_focus_add_holder_listener(plugin->focus, &rp->holder);
+	rp->committed.notify = on_committed;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->committed,
+		      &rp->committed);
 	return rp;
 }
 
@@ -537,6 +613,7 @@ ivwl_repaint_destroy(struct ivwl_repaint *rp)
 		wl_event_source_remove(rp->judge);
 	wl_list_remove(&rp->output_created.link);
 	wl_list_remove(&rp->holder.link);
+	wl_list_remove(&rp->committed.link);
 	free(rp);
 }
 

@@ -11,7 +11,7 @@ struct weston_surface;
 struct ivwl_vm;
 struct ivwl_window_cost;
 
-#include "label.h"
+#include "window.h"
 
 /* Each VM's share of what weston's repaints draw (repaint.c). */
 struct ivwl_vm_share {
@@ -73,11 +73,5 @@ ivwl_repaint_fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
  */
 bool
 ivwl_repaint_admit(struct ivwl_window_cost *w);
-
-/* Says in weston's log that w was veiled and why, at most every few
- * seconds a VM. */
-void
-ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
-		      enum ivwl_veil_reason reason);
 
 #endif

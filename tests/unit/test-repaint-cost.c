@@ -13,10 +13,10 @@
 
 #include "harness.h"
 #include "ivwl-limits.h"
-#include "label.h"
 #include "mono-time.h"
 #include "repaint.h"
 #include "vm.h"
+#include "window.h"
 
 #define OUTPUT_PX (800u * 600u)
 
