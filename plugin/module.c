@@ -32,6 +32,7 @@
 #include "translate.h"
 #include "live-view.h"
 #include "nameplate.h"
+#include "output-clock.h"
 #include "device.h"
 #include "ringer.h"
 #include "vm.h"
@@ -175,6 +176,7 @@ plugin_free(struct ivwl_plugin *plugin)
 	/* repaint listens to focus: it goes first */
 	if (plugin->repaint)
 		ivwl_repaint_destroy(plugin->repaint);
+	ivwl_output_clock_destroy(plugin->output_clock);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
 	if (plugin->label)
@@ -256,7 +258,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	while (weston_config_next_section(config, &section, &name)) {
 		if (strcmp(name, "ivwl-vm") != 0)
 			continue;
-		if (!ivwl_vm_create(plugin, section))
+		if (!ivwl_vm_create(plugin, section, &ivwl_connection_slots))
 			goto err_vms;
 		count++;
 	}
@@ -277,6 +279,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 		goto err_vms;
 	plugin->focus = ivwl_focus_create(plugin);
 	if (!plugin->focus)
+		goto err_vms;
+	plugin->output_clock = ivwl_output_clock_create(compositor);
+	if (!plugin->output_clock)
 		goto err_vms;
 	plugin->repaint = ivwl_repaint_create(plugin);
 	if (!plugin->repaint)

@@ -86,7 +86,7 @@ ivwl_windows_events(struct ivwl_windows *windows)
 }
 
 static void
-changed(struct ivwl_window *w)
+window_changed(struct ivwl_window *w)
 {
 	if (w->updating) {
 		w->changed = true;
@@ -149,7 +149,7 @@ ivwl_window_veil(struct ivwl_window *w, enum ivwl_veil_reason reason,
 	tree_show(w->surface, !w->cost.veil, 0);
 	if (w->view)
 		weston_view_schedule_repaint(w->view);
-	changed(w);
+	window_changed(w);
 }
 
 void
@@ -158,7 +158,7 @@ ivwl_window_attention(struct ivwl_window *w, bool on)
 	if (w->attention == on)
 		return;
 	w->attention = on;
-	changed(w);
+	window_changed(w);
 }
 
 static struct weston_view *
