@@ -676,16 +676,6 @@ is_strip(const struct ivwl_border *b, const struct weston_view *v)
 	return false;
 }
 
-/* Whether v hangs from window's view (a popup, a subsurface, a strip). */
-static bool
-of_window_view(struct weston_view *v, struct weston_view *window)
-{
-	for (v = v->geometry.parent; v; v = v->geometry.parent)
-		if (v == window)
-			return true;
-	return false;
-}
-
 /* The entry the strips go right above: the window's, or the topmost of
  * its popups stacked right above it. */
 static struct weston_layer_entry *
@@ -735,7 +725,7 @@ frame_bottom(struct ivwl_border *b)
 	while (bottom->link.next != &bottom->layer->view_list.link) {
 		e = wl_container_of(bottom->link.next, e, link);
 		v = wl_container_of(e, v, layer_link);
-		if (!of_window_view(v, b->framed) || is_strip(b, v))
+		if (!ivwl_view_hangs_from(v, b->framed) || is_strip(b, v))
 			break;
 		bottom = e;
 	}

@@ -60,10 +60,10 @@ ivwl_repaint_fits(const struct ivwl_vm_share *sh, uint64_t px,
 
 /*
  * Whether w may show as it is now: always, unless its VM (of share sh)
- * went over its
- * share within IVWL_REPAINT_HOT_MS; then only if what w would draw fits
- * beside what the VM drew in the last repaint and the windows admitted
- * since (counted now).  Refused, it is veiled before weston draws it.
+ * went over its share within IVWL_REPAINT_HOT_MS; then only if what w
+ * would draw fits beside what the VM drew in the last repaint and the
+ * windows admitted since (counted now).  Refused, it is veiled before
+ * weston draws it.
  */
 bool
 ivwl_repaint_admit(struct ivwl_vm_share *sh, struct ivwl_window_cost *w);

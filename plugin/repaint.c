@@ -511,16 +511,6 @@ on_output_gone(struct wl_listener *listener, void *data)
 		rp->judged = NULL;
 }
 
-/* Whether v hangs from window's view (a popup, a subsurface). */
-static bool
-of_window_view(struct weston_view *v, struct weston_view *window)
-{
-	for (v = v->geometry.parent; v; v = v->geometry.parent)
-		if (v == window)
-			return true;
-	return false;
-}
-
 /*
  * The window's popups (the views stacked right above its own that hang
  * from it, below its frame) into its cost estimate: a window with
@@ -538,7 +528,7 @@ popups_estimate(struct ivwl_window *win)
 		e = wl_container_of(e->link.prev, e, link);
 		v = wl_container_of(e, v, layer_link);
 		/* its frame's views are no VM's surfaces */
-		if (!of_window_view(v, view) ||
+		if (!ivwl_view_hangs_from(v, view) ||
 		    !ivwl_window_from_surface(v->surface))
 			break;
 		/* a popup's own view; its subsurfaces come with its tree */

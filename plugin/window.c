@@ -95,6 +95,15 @@ window_changed(struct ivwl_window *w)
 	wl_signal_emit(&w->windows->events.changed, w);
 }
 
+bool
+ivwl_view_hangs_from(struct weston_view *v, struct weston_view *window)
+{
+	for (v = v->geometry.parent; v; v = v->geometry.parent)
+		if (v == window)
+			return true;
+	return false;
+}
+
 void
 ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
 	       int32_t h)

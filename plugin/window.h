@@ -136,6 +136,11 @@ ivwl_window_veil(struct ivwl_window *w, enum ivwl_veil_reason reason,
 void
 ivwl_window_attention(struct ivwl_window *w, bool on);
 
+/* Whether v hangs from window's view: a popup's, a subsurface's or its
+ * frame's view. */
+bool
+ivwl_view_hangs_from(struct weston_view *v, struct weston_view *window);
+
 /*
  * Clips view, which has no transform parent, to x, y, w, h of its own
  * coordinates (and the views parented to it with it), unless that is
