@@ -274,6 +274,8 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->windows = ivwl_windows_create(plugin);
 	if (!plugin->windows)
 		goto err_vms;
+	/* first to hear the windows' signals: a window that maps is framed
+	 * (and moved below the panel) before placement.c fits it */
 	plugin->label = ivwl_label_create(plugin, plugin->font);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
