@@ -183,7 +183,8 @@ on_press(struct weston_pointer *pointer, const struct timespec *time,
 	float x, y, wx, wy;
 
 	ivwl_pointer_pos(pointer, &x, &y);
-	part = ivwl_label_bar_part(pointer->focus, x, &window, NULL);
+	part = ivwl_label_bar_part(bar->plugin->label, pointer->focus, x,
+				  &window, NULL);
 	if (part == IVWL_BAR_NONE || bar->window ||
 	    pointer->grab != &pointer->default_grab)
 		return;

@@ -16,7 +16,6 @@
 #include "config.h"
 #include "ivwl-plugin.h"
 #include "region.h"
-#include "vm.h"
 
 int
 ivwl_config_color(struct weston_config_section *section, const char *vm,
@@ -91,9 +90,8 @@ ivwl_config_color_distance(uint32_t a, uint32_t b)
 		    (la[2] - lb[2]) * (la[2] - lb[2]));
 }
 
-/* One path, or two names of one socket or node (a udev link). */
-static bool
-same(const char *a, const char *b)
+bool
+ivwl_config_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 
@@ -106,69 +104,25 @@ same(const char *a, const char *b)
 }
 
 /*
- * Two sections on one region would fight over its display role; two of
- * one name could not be told apart in the log, the titles or the live
- * view.
- */
-bool
-ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm)
-{
-	struct ivwl_vm *other;
-
-	wl_list_for_each(other, &plugin->vms, link) {
-		if (other == vm)
-			continue;
-		if (strcmp(other->name, vm->name) == 0) {
-			ivwl_log("[ivwl-vm] name=%s is used by two sections: "
-				 "give each VM its own name", vm->name);
-			return false;
-		}
-		if (ivwl_config_color_distance(other->color, vm->color) <
-		    IVWL_CONFIG_COLOR_DISTANCE) {
-			ivwl_log("[%s] color=0x%08x and [%s] color=0x%08x "
-				 "are too close to tell apart (%.0f apart, "
-				 "%d at least): give one another colour "
-				 "(palette in weston-ivwl(7))", vm->name,
-				 vm->color, other->name, other->color,
-				 ivwl_config_color_distance(other->color,
-							    vm->color),
-				 IVWL_CONFIG_COLOR_DISTANCE);
-			return false;
-		}
-		if (same(other->server, vm->server) ||
-		    same(other->device, vm->device)) {
-			ivwl_log("[%s] %s=%s is also [%s]'s: one section per "
-				 "region; remove one or point it at its own "
-				 "region", vm->name,
-				 vm->server ? "server" : "device",
-				 vm->server ? vm->server : vm->device,
-				 other->name);
-			return false;
-		}
-	}
-	return true;
-}
-
-/*
  * Given ivwl-server's app socket, weston would take the app's role and
  * the real agent be refused: say which socket is the display's, and stay
  * off the region rather than retry into the same role.
  */
 bool
-ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer)
+ivwl_config_display_role(const char *vm, const char *server,
+			 const char *device, uint32_t peer)
 {
 	if (peer == IVWL_PEER_DISPLAY)
 		return true;
-	if (vm->device)
+	if (device)
 		ivwl_log("[%s] device=%s has the app's peer id %u: this VM's "
 			 "ivshmem chardev is on ivwl-server's app socket; "
 			 "connect it to SOCKET.display; not retrying",
-			 vm->name, vm->device, peer);
+			 vm, device, peer);
 	else
 		ivwl_log("[%s] server=%s is ivwl-server's app socket (it gave "
 			 "us the app's peer id %u): use server=%s.display; "
-			 "not retrying", vm->name, vm->server, peer,
-			 vm->server);
+			 "not retrying", vm, server, peer, server);
 	return false;
 }
 
@@ -178,9 +132,9 @@ ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer)
  * other order of starting.
  */
 const char *
-ivwl_config_explain_attach(const struct ivwl_vm *vm, int ret, const char *err)
+ivwl_config_explain_attach(bool server, int ret, const char *err)
 {
-	if (vm->server && ret == -ECONNRESET)
+	if (server && ret == -ECONNRESET)
 		return "ivwl-server refused us: this socket's role is held; "
 		       "if it is the app socket (the agent holds it), use "
 		       "SOCKET.display; else stop the other weston";

@@ -10,10 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clipboard/clipboard-policy.h"
+#include "clipboard-policy.h"
 
-struct ivwl_plugin;
-struct ivwl_vm;
 struct weston_config_section;
 
 /* color= into *color; -EINVAL, logged, when absent, malformed or not
@@ -32,19 +30,20 @@ ivwl_config_color(struct weston_config_section *section, const char *vm,
 double
 ivwl_config_color_distance(uint32_t a, uint32_t b);
 
-/* False (logged) when another VM has vm's name, server= or device=, or
- * a colour too close to vm's. */
+/* One path, or two names of one socket or node (a udev link). */
 bool
-ivwl_config_vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm);
+ivwl_config_same_file(const char *a, const char *b);
 
-/* False (logged) when the device gave us a peer id not the display's. */
+/* False (logged) when the device of vm, at server= or device=, gave us
+ * a peer id not the display's. */
 bool
-ivwl_config_display_role(const struct ivwl_vm *vm, uint32_t peer);
+ivwl_config_display_role(const char *vm, const char *server,
+			 const char *device, uint32_t peer);
 
-/* err, or what it means for this VM's configuration (static). */
+/* err, or what it means for the configuration of a VM at server= (or
+ * device=, server false) (static). */
 const char *
-ivwl_config_explain_attach(const struct ivwl_vm *vm, int ret,
-			   const char *err);
+ivwl_config_explain_attach(bool server, int ret, const char *err);
 
 /* Why a region of size bytes with vectors doorbells cannot be used. */
 void

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -14,7 +15,8 @@
 #include "connection.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
-#include "repaint.h"
+#include "mono-time.h"
+#include "output-clock.h"
 #include "translate.h"
 #include "vm.h"
 #include "watch.h"
@@ -63,7 +65,7 @@ lazy_wait_ms(struct ivwl_connection *conn)
 		return -1;
 	if (!conn->events_presented)
 		return LAZY_EVENTS_MS;
-	ms = ivwl_repaint_next_ms(conn->vm->plugin->repaint);
+	ms = ivwl_output_clock_next_ms(conn->vm->plugin->output_clock);
 	if (ms < 0 || ms > PRESENTED_RIDE_MS)
 		return -1;
 	/* the repaint itself takes time: a millisecond more for its done */
@@ -187,7 +189,7 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 static void
 more_work(struct ivwl_connection *conn);
 
-/* The region's fd is there to hand libwayland (vm-region.c). */
+/* The region's fd is there to hand libwayland (vm.c, "the region's fd"). */
 static bool
 region_held(struct ivwl_vm *vm)
 {
@@ -568,11 +570,29 @@ ivwl_connection_client(struct ivwl_connection *conn)
 	return conn->client;
 }
 
+/* For the live view: its reason kept, its counts added to its VM's. */
+static void
+live_closed(struct ivwl_connection *conn, const char *why)
+{
+	struct ivwl_vm_live *live = &conn->vm->live;
+	struct ivwl_closure *c =
+		&live->closures[live->closed % IVWL_LIVE_CLOSURES];
+	struct ivwl_slot_app_stats app;
+
+	c->when_ms = (uint64_t)ivwl_now_ms();
+	c->slot = conn->slot;
+	c->generation = conn->generation;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+	live->closed++;
+	ivwl_traffic_sum(&live->ended, &conn->live.now);
+	ivwl_display_side_app_stats(&conn->vm->side, conn->slot, &app);
+	ivwl_app_stats_sum(&live->app_ended, &app);
+}
+
 static void
 free_connection(struct ivwl_connection *conn)
 {
-	ivwl_live_view_closed(conn, conn->why ? conn->why :
-			      "weston ended the client");
+	live_closed(conn, conn->why ? conn->why : "weston ended the client");
 	if (conn->region_wait)
 		ivwl_vm_region_done(conn->vm);
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
@@ -691,6 +711,23 @@ ivwl_connection_of_client(const struct wl_client *client)
 	if (!key)
 		return NULL;
 	return wl_container_of(key, conn, client_key);
+}
+
+struct ivwl_vm *
+ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
+{
+	struct ivwl_connection *conn = ivwl_connection_of_client(client);
+
+	return conn && conn->client && conn->vm->plugin == plugin ? conn->vm :
+								    NULL;
+}
+
+struct ivwl_connection *
+ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client)
+{
+	struct ivwl_connection *conn = ivwl_connection_of_client(client);
+
+	return conn && conn->client && conn->vm == vm ? conn : NULL;
 }
 
 void
@@ -869,4 +906,12 @@ err_conn:
 const struct ivwl_translate_loop ivwl_connection_loop = {
 	.watch = connection_watch,
 	.alarm_fd = connection_alarm_fd,
+};
+
+const struct ivwl_vm_slot_ops ivwl_connection_slots = {
+	.open = ivwl_connection_create,
+	.close = ivwl_connection_destroy,
+	.doorbell = ivwl_connection_doorbell,
+	.more = ivwl_connection_more,
+	.region_ready = ivwl_connection_region_ready,
 };

@@ -13,7 +13,7 @@
 
 #include "channel.h"
 #include "firewall/firewall.h"
-#include "live-view.h"
+#include "live-counts.h"
 #include "record.h"
 #include "ring.h"
 #include "stream.h"
@@ -109,7 +109,7 @@ struct ivwl_connection {
 	uint64_t *record;		/* private copy of one request record */
 	/*
 	 * record is held, unhandled, until its VM holds the region's fd
-	 * it needs (vm-region.c): requests wait, events flow.
+	 * it needs (vm.c, "the region's fd"): requests wait, events flow.
 	 */
 	bool held;
 	uint16_t held_type;
@@ -200,6 +200,10 @@ ivwl_connection_more(struct ivwl_connection *conn);
 /* Its VM holds the region's fd now: a held record can go on. */
 void
 ivwl_connection_region_ready(struct ivwl_connection *conn);
+
+/* What serves a VM's open slots: ivwl_vm_create's slots. */
+struct ivwl_vm_slot_ops;
+extern const struct ivwl_vm_slot_ops ivwl_connection_slots;
 
 /* connection.c: weston's event loop for translation (translate.h). */
 struct ivwl_translate_loop;

@@ -43,8 +43,8 @@
 #include "focus.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
-#include "label.h"
 #include "vm.h"
+#include "window.h"
 
 /* Sides of a VM's cursor image and drag icon, in surface coordinates. */
 #define CURSOR_MAX 64
@@ -86,6 +86,7 @@ struct ivwl_focus {
 	struct wl_listener seat_created;
 	struct ivwl_trust_ops ops;
 	struct wl_signal holder_signal;		/* ivwl_focus_holder */
+	struct wl_listener image;	/* windows': a cursor image came */
 	bool restarted;		/* weston ran before in this session */
 };
 
@@ -141,9 +142,10 @@ static struct ivwl_vm *
 view_vm(struct ivwl_focus *focus, struct weston_view *view)
 {
 	struct ivwl_vm *vm = surface_vm(focus, view->surface);
+	struct ivwl_window *w;
 
-	if (!vm)
-		ivwl_label_bar_part(view, 0, NULL, &vm);
+	if (!vm && (w = ivwl_window_of_bar(view)))
+		vm = w->vm;
 	return vm;
 }
 
@@ -209,6 +211,17 @@ surface_connection(struct ivwl_vm *vm, struct weston_surface *to)
 	return ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
 }
 
+/* Shows or hides the attention bar of to's window. */
+static void
+attention_set(struct weston_surface *to, bool on)
+{
+	struct ivwl_window *w =
+		ivwl_window_from_surface(weston_surface_get_main_surface(to));
+
+	if (w)
+		ivwl_window_attention(w, on);
+}
+
 /*
  * Undoes a VM window's taking of the keyboard.  attention: mark the
  * window as asking for it (not for a window that only came back after
@@ -235,8 +248,7 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 		ivwl_translate_mute_keyboard(conn, enter, leave);
 	if (!attention)
 		return;
-	ivwl_label_attention(fs->focus->plugin->label,
-			     weston_surface_get_main_surface(to), true);
+	attention_set(to, true);
 	/* one line for the first, then one per power of two */
 	fs->refusals++;
 	if ((fs->refusals & (fs->refusals - 1)) == 0)
@@ -371,8 +383,7 @@ on_key_focus(struct wl_listener *listener, void *data)
 	granted_set(fs, to);
 	if (!vm)
 		return;
-	ivwl_label_attention(fs->focus->plugin->label,
-			     weston_surface_get_main_surface(to), false);
+	attention_set(to, false);
 	/* the user has chosen it on this weston: its rules are the usual */
 	if (came_back(vm, to))
 		ivwl_connection_forget_restored(surface_connection(vm, to));
@@ -567,10 +578,10 @@ clip_image(struct ivwl_focus *focus, struct weston_view *image,
 	while (over->geometry.parent)
 		over = over->geometry.parent;
 	box = pixman_region32_extents(&over->transform.boundingbox);
-	r.x1 = max64(bound->x1, (int64_t)box->x1 + IVWL_LABEL_BORDER);
-	r.y1 = max64(bound->y1, (int64_t)box->y1 + IVWL_LABEL_BORDER);
-	r.x2 = min64(bound->x2, (int64_t)box->x2 - IVWL_LABEL_BORDER);
-	r.y2 = min64(bound->y2, (int64_t)box->y2 - IVWL_LABEL_BORDER);
+	r.x1 = max64(bound->x1, (int64_t)box->x1 + IVWL_WINDOW_BORDER);
+	r.y1 = max64(bound->y1, (int64_t)box->y1 + IVWL_WINDOW_BORDER);
+	r.x2 = min64(bound->x2, (int64_t)box->x2 - IVWL_WINDOW_BORDER);
+	r.y2 = min64(bound->y2, (int64_t)box->y2 - IVWL_WINDOW_BORDER);
 	if (rect_area(&r))
 		visible_part(ec, over, ax, ay, &r);
 	if (!rect_area(&r)) {
@@ -674,9 +685,12 @@ on_pointer_focus(struct wl_listener *listener, void *data)
 	bound_images(fs->focus);
 }
 
-void
-ivwl_focus_image_committed(struct ivwl_focus *focus)
+/* A VM's cursor image or drag icon was committed: bound it. */
+static void
+on_image(struct wl_listener *listener, void *data)
 {
+	struct ivwl_focus *focus = wl_container_of(listener, focus, image);
+
 	bound_images(focus);
 }
 
@@ -901,6 +915,9 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 	focus->restarted = session_restarted();
 	wl_list_init(&focus->seats);
 	wl_signal_init(&focus->holder_signal);
+	focus->image.notify = on_image;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->image,
+		      &focus->image);
 	focus->seat_created.notify = on_seat_created;
 	wl_signal_add(&plugin->compositor->seat_created_signal,
 		      &focus->seat_created);
@@ -937,6 +954,7 @@ ivwl_focus_destroy(struct ivwl_focus *focus)
 	wl_list_for_each_safe(fs, tmp, &focus->seats, link)
 		seat_forget(fs);
 	wl_list_remove(&focus->seat_created.link);
+	wl_list_remove(&focus->image.link);
 	if (focus->plugin->trust == &focus->ops)
 		focus->plugin->trust = NULL;
 	free(focus);

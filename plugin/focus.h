@@ -36,8 +36,4 @@ void
 ivwl_focus_add_holder_listener(struct ivwl_focus *focus,
 			       struct wl_listener *listener);
 
-/* A VM's cursor image or drag icon was committed: bound it. */
-void
-ivwl_focus_image_committed(struct ivwl_focus *focus);
-
 #endif

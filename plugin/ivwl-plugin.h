@@ -41,6 +41,7 @@ struct ivwl_plugin {
 	struct wl_list vms;		/* ivwl_vm.link */
 	struct ivwl_canvas *canvas;	/* what ivwl.so draws itself */
 	char *font;			/* [ivwl] bar-font=: bars, indicator */
+	struct ivwl_windows *windows;	/* the VMs' windows, their signals */
 	struct ivwl_label *label;
 	struct ivwl_indicator *indicator;	/* who has the keyboard */
 	struct ivwl_xray *xray;			/* names across windows */
@@ -50,6 +51,7 @@ struct ivwl_plugin {
 	struct ivwl_placement *placement;	/* places across restarts */
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
+	struct ivwl_output_clock *output_clock;	/* when outputs repaint */
 	const struct ivwl_trust_ops *trust;
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;
@@ -82,10 +84,13 @@ void
 ivwl_fds_raise_limit(void);
 
 
-/* vm.c */
+/* vm.c; slots: what serves its open slots (connection.c's) */
+struct ivwl_vm_slot_ops;
+
 struct ivwl_vm *
 ivwl_vm_create(struct ivwl_plugin *plugin,
-	       struct weston_config_section *section);
+	       struct weston_config_section *section,
+	       const struct ivwl_vm_slot_ops *slots);
 
 void
 ivwl_vm_destroy(struct ivwl_vm *vm);
@@ -99,17 +104,18 @@ ivwl_vm_attach_done(void *owner, struct ivwl_device *dev, int ret,
 void
 ivwl_vm_serve_more(struct ivwl_vm *vm);
 
-/* The VM a client was created for, or NULL for a local client. */
-struct ivwl_vm *
-ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client);
-
-/* The connection behind a VM's client, or NULL. */
-struct ivwl_connection *
-ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client);
-
 /* Whether the VM's policy lets its apps see a global of interface. */
 bool
 ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface);
+
+/* connection.c: the VM a client was created for, or NULL for a local
+ * client. */
+struct ivwl_vm *
+ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client);
+
+/* connection.c: the connection behind a VM's client, or NULL. */
+struct ivwl_connection *
+ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client);
 
 /* policy.c */
 struct ivwl_policy;

@@ -38,15 +38,14 @@
 #include "ivwl-plugin.h"
 #include "canvas.h"
 #include "decoration.h"
-#include "focus.h"
 #include "log.h"
 #include "mono-time.h"
 #include "nameplate.h"
 #include "label.h"
-#include "repaint.h"
 #include "vm.h"
+#include "window.h"
 
-#define BORDER_WIDTH IVWL_LABEL_BORDER
+#define BORDER_WIDTH IVWL_WINDOW_BORDER
 #define ATTENTION_HEIGHT 8
 /* The bar's buttons, at its right end, each bar_height square: CLOSE
  * and MAXIMIZE, in that order from the right. */
@@ -103,15 +102,17 @@ struct ivwl_strip {
 	bool empty;			/* no size where it goes now */
 };
 
+/* The frame of a VM's toplevel: label's addon on its window. */
 struct ivwl_border {
+	struct ivwl_addon addon;		/* on win, keyed by label */
 	struct wl_list link;			/* ivwl_label.borders */
 	struct ivwl_label *label;
+	struct ivwl_window *win;
 	uint32_t color;
-	struct weston_surface *window;
+	struct weston_surface *window;		/* win's surface */
 	struct weston_view *framed;		/* NULL until mapped */
 	struct wl_listener framed_destroy;
 	struct ivwl_strip strip[NSTRIPS];
-	bool attention;			/* the attention bar shows */
 	/* the nameplate: pixels the canvas draws, shown on the bar */
 	struct ivwl_canvas_image *plate;
 	bool plate_shown;		/* weston has pixels of it */
@@ -133,10 +134,6 @@ struct ivwl_border {
 	bool bar_deaf_now;		/* as frame_geometry() found it */
 	/* its view while fullscreen, as label's fullscreen signal told */
 	struct weston_view *fullscreen_view;
-	struct ivwl_window_cost cost;	/* repaint.c's, and the veil */
-	struct wl_listener window_commit;
-	struct wl_listener window_destroy;
-	struct wl_event_source *recheck;	/* after the shell maps it */
 };
 
 /*
@@ -165,16 +162,14 @@ struct ivwl_label {
 	struct wl_list vm_images;
 	const char *font;		/* [ivwl] bar-font= */
 	int32_t bar_height;
-	struct wl_listener create_surface;
-	struct wl_listener activate;	/* the shell raises what it activates */
-	struct wl_listener transform;	/* a window moved */
+	struct wl_listener mapped;	/* of the windows */
+	struct wl_listener changed;
 	struct wl_list borders;
 	struct wl_signal fullscreen_signal;	/* ivwl_label_fullscreen */
-	struct wl_signal map_signal;		/* ivwl_label_map */
 };
 
 static struct ivwl_border *
-border_of(struct weston_surface *surface);
+border_of(struct ivwl_label *label, struct ivwl_window *w);
 
 static void
 strips_forget(struct ivwl_border *b)
@@ -191,6 +186,7 @@ strips_forget(struct ivwl_border *b)
 	if (b->framed)
 		wl_list_remove(&b->framed_destroy.link);
 	b->framed = NULL;
+	b->win->bar = NULL;
 }
 
 /*
@@ -248,9 +244,6 @@ on_strip_destroy(struct wl_listener *listener, void *data)
 	strips_forget(strip->border);
 }
 
-static void
-border_recheck(struct ivwl_border *b);
-
 /*
  * The shell destroyed the window's view (its xdg_toplevel went, the
  * wl_surface stays): forget it now, and the strips once weston is done
@@ -268,7 +261,8 @@ on_framed_destroy(struct wl_listener *listener, void *data)
 	fullscreen_note(b, NULL);	/* its view, still whole */
 	wl_list_remove(&b->framed_destroy.link);
 	b->framed = NULL;
-	border_recheck(b);
+	b->win->bar = NULL;
+	ivwl_window_recheck(b->win);
 }
 
 static uint32_t
@@ -319,7 +313,7 @@ strip_surface(struct ivwl_border *b, int i, enum strip_kind *kind)
 	}
 	if (i == XNAME || i == CLOSE || i == MAXIMIZE) {
 		*kind = STRIP_IMAGE;
-		return vm_image_surface(b->label, b->cost.vm, i);
+		return vm_image_surface(b->label, b->win->vm, i);
 	}
 	if (i != VEIL && b->label->fills)
 		s = ivwl_canvas_fill(b->label->plugin->canvas,
@@ -376,6 +370,7 @@ strips_create(struct ivwl_border *b, struct weston_view *framed)
 			goto err_strips;
 	}
 	b->framed = framed;
+	b->win->bar = b->strip[BAR].view;
 	b->framed_destroy.notify = on_framed_destroy;
 	wl_signal_add(&framed->destroy_signal, &b->framed_destroy);
 	return 0;
@@ -467,7 +462,7 @@ maximized(struct weston_surface *window)
 }
 
 static bool
-fullscreen(struct weston_surface *window)
+is_fullscreen(struct weston_surface *window)
 {
 	return weston_surface_is_desktop_surface(window) &&
 	       weston_desktop_surface_get_fullscreen(
@@ -587,9 +582,9 @@ frame_geometry_box(struct ivwl_border *b, const int32_t box[4],
 {
 	/* fullscreen: the frame alone, inside the output's edges, over
 	 * the content shown 1:1 (fullscreen.c names the VM) */
-	bool full = fullscreen(b->window);
+	bool full = is_fullscreen(b->window);
 	int32_t w = box[2], h = box[3], k = BORDER_WIDTH;
-	int32_t a = b->attention && !full ? ATTENTION_HEIGHT : 0;
+	int32_t a = b->win->attention && !full ? ATTENTION_HEIGHT : 0;
 	int32_t bar = full ? 0 : b->label->bar_height;
 	const int32_t outside[4][4] = {
 		[TOP] = { -k, -k - bar, w + 2 * k, k + bar },
@@ -681,16 +676,6 @@ is_strip(const struct ivwl_border *b, const struct weston_view *v)
 	return false;
 }
 
-/* Whether v hangs from window's view (a popup, a subsurface, a strip). */
-static bool
-of_window_view(struct weston_view *v, struct weston_view *window)
-{
-	for (v = v->geometry.parent; v; v = v->geometry.parent)
-		if (v == window)
-			return true;
-	return false;
-}
-
 /* The entry the strips go right above: the window's, or the topmost of
  * its popups stacked right above it. */
 static struct weston_layer_entry *
@@ -721,11 +706,11 @@ strip_shown(const struct ivwl_border *b, int i)
 	if (!b->strip[i].view || b->strip[i].empty)
 		return false;
 	if (i == ATTENTION)
-		return b->attention;
+		return b->win->attention;
 	if (i == XNAME || i == XDIM)
 		return b->label->xray;
 	if (i == VEIL)
-		return b->cost.veil != 0;
+		return b->win->cost.veil != 0;
 	return true;
 }
 
@@ -740,7 +725,7 @@ frame_bottom(struct ivwl_border *b)
 	while (bottom->link.next != &bottom->layer->view_list.link) {
 		e = wl_container_of(bottom->link.next, e, link);
 		v = wl_container_of(e, v, layer_link);
-		if (!of_window_view(v, b->framed) || is_strip(b, v))
+		if (!ivwl_view_hangs_from(v, b->framed) || is_strip(b, v))
 			break;
 		bottom = e;
 	}
@@ -799,22 +784,6 @@ strips_restack(struct ivwl_border *b)
 	return true;
 }
 
-void
-ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
-	       int32_t h)
-{
-	const pixman_box32_t *e;
-
-	e = pixman_region32_extents(&view->geometry.scissor);
-	if (w < 0 || h < 0)
-		w = h = 0;
-	/* a new mask dirties the view: every commit would repaint it */
-	if (view->geometry.scissor_enabled && e->x1 == x && e->y1 == y &&
-	    e->x2 - e->x1 == w && e->y2 - e->y1 == h)
-		return;
-	weston_view_set_mask(view, x, y, w, h);
-}
-
 /* Strip i (of a border) to w x h, which are not 0. */
 static void
 strip_resize(struct ivwl_strip *strip, int i, int32_t w, int32_t h)
@@ -859,7 +828,7 @@ strips_place(struct ivwl_border *b);
 static const char *
 vm_title(struct ivwl_border *b)
 {
-	const char *title = NULL, *name = b->cost.vm->name;
+	const char *title = NULL, *name = b->win->vm->name;
 	size_t n = strlen(name);
 
 	if (weston_surface_is_desktop_surface(b->window))
@@ -879,7 +848,7 @@ plate_draw(struct ivwl_border *b, const char *title, int32_t bar_w)
 	char *clean = ivwl_nameplate_clean(title);
 	struct ivwl_nameplate plate = {
 		.font = label->font,
-		.name = b->cost.vm->name,
+		.name = b->win->vm->name,
 		.title = clean,
 		.argb = b->color,
 		.max_width = bar_w,
@@ -914,7 +883,7 @@ plate_queue_rotate(struct ivwl_label *label, struct ivwl_vm *vm)
 
 	wl_list_init(&later);
 	wl_list_for_each_safe(b, tmp, &label->plate_queue, plate_link) {
-		if (b->cost.vm != vm)
+		if (b->win->vm != vm)
 			continue;
 		wl_list_remove(&b->plate_link);
 		wl_list_insert(later.prev, &b->plate_link);
@@ -935,7 +904,7 @@ on_plate_tick(void *data)
 	b = wl_container_of(label->plate_queue.next, b, plate_link);
 	wl_list_remove(&b->plate_link);
 	b->plate_queued = false;
-	plate_queue_rotate(label, b->cost.vm);
+	plate_queue_rotate(label, b->win->vm);
 	if (b->framed)
 		strips_place(b);	/* may queue it again */
 	if (!wl_list_empty(&label->plate_queue) && !label->plate_armed) {
@@ -1004,7 +973,7 @@ plate_update(struct ivwl_border *b, int32_t bar_w)
 	plate_dequeue(b);
 	label->plate_next_ms = now + PLATE_SPACING_MS;
 	b->plate_drawn_ms = now;
-	b->cost.vm->live.plates++;
+	b->win->vm->live.plates++;
 	plate_draw(b, title, bar_w);
 }
 
@@ -1020,7 +989,7 @@ strip_image_shown(struct ivwl_border *b, int i, struct weston_surface *s)
 		strip->kind = STRIP_IMAGE;
 		if (strip_create(b, i, s, b->framed) < 0) {
 			strips_destroy(b);
-			border_recheck(b);
+			ivwl_window_recheck(b->win);
 			return;
 		}
 	}
@@ -1042,7 +1011,7 @@ static void
 fullscreen_note(struct ivwl_border *b, struct weston_view *view)
 {
 	struct ivwl_label_fullscreen ev = {
-		.vm = b->cost.vm,
+		.vm = b->win->vm,
 		.window = b->window,
 	};
 
@@ -1070,9 +1039,9 @@ strips_place(struct ivwl_border *b)
 	int i;
 
 	/* the shell took the window out of its layer (unmapped, not
-	 * destroyed): border_update() decides once weston is done */
+	 * destroyed): its window is looked at once weston is done */
 	if (!b->framed->layer_link.layer) {
-		border_recheck(b);
+		ivwl_window_recheck(b->win);
 		return;
 	}
 	frame_geometry(b, geo, mask);
@@ -1082,7 +1051,7 @@ strips_place(struct ivwl_border *b)
 		 * a bar of its own takes clicks or not as it is resized */
 		if (b->strip[BAR].kind == STRIP_FILL) {
 			strips_destroy(b);
-			border_recheck(b);
+			ivwl_window_recheck(b->win);
 			return;
 		}
 		b->strip[BAR].w = 0;
@@ -1124,73 +1093,11 @@ strips_place(struct ivwl_border *b)
 			ivwl_surface_damage_all(s);
 		weston_view_schedule_repaint(v);
 	}
-	fullscreen_note(b, fullscreen(b->window) ? b->framed : NULL);
+	fullscreen_note(b, is_fullscreen(b->window) ? b->framed : NULL);
 }
-
-static struct weston_view *
-mapped_view(struct weston_surface *surface)
-{
-	struct weston_view *view;
-
-	wl_list_for_each(view, &surface->views, surface_link)
-		if (weston_view_is_mapped(view) && view->layer_link.layer)
-			return view;
-	return NULL;
-}
-
-/*
- * A veiled window's subsurfaces are not views: weston neither draws
- * them nor walks them on a repaint (the veil hides what would show).
- * weston maps a subsurface again on its commit, after which
- * on_window_commit takes it back out.
- */
-static void
-tree_show(struct weston_surface *surface, bool show, int depth)
-{
-	struct weston_subsurface *sub;
-
-	if (depth > IVWL_REPAINT_TREE_DEPTH)
-		return;
-	wl_list_for_each(sub, &surface->subsurface_list, parent_link) {
-		struct weston_surface *s = sub->surface;
-
-		if (s == surface)
-			continue;
-		if (!show && weston_surface_is_mapped(s))
-			weston_surface_unmap(s);
-		else if (show && s->width > 0 && s->height > 0)
-			s->is_mapped = true;
-		tree_show(s, show, depth + 1);
-	}
-}
-
-static void
-veil_set(struct ivwl_border *b, uint32_t reason, bool on)
-{
-	uint32_t was = b->cost.veil;
-
-	b->cost.veil = on ? was | reason : was & ~reason;
-	if (!was == !b->cost.veil)
-		return;
-	tree_show(b->window, !b->cost.veil, 0);
-	if (b->framed)
-		weston_view_schedule_repaint(b->framed);
-}
-
-static void
-border_update(struct ivwl_border *b);
 
 static int32_t
 vm_image_ask(struct ivwl_label *label, struct ivwl_vm *vm, int i);
-
-static void
-on_recheck(void *data)
-{
-	struct ivwl_border *b = data;
-
-	b->recheck = NULL;
-	border_update(b);
-}
 
 /* The output whose columns hold global x and whose rows hold y; NULL. */
 static struct weston_output *
@@ -1244,268 +1151,111 @@ make_room_for_bar(struct ivwl_border *b, struct weston_view *view)
 				 (int32_t)(vy + ((float)need - y1)));
 }
 
-/*
- * The window's popups (the views stacked right above its own that hang
- * from it, as frame_top() finds them) into its cost estimate: a window
- * with hundreds of translucent popups costs what they draw.
- */
+/* Frames the window's view, which it did not frame yet. */
 static void
-popups_estimate(struct ivwl_border *b, struct weston_view *view)
+border_frame(struct ivwl_border *b, struct weston_view *view)
 {
-	struct weston_layer_entry *e = &view->layer_link;
-	struct weston_view *v;
-	float wx, wy, px, py;
-
-	ivwl_view_to_global(view, 0, 0, &wx, &wy);
-	while (e->link.prev != &e->layer->view_list.link) {
-		e = wl_container_of(e->link.prev, e, link);
-		v = wl_container_of(e, v, layer_link);
-		if (!of_window_view(v, view) || is_strip(b, v))
-			break;
-		/* a popup's own view; its subsurfaces come with its tree */
-		if (weston_surface_get_main_surface(v->surface) != v->surface)
-			continue;
-		ivwl_view_to_global(v, 0, 0, &px, &py);
-		ivwl_repaint_estimate_add(&b->cost, v->surface,
-					  (int64_t)(px - wx),
-					  (int64_t)(py - wy));
-	}
+	strips_destroy(b);
+	make_room_for_bar(b, view);
+	strips_create(b, view);
 }
 
+/* The window goes: its frame with it. */
 static void
-border_update(struct ivwl_border *b)
+border_destroy(struct ivwl_addon *addon)
 {
-	const char *role = weston_surface_get_role(b->window);
-	struct weston_view *view;
-	bool deep;
+	struct ivwl_border *b = wl_container_of(addon, b, addon);
 
-	view = role && strcmp(role, "xdg_toplevel") == 0 ?
-	       mapped_view(b->window) : NULL;
-	if (!view) {
-		strips_destroy(b);	/* unmapped: nothing to frame */
-		fullscreen_note(b, NULL);
-		return;
-	}
-	ivwl_repaint_estimate(&b->cost);
-	popups_estimate(b, view);
-	if (!b->plate) {
-		b->plate = ivwl_canvas_image_create(b->label->plugin->canvas,
-						    false, on_plate_shown, b);
-		b->plate_min = vm_image_ask(b->label, b->cost.vm, CLOSE);
-		vm_image_ask(b->label, b->cost.vm, MAXIMIZE);
-		b->plate_drawn_ms = ivwl_now_ms();
-	}
-	if (view != b->framed) {
-		struct ivwl_label_map ev = {
-			.vm = b->cost.vm,
-			.window = b->window,
-			.view = view,
-		};
-
-		strips_destroy(b);
-		make_room_for_bar(b, view);
-		if (strips_create(b, view) < 0)
-			return;
-		wl_signal_emit(&b->label->map_signal, &ev);
-	}
-	if (!(b->cost.veil & IVWL_VEIL_SHARE) &&
-	    !ivwl_repaint_admit(&b->cost)) {
-		b->cost.vm->share.veiled++;
-		ivwl_repaint_log_veil(&b->cost, IVWL_VEIL_SHARE);
-		veil_set(b, IVWL_VEIL_SHARE, true);
-	}
-	deep = ivwl_repaint_too_deep(&b->cost);
-	if (deep && !(b->cost.veil & IVWL_VEIL_DEPTH))
-		ivwl_repaint_log_veil(&b->cost, IVWL_VEIL_DEPTH);
-	veil_set(b, IVWL_VEIL_DEPTH, deep);
-	strips_place(b);
-}
-
-/* A cursor image or drag icon shows where the pointer is (focus.c). */
-static bool
-pointer_image(struct weston_surface *surface)
-{
-	const char *role = weston_surface_get_role(surface);
-
-	return role && (strcmp(role, "wl_pointer-cursor") == 0 ||
-			strcmp(role, "wl_data_device-icon") == 0);
-}
-
-/* Looks again once what weston is doing now is done, before it polls. */
-static void
-border_recheck(struct ivwl_border *b)
-{
-	if (!b->recheck)
-		b->recheck = wl_event_loop_add_idle(
-			wl_display_get_event_loop(
-				b->window->compositor->wl_display),
-			on_recheck, b);
-}
-
-/* The framed window whose popup b's surface is, if it is one. */
-static struct ivwl_border *
-popup_window(struct ivwl_border *b)
-{
-	const char *role = weston_surface_get_role(b->window);
-	struct weston_view *v;
-	struct ivwl_border *w;
-
-	if (!role || strcmp(role, "xdg_popup") != 0)
-		return NULL;
-	v = mapped_view(b->window);
-	if (!v)
-		return NULL;
-	while (v->geometry.parent)
-		v = v->geometry.parent;
-	w = border_of(v->surface);
-	return w != b ? w : NULL;
-}
-
-static void
-on_window_commit(struct wl_listener *listener, void *data)
-{
-	struct ivwl_border *b = wl_container_of(listener, b, window_commit);
-	struct ivwl_border *main;
-
-	if (pointer_image(b->window)) {
-		ivwl_focus_image_committed(b->label->plugin->focus);
-		return;
-	}
-	main = popup_window(b);
-	if (main) {
-		/* a popup: its window counts it */
-		if (main->framed)
-			border_recheck(main);
-		return;
-	}
-	main = border_of(weston_surface_get_main_surface(b->window));
-	if (main && main != b) {
-		/* a subsurface: weston mapped it, its window counts it */
-		if (main->cost.veil)
-			weston_surface_unmap(b->window);
-		if (main->framed)
-			border_recheck(main);
-		return;
-	}
-	/* The shell maps the window, and applies its maximized state, in
-	 * its own listener of this signal, after this one. */
-	border_recheck(b);
-}
-
-static void
-border_destroy(struct ivwl_border *b)
-{
-	if (b->recheck)
-		wl_event_source_remove(b->recheck);
 	fullscreen_note(b, NULL);
 	strips_destroy(b);
 	plate_dequeue(b);
 	ivwl_canvas_image_destroy(b->plate);
 	free(b->plate_title);
-	wl_list_remove(&b->window_commit.link);
-	wl_list_remove(&b->window_destroy.link);
 	wl_list_remove(&b->link);
 	free(b);
 }
 
-static void
-on_window_destroy(struct wl_listener *listener, void *data)
-{
-	struct ivwl_border *b = wl_container_of(listener, b, window_destroy);
+static const struct ivwl_addon_interface border_addon = {
+	.name = "ivwl-label-border",
+	.destroy = border_destroy,
+};
 
-	border_destroy(b);
+static struct ivwl_border *
+border_of(struct ivwl_label *label, struct ivwl_window *w)
+{
+	struct ivwl_addon *addon;
+	struct ivwl_border *b;
+
+	addon = w ? ivwl_addon_find(&w->addons, label, &border_addon) : NULL;
+	return addon ? wl_container_of(addon, b, addon) : NULL;
 }
 
-static void
-on_create_surface(struct wl_listener *listener, void *data)
+static struct ivwl_border *
+border_create(struct ivwl_label *label, struct ivwl_window *w)
 {
-	struct ivwl_label *label =
-		wl_container_of(listener, label, create_surface);
-	struct weston_surface *surface = data;
-	struct ivwl_border *b;
-	struct ivwl_vm *vm;
+	struct ivwl_border *b = calloc(1, sizeof(*b));
 
-	if (!surface->resource)
-		return;
-	vm = ivwl_vm_from_client(label->plugin,
-				 wl_resource_get_client(surface->resource));
-	if (!vm)
-		return;
-	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->label = label;
+	b->win = w;
+	b->color = w->vm->color;
+	b->window = w->surface;
+	b->plate = ivwl_canvas_image_create(label->plugin->canvas, false,
+					    on_plate_shown, b);
+	b->plate_min = vm_image_ask(label, w->vm, CLOSE);
+	vm_image_ask(label, w->vm, MAXIMIZE);
+	b->plate_drawn_ms = ivwl_now_ms();
+	ivwl_addon_init(&b->addon, &w->addons, label, &border_addon);
+	wl_list_insert(&label->borders, &b->link);
+	return b;
+}
+
+/* A VM's toplevel was mapped: framed before anyone else hears of it. */
+static void
+on_mapped(struct wl_listener *listener, void *data)
+{
+	struct ivwl_label *label = wl_container_of(listener, label, mapped);
+	struct ivwl_window *w = data;
+	struct ivwl_border *b = border_of(label, w);
+
+	if (!b)
+		b = border_create(label, w);
+	if (b)
+		border_frame(b, w->view);
+}
+
+/* Its view, place, veil or attention changed: the frame follows. */
+static void
+on_changed(struct wl_listener *listener, void *data)
+{
+	struct ivwl_label *label = wl_container_of(listener, label, changed);
+	struct ivwl_window *w = data;
+	struct ivwl_border *b = border_of(label, w);
+
 	if (!b)
 		return;
-	b->label = label;
-	b->color = vm->color;
-	b->window = surface;
-	b->cost.vm = vm;
-	b->cost.window = surface;
-	b->window_commit.notify = on_window_commit;
-	wl_signal_add(&surface->commit_signal, &b->window_commit);
-	b->window_destroy.notify = on_window_destroy;
-	wl_signal_add(&surface->destroy_signal, &b->window_destroy);
-	wl_list_insert(&label->borders, &b->link);
-}
-
-/* The border of a VM's surface, or NULL: found through its listener. */
-static struct ivwl_border *
-border_of(struct weston_surface *surface)
-{
-	struct wl_listener *l;
-	struct ivwl_border *b;
-
-	if (!surface)
-		return NULL;
-	l = wl_signal_get(&surface->destroy_signal, on_window_destroy);
-	return l ? wl_container_of(l, b, window_destroy) : NULL;
-}
-
-/* The shell raises a window it activates, after this signal: the
- * strips go back above it then. */
-static void
-on_activate(struct wl_listener *listener, void *data)
-{
-	struct weston_surface *surface = ivwl_activation_surface(data);
-	struct ivwl_border *b;
-
-	if (!surface)
+	if (!w->view) {
+		strips_destroy(b);	/* unmapped: nothing to frame */
+		fullscreen_note(b, NULL);
 		return;
-	b = border_of(weston_surface_get_main_surface(surface));
-	if (b && b->framed)
-		border_recheck(b);
-}
-
-/* A window moved: a side may have left the screen or come back. */
-static void
-on_transform(struct wl_listener *listener, void *data)
-{
-	struct ivwl_border *b = border_of(data);
-
-	if (b && b->framed)
-		border_recheck(b);
-}
-
-void
-ivwl_label_attention(struct ivwl_label *label, struct weston_surface *window,
-		     bool on)
-{
-	struct ivwl_border *b = border_of(window);
-
-	if (!b || b->attention == on)
-		return;
-	b->attention = on;
+	}
+	if (w->view != b->framed)
+		border_frame(b, w->view);
 	if (b->framed)
 		strips_place(b);
 }
 
 /* The border whose strip view is, or NULL. */
 static struct ivwl_border *
-border_of_strip(struct weston_view *view, int *i)
+border_of_strip(struct ivwl_label *label, struct weston_view *view, int *i)
 {
 	struct ivwl_border *b;
 
 	if (!view->geometry.parent)
 		return NULL;
-	b = border_of(view->geometry.parent->surface);
+	b = border_of(label, ivwl_window_from_surface(
+				     view->geometry.parent->surface));
 	if (!b || b->framed != view->geometry.parent)
 		return NULL;
 	for (*i = 0; *i < NSTRIPS; (*i)++)
@@ -1515,8 +1265,8 @@ border_of_strip(struct weston_view *view, int *i)
 }
 
 enum ivwl_bar_part
-ivwl_label_bar_part(struct weston_view *view, float x,
-		    struct weston_view **window, struct ivwl_vm **vm)
+ivwl_label_bar_part(struct ivwl_label *label, struct weston_view *view,
+		    float x, struct weston_view **window, struct ivwl_vm **vm)
 {
 	const pixman_box32_t *e;
 	struct ivwl_border *b;
@@ -1525,55 +1275,19 @@ ivwl_label_bar_part(struct weston_view *view, float x,
 	if (!view)
 		return IVWL_BAR_NONE;
 	/* the plate and the button take no clicks: the bar under them does */
-	b = border_of_strip(view, &i);
+	b = border_of_strip(label, view, &i);
 	if (!b || i != BAR)
 		return IVWL_BAR_NONE;
 	if (window)
 		*window = b->framed;
 	if (vm)
-		*vm = b->cost.vm;
+		*vm = b->win->vm;
 	e = pixman_region32_extents(&view->transform.boundingbox);
 	if (x >= (float)(e->x2 - b->label->bar_height))
 		return IVWL_BAR_CLOSE;
 	if (x >= (float)(e->x2 - BUTTONS * b->label->bar_height))
 		return IVWL_BAR_MAXIMIZE;
 	return IVWL_BAR_MOVE;
-}
-
-struct ivwl_window_cost *
-ivwl_label_window_of(struct weston_view *view)
-{
-	struct weston_view *root = view;
-	struct ivwl_border *b;
-
-	while (root->geometry.parent)
-		root = root->geometry.parent;
-	b = border_of(root->surface);
-	/* the frame's own views are weston's to draw, not the VM's */
-	return b && b->framed == root && !is_strip(b, view) ? &b->cost : NULL;
-}
-
-void
-ivwl_label_for_each_window(struct ivwl_label *label, struct ivwl_vm *vm,
-			   void (*fn)(struct ivwl_window_cost *w, void *data),
-			   void *data)
-{
-	struct ivwl_border *b, *tmp;
-
-	wl_list_for_each_safe(b, tmp, &label->borders, link)
-		if (b->framed && b->cost.vm == vm)
-			fn(&b->cost, data);
-}
-
-void
-ivwl_label_veil(struct ivwl_window_cost *w, enum ivwl_veil_reason reason,
-		bool on)
-{
-	struct ivwl_border *b = wl_container_of(w, b, cost);
-
-	veil_set(b, reason, on);
-	if (b->framed)
-		strips_place(b);
 }
 
 /* The canvas drew a VM's picture: its windows show it. */
@@ -1584,7 +1298,7 @@ on_vm_image_shown(void *data, struct weston_surface *surface)
 	struct ivwl_border *b;
 
 	wl_list_for_each(b, &vi->label->borders, link)
-		if (b->cost.vm == vi->vm)
+		if (b->win->vm == vi->vm)
 			strip_image_shown(b, vi->strip, surface);
 }
 
@@ -1690,23 +1404,13 @@ ivwl_label_create(struct ivwl_plugin *plugin, const char *font)
 		}
 	}
 	wl_signal_init(&label->fullscreen_signal);
-	wl_signal_init(&label->map_signal);
-	label->create_surface.notify = on_create_surface;
-	wl_signal_add(&plugin->compositor->create_surface_signal,
-		      &label->create_surface);
-	label->activate.notify = on_activate;
-	wl_signal_add(&plugin->compositor->activate_signal, &label->activate);
-	label->transform.notify = on_transform;
-	wl_signal_add(&plugin->compositor->transform_signal,
-		      &label->transform);
+	label->mapped.notify = on_mapped;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->mapped,
+		      &label->mapped);
+	label->changed.notify = on_changed;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->changed,
+		      &label->changed);
 	return label;
-}
-
-void
-ivwl_label_add_map_listener(struct ivwl_label *label,
-			    struct wl_listener *listener)
-{
-	wl_signal_add(&label->map_signal, listener);
 }
 
 bool
@@ -1748,21 +1452,17 @@ ivwl_label_destroy(struct ivwl_label *label)
 	struct vm_image *vi, *vtmp;
 
 	wl_list_for_each_safe(b, tmp, &label->borders, link) {
-		if (b->recheck)
-			wl_event_source_remove(b->recheck);
 		canvas_views_destroy(b);
 		strips_forget(b);
 		plate_dequeue(b);
 		ivwl_canvas_image_destroy(b->plate);
 		free(b->plate_title);
-		wl_list_remove(&b->window_commit.link);
-		wl_list_remove(&b->window_destroy.link);
+		ivwl_addon_finish(&b->addon);
 		wl_list_remove(&b->link);
 		free(b);
 	}
-	wl_list_remove(&label->create_surface.link);
-	wl_list_remove(&label->activate.link);
-	wl_list_remove(&label->transform.link);
+	wl_list_remove(&label->mapped.link);
+	wl_list_remove(&label->changed.link);
 	if (label->plate_tick)
 		wl_event_source_remove(label->plate_tick);
 	wl_list_for_each_safe(vi, vtmp, &label->vm_images, link) {

@@ -25,12 +25,15 @@
 
 #include "connection.h"
 #include "ivwl-limits.h"
-#include "label.h"
 #include "ivwl-plugin.h"
+#include "live-counts.h"
 #include "live-view.h"
 #include "mono-time.h"
 #include "pipe-thread.h"
+#include "repaint-cost.h"
+#include "repaint.h"
 #include "vm.h"
+#include "window.h"
 
 #define TICK_MS 1000
 /*
@@ -196,28 +199,6 @@ emit(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 }
 
 static void
-traffic_sum(struct ivwl_traffic *sum, const struct ivwl_traffic *t)
-{
-	sum->commits += t->commits;
-	sum->frames += t->frames;
-	sum->request_bytes += t->request_bytes;
-	sum->event_bytes += t->event_bytes;
-	sum->bells_in += t->bells_in;
-	sum->bells_out += t->bells_out;
-}
-
-static void
-app_sum(struct ivwl_slot_app_stats *sum, const struct ivwl_slot_app_stats *a)
-{
-	sum->buffer_commits += a->buffer_commits;
-	sum->damaged_bytes += a->damaged_bytes;
-	sum->copied_bytes += a->copied_bytes;
-	sum->zero_copy_commits += a->zero_copy_commits;
-	sum->zero_copy_pools += a->zero_copy_pools;
-	sum->copy_pools += a->copy_pools;
-}
-
-static void
 app_stats(struct ivwl_connection *conn, struct ivwl_slot_app_stats *out)
 {
 	ivwl_display_side_app_stats(&conn->vm->side, conn->slot, out);
@@ -371,23 +352,22 @@ print_closures(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
  * marks the next rates start from.
  */
 static void
-count_veiled(struct ivwl_window_cost *w, void *data)
+count_veiled(struct ivwl_window *w, void *data)
 {
 	uint32_t *n = data;
 
-	*n += w->veil != 0;
+	*n += w->cost.veil != 0;
 }
 
 /* Its part of the last repaint it took part in (repaint.c). */
 static void
 add_share(struct line *l, struct ivwl_vm *vm)
 {
-	const struct ivwl_vm_share *sh = &vm->share;
+	const struct ivwl_vm_share *sh = ivwl_repaint_share(vm);
 	uint64_t budget = sh->output_px * IVWL_REPAINT_VM_AREA;
 	uint32_t veiled = 0;
 
-	ivwl_label_for_each_window(vm->plugin->label, vm, count_veiled,
-				   &veiled);
+	ivwl_windows_for_each(vm->plugin->windows, vm, count_veiled, &veiled);
 	add(l, " repaint_px=%llu/%llu repaint_translucent_px=%llu "
 	    "repaint_views=%u/%u repaint_share=%.2f veiled=%u overs=%llu "
 	    "slowed_ms=%llu pipe_stalls=%u",
@@ -411,9 +391,9 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
-		traffic_sum(&sum, &vm->conns[i]->live.now);
+		ivwl_traffic_sum(&sum, &vm->conns[i]->live.now);
 		app_stats(vm->conns[i], &one);
-		app_sum(&app, &one);
+		ivwl_app_stats_sum(&app, &one);
 		conns++;
 	}
 	add(&l, "vm name=%s t=%.3f attached=%d connections=%u closed=%llu",
@@ -504,7 +484,7 @@ set_marks(struct ivwl_live_view *lv)
 			if (!vm->conns[i])
 				continue;
 			vm->conns[i]->live.mark = vm->conns[i]->live.now;
-			traffic_sum(&vm->live.mark, &vm->conns[i]->live.now);
+			ivwl_traffic_sum(&vm->live.mark, &vm->conns[i]->live.now);
 			app_stats(vm->conns[i], &app);
 			vm->conns[i]->live.copied_mark = app.copied_bytes;
 			vm->live.copied_mark += app.copied_bytes;
@@ -577,22 +557,4 @@ ivwl_live_view_destroy(struct ivwl_plugin *plugin)
 	weston_log_scope_destroy(lv->scope);
 	free(lv);
 	plugin->live = NULL;
-}
-
-void
-ivwl_live_view_closed(struct ivwl_connection *conn, const char *why)
-{
-	struct ivwl_vm_live *live = &conn->vm->live;
-	struct ivwl_closure *c =
-		&live->closures[live->closed % IVWL_LIVE_CLOSURES];
-	struct ivwl_slot_app_stats app;
-
-	c->when_ms = (uint64_t)ivwl_now_ms();
-	c->slot = conn->slot;
-	c->generation = conn->generation;
-	snprintf(c->why, sizeof(c->why), "%s", why);
-	live->closed++;
-	traffic_sum(&live->ended, &conn->live.now);
-	app_stats(conn, &app);
-	app_sum(&live->app_ended, &app);
 }

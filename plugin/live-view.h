@@ -1,70 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The live view: weston-debug's scope "ivwl" (live-view.c).  Counters are
- * plain increments where things happen (no syscall, no timer); the scope
- * reads them once a second, and only while someone subscribes.
+ * The live view: weston-debug's scope "ivwl" (live-view.c).  It reads the
+ * counters (live-counts.h) once a second, and only while someone
+ * subscribes.
  */
 #ifndef IVWL_LIVE_VIEW_H
 #define IVWL_LIVE_VIEW_H
 
-#include <stdint.h>
-
-#include "region.h"
-
-struct ivwl_connection;
 struct ivwl_plugin;
-struct ivwl_vm;
-
-/* What one connection (or the ended connections of a VM) did. */
-struct ivwl_traffic {
-	uint64_t commits;		/* wl_surface.commit let through */
-	uint64_t frames;		/* frame callbacks weston ended */
-	uint64_t request_bytes;		/* request records read */
-	uint64_t event_bytes;		/* event records written */
-	uint64_t bells_in;		/* the app rang for the slot */
-	uint64_t bells_out;		/* we rang the app for the slot */
-};
-
-#define IVWL_LIVE_CLOSURES 8u
-
-struct ivwl_closure {
-	uint64_t when_ms;		/* CLOCK_MONOTONIC */
-	uint32_t slot;
-	uint32_t generation;
-	char why[128];
-};
-
-/* Per VM: what outlives its connections. */
-struct ivwl_vm_live {
-	struct ivwl_traffic ended;	/* sums of connections gone */
-	struct ivwl_slot_app_stats app_ended;	/* what their relays said */
-	uint64_t copied_mark;		/* app copied bytes at the last tick */
-	uint64_t wakeups;		/* doorbell vector wake-ups */
-	uint64_t probes;		/* liveness probes rung */
-	uint64_t region_loans;		/* region fds ivwl-server lent */
-	uint64_t plates;		/* title bar nameplates drawn */
-	uint64_t closed;		/* connections ended */
-	struct ivwl_closure closures[IVWL_LIVE_CLOSURES];	/* ring */
-	uint64_t printed;		/* closures already shown */
-	/* the counts at the last tick, for rates */
-	struct ivwl_traffic mark;
-};
-
-/* Per connection: its counts and their values at the last tick. */
-struct ivwl_conn_live {
-	struct ivwl_traffic now;
-	struct ivwl_traffic mark;
-	uint64_t copied_mark;		/* app copied bytes at the last tick */
-};
 
 int
 ivwl_live_view_create(struct ivwl_plugin *plugin);
 
 void
 ivwl_live_view_destroy(struct ivwl_plugin *plugin);
-
-/* A connection ends: keep its reason and add its counts to its VM's. */
-void
-ivwl_live_view_closed(struct ivwl_connection *conn, const char *why);
 
 #endif

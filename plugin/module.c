@@ -32,10 +32,12 @@
 #include "translate.h"
 #include "live-view.h"
 #include "nameplate.h"
+#include "output-clock.h"
 #include "device.h"
 #include "ringer.h"
 #include "vm.h"
 #include "watch.h"
+#include "window.h"
 #include "xray.h"
 
 /* The plugin's lines go to weston's log, which stamps the time. */
@@ -174,10 +176,12 @@ plugin_free(struct ivwl_plugin *plugin)
 	/* repaint listens to focus: it goes first */
 	if (plugin->repaint)
 		ivwl_repaint_destroy(plugin->repaint);
+	ivwl_output_clock_destroy(plugin->output_clock);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
 	if (plugin->label)
 		ivwl_label_destroy(plugin->label);
+	ivwl_windows_destroy(plugin->windows);
 	ivwl_canvas_destroy(plugin->canvas);
 	free(plugin->font);
 	if (plugin->clipboard)
@@ -254,7 +258,7 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	while (weston_config_next_section(config, &section, &name)) {
 		if (strcmp(name, "ivwl-vm") != 0)
 			continue;
-		if (!ivwl_vm_create(plugin, section))
+		if (!ivwl_vm_create(plugin, section, &ivwl_connection_slots))
 			goto err_vms;
 		count++;
 	}
@@ -267,11 +271,19 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 					 IVWL_NAMEPLATE_FONT);
 	if (!plugin->font)
 		goto err_vms;
+	plugin->windows = ivwl_windows_create(plugin);
+	if (!plugin->windows)
+		goto err_vms;
+	/* first to hear the windows' signals: a window that maps is framed
+	 * (and moved below the panel) before placement.c fits it */
 	plugin->label = ivwl_label_create(plugin, plugin->font);
 	if (!plugin->label || ivwl_live_view_create(plugin) < 0)
 		goto err_vms;
 	plugin->focus = ivwl_focus_create(plugin);
 	if (!plugin->focus)
+		goto err_vms;
+	plugin->output_clock = ivwl_output_clock_create(compositor);
+	if (!plugin->output_clock)
 		goto err_vms;
 	plugin->repaint = ivwl_repaint_create(plugin);
 	if (!plugin->repaint)

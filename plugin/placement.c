@@ -25,6 +25,7 @@
 #include "mono-time.h"
 #include "placement.h"
 #include "vm.h"
+#include "window.h"
 
 /* A window's place is written this long after it moved. */
 #define WRITE_DELAY_MS 1000
@@ -55,7 +56,7 @@ struct ivwl_placement {
 	struct wl_list saved;		/* place.link: the last weston's */
 	uint32_t nsaved;
 	struct wl_listener transform;
-	struct wl_listener map;		/* label's: a window was framed */
+	struct wl_listener map;		/* windows': a window was mapped */
 	struct wl_event_source *write_timer;
 	bool write_armed;
 	struct wl_event_source *put_idle;
@@ -75,15 +76,15 @@ struct window_key {
 static struct weston_view *
 toplevel_view(struct weston_surface *surface)
 {
-	struct ivwl_window_cost *w;
+	struct ivwl_window *w;
 	struct weston_view *view;
 
 	wl_list_for_each(view, &surface->views, surface_link) {
 		if (!weston_view_is_mapped(view) || !view->layer_link.layer ||
 		    view->geometry.parent)
 			continue;
-		w = ivwl_label_window_of(view);
-		return w && w->window == surface ? view : NULL;
+		w = ivwl_window_of_view(view);
+		return w && w->surface == surface ? view : NULL;
 	}
 	return NULL;
 }
@@ -463,9 +464,9 @@ static void
 on_map(struct wl_listener *listener, void *data)
 {
 	struct ivwl_placement *pl = wl_container_of(listener, pl, map);
-	const struct ivwl_label_map *ev = data;
+	struct ivwl_window *w = data;
 
-	fit(pl, ev->vm, ev->view);
+	fit(pl, w->vm, w->view);
 }
 
 /* ---- life ------------------------------------------------------------ */
@@ -491,7 +492,7 @@ ivwl_placement_create(struct ivwl_plugin *plugin)
 	pl->plugin = plugin;
 	wl_list_init(&pl->saved);
 	pl->map.notify = on_map;
-	ivwl_label_add_map_listener(plugin->label, &pl->map);
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->mapped, &pl->map);
 	pl->path = places_path();
 	if (!pl->path) {
 		ivwl_log("no XDG_RUNTIME_DIR: after a restart the VMs' windows "

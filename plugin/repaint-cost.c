@@ -9,10 +9,8 @@
 #include "weston-compat.h"
 
 #include "ivwl-limits.h"
-#include "label.h"
 #include "mono-time.h"
-#include "repaint.h"
-#include "vm.h"
+#include "repaint-cost.h"
 
 /* Positions add up along the tree: a VM picks each, int32 to int32. */
 static uint64_t
@@ -118,16 +116,16 @@ ivwl_repaint_too_deep(const struct ivwl_window_cost *w)
 }
 
 bool
-ivwl_repaint_fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views)
+ivwl_repaint_fits(const struct ivwl_vm_share *sh, uint64_t px,
+		  uint32_t views)
 {
-	return px <= IVWL_REPAINT_VM_AREA * vm->share.output_px &&
+	return px <= IVWL_REPAINT_VM_AREA * sh->output_px &&
 	       views <= IVWL_REPAINT_VM_VIEWS;
 }
 
 bool
-ivwl_repaint_admit(struct ivwl_window_cost *w)
+ivwl_repaint_admit(struct ivwl_vm_share *sh, struct ivwl_window_cost *w)
 {
-	struct ivwl_vm_share *sh = &w->vm->share;
 	uint64_t px = sh->px + sh->pending_px;
 	uint32_t views = sh->views + sh->pending_views;
 
@@ -138,7 +136,7 @@ ivwl_repaint_admit(struct ivwl_window_cost *w)
 		views -= w->views;
 	}
 	/* a veil is one view: it spares views only of a window of more */
-	if (!ivwl_repaint_fits(w->vm, px + w->estimate_px,
+	if (!ivwl_repaint_fits(sh, px + w->estimate_px,
 			       w->estimate_views > 1 ?
 			       views + w->estimate_views : 0))
 		return false;

@@ -10,7 +10,7 @@
  *  - A window's own surfaces (the toplevel and its subsurfaces) may
  *    cover its box IVWL_REPAINT_WINDOW_DEPTH times and be
  *    IVWL_REPAINT_WINDOW_VIEWS views, by their sizes and positions,
- *    before anything is drawn (label.c asks on each commit of them).
+ *    before anything is drawn (window.c tells on each commit of them).
  *  - After each repaint, what each VM's views drew there (their area
  *    not hidden by opaque views above, as weston's renderer paints it)
  *    is summed: over IVWL_REPAINT_VM_AREA times the output's area, or
@@ -22,7 +22,7 @@
  *    that commits must fit beside what the VM drew, or starts veiled:
  *    before weston draws it, not after.
  * A veiled window keeps its frame; an opaque veil replaces its content,
- * whose subsurfaces are no views meanwhile (label.c).
+ * whose subsurfaces are no views meanwhile (window.c).
  */
 #include <stdlib.h>
 
@@ -32,46 +32,83 @@
 #include "focus.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
-#include "label.h"
 #include "mono-time.h"
+#include "output-clock.h"
+#include "repaint-cost.h"
 #include "repaint.h"
 #include "vm.h"
-
-struct repaint_output {
-	struct ivwl_repaint *repaint;
-	struct weston_output *output;
-	struct wl_list link;		/* ivwl_repaint.outputs */
-	struct wl_listener frame;
-	struct wl_listener destroy;
-	int64_t frame_ns;		/* its last repaint, CLOCK_MONOTONIC */
-};
+#include "window.h"
 
 struct ivwl_repaint {
 	struct ivwl_plugin *plugin;
-	struct wl_listener output_created;
+	struct wl_listener frame;	/* of the output clock */
+	struct wl_listener output_gone;
 	struct wl_listener holder;	/* focus.c: who has the keyboard */
+	struct wl_listener committed;	/* of the windows */
 	struct ivwl_vm *holder_vm;
-	struct wl_list outputs;
 	uint32_t pass;			/* repaints accounted */
 	/* the last one's judgement waits until weston is out of it */
-	struct repaint_output *judged;
+	struct weston_output *judged;
 	struct wl_event_source *judge;
 };
+
+/* A VM's share: repaint's addon on it. */
+struct vm_share {
+	struct ivwl_addon addon;
+	struct ivwl_vm_share share;
+};
+
+static void
+vm_share_destroy(struct ivwl_addon *addon)
+{
+	struct vm_share *vs = wl_container_of(addon, vs, addon);
+
+	free(vs);
+}
+
+static const struct ivwl_addon_interface share_addon = {
+	.name = "ivwl-repaint-share",
+	.destroy = vm_share_destroy,
+};
+
+/* Its share, which ivwl_repaint_create gave every VM. */
+static struct ivwl_vm_share *
+share_of(struct ivwl_vm *vm)
+{
+	static struct ivwl_vm_share none;
+	struct ivwl_addon *addon;
+	struct vm_share *vs;
+
+	addon = ivwl_addon_find(&vm->addons, &share_addon, &share_addon);
+	if (!addon) {
+		none = (struct ivwl_vm_share){ 0 };
+		return &none;
+	}
+	vs = wl_container_of(addon, vs, addon);
+	return &vs->share;
+}
+
+const struct ivwl_vm_share *
+ivwl_repaint_share(struct ivwl_vm *vm)
+{
+	return share_of(vm);
+}
 
 /* How often a VM's veiled windows are logged, at most. */
 #define VEIL_LOG_MS 5000
 
-void
-ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
-		      enum ivwl_veil_reason reason)
+/* Says in weston's log that w was veiled and why, at most every few
+ * seconds a VM. */
+static void
+log_veil(const struct ivwl_window_cost *w, enum ivwl_veil_reason reason)
 {
 	struct ivwl_vm *vm = w->vm;
 	uint64_t now = (uint64_t)ivwl_now_ms();
 
-	if (vm->share.veil_logged_ms &&
-	    now - vm->share.veil_logged_ms < VEIL_LOG_MS)
+	if (share_of(vm)->veil_logged_ms &&
+	    now - share_of(vm)->veil_logged_ms < VEIL_LOG_MS)
 		return;
-	vm->share.veil_logged_ms = now;
+	share_of(vm)->veil_logged_ms = now;
 	if (reason == IVWL_VEIL_DEPTH)
 		ivwl_log("vm %s: a %dx%d window veiled: its surfaces would "
 			 "draw %llu pixels in %u views (at most %u times its "
@@ -84,15 +121,15 @@ ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
 			 "more than %u times the output in a repaint, and it "
 			 "drew most (%llu pixels)", vm->name, w->window->width,
 			 w->window->height, IVWL_REPAINT_ALL_AREA,
-			 (unsigned long long)vm->share.px);
+			 (unsigned long long)share_of(vm)->px);
 	else
 		ivwl_log("vm %s: a %dx%d window veiled: the VM drew %llu "
 			 "pixels of a %llu-pixel output in %u views (at most "
 			 "%u times, %u views)", vm->name, w->window->width,
 			 w->window->height,
-			 (unsigned long long)vm->share.px,
-			 (unsigned long long)vm->share.output_px,
-			 vm->share.views, IVWL_REPAINT_VM_AREA,
+			 (unsigned long long)share_of(vm)->px,
+			 (unsigned long long)share_of(vm)->output_px,
+			 share_of(vm)->views, IVWL_REPAINT_VM_AREA,
 			 IVWL_REPAINT_VM_VIEWS);
 }
 
@@ -138,6 +175,7 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 {
 	struct weston_compositor *ec = output->compositor;
 	struct ivwl_window_cost *w;
+	struct ivwl_window *win;
 	struct weston_view *view;
 	struct ivwl_vm *vm;
 	uint64_t px, translucent;
@@ -145,14 +183,14 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 
 	rp->pass++;
 	wl_list_for_each(vm, &rp->plugin->vms, link) {
-		vm->share.pass = rp->pass;
-		vm->share.pending_px = 0;
-		vm->share.pending_views = 0;
-		vm->share.px = 0;
-		vm->share.shown_px = 0;
-		vm->share.translucent_px = 0;
-		vm->share.views = 0;
-		vm->share.output_px = (uint64_t)output->width *
+		share_of(vm)->pass = rp->pass;
+		share_of(vm)->pending_px = 0;
+		share_of(vm)->pending_views = 0;
+		share_of(vm)->px = 0;
+		share_of(vm)->shown_px = 0;
+		share_of(vm)->translucent_px = 0;
+		share_of(vm)->views = 0;
+		share_of(vm)->output_px = (uint64_t)output->width *
 				      (uint64_t)output->height;
 	}
 	pixman_region32_init(&clip);
@@ -160,8 +198,9 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		if (!ivwl_view_composited(view) ||
 		    !(view->output_mask & (1u << output->id)))
 			continue;
-		w = view->surface->resource ? ivwl_label_window_of(view) :
-					      NULL;
+		win = view->surface->resource ? ivwl_window_of_view(view) :
+						NULL;
+		w = win ? &win->cost : NULL;
 		if (w)
 			view_cost(view, output, &clip, &px, &translucent);
 		if (view->alpha >= 1.0f)
@@ -176,24 +215,25 @@ account(struct ivwl_repaint *rp, struct weston_output *output)
 		}
 		w->px += px;
 		w->views++;
-		w->vm->share.px += px;
-		w->vm->share.translucent_px += translucent;
-		w->vm->share.views++;
+		share_of(w->vm)->px += px;
+		share_of(w->vm)->translucent_px += translucent;
+		share_of(w->vm)->views++;
 	}
 	pixman_region32_fini(&clip);
 }
 
 struct windows {
-	struct ivwl_window_cost **w;
+	struct ivwl_window **w;
 	size_t n, cap;
 	uint32_t pass;
 };
 
 static void
-collect_shown(struct ivwl_window_cost *w, void *data)
+collect_shown(struct ivwl_window *win, void *data)
 {
+	const struct ivwl_window_cost *w = &win->cost;
 	struct windows *ws = data;
-	struct ivwl_window_cost **grown;
+	struct ivwl_window **grown;
 
 	if (w->veil || w->pass != ws->pass)
 		return;
@@ -206,14 +246,16 @@ collect_shown(struct ivwl_window_cost *w, void *data)
 		}
 		ws->w = grown;
 	}
-	ws->w[ws->n++] = w;
+	ws->w[ws->n++] = win;
 }
 
 static int
 costlier_first(const void *a, const void *b)
 {
-	const struct ivwl_window_cost *x = *(struct ivwl_window_cost *const *)a;
-	const struct ivwl_window_cost *y = *(struct ivwl_window_cost *const *)b;
+	const struct ivwl_window_cost *x =
+		&(*(struct ivwl_window *const *)a)->cost;
+	const struct ivwl_window_cost *y =
+		&(*(struct ivwl_window *const *)b)->cost;
 
 	return x->px < y->px ? 1 : x->px > y->px ? -1 : 0;
 }
@@ -223,27 +265,27 @@ static uint32_t
 veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 {
 	struct windows ws = { .pass = rp->pass };
-	uint64_t px = vm->share.px;
-	uint32_t views = vm->share.views, veiled = 0;
+	uint64_t px = share_of(vm)->px;
+	uint32_t views = share_of(vm)->views, veiled = 0;
 	size_t i;
 
-	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
 	if (ws.n > 1)
 		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
-	for (i = 0; i < ws.n && !ivwl_repaint_fits(vm, px, views); i++) {
+	for (i = 0; i < ws.n && !ivwl_repaint_fits(share_of(vm), px, views); i++) {
 		/* a veil is one view: it spares a window's other views, and
 		 * what it covers (weston draws nothing under it) */
-		if (ws.w[i]->views <= 1 &&
-		    ivwl_repaint_fits(vm, px, IVWL_REPAINT_VM_VIEWS))
+		if (ws.w[i]->cost.views <= 1 &&
+		    ivwl_repaint_fits(share_of(vm), px, IVWL_REPAINT_VM_VIEWS))
 			continue;
-		px -= ws.w[i]->px;
-		views -= ws.w[i]->views - 1;
-		ivwl_label_veil(ws.w[i], IVWL_VEIL_SHARE, true);
-		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SHARE);
+		px -= ws.w[i]->cost.px;
+		views -= ws.w[i]->cost.views - 1;
+		ivwl_window_veil(ws.w[i], IVWL_VEIL_SHARE, true);
+		log_veil(&ws.w[i]->cost, IVWL_VEIL_SHARE);
 		veiled++;
 	}
 	free(ws.w);
-	vm->share.shown_px = px;
+	share_of(vm)->shown_px = px;
 	return veiled;
 }
 
@@ -255,35 +297,36 @@ struct unveil {
 
 /* Shows a window veiled for its VM's share again if all of it fits. */
 static void
-unveil_fitting(struct ivwl_window_cost *w, void *data)
+unveil_fitting(struct ivwl_window *win, void *data)
 {
+	struct ivwl_window_cost *w = &win->cost;
 	struct unveil *u = data;
 
 	if (!(w->veil & IVWL_VEIL_SHARE))
 		return;
-	if (!ivwl_repaint_fits(w->vm, u->px + w->estimate_px,
+	if (!ivwl_repaint_fits(share_of(w->vm), u->px + w->estimate_px,
 			       u->views + w->estimate_views)) {
 		u->still++;
 		return;
 	}
 	u->px += w->estimate_px;
 	u->views += w->estimate_views;
-	ivwl_label_veil(w, IVWL_VEIL_SHARE, false);
+	ivwl_window_veil(win, IVWL_VEIL_SHARE, false);
 }
 
 /* The longest it waits: a refresh for each share it drew (in pixels or
  * in views). */
 static uint32_t
-slow_ms(const struct ivwl_vm *vm, const struct weston_output *output)
+slow_ms(struct ivwl_vm *vm, const struct weston_output *output)
 {
 	int32_t mhz = output->current_mode ? output->current_mode->refresh : 0;
 	uint64_t period = mhz > 0 ? 1000000u / (uint32_t)mhz : 16;
-	uint64_t shares = vm->share.px /
-			  (IVWL_REPAINT_VM_AREA * vm->share.output_px + 1) + 1;
+	uint64_t shares = share_of(vm)->px /
+			  (IVWL_REPAINT_VM_AREA * share_of(vm)->output_px + 1) + 1;
 	uint64_t ms;
 
-	if (vm->share.views / IVWL_REPAINT_VM_VIEWS + 1 > shares)
-		shares = vm->share.views / IVWL_REPAINT_VM_VIEWS + 1;
+	if (share_of(vm)->views / IVWL_REPAINT_VM_VIEWS + 1 > shares)
+		shares = share_of(vm)->views / IVWL_REPAINT_VM_VIEWS + 1;
 	ms = period * shares;
 	return ms > IVWL_REPAINT_SLOW_MAX_MS ? IVWL_REPAINT_SLOW_MAX_MS :
 					       (uint32_t)ms;
@@ -293,25 +336,25 @@ static void
 judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
       struct weston_output *output)
 {
-	struct unveil u = { .px = vm->share.px, .views = vm->share.views };
+	struct unveil u = { .px = share_of(vm)->px, .views = share_of(vm)->views };
 	uint32_t veiled;
 
-	vm->share.shown_px = vm->share.px;
-	if (!ivwl_repaint_fits(vm, vm->share.px, vm->share.views)) {
-		vm->share.overs++;
-		vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() +
+	share_of(vm)->shown_px = share_of(vm)->px;
+	if (!ivwl_repaint_fits(share_of(vm), share_of(vm)->px, share_of(vm)->views)) {
+		share_of(vm)->overs++;
+		share_of(vm)->hot_until_ms = (uint64_t)ivwl_now_ms() +
 					 IVWL_REPAINT_HOT_MS;
 		veiled = veil_costliest(rp, vm);
-		vm->share.veiled += veiled;
+		share_of(vm)->veiled += veiled;
 		ivwl_vm_slow_down(vm, slow_ms(vm, output),
 				  "its windows drew more than its share of "
 				  "a repaint");
 		return;
 	}
-	if (vm->share.veiled == 0)
+	if (share_of(vm)->veiled == 0)
 		return;
-	ivwl_label_for_each_window(rp->plugin->label, vm, unveil_fitting, &u);
-	vm->share.veiled = u.still;
+	ivwl_windows_for_each(rp->plugin->windows, vm, unveil_fitting, &u);
+	share_of(vm)->veiled = u.still;
 }
 
 /* The VM whose shown windows drew most in the last repaint, not yet
@@ -325,12 +368,12 @@ costliest_vm(struct ivwl_repaint *rp, bool spare_holder)
 	struct ivwl_vm *vm, *most = NULL;
 
 	wl_list_for_each(vm, &rp->plugin->vms, link) {
-		if (vm->share.pass != rp->pass ||
-		    vm->share.summed_slow == rp->pass ||
-		    vm->share.shown_px == 0 ||
+		if (share_of(vm)->pass != rp->pass ||
+		    share_of(vm)->summed_slow == rp->pass ||
+		    share_of(vm)->shown_px == 0 ||
 		    (spare_holder && vm == rp->holder_vm))
 			continue;
-		if (!most || vm->share.shown_px > most->share.shown_px)
+		if (!most || share_of(vm)->shown_px > share_of(most)->shown_px)
 			most = vm;
 	}
 	return most;
@@ -344,14 +387,14 @@ veil_for_sum(struct ivwl_repaint *rp, struct ivwl_vm *vm, uint64_t *sum,
 	struct windows ws = { .pass = rp->pass };
 	size_t i;
 
-	ivwl_label_for_each_window(rp->plugin->label, vm, collect_shown, &ws);
+	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
 	if (ws.n > 1)
 		qsort(ws.w, ws.n, sizeof(*ws.w), costlier_first);
 	for (i = 0; i < ws.n && *sum > bound; i++) {
-		*sum -= ws.w[i]->px < *sum ? ws.w[i]->px : *sum;
-		ivwl_label_veil(ws.w[i], IVWL_VEIL_SUM, true);
-		ivwl_repaint_log_veil(ws.w[i], IVWL_VEIL_SUM);
-		vm->share.sum_veiled++;
+		*sum -= ws.w[i]->cost.px < *sum ? ws.w[i]->cost.px : *sum;
+		ivwl_window_veil(ws.w[i], IVWL_VEIL_SUM, true);
+		log_veil(&ws.w[i]->cost, IVWL_VEIL_SUM);
+		share_of(vm)->sum_veiled++;
 	}
 	free(ws.w);
 }
@@ -362,15 +405,16 @@ struct unveil_sum {
 
 /* Shows a window veiled for the sum again if it fits beside the rest. */
 static void
-unveil_sum_fitting(struct ivwl_window_cost *w, void *data)
+unveil_sum_fitting(struct ivwl_window *win, void *data)
 {
+	struct ivwl_window_cost *w = &win->cost;
 	struct unveil_sum *u = data;
 
 	if (!(w->veil & IVWL_VEIL_SUM) || u->sum + w->estimate_px > u->bound)
 		return;
 	u->sum += w->estimate_px;
-	ivwl_label_veil(w, IVWL_VEIL_SUM, false);
-	w->vm->share.sum_veiled--;
+	ivwl_window_veil(win, IVWL_VEIL_SUM, false);
+	share_of(w->vm)->sum_veiled--;
 }
 
 /*
@@ -391,12 +435,12 @@ judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
 
 	/* what judge() veiled for a VM's own share is out of the sum */
 	wl_list_for_each(vm, &rp->plugin->vms, link)
-		if (vm->share.pass == rp->pass)
-			u.sum += vm->share.shown_px;
+		if (share_of(vm)->pass == rp->pass)
+			u.sum += share_of(vm)->shown_px;
 	if (u.sum <= u.bound) {
 		wl_list_for_each(vm, &rp->plugin->vms, link)
-			if (vm->share.sum_veiled)
-				ivwl_label_for_each_window(rp->plugin->label, vm,
+			if (share_of(vm)->sum_veiled)
+				ivwl_windows_for_each(rp->plugin->windows, vm,
 							   unveil_sum_fitting,
 							   &u);
 		return;
@@ -407,7 +451,7 @@ judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
 			vm = costliest_vm(rp, false);
 		if (!vm)
 			return;
-		vm->share.summed_slow = rp->pass;
+		share_of(vm)->summed_slow = rp->pass;
 		veil_for_sum(rp, vm, &u.sum, u.bound);
 		ivwl_vm_slow_down(vm, slow_ms(vm, output),
 				  "the VMs' windows together drew more than "
@@ -425,8 +469,8 @@ on_judge(void *data)
 	if (!rp->judged)
 		return;
 	wl_list_for_each(vm, &rp->plugin->vms, link)
-		judge(rp, vm, rp->judged->output);
-	judge_sum(rp, rp->judged->output);
+		judge(rp, vm, rp->judged);
+	judge_sum(rp, rp->judged);
 	rp->judged = NULL;
 }
 
@@ -447,12 +491,11 @@ on_holder(struct wl_listener *listener, void *data)
 static void
 on_frame(struct wl_listener *listener, void *data)
 {
-	struct repaint_output *ro = wl_container_of(listener, ro, frame);
-	struct ivwl_repaint *rp = ro->repaint;
+	struct ivwl_repaint *rp = wl_container_of(listener, rp, frame);
+	struct weston_output *output = data;
 
-	ro->frame_ns = ivwl_now_ns();
-	account(rp, ro->output);
-	rp->judged = ro;
+	account(rp, output);
+	rp->judged = output;
 	if (!rp->judge)
 		rp->judge = wl_event_loop_add_idle(
 			wl_display_get_event_loop(rp->plugin->display),
@@ -460,111 +503,128 @@ on_frame(struct wl_listener *listener, void *data)
 }
 
 static void
-output_forget(struct repaint_output *ro)
+on_output_gone(struct wl_listener *listener, void *data)
 {
-	if (ro->repaint->judged == ro)
-		ro->repaint->judged = NULL;
-	wl_list_remove(&ro->frame.link);
-	wl_list_remove(&ro->destroy.link);
-	wl_list_remove(&ro->link);
-	free(ro);
+	struct ivwl_repaint *rp = wl_container_of(listener, rp, output_gone);
+
+	if (rp->judged == data)
+		rp->judged = NULL;
 }
 
+/*
+ * The window's popups (the views stacked right above its own that hang
+ * from it, below its frame) into its cost estimate: a window with
+ * hundreds of translucent popups costs what they draw.
+ */
 static void
-on_output_destroy(struct wl_listener *listener, void *data)
+popups_estimate(struct ivwl_window *win)
 {
-	struct repaint_output *ro = wl_container_of(listener, ro, destroy);
+	struct weston_view *view = win->view, *v;
+	struct weston_layer_entry *e = &view->layer_link;
+	float wx, wy, px, py;
 
-	output_forget(ro);
-}
-
-static void
-follow(struct ivwl_repaint *rp, struct weston_output *output)
-{
-	struct repaint_output *ro = calloc(1, sizeof(*ro));
-
-	if (!ro) {
-		ivwl_log("out of memory: the repaints of %s go unaccounted",
-			 output->name);
-		return;
+	ivwl_view_to_global(view, 0, 0, &wx, &wy);
+	while (e->link.prev != &e->layer->view_list.link) {
+		e = wl_container_of(e->link.prev, e, link);
+		v = wl_container_of(e, v, layer_link);
+		/* its frame's views are no VM's surfaces */
+		if (!ivwl_view_hangs_from(v, view) ||
+		    !ivwl_window_from_surface(v->surface))
+			break;
+		/* a popup's own view; its subsurfaces come with its tree */
+		if (weston_surface_get_main_surface(v->surface) != v->surface)
+			continue;
+		ivwl_view_to_global(v, 0, 0, &px, &py);
+		ivwl_repaint_estimate_add(&win->cost, v->surface,
+					  (int64_t)(px - wx),
+					  (int64_t)(py - wy));
 	}
-	ro->repaint = rp;
-	ro->output = output;
-	wl_list_insert(&rp->outputs, &ro->link);
-	ro->frame.notify = on_frame;
-	wl_signal_add(&output->frame_signal, &ro->frame);
-	ro->destroy.notify = on_output_destroy;
-	wl_signal_add(&output->destroy_signal, &ro->destroy);
+}
+
+/*
+ * A VM's window changed (a commit of its surfaces, a move): what it
+ * would draw, and whether it may show so before weston draws it.
+ */
+static void
+on_committed(struct wl_listener *listener, void *data)
+{
+	struct ivwl_window *win = data;
+	struct ivwl_window_cost *w = &win->cost;
+	bool deep;
+
+	ivwl_repaint_estimate(w);
+	popups_estimate(win);
+	if (!(w->veil & IVWL_VEIL_SHARE) && !ivwl_repaint_admit(share_of(w->vm), w)) {
+		share_of(w->vm)->veiled++;
+		log_veil(w, IVWL_VEIL_SHARE);
+		ivwl_window_veil(win, IVWL_VEIL_SHARE, true);
+	}
+	deep = ivwl_repaint_too_deep(w);
+	if (deep && !(w->veil & IVWL_VEIL_DEPTH))
+		log_veil(w, IVWL_VEIL_DEPTH);
+	ivwl_window_veil(win, IVWL_VEIL_DEPTH, deep);
 }
 
 static void
-on_output_created(struct wl_listener *listener, void *data)
+shares_destroy(struct ivwl_plugin *plugin)
 {
-	struct ivwl_repaint *rp =
-		wl_container_of(listener, rp, output_created);
+	struct ivwl_addon *addon;
+	struct ivwl_vm *vm;
 
-	follow(rp, data);
+	wl_list_for_each(vm, &plugin->vms, link) {
+		addon = ivwl_addon_find(&vm->addons, &share_addon,
+					&share_addon);
+		if (!addon)
+			continue;
+		ivwl_addon_finish(addon);
+		vm_share_destroy(addon);
+	}
 }
 
 struct ivwl_repaint *
 ivwl_repaint_create(struct ivwl_plugin *plugin)
 {
 	struct ivwl_repaint *rp = calloc(1, sizeof(*rp));
-	struct weston_output *output;
+	struct vm_share *vs;
+	struct ivwl_vm *vm;
 
 	if (!rp)
 		return NULL;
 	rp->plugin = plugin;
-	wl_list_init(&rp->outputs);
-	wl_list_for_each(output, &plugin->compositor->output_list, link)
-		follow(rp, output);
-	rp->output_created.notify = on_output_created;
-	wl_signal_add(&plugin->compositor->output_created_signal,
-		      &rp->output_created);
+	wl_list_for_each(vm, &plugin->vms, link) {
+		vs = calloc(1, sizeof(*vs));
+		if (!vs)
+			goto err_shares;
+		ivwl_addon_init(&vs->addon, &vm->addons, &share_addon,
+				&share_addon);
+	}
+	rp->frame.notify = on_frame;
+	ivwl_output_clock_add_frame_listener(plugin->output_clock, &rp->frame);
+	rp->output_gone.notify = on_output_gone;
+	ivwl_output_clock_add_gone_listener(plugin->output_clock,
+					    &rp->output_gone);
 	rp->holder.notify = on_holder;
 	ivwl_focus_add_holder_listener(plugin->focus, &rp->holder);
+	rp->committed.notify = on_committed;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->committed,
+		      &rp->committed);
 	return rp;
+
+err_shares:
+	shares_destroy(plugin);
+	free(rp);
+	return NULL;
 }
 
 void
 ivwl_repaint_destroy(struct ivwl_repaint *rp)
 {
-	struct repaint_output *ro, *tmp;
-
-	wl_list_for_each_safe(ro, tmp, &rp->outputs, link)
-		output_forget(ro);
 	if (rp->judge)
 		wl_event_source_remove(rp->judge);
-	wl_list_remove(&rp->output_created.link);
+	wl_list_remove(&rp->frame.link);
+	wl_list_remove(&rp->output_gone.link);
 	wl_list_remove(&rp->holder.link);
+	wl_list_remove(&rp->committed.link);
+	shares_destroy(rp->plugin);
 	free(rp);
-}
-
-/*
- * From the outputs' own cadence, through their frame signal: weston's
- * repaint scheduler keeps its next repaint to itself, but an output that
- * repainted within its refresh period repaints again one period after.
- */
-int64_t
-ivwl_repaint_next_ms(const struct ivwl_repaint *rp)
-{
-	const struct repaint_output *ro;
-	int64_t now = ivwl_now_ns(), first = -1, period, left;
-	int32_t mhz;
-
-	if (!rp)
-		return -1;
-	wl_list_for_each(ro, &rp->outputs, link) {
-		mhz = ro->output->current_mode ?
-			      ro->output->current_mode->refresh : 0;
-		if (mhz <= 0 || ro->frame_ns == 0)
-			continue;
-		period = 1000000000000ll / mhz;
-		left = ro->frame_ns + period - now;
-		if (left < 0)
-			continue;
-		if (first < 0 || left < first)
-			first = left;
-	}
-	return first < 0 ? -1 : (first + 999999) / 1000000;
 }

@@ -7,29 +7,9 @@
 
 struct ivwl_plugin;
 struct ivwl_repaint;
-struct weston_surface;
 struct ivwl_vm;
-struct ivwl_window_cost;
+struct ivwl_vm_share;
 
-#include "label.h"
-
-/* Each VM's share of what weston's repaints draw (repaint.c). */
-struct ivwl_vm_share {
-	uint64_t px;		/* drawn in the last repaint it took part in */
-	uint64_t translucent_px;	/* of px, blended over what is below */
-	uint64_t output_px;	/* that repaint's output */
-	uint32_t views;
-	uint64_t shown_px;	/* of px, in the windows its share left shown */
-	uint32_t veiled;	/* its windows veiled for its share */
-	uint64_t overs;		/* repaints it went over its share in */
-	uint64_t veil_logged_ms;
-	uint64_t hot_until_ms;	/* went over: new content must fit first */
-	uint32_t pass;		/* the repaint px and views are of */
-	uint64_t pending_px;	/* admitted since (ivwl_repaint_admit) */
-	uint32_t pending_views;
-	uint32_t summed_slow;	/* the pass it waited in for all VMs' sum */
-	uint32_t sum_veiled;	/* its windows veiled for all VMs' sum */
-};
 
 struct ivwl_repaint *
 ivwl_repaint_create(struct ivwl_plugin *plugin);
@@ -37,47 +17,8 @@ ivwl_repaint_create(struct ivwl_plugin *plugin);
 void
 ivwl_repaint_destroy(struct ivwl_repaint *repaint);
 
-/* Milliseconds until an output repaints again, or -1 when none is
- * repainting frame after frame. */
-int64_t
-ivwl_repaint_next_ms(const struct ivwl_repaint *repaint);
-
-/* Sets w's estimate: what its surface tree would draw inside its box. */
-void
-ivwl_repaint_estimate(struct ivwl_window_cost *w);
-
-/* Adds to w's estimate what popup (of the window, at x, y of its
- * box) and its surface tree would draw inside the box. */
-void
-ivwl_repaint_estimate_add(struct ivwl_window_cost *w,
-			  struct weston_surface *popup, int64_t x, int64_t y);
-
-/* What a pixel of s costs a repaint, in blends: more than one where its
- * buffer is drawn scaled or rotated. */
-uint32_t
-ivwl_repaint_weight(const struct weston_surface *s);
-
-/* Whether that estimate is more than a window may cost. */
-bool
-ivwl_repaint_too_deep(const struct ivwl_window_cost *w);
-
-/* Whether px pixels in views views fit vm's share of a repaint. */
-bool
-ivwl_repaint_fits(const struct ivwl_vm *vm, uint64_t px, uint32_t views);
-
-/*
- * Whether w may show as it is now: always, unless its VM went over its
- * share within IVWL_REPAINT_HOT_MS; then only if what w would draw fits
- * beside what the VM drew in the last repaint and the windows admitted
- * since (counted now).  Refused, it is veiled before weston draws it.
- */
-bool
-ivwl_repaint_admit(struct ivwl_window_cost *w);
-
-/* Says in weston's log that w was veiled and why, at most every few
- * seconds a VM. */
-void
-ivwl_repaint_log_veil(const struct ivwl_window_cost *w,
-		      enum ivwl_veil_reason reason);
+/* What vm drew in the last repaint it took part in, and its veils. */
+const struct ivwl_vm_share *
+ivwl_repaint_share(struct ivwl_vm *vm);
 
 #endif

@@ -19,7 +19,6 @@
 
 #include "attach.h"
 #include "config.h"
-#include "connection.h"
 #include "device.h"
 #include "display-side.h"
 #include "frame-trace.h"
@@ -41,23 +40,6 @@
 static void
 vm_detach(struct ivwl_vm *vm, bool shutdown);
 
-struct ivwl_vm *
-ivwl_vm_from_client(struct ivwl_plugin *plugin, const struct wl_client *client)
-{
-	struct ivwl_connection *conn = ivwl_connection_of_client(client);
-
-	return conn && conn->client && conn->vm->plugin == plugin ? conn->vm :
-								    NULL;
-}
-
-struct ivwl_connection *
-ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client)
-{
-	struct ivwl_connection *conn = ivwl_connection_of_client(client);
-
-	return conn && conn->client && conn->vm == vm ? conn : NULL;
-}
-
 bool
 ivwl_vm_allows(const struct ivwl_vm *vm, const char *interface)
 {
@@ -78,7 +60,7 @@ on_closed(void *data, uint32_t slot)
 	struct ivwl_vm *vm = data;
 
 	if (vm->conns[slot])
-		ivwl_connection_destroy(vm->conns[slot], "closed by the app");
+		vm->slots->close(vm->conns[slot], "closed by the app");
 }
 
 static bool
@@ -86,7 +68,7 @@ on_opened(void *data, uint32_t slot, uint32_t generation)
 {
 	struct ivwl_vm *vm = data;
 
-	vm->conns[slot] = ivwl_connection_create(vm, slot, generation);
+	vm->conns[slot] = vm->slots->open(vm, slot, generation);
 	/* The first connection starts the probes (device= only). */
 	if (vm->conns[slot] && vm->liveness_timer && !vm->probe)
 		vm_probe(vm);
@@ -136,7 +118,7 @@ on_doorbell(int fd, uint32_t mask, void *data)
 	/* At most one pass over the slots, whatever the app wrote. */
 	for (i = 0; i < vm->side.slots; i++)
 		if ((bits & IVWL_DOORBELL_SLOT(i)) && vm->conns[i])
-			ivwl_connection_doorbell(vm->conns[i]);
+			vm->slots->doorbell(vm->conns[i]);
 	return 0;
 }
 
@@ -161,7 +143,7 @@ ivwl_vm_serve_more(struct ivwl_vm *vm)
 	vm->more_pending = false;
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
-			ivwl_connection_more(vm->conns[i]);
+			vm->slots->more(vm->conns[i]);
 }
 
 /* How often a VM's slow-downs are logged, at most. */
@@ -282,7 +264,7 @@ end_connections(struct ivwl_vm *vm, const char *why)
 
 	for (i = 0; i < IVWL_SLOT_COUNT; i++)
 		if (vm->conns[i])
-			ivwl_connection_destroy(vm->conns[i], why);
+			vm->slots->close(vm->conns[i], why);
 }
 
 static void
@@ -390,7 +372,7 @@ attach_failed(struct ivwl_vm *vm, int ret, const char *err)
 	 * What the system said, unless the reason says it all already:
 	 * "cannot create a socket" alone does not tell EMFILE from EACCES.
 	 */
-	err = ivwl_config_explain_attach(vm, ret, err);
+	err = ivwl_config_explain_attach(vm->server != NULL, ret, err);
 	if (!err)
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
 	else if (ret == -EPROTO || ret == -ETIMEDOUT || ret == -EINVAL ||
@@ -417,7 +399,8 @@ attach_device(struct ivwl_vm *vm, struct ivwl_device *dev)
 	int ret;
 
 	vm->dev = dev;
-	if (!ivwl_config_display_role(vm, ivwl_device_peer_id(dev))) {
+	if (!ivwl_config_display_role(vm->name, vm->server, vm->device,
+				      ivwl_device_peer_id(dev))) {
 		ivwl_device_destroy(dev);
 		vm->dev = NULL;
 		vm->refused = true;
@@ -557,9 +540,9 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
-		ivwl_connection_destroy(vm->conns[i], shutdown ?
-					"weston is shutting down" :
-					"region detached");
+		vm->slots->close(vm->conns[i], shutdown ?
+				 "weston is shutting down" :
+				 "region detached");
 	}
 	ivwl_watch_remove(vm->doorbell_watch);
 	vm->doorbell_watch = NULL;
@@ -604,9 +587,54 @@ valid_name(const char *name)
 	return true;
 }
 
+/*
+ * Two sections on one region would fight over its display role; two of
+ * one name could not be told apart in the log, the titles or the live
+ * view.
+ */
+static bool
+vm_unique(struct ivwl_plugin *plugin, const struct ivwl_vm *vm)
+{
+	struct ivwl_vm *other;
+
+	wl_list_for_each(other, &plugin->vms, link) {
+		if (other == vm)
+			continue;
+		if (strcmp(other->name, vm->name) == 0) {
+			ivwl_log("[ivwl-vm] name=%s is used by two sections: "
+				 "give each VM its own name", vm->name);
+			return false;
+		}
+		if (ivwl_config_color_distance(other->color, vm->color) <
+		    IVWL_CONFIG_COLOR_DISTANCE) {
+			ivwl_log("[%s] color=0x%08x and [%s] color=0x%08x "
+				 "are too close to tell apart (%.0f apart, "
+				 "%d at least): give one another colour "
+				 "(palette in weston-ivwl(7))", vm->name,
+				 vm->color, other->name, other->color,
+				 ivwl_config_color_distance(other->color,
+							    vm->color),
+				 IVWL_CONFIG_COLOR_DISTANCE);
+			return false;
+		}
+		if (ivwl_config_same_file(other->server, vm->server) ||
+		    ivwl_config_same_file(other->device, vm->device)) {
+			ivwl_log("[%s] %s=%s is also [%s]'s: one section per "
+				 "region; remove one or point it at its own "
+				 "region", vm->name,
+				 vm->server ? "server" : "device",
+				 vm->server ? vm->server : vm->device,
+				 other->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 struct ivwl_vm *
 ivwl_vm_create(struct ivwl_plugin *plugin,
-	       struct weston_config_section *section)
+	       struct weston_config_section *section,
+	       const struct ivwl_vm_slot_ops *slots)
 {
 	struct wl_event_loop *loop = wl_display_get_event_loop(plugin->display);
 	struct ivwl_vm *vm;
@@ -617,6 +645,8 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	if (!vm)
 		return NULL;
 	vm->plugin = plugin;
+	vm->slots = slots;
+	ivwl_addon_set_init(&vm->addons);
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);
 	weston_config_section_get_string(section, "device", &vm->device, NULL);
@@ -644,7 +674,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	    !ivwl_config_fullscreen(section, vm->name, &vm->fullscreen))
 		goto err_vm;
 	if (ivwl_config_color(section, vm->name, &vm->color) < 0 ||
-	    !ivwl_config_vm_unique(plugin, vm))
+	    !vm_unique(plugin, vm))
 		goto err_vm;
 	vm->policy = ivwl_policy_create(allow);
 	vm->pipe_budget = ivwl_pipe_budget_create(IVWL_PIPE_VM_BUFFER);
@@ -686,6 +716,7 @@ ivwl_vm_destroy(struct ivwl_vm *vm)
 	wl_event_source_remove(vm->retry_timer);
 	if (vm->slow_timer)
 		wl_event_source_remove(vm->slow_timer);
+	ivwl_addon_set_finish(&vm->addons);
 	wl_list_remove(&vm->link);
 	ivwl_pipe_budget_unref(vm->pipe_budget);
 	ivwl_policy_destroy(vm->policy);
@@ -694,4 +725,68 @@ ivwl_vm_destroy(struct ivwl_vm *vm)
 	free(vm->device);
 	free(vm->attach_err);
 	free(vm);
+}
+
+/* ---- the region's fd ------------------------------------------------ */
+
+/*
+ * The region's fd of a VM whose ivwl-server lends it (server=,
+ * IVWL_DEVICE_SERVER_BORROW): weston keeps the region mapped and holds
+ * its fd only across a burst of wl_shm.create_pool, each of which hands
+ * libwayland a dup of it (translate.c; libwayland maps it and closes
+ * it).  A connection whose next request record needs it holds that
+ * record and waits (connection.c); the VM asks once for all of them, and
+ * lets the fd go when the last of them has handled its record.  A server
+ * that never answers leaves those connections waiting, costing nothing;
+ * its other connections, and other VMs, go on.
+ *
+ * With device= or a server that does not lend, the device holds its
+ * region fd for good and nothing here runs.
+ */
+
+/* From ivwl_device_dispatch(): the server lent the fd. */
+static void
+on_region(void *data)
+{
+	struct ivwl_vm *vm = data;
+	uint32_t i;
+
+	vm->live.region_loans++;
+	/* Its waiters went meanwhile. */
+	if (vm->region_waiters == 0) {
+		ivwl_device_region_release(vm->dev);
+		return;
+	}
+	for (i = 0; i < IVWL_SLOT_COUNT; i++)
+		if (vm->conns[i])
+			vm->slots->region_ready(vm->conns[i]);
+}
+
+void
+ivwl_vm_region_attached(struct ivwl_vm *vm)
+{
+	vm->region_waiters = 0;
+	ivwl_device_set_region_listener(vm->dev, on_region, vm);
+}
+
+void
+ivwl_vm_region_wait(struct ivwl_vm *vm)
+{
+	vm->region_waiters++;
+	/*
+	 * Asked already: nothing more.  A server gone (-ECONNRESET) or
+	 * faulty is seen by the device's dispatch, which detaches the VM
+	 * and ends the waiters.
+	 */
+	if (vm->dev)
+		ivwl_device_region_ask(vm->dev);
+}
+
+void
+ivwl_vm_region_done(struct ivwl_vm *vm)
+{
+	if (vm->region_waiters > 0)
+		vm->region_waiters--;
+	if (vm->region_waiters == 0 && vm->dev)
+		ivwl_device_region_release(vm->dev);
 }

@@ -6,21 +6,40 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
-#include "clipboard/clipboard-policy.h"
+#include "clipboard-policy.h"
 #include "clock-link.h"
 #include "config.h"
 #include "display-side.h"
 #include "firewall/firewall.h"
-#include "live-view.h"
-#include "repaint.h"
+#include "live-counts.h"
+#include "addon.h"
 #include "pipe-thread.h"
 #include "ivwl-plugin.h"
 
 struct ivwl_connection;
 struct ivwl_policy;
 
+/*
+ * What serves a VM's open slots, one connection each (connection.c's
+ * ivwl_connection_slots): the VM opens, rings and ends them through it.
+ */
+struct ivwl_vm_slot_ops {
+	/* slot opened: its connection, or NULL (the slot is refused) */
+	struct ivwl_connection *(*open)(struct ivwl_vm *vm, uint32_t slot,
+					uint32_t generation);
+	/* ends it (it tells ivwl_vm_connection_gone) */
+	void (*close)(struct ivwl_connection *conn, const char *why);
+	/* the app rang its slot */
+	void (*doorbell)(struct ivwl_connection *conn);
+	/* it left work for later (ivwl_vm_more_work): do it now */
+	void (*more)(struct ivwl_connection *conn);
+	/* the VM holds the region's fd now (vm.c, "the region's fd") */
+	void (*region_ready)(struct ivwl_connection *conn);
+};
+
 struct ivwl_vm {
 	struct ivwl_plugin *plugin;
+	const struct ivwl_vm_slot_ops *slots;
 	struct wl_list link;		/* ivwl_plugin.vms */
 	char *name;
 	char *server;
@@ -37,7 +56,7 @@ struct ivwl_vm {
 	/*
 	 * Connections holding a record until the device's region fd comes
 	 * (ivwl_device_region_fd: -1 while weston borrows it from
-	 * ivwl-server and holds none, vm-region.c).
+	 * ivwl-server and holds none).
 	 */
 	uint32_t region_waiters;
 	struct ivwl_display_side side;
@@ -60,7 +79,6 @@ struct ivwl_vm {
 	struct ivwl_firewall_totals totals;	/* of all its connections */
 	struct ivwl_pipe_budget *pipe_budget;	/* its pipe threads' memory */
 	struct ivwl_vm_live live;	/* for the live view */
-	struct ivwl_vm_share share;	/* of weston's repaints */
 	/*
 	 * Slowed down (ivwl_vm_slow_down): its requests wait until then,
 	 * on ivwl_now_ms's clock.  Kept across its connections.
@@ -71,6 +89,7 @@ struct ivwl_vm {
 	struct wl_event_source *slow_timer;
 	uint32_t stalls;		/* pipes left unread, recently */
 	uint64_t last_stall_ms;
+	struct ivwl_addon_set addons;	/* the subsystems' state on it */
 };
 
 /*
@@ -100,22 +119,19 @@ ivwl_vm_more_work(struct ivwl_vm *vm);
 void
 ivwl_vm_connection_gone(struct ivwl_vm *vm, uint32_t slot);
 
-/* vm-region.c: the device is attached: its region fd, borrowed or not. */
+/* The device is attached: its region fd, borrowed or not. */
 void
 ivwl_vm_region_attached(struct ivwl_vm *vm);
 
 /*
- * vm-region.c: a connection holds a record that needs the region fd, which
- * weston does not hold now: ask for it (once for all the waiters); the
- * waiters are served again once it came (ivwl_connection_region_ready).
+ * A connection holds a record that needs the region fd, which weston
+ * does not hold now: ask for it (once for all the waiters); the waiters
+ * are served again once it came (the slot ops' region_ready).
  */
 void
 ivwl_vm_region_wait(struct ivwl_vm *vm);
 
-/*
- * vm-region.c: a waiter handled its record, or went; the last one lets
- * the fd go.
- */
+/* A waiter handled its record, or went; the last one lets the fd go. */
 void
 ivwl_vm_region_done(struct ivwl_vm *vm);
 

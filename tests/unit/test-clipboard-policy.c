@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "clipboard/clipboard-policy.h"
+#include "clipboard-policy.h"
 #include "harness.h"
 
 static struct ivwl_clip_policy

@@ -13,10 +13,8 @@
 
 #include "harness.h"
 #include "ivwl-limits.h"
-#include "label.h"
 #include "mono-time.h"
-#include "repaint.h"
-#include "vm.h"
+#include "repaint-cost.h"
 
 #define OUTPUT_PX (800u * 600u)
 
@@ -162,37 +160,36 @@ test_views_and_nesting_bounded(void)
 static void
 test_admit_only_when_hot(void)
 {
-	struct ivwl_vm *vm = calloc(1, sizeof(*vm));
+	struct ivwl_vm_share sh = { 0 };
 	struct weston_surface *big = surface(400, 250), *other = surface(400,
 									   250);
 	struct ivwl_window_cost a, b;
 
-	vm->share.output_px = OUTPUT_PX;
-	vm->share.px = IVWL_REPAINT_VM_AREA * OUTPUT_PX - 50000;
-	vm->share.pass = 7;
-	a = window(vm, big);
-	b = window(vm, other);
+	sh.output_px = OUTPUT_PX;
+	sh.px = IVWL_REPAINT_VM_AREA * OUTPUT_PX - 50000;
+	sh.pass = 7;
+	a = window(NULL, big);
+	b = window(NULL, other);
 	/* never over its share: anything shows, nothing is counted */
-	CHECK(ivwl_repaint_admit(&a));
-	CHECK_EQ(vm->share.pending_px, 0);
+	CHECK(ivwl_repaint_admit(&sh, &a));
+	CHECK_EQ(sh.pending_px, 0);
 
 	/* over it lately: 100000 more pixels do not fit beside the rest */
-	vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() + 1000;
-	CHECK(!ivwl_repaint_admit(&a));
+	sh.hot_until_ms = (uint64_t)ivwl_now_ms() + 1000;
+	CHECK(!ivwl_repaint_admit(&sh, &a));
 	/* ...unless they replace what the window drew in that repaint */
 	a.pass = 7;
 	a.px = 60000;
-	CHECK(ivwl_repaint_admit(&a));
-	CHECK_EQ(vm->share.pending_px, 100000);
+	CHECK(ivwl_repaint_admit(&sh, &a));
+	CHECK_EQ(sh.pending_px, 100000);
 	/* what was admitted counts for the next one */
 	b.pass = 7;
 	b.px = 60000;
-	CHECK(!ivwl_repaint_admit(&b));
+	CHECK(!ivwl_repaint_admit(&sh, &b));
 	/* a window drawn in an older repaint replaces nothing */
-	vm->share.pending_px = 0;
+	sh.pending_px = 0;
 	b.pass = 6;
-	CHECK(!ivwl_repaint_admit(&b));
-	free(vm);
+	CHECK(!ivwl_repaint_admit(&sh, &b));
 	tree_free(big);
 	tree_free(other);
 }
@@ -200,20 +197,19 @@ test_admit_only_when_hot(void)
 static void
 test_admit_views_only_if_a_veil_spares_some(void)
 {
-	struct ivwl_vm *vm = calloc(1, sizeof(*vm));
+	struct ivwl_vm_share sh = { 0 };
 	struct weston_surface *one = surface(1, 1), *two = surface(1, 1);
 	struct ivwl_window_cost a, b;
 
 	child(two, 0, 0, 1, 1);
-	vm->share.output_px = OUTPUT_PX;
-	vm->share.views = IVWL_REPAINT_VM_VIEWS + 10;
-	vm->share.hot_until_ms = (uint64_t)ivwl_now_ms() + 1000;
-	a = window(vm, one);
-	b = window(vm, two);
+	sh.output_px = OUTPUT_PX;
+	sh.views = IVWL_REPAINT_VM_VIEWS + 10;
+	sh.hot_until_ms = (uint64_t)ivwl_now_ms() + 1000;
+	a = window(NULL, one);
+	b = window(NULL, two);
 	/* a veil would be one view as well */
-	CHECK(ivwl_repaint_admit(&a));
-	CHECK(!ivwl_repaint_admit(&b));
-	free(vm);
+	CHECK(ivwl_repaint_admit(&sh, &a));
+	CHECK(!ivwl_repaint_admit(&sh, &b));
 	tree_free(one);
 	tree_free(two);
 }
