@@ -27,9 +27,16 @@ Every file is read before anything is written, so an argument may name an
 interface of another file; a name that no file defines is an error, since
 the walker could not follow traffic on such an object.
 
+Per message, the header also has IVWL_MSG_REQ_<IFACE>_<NAME> (its table
+entry, for ivwl_wire_write_msg) and, when it has arguments, a struct
+ivwl_req_<iface>_<name> (ivwl_evt_ for events) with a field named after
+each argument, filled by ivwl_req_<iface>_<name>_decode() from a message
+ivwl_wire_parse split: code reads arguments by name, never by position.
+
 A new_id argument without an interface (wl_registry.bind) is written as
 the three values it has on the wire: the interface name, its version and
-the id ("sun").
+the id ("sun"); its fields are NAME_interface, NAME_version and NAME.
+An argument named after a C keyword gets a "_" after it.
 """
 
 import argparse
@@ -53,12 +60,24 @@ ARG_CODES = {
 }
 
 
+# argument names that become struct fields: a C keyword gets a "_"
+C_KEYWORDS = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do",
+    "double", "else", "enum", "extern", "float", "for", "goto", "if",
+    "inline", "int", "long", "register", "restrict", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while",
+}
+
+
 class ScanError(Exception):
     pass
 
 
 class Arg:
-    def __init__(self, code, interface=None, nullable=False, enum=None):
+    def __init__(self, name, code, interface=None, nullable=False,
+                 enum=None):
+        self.name = name        # its field in the message's decode struct
         self.code = code
         self.interface = interface
         self.nullable = nullable
@@ -203,16 +222,22 @@ def parse_arg(node, where):
     nullable = node.get("allow-null") == "true"
     if nullable and kind not in ("string", "object", "new_id", "array"):
         raise ScanError(f"{where}: allow-null on a {kind}")
+    name = node.get("name")
+    if not name or not c_string_ok(name) or name[0].isdigit():
+        raise ScanError(f"{where}: bad argument name {name!r}")
+    if name in C_KEYWORDS:
+        name += "_"
     interface = node.get("interface")
     if kind == "new_id" and interface is None:
         # the wire carries the interface and version before the id
-        return [Arg("s"), Arg("u"), Arg("n", None, nullable)]
+        return [Arg(f"{name}_interface", "s"), Arg(f"{name}_version", "u"),
+                Arg(name, "n", None, nullable)]
     if kind not in ("object", "new_id"):
         interface = None
     enum = node.get("enum")
     if enum is not None and kind not in ("int", "uint"):
         raise ScanError(f"{where}: enum on a {kind}")
-    return [Arg(ARG_CODES[kind], interface, nullable, enum)]
+    return [Arg(name, ARG_CODES[kind], interface, nullable, enum)]
 
 
 def parse_enum(node, where):
@@ -242,6 +267,8 @@ def parse_message(node, iface_name, iface_version, where):
     args = []
     for arg in node.findall("arg"):
         args += parse_arg(arg, f"{where}({arg.get('name')})")
+    if len({a.name for a in args}) != len(args):
+        raise ScanError(f"{where}: two arguments of one name")
     if len(args) > MAX_ARGS:
         raise ScanError(f"{where}: {len(args)} arguments, at most {MAX_ARGS}")
     return Message(name, since, node.get("type") == "destructor", args)
@@ -319,7 +346,99 @@ def emit_header(out, interfaces, private):
             for op, msg in enumerate(msgs):
                 w(f"#define IVWL_{prefix}_{iface.name.upper()}_"
                   f"{msg.name.upper()} {op}\n")
-    w("\n#endif\n")
+    w("\n/*\n"
+      " * Per message: IVWL_MSG_REQ_<IFACE>_<NAME> (and _EVT_) is its table\n"
+      " * entry, for ivwl_wire_write_msg and to compare with\n"
+      " * ivwl_wire_msg.message; a message with arguments has a struct\n"
+      " * ivwl_req_<iface>_<name> (ivwl_evt_ for events) of them by name and\n"
+      " * a decode function that fills it from a message ivwl_wire_parse\n"
+      " * split.  Decoding another message fills it with zeros (NULL, fd\n"
+      " * index -1) and returns false, as the positional accessors did.\n"
+      " */\n\n")
+    for iface in interfaces:
+        for kind, msgs in (("request", iface.requests),
+                           ("event", iface.events)):
+            for op, msg in enumerate(msgs):
+                emit_message_decl(w, iface, kind, op, msg)
+    w("#endif\n")
+
+
+FIELD_TYPES = {
+    "i": "int32_t ",
+    "u": "uint32_t ",
+    "f": "int32_t ",
+    "s": "const char *",
+    "o": "uint32_t ",
+    "n": "uint32_t ",
+    "a": "struct ivwl_wire_array ",
+    "h": "int ",
+}
+
+
+def field_comment(arg):
+    what = {
+        "f": "wl_fixed_t (24.8)",
+        "s": "NULL when null",
+        "o": f"id of a {arg.interface or 'object'}",
+        "n": f"new id of a {arg.interface or 'bound interface'}",
+        "a": "contents in the message's bytes",
+        "h": "index among the message's fds",
+    }.get(arg.code)
+    if what and arg.code in "o" and arg.nullable:
+        what += ", 0 when null"
+    if arg.enum:
+        what = f"enum {arg.enum}"
+    return f"\t/* {what} */" if what else ""
+
+
+def msg_symbol(iface, kind, msg):
+    return f"ivwl_{'req' if kind == 'request' else 'evt'}_" \
+           f"{iface.name}_{msg.name}"
+
+
+def emit_message_decl(w, iface, kind, op, msg):
+    sym = msg_symbol(iface, kind, msg)
+    w(f"/* {iface.name}.{msg.name}, {kind} {op} */\n")
+    w(f"#define {sym.replace('ivwl_', 'IVWL_MSG_', 1).upper()} "
+      f"(&ivwl_iface_{iface.name}.{kind}s[{sym.upper()}])\n")
+    if not msg.args:
+        w("\n")
+        return
+    w(f"struct {sym} {{\n")
+    for a in msg.args:
+        w(f"\t{FIELD_TYPES[a.code]}{a.name};{field_comment(a)}\n")
+    w("};\n\n")
+    w(f"bool\n{sym}_decode(const struct ivwl_wire_msg *msg,\n"
+      f"\tstruct {sym} *out);\n\n")
+
+
+def emit_decoders(w, iface, kind, msgs):
+    for op, msg in enumerate(msgs):
+        if not msg.args:
+            continue
+        sym = msg_symbol(iface, kind, msg)
+        w(f"bool\n{sym}_decode(const struct ivwl_wire_msg *msg,\n"
+          f"\tstruct {sym} *out)\n{{\n")
+        w(f"\tif (msg->message != {sym.replace('ivwl_', 'IVWL_MSG_', 1).upper()}) {{\n")
+        w("\t\tmemset(out, 0, sizeof(*out));\n")
+        for a in msg.args:
+            if a.code == "h":
+                w(f"\t\tout->{a.name} = -1;\n")
+        w("\t\treturn false;\n\t}\n")
+        for k, a in enumerate(msg.args):
+            arg = f"msg->args[{k}]"
+            value = {
+                "i": f"(int32_t){arg}.value",
+                "f": f"(int32_t){arg}.value",
+                "u": f"{arg}.value",
+                "o": f"{arg}.value",
+                "n": f"{arg}.value",
+                "s": f"(const char *){arg}.data",
+                "a": f"(struct ivwl_wire_array){{ {arg}.data, {arg}.len }}",
+                "h": f"(int){arg}.value",
+            }[a.code]
+            w(f"\tout->{a.name} = {value};\n")
+        w("\treturn true;\n}\n\n")
 
 
 def enum_symbol(ref):
@@ -365,7 +484,7 @@ def emit_message_array(w, iface, kind, msgs):
     if not msgs:
         return
     w(f"static const struct ivwl_message {kind}s_{iface.name}[] = {{\n")
-    for msg in msgs:
+    for op, msg in enumerate(msgs):
         sig = "".join(a.code for a in msg.args)
         nullable = 0
         for n, a in enumerate(msg.args):
@@ -384,14 +503,14 @@ def emit_message_array(w, iface, kind, msgs):
         w(f'\t{{ .name = "{msg.name}", .signature = "{sig}", '
           f".types = {types}, .enums = {enums},\n")
         w(f"\t  .nullable = 0x{nullable:x}u, .since = {msg.since}, "
-          f".nargs = {len(msg.args)}, .flags = {flags} }},\n")
+          f".opcode = {op}, .nargs = {len(msg.args)}, .flags = {flags} }},\n")
     w("};\n\n")
 
 
 def emit_source(out, interfaces, private):
     w = out.write
     w("/* Generated by ivwl-scanner.py from Wayland protocol XML. */\n")
-    w("#include <stddef.h>\n\n")
+    w("#include <stddef.h>\n#include <string.h>\n\n")
     w('#include "ivwl-protocols.h"\n\n')
     # enums first, those an argument names: a message may name another
     # interface's enum
@@ -419,6 +538,9 @@ def emit_source(out, interfaces, private):
         w(f"\t.requests = {reqs},\n")
         w(f"\t.event_count = {len(iface.events)},\n")
         w(f"\t.events = {evts},\n}};\n\n")
+    for iface in interfaces:
+        emit_decoders(w, iface, "request", iface.requests)
+        emit_decoders(w, iface, "event", iface.events)
     w("const struct ivwl_interface *const "
       "ivwl_interfaces[IVWL_IFACE_COUNT] = {\n")
     for iface in interfaces:
