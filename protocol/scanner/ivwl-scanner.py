@@ -354,6 +354,10 @@ def emit_header(out, interfaces, private):
       " * a decode function that fills it from a message ivwl_wire_parse\n"
       " * split.  Decoding another message fills it with zeros (NULL, fd\n"
       " * index -1) and returns false, as the positional accessors did.\n"
+      " * A message with word arguments (i u f o n) also has a rewrite\n"
+      " * function: it writes those fields of args back over bytes, the\n"
+      " * message msg was parsed from (nothing for another message); its\n"
+      " * strings, arrays and fds stay, so its size does too.\n"
       " */\n\n")
     for iface in interfaces:
         for kind, msgs in (("request", iface.requests),
@@ -362,6 +366,9 @@ def emit_header(out, interfaces, private):
                 emit_message_decl(w, iface, kind, op, msg)
     w("#endif\n")
 
+
+# arguments of one word, which a rewrite can change in place
+WORD_CODES = "iufon"
 
 FIELD_TYPES = {
     "i": "int32_t ",
@@ -410,6 +417,9 @@ def emit_message_decl(w, iface, kind, op, msg):
     w("};\n\n")
     w(f"bool\n{sym}_decode(const struct ivwl_wire_msg *msg,\n"
       f"\tstruct {sym} *out);\n\n")
+    if any(a.code in WORD_CODES for a in msg.args):
+        w(f"void\n{sym}_rewrite(const struct ivwl_wire_msg *msg, "
+          f"void *bytes,\n\tconst struct {sym} *args);\n\n")
 
 
 def emit_decoders(w, iface, kind, msgs):
@@ -439,6 +449,17 @@ def emit_decoders(w, iface, kind, msgs):
             }[a.code]
             w(f"\tout->{a.name} = {value};\n")
         w("\treturn true;\n}\n\n")
+        if not any(a.code in WORD_CODES for a in msg.args):
+            continue
+        w(f"void\n{sym}_rewrite(const struct ivwl_wire_msg *msg, "
+          f"void *bytes,\n\tconst struct {sym} *args)\n{{\n")
+        w(f"\tif (msg->message != {sym.replace('ivwl_', 'IVWL_MSG_', 1).upper()})\n")
+        w("\t\treturn;\n")
+        for k, a in enumerate(msg.args):
+            if a.code in WORD_CODES:
+                w(f"\tput_word(bytes, msg->args[{k}].offset, "
+                  f"(uint32_t)args->{a.name});\n")
+        w("}\n\n")
 
 
 def enum_symbol(ref):
@@ -538,6 +559,8 @@ def emit_source(out, interfaces, private):
         w(f"\t.requests = {reqs},\n")
         w(f"\t.event_count = {len(iface.events)},\n")
         w(f"\t.events = {evts},\n}};\n\n")
+    w("static void\nput_word(void *bytes, uint16_t offset, uint32_t v)\n"
+      "{\n\tmemcpy((uint8_t *)bytes + offset, &v, sizeof(v));\n}\n\n")
     for iface in interfaces:
         emit_decoders(w, iface, "request", iface.requests)
         emit_decoders(w, iface, "event", iface.events)
