@@ -290,13 +290,10 @@ pool_map(struct ivwl_shm_pool *pool)
 }
 
 /* The display's pool is the whole heap, whatever the client's size. */
-static void
-rewrite_pool_size(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
-		  uint8_t *bytes, unsigned int arg)
+static int32_t
+display_pool_size(const struct ivwl_buffers *b)
 {
-	uint32_t heap = (uint32_t)b->layout->heap_size;
-
-	memcpy(bytes + msg->args[arg].offset, &heap, 4);
+	return (int32_t)(uint32_t)b->layout->heap_size;
 }
 
 static int
@@ -304,16 +301,20 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 	    int fd, struct ivwl_fd_desc *desc, const char **why)
 {
 	struct ivwl_shm_pool *pool = calloc(1, sizeof(*pool));
-	int32_t size = ivwl_wire_arg_int(msg, 2);
+	struct ivwl_req_wl_shm_create_pool args;
+	int32_t size;
 	struct stat st;
 	int ret;
+
+	ivwl_req_wl_shm_create_pool_decode(msg, &args);
+	size = args.size;
 
 	if (!pool) {
 		close(fd);
 		return -ENOMEM;
 	}
 
-	pool->id = ivwl_wire_arg_new_id(msg, 0);
+	pool->id = args.id;
 	pool->fd = fd;
 	pool->refs = 1;
 	if (size <= 0) {
@@ -349,7 +350,8 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 	desc->kind = IVWL_FD_REGION;
 	desc->offset = b->layout->heap_offset;
 	desc->length = b->layout->heap_size;
-	rewrite_pool_size(b, msg, bytes, 2);
+	args.size = display_pool_size(b);
+	ivwl_req_wl_shm_create_pool_rewrite(msg, bytes, &args);
 	return 0;
 
 err_pool:
@@ -426,6 +428,7 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	      uint8_t *bytes, const char **why)
 {
 	struct ivwl_shm_pool *pool = LIST_FIND(b->pools, msg->object);
+	struct ivwl_req_wl_shm_pool_create_buffer args;
 	struct ivwl_shm_buffer *buf;
 	uint64_t size, rel;
 	int ret;
@@ -437,19 +440,21 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	buf = calloc(1, sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	buf->id = ivwl_wire_arg_new_id(msg, 0);
+	ivwl_req_wl_shm_pool_create_buffer_decode(msg, &args);
+	buf->id = args.id;
 	buf->pool = pool;
-	buf->offset = ivwl_wire_arg_int(msg, 1);
-	buf->width = ivwl_wire_arg_int(msg, 2);
-	buf->height = ivwl_wire_arg_int(msg, 3);
-	buf->stride = ivwl_wire_arg_int(msg, 4);
-	buf->format = ivwl_wire_arg_uint(msg, 5);
+	buf->offset = args.offset;
+	buf->width = args.width;
+	buf->height = args.height;
+	buf->stride = args.stride;
+	buf->format = args.format;
 	if (buf->offset < 0 || buf->height <= 0 || buf->stride <= 0 ||
 	    buf->width <= 0 ||
 	    (uint64_t)buf->offset + (uint64_t)buf->stride * buf->height >
 	    pool->size) {
 		/* libwayland would refuse it: let the display say so. */
-		memset(bytes + msg->args[1].offset, 0xff, 4);
+		args.offset = -1;
+		ivwl_req_wl_shm_pool_create_buffer_rewrite(msg, bytes, &args);
 		free(buf);
 		return 0;
 	}
@@ -469,7 +474,8 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		}
 	}
 	rel = buf->range.offset - b->layout->heap_offset;
-	memcpy(bytes + msg->args[1].offset, &(uint32_t){ (uint32_t)rel }, 4);
+	args.offset = (int32_t)(uint32_t)rel;
+	ivwl_req_wl_shm_pool_create_buffer_rewrite(msg, bytes, &args);
 	pool->refs++;
 	buf->next = b->buffers;
 	b->buffers = buf;
@@ -534,11 +540,23 @@ surfaces_detach(struct ivwl_buffers *b, uint32_t buffer_id)
 }
 
 static void
-damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
+surface_damage(struct ivwl_damage *d, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wl_surface_damage args;
+
+	ivwl_req_wl_surface_damage_decode(msg, &args);
 	ivwl_damage_add(d, (struct ivwl_rect){
-		ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
-		ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
+		args.x, args.y, args.width, args.height });
+}
+
+static void
+surface_damage_buffer(struct ivwl_damage *d, const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wl_surface_damage_buffer args;
+
+	ivwl_req_wl_surface_damage_buffer_decode(msg, &args);
+	ivwl_damage_add(d, (struct ivwl_rect){
+		args.x, args.y, args.width, args.height });
 }
 
 static void
@@ -650,6 +668,9 @@ static int
 surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		const char **why)
 {
+	struct ivwl_req_wl_surface_attach attach;
+	struct ivwl_req_wl_surface_set_buffer_scale scale;
+	struct ivwl_req_wl_surface_set_buffer_transform transform;
 	struct ivwl_surface *s;
 	int ret;
 
@@ -662,20 +683,24 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		return -ENOMEM;
 	switch (msg->opcode) {
 	case IVWL_REQ_WL_SURFACE_ATTACH:
+		ivwl_req_wl_surface_attach_decode(msg, &attach);
 		s->attached = true;
-		s->pending_buffer = ivwl_wire_arg_object(msg, 0);
+		s->pending_buffer = attach.buffer;
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE:
-		damage_request(&s->damage.pending_surface, msg);
+		surface_damage(&s->damage.pending_surface, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER:
-		damage_request(&s->damage.pending_buffer, msg);
+		surface_damage_buffer(&s->damage.pending_buffer, msg);
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
-		s->pending_view.scale = ivwl_wire_arg_int(msg, 0);
+		ivwl_req_wl_surface_set_buffer_scale_decode(msg, &scale);
+		s->pending_view.scale = scale.scale;
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM:
-		s->pending_view.transform = ivwl_wire_arg_int(msg, 0);
+		ivwl_req_wl_surface_set_buffer_transform_decode(msg,
+								&transform);
+		s->pending_view.transform = transform.transform;
 		break;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
 		ret = commit(b, s);
@@ -694,10 +719,13 @@ surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 static void
 viewport_set_source(struct ivwl_buffer_view *v, struct ivwl_wire_msg *msg)
 {
-	v->src_x = ivwl_wire_arg_fixed(msg, 0);
-	v->src_y = ivwl_wire_arg_fixed(msg, 1);
-	v->src_w = ivwl_wire_arg_fixed(msg, 2);
-	v->src_h = ivwl_wire_arg_fixed(msg, 3);
+	struct ivwl_req_wp_viewport_set_source args;
+
+	ivwl_req_wp_viewport_set_source_decode(msg, &args);
+	v->src_x = args.x;
+	v->src_y = args.y;
+	v->src_w = args.width;
+	v->src_h = args.height;
 	v->has_source = v->src_x != IVWL_FIXED_MINUS_ONE ||
 			v->src_y != IVWL_FIXED_MINUS_ONE ||
 			v->src_w != IVWL_FIXED_MINUS_ONE ||
@@ -708,8 +736,11 @@ static void
 viewport_set_destination(struct ivwl_buffer_view *v,
 			 struct ivwl_wire_msg *msg)
 {
-	v->dst_w = ivwl_wire_arg_int(msg, 0);
-	v->dst_h = ivwl_wire_arg_int(msg, 1);
+	struct ivwl_req_wp_viewport_set_destination args;
+
+	ivwl_req_wp_viewport_set_destination_decode(msg, &args);
+	v->dst_w = args.width;
+	v->dst_h = args.height;
 	v->has_destination = v->dst_w != -1 || v->dst_h != -1;
 }
 
@@ -722,15 +753,16 @@ viewport_set_destination(struct ivwl_buffer_view *v,
 static int
 viewport_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wp_viewporter_get_viewport get;
 	struct ivwl_surface *s;
 
 	if (msg->iface == &ivwl_iface_wp_viewporter) {
-		if (msg->opcode != IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT)
+		if (!ivwl_req_wp_viewporter_get_viewport_decode(msg, &get))
 			return 0;
-		s = surface_get(b, ivwl_wire_arg_object(msg, 1));
+		s = surface_get(b, get.surface);
 		if (!s)
 			return -ENOMEM;
-		s->viewport_id = ivwl_wire_arg_new_id(msg, 0);
+		s->viewport_id = get.id;
 		return 0;
 	}
 	for (s = b->surfaces; s; s = s->next)
@@ -755,6 +787,27 @@ viewport_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+static int
+resize_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
+	    const char **why)
+{
+	struct ivwl_shm_pool *pool = LIST_FIND(b->pools, msg->object);
+	struct ivwl_req_wl_shm_pool_resize args;
+
+	ivwl_req_wl_shm_pool_resize_decode(msg, &args);
+	if (pool && args.size > 0)
+		pool->size = (size_t)args.size;
+	/* Zero-copy pools map their file only once they copy, after the
+	 * client leaves the grant. */
+	if (pool && !pool_zero_copy(pool) && pool_map(pool) < 0) {
+		*why = "cannot remap a resized pool";
+		return -ENOMEM;
+	}
+	args.size = display_pool_size(b);
+	ivwl_req_wl_shm_pool_resize_rewrite(msg, bytes, &args);
+	return 0;
+}
+
 int
 ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		     uint8_t *bytes, int *fds, struct ivwl_fd_desc *descs,
@@ -772,18 +825,7 @@ ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		case IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER:
 			return create_buffer(b, msg, bytes, why);
 		case IVWL_REQ_WL_SHM_POOL_RESIZE:
-			pool = LIST_FIND(b->pools, msg->object);
-			if (pool && ivwl_wire_arg_int(msg, 0) > 0)
-				pool->size = (size_t)ivwl_wire_arg_int(msg, 0);
-			/* Zero-copy pools map their file only once they
-			 * copy, after the client leaves the grant. */
-			if (pool && !pool_zero_copy(pool) &&
-			    pool_map(pool) < 0) {
-				*why = "cannot remap a resized pool";
-				return -ENOMEM;
-			}
-			rewrite_pool_size(b, msg, bytes, 0);
-			return 0;
+			return resize_pool(b, msg, bytes, why);
 		case IVWL_REQ_WL_SHM_POOL_DESTROY:
 			pool = LIST_FIND(b->pools, msg->object);
 			if (pool) {
