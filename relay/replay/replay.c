@@ -64,30 +64,20 @@ rp_put_bytes(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
 
 void
 rp_put(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
-       uint32_t object, uint16_t opcode, const char *fmt, ...)
+       uint32_t object, const struct ivwl_message *m, ...)
 {
-	uint32_t words[IVWL_WIRE_MAX_MESSAGE / 4];
-	uint32_t n = 2, len;
-	const char *s;
+	uint8_t bytes[IVWL_WIRE_MAX_MESSAGE];
 	va_list ap;
+	int len;
 
-	va_start(ap, fmt);
-	for (; *fmt; fmt++) {
-		if (*fmt != 's') {
-			words[n++] = va_arg(ap, uint32_t);
-			continue;
-		}
-		s = va_arg(ap, const char *);
-		len = (uint32_t)strlen(s) + 1;
-		words[n++] = len;
-		memset(&words[n], 0, (len + 3) & ~3u);
-		memcpy(&words[n], s, len);
-		n += (len + 3) / 4;
-	}
+	va_start(ap, m);
+	len = ivwl_wire_vwrite_msg(bytes, sizeof(bytes), object, m, ap);
 	va_end(ap);
-	words[0] = object;
-	words[1] = n * 4 << 16 | opcode;
-	rp_put_bytes(b, desc, (const uint8_t *)words, n * 4);
+	if (len < 0) {
+		b->oom = true;	/* as a buffer past its bound */
+		return;
+	}
+	rp_put_bytes(b, desc, bytes, (uint32_t)len);
 }
 
 void

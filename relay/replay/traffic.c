@@ -172,18 +172,16 @@ answer_dropped_new(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 		iface = msg->message->types[k];
 		rp_set_dead(rp, id, true);
 		if (iface == &ivwl_iface_xdg_popup) {
-			rp_put(synth, NULL, id, IVWL_EVT_XDG_POPUP_POPUP_DONE,
-			       "");
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_XDG_POPUP_POPUP_DONE);
 		} else if (iface == &ivwl_iface_wl_callback) {
-			rp_put(synth, NULL, id, IVWL_EVT_WL_CALLBACK_DONE,
-			       "u", 0);
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-			       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 		} else if (iface == &ivwl_iface_wp_presentation_feedback) {
 			rp_put(synth, NULL, id,
-			       IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED, "");
+			       IVWL_MSG_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-			       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 		}
 	}
 }
@@ -208,7 +206,7 @@ drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	if (msg->object < IVWL_WIRE_SERVER_ID_START) {
 		rp_set_dead(rp, msg->object, false);
 		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", msg->object);
+		       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, msg->object);
 	}
 	return IVWL_REPLAY_DROP;
 }
@@ -404,7 +402,7 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 {
 	struct rp_obj *surface = rp_obj_at(rp, xs->create.refs[1].id);
 
-	rp_put(q, NULL, xs->id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	rp_put(q, NULL, xs->id, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 	       serial);
 	xs->acked = serial + rp->serial_base;
 	xs->awaiting = false;
