@@ -236,33 +236,6 @@ ivwl_wire_track(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 		const struct ivwl_wire_msg *msg);
 
 /*
- * Argument accessors by position, for the generated decoders
- * (ivwl-protocols.h: struct ivwl_req_<iface>_<name> and its _decode,
- * which name the arguments) and for code that walks any message.  They
- * return 0 or NULL when index is out of range or the argument has
- * another type.
- */
-uint32_t
-ivwl_wire_arg_uint(const struct ivwl_wire_msg *msg, unsigned int index);
-int32_t
-ivwl_wire_arg_int(const struct ivwl_wire_msg *msg, unsigned int index);
-int32_t
-ivwl_wire_arg_fixed(const struct ivwl_wire_msg *msg, unsigned int index);
-uint32_t
-ivwl_wire_arg_object(const struct ivwl_wire_msg *msg, unsigned int index);
-uint32_t
-ivwl_wire_arg_new_id(const struct ivwl_wire_msg *msg, unsigned int index);
-/* NUL-terminated within the message; NULL for a null string. */
-const char *
-ivwl_wire_arg_string(const struct ivwl_wire_msg *msg, unsigned int index);
-const void *
-ivwl_wire_arg_array(const struct ivwl_wire_msg *msg, unsigned int index,
-		    uint32_t *len);
-/* Index of an h argument among the message's fds, or -1. */
-int
-ivwl_wire_arg_fd_index(const struct ivwl_wire_msg *msg, unsigned int index);
-
-/*
  * The one message writer.  Writes a message to object into out (room
  * bytes): its header, then for each character of signature an argument
  * taken from ap: i and f an int32_t, u, o and n a uint32_t, s a const

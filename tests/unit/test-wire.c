@@ -311,6 +311,12 @@ test_interface_find(void)
 static void
 test_session_stream(void)
 {
+	struct ivwl_req_wl_display_get_registry get_registry;
+	struct ivwl_evt_wl_registry_global global;
+	struct ivwl_req_wl_shm_create_pool pool;
+	struct ivwl_req_xdg_toplevel_set_title title;
+	struct ivwl_req_xdg_toplevel_set_app_id app_id;
+	struct ivwl_req_wl_surface_attach attach;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -334,7 +340,8 @@ test_session_stream(void)
 	CHECK_EQ(msg.nargs, 1);
 	CHECK_EQ(msg.args[0].type, 'n');
 	CHECK_EQ(msg.args[0].offset, 8);
-	CHECK_EQ(ivwl_wire_arg_new_id(&msg, 0), 2);
+	CHECK(ivwl_req_wl_display_get_registry_decode(&msg, &get_registry));
+	CHECK_EQ(get_registry.registry, 2);
 	CHECK_EQ(walk(&map, REQ, &b), 2);
 	CHECK(iface_of(&map, 2) == &ivwl_iface_wl_registry);
 	CHECK(iface_of(&map, 3) == &ivwl_iface_wl_callback);
@@ -345,11 +352,12 @@ test_session_stream(void)
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor",
 		5);
 	CHECK_EQ(ivwl_wire_parse(&map, EVT, b.buf, b.len, &msg), 36);
-	CHECK(strcmp(ivwl_wire_arg_string(&msg, 1), "wl_compositor") == 0);
+	CHECK(ivwl_evt_wl_registry_global_decode(&msg, &global));
+	CHECK(strcmp(global.interface, "wl_compositor") == 0);
 	CHECK_EQ(msg.args[1].offset, 12);
 	CHECK_EQ(msg.args[1].len, 14);
 	CHECK_EQ(msg.args[2].offset, 32);
-	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 5);
+	CHECK_EQ(global.version, 5);
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "xdg_wm_base", 5);
 	put_msg(&b, 3, IVWL_EVT_WL_CALLBACK_DONE, "u", 77);
@@ -385,9 +393,10 @@ test_session_stream(void)
 	CHECK_EQ(msg.nfds, 1);
 	CHECK_EQ(msg.nargs, 3);
 	CHECK_EQ(msg.args[1].type, 'h');
-	CHECK_EQ(ivwl_wire_arg_fd_index(&msg, 1), 0);
+	CHECK(ivwl_req_wl_shm_create_pool_decode(&msg, &pool));
+	CHECK_EQ(pool.fd, 0);
 	CHECK_EQ(msg.args[2].offset, 12);
-	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), 4 << 20);
+	CHECK_EQ(pool.size, 4 << 20);
 	CHECK_EQ(ivwl_wire_track(&map, REQ, &msg), 0);
 	CHECK(iface_of(&map, 7) == &ivwl_iface_wl_shm_pool);
 
@@ -409,10 +418,11 @@ test_session_stream(void)
 	CHECK_EQ(msg.args[0].offset, 8);
 	CHECK_EQ(msg.args[0].value, 6);
 	CHECK(msg.args[0].data == b.buf + 12);
-	CHECK(strcmp(ivwl_wire_arg_string(&msg, 0), "hello") == 0);
-	/* accessors refuse the wrong type or index */
-	CHECK(ivwl_wire_arg_uint(&msg, 0) == 0);
-	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+	CHECK(ivwl_req_xdg_toplevel_set_title_decode(&msg, &title));
+	CHECK(strcmp(title.title, "hello") == 0);
+	/* a decoder refuses another message of the same signature */
+	CHECK(!ivwl_req_xdg_toplevel_set_app_id_decode(&msg, &app_id));
+	CHECK(app_id.app_id == NULL);
 
 	reset(&b);
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_ATTACH, "uuu", 8, 0, (uint32_t)-3);
@@ -420,8 +430,9 @@ test_session_stream(void)
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_FRAME, "u", 11);
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_COMMIT, "");
 	CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg), 20);
-	CHECK_EQ(ivwl_wire_arg_object(&msg, 0), 8);
-	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), -3);
+	CHECK(ivwl_req_wl_surface_attach_decode(&msg, &attach));
+	CHECK_EQ(attach.buffer, 8);
+	CHECK_EQ(attach.y, -3);
 	CHECK_EQ(msg.nfds, 0);
 	CHECK_EQ(walk(&map, REQ, &b), 4);
 	CHECK(iface_of(&map, 11) == &ivwl_iface_wl_callback);
@@ -457,6 +468,7 @@ test_session_stream(void)
 static void
 test_keymap_event(void)
 {
+	struct ivwl_evt_wl_keyboard_keymap keymap;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -475,7 +487,8 @@ test_keymap_event(void)
 	CHECK_EQ(msg.args[0].offset, 8);
 	CHECK_EQ(msg.args[1].offset, 0);
 	CHECK_EQ(msg.args[2].offset, 12);
-	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 48000);
+	CHECK(ivwl_evt_wl_keyboard_keymap_decode(&msg, &keymap));
+	CHECK_EQ(keymap.size, 48000);
 
 	/* repeat_info is since 4: fine at 7 */
 	reset(&b);
@@ -488,6 +501,7 @@ test_keymap_event(void)
 static void
 test_server_objects(void)
 {
+	struct ivwl_req_wl_data_offer_accept accept;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -511,7 +525,8 @@ test_server_objects(void)
 	reset(&b);
 	put_msg(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_ACCEPT, "uu", 5, 0);
 	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
-	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+	CHECK(ivwl_req_wl_data_offer_accept_decode(&msg, &accept));
+	CHECK(accept.mime_type == NULL);
 	CHECK(msg.args[1].data == NULL);
 
 	/* destroyed: no more requests, late events still decode */
