@@ -973,6 +973,51 @@ test_decode(void)
 	ivwl_wire_map_release(&map);
 }
 
+static int
+seen_attach(void *data, const struct ivwl_wire_msg *msg,
+	    const struct ivwl_req_wl_surface_attach *args)
+{
+	int *seen = data;
+
+	(void)msg;
+	*seen = args->x;
+	return 7;
+}
+
+/* The handler tables call the one handler of a message, with its args. */
+static void
+test_dispatch(void)
+{
+	static const struct ivwl_wl_surface_request_handlers surface = {
+		.attach = seen_attach,
+	};
+	static const struct ivwl_request_handlers handlers = {
+		.wl_surface = &surface,
+	};
+	static const struct ivwl_event_handlers none = { 0 };
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+	int seen = 0;
+
+	start_session(&map);
+	put_msg(&b, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 0, 5, 6);
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 7);
+	CHECK_EQ(seen, 5);
+	CHECK_EQ(ivwl_event_dispatch(&none, &seen, &msg), 0);
+	/* no handler for commit, none for another interface */
+	reset(&b);
+	put_msg(&b, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 0);
+	reset(&b);
+	put_msg(&b, 1, IVWL_REQ_WL_DISPLAY_SYNC, "n", 15);
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 0);
+	ivwl_wire_map_release(&map);
+}
+
 /* The writer: what the tables say, and what does not fit. */
 static void
 test_write(void)
@@ -1021,6 +1066,7 @@ IVWL_TEST_MAIN(
 	TEST(test_tables),
 	TEST(test_decode),
 	TEST(test_write),
+	TEST(test_dispatch),
 	TEST(test_enums),
 	TEST(test_interface_find),
 	TEST(test_session_stream),
