@@ -763,7 +763,7 @@ surface_damage_buffer(void *data, const struct ivwl_wire_msg *msg,
 
 static int
 surface_set_buffer_scale(void *data, const struct ivwl_wire_msg *msg,
-			 const struct ivwl_req_wl_surface_set_buffer_scale *args)
+	const struct ivwl_req_wl_surface_set_buffer_scale *args)
 {
 	struct request *r = data;
 	struct ivwl_surface *s = surface_get(r->b, msg->object);
@@ -876,7 +876,7 @@ viewport_set_source(void *data, const struct ivwl_wire_msg *msg,
 
 static int
 viewport_set_destination(void *data, const struct ivwl_wire_msg *msg,
-			 const struct ivwl_req_wp_viewport_set_destination *args)
+	const struct ivwl_req_wp_viewport_set_destination *args)
 {
 	struct request *r = data;
 	struct ivwl_surface *s = viewport_surface(r->b, msg->object);

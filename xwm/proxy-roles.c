@@ -108,8 +108,8 @@ ask_decoration(struct ivwl_xwm_proxy *p, struct xsurface *s)
 		s->decoration, s->toplevel) < 0)
 		return -EPROTO;
 	return ivwl_xwm_send_up(p, s->decoration,
-				IVWL_MSG_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE,
-				2);	/* server_side */
+			IVWL_MSG_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE,
+			2);	/* server_side */
 }
 
 /* The role objects of a window whose surface exists: xdg-shell's first
@@ -150,7 +150,8 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 			     parent->toplevel) < 0)
 		return -EPROTO;
 	/* no buffer */
-	if (ivwl_xwm_send_up(p, up, IVWL_MSG_REQ_WL_SURFACE_ATTACH, 0, 0, 0) < 0 ||
+	if (ivwl_xwm_send_up(p, up, IVWL_MSG_REQ_WL_SURFACE_ATTACH,
+			     0, 0, 0) < 0 ||
 	    ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT) < 0)
 		return -EPROTO;
 	s->state = SURFACE_WANTED;

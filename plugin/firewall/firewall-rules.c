@@ -730,7 +730,8 @@ viewport_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		 NULL;
 	if (vp && (vp->flags & IVWL_FW_FRACTION) && s &&
 	    !(s->flags & IVWL_FW_GONE))
-		ivwl_fw_inject(fw, msg->object, IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE,
+		ivwl_fw_inject(fw, msg->object,
+			       IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE,
 			       0, 0, 256, 256);	/* 0, 0, 1 x 1 */
 	ivwl_fw_drop(fw, msg->object);
 	return 0;

@@ -121,7 +121,8 @@ emit_bind(struct ivwl_replay *rp, struct rp_obj *o,
 		*why = buf;
 		return -EPROTO;
 	}
-	rp_put(q, NULL, o->create.refs[0].id, IVWL_MSG_REQ_WL_REGISTRY_BIND, g->display_name, o->iface->name, o->version, o->id);
+	rp_put(q, NULL, o->create.refs[0].id, IVWL_MSG_REQ_WL_REGISTRY_BIND,
+	       g->display_name, o->iface->name, o->version, o->id);
 	o->replayed = true;
 	return 0;
 }
@@ -142,7 +143,9 @@ emit_orphan_buffer(struct ivwl_replay *rp, struct rp_obj *o,
 			return -EPROTO;
 		}
 		*temp_pool = rp_temp_id(rp);
-		rp_put(q, &rp->pool_desc, shm->id, IVWL_MSG_REQ_WL_SHM_CREATE_POOL, *temp_pool, rp->heap_size);
+		rp_put(q, &rp->pool_desc, shm->id,
+		       IVWL_MSG_REQ_WL_SHM_CREATE_POOL, *temp_pool,
+		       rp->heap_size);
 	}
 	/* The same request, sent to our pool. */
 	memcpy(&head, o->create.bytes, sizeof(head));
@@ -293,11 +296,15 @@ emit_state(struct ivwl_replay *rp, struct rp_obj *s,
 	uint32_t buffer = rp_ref_live(rp, &st->buffer) ? st->buffer.id : 0;
 
 	if (what & RP_CHANGED_TRANSFORM)
-		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM, st->transform);
+		rp_put(q, NULL, s->id,
+		       IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		       st->transform);
 	if (what & RP_CHANGED_SCALE)
-		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_SCALE, st->scale);
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_SCALE,
+		       st->scale);
 	if (what & RP_CHANGED_OPAQUE)
-		emit_region(rp, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_OPAQUE_REGION,
+		emit_region(rp, s->id,
+			    IVWL_MSG_REQ_WL_SURFACE_SET_OPAQUE_REGION,
 			    &st->opaque, q);
 	if (what & RP_CHANGED_INPUT)
 		emit_region(rp, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_INPUT_REGION,
@@ -380,7 +387,8 @@ answer_frames(struct rp_obj *s, struct ivwl_replay_buf *synth)
 	unsigned int i;
 
 	for (i = 0; i < s->nframes; i++) {
-		rp_put(synth, NULL, s->frames[i], IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
+		rp_put(synth, NULL, s->frames[i],
+		       IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
 		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
 		       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, s->frames[i]);
 	}

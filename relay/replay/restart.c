@@ -73,11 +73,14 @@ say_gone(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_TOUCH_CANCEL);
 	} else if (i == &ivwl_iface_wl_data_device) {
 		if (o && o->dnd)
-			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_DATA_DEVICE_LEAVE);
-		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION, 0);
+			rp_put(synth, NULL, id,
+			       IVWL_MSG_EVT_WL_DATA_DEVICE_LEAVE);
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION,
+		       0);
 	} else if (i == &ivwl_iface_zwp_primary_selection_device_v1) {
 		rp_put(synth, NULL, id,
-		       IVWL_MSG_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_SELECTION, 0);
+		       IVWL_MSG_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_SELECTION,
+		       0);
 	} else if ((i == &ivwl_iface_wl_keyboard ||
 		    i == &ivwl_iface_wl_pointer) && o && o->focus) {
 		/* Only to a surface the client still has. */
@@ -368,7 +371,8 @@ ivwl_replay_start(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	for (id = IVWL_WIRE_DISPLAY_ID + 1; id < map->client.count; id++) {
 		if (rp_set_priv(rp, id, true) < 0)
 			goto err_oom;
-		rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_MSG_REQ_WL_DISPLAY_SYNC, id);
+		rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID,
+		       IVWL_MSG_REQ_WL_DISPLAY_SYNC, id);
 	}
 	/* Ids are reused only after their delete_id, as a client would. */
 	rp->marker = rp_temp_id(rp);

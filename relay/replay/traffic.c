@@ -172,9 +172,11 @@ answer_dropped_new(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 		iface = msg->message->types[k];
 		rp_set_dead(rp, id, true);
 		if (iface == &ivwl_iface_xdg_popup) {
-			rp_put(synth, NULL, id, IVWL_MSG_EVT_XDG_POPUP_POPUP_DONE);
+			rp_put(synth, NULL, id,
+			       IVWL_MSG_EVT_XDG_POPUP_POPUP_DONE);
 		} else if (iface == &ivwl_iface_wl_callback) {
-			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_CALLBACK_DONE,
+			       0);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
 			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 		} else if (iface == &ivwl_iface_wp_presentation_feedback) {

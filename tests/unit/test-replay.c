@@ -435,7 +435,8 @@ display_ids_are_mapped(void)
 	    3);
 	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 	    "wl_data_device_manager", 3, 4);
-	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE, 5, 3);
+	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    5, 3);
 	EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv);
 	EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION, srv);
 
@@ -754,7 +755,8 @@ display_id_gap_is_mapped(void)
 	    3);
 	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 	    "wl_data_device_manager", 3, 4);
-	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE, 5, 3);
+	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    5, 3);
 	CHECK_EQ(EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], srv);
