@@ -487,6 +487,8 @@ write_arg(uint8_t *out, size_t room, uint32_t *pos, char type, va_list *ap)
 		return write_blob(out, room, pos, s, (uint32_t)strlen(s) + 1);
 	case 'a':
 		array = va_arg(*ap, const struct ivwl_wire_array *);
+		if (!array)
+			return write_blob(out, room, pos, NULL, 0);
 		return write_blob(out, room, pos, array->data, array->len);
 	case 'i':
 	case 'u':

@@ -5,9 +5,9 @@
  * (ivwl-protocols.h, made by scanner/ivwl-scanner.py) and follows object
  * creation and destruction, so both sides know every object's interface.
  * The scanner also makes, per message, a struct of its arguments by name
- * and a decoder that fills it from a parsed message (ivwl-protocols.h);
- * ivwl_wire_write is the one writer of messages, for every program and
- * the tests.
+ * and a decoder that fills it from a parsed message, and per interface
+ * handler tables (ivwl-protocols.h); ivwl_wire_write is the one writer
+ * of messages, for every program and the tests.
  *
  * The display side feeds it requests straight from a hostile peer: every
  * length is checked against the bytes the caller passed, nothing is read
@@ -239,8 +239,8 @@ ivwl_wire_track(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
  * The one message writer.  Writes a message to object into out (room
  * bytes): its header, then for each character of signature an argument
  * taken from ap: i and f an int32_t, u, o and n a uint32_t, s a const
- * char * (NULL: a null string), a a const struct ivwl_wire_array *, h
- * nothing (fds travel beside the bytes).  Returns the message's size,
+ * char * (NULL: a null string), a a const struct ivwl_wire_array *
+ * (NULL: an empty array), h nothing (fds travel beside the bytes).  Returns the message's size,
  * -EMSGSIZE when it would not fit room or IVWL_WIRE_MAX_MESSAGE (out
  * then holds garbage), -EINVAL for a character not in that list.
  * Nothing is checked against a table: tests write malformed messages
