@@ -3,7 +3,8 @@
 """Turns protocol descriptors and Wayland protocol XML into protocol/wire.h's tables.
 
     ivwl-scanner.py --wayland-dir DIR --protocols-dir DIR
-                    [--c OUT.c --h OUT.h] [--xml-list] [--all-in DIR]
+                    [--c OUT.c --h OUT.h --dispatch OUT.c]
+                    [--xml-list] [--all-in DIR]
                     [--doc FILE (--check | --write) --limits HEADER]
                     [--man weston-ivwl.7] DESCRIPTOR.toml...
 
