@@ -190,12 +190,6 @@ buffer_gone(struct ivwl_connection *conn, uint32_t id)
 	}
 }
 
-static void
-put_u32(uint8_t *msg, uint16_t offset, uint32_t v)
-{
-	memcpy(msg + offset, &v, sizeof(v));
-}
-
 /*
  * wl_shm.create_pool(id, fd, size): the fd becomes the region itself and
  * size the end of the app's range, so libwayland maps [0, end) and every
@@ -207,19 +201,20 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		    const char **why)
 {
 	uint64_t end = desc->offset + desc->length;
-	int32_t size = ivwl_wire_arg_int(msg, 2);
+	struct ivwl_req_wl_shm_create_pool args;
 	int ret;
 
+	ivwl_req_wl_shm_create_pool_decode(msg, &args);
 	if (desc->kind != IVWL_FD_REGION) {
 		*why = "wl_shm.create_pool without a region range";
 		return -EPROTO;
 	}
-	if (size <= 0 || (uint64_t)size > desc->length || end > INT32_MAX) {
+	if (args.size <= 0 || (uint64_t)args.size > desc->length ||
+	    end > INT32_MAX) {
 		*why = "wl_shm.create_pool size outside its region range";
 		return -EPROTO;
 	}
-	ret = add_pool(conn, ivwl_wire_arg_new_id(msg, 0), desc->offset,
-		       desc->length);
+	ret = add_pool(conn, args.id, desc->offset, desc->length);
 	if (ret < 0) {
 		*why = "wl_shm.create_pool: over the budget of 128 pool "
 		       "mappings per connection, 512 per VM";
@@ -233,7 +228,8 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		       "region's fd";
 		return -errno;
 	}
-	put_u32(bytes, msg->args[2].offset, (uint32_t)end);
+	args.size = (int32_t)end;
+	ivwl_req_wl_shm_create_pool_rewrite(msg, bytes, &args);
 	return 0;
 }
 
@@ -242,11 +238,16 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		      uint8_t *bytes, const char **why)
 {
 	struct ivwl_pool *pool = find_pool(conn, msg->object);
-	int32_t offset = ivwl_wire_arg_int(msg, 1);
-	int32_t width = ivwl_wire_arg_int(msg, 2);
-	int32_t height = ivwl_wire_arg_int(msg, 3);
-	int32_t stride = ivwl_wire_arg_int(msg, 4);
-	uint32_t bpp = ivwl_shm_format_bpp(ivwl_wire_arg_uint(msg, 5));
+	struct ivwl_req_wl_shm_pool_create_buffer args;
+	int32_t offset, width, height, stride;
+	uint32_t bpp;
+
+	ivwl_req_wl_shm_pool_create_buffer_decode(msg, &args);
+	offset = args.offset;
+	width = args.width;
+	height = args.height;
+	stride = args.stride;
+	bpp = ivwl_shm_format_bpp(args.format);
 
 	if (!pool) {
 		*why = "wl_shm_pool.create_buffer on an unknown pool";
@@ -272,13 +273,13 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		*why = "wl_buffer outside its pool's region range";
 		return -EPROTO;
 	}
-	if (add_buffer(conn, ivwl_wire_arg_new_id(msg, 0), pool) < 0) {
+	if (add_buffer(conn, args.id, pool) < 0) {
 		*why = "wl_shm_pool.create_buffer: over the budget of 1024 "
 		       "wl_shm buffers";
 		return -EDQUOT;
 	}
-	put_u32(bytes, msg->args[1].offset,
-		(uint32_t)(pool->offset + (uint64_t)offset));
+	args.offset = (int32_t)(pool->offset + (uint64_t)offset);
+	ivwl_req_wl_shm_pool_create_buffer_rewrite(msg, bytes, &args);
 	return 0;
 }
 
@@ -287,15 +288,16 @@ rewrite_resize(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	       uint8_t *bytes, const char **why)
 {
 	struct ivwl_pool *pool = find_pool(conn, msg->object);
-	int32_t size = ivwl_wire_arg_int(msg, 0);
+	struct ivwl_req_wl_shm_pool_resize args;
 
-	if (!pool || size <= 0 || (uint64_t)size > pool->length) {
+	ivwl_req_wl_shm_pool_resize_decode(msg, &args);
+	if (!pool || args.size <= 0 || (uint64_t)args.size > pool->length) {
 		*why = "wl_shm_pool.resize beyond its region range";
 		return -EPROTO;
 	}
 	/* The mapping already covers the whole range. */
-	put_u32(bytes, msg->args[0].offset,
-		(uint32_t)(pool->offset + pool->length));
+	args.size = (int32_t)(pool->offset + pool->length);
+	ivwl_req_wl_shm_pool_resize_rewrite(msg, bytes, &args);
 	return 0;
 }
 
@@ -304,32 +306,35 @@ static int
 send_prefixed_title(struct ivwl_connection *conn,
 		    const struct ivwl_wire_msg *msg)
 {
-	const char *title = ivwl_wire_arg_string(msg, 0);
-	uint8_t out[8 + 4 + IVWL_TITLE_MAX + 4];
-	uint32_t header[2], strlen_with_nul, size;
+	struct ivwl_req_xdg_toplevel_set_title args;
+	uint8_t out[IVWL_WIRE_HEADER_SIZE + 4 + IVWL_TITLE_MAX + 4];
+	char title[IVWL_TITLE_MAX];
 	int n;
 
-	n = snprintf((char *)out + 12, IVWL_TITLE_MAX, "[%s] %s", conn->vm->name,
-		     title ? title : "");
+	ivwl_req_xdg_toplevel_set_title_decode(msg, &args);
+	n = snprintf(title, sizeof(title), "[%s] %s", conn->vm->name,
+		     args.title ? args.title : "");
 	if (n < 0)
 		return -EINVAL;
-	strlen_with_nul = (uint32_t)strlen((char *)out + 12) + 1;
-	size = 12 + ((strlen_with_nul + 3) & ~3u);
-	memset(out + 12 + strlen_with_nul, 0, size - 12 - strlen_with_nul);
-	header[0] = msg->object;
-	header[1] = (size << 16) | msg->opcode;
-	memcpy(out, header, 8);
-	memcpy(out + 8, &strlen_with_nul, 4);
-	return ivwl_stream_out_append(&conn->to_server, out, size, NULL, 0);
+	n = ivwl_wire_write_msg(out, sizeof(out), msg->object,
+				IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE, title);
+	if (n < 0)
+		return n;
+	return ivwl_stream_out_append(&conn->to_server, out, (uint32_t)n,
+				      NULL, 0);
 }
 
 int
 ivwl_translate_request_bare(struct ivwl_connection *conn, uint32_t object,
 			    uint16_t opcode)
 {
-	uint32_t header[2] = { object, (8u << 16) | opcode };
+	uint8_t out[IVWL_WIRE_HEADER_SIZE];
+	int n = ivwl_wire_write(out, sizeof(out), object, opcode, "");
 
-	return ivwl_stream_out_append(&conn->to_server, header, 8, NULL, 0);
+	if (n < 0)
+		return n;
+	return ivwl_stream_out_append(&conn->to_server, out, (uint32_t)n,
+				      NULL, 0);
 }
 
 /* The slot of toplevel in conn->fullscreen[], or -1. */
@@ -406,12 +411,14 @@ guard_popup_grab(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
 		 uint8_t *bytes)
 {
 	const struct ivwl_plugin *plugin = conn->vm->plugin;
-	uint32_t serial = ivwl_wire_arg_uint(msg, 1);
+	struct ivwl_req_xdg_popup_grab args;
 
-	if (plugin && plugin->trust)
-		put_u32(bytes, msg->args[1].offset,
-			plugin->trust->popup_grab_serial(plugin->trust->data,
-							 conn, serial));
+	if (!plugin || !plugin->trust)
+		return;
+	ivwl_req_xdg_popup_grab_decode(msg, &args);
+	args.serial = plugin->trust->popup_grab_serial(plugin->trust->data,
+						       conn, args.serial);
+	ivwl_req_xdg_popup_grab_rewrite(msg, bytes, &args);
 }
 
 /*
@@ -423,13 +430,24 @@ guard_popup_grab(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
  * changes nothing; what is pending shows a little sooner.
  */
 static int
-commit_image(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
-	     uint32_t arg)
+commit_image(struct ivwl_connection *conn, uint32_t surface)
 {
-	uint32_t surface = ivwl_wire_arg_object(msg, arg);
-
 	return surface ? ivwl_translate_request_bare(conn, surface,
 			IVWL_REQ_WL_SURFACE_COMMIT) : 0;
+}
+
+/* The surface a request shows as an image (see commit_image), or 0. */
+static uint32_t
+image_surface(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wl_pointer_set_cursor cursor;
+	struct ivwl_req_wl_data_device_start_drag drag;
+
+	if (ivwl_req_wl_pointer_set_cursor_decode(msg, &cursor))
+		return cursor.surface;
+	if (ivwl_req_wl_data_device_start_drag_decode(msg, &drag))
+		return drag.icon;
+	return 0;
 }
 
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
@@ -531,12 +549,8 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 	}
 	ret = ivwl_stream_out_append(&conn->to_server, bytes, msg->size, fds,
 				     msg->nfds);
-	if (ret == 0 &&
-	    is(msg, &ivwl_iface_wl_pointer, IVWL_REQ_WL_POINTER_SET_CURSOR))
-		ret = commit_image(conn, msg, 1);
-	else if (ret == 0 && is(msg, &ivwl_iface_wl_data_device,
-				IVWL_REQ_WL_DATA_DEVICE_START_DRAG))
-		ret = commit_image(conn, msg, 2);
+	if (ret == 0)
+		ret = commit_image(conn, image_surface(msg));
 	if (ret < 0)
 		*why = "libwayland is not reading its requests";
 	return ret;
@@ -579,14 +593,18 @@ raise_barrier(struct ivwl_connection *conn, uint32_t offset, uint32_t fds,
 	      const char **why)
 {
 	struct ivwl_wire_object o;
-	uint32_t sync[3] = { 1, (12u << 16) | IVWL_REQ_WL_DISPLAY_SYNC, 2 };
+	uint8_t sync[IVWL_WIRE_HEADER_SIZE + 4];
+	uint32_t id = 2;
+	int n;
 
 	/* ids still in the map, zombies included, are weston's or soon */
-	while (ivwl_wire_map_lookup(&conn->objects, sync[2], &o) == 0)
-		sync[2]++;
-	conn->barrier_id = sync[2];
-	if (ivwl_stream_out_append(&conn->to_server, sync, sizeof(sync),
-				   NULL, 0) < 0) {
+	while (ivwl_wire_map_lookup(&conn->objects, id, &o) == 0)
+		id++;
+	conn->barrier_id = id;
+	n = ivwl_wire_write_msg(sync, sizeof(sync), IVWL_WIRE_DISPLAY_ID,
+				IVWL_MSG_REQ_WL_DISPLAY_SYNC, id);
+	if (n < 0 || ivwl_stream_out_append(&conn->to_server, sync,
+					    (uint32_t)n, NULL, 0) < 0) {
 		*why = "libwayland is not reading its requests";
 		return -ENOBUFS;
 	}
@@ -750,6 +768,22 @@ unmute(struct ivwl_connection *conn, uint32_t i)
 	conn->muted[i] = conn->muted[--conn->nmuted];
 }
 
+/* The serial of wl_keyboard.enter, leave or modifiers; else 0. */
+static uint32_t
+keyboard_focus_serial(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_evt_wl_keyboard_enter enter;
+	struct ivwl_evt_wl_keyboard_leave leave;
+	struct ivwl_evt_wl_keyboard_modifiers modifiers;
+
+	if (ivwl_evt_wl_keyboard_enter_decode(msg, &enter))
+		return enter.serial;
+	if (ivwl_evt_wl_keyboard_leave_decode(msg, &leave))
+		return leave.serial;
+	ivwl_evt_wl_keyboard_modifiers_decode(msg, &modifiers);
+	return modifiers.serial;
+}
+
 /*
  * Whether a keyboard focus event is one weston took back (muted): the
  * enter and its modifiers carry the enter's serial, the leave that took
@@ -767,7 +801,7 @@ muted_keyboard_event(struct ivwl_connection *conn,
 	     msg->opcode != IVWL_EVT_WL_KEYBOARD_LEAVE &&
 	     msg->opcode != IVWL_EVT_WL_KEYBOARD_MODIFIERS))
 		return false;
-	s = ivwl_wire_arg_uint(msg, 0);
+	s = keyboard_focus_serial(msg);
 	for (i = conn->nmuted; i-- > 0;) {
 		if (serial_in(s, &conn->muted[i]))
 			muted = true;
@@ -782,14 +816,22 @@ muted_keyboard_event(struct ivwl_connection *conn,
 static void
 note_input_serial(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
 {
-	if (is(msg, &ivwl_iface_wl_pointer, IVWL_EVT_WL_POINTER_BUTTON) ||
-	    is(msg, &ivwl_iface_wl_keyboard, IVWL_EVT_WL_KEYBOARD_KEY) ||
-	    is(msg, &ivwl_iface_wl_touch, IVWL_EVT_WL_TOUCH_DOWN)) {
-		conn->input_serials[conn->ninput_serials++ %
-				    IVWL_CONN_INPUT_SERIALS] =
-			ivwl_wire_arg_uint(msg, 0);
-		conn->input_ms = ivwl_now_ms();
-	}
+	struct ivwl_evt_wl_pointer_button button;
+	struct ivwl_evt_wl_keyboard_key key;
+	struct ivwl_evt_wl_touch_down down;
+	uint32_t serial;
+
+	if (ivwl_evt_wl_pointer_button_decode(msg, &button))
+		serial = button.serial;
+	else if (ivwl_evt_wl_keyboard_key_decode(msg, &key))
+		serial = key.serial;
+	else if (ivwl_evt_wl_touch_down_decode(msg, &down))
+		serial = down.serial;
+	else
+		return;
+	conn->input_serials[conn->ninput_serials++ % IVWL_CONN_INPUT_SERIALS] =
+		serial;
+	conn->input_ms = ivwl_now_ms();
 }
 
 uint64_t
@@ -855,6 +897,7 @@ translate_event_fds(struct ivwl_connection *conn,
 		    const struct ivwl_wire_msg *msg, struct ivwl_fd_desc *descs,
 		    const char **why)
 {
+	struct ivwl_evt_wl_keyboard_keymap keymap;
 	int fds[IVWL_WAYLAND_MAX_FDS];
 	int ret;
 
@@ -864,9 +907,8 @@ translate_event_fds(struct ivwl_connection *conn,
 		*why = "an event arrived without its fds";
 		return -EPROTO;
 	}
-	if (is(msg, &ivwl_iface_wl_keyboard, IVWL_EVT_WL_KEYBOARD_KEYMAP)) {
-		ret = queue_blob(conn, fds[0], ivwl_wire_arg_uint(msg, 2),
-				 &descs[0]);
+	if (ivwl_evt_wl_keyboard_keymap_decode(msg, &keymap)) {
+		ret = queue_blob(conn, fds[0], keymap.size, &descs[0]);
 		if (ret < 0)
 			*why = "cannot read the keymap";
 	} else if (ivwl_channel_message(msg)) {
@@ -967,28 +1009,41 @@ static void
 clamp_global_version(struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
 	const struct ivwl_interface *iface;
-	const char *name = ivwl_wire_arg_string(msg, 1);
-	uint32_t version = ivwl_wire_arg_uint(msg, 2);
+	struct ivwl_evt_wl_registry_global args;
 
-	iface = name ? ivwl_wire_interface_find(name) : NULL;
-	if (iface && version > iface->version)
-		memcpy(bytes + msg->args[2].offset, &iface->version, 4);
+	ivwl_evt_wl_registry_global_decode(msg, &args);
+	iface = args.interface ? ivwl_wire_interface_find(args.interface) :
+				 NULL;
+	if (!iface || args.version <= iface->version)
+		return;
+	args.version = iface->version;
+	ivwl_evt_wl_registry_global_rewrite(msg, bytes, &args);
 }
 
 /* weston ends the client after this: say why, with the VM and slot. */
 static void
 log_display_error(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_evt_wl_display_error args;
 	struct ivwl_wire_object o;
-	uint32_t id = ivwl_wire_arg_object(msg, 0);
-	const char *text = ivwl_wire_arg_string(msg, 2);
 
-	if (ivwl_wire_map_lookup(&conn->objects, id, &o) < 0)
+	ivwl_evt_wl_display_error_decode(msg, &args);
+	if (ivwl_wire_map_lookup(&conn->objects, args.object_id, &o) < 0)
 		o.iface = NULL;
 	ivwl_log("[%s] slot %u generation %u: weston sent a protocol error: "
 		 "%s@%u code %u: %s", conn->vm->name, conn->slot,
-		 conn->generation, o.iface ? o.iface->name : "?", id,
-		 ivwl_wire_arg_uint(msg, 1), text ? text : "");
+		 conn->generation, o.iface ? o.iface->name : "?",
+		 args.object_id, args.code, args.message ? args.message : "");
+}
+
+/* wl_shm.format of a format create_buffer would refuse. */
+static bool
+unbridged_format(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_evt_wl_shm_format args;
+
+	return ivwl_evt_wl_shm_format_decode(msg, &args) &&
+	       ivwl_shm_format_bpp(args.format) == 0;
 }
 
 int
@@ -1043,8 +1098,7 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 			clamp_global_version(&msg, in->buf);
 		/* Formats create_buffer would refuse are not offered, nor
 		 * data the VM's clipboard policy keeps from it. */
-		if ((is(&msg, &ivwl_iface_wl_shm, IVWL_EVT_WL_SHM_FORMAT) &&
-		     ivwl_shm_format_bpp(ivwl_wire_arg_uint(&msg, 0)) == 0) ||
+		if (unbridged_format(&msg) ||
 		    muted_keyboard_event(conn, &msg) ||
 		    (clipboard && clipboard->event &&
 		     clipboard->event(conn, &msg, in->buf))) {

@@ -413,81 +413,6 @@ ivwl_wire_track(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 	return 0;
 }
 
-static const struct ivwl_wire_arg *
-arg_of(const struct ivwl_wire_msg *msg, unsigned int index, char type)
-{
-	if (index >= msg->nargs || index >= IVWL_WIRE_MAX_ARGS ||
-	    msg->args[index].type != type)
-		return NULL;
-	return &msg->args[index];
-}
-
-uint32_t
-ivwl_wire_arg_uint(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'u');
-
-	return arg ? arg->value : 0;
-}
-
-int32_t
-ivwl_wire_arg_int(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'i');
-
-	return arg ? (int32_t)arg->value : 0;
-}
-
-int32_t
-ivwl_wire_arg_fixed(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'f');
-
-	return arg ? (int32_t)arg->value : 0;
-}
-
-uint32_t
-ivwl_wire_arg_object(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'o');
-
-	return arg ? arg->value : 0;
-}
-
-uint32_t
-ivwl_wire_arg_new_id(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'n');
-
-	return arg ? arg->value : 0;
-}
-
-const char *
-ivwl_wire_arg_string(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 's');
-
-	return arg ? (const char *)arg->data : NULL;
-}
-
-const void *
-ivwl_wire_arg_array(const struct ivwl_wire_msg *msg, unsigned int index,
-		    uint32_t *len)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'a');
-
-	*len = arg ? arg->len : 0;
-	return arg ? arg->data : NULL;
-}
-
-int
-ivwl_wire_arg_fd_index(const struct ivwl_wire_msg *msg, unsigned int index)
-{
-	const struct ivwl_wire_arg *arg = arg_of(msg, index, 'h');
-
-	return arg ? (int)arg->value : -1;
-}
-
 /* strcmp order between a table name and len bytes without a NUL. */
 static int
 name_cmp(const char *table_name, const char *name, size_t len)
@@ -524,4 +449,117 @@ const struct ivwl_interface *
 ivwl_wire_interface_find(const char *name)
 {
 	return ivwl_wire_interface_find_n(name, strlen(name));
+}
+
+/* len bytes of data (NULL: zeros) after their length word, padded to 4. */
+static int
+write_blob(uint8_t *out, size_t room, uint32_t *pos, const void *data,
+	   uint32_t len)
+{
+	uint32_t padded = (len + 3) & ~3u;
+
+	if (len > IVWL_WIRE_MAX_MESSAGE || room - *pos < 4 + (size_t)padded)
+		return -EMSGSIZE;
+	memcpy(out + *pos, &len, 4);
+	memset(out + *pos + 4, 0, padded);
+	if (data)
+		memcpy(out + *pos + 4, data, len);
+	*pos += 4 + padded;
+	return 0;
+}
+
+static int
+write_arg(uint8_t *out, size_t room, uint32_t *pos, char type, va_list *ap)
+{
+	const struct ivwl_wire_array *array;
+	const char *s;
+	uint32_t word;
+
+	switch (type) {
+	case 'h':
+		return 0;
+	case 's':
+		s = va_arg(*ap, const char *);
+		if (!s)
+			return write_blob(out, room, pos, NULL, 0);
+		if (strlen(s) >= IVWL_WIRE_MAX_MESSAGE)
+			return -EMSGSIZE;
+		return write_blob(out, room, pos, s, (uint32_t)strlen(s) + 1);
+	case 'a':
+		array = va_arg(*ap, const struct ivwl_wire_array *);
+		if (!array)
+			return write_blob(out, room, pos, NULL, 0);
+		return write_blob(out, room, pos, array->data, array->len);
+	case 'i':
+	case 'u':
+	case 'f':
+	case 'o':
+	case 'n':
+		word = va_arg(*ap, uint32_t);
+		if (room - *pos < 4)
+			return -EMSGSIZE;
+		memcpy(out + *pos, &word, 4);
+		*pos += 4;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+ivwl_wire_vwrite(void *out, size_t room, uint32_t object, uint16_t opcode,
+		 const char *signature, va_list ap)
+{
+	uint32_t pos = IVWL_WIRE_HEADER_SIZE, word;
+	va_list args;
+	int ret = 0;
+
+	if (room > IVWL_WIRE_MAX_MESSAGE)
+		room = IVWL_WIRE_MAX_MESSAGE;
+	if (room < IVWL_WIRE_HEADER_SIZE)
+		return -EMSGSIZE;
+	va_copy(args, ap);
+	for (; *signature && ret == 0; signature++)
+		ret = write_arg(out, room, &pos, *signature, &args);
+	va_end(args);
+	if (ret < 0)
+		return ret;
+	word = pos << 16 | opcode;
+	memcpy(out, &object, 4);
+	memcpy((uint8_t *)out + 4, &word, 4);
+	return (int)pos;
+}
+
+int
+ivwl_wire_write(void *out, size_t room, uint32_t object, uint16_t opcode,
+		const char *signature, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, signature);
+	ret = ivwl_wire_vwrite(out, room, object, opcode, signature, ap);
+	va_end(ap);
+	return ret;
+}
+
+int
+ivwl_wire_vwrite_msg(void *out, size_t room, uint32_t object,
+		     const struct ivwl_message *m, va_list ap)
+{
+	return ivwl_wire_vwrite(out, room, object, m->opcode, m->signature,
+				ap);
+}
+
+int
+ivwl_wire_write_msg(void *out, size_t room, uint32_t object,
+		    const struct ivwl_message *m, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, m);
+	ret = ivwl_wire_vwrite_msg(out, room, object, m, ap);
+	va_end(ap);
+	return ret;
 }

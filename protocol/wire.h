@@ -4,6 +4,10 @@
  * their arguments against the tables generated from protocol XML
  * (ivwl-protocols.h, made by scanner/ivwl-scanner.py) and follows object
  * creation and destruction, so both sides know every object's interface.
+ * The scanner also makes, per message, a struct of its arguments by name
+ * and a decoder that fills it from a parsed message, and per interface
+ * handler tables (ivwl-protocols.h); ivwl_wire_write is the one writer
+ * of messages, for every program and the tests.
  *
  * The display side feeds it requests straight from a hostile peer: every
  * length is checked against the bytes the caller passed, nothing is read
@@ -38,6 +42,7 @@
 #ifndef IVWL_WIRE_H
 #define IVWL_WIRE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -116,6 +121,7 @@ struct ivwl_message {
 	const struct ivwl_enum *const *enums;	/* like types, for enums */
 	uint32_t nullable;
 	uint16_t since;
+	uint16_t opcode;	/* its index in its interface's table */
 	uint8_t nargs;
 	uint8_t flags;
 };
@@ -159,6 +165,12 @@ struct ivwl_wire_msg {
 	uint8_t nargs;
 	uint8_t nfds;		/* fds that travel with it (count of h) */
 	struct ivwl_wire_arg args[IVWL_WIRE_MAX_ARGS];
+};
+
+/* An a argument: decoded, its contents; written, data NULL is zeros. */
+struct ivwl_wire_array {
+	const void *data;
+	uint32_t len;		/* bytes */
 };
 
 /* What the map knows about one id. */
@@ -224,29 +236,36 @@ ivwl_wire_track(struct ivwl_wire_map *map, enum ivwl_wire_dir dir,
 		const struct ivwl_wire_msg *msg);
 
 /*
- * Argument accessors.  They return 0 or NULL when index is out of range
- * or the argument has another type, so a caller that checked the
- * interface and opcode can use them without further checks.
+ * The one message writer.  Writes a message to object into out (room
+ * bytes): its header, then for each character of signature an argument
+ * taken from ap: i and f an int32_t, u, o and n a uint32_t, s a const
+ * char * (NULL: a null string), a a const struct ivwl_wire_array *
+ * (NULL: an empty array), h nothing (fds travel beside the bytes).  Returns the message's size,
+ * -EMSGSIZE when it would not fit room or IVWL_WIRE_MAX_MESSAGE (out
+ * then holds garbage), -EINVAL for a character not in that list.
+ * Nothing is checked against a table: tests write malformed messages
+ * with it.
  */
-uint32_t
-ivwl_wire_arg_uint(const struct ivwl_wire_msg *msg, unsigned int index);
-int32_t
-ivwl_wire_arg_int(const struct ivwl_wire_msg *msg, unsigned int index);
-int32_t
-ivwl_wire_arg_fixed(const struct ivwl_wire_msg *msg, unsigned int index);
-uint32_t
-ivwl_wire_arg_object(const struct ivwl_wire_msg *msg, unsigned int index);
-uint32_t
-ivwl_wire_arg_new_id(const struct ivwl_wire_msg *msg, unsigned int index);
-/* NUL-terminated within the message; NULL for a null string. */
-const char *
-ivwl_wire_arg_string(const struct ivwl_wire_msg *msg, unsigned int index);
-const void *
-ivwl_wire_arg_array(const struct ivwl_wire_msg *msg, unsigned int index,
-		    uint32_t *len);
-/* Index of an h argument among the message's fds, or -1. */
 int
-ivwl_wire_arg_fd_index(const struct ivwl_wire_msg *msg, unsigned int index);
+ivwl_wire_vwrite(void *out, size_t room, uint32_t object, uint16_t opcode,
+		 const char *signature, va_list ap);
+
+int
+ivwl_wire_write(void *out, size_t room, uint32_t object, uint16_t opcode,
+		const char *signature, ...);
+
+/*
+ * The same for message m of the tables (IVWL_MSG_REQ_<IFACE>_<NAME> or
+ * _EVT_ of ivwl-protocols.h): its opcode and signature, so the
+ * arguments follow the protocol's order.
+ */
+int
+ivwl_wire_write_msg(void *out, size_t room, uint32_t object,
+		    const struct ivwl_message *m, ...);
+
+int
+ivwl_wire_vwrite_msg(void *out, size_t room, uint32_t object,
+		     const struct ivwl_message *m, va_list ap);
 
 /* True when v is a value of e (see struct ivwl_enum). */
 bool

@@ -290,21 +290,35 @@ pool_map(struct ivwl_shm_pool *pool)
 }
 
 /* The display's pool is the whole heap, whatever the client's size. */
-static void
-rewrite_pool_size(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
-		  uint8_t *bytes, unsigned int arg)
+static int32_t
+display_pool_size(const struct ivwl_buffers *b)
 {
-	uint32_t heap = (uint32_t)b->layout->heap_size;
-
-	memcpy(bytes + msg->args[arg].offset, &heap, 4);
+	return (int32_t)(uint32_t)b->layout->heap_size;
 }
 
+/*
+ * One request of the client's as its handlers (the tables at the end)
+ * see it: they may rewrite its bytes and turn its fds into descs.
+ */
+struct request {
+	struct ivwl_buffers *b;
+	uint8_t *bytes;
+	int *fds;
+	struct ivwl_fd_desc *descs;
+	const char **why;
+};
+
 static int
-create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
-	    int fd, struct ivwl_fd_desc *desc, const char **why)
+shm_create_pool(void *data, const struct ivwl_wire_msg *msg,
+		const struct ivwl_req_wl_shm_create_pool *req)
 {
+	struct request *r = data;
+	struct ivwl_buffers *b = r->b;
 	struct ivwl_shm_pool *pool = calloc(1, sizeof(*pool));
-	int32_t size = ivwl_wire_arg_int(msg, 2);
+	struct ivwl_req_wl_shm_create_pool args = *req;
+	struct ivwl_fd_desc *desc = &r->descs[0];
+	int32_t size = args.size;
+	int fd = r->fds[0];
 	struct stat st;
 	int ret;
 
@@ -313,11 +327,11 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 		return -ENOMEM;
 	}
 
-	pool->id = ivwl_wire_arg_new_id(msg, 0);
+	pool->id = args.id;
 	pool->fd = fd;
 	pool->refs = 1;
 	if (size <= 0) {
-		*why = "wl_shm pool of no size";
+		*r->why = "wl_shm pool of no size";
 		ret = -EINVAL;
 		goto err_pool;
 	}
@@ -333,7 +347,7 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 		 * nothing until a buffer in it is copied. */
 		ret = pool_map(pool);
 		if (ret < 0) {
-			*why = "cannot map the client's pool";
+			*r->why = "cannot map the client's pool";
 			goto err_pool;
 		}
 		b->copy_pools++;
@@ -349,7 +363,8 @@ create_pool(struct ivwl_buffers *b, struct ivwl_wire_msg *msg, uint8_t *bytes,
 	desc->kind = IVWL_FD_REGION;
 	desc->offset = b->layout->heap_offset;
 	desc->length = b->layout->heap_size;
-	rewrite_pool_size(b, msg, bytes, 2);
+	args.size = display_pool_size(b);
+	ivwl_req_wl_shm_create_pool_rewrite(msg, r->bytes, &args);
 	return 0;
 
 err_pool:
@@ -422,34 +437,39 @@ copy_range(struct ivwl_buffers *b, struct ivwl_shm_buffer **bufp,
 }
 
 static int
-create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
-	      uint8_t *bytes, const char **why)
+shm_pool_create_buffer(void *data, const struct ivwl_wire_msg *msg,
+		       const struct ivwl_req_wl_shm_pool_create_buffer *req)
 {
+	struct request *r = data;
+	struct ivwl_buffers *b = r->b;
 	struct ivwl_shm_pool *pool = LIST_FIND(b->pools, msg->object);
+	struct ivwl_req_wl_shm_pool_create_buffer args = *req;
 	struct ivwl_shm_buffer *buf;
 	uint64_t size, rel;
 	int ret;
 
 	if (!pool) {
-		*why = "create_buffer on an unknown pool";
+		*r->why = "create_buffer on an unknown pool";
 		return -EINVAL;
 	}
 	buf = calloc(1, sizeof(*buf));
 	if (!buf)
 		return -ENOMEM;
-	buf->id = ivwl_wire_arg_new_id(msg, 0);
+	buf->id = args.id;
 	buf->pool = pool;
-	buf->offset = ivwl_wire_arg_int(msg, 1);
-	buf->width = ivwl_wire_arg_int(msg, 2);
-	buf->height = ivwl_wire_arg_int(msg, 3);
-	buf->stride = ivwl_wire_arg_int(msg, 4);
-	buf->format = ivwl_wire_arg_uint(msg, 5);
+	buf->offset = args.offset;
+	buf->width = args.width;
+	buf->height = args.height;
+	buf->stride = args.stride;
+	buf->format = args.format;
 	if (buf->offset < 0 || buf->height <= 0 || buf->stride <= 0 ||
 	    buf->width <= 0 ||
 	    (uint64_t)buf->offset + (uint64_t)buf->stride * buf->height >
 	    pool->size) {
 		/* libwayland would refuse it: let the display say so. */
-		memset(bytes + msg->args[1].offset, 0xff, 4);
+		args.offset = -1;
+		ivwl_req_wl_shm_pool_create_buffer_rewrite(msg, r->bytes,
+							   &args);
 		free(buf);
 		return 0;
 	}
@@ -463,13 +483,14 @@ create_buffer(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 	} else {
 		ret = copy_range(b, &buf, size);
 		if (ret < 0) {
-			*why = "the region heap is full";
+			*r->why = "the region heap is full";
 			free(buf);
 			return ret;
 		}
 	}
 	rel = buf->range.offset - b->layout->heap_offset;
-	memcpy(bytes + msg->args[1].offset, &(uint32_t){ (uint32_t)rel }, 4);
+	args.offset = (int32_t)(uint32_t)rel;
+	ivwl_req_wl_shm_pool_create_buffer_rewrite(msg, r->bytes, &args);
 	pool->refs++;
 	buf->next = b->buffers;
 	b->buffers = buf;
@@ -533,13 +554,6 @@ surfaces_detach(struct ivwl_buffers *b, uint32_t buffer_id)
 	}
 }
 
-static void
-damage_request(struct ivwl_damage *d, struct ivwl_wire_msg *msg)
-{
-	ivwl_damage_add(d, (struct ivwl_rect){
-		ivwl_wire_arg_int(msg, 0), ivwl_wire_arg_int(msg, 1),
-		ivwl_wire_arg_int(msg, 2), ivwl_wire_arg_int(msg, 3) });
-}
 
 static void
 copy_rect(struct ivwl_buffers *b, struct ivwl_shm_buffer *buf,
@@ -646,71 +660,146 @@ commit(struct ivwl_buffers *b, struct ivwl_surface *s)
 	return 0;
 }
 
-static int
-surface_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
-		const char **why)
-{
-	struct ivwl_surface *s;
-	int ret;
+/* ---- the client's requests, by the generated handler tables ------- */
 
-	if (msg->opcode == IVWL_REQ_WL_SURFACE_DESTROY) {
-		surface_forget(b, msg->object);
-		return 0;
-	}
-	s = surface_get(b, msg->object);
-	if (!s)
+static int
+shm_pool_resize(void *data, const struct ivwl_wire_msg *msg,
+		const struct ivwl_req_wl_shm_pool_resize *req)
+{
+	struct request *r = data;
+	struct ivwl_shm_pool *pool = LIST_FIND(r->b->pools, msg->object);
+	struct ivwl_req_wl_shm_pool_resize args = *req;
+
+	if (pool && args.size > 0)
+		pool->size = (size_t)args.size;
+	/* Zero-copy pools map their file only once they copy, after the
+	 * client leaves the grant. */
+	if (pool && !pool_zero_copy(pool) && pool_map(pool) < 0) {
+		*r->why = "cannot remap a resized pool";
 		return -ENOMEM;
-	switch (msg->opcode) {
-	case IVWL_REQ_WL_SURFACE_ATTACH:
-		s->attached = true;
-		s->pending_buffer = ivwl_wire_arg_object(msg, 0);
-		break;
-	case IVWL_REQ_WL_SURFACE_DAMAGE:
-		damage_request(&s->damage.pending_surface, msg);
-		break;
-	case IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER:
-		damage_request(&s->damage.pending_buffer, msg);
-		break;
-	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
-		s->pending_view.scale = ivwl_wire_arg_int(msg, 0);
-		break;
-	case IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM:
-		s->pending_view.transform = ivwl_wire_arg_int(msg, 0);
-		break;
-	case IVWL_REQ_WL_SURFACE_COMMIT:
-		ret = commit(b, s);
-		if (ret < 0)
-			*why = "cannot map the client's pool to copy from it";
-		return ret;
-	default:
-		break;
+	}
+	args.size = display_pool_size(r->b);
+	ivwl_req_wl_shm_pool_resize_rewrite(msg, r->bytes, &args);
+	return 0;
+}
+
+static int
+shm_pool_destroy(void *data, const struct ivwl_wire_msg *msg)
+{
+	struct request *r = data;
+	struct ivwl_shm_pool *pool = LIST_FIND(r->b->pools, msg->object);
+
+	if (pool) {
+		/* no buffer is made in it again */
+		spares_drop(r->b, pool);
+		pool->id = 0;	/* its buffers keep it */
+		pool_unref(r->b, pool);
 	}
 	return 0;
 }
 
-/* wl_fixed_t -1.0, which unsets a viewport's source */
-#define IVWL_FIXED_MINUS_ONE (-256)
-
-static void
-viewport_set_source(struct ivwl_buffer_view *v, struct ivwl_wire_msg *msg)
+static int
+wl_buffer_destroy(void *data, const struct ivwl_wire_msg *msg)
 {
-	v->src_x = ivwl_wire_arg_fixed(msg, 0);
-	v->src_y = ivwl_wire_arg_fixed(msg, 1);
-	v->src_w = ivwl_wire_arg_fixed(msg, 2);
-	v->src_h = ivwl_wire_arg_fixed(msg, 3);
-	v->has_source = v->src_x != IVWL_FIXED_MINUS_ONE ||
-			v->src_y != IVWL_FIXED_MINUS_ONE ||
-			v->src_w != IVWL_FIXED_MINUS_ONE ||
-			v->src_h != IVWL_FIXED_MINUS_ONE;
+	struct request *r = data;
+	struct ivwl_shm_buffer *buf = LIST_FIND(r->b->buffers, msg->object);
+
+	if (buf)
+		buffer_destroy(r->b, buf);
+	surfaces_detach(r->b, msg->object);
+	return 0;
 }
 
-static void
-viewport_set_destination(struct ivwl_buffer_view *v,
-			 struct ivwl_wire_msg *msg)
+static int
+surface_destroy(void *data, const struct ivwl_wire_msg *msg)
 {
-	v->dst_w = ivwl_wire_arg_int(msg, 0);
-	v->dst_h = ivwl_wire_arg_int(msg, 1);
-	v->has_destination = v->dst_w != -1 || v->dst_h != -1;
+	struct request *r = data;
+
+	surface_forget(r->b, msg->object);
+	return 0;
+}
+
+static int
+surface_attach(void *data, const struct ivwl_wire_msg *msg,
+	       const struct ivwl_req_wl_surface_attach *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+
+	if (!s)
+		return -ENOMEM;
+	s->attached = true;
+	s->pending_buffer = args->buffer;
+	return 0;
+}
+
+static int
+surface_damage(void *data, const struct ivwl_wire_msg *msg,
+	       const struct ivwl_req_wl_surface_damage *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+
+	if (!s)
+		return -ENOMEM;
+	ivwl_damage_add(&s->damage.pending_surface, (struct ivwl_rect){
+		args->x, args->y, args->width, args->height });
+	return 0;
+}
+
+static int
+surface_damage_buffer(void *data, const struct ivwl_wire_msg *msg,
+		      const struct ivwl_req_wl_surface_damage_buffer *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+
+	if (!s)
+		return -ENOMEM;
+	ivwl_damage_add(&s->damage.pending_buffer, (struct ivwl_rect){
+		args->x, args->y, args->width, args->height });
+	return 0;
+}
+
+static int
+surface_set_buffer_scale(void *data, const struct ivwl_wire_msg *msg,
+	const struct ivwl_req_wl_surface_set_buffer_scale *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+
+	if (!s)
+		return -ENOMEM;
+	s->pending_view.scale = args->scale;
+	return 0;
+}
+
+static int
+surface_set_buffer_transform(void *data, const struct ivwl_wire_msg *msg,
+	const struct ivwl_req_wl_surface_set_buffer_transform *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+
+	if (!s)
+		return -ENOMEM;
+	s->pending_view.transform = args->transform;
+	return 0;
+}
+
+static int
+surface_commit(void *data, const struct ivwl_wire_msg *msg)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, msg->object);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = commit(r->b, s);
+	if (ret < 0)
+		*r->why = "cannot map the client's pool to copy from it";
+	return ret;
 }
 
 /*
@@ -720,94 +809,124 @@ viewport_set_destination(struct ivwl_buffer_view *v,
  * the whole buffer until the display ends the client.
  */
 static int
-viewport_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg)
+viewporter_get_viewport(void *data, const struct ivwl_wire_msg *msg,
+			const struct ivwl_req_wp_viewporter_get_viewport *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = surface_get(r->b, args->surface);
+
+	(void)msg;
+	if (!s)
+		return -ENOMEM;
+	s->viewport_id = args->id;
+	return 0;
+}
+
+/* The surface of a viewport, or NULL when it is gone. */
+static struct ivwl_surface *
+viewport_surface(struct ivwl_buffers *b, uint32_t viewport)
 {
 	struct ivwl_surface *s;
 
-	if (msg->iface == &ivwl_iface_wp_viewporter) {
-		if (msg->opcode != IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT)
-			return 0;
-		s = surface_get(b, ivwl_wire_arg_object(msg, 1));
-		if (!s)
-			return -ENOMEM;
-		s->viewport_id = ivwl_wire_arg_new_id(msg, 0);
-		return 0;
-	}
 	for (s = b->surfaces; s; s = s->next)
-		if (s->viewport_id && s->viewport_id == msg->object)
-			break;
+		if (s->viewport_id && s->viewport_id == viewport)
+			return s;
+	return NULL;
+}
+
+static int
+viewport_destroy(void *data, const struct ivwl_wire_msg *msg)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = viewport_surface(r->b, msg->object);
+
 	if (!s)
-		return 0;	/* its surface is gone */
-	switch (msg->opcode) {
-	case IVWL_REQ_WP_VIEWPORT_DESTROY:
-		/* crop and scale go at the next commit */
-		s->viewport_id = 0;
-		s->pending_view.has_source = false;
-		s->pending_view.has_destination = false;
-		break;
-	case IVWL_REQ_WP_VIEWPORT_SET_SOURCE:
-		viewport_set_source(&s->pending_view, msg);
-		break;
-	case IVWL_REQ_WP_VIEWPORT_SET_DESTINATION:
-		viewport_set_destination(&s->pending_view, msg);
-		break;
-	}
+		return 0;
+	/* crop and scale go at the next commit */
+	s->viewport_id = 0;
+	s->pending_view.has_source = false;
+	s->pending_view.has_destination = false;
 	return 0;
 }
+
+/* wl_fixed_t -1.0, which unsets a viewport's source */
+#define IVWL_FIXED_MINUS_ONE (-256)
+
+static int
+viewport_set_source(void *data, const struct ivwl_wire_msg *msg,
+		    const struct ivwl_req_wp_viewport_set_source *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = viewport_surface(r->b, msg->object);
+	struct ivwl_buffer_view *v;
+
+	if (!s)
+		return 0;
+	v = &s->pending_view;
+	v->src_x = args->x;
+	v->src_y = args->y;
+	v->src_w = args->width;
+	v->src_h = args->height;
+	v->has_source = v->src_x != IVWL_FIXED_MINUS_ONE ||
+			v->src_y != IVWL_FIXED_MINUS_ONE ||
+			v->src_w != IVWL_FIXED_MINUS_ONE ||
+			v->src_h != IVWL_FIXED_MINUS_ONE;
+	return 0;
+}
+
+static int
+viewport_set_destination(void *data, const struct ivwl_wire_msg *msg,
+	const struct ivwl_req_wp_viewport_set_destination *args)
+{
+	struct request *r = data;
+	struct ivwl_surface *s = viewport_surface(r->b, msg->object);
+
+	if (!s)
+		return 0;
+	s->pending_view.dst_w = args->width;
+	s->pending_view.dst_h = args->height;
+	s->pending_view.has_destination = args->width != -1 ||
+					  args->height != -1;
+	return 0;
+}
+
+static const struct ivwl_request_handlers request_handlers = {
+	.wl_shm = &(const struct ivwl_wl_shm_request_handlers){
+		.create_pool = shm_create_pool,
+	},
+	.wl_shm_pool = &(const struct ivwl_wl_shm_pool_request_handlers){
+		.create_buffer = shm_pool_create_buffer,
+		.resize = shm_pool_resize,
+		.destroy = shm_pool_destroy,
+	},
+	.wl_buffer = &(const struct ivwl_wl_buffer_request_handlers){
+		.destroy = wl_buffer_destroy,
+	},
+	.wl_surface = &(const struct ivwl_wl_surface_request_handlers){
+		.destroy = surface_destroy,
+		.attach = surface_attach,
+		.damage = surface_damage,
+		.damage_buffer = surface_damage_buffer,
+		.set_buffer_scale = surface_set_buffer_scale,
+		.set_buffer_transform = surface_set_buffer_transform,
+		.commit = surface_commit,
+	},
+	.wp_viewporter = &(const struct ivwl_wp_viewporter_request_handlers){
+		.get_viewport = viewporter_get_viewport,
+	},
+	.wp_viewport = &(const struct ivwl_wp_viewport_request_handlers){
+		.destroy = viewport_destroy,
+		.set_source = viewport_set_source,
+		.set_destination = viewport_set_destination,
+	},
+};
 
 int
 ivwl_buffers_request(struct ivwl_buffers *b, struct ivwl_wire_msg *msg,
 		     uint8_t *bytes, int *fds, struct ivwl_fd_desc *descs,
 		     const char **why)
 {
-	struct ivwl_shm_pool *pool;
-	struct ivwl_shm_buffer *buf;
+	struct request r = { b, bytes, fds, descs, why };
 
-	if (msg->iface == &ivwl_iface_wl_shm &&
-	    msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL)
-		return create_pool(b, msg, bytes, fds[0], &descs[0], why);
-
-	if (msg->iface == &ivwl_iface_wl_shm_pool) {
-		switch (msg->opcode) {
-		case IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER:
-			return create_buffer(b, msg, bytes, why);
-		case IVWL_REQ_WL_SHM_POOL_RESIZE:
-			pool = LIST_FIND(b->pools, msg->object);
-			if (pool && ivwl_wire_arg_int(msg, 0) > 0)
-				pool->size = (size_t)ivwl_wire_arg_int(msg, 0);
-			/* Zero-copy pools map their file only once they
-			 * copy, after the client leaves the grant. */
-			if (pool && !pool_zero_copy(pool) &&
-			    pool_map(pool) < 0) {
-				*why = "cannot remap a resized pool";
-				return -ENOMEM;
-			}
-			rewrite_pool_size(b, msg, bytes, 0);
-			return 0;
-		case IVWL_REQ_WL_SHM_POOL_DESTROY:
-			pool = LIST_FIND(b->pools, msg->object);
-			if (pool) {
-				/* no buffer is made in it again */
-				spares_drop(b, pool);
-				pool->id = 0;	/* its buffers keep it */
-				pool_unref(b, pool);
-			}
-			return 0;
-		}
-		return 0;
-	}
-	if (msg->iface == &ivwl_iface_wl_buffer &&
-	    msg->opcode == IVWL_REQ_WL_BUFFER_DESTROY) {
-		buf = LIST_FIND(b->buffers, msg->object);
-		if (buf)
-			buffer_destroy(b, buf);
-		surfaces_detach(b, msg->object);
-		return 0;
-	}
-	if (msg->iface == &ivwl_iface_wl_surface)
-		return surface_request(b, msg, why);
-	if (msg->iface == &ivwl_iface_wp_viewporter ||
-	    msg->iface == &ivwl_iface_wp_viewport)
-		return viewport_request(b, msg);
-	return 0;
+	return ivwl_request_dispatch(&request_handlers, &r, msg);
 }

@@ -26,12 +26,6 @@
 #define FIRST_ESTIMATE_WAIT_MS 3000
 #define FIRST_ESTIMATE_POLL_MS 10
 
-/* wp_presentation_feedback.presented: tv_sec_hi, tv_sec_lo, tv_nsec, ... */
-#define ARG_SEC_HI 0
-#define ARG_SEC_LO 1
-#define ARG_NSEC 2
-#define ARG_REFRESH 3
-
 void
 ivwl_relay_time_init(struct ivwl_relay_time *rt, void *base, int agent_fd)
 {
@@ -154,15 +148,16 @@ static uint32_t
 clock_id(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	 uint8_t *out)
 {
+	struct ivwl_evt_wp_presentation_clock_id args;
 	struct ivwl_clock_view view;
-	uint32_t id;
 
-	rt->display_clock = ivwl_wire_arg_uint(msg, 0);
+	ivwl_evt_wp_presentation_clock_id_decode(msg, &args);
+	rt->display_clock = args.clk_id;
 	rt->have_display_clock = true;
 	/* Until an estimate exists, CLOCK_MONOTONIC is what it will map to. */
-	id = ivwl_clock_view_read(rt->base, &view) ? view.app_clock_id :
-						     CLOCK_MONOTONIC;
-	memcpy(out + msg->args[0].offset, &id, sizeof(id));
+	args.clk_id = ivwl_clock_view_read(rt->base, &view) ?
+		      view.app_clock_id : CLOCK_MONOTONIC;
+	ivwl_evt_wp_presentation_clock_id_rewrite(msg, out, &args);
 	return msg->size;
 }
 
@@ -170,32 +165,27 @@ static uint32_t
 presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	  uint8_t *out)
 {
+	struct ivwl_evt_wp_presentation_feedback_presented args;
 	struct ivwl_clock_view view;
-	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
-		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
-	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC), w[3];
-	uint32_t header[2] = {
-		msg->object,
-		(uint32_t)IVWL_WIRE_HEADER_SIZE << 16 |
-			IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED,
-	};
+	uint64_t sec;
 	int64_t app, err;
+	bool ok;
 
-	uint32_t refresh = ivwl_wire_arg_uint(msg, ARG_REFRESH);
-	bool ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
-		  nsec < NS_PER_S &&
-		  translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
-			    &view) &&
-		  (refresh == 0 || err <= refresh / 4);
+	ivwl_evt_wp_presentation_feedback_presented_decode(msg, &args);
+	sec = (uint64_t)args.tv_sec_hi << 32 | args.tv_sec_lo;
+	ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
+	     args.tv_nsec < NS_PER_S &&
+	     translate(rt, (int64_t)sec * NS_PER_S + args.tv_nsec, &app, &err,
+		       &view) &&
+	     (args.refresh == 0 || err <= args.refresh / 4);
 
 	want_clock(rt, ok ? &view : NULL);
 	if (ok) {
-		w[0] = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
-		w[1] = (uint32_t)(app / NS_PER_S);
-		w[2] = (uint32_t)(app % NS_PER_S);
-		memcpy(out + msg->args[ARG_SEC_HI].offset, &w[0], 4);
-		memcpy(out + msg->args[ARG_SEC_LO].offset, &w[1], 4);
-		memcpy(out + msg->args[ARG_NSEC].offset, &w[2], 4);
+		args.tv_sec_hi = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
+		args.tv_sec_lo = (uint32_t)(app / NS_PER_S);
+		args.tv_nsec = (uint32_t)(app % NS_PER_S);
+		ivwl_evt_wp_presentation_feedback_presented_rewrite(msg, out,
+								    &args);
 		rt->translated++;
 		if (err > rt->worst_err)
 			rt->worst_err = err;
@@ -208,8 +198,8 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 		    "(bound %lld ns); sending discarded instead",
 		    "wp_presentation_feedback.presented", (long long)err);
 	rt->said_untrusted = true;
-	memcpy(out, header, sizeof(header));
-	return IVWL_WIRE_HEADER_SIZE;
+	return (uint32_t)ivwl_wire_write_msg(out, msg->size, msg->object,
+		IVWL_MSG_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 }
 
 /*
@@ -234,9 +224,13 @@ const size_t ivwl_relay_time_rule_count =
 static uint32_t
 registry_global(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg)
 {
-	const char *name = ivwl_wire_arg_string(msg, 1);
 	const struct ivwl_relay_time_rule *r;
+	struct ivwl_evt_wl_registry_global args;
+	const char *name;
 	size_t i;
+
+	ivwl_evt_wl_registry_global_decode(msg, &args);
+	name = args.interface;
 
 	if (!name)
 		return msg->size;

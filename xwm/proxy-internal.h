@@ -109,54 +109,27 @@ struct ivwl_xwm_proxy {
 
 /* ---- messages the proxy writes -------------------------------------- */
 
-struct msg {
-	uint32_t w[IVWL_WIRE_MAX_MESSAGE / 4];
-	uint32_t n;
-};
-
-static inline void
-msg_begin(struct msg *m, uint32_t object, uint16_t opcode)
+/*
+ * s, or "" when it is too long for a message of its own (an X client's
+ * title or MIME type can be): what the compositor gets in its place.
+ */
+static inline const char *
+ivwl_xwm_wire_string(const char *s)
 {
-	m->w[0] = object;
-	m->w[1] = opcode;
-	m->n = 2;
-}
-
-static inline void
-msg_u32(struct msg *m, uint32_t v)
-{
-	if (m->n < IVWL_WIRE_MAX_MESSAGE / 4)
-		m->w[m->n++] = v;
-}
-
-static inline void
-msg_string(struct msg *m, const char *s)
-{
-	size_t len = strlen(s) + 1, words = (len + 3) / 4;
-
-	if (m->n + 1 + words > IVWL_WIRE_MAX_MESSAGE / 4 - 1) {
-		msg_u32(m, 1);		/* too long for a message: "" */
-		msg_u32(m, 0);
-		return;
-	}
-	m->w[m->n++] = (uint32_t)len;
-	m->w[m->n + words - 1] = 0;
-	memcpy(&m->w[m->n], s, len);
-	m->n += (uint32_t)words;
-}
-
-static inline uint32_t
-msg_size(const struct msg *m)
-{
-	return m->n * 4;
+	return strlen(s) < IVWL_WIRE_MAX_MESSAGE - 16 ? s : "";
 }
 
 /* proxy.c */
 bool
 ivwl_xwm_client_id(uint32_t id);
-/* Tracks m in the compositor's map and queues it. */
+/*
+ * Writes object.m(args...) (ivwl_wire_write_msg: m is an IVWL_MSG_REQ_
+ * of ivwl-protocols.h), tracks it in the compositor's map and queues
+ * it.  0, -EMSGSIZE when it does not fit a message, or -EPROTO.
+ */
 int
-ivwl_xwm_send_msg_up(struct ivwl_xwm_proxy *p, struct msg *m);
+ivwl_xwm_send_up(struct ivwl_xwm_proxy *p, uint32_t object,
+		 const struct ivwl_message *m, ...);
 /* A new object of the proxy's: its up id, 0 when ids ran out. */
 uint32_t
 ivwl_xwm_own_id(struct ivwl_xwm_proxy *p);
@@ -167,9 +140,10 @@ ivwl_xwm_up_of(const struct ivwl_xwm_proxy *p, uint32_t down);
 /* A request without arguments (a destroy, mostly). */
 int
 ivwl_xwm_request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode);
-/* Tracks m in the compositor's map and queues it with fd (taken). */
+/* Same, with fd (taken) for m's one fd argument. */
 int
-ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd);
+ivwl_xwm_send_up_fd(struct ivwl_xwm_proxy *p, int fd, uint32_t object,
+		    const struct ivwl_message *m, ...);
 /* Binds the registry's global name as iface: the proxy's id, or 0. */
 uint32_t
 ivwl_xwm_bind(struct ivwl_xwm_proxy *p, uint32_t name, const char *iface,

@@ -39,52 +39,41 @@ bind_globals(struct ivwl_xwm_proxy *p)
 }
 
 
+/* m: a request of one string argument (set_title, set_app_id). */
 static int
-set_string(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode,
-	   const char *s)
+set_string(struct ivwl_xwm_proxy *p, uint32_t object,
+	   const struct ivwl_message *m, const char *s)
 {
-	struct msg m;
-
-	msg_begin(&m, object, opcode);
-	msg_string(&m, s);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, object, m, ivwl_xwm_wire_string(s));
 }
 
 /* What Xwayland committed while the surface waited for its role. */
 static int
 send_fullscreen(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
-	struct msg m;
-
 	if (!s->fullscreen)
 		return ivwl_xwm_request0(p, s->toplevel,
 					 IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN);
-	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN);
-	msg_u32(&m, 0);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, s->toplevel,
+				IVWL_MSG_REQ_XDG_TOPLEVEL_SET_FULLSCREEN,
+				0);	/* no output */
 }
 
 int
 ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
 	uint32_t up = ivwl_xwm_up_of(p, s->down);
-	struct msg m;
 	int ret = 0;
 
 	s->state = SURFACE_SHOWN;
 	if (s->attached) {
-		msg_begin(&m, up, IVWL_REQ_WL_SURFACE_ATTACH);
-		msg_u32(&m, ivwl_xwm_up_of(p, s->buffer));
-		msg_u32(&m, (uint32_t)s->buffer_x);
-		msg_u32(&m, (uint32_t)s->buffer_y);
-		ret = ivwl_xwm_send_msg_up(p, &m);
-		msg_begin(&m, up, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER);
-		msg_u32(&m, 0);
-		msg_u32(&m, 0);
-		msg_u32(&m, INT32_MAX);
-		msg_u32(&m, INT32_MAX);
+		ret = ivwl_xwm_send_up(p, up, IVWL_MSG_REQ_WL_SURFACE_ATTACH,
+				       ivwl_xwm_up_of(p, s->buffer),
+				       s->buffer_x, s->buffer_y);
 		if (ret == 0)
-			ret = ivwl_xwm_send_msg_up(p, &m);
+			ret = ivwl_xwm_send_up(p, up,
+				IVWL_MSG_REQ_WL_SURFACE_DAMAGE_BUFFER,
+				0, 0, INT32_MAX, INT32_MAX);
 	}
 	if (ret == 0 && (s->committed || s->attached))
 		ret = ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT);
@@ -109,23 +98,18 @@ ivwl_xwm_release_held(struct ivwl_xwm_proxy *p, struct xsurface *s)
 static int
 ask_decoration(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
-	struct msg m;
-
 	if (!p->decoration_manager)
 		return 0;
 	s->decoration = ivwl_xwm_own_id(p);
 	if (!s->decoration)
 		return -EMFILE;
-	msg_begin(&m, p->decoration_manager,
-		  IVWL_REQ_ZXDG_DECORATION_MANAGER_V1_GET_TOPLEVEL_DECORATION);
-	msg_u32(&m, s->decoration);
-	msg_u32(&m, s->toplevel);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	if (ivwl_xwm_send_up(p, p->decoration_manager,
+		IVWL_MSG_REQ_ZXDG_DECORATION_MANAGER_V1_GET_TOPLEVEL_DECORATION,
+		s->decoration, s->toplevel) < 0)
 		return -EPROTO;
-	msg_begin(&m, s->decoration,
-		  IVWL_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE);
-	msg_u32(&m, 2);		/* server_side */
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, s->decoration,
+			IVWL_MSG_REQ_ZXDG_TOPLEVEL_DECORATION_V1_SET_MODE,
+			2);	/* server_side */
 }
 
 /* The role objects of a window whose surface exists: xdg-shell's first
@@ -135,7 +119,6 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
 	uint32_t up = ivwl_xwm_up_of(p, s->down);
 	struct xsurface *parent;
-	struct msg m;
 
 	if (bind_globals(p) < 0)
 		return -EPROTO;
@@ -143,37 +126,32 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	s->toplevel = ivwl_xwm_own_id(p);
 	if (!s->xdg || !s->toplevel)
 		return -EMFILE;
-	msg_begin(&m, p->wm_base, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE);
-	msg_u32(&m, s->xdg);
-	msg_u32(&m, up);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
-		return -EPROTO;
-	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL);
-	msg_u32(&m, s->toplevel);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	if (ivwl_xwm_send_up(p, p->wm_base,
+			     IVWL_MSG_REQ_XDG_WM_BASE_GET_XDG_SURFACE,
+			     s->xdg, up) < 0 ||
+	    ivwl_xwm_send_up(p, s->xdg, IVWL_MSG_REQ_XDG_SURFACE_GET_TOPLEVEL,
+			     s->toplevel) < 0)
 		return -EPROTO;
 	if (ask_decoration(p, s) < 0)
 		return -EPROTO;
 	if (s->title && set_string(p, s->toplevel,
-				   IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, s->title) < 0)
+				   IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE,
+				   s->title) < 0)
 		return -EPROTO;
 	if (s->app_id && set_string(p, s->toplevel,
-				    IVWL_REQ_XDG_TOPLEVEL_SET_APP_ID,
+				    IVWL_MSG_REQ_XDG_TOPLEVEL_SET_APP_ID,
 				    s->app_id) < 0)
 		return -EPROTO;
 	parent = s->parent < IVWL_WIRE_MAX_OBJECTS ? p->surfaces[s->parent] :
 						     NULL;
-	if (parent && parent->toplevel && parent->state == SURFACE_SHOWN) {
-		msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_PARENT);
-		msg_u32(&m, parent->toplevel);
-		if (ivwl_xwm_send_msg_up(p, &m) < 0)
-			return -EPROTO;
-	}
-	msg_begin(&m, up, IVWL_REQ_WL_SURFACE_ATTACH);
-	msg_u32(&m, 0);
-	msg_u32(&m, 0);
-	msg_u32(&m, 0);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0 ||
+	if (parent && parent->toplevel && parent->state == SURFACE_SHOWN &&
+	    ivwl_xwm_send_up(p, s->toplevel,
+			     IVWL_MSG_REQ_XDG_TOPLEVEL_SET_PARENT,
+			     parent->toplevel) < 0)
+		return -EPROTO;
+	/* no buffer */
+	if (ivwl_xwm_send_up(p, up, IVWL_MSG_REQ_WL_SURFACE_ATTACH,
+			     0, 0, 0) < 0 ||
 	    ivwl_xwm_request0(p, up, IVWL_REQ_WL_SURFACE_COMMIT) < 0)
 		return -EPROTO;
 	s->state = SURFACE_WANTED;
@@ -188,12 +166,9 @@ make_toplevel(struct ivwl_xwm_proxy *p, struct xsurface *s)
 static int
 place_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
-	struct msg m;
-
-	msg_begin(&m, s->subsurface, IVWL_REQ_WL_SUBSURFACE_SET_POSITION);
-	msg_u32(&m, (uint32_t)s->x);
-	msg_u32(&m, (uint32_t)s->y);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	if (ivwl_xwm_send_up(p, s->subsurface,
+			     IVWL_MSG_REQ_WL_SUBSURFACE_SET_POSITION,
+			     s->x, s->y) < 0)
 		return -EPROTO;
 	return ivwl_xwm_request0(p, ivwl_xwm_up_of(p, s->parent),
 			IVWL_REQ_WL_SURFACE_COMMIT);
@@ -202,18 +177,15 @@ place_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 static int
 make_child(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
-	struct msg m;
-
 	if (bind_globals(p) < 0)
 		return -EPROTO;
 	s->subsurface = ivwl_xwm_own_id(p);
 	if (!s->subsurface)
 		return -EMFILE;
-	msg_begin(&m, p->subcompositor, IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE);
-	msg_u32(&m, s->subsurface);
-	msg_u32(&m, ivwl_xwm_up_of(p, s->down));
-	msg_u32(&m, ivwl_xwm_up_of(p, s->parent));
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	if (ivwl_xwm_send_up(p, p->subcompositor,
+			     IVWL_MSG_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE,
+			     s->subsurface, ivwl_xwm_up_of(p, s->down),
+			     ivwl_xwm_up_of(p, s->parent)) < 0)
 		return -EPROTO;
 	if (ivwl_xwm_request0(p, s->subsurface,
 			      IVWL_REQ_WL_SUBSURFACE_SET_DESYNC) < 0 ||
@@ -332,7 +304,7 @@ ivwl_xwm_proxy_set_title(struct ivwl_xwm_proxy *p, uint32_t surface,
 	s->title = strdup(title);
 	if (!s->toplevel || !s->title)
 		return 0;
-	return set_string(p, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE,
+	return set_string(p, s->toplevel, IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE,
 			  s->title);
 }
 
@@ -380,14 +352,11 @@ int
 ivwl_xwm_proxy_move(struct ivwl_xwm_proxy *p, uint32_t surface)
 {
 	struct xsurface *s = shown_toplevel(p, surface);
-	struct msg m;
 
 	if (!s || !p->sel.seat)
 		return -ENOENT;
-	msg_begin(&m, s->toplevel, IVWL_REQ_XDG_TOPLEVEL_MOVE);
-	msg_u32(&m, p->sel.seat);
-	msg_u32(&m, p->sel.press);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, s->toplevel, IVWL_MSG_REQ_XDG_TOPLEVEL_MOVE,
+				p->sel.seat, p->sel.press);
 }
 
 int

@@ -87,7 +87,6 @@ static int
 device_made(struct ivwl_xwm_proxy *p)
 {
 	struct selection *sel = &p->sel;
-	struct msg m;
 
 	sel->manager = ivwl_xwm_bind(p, sel->manager_name,
 				     "wl_data_device_manager",
@@ -101,11 +100,9 @@ device_made(struct ivwl_xwm_proxy *p)
 	sel->device = ivwl_xwm_own_id(p);
 	if (!sel->device)
 		return -EMFILE;
-	msg_begin(&m, sel->manager,
-		  IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE);
-	msg_u32(&m, sel->device);
-	msg_u32(&m, sel->seat);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, sel->manager,
+			IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+			sel->device, sel->seat);
 }
 
 void
@@ -133,20 +130,22 @@ void
 ivwl_xwm_selection_input(struct ivwl_xwm_proxy *p,
 			 const struct ivwl_wire_msg *msg)
 {
-	uint16_t op = msg->opcode;
+	struct ivwl_evt_wl_keyboard_enter key_enter;
+	struct ivwl_evt_wl_keyboard_key key;
+	struct ivwl_evt_wl_pointer_enter pointer_enter;
+	struct ivwl_evt_wl_pointer_button button;
 
-	/* each of these events has its serial first */
-	if ((msg->iface->index == IVWL_IFACE_WL_KEYBOARD &&
-	     (op == IVWL_EVT_WL_KEYBOARD_ENTER ||
-	      op == IVWL_EVT_WL_KEYBOARD_KEY)) ||
-	    (msg->iface->index == IVWL_IFACE_WL_POINTER &&
-	     (op == IVWL_EVT_WL_POINTER_ENTER ||
-	      op == IVWL_EVT_WL_POINTER_BUTTON)))
-		p->sel.serial = ivwl_wire_arg_uint(msg, 0);
-	if (msg->iface->index == IVWL_IFACE_WL_POINTER &&
-	    op == IVWL_EVT_WL_POINTER_BUTTON &&
-	    ivwl_wire_arg_uint(msg, 3) == 1 /* pressed */)
-		p->sel.press = ivwl_wire_arg_uint(msg, 0);
+	if (ivwl_evt_wl_keyboard_enter_decode(msg, &key_enter))
+		p->sel.serial = key_enter.serial;
+	else if (ivwl_evt_wl_keyboard_key_decode(msg, &key))
+		p->sel.serial = key.serial;
+	else if (ivwl_evt_wl_pointer_enter_decode(msg, &pointer_enter))
+		p->sel.serial = pointer_enter.serial;
+	else if (ivwl_evt_wl_pointer_button_decode(msg, &button)) {
+		p->sel.serial = button.serial;
+		if (button.state == 1)	/* pressed */
+			p->sel.press = button.serial;
+	}
 }
 
 /* data_device.data_offer: a new offer, the oldest giving way. */
@@ -214,14 +213,15 @@ static int
 source_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 	     int *fds, uint32_t nfds)
 {
-	const char *mime = ivwl_wire_arg_string(msg, 0);
+	struct ivwl_evt_wl_data_source_send send;
 	int fd = nfds == 1 ? fds[0] : -1;
 
 	if (msg->object != p->sel.source) {
 		/* an old source's, already destroyed */
-	} else if (msg->opcode == IVWL_EVT_WL_DATA_SOURCE_SEND && fd >= 0 &&
-		   mime && strcmp(mime, p->sel.marker) != 0) {
-		p->hooks->send(p->data, mime, fd);
+	} else if (ivwl_evt_wl_data_source_send_decode(msg, &send) &&
+		   fd >= 0 && send.mime_type &&
+		   strcmp(send.mime_type, p->sel.marker) != 0) {
+		p->hooks->send(p->data, send.mime_type, fd);
 		return 0;
 	} else if (msg->opcode == IVWL_EVT_WL_DATA_SOURCE_CANCELLED) {
 		p->sel.source = 0;
@@ -238,8 +238,11 @@ ivwl_xwm_selection_event(struct ivwl_xwm_proxy *p,
 			 const struct ivwl_wire_msg *msg, int *fds,
 			 uint32_t nfds)
 {
+	struct ivwl_evt_wl_data_offer_offer type;
+	struct ivwl_evt_wl_data_device_data_offer made;
+	struct ivwl_evt_wl_data_device_selection selection;
+	struct ivwl_evt_wl_data_device_enter enter;
 	struct offer *o;
-	uint32_t drag;
 
 	if (msg->iface->index == IVWL_IFACE_WL_DATA_SOURCE)
 		return source_event(p, msg, fds, nfds);
@@ -247,25 +250,22 @@ ivwl_xwm_selection_event(struct ivwl_xwm_proxy *p,
 		close(fds[i]);
 	if (msg->iface->index == IVWL_IFACE_WL_DATA_OFFER) {
 		o = offer_find(&p->sel, msg->object);
-		if (o && msg->opcode == IVWL_EVT_WL_DATA_OFFER_OFFER)
-			offer_type(p, o, ivwl_wire_arg_string(msg, 0));
+		if (o && ivwl_evt_wl_data_offer_offer_decode(msg, &type))
+			offer_type(p, o, type.mime_type);
 		return 0;
 	}
 	if (msg->object != p->sel.device)
 		return 0;
-	switch (msg->opcode) {
-	case IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER:
-		return offer_made(p, ivwl_wire_arg_new_id(msg, 0));
-	case IVWL_EVT_WL_DATA_DEVICE_SELECTION:
-		return selection_is(p, ivwl_wire_arg_object(msg, 0));
-	case IVWL_EVT_WL_DATA_DEVICE_ENTER:
+	if (ivwl_evt_wl_data_device_data_offer_decode(msg, &made))
+		return offer_made(p, made.id);
+	if (ivwl_evt_wl_data_device_selection_decode(msg, &selection))
+		return selection_is(p, selection.id);
+	if (ivwl_evt_wl_data_device_enter_decode(msg, &enter)) {
 		/* drags into X windows are not bridged: refused at once */
-		drag = ivwl_wire_arg_object(msg, 4);
-		o = offer_find(&p->sel, drag);
+		o = offer_find(&p->sel, enter.id);
 		return o ? offer_drop(p, o) : 0;
-	default:
-		return 0;
 	}
+	return 0;
 }
 
 int
@@ -273,7 +273,6 @@ ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
 			     const char *const *mimes, uint32_t n)
 {
 	struct selection *sel = &p->sel;
-	struct msg m;
 	uint32_t i;
 
 	if (!sel->device)
@@ -289,35 +288,31 @@ ivwl_xwm_proxy_set_selection(struct ivwl_xwm_proxy *p,
 	sel->source = ivwl_xwm_own_id(p);
 	if (!sel->source)
 		return -EMFILE;
-	msg_begin(&m, sel->manager,
-		  IVWL_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE);
-	msg_u32(&m, sel->source);
-	if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	if (ivwl_xwm_send_up(p, sel->manager,
+			IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_CREATE_DATA_SOURCE,
+			sel->source) < 0)
 		return -EPROTO;
 	/* the marker last: weston's clipboard keeps a copy of the first */
 	n = n < SELECTION_MIMES ? n : SELECTION_MIMES;
-	for (i = 0; i <= n; i++) {
-		msg_begin(&m, sel->source, IVWL_REQ_WL_DATA_SOURCE_OFFER);
-		msg_string(&m, i < n ? mimes[i] : sel->marker);
-		if (ivwl_xwm_send_msg_up(p, &m) < 0)
+	for (i = 0; i <= n; i++)
+		if (ivwl_xwm_send_up(p, sel->source,
+				     IVWL_MSG_REQ_WL_DATA_SOURCE_OFFER,
+				     ivwl_xwm_wire_string(i < n ? mimes[i] :
+							  sel->marker)) < 0)
 			return -EPROTO;
-	}
-	msg_begin(&m, sel->device, IVWL_REQ_WL_DATA_DEVICE_SET_SELECTION);
-	msg_u32(&m, sel->source);
-	msg_u32(&m, sel->serial);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, sel->device,
+				IVWL_MSG_REQ_WL_DATA_DEVICE_SET_SELECTION,
+				sel->source, sel->serial);
 }
 
 int
 ivwl_xwm_proxy_receive(struct ivwl_xwm_proxy *p, const char *mime, int fd)
 {
-	struct msg m;
-
 	if (!p->sel.current) {
 		close(fd);
 		return -ENOENT;
 	}
-	msg_begin(&m, p->sel.current, IVWL_REQ_WL_DATA_OFFER_RECEIVE);
-	msg_string(&m, mime);
-	return ivwl_xwm_send_msg_up_fd(p, &m, fd);
+	return ivwl_xwm_send_up_fd(p, fd, p->sel.current,
+				   IVWL_MSG_REQ_WL_DATA_OFFER_RECEIVE,
+				   ivwl_xwm_wire_string(mime));
 }

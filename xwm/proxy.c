@@ -8,6 +8,7 @@
  * compositor makes (0xff000000 and up) are the same on both sides.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,27 +71,55 @@ send_up(struct ivwl_xwm_proxy *p, const void *bytes, uint32_t len,
 	return ivwl_stream_out_append(&p->up_out, bytes, len, fds, nfds);
 }
 
-int
-ivwl_xwm_send_msg_up(struct ivwl_xwm_proxy *p, struct msg *m)
+/* object.m(ap...) sent up with the fds (taken). */
+static int
+vsend_up(struct ivwl_xwm_proxy *p, int *fds, uint32_t nfds, uint32_t object,
+	 const struct ivwl_message *m, va_list ap)
 {
-	m->w[1] |= msg_size(m) << 16;
-	return send_up(p, m->w, msg_size(m), NULL, 0);
+	uint8_t buf[IVWL_WIRE_MAX_MESSAGE];
+	int len = ivwl_wire_vwrite_msg(buf, sizeof(buf), object, m, ap);
+
+	if (len < 0) {
+		for (uint32_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		return len;
+	}
+	return send_up(p, buf, (uint32_t)len, fds, nfds);
 }
 
 int
-ivwl_xwm_send_msg_up_fd(struct ivwl_xwm_proxy *p, struct msg *m, int fd)
+ivwl_xwm_send_up(struct ivwl_xwm_proxy *p, uint32_t object,
+		 const struct ivwl_message *m, ...)
 {
-	m->w[1] |= msg_size(m) << 16;
-	return send_up(p, m->w, msg_size(m), &fd, 1);
+	va_list ap;
+	int ret;
+
+	va_start(ap, m);
+	ret = vsend_up(p, NULL, 0, object, m, ap);
+	va_end(ap);
+	return ret;
+}
+
+int
+ivwl_xwm_send_up_fd(struct ivwl_xwm_proxy *p, int fd, uint32_t object,
+		    const struct ivwl_message *m, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, m);
+	ret = vsend_up(p, &fd, 1, object, m, ap);
+	va_end(ap);
+	return ret;
 }
 
 int
 ivwl_xwm_request0(struct ivwl_xwm_proxy *p, uint32_t object, uint16_t opcode)
 {
-	struct msg m;
+	uint8_t buf[IVWL_WIRE_HEADER_SIZE];
+	int len = ivwl_wire_write(buf, sizeof(buf), object, opcode, "");
 
-	msg_begin(&m, object, opcode);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return len < 0 ? len : send_up(p, buf, (uint32_t)len, NULL, 0);
 }
 
 /* A new object of the proxy's: its up id, 0 when ids ran out. */
@@ -110,14 +139,10 @@ ivwl_xwm_bind(struct ivwl_xwm_proxy *p, uint32_t name, const char *iface,
 	      uint32_t version)
 {
 	uint32_t id = ivwl_xwm_own_id(p);
-	struct msg m;
 
-	msg_begin(&m, p->registry, IVWL_REQ_WL_REGISTRY_BIND);
-	msg_u32(&m, name);
-	msg_string(&m, iface);
-	msg_u32(&m, version);
-	msg_u32(&m, id);
-	return id && ivwl_xwm_send_msg_up(p, &m) == 0 ? id : 0;
+	return id && ivwl_xwm_send_up(p, p->registry,
+				      IVWL_MSG_REQ_WL_REGISTRY_BIND, name,
+				      iface, version, id) == 0 ? id : 0;
 }
 
 uint32_t
@@ -152,12 +177,9 @@ pack_size(int32_t width, int32_t height)
 static int
 ack_configure(struct ivwl_xwm_proxy *p, struct xsurface *s, uint32_t serial)
 {
-	struct msg m;
-
 	s->ack_serial = 0;
-	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE);
-	msg_u32(&m, serial);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, s->xdg,
+				IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE, serial);
 }
 
 /*
@@ -168,8 +190,6 @@ ack_configure(struct ivwl_xwm_proxy *p, struct xsurface *s, uint32_t serial)
 static int
 before_commit(struct ivwl_xwm_proxy *p, struct xsurface *s)
 {
-	struct msg m;
-
 	if (!s->xdg || !s->size)
 		return 0;
 	if (s->ack_serial && s->size == s->want_size &&
@@ -178,35 +198,31 @@ before_commit(struct ivwl_xwm_proxy *p, struct xsurface *s)
 	if (s->size == s->geometry)
 		return 0;
 	s->geometry = s->size;
-	msg_begin(&m, s->xdg, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY);
-	msg_u32(&m, 0);
-	msg_u32(&m, 0);
-	msg_u32(&m, s->size >> 16);
-	msg_u32(&m, s->size & 0xffff);
-	return ivwl_xwm_send_msg_up(p, &m);
+	return ivwl_xwm_send_up(p, s->xdg,
+				IVWL_MSG_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY,
+				0, 0, s->size >> 16, s->size & 0xffff);
 }
 
 /* The sizes of Xwayland's buffers, for the configures that wait. */
 static void
 buffer_made(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 {
-	uint32_t id;
+	struct ivwl_req_wl_shm_pool_create_buffer shm;
+	struct ivwl_req_zwp_linux_buffer_params_v1_create_immed dmabuf;
+	uint32_t id, size;
 
-	if (msg->iface->index == IVWL_IFACE_WL_SHM_POOL &&
-	    msg->opcode == IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER)
-		id = ivwl_wire_arg_new_id(msg, 0);
-	else if (msg->iface->index == IVWL_IFACE_ZWP_LINUX_BUFFER_PARAMS_V1 &&
-		 msg->opcode ==
-		 IVWL_REQ_ZWP_LINUX_BUFFER_PARAMS_V1_CREATE_IMMED)
-		id = ivwl_wire_arg_new_id(msg, 0);
-	else
+	if (ivwl_req_wl_shm_pool_create_buffer_decode(msg, &shm)) {
+		id = shm.id;
+		size = pack_size(shm.width, shm.height);
+	} else if (ivwl_req_zwp_linux_buffer_params_v1_create_immed_decode(
+			msg, &dmabuf)) {
+		id = dmabuf.buffer_id;
+		size = pack_size(dmabuf.width, dmabuf.height);
+	} else {
 		return;
+	}
 	if (ivwl_xwm_client_id(id) && id < IVWL_WIRE_MAX_OBJECTS)
-		p->buffer_size[id] = pack_size(
-			ivwl_wire_arg_int(msg, msg->iface->index ==
-					  IVWL_IFACE_WL_SHM_POOL ? 2 : 1),
-			ivwl_wire_arg_int(msg, msg->iface->index ==
-					  IVWL_IFACE_WL_SHM_POOL ? 3 : 2));
+		p->buffer_size[id] = size;
 }
 
 /* A request on one of Xwayland's surfaces the proxy follows (1: it
@@ -215,6 +231,7 @@ static int
 surface_request(struct ivwl_xwm_proxy *p, struct xsurface *s,
 		const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wl_surface_attach attach;
 	uint32_t b;
 
 	switch (msg->opcode) {
@@ -222,15 +239,16 @@ surface_request(struct ivwl_xwm_proxy *p, struct xsurface *s,
 		ivwl_xwm_surface_gone(p, s);
 		return 0;
 	case IVWL_REQ_WL_SURFACE_ATTACH:
-		b = ivwl_wire_arg_object(msg, 0);
+		ivwl_req_wl_surface_attach_decode(msg, &attach);
+		b = attach.buffer;
 		s->size = ivwl_xwm_client_id(b) && b < IVWL_WIRE_MAX_OBJECTS ?
 			  p->buffer_size[b] : 0;
 		if (s->state == SURFACE_SHOWN)
 			return 0;
 		s->attached = true;
 		s->buffer = b;
-		s->buffer_x = ivwl_wire_arg_int(msg, 1);
-		s->buffer_y = ivwl_wire_arg_int(msg, 2);
+		s->buffer_x = attach.x;
+		s->buffer_y = attach.y;
 		return 0;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
 		if (s->state == SURFACE_SHOWN)
@@ -280,19 +298,19 @@ before_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 static int
 after_request(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wl_compositor_create_surface create;
+	struct ivwl_req_wl_pointer_set_cursor cursor;
+	struct ivwl_req_wl_subcompositor_get_subsurface sub;
 	struct xsurface *s = NULL;
 
-	if (msg->iface->index == IVWL_IFACE_WL_COMPOSITOR &&
-	    msg->opcode == IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE) {
-		ivwl_xwm_surface_made(p, ivwl_wire_arg_new_id(msg, 0));
+	if (ivwl_req_wl_compositor_create_surface_decode(msg, &create)) {
+		ivwl_xwm_surface_made(p, create.id);
 		return 0;
 	}
-	if (msg->iface->index == IVWL_IFACE_WL_POINTER &&
-	    msg->opcode == IVWL_REQ_WL_POINTER_SET_CURSOR)
-		s = held_surface(p, ivwl_wire_arg_object(msg, 1));
-	else if (msg->iface->index == IVWL_IFACE_WL_SUBCOMPOSITOR &&
-		 msg->opcode == IVWL_REQ_WL_SUBCOMPOSITOR_GET_SUBSURFACE)
-		s = held_surface(p, ivwl_wire_arg_object(msg, 1));
+	if (ivwl_req_wl_pointer_set_cursor_decode(msg, &cursor))
+		s = held_surface(p, cursor.surface);
+	else if (ivwl_req_wl_subcompositor_get_subsurface_decode(msg, &sub))
+		s = held_surface(p, sub.surface);
 	return s ? ivwl_xwm_release_held(p, s) : 0;
 }
 
@@ -383,15 +401,15 @@ surface_of_role(struct ivwl_xwm_proxy *p, uint32_t up)
 }
 
 static bool
-has_state(const struct ivwl_wire_msg *msg, unsigned int index,
-	  uint32_t state)
+has_state(const struct ivwl_wire_array *states, uint32_t state)
 {
-	uint32_t len, i;
-	const uint32_t *states = ivwl_wire_arg_array(msg, index, &len);
+	uint32_t i, v;
 
-	for (i = 0; states && i < len / 4; i++)
-		if (states[i] == state)
+	for (i = 0; states->data && i < states->len / 4; i++) {
+		memcpy(&v, (const uint8_t *)states->data + 4 * i, 4);
+		if (v == state)
 			return true;
+	}
 	return false;
 }
 
@@ -400,17 +418,18 @@ static void
 toplevel_configure(struct ivwl_xwm_proxy *p, struct xsurface *s,
 		   const struct ivwl_wire_msg *msg)
 {
-	bool maximized = has_state(msg, 2, 1);
-	bool fullscreen = has_state(msg, 2, 2);
-	bool activated = has_state(msg, 2, 4);
+	struct ivwl_evt_xdg_toplevel_configure args;
+	bool maximized, fullscreen, activated;
 
-	s->want_size = pack_size(ivwl_wire_arg_int(msg, 0),
-				 ivwl_wire_arg_int(msg, 1));
+	ivwl_evt_xdg_toplevel_configure_decode(msg, &args);
+	maximized = has_state(&args.states, 1);
+	fullscreen = has_state(&args.states, 2);
+	activated = has_state(&args.states, 4);
+	s->want_size = pack_size(args.width, args.height);
 	s->want_exact = maximized || fullscreen;
 
-	p->hooks->configure(p->data, s->down, ivwl_wire_arg_int(msg, 0),
-			    ivwl_wire_arg_int(msg, 1), activated, fullscreen,
-			    maximized);
+	p->hooks->configure(p->data, s->down, args.width, args.height,
+			    activated, fullscreen, maximized);
 }
 
 /* An event for one of the proxy's own objects; fds taken. */
@@ -419,7 +438,9 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 	  int *fds, uint32_t nfds)
 {
 	struct xsurface *s = surface_of_role(p, msg->object);
-	struct msg m;
+	struct ivwl_evt_xdg_wm_base_ping ping;
+	struct ivwl_evt_xdg_surface_configure configure;
+	struct ivwl_evt_zxdg_toplevel_decoration_v1_configure decoration;
 
 	switch (msg->iface->index) {
 	case IVWL_IFACE_WL_DATA_DEVICE:
@@ -433,19 +454,21 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 		close(fds[i]);
 	switch (msg->iface->index) {
 	case IVWL_IFACE_XDG_WM_BASE:
-		msg_begin(&m, msg->object, IVWL_REQ_XDG_WM_BASE_PONG);
-		msg_u32(&m, ivwl_wire_arg_uint(msg, 0));
-		return ivwl_xwm_send_msg_up(p, &m);
+		ivwl_evt_xdg_wm_base_ping_decode(msg, &ping);
+		return ivwl_xwm_send_up(p, msg->object,
+					IVWL_MSG_REQ_XDG_WM_BASE_PONG,
+					ping.serial);
 	case IVWL_IFACE_XDG_SURFACE:
 		if (!s)
 			return 0;
+		ivwl_evt_xdg_surface_configure_decode(msg, &configure);
 		/* a size X has yet to give the window: acked with it */
 		if (s->state != SURFACE_HELD && s->want_exact &&
 		    s->want_size && s->size != s->want_size) {
-			s->ack_serial = ivwl_wire_arg_uint(msg, 0);
+			s->ack_serial = configure.serial;
 			return 0;
 		}
-		if (ack_configure(p, s, ivwl_wire_arg_uint(msg, 0)) < 0)
+		if (ack_configure(p, s, configure.serial) < 0)
 			return -EPROTO;
 		if (s->state != SURFACE_WANTED)
 			return 0;
@@ -460,9 +483,11 @@ own_event(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg,
 		return 0;
 	case IVWL_IFACE_ZXDG_TOPLEVEL_DECORATION_V1:
 		/* configure(mode): 2 is server_side */
+		ivwl_evt_zxdg_toplevel_decoration_v1_configure_decode(
+			msg, &decoration);
 		if (s && p->hooks->decorated)
 			p->hooks->decorated(p->data, s->down,
-					    ivwl_wire_arg_uint(msg, 0) == 2);
+					    decoration.mode == 2);
 		return 0;
 	default:
 		return 0;
@@ -489,8 +514,11 @@ deleted(struct ivwl_xwm_proxy *p, uint32_t up, uint32_t *down)
 static bool
 global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 {
-	const char *iface = ivwl_wire_arg_string(msg, 1);
+	struct ivwl_evt_wl_registry_global args;
+	const char *iface;
 
+	ivwl_evt_wl_registry_global_decode(msg, &args);
+	iface = args.interface;
 	if (!iface)
 		return false;
 	if (!p->registry)
@@ -499,18 +527,17 @@ global_seen(struct ivwl_xwm_proxy *p, const struct ivwl_wire_msg *msg)
 		return strcmp(iface, "xdg_wm_base") == 0 ||
 		       strcmp(iface, "zxdg_decoration_manager_v1") == 0;
 	if (strcmp(iface, "xdg_wm_base") == 0) {
-		p->wm_base_name = ivwl_wire_arg_uint(msg, 0);
+		p->wm_base_name = args.name;
 		return true;
 	}
 	if (strcmp(iface, "wl_subcompositor") == 0)
-		p->subcompositor_name = ivwl_wire_arg_uint(msg, 0);
+		p->subcompositor_name = args.name;
 	/* the proxy's: Xwayland decorates nothing, the window manager does */
 	if (strcmp(iface, "zxdg_decoration_manager_v1") == 0) {
-		p->decoration_name = ivwl_wire_arg_uint(msg, 0);
+		p->decoration_name = args.name;
 		return true;
 	}
-	ivwl_xwm_selection_global(p, ivwl_wire_arg_uint(msg, 0), iface,
-				  ivwl_wire_arg_uint(msg, 2));
+	ivwl_xwm_selection_global(p, args.name, iface, args.version);
 	return false;
 }
 
@@ -564,20 +591,21 @@ forward_event(struct ivwl_xwm_proxy *p, const uint8_t *bytes,
 	uint8_t out[IVWL_WIRE_MAX_MESSAGE];
 	int fds[IVWL_WIRE_MAX_ARGS];
 	uint32_t nfds = msg->nfds;
+	struct ivwl_evt_wl_display_delete_id gone;
 	struct ivwl_wire_object known;
 
 	if (nfds && ivwl_stream_in_take_fds(&p->up_in, nfds, fds) < 0)
 		return -EPROTO;
 	memcpy(out, bytes, msg->size);
-	if (msg->iface->index == IVWL_IFACE_WL_DISPLAY &&
-	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID) {
+	if (ivwl_evt_wl_display_delete_id_decode(msg, &gone)) {
 		uint32_t down;
 
-		if (deleted(p, ivwl_wire_arg_uint(msg, 0), &down) < 0)
+		if (deleted(p, gone.id, &down) < 0)
 			return -EPROTO;
 		if (!down)
 			return 0;
-		memcpy(out + msg->args[0].offset, &down, 4);
+		gone.id = down;
+		ivwl_evt_wl_display_delete_id_rewrite(msg, out, &gone);
 		return send_down(p, out, msg->size, NULL, 0);
 	}
 	if (own_object(p, msg->object) ||

@@ -147,14 +147,14 @@ ivwl_clipboard_send(struct ivwl_connection *conn,
 		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
 	struct ivwl_clip_transfers *tr = conn->vm->plugin->clipboard->transfers;
+	struct ivwl_evt_wl_data_source_send send;
 	struct clip_read *r = NULL;
 	struct ivwl_clip_owner reader;
 	dev_t dev;
 	ino_t ino;
 	uint32_t i;
 
-	if (msg->iface != &ivwl_iface_wl_data_source ||
-	    msg->opcode != IVWL_EVT_WL_DATA_SOURCE_SEND ||
+	if (!ivwl_evt_wl_data_source_send_decode(msg, &send) ||
 	    !pipe_id(ch->fd, &dev, &ino))
 		return;
 	for (i = 0; i < IVWL_CLIP_READS_MAX && !r; i++)
@@ -168,7 +168,7 @@ ivwl_clipboard_send(struct ivwl_connection *conn,
 		return;
 	ivwl_clip_transfer_note(ch, true, r->drag,
 				ivwl_clip_owner_name(&reader),
-				ivwl_wire_arg_string(msg, 0));
+				send.mime_type);
 }
 
 void

@@ -414,9 +414,11 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
 	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
+	struct ivwl_evt_wl_data_device_data_offer data_offer;
+	struct ivwl_evt_wl_data_device_selection selection;
+	struct ivwl_evt_wl_data_device_enter enter;
 	struct clip_client *cc;
 	struct withheld *slot;
-	uint32_t none = 0, id;
 
 	if (msg->iface == &ivwl_iface_wl_data_offer) {
 		cc = clip_client(conn->client, false);
@@ -426,16 +428,18 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		return false;
 	switch (msg->opcode) {
 	case IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER:
-		return on_data_offer(conn, ivwl_wire_arg_new_id(msg, 0));
+		ivwl_evt_wl_data_device_data_offer_decode(msg, &data_offer);
+		return on_data_offer(conn, data_offer.id);
 	case IVWL_EVT_WL_DATA_DEVICE_SELECTION:
-		id = ivwl_wire_arg_object(msg, 0);
-		if (paste_offer(conn->client, id))
+		ivwl_evt_wl_data_device_selection_decode(msg, &selection);
+		if (paste_offer(conn->client, selection.id))
 			return false;
 		cc = clip_client(conn->client, false);
-		slot = withheld_slot(cc, id);
+		slot = withheld_slot(cc, selection.id);
 		if (slot) {
-			memcpy(bytes + msg->args[0].offset, &none,
-			       sizeof(none));
+			selection.id = 0;	/* no selection */
+			ivwl_evt_wl_data_device_selection_rewrite(msg, bytes,
+								  &selection);
 			end_withheld(conn, slot);
 		}
 		/* an unread paste stands in for weston's selection */
@@ -444,7 +448,8 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
 		cc = clip_client(conn->client, false);
 		if (cc)
 			cc->drag_offer = 0;
-		slot = withheld_slot(cc, ivwl_wire_arg_object(msg, 4));
+		ivwl_evt_wl_data_device_enter_decode(msg, &enter);
+		slot = withheld_slot(cc, enter.id);
 		if (slot)
 			cc->drag_offer = slot->id;
 		return slot != NULL;
@@ -480,12 +485,14 @@ ivwl_clipboard_receive(struct ivwl_connection *conn,
 	struct ivwl_clipboard *cb = conn->vm->plugin->clipboard;
 	struct weston_data_offer *offer;
 	struct wl_resource *resource;
+	struct ivwl_req_wl_data_offer_receive receive;
 	struct ivwl_clip_owner from;
-	const char *mime = ivwl_wire_arg_string(msg, 0);
+	const char *mime;
 	bool drag, weston_writes;
 
-	if (msg->iface != &ivwl_iface_wl_data_offer)
+	if (!ivwl_req_wl_data_offer_receive_decode(msg, &receive))
 		return false;
+	mime = receive.mime_type;
 	offer = weston_offer(conn->client, msg->object, &resource);
 	if (!offer || !offer->source || offer->source->offer != offer)
 		return false;

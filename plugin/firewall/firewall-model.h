@@ -165,21 +165,20 @@ extern const uint32_t ivwl_fw_xdg_rule_count;
 struct ivwl_fw_object *
 ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
 
-/* The model of the wl_surface in argument i (checked alive already). */
+/* The model of wl_surface id surface, or NULL (a request's argument:
+ * the walker checked it is no null where the XML forbids it). */
 struct ivwl_fw_object *
-ivwl_fw_surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		    unsigned int i);
+ivwl_fw_surface(struct ivwl_firewall *fw, uint32_t surface);
 
-/* Writes value over argument i of the request being checked. */
+/*
+ * Has weston get object.m(args...) just before that request, after what
+ * was injected before for it: m is an IVWL_MSG_REQ_ of
+ * ivwl-protocols.h, args as for ivwl_wire_write_msg.  Left out when the
+ * injection buffer is full.
+ */
 void
-ivwl_fw_rewrite_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		    unsigned int i, uint32_t value);
-
-/* Has weston get object.opcode(args) just before that request, after
- * what was injected before for it. */
-void
-ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
-	       const uint32_t *args, uint32_t nargs);
+ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object,
+	       const struct ivwl_message *m, ...);
 
 /*
  * The model object of the message's new id, counted in *count: refused

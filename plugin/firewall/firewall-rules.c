@@ -20,23 +20,25 @@ typedef struct ivwl_fw_object fw_obj;
 static int
 registry_bind(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	const char *name = ivwl_wire_arg_string(msg, 1);
-	uint32_t id = ivwl_wire_arg_new_id(msg, 3);
+	struct ivwl_req_wl_registry_bind args;
+	const char *name;
 	fw_obj *o;
 
+	ivwl_req_wl_registry_bind_decode(msg, &args);
+	name = args.id_interface;
 	if (!name)
 		return 0;
 	/* xdg_wm_base counts its surfaces (defunct_surfaces) */
 	if (strcmp(name, ivwl_iface_xdg_wm_base.name) == 0)
-		o = ivwl_fw_add(fw, id, &ivwl_iface_xdg_wm_base);
+		o = ivwl_fw_add(fw, args.id, &ivwl_iface_xdg_wm_base);
 	/* a wl_output outlives its global when a monitor is unplugged */
 	else if (strcmp(name, ivwl_iface_wl_output.name) == 0)
-		o = ivwl_fw_add(fw, id, &ivwl_iface_wl_output);
+		o = ivwl_fw_add(fw, args.id, &ivwl_iface_wl_output);
 	else
 		return 0;
 	if (!o)
 		return ivwl_fw_no_memory(fw, msg);
-	o->global = ivwl_wire_arg_uint(msg, 0);
+	o->global = args.name;
 	return 0;
 }
 
@@ -60,7 +62,10 @@ static int
 output_manager_get_xdg_output(struct ivwl_firewall *fw,
 			      const struct ivwl_wire_msg *msg)
 {
-	if (ivwl_fw_unplugged(fw, ivwl_wire_arg_object(msg, 1)))
+	struct ivwl_req_zxdg_output_manager_v1_get_xdg_output args;
+
+	ivwl_req_zxdg_output_manager_v1_get_xdg_output_decode(msg, &args);
+	if (ivwl_fw_unplugged(fw, args.output))
 		return ivwl_fw_refuse(fw, msg, "the wl_output's monitor is "
 				      "gone");
 	return 0;
@@ -188,12 +193,13 @@ static int
 surface_attach(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *s = ivwl_fw_self(fw, msg);
+	struct ivwl_req_wl_surface_attach args;
 
 	if (!s)
 		return 0;
+	ivwl_req_wl_surface_attach_decode(msg, &args);
 	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
-	s->flags |= ivwl_wire_arg_object(msg, 0) ? IVWL_FW_ATTACHED :
-						   IVWL_FW_DETACHED;
+	s->flags |= args.buffer ? IVWL_FW_ATTACHED : IVWL_FW_DETACHED;
 	return 0;
 }
 
@@ -250,11 +256,12 @@ static int
 surface_set_buffer_scale(struct ivwl_firewall *fw,
 			 const struct ivwl_wire_msg *msg)
 {
-	int32_t scale = ivwl_wire_arg_int(msg, 0);
+	struct ivwl_req_wl_surface_set_buffer_scale args;
 
-	if (scale < 1 || scale > 8)
+	ivwl_req_wl_surface_set_buffer_scale_decode(msg, &args);
+	if (args.scale < 1 || args.scale > 8)
 		return ivwl_fw_refuse(fw, msg, "scale %d is not 1 to 8",
-				      scale);
+				      args.scale);
 	return 0;
 }
 
@@ -276,10 +283,15 @@ static int
 subcompositor_get_subsurface(struct ivwl_firewall *fw,
 			     const struct ivwl_wire_msg *msg)
 {
-	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
-	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1);
-	fw_obj *parent = ivwl_fw_surface_arg(fw, msg, 2), *sub;
+	struct ivwl_req_wl_subcompositor_get_subsurface args;
+	fw_obj *s, *parent, *sub;
+	uint32_t id;
 	int ret;
+
+	ivwl_req_wl_subcompositor_get_subsurface_decode(msg, &args);
+	id = args.id;
+	s = ivwl_fw_surface(fw, args.surface);
+	parent = ivwl_fw_surface(fw, args.parent);
 
 	if (!s || !parent)
 		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
@@ -344,12 +356,25 @@ subsurface_set_position(struct ivwl_firewall *fw,
 	return 0;
 }
 
+/* The sibling of wl_subsurface.place_above or place_below. */
+static uint32_t
+place_sibling(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wl_subsurface_place_above above;
+	struct ivwl_req_wl_subsurface_place_below below;
+
+	if (ivwl_req_wl_subsurface_place_above_decode(msg, &above))
+		return above.sibling;
+	ivwl_req_wl_subsurface_place_below_decode(msg, &below);
+	return below.sibling;
+}
+
 /* place_above/below: the sibling is the parent or shares it. */
 static int
 subsurface_place(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *sub = ivwl_fw_self(fw, msg), *s;
-	fw_obj *sib = ivwl_fw_surface_arg(fw, msg, 0);
+	fw_obj *sib = ivwl_fw_surface(fw, place_sibling(msg));
 
 	s = sub ? ivwl_fw_find_as(fw, sub->surface, &ivwl_iface_wl_surface) :
 		  NULL;
@@ -430,9 +455,12 @@ touch_release(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 static int
 pointer_set_cursor(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	if (!ivwl_wire_arg_object(msg, 1))
+	struct ivwl_req_wl_pointer_set_cursor args;
+
+	ivwl_req_wl_pointer_set_cursor_decode(msg, &args);
+	if (!args.surface)
 		return 0;
-	return ivwl_fw_take_role(fw, msg, ivwl_fw_surface_arg(fw, msg, 1),
+	return ivwl_fw_take_role(fw, msg, ivwl_fw_surface(fw, args.surface),
 			 IVWL_FW_ROLE_CURSOR);
 }
 
@@ -461,11 +489,24 @@ manager_create_primary_source(struct ivwl_firewall *fw,
 			     &ivwl_iface_zwp_primary_selection_source_v1);
 }
 
+/* The MIME type of wl_data_source.offer or its primary twin. */
+static const char *
+offer_mime_type(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wl_data_source_offer data;
+	struct ivwl_req_zwp_primary_selection_source_v1_offer primary;
+
+	if (ivwl_req_wl_data_source_offer_decode(msg, &data))
+		return data.mime_type;
+	ivwl_req_zwp_primary_selection_source_v1_offer_decode(msg, &primary);
+	return primary.mime_type;
+}
+
 /* weston keeps every MIME type of a source until the source goes. */
 static int
 source_offer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	const char *mime = ivwl_wire_arg_string(msg, 0);
+	const char *mime = offer_mime_type(msg);
 	uint32_t len = mime ? (uint32_t)strlen(mime) : 0;
 	fw_obj *src = ivwl_fw_self(fw, msg);
 
@@ -522,9 +563,9 @@ source_set_actions(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 /* A source goes to weston once: one selection or one drag (used_source). */
 static int
 use_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	   const struct ivwl_interface *iface)
+	   uint32_t source, const struct ivwl_interface *iface)
 {
-	fw_obj *src = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0), iface);
+	fw_obj *src = ivwl_fw_find_as(fw, source, iface);
 
 	if (!src)
 		return 0;
@@ -542,15 +583,15 @@ use_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
  */
 static int
 set_selection(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	      const struct ivwl_interface *iface)
+	      uint32_t source, const struct ivwl_interface *iface)
 {
-	fw_obj *src = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0), iface);
+	fw_obj *src = ivwl_fw_find_as(fw, source, iface);
 	int ret;
 
 	if (src && (src->flags & IVWL_FW_USED) &&
 	    src->role_object == msg->object)
 		return 0;
-	ret = use_source(fw, msg, iface);
+	ret = use_source(fw, msg, source, iface);
 	if (ret == 0 && src)
 		src->role_object = msg->object;
 	return ret;
@@ -560,14 +601,21 @@ static int
 data_device_set_selection(struct ivwl_firewall *fw,
 			  const struct ivwl_wire_msg *msg)
 {
-	return set_selection(fw, msg, &ivwl_iface_wl_data_source);
+	struct ivwl_req_wl_data_device_set_selection args;
+
+	ivwl_req_wl_data_device_set_selection_decode(msg, &args);
+	return set_selection(fw, msg, args.source, &ivwl_iface_wl_data_source);
 }
 
 static int
 primary_device_set_selection(struct ivwl_firewall *fw,
 			     const struct ivwl_wire_msg *msg)
 {
-	return set_selection(fw, msg,
+	struct ivwl_req_zwp_primary_selection_device_v1_set_selection args;
+
+	ivwl_req_zwp_primary_selection_device_v1_set_selection_decode(msg,
+								       &args);
+	return set_selection(fw, msg, args.source,
 			     &ivwl_iface_zwp_primary_selection_source_v1);
 }
 
@@ -575,15 +623,15 @@ static int
 data_device_start_drag(struct ivwl_firewall *fw,
 		       const struct ivwl_wire_msg *msg)
 {
-	uint32_t origin = ivwl_wire_arg_object(msg, 1);
-	uint32_t icon = ivwl_wire_arg_object(msg, 2);
+	struct ivwl_req_wl_data_device_start_drag args;
 	int ret;
 
-	if (icon && icon == origin)
+	ivwl_req_wl_data_device_start_drag_decode(msg, &args);
+	if (args.icon && args.icon == args.origin)
 		return ivwl_fw_refuse(fw, msg, "the drag icon is the origin");
-	ret = use_source(fw, msg, &ivwl_iface_wl_data_source);
-	if (ret == 0 && icon)
-		ret = ivwl_fw_take_role(fw, msg, ivwl_fw_surface_arg(fw, msg, 2),
+	ret = use_source(fw, msg, args.source, &ivwl_iface_wl_data_source);
+	if (ret == 0 && args.icon)
+		ret = ivwl_fw_take_role(fw, msg, ivwl_fw_surface(fw, args.icon),
 				IVWL_FW_ROLE_DRAG_ICON);
 	return ret;
 }
@@ -615,10 +663,12 @@ static int
 viewporter_get_viewport(struct ivwl_firewall *fw,
 			const struct ivwl_wire_msg *msg)
 {
-	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *vp;
+	struct ivwl_req_wp_viewporter_get_viewport args;
+	fw_obj *s, *vp;
 
-	vp = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0),
-			 &ivwl_iface_wp_viewport);
+	ivwl_req_wp_viewporter_get_viewport_decode(msg, &args);
+	s = ivwl_fw_surface(fw, args.surface);
+	vp = ivwl_fw_add(fw, args.id, &ivwl_iface_wp_viewport);
 	if (!vp)
 		return ivwl_fw_no_memory(fw, msg);
 	vp->surface = s ? s->id : 0;
@@ -631,11 +681,13 @@ viewport_set_source(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	const int32_t unset = -256;	/* -1 as wl_fixed */
 	fw_obj *vp = ivwl_fw_self(fw, msg);
-	int32_t h = ivwl_wire_arg_fixed(msg, 3);
+	struct ivwl_req_wp_viewport_set_source args;
+	int32_t h;
 
-	if (!vp || (ivwl_wire_arg_fixed(msg, 0) == unset &&
-		    ivwl_wire_arg_fixed(msg, 1) == unset &&
-		    ivwl_wire_arg_fixed(msg, 2) == unset && h == unset))
+	ivwl_req_wp_viewport_set_source_decode(msg, &args);
+	h = args.height;
+	if (!vp || (args.x == unset && args.y == unset &&
+		    args.width == unset && h == unset))
 		return 0;
 	if (h & 0xff)
 		vp->flags |= IVWL_FW_FRACTION;
@@ -649,8 +701,12 @@ static int
 viewport_set_destination(struct ivwl_firewall *fw,
 			 const struct ivwl_wire_msg *msg)
 {
-	int32_t w = ivwl_wire_arg_int(msg, 0), h = ivwl_wire_arg_int(msg, 1);
+	struct ivwl_req_wp_viewport_set_destination args;
+	int32_t w, h;
 
+	ivwl_req_wp_viewport_set_destination_decode(msg, &args);
+	w = args.width;
+	h = args.height;
 	if ((w == -1 && h == -1) ||
 	    (w > 0 && h > 0 && w <= IVWL_FW_MAX_SURFACE_SIZE &&
 	     h <= IVWL_FW_MAX_SURFACE_SIZE))
@@ -668,7 +724,6 @@ viewport_set_destination(struct ivwl_firewall *fw,
 static int
 viewport_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	static const uint32_t whole[4] = { 0, 0, 256, 256 };
 	fw_obj *vp = ivwl_fw_self(fw, msg), *s;
 
 	s = vp ? ivwl_fw_find_as(fw, vp->surface, &ivwl_iface_wl_surface) :
@@ -676,7 +731,8 @@ viewport_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	if (vp && (vp->flags & IVWL_FW_FRACTION) && s &&
 	    !(s->flags & IVWL_FW_GONE))
 		ivwl_fw_inject(fw, msg->object,
-			       IVWL_REQ_WP_VIEWPORT_SET_SOURCE, whole, 4);
+			       IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE,
+			       0, 0, 256, 256);	/* 0, 0, 1 x 1 */
 	ivwl_fw_drop(fw, msg->object);
 	return 0;
 }
@@ -686,9 +742,10 @@ viewport_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 /* One lock or confinement of a surface at a time (already_constrained). */
 static int
 constrain_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+		  uint32_t id, uint32_t surface,
 		  const struct ivwl_interface *iface)
 {
-	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *c;
+	fw_obj *s = ivwl_fw_surface(fw, surface), *c;
 
 	if (!s)
 		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
@@ -696,7 +753,7 @@ constrain_pointer(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	if (s->flags & IVWL_FW_CONSTRAINED)
 		return ivwl_fw_refuse(fw, msg, "wl_surface@%u is constrained "
 				      "already (already_constrained)", s->id);
-	c = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	c = ivwl_fw_add(fw, id, iface);
 	if (!c)
 		return ivwl_fw_no_memory(fw, msg);
 	c->surface = s->id;
@@ -708,14 +765,22 @@ static int
 constraints_lock_pointer(struct ivwl_firewall *fw,
 			 const struct ivwl_wire_msg *msg)
 {
-	return constrain_pointer(fw, msg, &ivwl_iface_zwp_locked_pointer_v1);
+	struct ivwl_req_zwp_pointer_constraints_v1_lock_pointer args;
+
+	ivwl_req_zwp_pointer_constraints_v1_lock_pointer_decode(msg, &args);
+	return constrain_pointer(fw, msg, args.id, args.surface,
+				 &ivwl_iface_zwp_locked_pointer_v1);
 }
 
 static int
 constraints_confine_pointer(struct ivwl_firewall *fw,
 			    const struct ivwl_wire_msg *msg)
 {
-	return constrain_pointer(fw, msg, &ivwl_iface_zwp_confined_pointer_v1);
+	struct ivwl_req_zwp_pointer_constraints_v1_confine_pointer args;
+
+	ivwl_req_zwp_pointer_constraints_v1_confine_pointer_decode(msg, &args);
+	return constrain_pointer(fw, msg, args.id, args.surface,
+				 &ivwl_iface_zwp_confined_pointer_v1);
 }
 
 static int
@@ -835,26 +900,26 @@ const uint32_t ivwl_fw_core_rule_count =
 void
 ivwl_fw_rules_event(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_evt_wl_registry_global_remove removed;
+	struct ivwl_evt_wl_data_device_enter enter;
+	struct ivwl_evt_wl_display_delete_id deleted;
 	uint32_t id;
 	fw_obj *o;
 
-	if (msg->iface == &ivwl_iface_wl_registry &&
-	    msg->opcode == IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE) {
-		global_removed(fw, ivwl_wire_arg_uint(msg, 0));
+	if (ivwl_evt_wl_registry_global_remove_decode(msg, &removed)) {
+		global_removed(fw, removed.name);
 		return;
 	}
 	/* the offer a drag brings: the only kind that takes actions */
-	if (msg->iface == &ivwl_iface_wl_data_device &&
-	    msg->opcode == IVWL_EVT_WL_DATA_DEVICE_ENTER) {
-		id = ivwl_wire_arg_object(msg, 4);
+	if (ivwl_evt_wl_data_device_enter_decode(msg, &enter)) {
+		id = enter.id;
 		o = id ? ivwl_fw_add(fw, id, &ivwl_iface_wl_data_offer) : NULL;
 		if (o)
 			o->flags |= IVWL_FW_DND;
 		return;
 	}
-	if (msg->iface == &ivwl_iface_wl_display &&
-	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID)
-		id = ivwl_wire_arg_uint(msg, 0);
+	if (ivwl_evt_wl_display_delete_id_decode(msg, &deleted))
+		id = deleted.id;
 	else if ((msg->iface == &ivwl_iface_wl_callback ||
 		  msg->iface == &ivwl_iface_wp_presentation_feedback) &&
 		 (msg->message->flags & IVWL_MESSAGE_DESTRUCTOR))

@@ -56,8 +56,10 @@ static int
 positioner_set_size(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *p = ivwl_fw_self(fw, msg);
+	struct ivwl_req_xdg_positioner_set_size args;
 
-	if (ivwl_wire_arg_int(msg, 0) <= 0 || ivwl_wire_arg_int(msg, 1) <= 0)
+	ivwl_req_xdg_positioner_set_size_decode(msg, &args);
+	if (args.width <= 0 || args.height <= 0)
 		return ivwl_fw_refuse(fw, msg, "a size must be positive "
 				      "(invalid_input)");
 	if (p)
@@ -70,8 +72,10 @@ positioner_set_anchor_rect(struct ivwl_firewall *fw,
 			   const struct ivwl_wire_msg *msg)
 {
 	fw_obj *p = ivwl_fw_self(fw, msg);
+	struct ivwl_req_xdg_positioner_set_anchor_rect args;
 
-	if (ivwl_wire_arg_int(msg, 2) < 0 || ivwl_wire_arg_int(msg, 3) < 0)
+	ivwl_req_xdg_positioner_set_anchor_rect_decode(msg, &args);
+	if (args.width < 0 || args.height < 0)
 		return ivwl_fw_refuse(fw, msg, "a negative size "
 				      "(invalid_input)");
 	if (p)
@@ -88,9 +92,12 @@ static int
 positioner_set_constraint_adjustment(struct ivwl_firewall *fw,
 				     const struct ivwl_wire_msg *msg)
 {
-	uint32_t bits = ivwl_wire_arg_uint(msg, 0);
+	struct ivwl_req_xdg_positioner_set_constraint_adjustment args;
 	fw_obj *p = ivwl_fw_self(fw, msg);
+	uint32_t bits;
 
+	ivwl_req_xdg_positioner_set_constraint_adjustment_decode(msg, &args);
+	bits = args.constraint_adjustment;
 	if (bits & ~0x3fu)
 		return ivwl_fw_refuse(fw, msg, "%u is no value of "
 				      "xdg_positioner.constraint_adjustment",
@@ -106,9 +113,14 @@ static int
 wm_base_get_xdg_surface(struct ivwl_firewall *fw,
 			const struct ivwl_wire_msg *msg)
 {
-	uint32_t id = ivwl_wire_arg_new_id(msg, 0);
-	fw_obj *s = ivwl_fw_surface_arg(fw, msg, 1), *wm = ivwl_fw_self(fw, msg), *xdg;
+	struct ivwl_req_xdg_wm_base_get_xdg_surface args;
+	fw_obj *s, *wm = ivwl_fw_self(fw, msg), *xdg;
+	uint32_t id;
 	int ret;
+
+	ivwl_req_xdg_wm_base_get_xdg_surface_decode(msg, &args);
+	id = args.id;
+	s = ivwl_fw_surface(fw, args.surface);
 
 	if (s && s->role_object)
 		return ivwl_fw_refuse(fw, msg, "wl_surface@%u already has a "
@@ -151,7 +163,7 @@ xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		return -EPROTO;
 	if (xdg->held_role)
 		ivwl_fw_inject(fw, xdg->held_role,
-			       IVWL_REQ_XDG_TOPLEVEL_DESTROY, NULL, 0);
+			       IVWL_MSG_REQ_XDG_TOPLEVEL_DESTROY);
 	s = surface_of_xdg(fw, xdg);
 	if (s) {
 		s->role_object = 0;
@@ -165,8 +177,8 @@ xdg_surface_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 /* An xdg_surface gets one role object, of its surface's role. */
 static fw_obj *
 construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	  enum ivwl_fw_role role, const struct ivwl_interface *iface,
-	  int *ret)
+	  uint32_t id, enum ivwl_fw_role role,
+	  const struct ivwl_interface *iface, int *ret)
 {
 	fw_obj *xdg = ivwl_fw_self(fw, msg), *s, *o;
 
@@ -190,7 +202,7 @@ construct(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	*ret = ivwl_fw_take_role(fw, msg, s, role);
 	if (*ret < 0)
 		return NULL;
-	o = ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, 0), iface);
+	o = ivwl_fw_add(fw, id, iface);
 	if (!o) {
 		*ret = ivwl_fw_no_memory(fw, msg);
 		return NULL;
@@ -205,22 +217,23 @@ static int
 xdg_surface_get_toplevel(struct ivwl_firewall *fw,
 			 const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_xdg_surface_get_toplevel args;
 	int ret;
 
-	construct(fw, msg, IVWL_FW_ROLE_TOPLEVEL, &ivwl_iface_xdg_toplevel,
-		  &ret);
+	ivwl_req_xdg_surface_get_toplevel_decode(msg, &args);
+	construct(fw, msg, args.id, IVWL_FW_ROLE_TOPLEVEL,
+		  &ivwl_iface_xdg_toplevel, &ret);
 	return ret;
 }
 
 /* The popup's parent: a constructed xdg_surface; how deep it nests. */
 static int
 popup_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-	     fw_obj **parent, uint8_t *depth)
+	     uint32_t parent_id, fw_obj **parent, uint8_t *depth)
 {
 	fw_obj *role;
 
-	*parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 1),
-				  &ivwl_iface_xdg_surface);
+	*parent = ivwl_fw_find_as(fw, parent_id, &ivwl_iface_xdg_surface);
 	if (!*parent)
 		return ivwl_fw_refuse(fw, msg, "no parent: ivwl has no other "
 				      "protocol to give one (invalid_popup_"
@@ -262,18 +275,23 @@ static fw_obj *
 constrained_positioner(const struct ivwl_firewall *fw,
 		       const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_xdg_surface_get_popup get_popup;
+	struct ivwl_req_xdg_popup_reposition reposition;
 	fw_obj *p = NULL;
 
 	if (!ivwl_fw_weston_bug(fw, 16, 0))
 		return NULL;
 	if (msg->iface == &ivwl_iface_xdg_surface &&
-	    msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP)
-		p = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
+	    msg->opcode == IVWL_REQ_XDG_SURFACE_GET_POPUP) {
+		ivwl_req_xdg_surface_get_popup_decode(msg, &get_popup);
+		p = ivwl_fw_find_as(fw, get_popup.positioner,
 				    &ivwl_iface_xdg_positioner);
-	else if (msg->iface == &ivwl_iface_xdg_popup &&
-		 msg->opcode == IVWL_REQ_XDG_POPUP_REPOSITION)
-		p = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
+	} else if (msg->iface == &ivwl_iface_xdg_popup &&
+		   msg->opcode == IVWL_REQ_XDG_POPUP_REPOSITION) {
+		ivwl_req_xdg_popup_reposition_decode(msg, &reposition);
+		p = ivwl_fw_find_as(fw, reposition.positioner,
 				    &ivwl_iface_xdg_positioner);
+	}
 	return p && p->adjustment ? p : NULL;
 }
 
@@ -299,8 +317,9 @@ adjust_for_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	       0 : p->adjustment;
 	if (want == p->weston_adjustment)
 		return;
-	ivwl_fw_inject(fw, p->id, IVWL_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
-		       &want, 1);
+	ivwl_fw_inject(fw, p->id,
+		       IVWL_MSG_REQ_XDG_POSITIONER_SET_CONSTRAINT_ADJUSTMENT,
+		       want);
 	p->weston_adjustment = want;
 }
 
@@ -308,21 +327,23 @@ static int
 xdg_surface_get_popup(struct ivwl_firewall *fw,
 		      const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_xdg_surface_get_popup args;
 	fw_obj *parent, *positioner, *popup;
 	uint8_t depth = 0;
 	int ret;
 
-	ret = popup_parent(fw, msg, &parent, &depth);
+	ivwl_req_xdg_surface_get_popup_decode(msg, &args);
+	ret = popup_parent(fw, msg, args.parent, &parent, &depth);
 	if (ret < 0)
 		return ret;
-	positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 2),
+	positioner = ivwl_fw_find_as(fw, args.positioner,
 				     &ivwl_iface_xdg_positioner);
 	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
 		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
 		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
 				      "anchor rectangle (invalid_positioner)");
-	popup = construct(fw, msg, IVWL_FW_ROLE_POPUP, &ivwl_iface_xdg_popup,
-			  &ret);
+	popup = construct(fw, msg, args.id, IVWL_FW_ROLE_POPUP,
+			  &ivwl_iface_xdg_popup, &ret);
 	if (!popup)
 		return ret;
 	ivwl_fw_set_parent(popup, parent);
@@ -335,10 +356,12 @@ xdg_surface_get_popup(struct ivwl_firewall *fw,
 static int
 popup_reposition(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	fw_obj *popup = ivwl_fw_self(fw, msg);
-	fw_obj *positioner = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
-					     &ivwl_iface_xdg_positioner);
+	struct ivwl_req_xdg_popup_reposition args;
+	fw_obj *popup = ivwl_fw_self(fw, msg), *positioner;
 
+	ivwl_req_xdg_popup_reposition_decode(msg, &args);
+	positioner = ivwl_fw_find_as(fw, args.positioner,
+				     &ivwl_iface_xdg_positioner);
 	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
 		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
 		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
@@ -402,16 +425,15 @@ check_no_popups(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 static void
 hold_toplevel(struct ivwl_firewall *fw, const fw_obj *top, fw_obj *xdg)
 {
-	static const uint32_t detach[3] = { 0, 0, 0 };
 	fw_obj *s = surface_of_xdg(fw, xdg);
 
 	xdg->held_role = top->id;
 	fw->absorb = true;
 	if (s && (s->flags & IVWL_FW_MAPPED) &&
 	    !(s->flags & IVWL_FW_CONSTRAINED)) {
-		ivwl_fw_inject(fw, s->id, IVWL_REQ_WL_SURFACE_ATTACH,
-			       detach, 3);
-		ivwl_fw_inject(fw, s->id, IVWL_REQ_WL_SURFACE_COMMIT, NULL, 0);
+		ivwl_fw_inject(fw, s->id, IVWL_MSG_REQ_WL_SURFACE_ATTACH,
+			       0, 0, 0);	/* no buffer */
+		ivwl_fw_inject(fw, s->id, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 		s->flags &= ~IVWL_FW_MAPPED;
 	}
 }
@@ -440,8 +462,14 @@ static int
 toplevel_set_fullscreen(struct ivwl_firewall *fw,
 			const struct ivwl_wire_msg *msg)
 {
-	if (ivwl_fw_unplugged(fw, ivwl_wire_arg_object(msg, 0)))
-		ivwl_fw_rewrite_arg(fw, msg, 0, 0);
+	struct ivwl_req_xdg_toplevel_set_fullscreen args;
+
+	ivwl_req_xdg_toplevel_set_fullscreen_decode(msg, &args);
+	if (ivwl_fw_unplugged(fw, args.output)) {
+		args.output = 0;
+		ivwl_req_xdg_toplevel_set_fullscreen_rewrite(msg, fw->bytes,
+							     &args);
+	}
 	return toplevel_add(fw, msg);
 }
 
@@ -455,10 +483,11 @@ static int
 toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	fw_obj *top = ivwl_fw_self(fw, msg), *parent, *p;
+	struct ivwl_req_xdg_toplevel_set_parent args;
 	uint32_t steps = 0;
 
-	parent = ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, 0),
-				 &ivwl_iface_xdg_toplevel);
+	ivwl_req_xdg_toplevel_set_parent_decode(msg, &args);
+	parent = ivwl_fw_find_as(fw, args.parent, &ivwl_iface_xdg_toplevel);
 	for (p = parent; p; p = p->parent) {
 		if (p == top || steps++ > IVWL_FW_CONN_SURFACES)
 			return ivwl_fw_refuse(fw, msg, "xdg_toplevel@%u would "
@@ -466,7 +495,8 @@ toplevel_set_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 					      "(invalid_parent)", parent->id);
 	}
 	if (parent && !(parent->flags & IVWL_FW_ADDED)) {
-		ivwl_fw_rewrite_arg(fw, msg, 0, 0);
+		args.parent = 0;
+		ivwl_req_xdg_toplevel_set_parent_rewrite(msg, fw->bytes, &args);
 		parent = NULL;
 	}
 	if (top) {

@@ -195,15 +195,15 @@ static const char *const role_names[] = {
 	[IVWL_FW_ROLE_DRAG_ICON] = "drag icon",
 };
 
-/* The first new_id argument of msg (0 if none: the rules know). */
-static unsigned int
-new_id_index(const struct ivwl_wire_msg *msg)
+/* The id of msg's first new_id argument (0 if none: the rules know). */
+static uint32_t
+first_new_id(const struct ivwl_wire_msg *msg)
 {
 	unsigned int i;
 
 	for (i = 0; i < msg->nargs; i++)
 		if (msg->args[i].type == 'n')
-			return i;
+			return msg->args[i].value;
 	return 0;
 }
 
@@ -213,13 +213,10 @@ ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return ivwl_fw_find(fw, msg->object);
 }
 
-/* The model of the wl_surface in argument i (checked alive already). */
 struct ivwl_fw_object *
-ivwl_fw_surface_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		    unsigned int i)
+ivwl_fw_surface(struct ivwl_firewall *fw, uint32_t surface)
 {
-	return ivwl_fw_find_as(fw, ivwl_wire_arg_object(msg, i),
-			       &ivwl_iface_wl_surface);
+	return ivwl_fw_find_as(fw, surface, &ivwl_iface_wl_surface);
 }
 
 int
@@ -236,8 +233,7 @@ ivwl_fw_add_counted(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 {
 	if (*count >= limit)
 		return ivwl_fw_over(fw, msg, what, limit);
-	if (!ivwl_fw_add(fw, ivwl_wire_arg_new_id(msg, new_id_index(msg)),
-			 iface))
+	if (!ivwl_fw_add(fw, first_new_id(msg), iface))
 		return ivwl_fw_no_memory(fw, msg);
 	(*count)++;
 	return 0;
@@ -419,26 +415,19 @@ check_inert(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 }
 
 void
-ivwl_fw_rewrite_arg(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
-		    unsigned int i, uint32_t value)
+ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object,
+	       const struct ivwl_message *m, ...)
 {
-	memcpy(fw->bytes + msg->args[i].offset, &value, sizeof(value));
-}
+	va_list ap;
+	int size;
 
-void
-ivwl_fw_inject(struct ivwl_firewall *fw, uint32_t object, uint16_t opcode,
-	       const uint32_t *args, uint32_t nargs)
-{
-	uint32_t size = 8 + 4 * nargs;
-	uint32_t header[2] = { object, size << 16 | opcode };
-	uint8_t *at = fw->inject + fw->inject_len;
-
-	if (size > sizeof(fw->inject) - fw->inject_len)
-		return;
-	memcpy(at, header, sizeof(header));
-	if (nargs)
-		memcpy(at + 8, args, 4 * nargs);
-	fw->inject_len += size;
+	va_start(ap, m);
+	size = ivwl_wire_vwrite_msg(fw->inject + fw->inject_len,
+				    sizeof(fw->inject) - fw->inject_len,
+				    object, m, ap);
+	va_end(ap);
+	if (size > 0)
+		fw->inject_len += (uint32_t)size;
 }
 
 int

@@ -40,7 +40,7 @@ match_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *synth)
 		for (i = 0; i < rp->nglobals; i++)
 			if (!rp->globals[i].matched)
 				rp_put(synth, NULL, id,
-				       IVWL_EVT_WL_REGISTRY_GLOBAL_REMOVE, "u",
+				       IVWL_MSG_EVT_WL_REGISTRY_GLOBAL_REMOVE,
 				       rp->globals[i].client_name);
 	}
 	for (i = 0; i < rp->nglobals;) {
@@ -60,7 +60,7 @@ match_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *synth)
 			o = rp->objs[id];
 			if (o && o->iface == &ivwl_iface_wl_registry)
 				rp_put(synth, NULL, id,
-				       IVWL_EVT_WL_REGISTRY_GLOBAL, "usu",
+				       IVWL_MSG_EVT_WL_REGISTRY_GLOBAL,
 				       g->client_name, g->iface->name,
 				       g->version);
 		}
@@ -121,8 +121,8 @@ emit_bind(struct ivwl_replay *rp, struct rp_obj *o,
 		*why = buf;
 		return -EPROTO;
 	}
-	rp_put(q, NULL, o->create.refs[0].id, IVWL_REQ_WL_REGISTRY_BIND,
-	       "usun", g->display_name, o->iface->name, o->version, o->id);
+	rp_put(q, NULL, o->create.refs[0].id, IVWL_MSG_REQ_WL_REGISTRY_BIND,
+	       g->display_name, o->iface->name, o->version, o->id);
 	o->replayed = true;
 	return 0;
 }
@@ -143,8 +143,9 @@ emit_orphan_buffer(struct ivwl_replay *rp, struct rp_obj *o,
 			return -EPROTO;
 		}
 		*temp_pool = rp_temp_id(rp);
-		rp_put(q, &rp->pool_desc, shm->id, IVWL_REQ_WL_SHM_CREATE_POOL,
-		       "ni", *temp_pool, rp->heap_size);
+		rp_put(q, &rp->pool_desc, shm->id,
+		       IVWL_MSG_REQ_WL_SHM_CREATE_POOL, *temp_pool,
+		       rp->heap_size);
 	}
 	/* The same request, sent to our pool. */
 	memcpy(&head, o->create.bytes, sizeof(head));
@@ -251,30 +252,38 @@ rp_emit_deferred(struct ivwl_replay *rp, struct rp_obj *xs,
 		emit_setter(rp, top->setters[RP_SLOT_FULLSCREEN], q);
 }
 
-/* A region the surface had; none given is set as none, the default. */
+/*
+ * A region the surface had, set by m (set_opaque_region or
+ * set_input_region); none given is set as none, the default.
+ */
 static void
-emit_region(struct ivwl_replay *rp, uint32_t surface, uint16_t opcode,
-	    const struct rp_region *r, struct ivwl_replay_buf *q)
+emit_region(struct ivwl_replay *rp, uint32_t surface,
+	    const struct ivwl_message *m, const struct rp_region *r,
+	    struct ivwl_replay_buf *q)
 {
+	const struct ivwl_message *op;
 	struct rp_obj *compositor;
 	uint32_t id, i;
 
 	if (!r->set) {
-		rp_put(q, NULL, surface, opcode, "o", 0);
+		rp_put(q, NULL, surface, m, 0);
 		return;
 	}
 	compositor = find_live(rp, &ivwl_iface_wl_compositor);
 	if (!compositor)
 		return;
 	id = rp_temp_id(rp);
-	rp_put(q, NULL, compositor->id, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION,
-	       "n", id);
-	for (i = 0; i < r->n; i++)
-		rp_put(q, NULL, id, (uint16_t)r->rects[i].op, "iiii",
-		       r->rects[i].x, r->rects[i].y, r->rects[i].w,
-		       r->rects[i].h);
-	rp_put(q, NULL, surface, opcode, "o", id);
-	rp_put(q, NULL, id, IVWL_REQ_WL_REGION_DESTROY, "");
+	rp_put(q, NULL, compositor->id,
+	       IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_REGION, id);
+	for (i = 0; i < r->n; i++) {
+		/* add or subtract, as the client sent it */
+		op = ivwl_wire_message(&ivwl_iface_wl_region,
+				       IVWL_WIRE_REQUEST, r->rects[i].op);
+		rp_put(q, NULL, id, op, r->rects[i].x, r->rects[i].y,
+		       r->rects[i].w, r->rects[i].h);
+	}
+	rp_put(q, NULL, surface, m, id);
+	rp_put(q, NULL, id, IVWL_MSG_REQ_WL_REGION_DESTROY);
 }
 
 /* The parts of a surface state (RP_CHANGED_*) in what, as requests. */
@@ -287,36 +296,38 @@ emit_state(struct ivwl_replay *rp, struct rp_obj *s,
 	uint32_t buffer = rp_ref_live(rp, &st->buffer) ? st->buffer.id : 0;
 
 	if (what & RP_CHANGED_TRANSFORM)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
-		       "i", st->transform);
+		rp_put(q, NULL, s->id,
+		       IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM,
+		       st->transform);
 	if (what & RP_CHANGED_SCALE)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE,
-		       "i", st->scale);
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_SCALE,
+		       st->scale);
 	if (what & RP_CHANGED_OPAQUE)
-		emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION,
+		emit_region(rp, s->id,
+			    IVWL_MSG_REQ_WL_SURFACE_SET_OPAQUE_REGION,
 			    &st->opaque, q);
 	if (what & RP_CHANGED_INPUT)
-		emit_region(rp, s->id, IVWL_REQ_WL_SURFACE_SET_INPUT_REGION,
+		emit_region(rp, s->id, IVWL_MSG_REQ_WL_SURFACE_SET_INPUT_REGION,
 			    &st->input, q);
 	if ((what & RP_CHANGED_SOURCE) && vp)
-		rp_put(q, NULL, vp, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu",
+		rp_put(q, NULL, vp, IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE,
 		       st->source[0], st->source[1], st->source[2],
 		       st->source[3]);
 	if ((what & RP_CHANGED_DESTINATION) && vp)
-		rp_put(q, NULL, vp, IVWL_REQ_WP_VIEWPORT_SET_DESTINATION, "uu",
+		rp_put(q, NULL, vp, IVWL_MSG_REQ_WP_VIEWPORT_SET_DESTINATION,
 		       st->destination[0], st->destination[1]);
 	if (!(what & RP_CHANGED_BUFFER))
 		return;
 	/* A buffer destroyed since it was attached is none. */
-	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_ATTACH, "oii", buffer, 0,
+	rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_ATTACH, buffer, 0,
 	       0);
 	if (!buffer)
 		return;
 	if (s->version >= 4)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii",
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_DAMAGE_BUFFER,
 		       0, 0, INT32_MAX, INT32_MAX);
 	else
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_DAMAGE, "iiii", 0, 0,
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_DAMAGE, 0, 0,
 		       INT32_MAX, INT32_MAX);
 }
 
@@ -349,7 +360,7 @@ rp_emit_frames(struct rp_obj *s, struct ivwl_replay_buf *q)
 	unsigned int i;
 
 	for (i = 0; i < s->nframes; i++)
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_FRAME, "n",
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_FRAME,
 		       s->frames[i]);
 }
 
@@ -364,7 +375,7 @@ rp_emit_surface_state(struct ivwl_replay *rp, struct rp_obj *s,
 		      struct ivwl_replay_buf *q)
 {
 	emit_state(rp, s, s->current, state_set(rp, s->current), q);
-	rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 	emit_state(rp, s, s->pending, s->pending->changed, q);
 	rp_emit_frames(s, q);
 }
@@ -376,10 +387,10 @@ answer_frames(struct rp_obj *s, struct ivwl_replay_buf *synth)
 	unsigned int i;
 
 	for (i = 0; i < s->nframes; i++) {
-		rp_put(synth, NULL, s->frames[i], IVWL_EVT_WL_CALLBACK_DONE,
-		       "u", 0);
+		rp_put(synth, NULL, s->frames[i],
+		       IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
 		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", s->frames[i]);
+		       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, s->frames[i]);
 	}
 	s->nframes = 0;
 }
@@ -434,7 +445,7 @@ emit_surfaces(struct ivwl_replay *rp, struct rp_obj **all, uint32_t n,
 			continue;
 		}
 		/* The initial commit; the rest after the first configure. */
-		rp_put(q, NULL, s->id, IVWL_REQ_WL_SURFACE_COMMIT, "");
+		rp_put(q, NULL, s->id, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 		xs->awaiting = true;
 		rp->awaiting++;
 	}
@@ -469,7 +480,7 @@ rp_globals_listed(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
 	for (i = 0; i < n; i++)
 		emit_setters(rp, all[i], q);
 	if (temp_pool)
-		rp_put(q, NULL, temp_pool, IVWL_REQ_WL_SHM_POOL_DESTROY, "");
+		rp_put(q, NULL, temp_pool, IVWL_MSG_REQ_WL_SHM_POOL_DESTROY);
 	rp->awaiting = 0;
 	emit_surfaces(rp, all, n, q, synth);
 	rp->phase = rp->awaiting ? RP_CONFIGURE : RP_LIVE;

@@ -185,10 +185,14 @@ rp_global_by_client(struct ivwl_replay *rp, uint32_t name);
 struct rp_global *
 rp_global_by_display(struct ivwl_replay *rp, uint32_t name);
 
-/* Appends one message; fmt: u i (uint32), o n (id), s (string). */
+/*
+ * Appends object.m(args...), written by ivwl_wire_write_msg (m: an
+ * IVWL_MSG_ of ivwl-protocols.h, args in its order); a message that
+ * does not fit sets b->oom like a buffer past its bound.
+ */
 void
 rp_put(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
-       uint32_t object, uint16_t opcode, const char *fmt, ...);
+       uint32_t object, const struct ivwl_message *m, ...);
 
 void
 rp_put_bytes(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,

@@ -64,30 +64,20 @@ rp_put_bytes(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
 
 void
 rp_put(struct ivwl_replay_buf *b, const struct ivwl_fd_desc *desc,
-       uint32_t object, uint16_t opcode, const char *fmt, ...)
+       uint32_t object, const struct ivwl_message *m, ...)
 {
-	uint32_t words[IVWL_WIRE_MAX_MESSAGE / 4];
-	uint32_t n = 2, len;
-	const char *s;
+	uint8_t bytes[IVWL_WIRE_MAX_MESSAGE];
 	va_list ap;
+	int len;
 
-	va_start(ap, fmt);
-	for (; *fmt; fmt++) {
-		if (*fmt != 's') {
-			words[n++] = va_arg(ap, uint32_t);
-			continue;
-		}
-		s = va_arg(ap, const char *);
-		len = (uint32_t)strlen(s) + 1;
-		words[n++] = len;
-		memset(&words[n], 0, (len + 3) & ~3u);
-		memcpy(&words[n], s, len);
-		n += (len + 3) / 4;
-	}
+	va_start(ap, m);
+	len = ivwl_wire_vwrite_msg(bytes, sizeof(bytes), object, m, ap);
 	va_end(ap);
-	words[0] = object;
-	words[1] = n * 4 << 16 | opcode;
-	rp_put_bytes(b, desc, (const uint8_t *)words, n * 4);
+	if (len < 0) {
+		b->oom = true;	/* as a buffer past its bound */
+		return;
+	}
+	rp_put_bytes(b, desc, bytes, (uint32_t)len);
 }
 
 void
@@ -297,6 +287,8 @@ created(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	const struct ivwl_fd_desc *descs, unsigned int k)
 {
 	uint32_t id = msg->args[k].value;
+	struct ivwl_req_wl_registry_bind bind;
+	struct ivwl_req_wl_shm_create_pool pool;
 	struct ivwl_wire_object wo;
 	struct rp_global *g;
 	struct rp_obj *o;
@@ -330,14 +322,14 @@ created(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 			state_init(o->current);
 		}
 	}
-	if (msg->iface == &ivwl_iface_wl_registry) {
-		g = rp_global_by_display(rp, ivwl_wire_arg_uint(msg, 0));
+	if (ivwl_req_wl_registry_bind_decode(msg, &bind)) {
+		g = rp_global_by_display(rp, bind.name);
 		o->global = g ? g->client_name : 0;
 	}
-	if (msg->iface == &ivwl_iface_wl_shm &&
-	    msg->opcode == IVWL_REQ_WL_SHM_CREATE_POOL && msg->nfds > 0) {
+	if (ivwl_req_wl_shm_create_pool_decode(msg, &pool) &&
+	    msg->nfds > 0) {
 		rp->pool_desc = descs[0];
-		rp->heap_size = ivwl_wire_arg_int(msg, 2);
+		rp->heap_size = pool.size;
 		rp->have_pool_desc = true;
 	}
 }
@@ -346,14 +338,25 @@ created(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 static void
 link_role(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_xdg_wm_base_get_xdg_surface get_xdg;
+	struct ivwl_req_xdg_surface_get_toplevel get_toplevel;
+	struct ivwl_req_xdg_surface_get_popup get_popup;
 	struct rp_obj *parent = rp_obj_at(rp, msg->object);
-	struct rp_obj *child = rp_obj_at(rp, ivwl_wire_arg_new_id(msg, 0));
-	struct rp_obj *surface;
+	struct rp_obj *child, *surface;
+	bool xdg = ivwl_req_xdg_wm_base_get_xdg_surface_decode(msg, &get_xdg);
 
+	if (xdg)
+		child = rp_obj_at(rp, get_xdg.id);
+	else if (ivwl_req_xdg_surface_get_toplevel_decode(msg, &get_toplevel))
+		child = rp_obj_at(rp, get_toplevel.id);
+	else if (ivwl_req_xdg_surface_get_popup_decode(msg, &get_popup))
+		child = rp_obj_at(rp, get_popup.id);
+	else
+		return;
 	if (!child)
 		return;
-	if (msg->iface == &ivwl_iface_xdg_wm_base) {
-		surface = rp_obj_at(rp, ivwl_wire_arg_object(msg, 1));
+	if (xdg) {
+		surface = rp_obj_at(rp, get_xdg.surface);
 		if (surface)
 			surface->role = (struct rp_ref){ child->id, child->seq };
 	} else if (parent) {
@@ -445,10 +448,25 @@ region_copy(struct rp_region *to, const struct rp_region *from)
 	return 0;
 }
 
+/* wl_region.add or subtract: one rectangle, the same four fields. */
+static struct ivwl_req_wl_region_add
+region_rect(const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wl_region_subtract sub;
+	struct ivwl_req_wl_region_add add;
+
+	if (ivwl_req_wl_region_add_decode(msg, &add))
+		return add;
+	ivwl_req_wl_region_subtract_decode(msg, &sub);
+	return (struct ivwl_req_wl_region_add){
+		sub.x, sub.y, sub.width, sub.height };
+}
+
 static void
 region_op(struct ivwl_replay *rp, struct rp_obj *o,
 	  const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wl_region_add rect = region_rect(msg);
 	struct rp_rect *r;
 
 	if (o->region.n == RP_MAX_REGION_RECTS) {
@@ -465,10 +483,10 @@ region_op(struct ivwl_replay *rp, struct rp_obj *o,
 	}
 	r = &o->region.rects[o->region.n++];
 	r->op = msg->opcode;
-	r->x = ivwl_wire_arg_int(msg, 0);
-	r->y = ivwl_wire_arg_int(msg, 1);
-	r->w = ivwl_wire_arg_int(msg, 2);
-	r->h = ivwl_wire_arg_int(msg, 3);
+	r->x = rect.x;
+	r->y = rect.y;
+	r->w = rect.width;
+	r->h = rect.height;
 	o->region.set = true;
 }
 
@@ -527,40 +545,50 @@ static void
 surface_request(struct ivwl_replay *rp, struct rp_obj *o,
 		const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_req_wl_surface_attach attach;
+	struct ivwl_req_wl_surface_set_buffer_transform transform;
+	struct ivwl_req_wl_surface_set_buffer_scale scale;
+	struct ivwl_req_wl_surface_set_opaque_region opaque;
+	struct ivwl_req_wl_surface_set_input_region input;
+	struct ivwl_req_wl_surface_frame frame;
 	struct rp_surface_state *p = o->pending;
 	struct rp_obj *buffer;
-	uint32_t id;
 
 	if (!p)
 		return;
 	switch (msg->opcode) {
 	case IVWL_REQ_WL_SURFACE_ATTACH:
-		id = ivwl_wire_arg_object(msg, 0);
-		buffer = rp_obj_at(rp, id);
-		p->buffer = (struct rp_ref){ buffer ? id : 0,
+		ivwl_req_wl_surface_attach_decode(msg, &attach);
+		buffer = rp_obj_at(rp, attach.buffer);
+		p->buffer = (struct rp_ref){ buffer ? attach.buffer : 0,
 					     buffer ? buffer->seq : 0 };
 		p->changed |= RP_CHANGED_BUFFER;
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM:
-		p->transform = ivwl_wire_arg_int(msg, 0);
+		ivwl_req_wl_surface_set_buffer_transform_decode(msg,
+								&transform);
+		p->transform = transform.transform;
 		p->changed |= RP_CHANGED_TRANSFORM;
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_BUFFER_SCALE:
-		p->scale = ivwl_wire_arg_int(msg, 0);
+		ivwl_req_wl_surface_set_buffer_scale_decode(msg, &scale);
+		p->scale = scale.scale;
 		p->changed |= RP_CHANGED_SCALE;
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION:
+		ivwl_req_wl_surface_set_opaque_region_decode(msg, &opaque);
 		set_region(rp, &p->opaque, RP_CHANGED_OPAQUE, p,
-			   ivwl_wire_arg_object(msg, 0));
+			   opaque.region);
 		break;
 	case IVWL_REQ_WL_SURFACE_SET_INPUT_REGION:
-		set_region(rp, &p->input, RP_CHANGED_INPUT, p,
-			   ivwl_wire_arg_object(msg, 0));
+		ivwl_req_wl_surface_set_input_region_decode(msg, &input);
+		set_region(rp, &p->input, RP_CHANGED_INPUT, p, input.region);
 		break;
 	case IVWL_REQ_WL_SURFACE_FRAME:
+		ivwl_req_wl_surface_frame_decode(msg, &frame);
 		/* Past the bound, answered at a restart as before. */
 		if (o->nframes < RP_MAX_FRAMES)
-			o->frames[o->nframes++] = ivwl_wire_arg_new_id(msg, 0);
+			o->frames[o->nframes++] = frame.callback;
 		break;
 	case IVWL_REQ_WL_SURFACE_COMMIT:
 		commit_state(rp, o);
@@ -579,6 +607,8 @@ viewport_request(struct ivwl_replay *rp, struct rp_obj *vp,
 {
 	const struct rp_ref *ref = &vp->create.refs[1];
 	struct rp_obj *s = rp_obj_at(rp, ref->id);
+	struct ivwl_req_wp_viewport_set_source source;
+	struct ivwl_req_wp_viewport_set_destination destination;
 	struct rp_surface_state *p;
 	unsigned int i;
 
@@ -593,13 +623,17 @@ viewport_request(struct ivwl_replay *rp, struct rp_obj *vp,
 		p->changed |= RP_CHANGED_SOURCE | RP_CHANGED_DESTINATION;
 		break;
 	case IVWL_REQ_WP_VIEWPORT_SET_SOURCE:
-		for (i = 0; i < 4; i++)
-			p->source[i] = msg->args[i].value;
+		ivwl_req_wp_viewport_set_source_decode(msg, &source);
+		p->source[0] = (uint32_t)source.x;
+		p->source[1] = (uint32_t)source.y;
+		p->source[2] = (uint32_t)source.width;
+		p->source[3] = (uint32_t)source.height;
 		p->changed |= RP_CHANGED_SOURCE;
 		break;
 	case IVWL_REQ_WP_VIEWPORT_SET_DESTINATION:
-		p->destination[0] = msg->args[0].value;
-		p->destination[1] = msg->args[1].value;
+		ivwl_req_wp_viewport_set_destination_decode(msg, &destination);
+		p->destination[0] = (uint32_t)destination.width;
+		p->destination[1] = (uint32_t)destination.height;
 		p->changed |= RP_CHANGED_DESTINATION;
 		break;
 	}
@@ -609,9 +643,12 @@ viewport_request(struct ivwl_replay *rp, struct rp_obj *vp,
 static void
 link_viewport(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 {
-	struct rp_obj *vp = rp_obj_at(rp, ivwl_wire_arg_new_id(msg, 0));
-	struct rp_obj *s = rp_obj_at(rp, ivwl_wire_arg_object(msg, 1));
+	struct ivwl_req_wp_viewporter_get_viewport args;
+	struct rp_obj *vp, *s;
 
+	ivwl_req_wp_viewporter_get_viewport_decode(msg, &args);
+	vp = rp_obj_at(rp, args.id);
+	s = rp_obj_at(rp, args.surface);
 	if (vp && s)
 		s->viewport = (struct rp_ref){ vp->id, vp->seq };
 }

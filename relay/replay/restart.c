@@ -55,48 +55,48 @@ say_gone(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	const struct ivwl_interface *i = wo->iface;
 
 	if (i == &ivwl_iface_wl_callback) {
-		rp_put(synth, NULL, id, IVWL_EVT_WL_CALLBACK_DONE, "u", 0);
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_CALLBACK_DONE, 0);
 	} else if (i == &ivwl_iface_wp_presentation_feedback) {
 		rp_put(synth, NULL, id,
-		       IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED, "");
+		       IVWL_MSG_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 	} else if (i == &ivwl_iface_xdg_popup) {
-		rp_put(synth, NULL, id, IVWL_EVT_XDG_POPUP_POPUP_DONE, "");
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_XDG_POPUP_POPUP_DONE);
 		rp_set_dead(rp, id, true);
 	} else if (i == &ivwl_iface_wl_data_source) {
-		rp_put(synth, NULL, id, IVWL_EVT_WL_DATA_SOURCE_CANCELLED, "");
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_DATA_SOURCE_CANCELLED);
 		rp_set_dead(rp, id, true);
 	} else if (i == &ivwl_iface_zwp_primary_selection_source_v1) {
 		rp_put(synth, NULL, id,
-		       IVWL_EVT_ZWP_PRIMARY_SELECTION_SOURCE_V1_CANCELLED, "");
+		       IVWL_MSG_EVT_ZWP_PRIMARY_SELECTION_SOURCE_V1_CANCELLED);
 		rp_set_dead(rp, id, true);
 	} else if (i == &ivwl_iface_wl_touch) {
-		rp_put(synth, NULL, id, IVWL_EVT_WL_TOUCH_CANCEL, "");
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_TOUCH_CANCEL);
 	} else if (i == &ivwl_iface_wl_data_device) {
 		if (o && o->dnd)
-			rp_put(synth, NULL, id, IVWL_EVT_WL_DATA_DEVICE_LEAVE,
-			       "");
-		rp_put(synth, NULL, id, IVWL_EVT_WL_DATA_DEVICE_SELECTION,
-		       "o", 0);
+			rp_put(synth, NULL, id,
+			       IVWL_MSG_EVT_WL_DATA_DEVICE_LEAVE);
+		rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION,
+		       0);
 	} else if (i == &ivwl_iface_zwp_primary_selection_device_v1) {
 		rp_put(synth, NULL, id,
-		       IVWL_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_SELECTION,
-		       "o", 0);
+		       IVWL_MSG_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_SELECTION,
+		       0);
 	} else if ((i == &ivwl_iface_wl_keyboard ||
 		    i == &ivwl_iface_wl_pointer) && o && o->focus) {
 		/* Only to a surface the client still has. */
 		if (ivwl_wire_map_lookup(map, o->focus, &s) == 0 &&
 		    !s.zombie)
 			rp_put(synth, NULL, id, i == &ivwl_iface_wl_keyboard ?
-			       IVWL_EVT_WL_KEYBOARD_LEAVE :
-			       IVWL_EVT_WL_POINTER_LEAVE, "uo", 0, o->focus);
+			       IVWL_MSG_EVT_WL_KEYBOARD_LEAVE :
+			       IVWL_MSG_EVT_WL_POINTER_LEAVE, 0, o->focus);
 		if (i == &ivwl_iface_wl_pointer && wo->version >= 5)
-			rp_put(synth, NULL, id, IVWL_EVT_WL_POINTER_FRAME, "");
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_POINTER_FRAME);
 		o->focus = 0;
 	}
 	if (i == &ivwl_iface_wl_callback ||
 	    i == &ivwl_iface_wp_presentation_feedback)
 		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+		       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 }
 
 static bool
@@ -124,7 +124,7 @@ check_client_ids(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 			/* The old display would have said so. */
 			rp_obj_free(rp, id);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-			       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 			continue;
 		}
 		o = rp_obj_at(rp, id);
@@ -250,7 +250,7 @@ release_buffers(struct ivwl_replay *rp, struct ivwl_replay_buf *synth)
 		if (!b || b->iface != &ivwl_iface_wl_buffer)
 			continue;
 		if (b->busy && !b->shown) {
-			rp_put(synth, NULL, id, IVWL_EVT_WL_BUFFER_RELEASE, "");
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_BUFFER_RELEASE);
 			b->busy = false;
 		}
 		b->shown = false;
@@ -371,12 +371,12 @@ ivwl_replay_start(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 	for (id = IVWL_WIRE_DISPLAY_ID + 1; id < map->client.count; id++) {
 		if (rp_set_priv(rp, id, true) < 0)
 			goto err_oom;
-		rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC,
-		       "n", id);
+		rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID,
+		       IVWL_MSG_REQ_WL_DISPLAY_SYNC, id);
 	}
 	/* Ids are reused only after their delete_id, as a client would. */
 	rp->marker = rp_temp_id(rp);
-	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC, "n",
+	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_MSG_REQ_WL_DISPLAY_SYNC,
 	       rp->marker);
 	if (q->oom)
 		goto err_oom;
@@ -393,7 +393,7 @@ ivwl_replay_nudge(struct ivwl_replay *rp, struct ivwl_replay_buf *q)
 {
 	if (rp->phase == RP_DOWN)
 		return;
-	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC, "n",
+	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_MSG_REQ_WL_DISPLAY_SYNC,
 	       rp_temp_id(rp));
 }
 
@@ -414,7 +414,7 @@ rp_list_globals(struct ivwl_replay *rp, struct ivwl_replay_buf *q,
 			rp->fresh_registry = id;
 	}
 	rp->marker = rp_temp_id(rp);
-	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_REQ_WL_DISPLAY_SYNC, "n",
+	rp_put(q, NULL, IVWL_WIRE_DISPLAY_ID, IVWL_MSG_REQ_WL_DISPLAY_SYNC,
 	       rp->marker);
 	if (q->oom) {
 		*why = "out of memory";

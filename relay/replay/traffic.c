@@ -112,15 +112,17 @@ srv_new(struct ivwl_replay *rp, const struct ivwl_wire_map *map,
 static bool
 id_gap(const struct ivwl_wire_map *map, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_evt_wl_data_device_data_offer data;
+	struct ivwl_evt_zwp_primary_selection_device_v1_data_offer primary;
 	uint32_t id;
 
-	if ((msg->iface != &ivwl_iface_wl_data_device ||
-	     msg->opcode != IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER) &&
-	    (msg->iface != &ivwl_iface_zwp_primary_selection_device_v1 ||
-	     msg->opcode !=
-	     IVWL_EVT_ZWP_PRIMARY_SELECTION_DEVICE_V1_DATA_OFFER))
+	if (ivwl_evt_wl_data_device_data_offer_decode(msg, &data))
+		id = data.id;
+	else if (ivwl_evt_zwp_primary_selection_device_v1_data_offer_decode(
+			msg, &primary))
+		id = primary.offer;
+	else
 		return false;
-	id = ivwl_wire_arg_new_id(msg, 0);
 	return id >= IVWL_WIRE_SERVER_ID_START &&
 	       id - IVWL_WIRE_SERVER_ID_START > map->server.count;
 }
@@ -170,18 +172,18 @@ answer_dropped_new(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 		iface = msg->message->types[k];
 		rp_set_dead(rp, id, true);
 		if (iface == &ivwl_iface_xdg_popup) {
-			rp_put(synth, NULL, id, IVWL_EVT_XDG_POPUP_POPUP_DONE,
-			       "");
+			rp_put(synth, NULL, id,
+			       IVWL_MSG_EVT_XDG_POPUP_POPUP_DONE);
 		} else if (iface == &ivwl_iface_wl_callback) {
-			rp_put(synth, NULL, id, IVWL_EVT_WL_CALLBACK_DONE,
-			       "u", 0);
+			rp_put(synth, NULL, id, IVWL_MSG_EVT_WL_CALLBACK_DONE,
+			       0);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-			       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 		} else if (iface == &ivwl_iface_wp_presentation_feedback) {
 			rp_put(synth, NULL, id,
-			       IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED, "");
+			       IVWL_MSG_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 			rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-			       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id);
+			       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id);
 		}
 	}
 }
@@ -206,7 +208,7 @@ drop_request(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	if (msg->object < IVWL_WIRE_SERVER_ID_START) {
 		rp_set_dead(rp, msg->object, false);
 		rp_put(synth, NULL, IVWL_WIRE_DISPLAY_ID,
-		       IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", msg->object);
+		       IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, msg->object);
 	}
 	return IVWL_REPLAY_DROP;
 }
@@ -238,11 +240,13 @@ stale_ack(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	  uint8_t *bytes)
 {
 	struct rp_obj *o = rp_obj_at(rp, msg->object);
-	uint32_t serial = ivwl_wire_arg_uint(msg, 0);
+	struct ivwl_req_xdg_surface_ack_configure args;
 
-	if (serial < rp->serial_base || (o && serial == o->acked))
+	ivwl_req_xdg_surface_ack_configure_decode(msg, &args);
+	if (args.serial < rp->serial_base || (o && args.serial == o->acked))
 		return true;
-	put_word(bytes, msg->args[0].offset, serial - rp->serial_base);
+	args.serial -= rp->serial_base;
+	ivwl_req_xdg_surface_ack_configure_rewrite(msg, bytes, &args);
 	return false;
 }
 
@@ -251,6 +255,7 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 			   const struct ivwl_wire_msg *msg, uint8_t *bytes,
 			   struct ivwl_replay_buf *synth)
 {
+	struct ivwl_req_wl_registry_bind bind;
 	struct rp_global *g;
 	uint32_t id, d;
 	unsigned int k;
@@ -284,11 +289,12 @@ ivwl_replay_filter_request(struct ivwl_replay *rp,
 		return IVWL_REPLAY_DROP;
 	if (msg->iface == &ivwl_iface_wl_surface && role_dropped(rp, msg))
 		return IVWL_REPLAY_DROP;
-	if (msg->iface == &ivwl_iface_wl_registry &&
-	    msg->opcode == IVWL_REQ_WL_REGISTRY_BIND) {
-		g = rp_global_by_client(rp, ivwl_wire_arg_uint(msg, 0));
-		if (g)
-			put_word(bytes, msg->args[0].offset, g->display_name);
+	if (ivwl_req_wl_registry_bind_decode(msg, &bind)) {
+		g = rp_global_by_client(rp, bind.name);
+		if (g) {
+			bind.name = g->display_name;
+			ivwl_req_wl_registry_bind_rewrite(msg, bytes, &bind);
+		}
 	}
 	for (k = 0; k < msg->nargs; k++)
 		if (msg->args[k].type == 'n')
@@ -326,12 +332,16 @@ static void
 record_global(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	      uint8_t *bytes)
 {
-	uint32_t name = ivwl_wire_arg_uint(msg, 0);
-	const char *iface_name = ivwl_wire_arg_string(msg, 1);
-	struct rp_global *g = rp_global_by_display(rp, name);
+	struct ivwl_evt_wl_registry_global args;
+	struct rp_global *g;
+	uint32_t name;
 
+	ivwl_evt_wl_registry_global_decode(msg, &args);
+	name = args.name;
+	g = rp_global_by_display(rp, name);
 	if (g) {
-		put_word(bytes, msg->args[0].offset, g->client_name);
+		args.name = g->client_name;
+		ivwl_evt_wl_registry_global_rewrite(msg, bytes, &args);
 		return;
 	}
 	if (rp->nglobals == RP_MAX_GLOBALS) {
@@ -344,41 +354,48 @@ record_global(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	g->client_name = rp->restarted ? rp->next_client_name++ : name;
 	if (!rp->restarted && name >= rp->next_client_name)
 		rp->next_client_name = name + 1;
-	g->iface = iface_name ? ivwl_wire_interface_find(iface_name) : NULL;
-	g->version = ivwl_wire_arg_uint(msg, 2);
-	put_word(bytes, msg->args[0].offset, g->client_name);
+	g->iface = args.interface ? ivwl_wire_interface_find(args.interface) :
+				    NULL;
+	g->version = args.version;
+	args.name = g->client_name;
+	ivwl_evt_wl_registry_global_rewrite(msg, bytes, &args);
 }
 
 static void
 forget_global(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
 	      uint8_t *bytes)
 {
-	struct rp_global *g =
-		rp_global_by_display(rp, ivwl_wire_arg_uint(msg, 0));
+	struct ivwl_evt_wl_registry_global_remove args;
+	struct rp_global *g;
 
+	ivwl_evt_wl_registry_global_remove_decode(msg, &args);
+	g = rp_global_by_display(rp, args.name);
 	if (!g)
 		return;
-	put_word(bytes, msg->args[0].offset, g->client_name);
+	args.name = g->client_name;
+	ivwl_evt_wl_registry_global_remove_rewrite(msg, bytes, &args);
 	*g = rp->globals[--rp->nglobals];
 }
 
 static void
 collect_fresh(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 {
-	const char *iface_name = ivwl_wire_arg_string(msg, 1);
+	struct ivwl_evt_wl_registry_global args;
 	struct rp_global *f;
 
 	if (msg->object != rp->fresh_registry)
 		return;
+	ivwl_evt_wl_registry_global_decode(msg, &args);
 	if (rp->nfresh == RP_MAX_GLOBALS) {
 		rp->fresh_overflow = true;
 		return;
 	}
 	f = &rp->fresh[rp->nfresh++];
 	memset(f, 0, sizeof(*f));
-	f->display_name = ivwl_wire_arg_uint(msg, 0);
-	f->iface = iface_name ? ivwl_wire_interface_find(iface_name) : NULL;
-	f->version = ivwl_wire_arg_uint(msg, 2);
+	f->display_name = args.name;
+	f->iface = args.interface ? ivwl_wire_interface_find(args.interface) :
+				    NULL;
+	f->version = args.version;
 }
 
 static void
@@ -387,7 +404,7 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 {
 	struct rp_obj *surface = rp_obj_at(rp, xs->create.refs[1].id);
 
-	rp_put(q, NULL, xs->id, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	rp_put(q, NULL, xs->id, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 	       serial);
 	xs->acked = serial + rp->serial_base;
 	xs->awaiting = false;
@@ -403,6 +420,8 @@ first_configure(struct ivwl_replay *rp, struct rp_obj *xs, uint32_t serial,
 static void
 input_event(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 {
+	struct ivwl_evt_wl_keyboard_enter key_enter;
+	struct ivwl_evt_wl_pointer_enter pointer_enter;
 	struct rp_obj *o = rp_obj_at(rp, msg->object);
 
 	if (!o)
@@ -410,13 +429,13 @@ input_event(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
 	if (msg->iface == &ivwl_iface_wl_buffer) {
 		o->busy = false;
 	} else if (msg->iface == &ivwl_iface_wl_keyboard) {
-		if (msg->opcode == IVWL_EVT_WL_KEYBOARD_ENTER)
-			o->focus = ivwl_wire_arg_object(msg, 1);
+		if (ivwl_evt_wl_keyboard_enter_decode(msg, &key_enter))
+			o->focus = key_enter.surface;
 		else if (msg->opcode == IVWL_EVT_WL_KEYBOARD_LEAVE)
 			o->focus = 0;
 	} else if (msg->iface == &ivwl_iface_wl_pointer) {
-		if (msg->opcode == IVWL_EVT_WL_POINTER_ENTER)
-			o->focus = ivwl_wire_arg_object(msg, 1);
+		if (ivwl_evt_wl_pointer_enter_decode(msg, &pointer_enter))
+			o->focus = pointer_enter.surface;
 		else if (msg->opcode == IVWL_EVT_WL_POINTER_LEAVE)
 			o->focus = 0;
 	} else if (msg->iface == &ivwl_iface_wl_data_device) {
@@ -435,14 +454,13 @@ input_event(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg)
  * them back.
  */
 static void
-client_serial(struct ivwl_replay *rp, struct ivwl_wire_msg *msg,
-	      uint8_t *bytes, uint32_t serial)
+client_serial(struct ivwl_replay *rp, const struct ivwl_wire_msg *msg,
+	      uint8_t *bytes, struct ivwl_evt_xdg_surface_configure *args)
 {
-	serial += rp->serial_base;
-	msg->args[0].value = serial;
-	put_word(bytes, msg->args[0].offset, serial);
-	if (serial > rp->max_serial)
-		rp->max_serial = serial;
+	args->serial += rp->serial_base;
+	ivwl_evt_xdg_surface_configure_rewrite(msg, bytes, args);
+	if (args->serial > rp->max_serial)
+		rp->max_serial = args->serial;
 }
 
 static int map_new_ids(struct ivwl_replay *rp, struct ivwl_wire_map *map,
@@ -455,8 +473,9 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		  struct ivwl_replay_buf *requests,
 		  struct ivwl_replay_buf *synth, const char **why)
 {
+	struct ivwl_evt_xdg_surface_configure configure;
+	struct ivwl_evt_wl_display_delete_id deleted;
 	struct rp_obj *o;
-	uint32_t serial;
 	int ret;
 
 	*verdict = IVWL_REPLAY_PASS;
@@ -487,13 +506,12 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 		}
 		return 0;
 	}
-	if (msg->iface == &ivwl_iface_wl_display &&
-	    msg->opcode == IVWL_EVT_WL_DISPLAY_DELETE_ID &&
-	    rp_flag(rp->priv, rp->priv_alloc, ivwl_wire_arg_uint(msg, 0))) {
+	if (ivwl_evt_wl_display_delete_id_decode(msg, &deleted) &&
+	    rp_flag(rp->priv, rp->priv_alloc, deleted.id)) {
 		/* The relay's own object went: the client never knew it. */
-		rp_set_priv(rp, ivwl_wire_arg_uint(msg, 0), false);
+		rp_set_priv(rp, deleted.id, false);
 		*verdict = IVWL_REPLAY_DROP;
-		if (ivwl_wire_arg_uint(msg, 0) != rp->marker)
+		if (deleted.id != rp->marker)
 			return 0;
 		rp->marker = 0;
 		if (rp->phase == RP_FILL)
@@ -502,13 +520,11 @@ ivwl_replay_event(struct ivwl_replay *rp, struct ivwl_wire_map *map,
 			return rp_globals_listed(rp, requests, synth, why);
 		return 0;
 	}
-	if (msg->iface == &ivwl_iface_xdg_surface &&
-	    msg->opcode == IVWL_EVT_XDG_SURFACE_CONFIGURE) {
+	if (ivwl_evt_xdg_surface_configure_decode(msg, &configure)) {
 		o = rp_obj_at(rp, msg->object);
-		serial = ivwl_wire_arg_uint(msg, 0);
 		if (o && o->awaiting)
-			first_configure(rp, o, serial, requests);
-		client_serial(rp, msg, bytes, serial);
+			first_configure(rp, o, configure.serial, requests);
+		client_serial(rp, msg, bytes, &configure);
 		return 0;
 	}
 	input_event(rp, msg);

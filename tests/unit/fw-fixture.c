@@ -137,11 +137,13 @@ create_pool(struct conn *c, uint32_t id)
 		.offset = c->c.vm->side.layout.heap_offset,
 		.length = 1 << 20,
 	};
-	uint32_t msg[4] = { SHM, 16u << 16 | IVWL_REQ_WL_SHM_CREATE_POOL, id,
-			    1 << 20 };
+	uint8_t msg[16];
+	uint32_t len = ivwl_test_msg(msg, sizeof(msg), SHM,
+				     IVWL_REQ_WL_SHM_CREATE_POOL, "nhi", id,
+				     1 << 20);
 
 	c->why = "";
-	return send_record(c, (const uint8_t *)msg, sizeof(msg), &pool);
+	return send_record(c, msg, len, &pool);
 }
 
 void

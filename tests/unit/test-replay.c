@@ -165,10 +165,10 @@ answer_syncs(struct fixture *f, uint32_t from, uint32_t to)
 	uint32_t id;
 
 	for (id = from; id < to; id++) {
-		CHECK_EQ(EVT(f, id, IVWL_EVT_WL_CALLBACK_DONE, "u", 1),
+		CHECK_EQ(EVT(f, id, IVWL_MSG_EVT_WL_CALLBACK_DONE, 1),
 			 SKIPPED);
 		CHECK_EQ(EVT(f, IVWL_WIRE_DISPLAY_ID,
-			     IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", id),
+			     IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, id),
 			 IVWL_REPLAY_DROP);
 	}
 }
@@ -185,38 +185,38 @@ static const struct ivwl_fd_desc pool_desc = {
 static void
 build_window(struct fixture *f)
 {
-	REQ(f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "xdg_wm_base", 2);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 4, "wl_output", 3);
-	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_compositor",
+	REQ(f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_compositor", 4);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2, "wl_shm", 1);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 3, "xdg_wm_base", 2);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 4, "wl_output", 3);
+	REQ(f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1, "wl_compositor",
 	    4, 3);
-	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2, "wl_shm", 1, 4);
-	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 3, "xdg_wm_base",
+	REQ(f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2, "wl_shm", 1, 4);
+	REQ(f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 3, "xdg_wm_base",
 	    2, 5);
-	REQ(f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 4, "wl_output", 3,
+	REQ(f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 4, "wl_output", 3,
 	    6);
-	REQ(f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 7);
-	REQ(f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 8, 1 << 20);
-	REQ(f, NULL, 8, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 9, 0,
+	REQ(f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_SURFACE, 7);
+	REQ(f, &pool_desc, 4, IVWL_MSG_REQ_WL_SHM_CREATE_POOL, 8, 1 << 20);
+	REQ(f, NULL, 8, IVWL_MSG_REQ_WL_SHM_POOL_CREATE_BUFFER, 9, 0,
 	    16, 16, 64, 0);
-	REQ(f, NULL, 8, IVWL_REQ_WL_SHM_POOL_DESTROY, "");
-	EVT(f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 8);
-	REQ(f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no", 10, 7);
-	REQ(f, NULL, 10, IVWL_REQ_XDG_SURFACE_GET_TOPLEVEL, "n", 11);
-	REQ(f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, "s", "old");
-	REQ(f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, "s", "window");
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
-	EVT(f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 5);
-	REQ(f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u", 5);
-	REQ(f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, "n", 12);
-	REQ(f, NULL, 12, IVWL_REQ_WL_REGION_ADD, "iiii", 0, 0, 16, 8);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_SET_OPAQUE_REGION, "o", 12);
-	REQ(f, NULL, 12, IVWL_REQ_WL_REGION_DESTROY, "");
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 9, 0, 0);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQ(f, NULL, 8, IVWL_MSG_REQ_WL_SHM_POOL_DESTROY);
+	EVT(f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 8);
+	REQ(f, NULL, 5, IVWL_MSG_REQ_XDG_WM_BASE_GET_XDG_SURFACE, 10, 7);
+	REQ(f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_GET_TOPLEVEL, 11);
+	REQ(f, NULL, 11, IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE, "old");
+	REQ(f, NULL, 11, IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE, "window");
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
+	EVT(f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 5);
+	REQ(f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE, 5);
+	REQ(f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_REGION, 12);
+	REQ(f, NULL, 12, IVWL_MSG_REQ_WL_REGION_ADD, 0, 0, 16, 8);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_SET_OPAQUE_REGION, 12);
+	REQ(f, NULL, 12, IVWL_MSG_REQ_WL_REGION_DESTROY);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_ATTACH, 9, 0, 0);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_FRAME, 13);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 }
 
 static void
@@ -252,10 +252,10 @@ restart_round_trip(void)
 	CHECK_EQ(word, 2);
 	ivwl_replay_buf_reset(&f.q);
 	/* The new display's globals, under other names, without output. */
-	CHECK_EQ(EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 21,
+	CHECK_EQ(EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 21,
 		     "xdg_wm_base", 3), IVWL_REPLAY_DROP);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 22, "wl_compositor", 5);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 23, "wl_shm", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 22, "wl_compositor", 5);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 23, "wl_shm", 1);
 	answer_syncs(&f, marker + 1, marker + 2);
 
 	/* The output is withdrawn from the client, the rest bound again. */
@@ -280,11 +280,11 @@ restart_round_trip(void)
 	CHECK(!ivwl_replay_done(f.rp));
 	ivwl_replay_buf_reset(&f.q);
 	deliver_synth(&f);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 16),
 		 IVWL_REPLAY_DROP);
 
 	/* First configure: the relay acks, sets the region, shows 9. */
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 900),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 900),
 		 IVWL_REPLAY_PASS);
 	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, &word) == 0);
 	CHECK_EQ(word, 900);
@@ -296,7 +296,7 @@ restart_round_trip(void)
 	/* The client may reuse the region's id 17 only once it is gone. */
 	CHECK(find(&f.q, 17, IVWL_REQ_WL_REGION_DESTROY, NULL) > 0);
 	CHECK(!ivwl_replay_done(f.rp));
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 17),
 		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 	CHECK_EQ(ivwl_replay_count(f.rp), 1);
@@ -306,24 +306,24 @@ restart_round_trip(void)
 	 * serials reach it 6 higher.  Its ack of that configure (906) and
 	 * of the old one go nowhere.
 	 */
-	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 		     5), IVWL_REPLAY_DROP);
-	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 		     906), IVWL_REPLAY_DROP);
 	/* A later one, and a serial the old display used too. */
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 5),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 5),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], 11);
-	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 		     11), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], 5);
 	/* The withdrawn output is answered by the relay. */
-	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WL_OUTPUT_RELEASE, ""),
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_MSG_REQ_WL_OUTPUT_RELEASE),
 		 IVWL_REPLAY_DROP);
 	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, &word) == 0);
 	CHECK_EQ(word, 6);
 	/* A bind by the old name goes to the new one. */
-	CHECK_EQ(REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	CHECK_EQ(REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 		     "wl_shm", 1, 14), IVWL_REPLAY_PASS);
 	teardown(&f);
 }
@@ -334,10 +334,10 @@ unreplayable_interface_ends_it(void)
 	struct fixture f;
 
 	setup(&f);
-	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1,
+	REQ(&f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1,
 	    "zwp_linux_dmabuf_v1", 3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1,
 	    "zwp_linux_dmabuf_v1", 3, 3);
 	CHECK(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) < 0);
 	CHECK(f.why && strstr(f.why, "zwp_linux_dmabuf_v1"));
@@ -351,34 +351,34 @@ reused_id_is_not_the_old_object(void)
 	struct fixture f;
 
 	setup(&f);
-	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wp_viewporter", 1);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1,
+	REQ(&f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2, "wp_viewporter", 1);
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1,
 	    "wl_compositor", 4, 3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 	    "wp_viewporter", 1, 4);
-	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 5);
-	REQ(&f, NULL, 4, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no", 6, 5);
-	REQ(&f, NULL, 5, IVWL_REQ_WL_SURFACE_DESTROY, "");
-	EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 5);
-	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, "n", 5);
+	REQ(&f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_SURFACE, 5);
+	REQ(&f, NULL, 4, IVWL_MSG_REQ_WP_VIEWPORTER_GET_VIEWPORT, 6, 5);
+	REQ(&f, NULL, 5, IVWL_MSG_REQ_WL_SURFACE_DESTROY);
+	EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 5);
+	REQ(&f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_REGION, 5);
 
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	deliver_synth(&f);
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
 	answer_syncs(&f, 2, 8);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 7, "wl_compositor", 4);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 8, "wp_viewporter", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 7, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 8, "wp_viewporter", 1);
 	ivwl_replay_buf_reset(&f.q);
 	answer_syncs(&f, 8, 9);
 	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_REGION, NULL) >= 0);
 	CHECK(find(&f.q, 4, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, NULL) < 0);
 	CHECK(ivwl_replay_done(f.rp));
 	/* The inert viewport: set_source dropped, destroy answered. */
-	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "iiii", 0,
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE, 0,
 		     0, 1, 1), IVWL_REPLAY_DROP);
-	CHECK_EQ(REQ(&f, NULL, 6, IVWL_REQ_WP_VIEWPORT_DESTROY, ""),
+	CHECK_EQ(REQ(&f, NULL, 6, IVWL_MSG_REQ_WP_VIEWPORT_DESTROY),
 		 IVWL_REPLAY_DROP);
 	CHECK(find(&f.synth, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, NULL) == 0);
 	teardown(&f);
@@ -406,10 +406,10 @@ display_leaves_during_replay(void)
 	answer_syncs(&f, 2, 15);
 	CHECK(find(&f.q, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, &word) >= 0);
 	ivwl_replay_buf_reset(&f.q);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 31, "wl_compositor", 4);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 32, "wl_shm", 1);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 33, "xdg_wm_base", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 34, "wl_output", 3);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 31, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 32, "wl_shm", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 33, "xdg_wm_base", 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 34, "wl_output", 3);
 	answer_syncs(&f, 15, 16);
 	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, NULL) > 0);
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL) > 0);
@@ -427,18 +427,18 @@ display_ids_are_mapped(void)
 	struct fixture f;
 
 	setup(&f);
-	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	REQ(&f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2,
 	    "wl_data_device_manager", 3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_seat", 7,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1, "wl_seat", 7,
 	    3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 	    "wl_data_device_manager", 3, 4);
-	REQ(&f, NULL, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
-	    "no", 5, 3);
-	EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv);
-	EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o", srv);
+	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    5, 3);
+	EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv);
+	EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION, srv);
 
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	/* The old selection is gone for the client. */
@@ -446,8 +446,8 @@ display_ids_are_mapped(void)
 	deliver_synth(&f);
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
 	answer_syncs(&f, 2, 7);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2,
 	    "wl_data_device_manager", 3);
 	answer_syncs(&f, 7, 8);
 	CHECK(find(&f.q, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
@@ -455,20 +455,20 @@ display_ids_are_mapped(void)
 	CHECK(ivwl_replay_done(f.rp));
 
 	/* The new display's first offer takes the next id on our side. */
-	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv),
+	CHECK_EQ(EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], srv + 1);
-	CHECK_EQ(EVT(&f, srv, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+	CHECK_EQ(EVT(&f, srv, IVWL_MSG_EVT_WL_DATA_OFFER_OFFER,
 		     "text/plain"), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[0], srv + 1);
-	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_SELECTION, "o", srv),
+	CHECK_EQ(EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_SELECTION, srv),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], srv + 1);
 	/* Requests to it reach the display's id; to the old one, nothing. */
-	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us",
+	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_MSG_REQ_WL_DATA_OFFER_ACCEPT,
 		     0, "text/plain"), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[0], srv);
-	CHECK_EQ(REQ(&f, NULL, srv, IVWL_REQ_WL_DATA_OFFER_DESTROY, ""),
+	CHECK_EQ(REQ(&f, NULL, srv, IVWL_MSG_REQ_WL_DATA_OFFER_DESTROY),
 		 IVWL_REPLAY_DROP);
 	teardown(&f);
 }
@@ -477,9 +477,9 @@ display_ids_are_mapped(void)
 static void
 list_new_globals(struct fixture *f, uint32_t marker)
 {
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 21, "xdg_wm_base", 3);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 22, "wl_compositor", 5);
-	EVT(f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 23, "wl_shm", 1);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 21, "xdg_wm_base", 3);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 22, "wl_compositor", 5);
+	EVT(f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 23, "wl_shm", 1);
 	answer_syncs(f, marker, marker + 1);
 }
 
@@ -500,9 +500,9 @@ display_leaves_before_replay_ids_deleted(void)
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
 	answer_syncs(&f, 2, 15);
 	list_new_globals(&f, 15);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 16),
 		 IVWL_REPLAY_DROP);
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
 	CHECK(!ivwl_replay_done(f.rp));
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
@@ -514,11 +514,11 @@ display_leaves_before_replay_ids_deleted(void)
 	answer_syncs(&f, 2, 15);
 	list_new_globals(&f, 15);
 	CHECK(find(&f.q, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, NULL) > 0);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 16),
 		 IVWL_REPLAY_DROP);
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 17),
 		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 	CHECK_EQ(ivwl_replay_count(f.rp), 1);
@@ -556,7 +556,7 @@ maximized_after_first_commit(void)
 
 	setup(&f);
 	build_window(&f);
-	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, "");
+	REQ(&f, NULL, 11, IVWL_MSG_REQ_XDG_TOPLEVEL_SET_MAXIMIZED);
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	deliver_synth(&f);
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
@@ -564,24 +564,24 @@ maximized_after_first_commit(void)
 	list_new_globals(&f, 15);
 	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_TITLE, NULL) > 0);
 	CHECK(find(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED, NULL) < 0);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 16),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 16),
 		 IVWL_REPLAY_DROP);
 	ivwl_replay_buf_reset(&f.q);
 
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
 	CHECK(find(&f.q, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, NULL) == 0);
 	commit = find_last(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT);
 	CHECK(commit > 0);
 	CHECK(find_last(&f.q, 11, IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED) >
 	      commit);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 17),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 17),
 		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 	/* The maximized configure: the client's ack of it goes through. */
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 4),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 4),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_ACK_CONFIGURE, "u",
+	CHECK_EQ(REQ(&f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_ACK_CONFIGURE,
 		     f.last[2]), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], 4);
 	teardown(&f);
@@ -624,39 +624,39 @@ viewport_and_pending_state(void)
 	int commit, at;
 
 	setup(&f);
-	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_compositor",
+	REQ(&f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 3, "wp_viewporter", 1);
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1, "wl_compositor",
 	    4, 3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2, "wl_shm", 1, 4);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 3,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2, "wl_shm", 1, 4);
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 3,
 	    "wp_viewporter", 1, 5);
-	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 6);
-	REQ(&f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 7, 1 << 20);
-	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 8, 0,
+	REQ(&f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_SURFACE, 6);
+	REQ(&f, &pool_desc, 4, IVWL_MSG_REQ_WL_SHM_CREATE_POOL, 7, 1 << 20);
+	REQ(&f, NULL, 7, IVWL_MSG_REQ_WL_SHM_POOL_CREATE_BUFFER, 8, 0,
 	    16, 16, 64, 0);
-	REQ(&f, NULL, 7, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 9,
+	REQ(&f, NULL, 7, IVWL_MSG_REQ_WL_SHM_POOL_CREATE_BUFFER, 9,
 	    4096, 64, 64, 256, 0);
-	REQ(&f, NULL, 5, IVWL_REQ_WP_VIEWPORTER_GET_VIEWPORT, "no", 10, 6);
-	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	REQ(&f, NULL, 5, IVWL_MSG_REQ_WP_VIEWPORTER_GET_VIEWPORT, 10, 6);
+	REQ(&f, NULL, 10, IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE, 0, 0,
 	    8 << 8, 8 << 8);
-	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 8, 0, 0);
-	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQ(&f, NULL, 6, IVWL_MSG_REQ_WL_SURFACE_ATTACH, 8, 0, 0);
+	REQ(&f, NULL, 6, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 	/* For the next frame, not committed when the display goes. */
-	REQ(&f, NULL, 10, IVWL_REQ_WP_VIEWPORT_SET_SOURCE, "uuuu", 0, 0,
+	REQ(&f, NULL, 10, IVWL_MSG_REQ_WP_VIEWPORT_SET_SOURCE, 0, 0,
 	    32 << 8, 32 << 8);
-	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM, "i", 1);
-	REQ(&f, NULL, 6, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 9, 0, 0);
+	REQ(&f, NULL, 6, IVWL_MSG_REQ_WL_SURFACE_SET_BUFFER_TRANSFORM, 1);
+	REQ(&f, NULL, 6, IVWL_MSG_REQ_WL_SURFACE_ATTACH, 9, 0, 0);
 
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	deliver_synth(&f);
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
 	answer_syncs(&f, 2, 12);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor", 4);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "wp_viewporter", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_compositor", 4);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2, "wl_shm", 1);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 3, "wp_viewporter", 1);
 	ivwl_replay_buf_reset(&f.q);
 	answer_syncs(&f, 12, 13);
 
@@ -692,14 +692,14 @@ popup_on_dismissed_parent(void)
 
 	setup(&f);
 	build_window(&f);
-	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_CREATE_POSITIONER, "n", 14);
-	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_SIZE, "ii", 8, 8);
-	REQ(&f, NULL, 14, IVWL_REQ_XDG_POSITIONER_SET_ANCHOR_RECT, "iiii", 0,
+	REQ(&f, NULL, 5, IVWL_MSG_REQ_XDG_WM_BASE_CREATE_POSITIONER, 14);
+	REQ(&f, NULL, 14, IVWL_MSG_REQ_XDG_POSITIONER_SET_SIZE, 8, 8);
+	REQ(&f, NULL, 14, IVWL_MSG_REQ_XDG_POSITIONER_SET_ANCHOR_RECT, 0,
 	    0, 4, 4);
-	REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 15);
-	REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no", 16, 15);
-	REQ(&f, NULL, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 17, 10, 14);
-	REQ(&f, NULL, 15, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQ(&f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_SURFACE, 15);
+	REQ(&f, NULL, 5, IVWL_MSG_REQ_XDG_WM_BASE_GET_XDG_SURFACE, 16, 15);
+	REQ(&f, NULL, 16, IVWL_MSG_REQ_XDG_SURFACE_GET_POPUP, 17, 10, 14);
+	REQ(&f, NULL, 15, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	CHECK(find(&f.synth, 17, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
 	deliver_synth(&f);
@@ -707,29 +707,29 @@ popup_on_dismissed_parent(void)
 	answer_syncs(&f, 2, 19);
 	list_new_globals(&f, 19);
 	CHECK(find(&f.q, 16, IVWL_REQ_XDG_SURFACE_GET_POPUP, NULL) < 0);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 20),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 20),
 		 IVWL_REPLAY_DROP);
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 21),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 21),
 		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 
 	/* Queued before popup_done: a popup on the dismissed one. */
-	CHECK_EQ(REQ(&f, NULL, 3, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n",
+	CHECK_EQ(REQ(&f, NULL, 3, IVWL_MSG_REQ_WL_COMPOSITOR_CREATE_SURFACE,
 		     18), IVWL_REPLAY_PASS);
-	CHECK_EQ(REQ(&f, NULL, 5, IVWL_REQ_XDG_WM_BASE_GET_XDG_SURFACE, "no",
+	CHECK_EQ(REQ(&f, NULL, 5, IVWL_MSG_REQ_XDG_WM_BASE_GET_XDG_SURFACE,
 		     19, 18), IVWL_REPLAY_PASS);
-	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_GET_POPUP, "noo", 20,
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_MSG_REQ_XDG_SURFACE_GET_POPUP, 20,
 		     16, 14), IVWL_REPLAY_DROP);
 	CHECK(find(&f.synth, 20, IVWL_EVT_XDG_POPUP_POPUP_DONE, NULL) >= 0);
-	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_MSG_REQ_WL_SURFACE_COMMIT),
 		 IVWL_REPLAY_DROP);
 	/* The client's answer to popup_done: the display's xdg_surface
 	 * goes, and the surface may commit again. */
-	CHECK_EQ(REQ(&f, NULL, 19, IVWL_REQ_XDG_SURFACE_DESTROY, ""),
+	CHECK_EQ(REQ(&f, NULL, 19, IVWL_MSG_REQ_XDG_SURFACE_DESTROY),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(REQ(&f, NULL, 18, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+	CHECK_EQ(REQ(&f, NULL, 18, IVWL_MSG_REQ_WL_SURFACE_COMMIT),
 		 IVWL_REPLAY_PASS);
 	teardown(&f);
 }
@@ -747,31 +747,31 @@ display_id_gap_is_mapped(void)
 	struct fixture f;
 
 	setup(&f);
-	REQ(&f, NULL, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_seat", 7);
-	EVT(&f, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2,
+	REQ(&f, NULL, 1, IVWL_MSG_REQ_WL_DISPLAY_GET_REGISTRY, 2);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 1, "wl_seat", 7);
+	EVT(&f, 2, IVWL_MSG_EVT_WL_REGISTRY_GLOBAL, 2,
 	    "wl_data_device_manager", 3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 1, "wl_seat", 7,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 1, "wl_seat", 7,
 	    3);
-	REQ(&f, NULL, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 2,
+	REQ(&f, NULL, 2, IVWL_MSG_REQ_WL_REGISTRY_BIND, 2,
 	    "wl_data_device_manager", 3, 4);
-	REQ(&f, NULL, 4, IVWL_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
-	    "no", 5, 3);
-	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv),
+	REQ(&f, NULL, 4, IVWL_MSG_REQ_WL_DATA_DEVICE_MANAGER_GET_DATA_DEVICE,
+	    5, 3);
+	CHECK_EQ(EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], srv);
 
 	/* srv + 1 was withheld. */
-	CHECK_EQ(EVT(&f, 5, IVWL_EVT_WL_DATA_DEVICE_DATA_OFFER, "n", srv + 2),
+	CHECK_EQ(EVT(&f, 5, IVWL_MSG_EVT_WL_DATA_DEVICE_DATA_OFFER, srv + 2),
 		 IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[2], srv + 1);
-	CHECK_EQ(EVT(&f, srv + 2, IVWL_EVT_WL_DATA_OFFER_OFFER, "s",
+	CHECK_EQ(EVT(&f, srv + 2, IVWL_MSG_EVT_WL_DATA_OFFER_OFFER,
 		     "text/plain"), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[0], srv + 1);
-	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us",
+	CHECK_EQ(REQ(&f, NULL, srv + 1, IVWL_MSG_REQ_WL_DATA_OFFER_ACCEPT,
 		     0, "text/plain"), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[0], srv + 2);
-	CHECK_EQ(REQ(&f, NULL, srv, IVWL_REQ_WL_DATA_OFFER_ACCEPT, "us", 0,
+	CHECK_EQ(REQ(&f, NULL, srv, IVWL_MSG_REQ_WL_DATA_OFFER_ACCEPT, 0,
 		     "text/plain"), IVWL_REPLAY_PASS);
 	CHECK_EQ(f.last[0], srv);
 	teardown(&f);
@@ -789,10 +789,10 @@ setters_of_roleless_xdg_surface(void)
 
 	setup(&f);
 	build_window(&f);
-	REQ(&f, NULL, 10, IVWL_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, "iiii", 0,
+	REQ(&f, NULL, 10, IVWL_MSG_REQ_XDG_SURFACE_SET_WINDOW_GEOMETRY, 0,
 	    0, 16, 16);
-	REQ(&f, NULL, 11, IVWL_REQ_XDG_TOPLEVEL_DESTROY, "");
-	EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 11);
+	REQ(&f, NULL, 11, IVWL_MSG_REQ_XDG_TOPLEVEL_DESTROY);
+	EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 11);
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	deliver_synth(&f);
 	REQUIRE(ivwl_replay_start(f.rp, &f.map, &f.q, &f.why) == 0);
@@ -813,19 +813,19 @@ setters_of_roleless_xdg_surface(void)
 static void
 next_frame_pending(struct fixture *f, bool committed)
 {
-	CHECK_EQ(EVT(f, 13, IVWL_EVT_WL_CALLBACK_DONE, "u", 1),
+	CHECK_EQ(EVT(f, 13, IVWL_MSG_EVT_WL_CALLBACK_DONE, 1),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 13),
+	CHECK_EQ(EVT(f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 13),
 		 IVWL_REPLAY_PASS);
-	REQ(f, &pool_desc, 4, IVWL_REQ_WL_SHM_CREATE_POOL, "ni", 14, 1 << 20);
-	REQ(f, NULL, 14, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, "niiiiu", 15,
+	REQ(f, &pool_desc, 4, IVWL_MSG_REQ_WL_SHM_CREATE_POOL, 14, 1 << 20);
+	REQ(f, NULL, 14, IVWL_MSG_REQ_WL_SHM_POOL_CREATE_BUFFER, 15,
 	    4096, 16, 16, 64, 0);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 15, 0, 0);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_DAMAGE_BUFFER, "iiii", 0, 0, 16,
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_ATTACH, 15, 0, 0);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_DAMAGE_BUFFER, 0, 0, 16,
 	    16);
-	REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
+	REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_FRAME, 13);
 	if (committed)
-		REQ(f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+		REQ(f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 }
 
 /*
@@ -871,13 +871,13 @@ frame_of_uncommitted_state_waits(void)
 	CHECK(find(&f.q, 14, IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER, &word) > 0);
 	CHECK_EQ(word, 15);
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 18),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 18),
 		 IVWL_REPLAY_DROP);
 	ivwl_replay_buf_reset(&f.q);
 
 	/* Buffer 9 shown again, then 15 and the frame for the client's
 	 * commit, after the relay's. */
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
 	commit = find(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT, NULL);
 	CHECK(commit > 0);
@@ -890,23 +890,23 @@ frame_of_uncommitted_state_waits(void)
 	CHECK(frame > commit);
 	CHECK_EQ(word, 13);
 	CHECK_EQ(find_last(&f.q, 7, IVWL_REQ_WL_SURFACE_COMMIT), commit);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 19),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 19),
 		 IVWL_REPLAY_DROP);
 	CHECK(ivwl_replay_done(f.rp));
 
 	/* The client's commit; the new display answers as the old would. */
-	CHECK_EQ(REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, ""),
+	CHECK_EQ(REQ(&f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_COMMIT),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(&f, 9, IVWL_EVT_WL_BUFFER_RELEASE, ""),
+	CHECK_EQ(EVT(&f, 9, IVWL_MSG_EVT_WL_BUFFER_RELEASE),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(&f, 13, IVWL_EVT_WL_CALLBACK_DONE, "u", 7),
+	CHECK_EQ(EVT(&f, 13, IVWL_MSG_EVT_WL_CALLBACK_DONE, 7),
 		 IVWL_REPLAY_PASS);
-	CHECK_EQ(EVT(&f, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 13),
+	CHECK_EQ(EVT(&f, 1, IVWL_MSG_EVT_WL_DISPLAY_DELETE_ID, 13),
 		 IVWL_REPLAY_PASS);
 
 	/* Committed since: the next restart answers it, releases 9. */
-	REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_FRAME, "n", 13);
-	REQ(&f, NULL, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQ(&f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_FRAME, 13);
+	REQ(&f, NULL, 7, IVWL_MSG_REQ_WL_SURFACE_COMMIT);
 	REQUIRE(ivwl_replay_begin(f.rp, &f.map, &f.synth, &f.why) == 0);
 	CHECK(find(&f.synth, 13, IVWL_EVT_WL_CALLBACK_DONE, NULL) >= 0);
 	teardown(&f);
@@ -939,7 +939,7 @@ frame_of_committed_state_answered(void)
 	list_new_globals(&f, 17);
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
 	ivwl_replay_buf_reset(&f.q);
-	CHECK_EQ(EVT(&f, 10, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 3),
+	CHECK_EQ(EVT(&f, 10, IVWL_MSG_EVT_XDG_SURFACE_CONFIGURE, 3),
 		 IVWL_REPLAY_PASS);
 	CHECK(find(&f.q, 7, IVWL_REQ_WL_SURFACE_FRAME, NULL) < 0);
 	teardown(&f);

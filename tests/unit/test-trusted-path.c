@@ -17,7 +17,7 @@ static bool
 enter_passed(struct conn *c, uint32_t kb, uint32_t serial, uint32_t surface)
 {
 	return event_passed(c, kb, IVWL_EVT_WL_KEYBOARD_ENTER, "uoa", serial,
-			    surface, 8);
+			    surface, &(struct ivwl_wire_array){ NULL, 8 });
 }
 
 static bool

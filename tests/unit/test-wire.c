@@ -45,12 +45,6 @@ put_bytes(struct builder *b, const void *data, uint32_t len)
 }
 
 static void
-put_string(struct builder *b, const char *s)
-{
-	put_bytes(b, s, strlen(s) + 1);
-}
-
-static void
 begin(struct builder *b, uint32_t id, uint16_t opcode)
 {
 	b->start = b->len;
@@ -69,26 +63,21 @@ end(struct builder *b)
 	memcpy(b->buf + b->start + 4, &word, 4);
 }
 
-/*
- * One whole message: sig has a letter an argument, u for a 32-bit word
- * (uint32_t), s for a string (const char *).
- */
+/* One whole message, by protocol/wire.h's writer (ivwl_wire_write). */
 static void
 put_msg(struct builder *b, uint32_t id, uint16_t opcode, const char *sig,
 	...)
 {
 	va_list ap;
+	int len;
 
-	begin(b, id, opcode);
+	b->start = b->len;
 	va_start(ap, sig);
-	for (; *sig; sig++) {
-		if (*sig == 's')
-			put_string(b, va_arg(ap, const char *));
-		else
-			put_u32(b, va_arg(ap, uint32_t));
-	}
+	len = ivwl_wire_vwrite(b->buf + b->len, sizeof(b->buf) - b->len, id,
+			       opcode, sig, ap);
 	va_end(ap);
-	end(b);
+	REQUIRE(len > 0);
+	b->len += (uint32_t)len;
 }
 
 static void
@@ -322,6 +311,12 @@ test_interface_find(void)
 static void
 test_session_stream(void)
 {
+	struct ivwl_req_wl_display_get_registry get_registry;
+	struct ivwl_evt_wl_registry_global global;
+	struct ivwl_req_wl_shm_create_pool pool;
+	struct ivwl_req_xdg_toplevel_set_title title;
+	struct ivwl_req_xdg_toplevel_set_app_id app_id;
+	struct ivwl_req_wl_surface_attach attach;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -345,7 +340,8 @@ test_session_stream(void)
 	CHECK_EQ(msg.nargs, 1);
 	CHECK_EQ(msg.args[0].type, 'n');
 	CHECK_EQ(msg.args[0].offset, 8);
-	CHECK_EQ(ivwl_wire_arg_new_id(&msg, 0), 2);
+	CHECK(ivwl_req_wl_display_get_registry_decode(&msg, &get_registry));
+	CHECK_EQ(get_registry.registry, 2);
 	CHECK_EQ(walk(&map, REQ, &b), 2);
 	CHECK(iface_of(&map, 2) == &ivwl_iface_wl_registry);
 	CHECK(iface_of(&map, 3) == &ivwl_iface_wl_callback);
@@ -356,11 +352,12 @@ test_session_stream(void)
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 1, "wl_compositor",
 		5);
 	CHECK_EQ(ivwl_wire_parse(&map, EVT, b.buf, b.len, &msg), 36);
-	CHECK(strcmp(ivwl_wire_arg_string(&msg, 1), "wl_compositor") == 0);
+	CHECK(ivwl_evt_wl_registry_global_decode(&msg, &global));
+	CHECK(strcmp(global.interface, "wl_compositor") == 0);
 	CHECK_EQ(msg.args[1].offset, 12);
 	CHECK_EQ(msg.args[1].len, 14);
 	CHECK_EQ(msg.args[2].offset, 32);
-	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 5);
+	CHECK_EQ(global.version, 5);
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 2, "wl_shm", 1);
 	put_msg(&b, 2, IVWL_EVT_WL_REGISTRY_GLOBAL, "usu", 3, "xdg_wm_base", 5);
 	put_msg(&b, 3, IVWL_EVT_WL_CALLBACK_DONE, "u", 77);
@@ -396,9 +393,10 @@ test_session_stream(void)
 	CHECK_EQ(msg.nfds, 1);
 	CHECK_EQ(msg.nargs, 3);
 	CHECK_EQ(msg.args[1].type, 'h');
-	CHECK_EQ(ivwl_wire_arg_fd_index(&msg, 1), 0);
+	CHECK(ivwl_req_wl_shm_create_pool_decode(&msg, &pool));
+	CHECK_EQ(pool.fd, 0);
 	CHECK_EQ(msg.args[2].offset, 12);
-	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), 4 << 20);
+	CHECK_EQ(pool.size, 4 << 20);
 	CHECK_EQ(ivwl_wire_track(&map, REQ, &msg), 0);
 	CHECK(iface_of(&map, 7) == &ivwl_iface_wl_shm_pool);
 
@@ -420,10 +418,11 @@ test_session_stream(void)
 	CHECK_EQ(msg.args[0].offset, 8);
 	CHECK_EQ(msg.args[0].value, 6);
 	CHECK(msg.args[0].data == b.buf + 12);
-	CHECK(strcmp(ivwl_wire_arg_string(&msg, 0), "hello") == 0);
-	/* accessors refuse the wrong type or index */
-	CHECK(ivwl_wire_arg_uint(&msg, 0) == 0);
-	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+	CHECK(ivwl_req_xdg_toplevel_set_title_decode(&msg, &title));
+	CHECK(strcmp(title.title, "hello") == 0);
+	/* a decoder refuses another message of the same signature */
+	CHECK(!ivwl_req_xdg_toplevel_set_app_id_decode(&msg, &app_id));
+	CHECK(app_id.app_id == NULL);
 
 	reset(&b);
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_ATTACH, "uuu", 8, 0, (uint32_t)-3);
@@ -431,8 +430,9 @@ test_session_stream(void)
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_FRAME, "u", 11);
 	put_msg(&b, 6, IVWL_REQ_WL_SURFACE_COMMIT, "");
 	CHECK_EQ(ivwl_wire_parse(&map, REQ, b.buf, b.len, &msg), 20);
-	CHECK_EQ(ivwl_wire_arg_object(&msg, 0), 8);
-	CHECK_EQ(ivwl_wire_arg_int(&msg, 2), -3);
+	CHECK(ivwl_req_wl_surface_attach_decode(&msg, &attach));
+	CHECK_EQ(attach.buffer, 8);
+	CHECK_EQ(attach.y, -3);
 	CHECK_EQ(msg.nfds, 0);
 	CHECK_EQ(walk(&map, REQ, &b), 4);
 	CHECK(iface_of(&map, 11) == &ivwl_iface_wl_callback);
@@ -468,6 +468,7 @@ test_session_stream(void)
 static void
 test_keymap_event(void)
 {
+	struct ivwl_evt_wl_keyboard_keymap keymap;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -486,7 +487,8 @@ test_keymap_event(void)
 	CHECK_EQ(msg.args[0].offset, 8);
 	CHECK_EQ(msg.args[1].offset, 0);
 	CHECK_EQ(msg.args[2].offset, 12);
-	CHECK_EQ(ivwl_wire_arg_uint(&msg, 2), 48000);
+	CHECK(ivwl_evt_wl_keyboard_keymap_decode(&msg, &keymap));
+	CHECK_EQ(keymap.size, 48000);
 
 	/* repeat_info is since 4: fine at 7 */
 	reset(&b);
@@ -499,6 +501,7 @@ test_keymap_event(void)
 static void
 test_server_objects(void)
 {
+	struct ivwl_req_wl_data_offer_accept accept;
 	struct ivwl_wire_map map;
 	struct ivwl_wire_msg msg;
 	struct builder b = { 0 };
@@ -522,7 +525,8 @@ test_server_objects(void)
 	reset(&b);
 	put_msg(&b, SERVER_ID(0), IVWL_REQ_WL_DATA_OFFER_ACCEPT, "uu", 5, 0);
 	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
-	CHECK(ivwl_wire_arg_string(&msg, 1) == NULL);
+	CHECK(ivwl_req_wl_data_offer_accept_decode(&msg, &accept));
+	CHECK(accept.mime_type == NULL);
 	CHECK(msg.args[1].data == NULL);
 
 	/* destroyed: no more requests, late events still decode */
@@ -909,8 +913,160 @@ test_enums(void)
 	CHECK(m->enums == NULL);
 }
 
+/* The generated decoders name what the positional accessors number. */
+static void
+test_decode(void)
+{
+	struct ivwl_req_wl_registry_bind bind_args;
+	struct ivwl_req_wl_shm_create_pool pool;
+	struct ivwl_evt_wl_keyboard_enter enter;
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+	uint32_t keys[2] = { 30, 31 };
+
+	REQUIRE(ivwl_wire_map_init(&map) == 0);
+	put_msg(&b, 1, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n", 2);
+	CHECK_EQ(walk(&map, REQ, &b), 1);
+
+	reset(&b);
+	put_msg(&b, 2, IVWL_REQ_WL_REGISTRY_BIND, "usun", 7, "wl_shm", 1, 3);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(msg.message == IVWL_MSG_REQ_WL_REGISTRY_BIND);
+	CHECK(ivwl_req_wl_registry_bind_decode(&msg, &bind_args));
+	CHECK_EQ(bind_args.name, 7);
+	CHECK(strcmp(bind_args.id_interface, "wl_shm") == 0);
+	CHECK_EQ(bind_args.id_version, 1);
+	CHECK_EQ(bind_args.id, 3);
+
+	reset(&b);
+	put_msg(&b, 3, IVWL_REQ_WL_SHM_CREATE_POOL, "nhi", 4, -5);
+	CHECK_EQ(one(&map, REQ, &b, &msg, true), 0);
+	CHECK(ivwl_req_wl_shm_create_pool_decode(&msg, &pool));
+	CHECK_EQ(pool.id, 4);
+	CHECK_EQ(pool.fd, 0);
+	CHECK_EQ(pool.size, -5);
+	/* another message: zeros, no fd, false */
+	CHECK(!ivwl_req_wl_registry_bind_decode(&msg, &bind_args));
+	CHECK_EQ(bind_args.name, 0);
+	CHECK(bind_args.id_interface == NULL);
+
+	/* an event with an array, on a seat's keyboard (server ids) */
+	reset(&b);
+	put_msg(&b, 1, IVWL_EVT_WL_DISPLAY_DELETE_ID, "u", 2);
+	CHECK_EQ(ivwl_wire_parse(&map, EVT, b.buf, b.len, &msg), 12);
+	CHECK(!ivwl_evt_wl_keyboard_enter_decode(&msg, &enter));
+	CHECK(enter.keys.data == NULL && enter.keys.len == 0);
+	reset(&b);
+	bind(&b, 7, "wl_seat", 1, 5);
+	put_msg(&b, 5, IVWL_REQ_WL_SEAT_GET_KEYBOARD, "n", 6);
+	CHECK_EQ(walk(&map, REQ, &b), 2);
+	reset(&b);
+	put_msg(&b, 6, IVWL_EVT_WL_KEYBOARD_ENTER, "uoa", 9, 8,
+		&(struct ivwl_wire_array){ keys, sizeof(keys) });
+	CHECK_EQ(ivwl_wire_parse(&map, EVT, b.buf, b.len, &msg), 28);
+	CHECK(ivwl_evt_wl_keyboard_enter_decode(&msg, &enter));
+	CHECK_EQ(enter.serial, 9);
+	CHECK_EQ(enter.surface, 8);
+	CHECK_EQ(enter.keys.len, 8);
+	CHECK(memcmp(enter.keys.data, keys, 8) == 0);
+	ivwl_wire_map_release(&map);
+}
+
+static int
+seen_attach(void *data, const struct ivwl_wire_msg *msg,
+	    const struct ivwl_req_wl_surface_attach *args)
+{
+	int *seen = data;
+
+	(void)msg;
+	*seen = args->x;
+	return 7;
+}
+
+/* The handler tables call the one handler of a message, with its args. */
+static void
+test_dispatch(void)
+{
+	static const struct ivwl_wl_surface_request_handlers surface = {
+		.attach = seen_attach,
+	};
+	static const struct ivwl_request_handlers handlers = {
+		.wl_surface = &surface,
+	};
+	static const struct ivwl_event_handlers none = { 0 };
+	struct ivwl_wire_map map;
+	struct ivwl_wire_msg msg;
+	struct builder b = { 0 };
+	int seen = 0;
+
+	start_session(&map);
+	put_msg(&b, 7, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 0, 5, 6);
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 7);
+	CHECK_EQ(seen, 5);
+	CHECK_EQ(ivwl_event_dispatch(&none, &seen, &msg), 0);
+	/* no handler for commit, none for another interface */
+	reset(&b);
+	put_msg(&b, 7, IVWL_REQ_WL_SURFACE_COMMIT, "");
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 0);
+	reset(&b);
+	put_msg(&b, 1, IVWL_REQ_WL_DISPLAY_SYNC, "n", 15);
+	REQUIRE(one(&map, REQ, &b, &msg, false) > 0);
+	CHECK_EQ(ivwl_request_dispatch(&handlers, &seen, &msg), 0);
+	ivwl_wire_map_release(&map);
+}
+
+/* The writer: what the tables say, and what does not fit. */
+static void
+test_write(void)
+{
+	uint8_t buf[64], big[IVWL_WIRE_MAX_MESSAGE + 8];
+	char name[IVWL_WIRE_MAX_MESSAGE];
+	uint32_t w[6];
+
+	CHECK_EQ(ivwl_wire_write_msg(buf, sizeof(buf), 6,
+				     IVWL_MSG_REQ_WL_SURFACE_ATTACH, 8, 0, -3),
+		 20);
+	memcpy(w, buf, 20);
+	CHECK_EQ(w[0], 6);
+	CHECK_EQ(w[1], 20u << 16 | IVWL_REQ_WL_SURFACE_ATTACH);
+	CHECK_EQ(w[2], 8);
+	CHECK_EQ((int32_t)w[4], -3);
+
+	/* a string, padded with zeros; a null string is a zero length */
+	memset(buf, 0xff, sizeof(buf));
+	CHECK_EQ(ivwl_wire_write(buf, sizeof(buf), 2, 0, "ss", "abcde", NULL),
+		 24);
+	memcpy(w, buf, 24);
+	CHECK_EQ(w[2], 6);
+	CHECK(memcmp(&w[3], "abcde\0\0\0", 8) == 0);
+	CHECK_EQ(w[5], 0);
+	/* an array of zeros; fds take no bytes */
+	CHECK_EQ(ivwl_wire_write(buf, sizeof(buf), 2, 0, "hah",
+				 &(struct ivwl_wire_array){ NULL, 5 }), 20);
+	memcpy(w, buf, 20);
+	CHECK_EQ(w[2], 5);
+	CHECK(w[3] == 0 && w[4] == 0);
+
+	CHECK_EQ(ivwl_wire_write(buf, 7, 2, 0, ""), -EMSGSIZE);
+	CHECK_EQ(ivwl_wire_write(buf, 12, 2, 0, "uu", 1, 2), -EMSGSIZE);
+	CHECK_EQ(ivwl_wire_write(buf, sizeof(buf), 2, 0, "x", 1), -EINVAL);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	CHECK_EQ(ivwl_wire_write(big, sizeof(big), 2, 0, "s", name),
+		 -EMSGSIZE);
+	name[IVWL_WIRE_MAX_MESSAGE - 13] = '\0';	/* 4084 with its NUL */
+	CHECK_EQ(ivwl_wire_write(big, sizeof(big), 2, 0, "s", name),
+		 (int)IVWL_WIRE_MAX_MESSAGE);
+}
+
 IVWL_TEST_MAIN(
 	TEST(test_tables),
+	TEST(test_decode),
+	TEST(test_write),
+	TEST(test_dispatch),
 	TEST(test_enums),
 	TEST(test_interface_find),
 	TEST(test_session_stream),

@@ -233,7 +233,7 @@ test_window_roles_and_held_commit(void)
 	receive(r.compositor, &g);
 	CHECK_EQ(g.n, 0);
 	send_msg(&r, r.compositor, 8, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "iia",
-		 640, 480, 0);
+		 640, 480, &(struct ivwl_wire_array){ NULL, 0 });
 	CHECK_EQ(r.configured, 4);
 	send_msg(&r, r.compositor, 7, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 9);
 	receive(r.compositor, &g);
@@ -536,7 +536,7 @@ test_maximized_ack_waits_for_its_size(void)
 	receive(r.compositor, &g);
 	/* the proxy's binds are 7 and 8, its xdg_surface 9, toplevel 10 */
 	send_msg(&r, r.compositor, 10, IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "iia",
-		 0, 0, 0);
+		 0, 0, &(struct ivwl_wire_array){ NULL, 0 });
 	send_msg(&r, r.compositor, 9, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 1);
 	receive(r.compositor, &g);
 	commit_buffer(&r, 7, 300, 200);
@@ -548,12 +548,8 @@ test_maximized_ack_waits_for_its_size(void)
 
 	/* maximized at 800x600: no ack while X commits 300x200 */
 	len = ivwl_test_msg(buf, sizeof(buf), 10,
-			    IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "ii", 800, 600);
-	/* the states array by hand: one word */
-	memcpy(buf + len, &(uint32_t){ 4 }, 4);
-	memcpy(buf + len + 4, states, 4);
-	len += 8;
-	((uint32_t *)buf)[1] = (len << 16) | IVWL_EVT_XDG_TOPLEVEL_CONFIGURE;
+			    IVWL_EVT_XDG_TOPLEVEL_CONFIGURE, "iia", 800, 600,
+			    &(struct ivwl_wire_array){ states, 4 });
 	REQUIRE(write(r.compositor, buf, len) == (ssize_t)len);
 	CHECK_EQ(ivwl_xwm_proxy_read_up(r.p), 0);
 	send_msg(&r, r.compositor, 9, IVWL_EVT_XDG_SURFACE_CONFIGURE, "u", 2);
