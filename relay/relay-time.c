@@ -26,7 +26,10 @@
 #define FIRST_ESTIMATE_WAIT_MS 3000
 #define FIRST_ESTIMATE_POLL_MS 10
 
-/* wp_presentation_feedback.presented: tv_sec_hi, tv_sec_lo, tv_nsec, ... */
+/*
+ * wp_presentation_feedback.presented: tv_sec_hi, tv_sec_lo, tv_nsec, ...;
+ * wp_commit_timer_v1.set_timestamp: the same three
+ */
 #define ARG_SEC_HI 0
 #define ARG_SEC_LO 1
 #define ARG_NSEC 2
@@ -101,6 +104,21 @@ translate(struct ivwl_relay_time *rt, int64_t d, int64_t *app, int64_t *err,
 					 d, app, err);
 }
 
+/* Three words of a time (tv_sec_hi, tv_sec_lo, tv_nsec) over msg's. */
+static void
+put_time(const struct ivwl_wire_msg *msg, uint8_t *out, int64_t t)
+{
+	uint32_t w[3] = {
+		(uint32_t)((uint64_t)(t / NS_PER_S) >> 32),
+		(uint32_t)(t / NS_PER_S),
+		(uint32_t)(t % NS_PER_S),
+	};
+
+	memcpy(out + msg->args[ARG_SEC_HI].offset, &w[0], 4);
+	memcpy(out + msg->args[ARG_SEC_LO].offset, &w[1], 4);
+	memcpy(out + msg->args[ARG_NSEC].offset, &w[2], 4);
+}
+
 static bool
 trusted_soon(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
 {
@@ -173,7 +191,7 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	struct ivwl_clock_view view;
 	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
 		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
-	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC), w[3];
+	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC);
 	uint32_t header[2] = {
 		msg->object,
 		(uint32_t)IVWL_WIRE_HEADER_SIZE << 16 |
@@ -190,12 +208,7 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 
 	want_clock(rt, ok ? &view : NULL);
 	if (ok) {
-		w[0] = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
-		w[1] = (uint32_t)(app / NS_PER_S);
-		w[2] = (uint32_t)(app % NS_PER_S);
-		memcpy(out + msg->args[ARG_SEC_HI].offset, &w[0], 4);
-		memcpy(out + msg->args[ARG_SEC_LO].offset, &w[1], 4);
-		memcpy(out + msg->args[ARG_NSEC].offset, &w[2], 4);
+		put_time(msg, out, app);
 		rt->translated++;
 		if (err > rt->worst_err)
 			rt->worst_err = err;
@@ -212,6 +225,64 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	return IVWL_WIRE_HEADER_SIZE;
 }
 
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1 /* wayland-protocols 1.38 */
+/* Display time of app time a, on the same terms. */
+static bool
+untranslate(struct ivwl_relay_time *rt, int64_t a, int64_t *d, int64_t *err,
+	    struct ivwl_clock_view *view)
+{
+	*err = -1;
+	if (!ivwl_clock_view_read(rt->base, view))
+		return false;
+	if (rt->have_display_clock &&
+	    view->display_clock_id != rt->display_clock)
+		return false;
+	return ivwl_clock_view_untranslate(view,
+					   app_now(rt, view->app_clock_id), a,
+					   d, err);
+}
+
+/*
+ * wp_commit_timer_v1.set_timestamp: the app's time of its next commit,
+ * in the display's clock.  Without a trustworthy mapping the request is
+ * dropped: the commit is shown when it comes, as without commit-timing,
+ * rather than at a time that may be seconds off.  A tv_nsec out of range
+ * goes as it came, for the display to refuse (invalid_timestamp).
+ */
+static bool
+set_timestamp(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
+	      uint8_t *bytes)
+{
+	struct ivwl_clock_view view;
+	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
+		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
+	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC);
+	int64_t d, err;
+	bool ok;
+
+	if (nsec >= NS_PER_S)
+		return true;
+	ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
+	     untranslate(rt, (int64_t)sec * NS_PER_S + nsec, &d, &err, &view);
+	want_clock(rt, ok ? &view : NULL);
+	if (ok) {
+		put_time(msg, bytes, d);
+		rt->requests_translated++;
+		if (err > rt->worst_err)
+			rt->worst_err = err;
+		return true;
+	}
+	rt->requests_dropped++;
+	if (!rt->said_untrusted_request)
+		ivwl_log("%s: no trustworthy mapping of our clock to the "
+			 "display's (bound %lld ns); its commits are shown "
+			 "untimed", "wp_commit_timer_v1.set_timestamp",
+			 (long long)err);
+	rt->said_untrusted_request = true;
+	return false;
+}
+#endif
+
 /*
  * What the relay does with times, by interface: the "time" lists of the
  * descriptors (protocol/descriptors/), which test-descriptors holds
@@ -226,6 +297,14 @@ const struct ivwl_relay_time_rule ivwl_relay_time_rules[] = {
 	  IVWL_EVT_WP_PRESENTATION_CLOCK_ID, .event = clock_id },
 	{ &ivwl_iface_wp_presentation_feedback, IVWL_RELAY_TIME_EVENT,
 	  IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED, .event = presented },
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+	/* wayland-protocols 1.38 and later (its descriptor's since) */
+	{ &ivwl_iface_wp_commit_timing_manager_v1, IVWL_RELAY_TIME_GLOBAL, 0,
+	  .global = presentation_global },
+	{ &ivwl_iface_wp_commit_timer_v1, IVWL_RELAY_TIME_REQUEST,
+	  IVWL_REQ_WP_COMMIT_TIMER_V1_SET_TIMESTAMP,
+	  .request = set_timestamp },
+#endif
 };
 
 const size_t ivwl_relay_time_rule_count =
@@ -274,13 +353,25 @@ ivwl_relay_time_event(struct ivwl_relay_time *rt,
 	return msg->size;
 }
 
-void
+bool
 ivwl_relay_time_request(struct ivwl_relay_time *rt,
-			const struct ivwl_wire_msg *msg)
+			const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
+	const struct ivwl_relay_time_rule *r;
+	size_t i;
+
 	if (msg->iface == &ivwl_iface_wl_surface &&
 	    msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT && ivwl_trace_on())
 		rt->commits_batched++;
+	if (!rt->translate || !(msg->message->flags & IVWL_MESSAGE_TIMED))
+		return true;
+	for (i = 0; i < ivwl_relay_time_rule_count; i++) {
+		r = &ivwl_relay_time_rules[i];
+		if (r->kind == IVWL_RELAY_TIME_REQUEST &&
+		    r->iface == msg->iface && r->opcode == msg->opcode)
+			return r->request(rt, msg, bytes);
+	}
+	return true;
 }
 
 void
