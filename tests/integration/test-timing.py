@@ -5,6 +5,7 @@
 
     test-timing.py commit-timing    frames at set times
     test-timing.py fifo             frames behind fifo barriers
+    test-timing.py timing-restart   both, weston killed under them
 
 ivwl-timing-client runs on weston's own socket, then as an app of a VM,
 whose side meson puts IVWL_TEST_CLOCK_OFFSET_NS ahead (the agent, the
@@ -22,6 +23,7 @@ discarded, one refresh apart with the queue fed, as many such intervals
 import os
 import subprocess
 import sys
+import time
 
 from ivwltest.session import ENV, Failure, Session, case_main  # noqa: E402
 
@@ -139,9 +141,46 @@ def case_fifo(s):
           f"{nat['gap_max_ns'] / 1e6:.2f} ms) of {FRAMES - 2}")
 
 
+RESTART_FRAMES = 300
+
+
+def case_restart(s):
+    """Both clients through ivwl while weston is killed and started
+    again: the relay replays their wp_commit_timer_v1 and wp_fifo_v1 on
+    the new weston, and they run to their end, every frame accounted
+    for (presented, or discarded for the weston that went), none shown
+    before its time but while the new display's clock is estimated
+    anew (the relay drops set_timestamp meanwhile)."""
+    native(s, "fifo")     # skips on a weston without them
+    procs = {mode: s.client([ENV["IVWL_TIMING_CLIENT"], "--mode", mode,
+                             "--frames", str(RESTART_FRAMES)],
+                            log=f"restart-{mode}.log")
+             for mode in ("timed", "fifo")}
+    time.sleep(3.0)
+    status = s.restart_weston(kill=True)
+    print(f"weston killed ({status}) and started again")
+    for mode, p in procs.items():
+        try:
+            out, _ = p.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise Failure(f"{mode}: still running 90 s after the restart")
+        if p.returncode != 0:
+            raise Failure(f"{mode}: status {p.returncode} after the "
+                          f"restart; see restart-{mode}.log")
+        f = fields(out, f"restart {mode}")
+        if f["presented"] + f["discarded"] != RESTART_FRAMES:
+            raise Failure(f"{mode}: {f['presented']} presented and "
+                          f"{f['discarded']} discarded of "
+                          f"{RESTART_FRAMES}")
+        if f["presented"] < RESTART_FRAMES // 2:
+            raise Failure(f"{mode}: only {f['presented']} presented")
+
+
 CASES = {
     "commit-timing": case_commit_timing,
     "fifo": case_fifo,
+    "timing-restart": case_restart,
 }
 
 
