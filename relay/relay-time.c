@@ -89,19 +89,39 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 		ivwl_log("cannot ask the agent for the clock link");
 }
 
+/* The published estimate, if it is of the clock clock_id named. */
+static bool
+read_view(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
+{
+	if (!ivwl_clock_view_read(rt->base, view))
+		return false;
+	return !rt->have_display_clock ||
+	       view->display_clock_id == rt->display_clock;
+}
+
 /* App time of display time d, if the estimate can be trusted now. */
 static bool
 translate(struct ivwl_relay_time *rt, int64_t d, int64_t *app, int64_t *err,
 	  struct ivwl_clock_view *view)
 {
 	*err = -1;
-	if (!ivwl_clock_view_read(rt->base, view))
-		return false;
-	if (rt->have_display_clock &&
-	    view->display_clock_id != rt->display_clock)
-		return false;
-	return ivwl_clock_view_translate(view, app_now(rt, view->app_clock_id),
+	return read_view(rt, view) &&
+	       ivwl_clock_view_translate(view, app_now(rt, view->app_clock_id),
 					 d, app, err);
+}
+
+/* The time in msg's three words, ns; false for none we can hold. */
+static bool
+get_time(const struct ivwl_wire_msg *msg, int64_t *t)
+{
+	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
+		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
+	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC);
+
+	if (nsec >= NS_PER_S || sec >= (uint64_t)(INT64_MAX / 4 / NS_PER_S))
+		return false;
+	*t = (int64_t)sec * NS_PER_S + nsec;
+	return true;
 }
 
 /* Three words of a time (tv_sec_hi, tv_sec_lo, tv_nsec) over msg's. */
@@ -189,21 +209,14 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	  uint8_t *out)
 {
 	struct ivwl_clock_view view;
-	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
-		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
-	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC);
 	uint32_t header[2] = {
 		msg->object,
 		(uint32_t)IVWL_WIRE_HEADER_SIZE << 16 |
 			IVWL_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED,
 	};
-	int64_t app, err;
-
+	int64_t d, app, err = -1;
 	uint32_t refresh = ivwl_wire_arg_uint(msg, ARG_REFRESH);
-	bool ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
-		  nsec < NS_PER_S &&
-		  translate(rt, (int64_t)sec * NS_PER_S + nsec, &app, &err,
-			    &view) &&
+	bool ok = get_time(msg, &d) && translate(rt, d, &app, &err, &view) &&
 		  (refresh == 0 || err <= refresh / 4);
 
 	want_clock(rt, ok ? &view : NULL);
@@ -232,12 +245,8 @@ untranslate(struct ivwl_relay_time *rt, int64_t a, int64_t *d, int64_t *err,
 	    struct ivwl_clock_view *view)
 {
 	*err = -1;
-	if (!ivwl_clock_view_read(rt->base, view))
-		return false;
-	if (rt->have_display_clock &&
-	    view->display_clock_id != rt->display_clock)
-		return false;
-	return ivwl_clock_view_untranslate(view,
+	return read_view(rt, view) &&
+	       ivwl_clock_view_untranslate(view,
 					   app_now(rt, view->app_clock_id), a,
 					   d, err);
 }
@@ -254,16 +263,12 @@ set_timestamp(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 	      uint8_t *bytes)
 {
 	struct ivwl_clock_view view;
-	uint64_t sec = (uint64_t)ivwl_wire_arg_uint(msg, ARG_SEC_HI) << 32 |
-		       ivwl_wire_arg_uint(msg, ARG_SEC_LO);
-	uint32_t nsec = ivwl_wire_arg_uint(msg, ARG_NSEC);
-	int64_t d, err;
+	int64_t a, d, err = -1;
 	bool ok;
 
-	if (nsec >= NS_PER_S)
+	if (ivwl_wire_arg_uint(msg, ARG_NSEC) >= NS_PER_S)
 		return true;
-	ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
-	     untranslate(rt, (int64_t)sec * NS_PER_S + nsec, &d, &err, &view);
+	ok = get_time(msg, &a) && untranslate(rt, a, &d, &err, &view);
 	want_clock(rt, ok ? &view : NULL);
 	if (ok) {
 		put_time(msg, bytes, d);
