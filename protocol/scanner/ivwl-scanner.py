@@ -321,8 +321,9 @@ def emit_header(out, interfaces, private):
     for n, iface in enumerate(interfaces):
         w(f"\tIVWL_IFACE_{iface.name.upper()} = {n},\n")
     w(f"\tIVWL_IFACE_COUNT = {len(interfaces)},\n}};\n\n")
-    w("/* The interfaces of XML that may be missing (descriptors' since) "
-      "are in\n * the tables when these say so. */\n")
+    w("/* Every interface in the tables: code of one whose XML may be "
+      "missing\n * (a descriptor's since) stands under #ifdef "
+      "IVWL_HAVE_<NAME>. */\n")
     for iface in interfaces:
         w(f"#define IVWL_HAVE_{iface.name.upper()} 1\n")
     w("\n")
