@@ -10,10 +10,12 @@
 ivwl-timing-client runs on weston's own socket, then as an app of a VM,
 whose side meson puts IVWL_TEST_CLOCK_OFFSET_NS ahead (the agent, the
 relay and the client add it to every clock read).  commit-timing: every
-frame through ivwl is shown at the time it asked, in its own clock:
-never before, and after it by less than one refresh as on native weston
-(each frame's presented - asked, as the client measures it; their mean
-within a refresh of native's), and with the relay's translation off
+frame through ivwl is shown at the time it asked, in its own clock, as
+native weston shows it: never before, no more often a refresh or more
+after it than natively (weston 16 headless shows most frames one to two
+refreshes after their time, natively too), and the mean of presented -
+asked, as the client measures it, within a refresh of native's; with
+the relay's translation off
 (IVWL_CLOCK_TRANSLATE=off) the times reach weston in the wrong clock
 and no frame is: the negative control.  fifo: every commit shown, none
 discarded, one refresh apart with the queue fed, as many such intervals
