@@ -292,3 +292,13 @@ ivwl_clock_view_translate(const struct ivwl_clock_view *view, int64_t now,
 	*app = ivwl_clock_map_apply(&view->map, d, err);
 	return *err >= 0 && *err <= IVWL_CLOCK_TRUST_NS && *app >= 0;
 }
+
+bool
+ivwl_clock_view_untranslate(const struct ivwl_clock_view *view, int64_t now,
+			    int64_t a, int64_t *d, int64_t *err)
+{
+	if (view->expires == 0 || now > view->expires || a < 0)
+		return false;
+	*d = ivwl_clock_map_invert(&view->map, a, err);
+	return *err >= 0 && *err <= IVWL_CLOCK_TRUST_NS && *d >= 0;
+}

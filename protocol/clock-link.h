@@ -138,6 +138,11 @@ bool
 ivwl_clock_view_translate(const struct ivwl_clock_view *view, int64_t now,
 			  int64_t d, int64_t *app, int64_t *err);
 
+/* The other way: display time of app time a (ns), on the same terms. */
+bool
+ivwl_clock_view_untranslate(const struct ivwl_clock_view *view, int64_t now,
+			    int64_t a, int64_t *d, int64_t *err);
+
 /*
  * IVWL_TEST_CLOCK_OFFSET_NS: what tests add to the app side's clock to
  * fake an app-VM whose clock runs apart from the display's; 0 unset.

@@ -243,3 +243,21 @@ ivwl_clock_map_apply(const struct ivwl_clock_map *map, int64_t d,
 	return saturate((__int128)map->ref_app + dt + scale(sdt,
 							    map->drift_ppb));
 }
+
+int64_t
+ivwl_clock_map_invert(const struct ivwl_clock_map *map, int64_t a,
+		      int64_t *err_ns)
+{
+	__int128 da = (__int128)a - map->ref_app;
+	__int128 dt = da * NS_PER_S / (NS_PER_S + map->drift_ppb);
+	int64_t d = saturate((__int128)map->ref_display + dt), e;
+
+	/*
+	 * The bound at d, in app time, is one in display time too: the
+	 * map's slope is within IVWL_CLOCK_MAX_DRIFT_PPB of 1 (a 512th
+	 * covers it), and a nanosecond for the division's rounding.
+	 */
+	ivwl_clock_map_apply(map, d, &e);
+	*err_ns = saturate((__int128)e + e / 512 + 1);
+	return d;
+}

@@ -90,4 +90,12 @@ int64_t
 ivwl_clock_map_apply(const struct ivwl_clock_map *map, int64_t d,
 		     int64_t *err_ns);
 
+/*
+ * Display time of app time a, and its error bound: the inverse of
+ * ivwl_clock_map_apply, for times an app sends the display.
+ */
+int64_t
+ivwl_clock_map_invert(const struct ivwl_clock_map *map, int64_t a,
+		      int64_t *err_ns);
+
 #endif

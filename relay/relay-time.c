@@ -80,19 +80,47 @@ want_clock(struct ivwl_relay_time *rt, const struct ivwl_clock_view *view)
 		ivwl_log("cannot ask the agent for the clock link");
 }
 
+/* The published estimate, if it is of the clock clock_id named. */
+static bool
+read_view(struct ivwl_relay_time *rt, struct ivwl_clock_view *view)
+{
+	if (!ivwl_clock_view_read(rt->base, view))
+		return false;
+	return !rt->have_display_clock ||
+	       view->display_clock_id == rt->display_clock;
+}
+
 /* App time of display time d, if the estimate can be trusted now. */
 static bool
 translate(struct ivwl_relay_time *rt, int64_t d, int64_t *app, int64_t *err,
 	  struct ivwl_clock_view *view)
 {
 	*err = -1;
-	if (!ivwl_clock_view_read(rt->base, view))
-		return false;
-	if (rt->have_display_clock &&
-	    view->display_clock_id != rt->display_clock)
-		return false;
-	return ivwl_clock_view_translate(view, app_now(rt, view->app_clock_id),
+	return read_view(rt, view) &&
+	       ivwl_clock_view_translate(view, app_now(rt, view->app_clock_id),
 					 d, app, err);
+}
+
+/* The time of three words (tv_sec_hi, tv_sec_lo, tv_nsec), ns; false
+ * for none we can hold. */
+static bool
+get_time(uint32_t sec_hi, uint32_t sec_lo, uint32_t nsec, int64_t *t)
+{
+	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
+
+	if (nsec >= NS_PER_S || sec >= (uint64_t)(INT64_MAX / 4 / NS_PER_S))
+		return false;
+	*t = (int64_t)sec * NS_PER_S + nsec;
+	return true;
+}
+
+/* Time t (ns, not negative) in three words. */
+static void
+put_time(int64_t t, uint32_t *sec_hi, uint32_t *sec_lo, uint32_t *nsec)
+{
+	*sec_hi = (uint32_t)((uint64_t)(t / NS_PER_S) >> 32);
+	*sec_lo = (uint32_t)(t / NS_PER_S);
+	*nsec = (uint32_t)(t % NS_PER_S);
 }
 
 static bool
@@ -167,23 +195,17 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 {
 	struct ivwl_evt_wp_presentation_feedback_presented args;
 	struct ivwl_clock_view view;
-	uint64_t sec;
-	int64_t app, err;
+	int64_t d, app, err = -1;
 	bool ok;
 
 	ivwl_evt_wp_presentation_feedback_presented_decode(msg, &args);
-	sec = (uint64_t)args.tv_sec_hi << 32 | args.tv_sec_lo;
-	ok = sec < (uint64_t)(INT64_MAX / 4 / NS_PER_S) &&
-	     args.tv_nsec < NS_PER_S &&
-	     translate(rt, (int64_t)sec * NS_PER_S + args.tv_nsec, &app, &err,
-		       &view) &&
+	ok = get_time(args.tv_sec_hi, args.tv_sec_lo, args.tv_nsec, &d) &&
+	     translate(rt, d, &app, &err, &view) &&
 	     (args.refresh == 0 || err <= args.refresh / 4);
 
 	want_clock(rt, ok ? &view : NULL);
 	if (ok) {
-		args.tv_sec_hi = (uint32_t)((uint64_t)(app / NS_PER_S) >> 32);
-		args.tv_sec_lo = (uint32_t)(app / NS_PER_S);
-		args.tv_nsec = (uint32_t)(app % NS_PER_S);
+		put_time(app, &args.tv_sec_hi, &args.tv_sec_lo, &args.tv_nsec);
 		ivwl_evt_wp_presentation_feedback_presented_rewrite(msg, out,
 								    &args);
 		rt->translated++;
@@ -202,6 +224,61 @@ presented(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 		IVWL_MSG_EVT_WP_PRESENTATION_FEEDBACK_DISCARDED);
 }
 
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1 /* wayland-protocols 1.38 */
+/* Display time of app time a, on the same terms. */
+static bool
+untranslate(struct ivwl_relay_time *rt, int64_t a, int64_t *d, int64_t *err,
+	    struct ivwl_clock_view *view)
+{
+	*err = -1;
+	return read_view(rt, view) &&
+	       ivwl_clock_view_untranslate(view,
+					   app_now(rt, view->app_clock_id), a,
+					   d, err);
+}
+
+/*
+ * wp_commit_timer_v1.set_timestamp: the app's time of its next commit,
+ * in the display's clock.  Without a trustworthy mapping the request is
+ * dropped: the commit is shown when it comes, as without commit-timing,
+ * rather than at a time that may be seconds off.  A tv_nsec out of range
+ * goes as it came, for the display to refuse (invalid_timestamp).
+ */
+static bool
+set_timestamp(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
+	      uint8_t *bytes)
+{
+	struct ivwl_req_wp_commit_timer_v1_set_timestamp args;
+	struct ivwl_clock_view view;
+	int64_t a, d, err = -1;
+	bool ok;
+
+	ivwl_req_wp_commit_timer_v1_set_timestamp_decode(msg, &args);
+	if (args.tv_nsec >= NS_PER_S)
+		return true;
+	ok = get_time(args.tv_sec_hi, args.tv_sec_lo, args.tv_nsec, &a) &&
+	     untranslate(rt, a, &d, &err, &view);
+	want_clock(rt, ok ? &view : NULL);
+	if (ok) {
+		put_time(d, &args.tv_sec_hi, &args.tv_sec_lo, &args.tv_nsec);
+		ivwl_req_wp_commit_timer_v1_set_timestamp_rewrite(msg, bytes,
+								  &args);
+		rt->requests_translated++;
+		if (err > rt->worst_err)
+			rt->worst_err = err;
+		return true;
+	}
+	rt->requests_dropped++;
+	if (!rt->said_untrusted_request)
+		ivwl_log("%s: no trustworthy mapping of our clock to the "
+			 "display's (bound %lld ns); its commits are shown "
+			 "untimed", "wp_commit_timer_v1.set_timestamp",
+			 (long long)err);
+	rt->said_untrusted_request = true;
+	return false;
+}
+#endif
+
 /*
  * What the relay does with times, by interface: the "time" lists of the
  * descriptors (protocol/descriptors/), which test-descriptors holds
@@ -216,6 +293,14 @@ const struct ivwl_relay_time_rule ivwl_relay_time_rules[] = {
 	  IVWL_EVT_WP_PRESENTATION_CLOCK_ID, .event = clock_id },
 	{ &ivwl_iface_wp_presentation_feedback, IVWL_RELAY_TIME_EVENT,
 	  IVWL_EVT_WP_PRESENTATION_FEEDBACK_PRESENTED, .event = presented },
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+	/* wayland-protocols 1.38 and later (its descriptor's since) */
+	{ &ivwl_iface_wp_commit_timing_manager_v1, IVWL_RELAY_TIME_GLOBAL, 0,
+	  .global = presentation_global },
+	{ &ivwl_iface_wp_commit_timer_v1, IVWL_RELAY_TIME_REQUEST,
+	  IVWL_REQ_WP_COMMIT_TIMER_V1_SET_TIMESTAMP,
+	  .request = set_timestamp },
+#endif
 };
 
 const size_t ivwl_relay_time_rule_count =
@@ -268,13 +353,25 @@ ivwl_relay_time_event(struct ivwl_relay_time *rt,
 	return msg->size;
 }
 
-void
+bool
 ivwl_relay_time_request(struct ivwl_relay_time *rt,
-			const struct ivwl_wire_msg *msg)
+			const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
+	const struct ivwl_relay_time_rule *r;
+	size_t i;
+
 	if (msg->iface == &ivwl_iface_wl_surface &&
 	    msg->opcode == IVWL_REQ_WL_SURFACE_COMMIT && ivwl_trace_on())
 		rt->commits_batched++;
+	if (!rt->translate || !(msg->message->flags & IVWL_MESSAGE_TIMED))
+		return true;
+	for (i = 0; i < ivwl_relay_time_rule_count; i++) {
+		r = &ivwl_relay_time_rules[i];
+		if (r->kind == IVWL_RELAY_TIME_REQUEST &&
+		    r->iface == msg->iface && r->opcode == msg->opcode)
+			return r->request(rt, msg, bytes);
+	}
+	return true;
 }
 
 void

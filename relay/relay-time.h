@@ -3,9 +3,11 @@
  * Times the display sends, put into the app's clock (docs/architecture.md,
  * "Time across VMs"): wp_presentation_feedback.presented through the
  * agent's clock estimate, wp_presentation.clock_id naming the app clock
- * it maps to.  Where the estimate cannot be trusted, wp_presentation is
- * hidden and a presented time becomes discarded: a wrong time is never
- * passed on.
+ * it maps to; and the one time an app sends, wp_commit_timer_v1's, into
+ * the display's.  Where the estimate cannot be trusted, wp_presentation
+ * and wp_commit_timing_manager_v1 are hidden, a presented time becomes
+ * discarded and a set_timestamp is dropped: a wrong time is never passed
+ * on.
  */
 #ifndef IVWL_RELAY_TIME_H
 #define IVWL_RELAY_TIME_H
@@ -25,7 +27,9 @@ struct ivwl_relay_time {
 	uint32_t display_clock;	/* as the display's clock_id said */
 	bool have_display_clock;
 	bool said_untrusted;
+	bool said_untrusted_request;
 	uint64_t translated, discarded, hidden;
+	uint64_t requests_translated, requests_dropped;
 	uint32_t commits_batched;	/* not yet in the ring: frame trace */
 	int64_t worst_err;
 };
@@ -42,10 +46,14 @@ ivwl_relay_time_event(struct ivwl_relay_time *rt,
 		      const struct ivwl_wire_msg *msg, const uint8_t *bytes,
 		      uint8_t *out);
 
-/* The frame trace's commits: seen in a request, then in the ring. */
-void
+/*
+ * One request, decoded, before it goes: its time put in the display's
+ * clock in bytes (the request's own), or false to drop it.  Counts the
+ * frame trace's commits too (then ivwl_relay_time_flushed).
+ */
+bool
 ivwl_relay_time_request(struct ivwl_relay_time *rt,
-			const struct ivwl_wire_msg *msg);
+			const struct ivwl_wire_msg *msg, uint8_t *bytes);
 void
 ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection);
 
@@ -53,17 +61,21 @@ ivwl_relay_time_flushed(struct ivwl_relay_time *rt, uint64_t connection);
 enum ivwl_relay_time_kind {
 	IVWL_RELAY_TIME_GLOBAL,	/* the global may be hidden */
 	IVWL_RELAY_TIME_EVENT,	/* the event's times are put in ours */
+	IVWL_RELAY_TIME_REQUEST,	/* the request's in the display's */
 };
 
 struct ivwl_relay_time_rule {
 	const struct ivwl_interface *iface;
 	enum ivwl_relay_time_kind kind;
-	uint16_t opcode;	/* IVWL_RELAY_TIME_EVENT: the event's */
+	uint16_t opcode;	/* the event's or request's */
 	/* true: hide the global from the client */
 	bool (*global)(struct ivwl_relay_time *rt, const char *name);
 	/* the event's new size (out holds its bytes) */
 	uint32_t (*event)(struct ivwl_relay_time *rt,
 			  const struct ivwl_wire_msg *msg, uint8_t *out);
+	/* false: drop the request (bytes are its own, to rewrite) */
+	bool (*request)(struct ivwl_relay_time *rt,
+			const struct ivwl_wire_msg *msg, uint8_t *bytes);
 };
 
 extern const struct ivwl_relay_time_rule ivwl_relay_time_rules[];

@@ -91,7 +91,10 @@ forward_request(struct relay *r, struct ivwl_wire_msg *msg, uint8_t *bytes)
 				   &r->why);
 	if (ret < 0)
 		return ret;
-	ivwl_relay_time_request(&r->time, msg);
+	/* A time the display could not be told in its clock: dropped (no
+	 * timed request carries an fd). */
+	if (!ivwl_relay_time_request(&r->time, msg, bytes))
+		return 0;
 	/* No restart to survive: no model to keep (IVWL_RESTART_WAIT=0). */
 	if (r->restart_wait_s)
 		ivwl_replay_note_request(r->replay, &r->objects, msg, bytes,

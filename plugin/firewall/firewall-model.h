@@ -47,6 +47,11 @@ enum ivwl_fw_flag {
 	IVWL_FW_ADDED = 1u << 14,	/* xdg_toplevel weston's shell has
 					 * a window for */
 	IVWL_FW_UNPLUGGED = 1u << 15,	/* wl_output whose global went */
+	IVWL_FW_FIFO = 1u << 16,	/* wl_surface: a wp_fifo_v1 lives */
+	IVWL_FW_TIMER = 1u << 17,	/* wl_surface: a wp_commit_timer_v1
+					 * lives */
+	IVWL_FW_TIMESTAMP = 1u << 18,	/* wl_surface: pending, a commit
+					 * time */
 };
 
 /*
@@ -164,6 +169,14 @@ extern const uint32_t ivwl_fw_xdg_rule_count;
 /* Helpers of the rules (firewall.c). */
 struct ivwl_fw_object *
 ivwl_fw_self(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg);
+
+/*
+ * The wl_surface that o (a role object, viewport...) was made for, if
+ * it lives: NULL once destroyed, even if a new one has its id.
+ */
+struct ivwl_fw_object *
+ivwl_fw_own_surface(const struct ivwl_firewall *fw,
+		    const struct ivwl_fw_object *o);
 
 /* The model of wl_surface id surface, or NULL (a request's argument:
  * the walker checked it is no null where the XML forbids it). */

@@ -233,7 +233,7 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 		s->flags |= IVWL_FW_MAPPED;
 	else if (s->flags & IVWL_FW_DETACHED)
 		s->flags &= ~IVWL_FW_MAPPED;
-	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED);
+	s->flags &= ~(IVWL_FW_ATTACHED | IVWL_FW_DETACHED | IVWL_FW_TIMESTAMP);
 	if (window)
 		ivwl_fw_xdg_committed(fw, s);
 	return 0;
@@ -807,6 +807,117 @@ presentation_feedback(struct ivwl_firewall *fw,
 				   "presentation feedbacks in flight");
 }
 
+/* ---- wp_fifo_manager_v1, wp_commit_timing_manager_v1 --------------------- */
+
+/* wayland-protocols 1.38 and later (their descriptors' since) */
+#if defined(IVWL_HAVE_WP_FIFO_V1) || defined(IVWL_HAVE_WP_COMMIT_TIMER_V1)
+
+/*
+ * One wp_fifo_v1 or wp_commit_timer_v1 per wl_surface (already_exists,
+ * commit_timer_exists); once the surface is gone, only its destructor
+ * may follow (check_inert: surface_destroyed).  flag marks the surface.
+ */
+static int
+pacer_new(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	  uint32_t id, uint32_t surface, const struct ivwl_interface *iface,
+	  uint32_t flag)
+{
+	fw_obj *s = ivwl_fw_surface(fw, surface), *o;
+
+	if (!s)
+		return ivwl_fw_refuse(fw, msg, "a wl_surface the firewall "
+				      "does not know");
+	if (s->flags & flag)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u has a %s "
+				      "already (%s)", s->id, iface->name,
+				      flag == IVWL_FW_FIFO ? "already_exists" :
+				      "commit_timer_exists");
+	o = ivwl_fw_add(fw, id, iface);
+	if (!o)
+		return ivwl_fw_no_memory(fw, msg);
+	o->surface = s->id;
+	s->flags |= flag;
+	return 0;
+}
+
+/* Its surface may have another once it is gone. */
+static void
+pacer_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
+	      uint32_t flag)
+{
+	fw_obj *o = ivwl_fw_self(fw, msg), *s;
+
+	s = o ? ivwl_fw_own_surface(fw, o) : NULL;
+	if (s)
+		s->flags &= ~flag;
+	ivwl_fw_drop(fw, msg->object);
+}
+#endif
+
+#ifdef IVWL_HAVE_WP_FIFO_V1
+static int
+fifo_manager_get_fifo(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wp_fifo_manager_v1_get_fifo args;
+
+	ivwl_req_wp_fifo_manager_v1_get_fifo_decode(msg, &args);
+	return pacer_new(fw, msg, args.id, args.surface,
+			 &ivwl_iface_wp_fifo_v1, IVWL_FW_FIFO);
+}
+
+static int
+fifo_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	pacer_destroy(fw, msg, IVWL_FW_FIFO);
+	return 0;
+}
+#endif
+
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+static int
+commit_timing_get_timer(struct ivwl_firewall *fw,
+			const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wp_commit_timing_manager_v1_get_timer args;
+
+	ivwl_req_wp_commit_timing_manager_v1_get_timer_decode(msg, &args);
+	return pacer_new(fw, msg, args.id, args.surface,
+			 &ivwl_iface_wp_commit_timer_v1, IVWL_FW_TIMER);
+}
+
+/* A whole time (invalid_timestamp), once per commit (timestamp_exists). */
+static int
+commit_timer_set_timestamp(struct ivwl_firewall *fw,
+			   const struct ivwl_wire_msg *msg)
+{
+	struct ivwl_req_wp_commit_timer_v1_set_timestamp args;
+	fw_obj *o = ivwl_fw_self(fw, msg);
+	fw_obj *s = o ? ivwl_fw_own_surface(fw, o) : NULL;
+	uint32_t nsec;
+
+	ivwl_req_wp_commit_timer_v1_set_timestamp_decode(msg, &args);
+	nsec = args.tv_nsec;
+	if (nsec >= 1000000000u)
+		return ivwl_fw_refuse(fw, msg, "tv_nsec %u is not below a "
+				      "second (invalid_timestamp)", nsec);
+	if (!s)
+		return 0;
+	if (s->flags & IVWL_FW_TIMESTAMP)
+		return ivwl_fw_refuse(fw, msg, "wl_surface@%u has a time for "
+				      "its next commit already "
+				      "(timestamp_exists)", s->id);
+	s->flags |= IVWL_FW_TIMESTAMP;
+	return 0;
+}
+
+static int
+commit_timer_destroy(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	pacer_destroy(fw, msg, IVWL_FW_TIMER);
+	return 0;
+}
+#endif
+
 /* ---- the table --------------------------------------------------------- */
 
 #define RULE(iface, req, fn) \
@@ -883,6 +994,20 @@ const struct ivwl_fw_rule ivwl_fw_core_rules[] = {
 	     constraint_destroy),
 	RULE(zwp_confined_pointer_v1, ZWP_CONFINED_POINTER_V1_DESTROY,
 	     constraint_destroy),
+	/* wayland-protocols 1.38 and later (their descriptors' since) */
+#ifdef IVWL_HAVE_WP_FIFO_V1
+	RULE(wp_fifo_manager_v1, WP_FIFO_MANAGER_V1_GET_FIFO,
+	     fifo_manager_get_fifo),
+	RULE(wp_fifo_v1, WP_FIFO_V1_DESTROY, fifo_destroy),
+#endif
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+	RULE(wp_commit_timing_manager_v1,
+	     WP_COMMIT_TIMING_MANAGER_V1_GET_TIMER, commit_timing_get_timer),
+	RULE(wp_commit_timer_v1, WP_COMMIT_TIMER_V1_SET_TIMESTAMP,
+	     commit_timer_set_timestamp),
+	RULE(wp_commit_timer_v1, WP_COMMIT_TIMER_V1_DESTROY,
+	     commit_timer_destroy),
+#endif
 };
 
 const uint32_t ivwl_fw_core_rule_count =

@@ -395,20 +395,34 @@ check_args(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+struct ivwl_fw_object *
+ivwl_fw_own_surface(const struct ivwl_firewall *fw,
+		    const struct ivwl_fw_object *o)
+{
+	struct ivwl_fw_object *s;
+
+	s = ivwl_fw_find_as(fw, o->surface, &ivwl_iface_wl_surface);
+	/* made after o: a new wl_surface that took the id of o's */
+	if (!s || (s->flags & IVWL_FW_GONE) || (o->flags & IVWL_FW_GONE) ||
+	    s->seq > o->seq)
+		return NULL;
+	return s;
+}
+
 /*
  * A role object whose wl_surface is destroyed is inert (wl_subsurface,
- * wp_viewport, xdg_surface say so): only its destructor may follow.
+ * wp_viewport, xdg_surface say so; wp_fifo_v1 and wp_commit_timer_v1
+ * call the rest surface_destroyed): only its destructor may follow.
  */
 static int
 check_inert(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
-	struct ivwl_fw_object *o = ivwl_fw_find(fw, msg->object), *s;
+	struct ivwl_fw_object *o = ivwl_fw_find(fw, msg->object);
 
 	if (!o || !o->surface || (msg->message->flags &
 				  IVWL_MESSAGE_DESTRUCTOR))
 		return 0;
-	s = ivwl_fw_find_as(fw, o->surface, &ivwl_iface_wl_surface);
-	if (s && !(s->flags & IVWL_FW_GONE) && !(o->flags & IVWL_FW_GONE))
+	if (ivwl_fw_own_surface(fw, o))
 		return 0;
 	return ivwl_fw_refuse(fw, msg, "its wl_surface is destroyed: only "
 			      "destroy may follow");

@@ -13,11 +13,15 @@ what ivwl does with each interface of one protocol XML: whether a VM sees
 its global by default (global = "allow", "deny" or "never"), whether its
 objects are made again after a compositor restart (replay), which
 requests the display-side firewall has rules for (rules), which of its
-times the relay translates (time: event names, or "global" for a global
-hidden until its times can be trusted), which budgets of ivwl-limits.h
-bound it (budgets) and why (why, the docs row).  Every interface of the
-XML needs one; a descriptor without xml names globals that no VM ever
-sees and the firewall never has to follow.
+times the relay translates (time: the events and requests that carry
+one, or "global" for a global hidden until its times can be trusted),
+which budgets of ivwl-limits.h bound it (budgets) and why (why, the docs
+row).  Every interface of the XML needs one; a descriptor without xml
+names globals that no VM ever sees and the firewall never has to follow.
+A descriptor whose XML only newer releases install says so at its top
+(since = "wayland-protocols 1.38"): where that file is missing, its
+globals are never offered, as if they were "never", and its interfaces
+are in no table (IVWL_HAVE_<INTERFACE> is defined for those that are).
 
 --xml-list prints the XML files the descriptors name, for meson;
 --all-in fails when a descriptor of DIR is not among those given;
@@ -92,7 +96,7 @@ class Message:
         self.destructor = destructor
         self.args = args
         self.ruled = False      # request: the firewall has a rule
-        self.timed = False      # event: the relay translates its times
+        self.timed = False      # the relay translates its times
 
 
 class Enum:
@@ -184,6 +188,13 @@ class Descriptor:
             raise ScanError(f"{path}: {e}")
         self.path = path
         self.xml = data.pop("xml", None)
+        # the release of the XML that brought it: where an older one
+        # has no such file, its globals are never offered
+        self.since = data.pop("since", None)
+        if self.since is not None and (not isinstance(self.since, str) or
+                                       self.xml is None):
+            raise ScanError(f"{path}: since is the release of its xml")
+        self.absent = False
         if self.xml is not None and (not isinstance(self.xml, str) or
                                      ":" not in self.xml):
             raise ScanError(f"{path}: xml must be \"wayland:FILE\" or "
@@ -203,7 +214,11 @@ class Descriptor:
                 "wayland-protocols": opts.protocols_dir}
         if base not in dirs:
             raise ScanError(f"{self.path}: unknown XML base {base!r}")
-        return os.path.join(dirs[base], rel)
+        path = os.path.join(dirs[base], rel)
+        if self.since and not os.path.exists(path):
+            self.absent = True
+            return None
+        return path
 
 
 def parse_int(text, what):
@@ -335,6 +350,12 @@ def emit_header(out, interfaces, private):
     for n, iface in enumerate(interfaces):
         w(f"\tIVWL_IFACE_{iface.name.upper()} = {n},\n")
     w(f"\tIVWL_IFACE_COUNT = {len(interfaces)},\n}};\n\n")
+    w("/* Every interface in the tables: code of one whose XML may be "
+      "missing\n * (a descriptor's since) stands under #ifdef "
+      "IVWL_HAVE_<NAME>. */\n")
+    for iface in interfaces:
+        w(f"#define IVWL_HAVE_{iface.name.upper()} 1\n")
+    w("\n")
     w("extern const struct ivwl_interface *const "
       "ivwl_interfaces[IVWL_IFACE_COUNT];\n\n")
     for iface in interfaces:
@@ -714,8 +735,10 @@ def match_descriptors(descriptors, interfaces):
                 raise ScanError(f"{e.name}: described in {seen[e.name]} "
                                 f"and {d.path}")
             seen[e.name] = d.path
-            if d.xml is None:
-                private.append(e)
+            if d.xml is None or d.absent:
+                # a missing XML's globals are private: never offered
+                if d.xml is None or e.glob:
+                    private.append(e)
                 continue
             iface = by_source[d.xml_file].get(e.name)
             if iface is None and e.since:
@@ -727,23 +750,7 @@ def match_descriptors(descriptors, interfaces):
                 raise ScanError(f"{d.path}: [{e.name}] needs its version")
             iface.version = min(iface.version, e.version)
             iface.desc = e
-            requests = {m.name: m for m in iface.requests}
-            events = {m.name: m for m in iface.events}
-            for r in e.rules:
-                if r not in requests:
-                    raise ScanError(f"{d.path}: {e.name} has no request "
-                                    f"{r!r} (rules)")
-                requests[r].ruled = True
-            for t in e.time:
-                if t == "global":
-                    if not e.glob:
-                        raise ScanError(f"{d.path}: {e.name}: time "
-                                        "\"global\" of no global")
-                    continue
-                if t not in events:
-                    raise ScanError(f"{d.path}: {e.name} has no event "
-                                    f"{t!r} (time)")
-                events[t].timed = True
+            match_entry(d, e, iface)
     for iface in interfaces:
         if iface.desc is None:
             raise ScanError(f"{iface.name} ({os.path.basename(iface.source)})"
@@ -751,6 +758,30 @@ def match_descriptors(descriptors, interfaces):
                             "descriptors/ (docs/protocols.md)")
     private.sort(key=lambda e: e.name)
     return private
+
+
+def match_entry(d, e, iface):
+    """Its rules name requests, its times events or requests."""
+    requests = {m.name: m for m in iface.requests}
+    events = {m.name: m for m in iface.events}
+    for r in e.rules:
+        if r not in requests:
+            raise ScanError(f"{d.path}: {e.name} has no request "
+                            f"{r!r} (rules)")
+        requests[r].ruled = True
+    for t in e.time:
+        if t == "global":
+            if not e.glob:
+                raise ScanError(f"{d.path}: {e.name}: time "
+                                "\"global\" of no global")
+            continue
+        if t in events and t in requests:
+            raise ScanError(f"{d.path}: {e.name}: {t!r} is an event and "
+                            "a request (time)")
+        if t not in events and t not in requests:
+            raise ScanError(f"{d.path}: {e.name} has no event or "
+                            f"request {t!r} (time)")
+        (events.get(t) or requests[t]).timed = True
 
 
 def read_limits(path):
@@ -823,17 +854,17 @@ def man_names(text, start):
     return set(re.findall(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", para))
 
 
-def check_man(path, interfaces, private):
+def check_man(path, descriptors):
     """weston-ivwl(7) lists the default and the never-offered globals:
-    they must be the descriptors'."""
+    they must be the descriptors', whichever XML this system has."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         raise ScanError(f"{path}: {e}")
-    want_default = {i.name for i in interfaces if i.desc.glob == "allow"}
-    want_never = {i.name for i in interfaces if i.desc.glob == "never"}
-    want_never |= {e.name for e in private}
+    entries = [e for d in descriptors for e in d.entries]
+    want_default = {e.name for e in entries if e.glob == "allow"}
+    want_never = {e.name for e in entries if e.glob == "never"}
     for what, start, want in (("default", MAN_DEFAULT, want_default),
                               ("never", MAN_NEVER, want_never)):
         got = man_names(text, start)
@@ -901,7 +932,7 @@ def main():
                                 "(protocol/meson.build)")
         for d in descriptors:
             d.xml_file = d.xml_path(opts) if d.xml else None
-        xmls = [d.xml_file for d in descriptors if d.xml]
+        xmls = [d.xml_file for d in descriptors if d.xml_file]
         if opts.xml_list:
             print("\n".join(xmls))
             return 0
@@ -921,7 +952,7 @@ def main():
             check_budgets(interfaces, limits)
             apply_doc(opts.doc, doc_table(descriptors, limits), opts.write)
         if opts.man:
-            check_man(opts.man, interfaces, private)
+            check_man(opts.man, descriptors)
         if opts.h:
             write_atomically(opts.h, emit_header, interfaces, private)
         if opts.c:

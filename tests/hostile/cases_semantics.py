@@ -57,6 +57,34 @@ def case_bug_inert_role_objects_crash_weston(s):
     good_client_after(s)
 
 
+PACING_LEGAL = {"commits queued for 100000 s at the end"}
+
+
+def case_pacing_misuse(s):
+    """wp_fifo_v1 and wp_commit_timer_v1 against their protocol (a
+    second one for a surface, requests after the surface went, two times
+    for one commit, a tv_nsec of a second): each refused by the firewall
+    with its why; and 200 commits queued behind a time 100000 s ahead
+    and fifo barriers when the connection ends: accepted, and weston
+    frees them and lives on.  weston before 15 offers neither: nothing
+    to check there."""
+    log = peer_run(s, "pacing-misuse", 20)
+    if log.count("could not be set up") == 7:
+        print("weston offers neither wp_fifo_manager_v1 nor "
+              "wp_commit_timing_manager_v1: nothing to misuse")
+        return
+    lines = re.findall(r"pacing-misuse: (.*): the display (\w+) it", log)
+    if len(lines) != 7:
+        raise Failure(f"the peer ran {len(lines)} of 7 variants")
+    wrong = [what for what, verdict in lines
+             if (verdict == "refused") == (what in PACING_LEGAL)]
+    if wrong:
+        raise Failure(f"BUG pacing: wrongly refused or let through: "
+                      f"{wrong}")
+    check_closings(s, True)
+    good_client_after(s)
+
+
 # docs/security.md: what weston and the plugin can hold for one VM
 VM_MEMORY_BOUND_MIB = 330
 

@@ -71,6 +71,7 @@ static const struct mode modes[] = {
 	{ "keyboard-flood", ivwl_hostile_keyboard_flood },
 	{ "inert-requests", ivwl_hostile_inert_requests },
 	{ "fuzz-findings", ivwl_hostile_fuzz_findings },
+	{ "pacing-misuse", ivwl_hostile_pacing_misuse },
 	{ "destroy-storm", ivwl_hostile_destroy_storm },
 	{ "budget-fill", ivwl_hostile_budget_fill },
 	{ "title-bytes", ivwl_hostile_title_bytes },

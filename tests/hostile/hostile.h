@@ -80,6 +80,7 @@ struct ivwl_hostile_globals {
 	uint32_t shm, compositor, wm_base;	/* global names, 0 if absent */
 	uint32_t seat, data_device_manager;
 	uint32_t subcompositor, primary_selection, viewporter;
+	uint32_t fifo, timing;	/* wp_fifo_manager_v1, wp_commit_timing_... */
 	bool done;				/* the sync came back */
 };
 
@@ -406,6 +407,9 @@ ivwl_hostile_inert_requests(struct ivwl_hostile *h);
 
 void
 ivwl_hostile_fuzz_findings(struct ivwl_hostile *h);
+
+void
+ivwl_hostile_pacing_misuse(struct ivwl_hostile *h);
 
 /* semantics-floods.c */
 void

@@ -431,6 +431,11 @@ on_session_event(void *data, const struct ivwl_hostile_event *ev)
 			w->g->subcompositor = name;
 		else if (strncmp(iface, "wp_viewporter", slen) == 0)
 			w->g->viewporter = name;
+		else if (strncmp(iface, "wp_fifo_manager_v1", slen) == 0)
+			w->g->fifo = name;
+		else if (strncmp(iface, "wp_commit_timing_manager_v1",
+				 slen) == 0)
+			w->g->timing = name;
 		else if (strncmp(iface, "zwp_primary_selection_device_"
 				 "manager_v1", slen) == 0)
 			w->g->primary_selection = name;

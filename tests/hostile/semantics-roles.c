@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ivwl-protocols.h"
@@ -404,6 +405,161 @@ ivwl_hostile_inert_requests(struct ivwl_hostile *h)
 {
 	run_variants(h, "inert-requests", inert_variants,
 		     sizeof(inert_variants) / sizeof(inert_variants[0]));
+}
+
+/* ---- pacing-misuse --------------------------------------------------- */
+
+/*
+ * wp_fifo_v1 and wp_commit_timer_v1 (weston 15 and later) used against
+ * their protocol, and a queue of commits held for a time far ahead at
+ * the connection's end.  Opcodes by number: the tables have them only
+ * with wayland-protocols 1.38.
+ */
+#define FIFO_MANAGER_GET_FIFO 1
+#define FIFO_SET_BARRIER 0
+#define FIFO_WAIT_BARRIER 1
+#define TIMING_GET_TIMER 1
+#define TIMER_SET_TIMESTAMP 0
+
+/* A surface and its fifo or timer (manager: s->fifo or s->timing). */
+static bool
+pacer(struct sem *s, uint32_t manager, uint32_t *surface, uint32_t *obj)
+{
+	struct ivwl_out out;
+
+	if (!manager)
+		return false;
+	ivwl_out_reset(&out);
+	*surface = ivwl_sem_surface(s, &out);
+	ivwl_hostile_send_wayland(s->h, s->k, &out);
+	*obj = new_id(s);
+	sem_send(s, manager, manager == s->fifo ? FIFO_MANAGER_GET_FIFO :
+		 TIMING_GET_TIMER, 2, *obj, *surface, 0, 0);
+	return true;
+}
+
+static bool
+second_fifo(struct sem *s)
+{
+	uint32_t surface, fifo;
+
+	if (!pacer(s, s->fifo, &surface, &fifo))
+		return false;
+	sem_send(s, s->fifo, FIFO_MANAGER_GET_FIFO, 2, new_id(s), surface, 0,
+		 0);
+	return true;
+}
+
+static bool
+barrier_after_surface(struct sem *s)
+{
+	uint32_t surface, fifo;
+
+	if (!pacer(s, s->fifo, &surface, &fifo))
+		return false;
+	sem_send(s, surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, fifo, FIFO_SET_BARRIER, 0, 0, 0, 0, 0);
+	return true;
+}
+
+static bool
+second_timer(struct sem *s)
+{
+	uint32_t surface, timer;
+
+	if (!pacer(s, s->timing, &surface, &timer))
+		return false;
+	sem_send(s, s->timing, TIMING_GET_TIMER, 2, new_id(s), surface, 0, 0);
+	return true;
+}
+
+static bool
+timestamp_after_surface(struct sem *s)
+{
+	uint32_t surface, timer;
+
+	if (!pacer(s, s->timing, &surface, &timer))
+		return false;
+	sem_send(s, surface, IVWL_REQ_WL_SURFACE_DESTROY, 0, 0, 0, 0, 0);
+	sem_send(s, timer, TIMER_SET_TIMESTAMP, 3, 0, 5, 0, 0);
+	return true;
+}
+
+static bool
+two_timestamps(struct sem *s)
+{
+	uint32_t surface, timer;
+
+	if (!pacer(s, s->timing, &surface, &timer))
+		return false;
+	sem_send(s, timer, TIMER_SET_TIMESTAMP, 3, 0, 5, 0, 0);
+	sem_send(s, timer, TIMER_SET_TIMESTAMP, 3, 0, 6, 0, 0);
+	return true;
+}
+
+static bool
+timestamp_nsec(struct sem *s)
+{
+	uint32_t surface, timer;
+
+	if (!pacer(s, s->timing, &surface, &timer))
+		return false;
+	sem_send(s, timer, TIMER_SET_TIMESTAMP, 3, 0, 5, 1000000000u, 0);
+	return true;
+}
+
+/*
+ * A mapped window's commits held by a time 100000 s ahead, 200 of them
+ * behind fifo barriers too, then the connection ends with them queued:
+ * legal, and weston must free the queue.
+ */
+static bool
+queued_at_end(struct sem *s)
+{
+	struct sem_window w;
+	struct timespec now;
+	uint32_t timer, fifo;
+	int i;
+
+	if (!s->fifo || !s->timing || !sem_toplevel(s, &w, true))
+		return false;
+	timer = new_id(s);
+	sem_send(s, s->timing, TIMING_GET_TIMER, 2, timer, w.surface, 0, 0);
+	fifo = new_id(s);
+	sem_send(s, s->fifo, FIFO_MANAGER_GET_FIFO, 2, fifo, w.surface, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < 200; i++) {
+		struct ivwl_out out;
+
+		if (i == 0)
+			sem_send(s, timer, TIMER_SET_TIMESTAMP, 3, 0,
+				 (uint32_t)now.tv_sec + 100000u, 0, 0);
+		sem_send(s, fifo, FIFO_SET_BARRIER, 0, 0, 0, 0, 0);
+		sem_send(s, fifo, FIFO_WAIT_BARRIER, 0, 0, 0, 0, 0);
+		ivwl_out_reset(&out);
+		ivwl_out_redraw(&out, w.surface, s->buffer, POPUP_SIZE,
+				POPUP_SIZE);
+		ivwl_hostile_send_wayland(s->h, s->k, &out);
+	}
+	/* still live: the queue is legal; the slot's close ends it */
+	return ivwl_hostile_roundtrip(s->h, s->k, ivwl_sem_on_event, s, 1000);
+}
+
+static const struct variant pacing_variants[] = {
+	{ "a second wp_fifo_v1 for a surface", second_fifo },
+	{ "set_barrier after the surface went", barrier_after_surface },
+	{ "a second wp_commit_timer_v1 for a surface", second_timer },
+	{ "set_timestamp after the surface went", timestamp_after_surface },
+	{ "set_timestamp twice before a commit", two_timestamps },
+	{ "set_timestamp with tv_nsec of a second", timestamp_nsec },
+	{ "commits queued for 100000 s at the end", queued_at_end },
+};
+
+void
+ivwl_hostile_pacing_misuse(struct ivwl_hostile *h)
+{
+	run_variants(h, "pacing-misuse", pacing_variants,
+		     sizeof(pacing_variants) / sizeof(pacing_variants[0]));
 }
 
 /* ---- fuzz-findings -------------------------------------------------- */

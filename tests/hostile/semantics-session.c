@@ -79,6 +79,16 @@ ivwl_sem_start(struct ivwl_hostile *h, uint32_t k, struct sem *s)
 		ivwl_out_bind(&out, s->g.viewporter, "wp_viewporter", 1,
 			      s->viewporter);
 	}
+	if (s->g.fifo) {
+		s->fifo = new_id(s);
+		ivwl_out_bind(&out, s->g.fifo, "wp_fifo_manager_v1", 1,
+			      s->fifo);
+	}
+	if (s->g.timing) {
+		s->timing = new_id(s);
+		ivwl_out_bind(&out, s->g.timing, "wp_commit_timing_manager_v1",
+			      1, s->timing);
+	}
 	if (s->g.primary_selection) {
 		s->primary = new_id(s);
 		ivwl_out_bind(&out, s->g.primary_selection,

@@ -21,6 +21,7 @@ struct sem {
 	uint32_t k;
 	struct ivwl_hostile_globals g;
 	uint32_t shm, comp, subcomp, wm_base, seat, ddm, primary, viewporter;
+	uint32_t fifo, timing;		/* 0 where weston has none */
 	uint32_t pool, buffer;		/* one 32x32 buffer for everything */
 	uint32_t configure_object;	/* the xdg_surface we wait on */
 	uint32_t serial;

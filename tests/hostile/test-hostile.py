@@ -79,6 +79,7 @@ CASES = {
         bugs.case_bug_destroy_storm_stalls_good_vm,
     "bug-fuzz-findings-crash-weston":
         semantics.case_bug_fuzz_findings_crash_weston,
+    "pacing-misuse": semantics.case_pacing_misuse,
     "budget-fill": semantics.case_budget_fill_within_memory_bound,
     "bug-popup-chain-app-close-crashes-weston":
         semantics.case_bug_popup_chain_app_close_crashes_weston,

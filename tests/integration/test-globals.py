@@ -30,6 +30,7 @@ def descriptors():
         with open(os.path.join(DESCRIPTORS, name), "rb") as f:
             data = tomllib.load(f)
         data.pop("xml", None)
+        data.pop("since", None)
         entries.update(data)
     return entries
 

@@ -221,10 +221,11 @@ struct event {
 	struct ivwl_wire_msg msg;
 };
 
-/* An event of nuints 'u' arguments (and a string at index 1 if given). */
+/* A message m of nuints 'u' arguments (and a string at index 1 if given). */
 static void
-event(struct event *e, const struct ivwl_interface *iface, uint16_t opcode,
-      const uint32_t *u, uint32_t nu, const char *s)
+message(struct event *e, const struct ivwl_interface *iface,
+	const struct ivwl_message *m, uint16_t opcode, const uint32_t *u,
+	uint32_t nu, const char *s)
 {
 	uint32_t off = IVWL_WIRE_HEADER_SIZE, i, len;
 
@@ -232,7 +233,7 @@ event(struct event *e, const struct ivwl_interface *iface, uint16_t opcode,
 	e->msg.object = 5;
 	e->msg.opcode = opcode;
 	e->msg.iface = iface;
-	e->msg.message = &iface->events[opcode];
+	e->msg.message = m;
 	for (i = 0; i < nu + (s ? 1 : 0); i++) {
 		struct ivwl_wire_arg *arg = &e->msg.args[i];
 
@@ -259,6 +260,13 @@ event(struct event *e, const struct ivwl_interface *iface, uint16_t opcode,
 	memcpy(e->bytes, &e->msg.object, 4);
 	i = off << 16 | opcode;
 	memcpy(e->bytes + 4, &i, 4);
+}
+
+static void
+event(struct event *e, const struct ivwl_interface *iface, uint16_t opcode,
+      const uint32_t *u, uint32_t nu, const char *s)
+{
+	message(e, iface, &iface->events[opcode], opcode, u, nu, s);
 }
 
 static uint32_t
@@ -417,6 +425,80 @@ test_relay_translates(void)
 	free(base);
 }
 
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+/* wp_commit_timer_v1.set_timestamp(t) */
+static void
+set_timestamp_at(struct event *e, int64_t t, uint32_t nsec)
+{
+	uint32_t u[3] = {
+		(uint32_t)((uint64_t)(t / NS_PER_S) >> 32),
+		(uint32_t)(t / NS_PER_S), nsec,
+	};
+
+	message(e, &ivwl_iface_wp_commit_timer_v1,
+		&ivwl_iface_wp_commit_timer_v1.requests[
+			IVWL_REQ_WP_COMMIT_TIMER_V1_SET_TIMESTAMP],
+		IVWL_REQ_WP_COMMIT_TIMER_V1_SET_TIMESTAMP, u, 3, NULL);
+}
+
+/* The app's time of a commit goes to the display in the display's clock. */
+static void
+test_relay_translates_set_timestamp(void)
+{
+	void *base = new_region();
+	struct ivwl_clock_answerer a;
+	struct ivwl_clock_asker c;
+	struct ivwl_clock_view view;
+	struct ivwl_relay_time rt;
+	struct event e, before;
+	int64_t t, d, err, got;
+	uint8_t out[64];
+	int i;
+
+	/* No estimate: the global hidden, a time dropped. */
+	ivwl_relay_time_init(&rt, base, -1);
+	global(&e, "wp_commit_timing_manager_v1");
+	CHECK_EQ(ivwl_relay_time_event(&rt, &e.msg, e.bytes, out), 0);
+	t = now_ns(CLOCK_MONOTONIC) + 50000000;
+	set_timestamp_at(&e, t, (uint32_t)(t % NS_PER_S));
+	CHECK(!ivwl_relay_time_request(&rt, &e.msg, e.bytes));
+	CHECK_EQ(rt.requests_dropped, 1);
+
+	/* The display's clock is RAW here, the app's MONOTONIC. */
+	ivwl_clock_asker_init(&c, base);
+	ivwl_clock_answerer_init(&a, CLOCK_MONOTONIC_RAW);
+	for (i = 0; i < 8; i++)
+		REQUIRE(round_trip(&c, &a) >= 0);
+	ivwl_relay_time_init(&rt, base, -1);
+	REQUIRE(ivwl_clock_view_read(base, &view));
+	REQUIRE(ivwl_clock_view_untranslate(&view, now_ns(CLOCK_MONOTONIC), t,
+					    &d, &err));
+	set_timestamp_at(&e, t, (uint32_t)(t % NS_PER_S));
+	CHECK(ivwl_relay_time_request(&rt, &e.msg, e.bytes));
+	got = ((int64_t)word(e.bytes, 2) << 32 | word(e.bytes, 3)) * NS_PER_S +
+	      word(e.bytes, 4);
+	CHECK_EQ(got, d);
+	CHECK_EQ(rt.requests_translated, 1);
+	/* and back again, within the bound */
+	CHECK(ivwl_clock_map_apply(&view.map, got, &err) - t <= err + 1);
+	CHECK(t - ivwl_clock_map_apply(&view.map, got, &err) <= err + 1);
+
+	/* A tv_nsec of a second: as it came, for the firewall to refuse. */
+	set_timestamp_at(&e, t, 1000000000u);
+	before = e;
+	CHECK(ivwl_relay_time_request(&rt, &e.msg, e.bytes));
+	CHECK(memcmp(before.bytes, e.bytes, e.msg.size) == 0);
+
+	/* Turned off: untouched. */
+	init_untranslated(&rt, base);
+	set_timestamp_at(&e, t, (uint32_t)(t % NS_PER_S));
+	before = e;
+	CHECK(ivwl_relay_time_request(&rt, &e.msg, e.bytes));
+	CHECK(memcmp(before.bytes, e.bytes, e.msg.size) == 0);
+	free(base);
+}
+#endif
+
 /*
  * A burst ends once an answer of its own leaves an estimate good for a
  * while: not before an answer came, not while the drift is unmeasured.
@@ -448,6 +530,13 @@ test_settled_needs_fresh_answers_and_drift(void)
 	free(base);
 }
 
+/* wayland-protocols 1.38 and later have commit-timing (its descriptor) */
+#ifdef IVWL_HAVE_WP_COMMIT_TIMER_V1
+#define COMMIT_TIMING_TESTS TEST(test_relay_translates_set_timestamp),
+#else
+#define COMMIT_TIMING_TESTS
+#endif
+
 IVWL_TEST_MAIN(
 	TEST(test_round_trips_map_the_clock),
 	TEST(test_answers_are_rate_limited),
@@ -457,5 +546,6 @@ IVWL_TEST_MAIN(
 	TEST(test_relay_without_estimate),
 	TEST(test_relay_hides_input_timestamps),
 	TEST(test_relay_translates),
+	COMMIT_TIMING_TESTS
 	TEST(test_settled_needs_fresh_answers_and_drift),
 )

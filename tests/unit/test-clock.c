@@ -56,22 +56,27 @@ round_trip(struct world *w, int64_t max_ns, bool lopsided)
 	return s;
 }
 
-/* The truth lies within the bound, for display times around now. */
+/*
+ * The truth lies within the bound, for display times around now, and
+ * the other way (an app's time put in the display's clock) too.
+ */
 static void
 check_bounds(const struct ivwl_clock_est *est, const struct world *w,
 	     int64_t ahead_ns)
 {
 	struct ivwl_clock_map map;
-	int64_t d, app, err, diff;
+	int64_t d, app, err, diff, back;
 
 	REQUIRE(ivwl_clock_est_map(est, &map));
 	for (d = display_at(w, w->t) - S; d <= display_at(w, w->t) + ahead_ns;
 	     d += 100 * MS) {
 		app = ivwl_clock_map_apply(&map, d, &err);
 		diff = app - truth(w, d);
-		if (diff > err || -diff > err) {
-			fprintf(stderr, "off by %lld ns, bound %lld\n",
-				(long long)diff, (long long)err);
+		back = ivwl_clock_map_invert(&map, truth(w, d), &err) - d;
+		if (diff > err || -diff > err || back > err || -back > err) {
+			fprintf(stderr, "off by %lld ns (back %lld), bound "
+				"%lld\n", (long long)diff, (long long)back,
+				(long long)err);
 			CHECK(false);
 			return;
 		}
@@ -273,7 +278,34 @@ test_apply_saturates(void)
 	CHECK(err > 0);
 }
 
+/* Inverting is exact but for rounding, and saturates as applying does. */
+static void
+test_invert(void)
+{
+	struct ivwl_clock_map map = {
+		.ref_display = 40ll * 86400 * S, .ref_app = 100000 * S + 7,
+		.drift_ppb = -35000, .err_ns = 20000, .growth_ppb = 1000,
+	};
+	int64_t d, a, err, e2;
+
+	for (d = map.ref_display - 10 * S; d <= map.ref_display + 10 * S;
+	     d += 777 * MS) {
+		a = ivwl_clock_map_apply(&map, d, &err);
+		CHECK(ivwl_clock_map_invert(&map, a, &e2) - d <= 1);
+		CHECK(d - ivwl_clock_map_invert(&map, a, &e2) <= 1);
+		CHECK(e2 > err && e2 <= err + err / 512 + 2);
+	}
+	map.drift_ppb = IVWL_CLOCK_MAX_DRIFT_PPB;
+	map.ref_display = INT64_MAX - 10;
+	map.ref_app = 0;
+	CHECK_EQ(ivwl_clock_map_invert(&map, INT64_MAX, &err), INT64_MAX);
+	map.ref_display = INT64_MIN + 10;
+	CHECK_EQ(ivwl_clock_map_invert(&map, INT64_MIN, &err), INT64_MIN);
+	CHECK(err > 0);
+}
+
 IVWL_TEST_MAIN(
+	TEST(test_invert),
 	TEST(test_offset_of_days),
 	TEST(test_drift_is_measured),
 	TEST(test_lopsided_delays_stay_inside),

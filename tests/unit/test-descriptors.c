@@ -88,14 +88,30 @@ test_relay_times_match(void)
 				say_time(iface->name, ".",
 					 iface->events[op].name, listed);
 		}
+		for (op = 0; op < iface->request_count; op++) {
+			listed = iface->requests[op].flags & IVWL_MESSAGE_TIMED;
+			if (listed !=
+			    !!time_rule(iface, IVWL_RELAY_TIME_REQUEST, op))
+				say_time(iface->name, ".",
+					 iface->requests[op].name, listed);
+		}
 	}
 	/* and no handler of a message the tables do not have */
 	for (i = 0; i < ivwl_relay_time_rule_count; i++) {
 		r = &ivwl_relay_time_rules[i];
-		CHECK(r->kind == IVWL_RELAY_TIME_GLOBAL ||
-		      r->opcode < r->iface->event_count);
-		CHECK(r->kind == IVWL_RELAY_TIME_GLOBAL ? r->global != NULL :
-							  r->event != NULL);
+		switch (r->kind) {
+		case IVWL_RELAY_TIME_GLOBAL:
+			CHECK(r->global != NULL);
+			break;
+		case IVWL_RELAY_TIME_EVENT:
+			CHECK(r->opcode < r->iface->event_count);
+			CHECK(r->event != NULL);
+			break;
+		case IVWL_RELAY_TIME_REQUEST:
+			CHECK(r->opcode < r->iface->request_count);
+			CHECK(r->request != NULL);
+			break;
+		}
 	}
 }
 
