@@ -323,12 +323,29 @@ adjust_for_parent(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg,
 	p->weston_adjustment = want;
 }
 
+/* Whether id is a positioner with a size and an anchor rectangle. */
+static bool
+positioner_ready(const struct ivwl_firewall *fw, uint32_t id)
+{
+	const fw_obj *p = ivwl_fw_find_as(fw, id, &ivwl_iface_xdg_positioner);
+	const uint32_t both = IVWL_FW_SIZE | IVWL_FW_ANCHOR;
+
+	return p && (p->flags & both) == both;
+}
+
+static int
+refuse_positioner(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
+{
+	return ivwl_fw_refuse(fw, msg, "the positioner has no size or anchor "
+			      "rectangle (invalid_positioner)");
+}
+
 static int
 xdg_surface_get_popup(struct ivwl_firewall *fw,
 		      const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_req_xdg_surface_get_popup args;
-	fw_obj *parent, *positioner, *popup;
+	fw_obj *parent, *popup;
 	uint8_t depth = 0;
 	int ret;
 
@@ -336,12 +353,8 @@ xdg_surface_get_popup(struct ivwl_firewall *fw,
 	ret = popup_parent(fw, msg, args.parent, &parent, &depth);
 	if (ret < 0)
 		return ret;
-	positioner = ivwl_fw_find_as(fw, args.positioner,
-				     &ivwl_iface_xdg_positioner);
-	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
-		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
-		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
-				      "anchor rectangle (invalid_positioner)");
+	if (!positioner_ready(fw, args.positioner))
+		return refuse_positioner(fw, msg);
 	popup = construct(fw, msg, args.id, IVWL_FW_ROLE_POPUP,
 			  &ivwl_iface_xdg_popup, &ret);
 	if (!popup)
@@ -357,15 +370,11 @@ static int
 popup_reposition(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_req_xdg_popup_reposition args;
-	fw_obj *popup = ivwl_fw_self(fw, msg), *positioner;
+	fw_obj *popup = ivwl_fw_self(fw, msg);
 
 	ivwl_req_xdg_popup_reposition_decode(msg, &args);
-	positioner = ivwl_fw_find_as(fw, args.positioner,
-				     &ivwl_iface_xdg_positioner);
-	if (!positioner || (positioner->flags & (IVWL_FW_SIZE |
-		IVWL_FW_ANCHOR)) != (IVWL_FW_SIZE | IVWL_FW_ANCHOR))
-		return ivwl_fw_refuse(fw, msg, "the positioner has no size or "
-				      "anchor rectangle (invalid_positioner)");
+	if (!positioner_ready(fw, args.positioner))
+		return refuse_positioner(fw, msg);
 	if (popup)
 		adjust_for_parent(fw, msg, popup->parent);
 	return 0;
