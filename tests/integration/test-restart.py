@@ -450,6 +450,17 @@ def case_twice(s):
         app.alive()
 
 
+def confinement_alive(app):
+    """weston-confine asked for a confined pointer and has not destroyed
+    it (its one constraint)."""
+    text = app.log_text()
+    asked = re.findall(wayland_debug_re("zwp_pointer_constraints_v1",
+                                        "confine_pointer"), text, re.M)
+    gone = re.findall(wayland_debug_re("zwp_confined_pointer_v1",
+                                       "destroy"), text, re.M)
+    return len(asked) > len(gone)
+
+
 def confined(app):
     """weston-confine's pointer confinement is on: confined() came after
     its last unconfined() and destroy.  set_region, which the client
@@ -469,13 +480,21 @@ def case_unsupported(s):
     confine = App(s, [CONFINE[0]], CONFINE[1],
                   log="confine.log", extra_env={"WAYLAND_DEBUG": "1"})
     click_at(s, confine.shown())
-    wait_for("weston-confine to confine the pointer",
-             lambda: confined(confine), 15.0)
+    wait_for("weston-confine to ask for a confined pointer",
+             lambda: confinement_alive(confine), 15.0)
+    # weston 10 and 14 confine it; weston 16 does not (the confined
+    # surface is a subsurface, the keyboard is on its parent).  The
+    # object the relay cannot replay is there either way.
+    try:
+        wait_for("weston to confine it", lambda: confined(confine), 3.0)
+        state = "confined"
+    except Failure:
+        state = "not confined by this weston"
     time.sleep(0.5)
-    if not confined(confine):
-        raise Failure("weston-confine's confinement ended before the "
-                      "restart")
-    print("weston-confine holds a confined pointer")
+    if not confinement_alive(confine):
+        raise Failure("weston-confine destroyed its confined pointer "
+                      "before the restart")
+    print(f"weston-confine holds a zwp_confined_pointer_v1 ({state})")
     mark = len(confine.log_text())
     restart(s, True)
     try:
