@@ -284,4 +284,14 @@ ivwl_wire_interface_find(const char *name);
 const struct ivwl_interface *
 ivwl_wire_interface_find_n(const char *name, size_t len);
 
+/*
+ * True for the messages whose single fd is a pipe write end that stream
+ * channels (channel.h) bridge: wl_data_offer.receive, wl_data_source.send
+ * and their primary selection twins.  Here, not in channel.c, because it
+ * reads the generated tables: the channels themselves know records and
+ * rings, not Wayland.
+ */
+bool
+ivwl_channel_message(const struct ivwl_wire_msg *msg);
+
 #endif
