@@ -72,7 +72,7 @@
 
 /*
  * What a VM's clients see of a global, from its descriptor in
- * protocol/descriptors/: not a global, offered unless the VM's allow=
+ * protocol/wayland/descriptors/: not a global, offered unless the VM's allow=
  * list says otherwise, offered only when allow= names it, or never.
  */
 enum ivwl_global_policy {
