@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The agent's half of the clock link (protocol/clock-link.h), with its
+ * The agent's half of the clock link (protocol/region/clock-link.h), with its
  * log lines.
  */
 #ifndef IVWL_CLOCK_AGENT_H

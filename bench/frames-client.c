@@ -51,7 +51,7 @@
  * fake an app clock ahead of the display's add IVWL_TEST_CLOCK_OFFSET_NS
  * to every clock read, as the agent and relay do.
  *
- * With IVWL_FRAME_TRACE=DIR (protocol/frame-trace.h) it also writes
+ * With IVWL_FRAME_TRACE=DIR (protocol/util/frame-trace.h) it also writes
  * DIR/frames-client-PID.frames at the end: "first_commit N", N being the
  * number of wl_surface.commit before the first measured frame, then one
  * line per measured frame: index, CLOCK_MONOTONIC of its commit, of its

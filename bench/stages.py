@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Where one frame's time goes, from the frame trace (IVWL_FRAME_TRACE,
-protocol/frame-trace.h) of one `ivwl-bench frames` run.
+protocol/util/frame-trace.h) of one `ivwl-bench frames` run.
 
 Files in the trace directory:
   frames-client-PID.frames   the client: per measured frame its commit,

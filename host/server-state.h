@@ -94,7 +94,7 @@ struct server {
 
 extern bool ivwl_server_verbose;
 
-/* Lines only with --verbose (protocol/log.h's logger). */
+/* Lines only with --verbose (protocol/util/log.h's logger). */
 #define ivwl_slog_verbose(...)                                          \
 	do {                                                            \
 		if (ivwl_server_verbose)                                \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * "weston repainted" for the frame trace (protocol/frame-trace.h): one
+ * "weston repainted" for the frame trace (protocol/util/frame-trace.h): one
  * IVWL_TRACE_REPAINT line each time an output's frame signal fires,
  * right after weston has repainted it.  Only with IVWL_FRAME_TRACE set.
  */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which globals a VM's clients may see.  Each global's descriptor
- * (protocol/descriptors/) says whether it is offered by default: what an
- * ordinary desktop client needs and nothing that reads other clients'
- * content, injects input or talks to the shell's private side; and which
- * are never offered, whatever the configuration says.
+ * (protocol/wayland/descriptors/) says whether it is offered by default:
+ * what an ordinary desktop client needs and nothing that reads other
+ * clients' content, injects input or talks to the shell's private side;
+ * and which are never offered, whatever the configuration says.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -281,7 +281,7 @@ set_timestamp(struct ivwl_relay_time *rt, const struct ivwl_wire_msg *msg,
 
 /*
  * What the relay does with times, by interface: the "time" lists of the
- * descriptors (protocol/descriptors/), which test-descriptors holds
+ * descriptors (protocol/wayland/descriptors/), which test-descriptors holds
  * this table to.  A global handler returns non-zero to hide the global.
  */
 const struct ivwl_relay_time_rule ivwl_relay_time_rules[] = {

@@ -40,7 +40,7 @@ checks = [
      set(re.findall(r'getenv\("([A-Z_][A-Z0-9_]*)"\)',
                     sources("app/*.c") + sources("shim/*.c") + sources("relay/*.c") +
                     sources("relay/replay/*.c") + sources("agent/*.c") +
-                    sources("protocol/*.c")))),
+                    sources("protocol/*/*.c")))),
     ("weston-ivwl.7", "weston.ini key",
      {k + "=" for k in re.findall(
          r'weston_config_section_get_\w+\(\s*\w+,\s*"([^"]+)"',

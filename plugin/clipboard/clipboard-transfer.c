@@ -3,7 +3,7 @@
  * How much crossed: the bytes of each transfer between parties that
  * the policy lets through, logged when it ends (never the bytes).
  *
- * A VM's end of a transfer is a channel (protocol/channel.h), and a
+ * A VM's end of a transfer is a channel (protocol/region/channel.h), and a
  * channel counts what it moved.  The reading side is known when a VM
  * receives: clipboard.c notes the channel then.  The writing side, a
  * wl_data_source.send weston passes a VM, names no reader: weston asks

@@ -21,7 +21,7 @@
 #include "replay-internal.h"
 
 /* Objects a replay makes again, or which are only ever in flight:
- * their descriptors say (protocol/descriptors/). */
+ * their descriptors say (protocol/wayland/descriptors/). */
 static bool
 is_replayable(const struct ivwl_interface *iface)
 {

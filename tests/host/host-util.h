@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers for the tests of ivwl-server and the device-server backend:
+ * Helpers for the tests of ivwl-server and the ivshmem-client backend:
  * starting and stopping server processes, and a raw protocol client that
  * uses none of the code under test.
  *
@@ -117,8 +117,9 @@ int
 hu_send(int sock, int64_t value, const int *fds, int nfds);
 
 /*
- * The display's requests (protocol/server-msg.h), spelt out here so that
- * the tests pin the wire format: "IW", op, zero, peer, vector/version.
+ * The display's requests (protocol/device/server-msg.h), spelt out here
+ * so that the tests pin the wire format: "IW", op, zero, peer,
+ * vector/version.
  */
 #define HU_HELLO ((int64_t)0x4957010000000001ll)
 /* The display's ACK: it rings, it lends the region (version 2). */

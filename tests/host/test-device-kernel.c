@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The /dev/ivwlN backend (protocol/device-kernel.c) without a VM.
+ * The /dev/ivwlN backend (protocol/device/device-kernel.c) without a VM.
  *
  * Errors come from real nodes: a missing path, a regular file, /dev/null
  * (a character device that is not ivwl), a node we may not open.  The

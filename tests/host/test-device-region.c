@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The region's fd borrowed from the server (IVWL_DEVICE_SERVER_BORROW,
- * protocol/device-server-region.c): against a real ivwl-server, and
- * against scripted fake servers that lend the wrong thing, lend unasked,
- * or offer nothing.
+ * protocol/device/device-ivshmem-client-region.c): against a real
+ * ivwl-server, and against scripted fake servers that lend the wrong
+ * thing, lend unasked, or offer nothing.
  */
 #include <dirent.h>
 #include <errno.h>

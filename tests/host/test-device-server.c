@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device-server backend (protocol/device-server.c) against a real
- * ivwl-server, and against scripted fake servers for the failure paths.
+ * The ivshmem-client backend (protocol/device/device-ivshmem-client.c)
+ * against a real ivwl-server, and against scripted fake servers for the
+ * failure paths.
  */
 #include <dirent.h>
 #include <errno.h>

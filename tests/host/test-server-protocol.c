@@ -381,7 +381,7 @@ test_many_vectors(void)
 }
 
 /*
- * The display's extension (protocol/server-msg.h): HELLO is answered
+ * The display's extension (protocol/device/server-msg.h): HELLO is answered
  * with ACK, and RING requests ring the app's vectors, one write for all
  * the requests of a vector that arrive together.
  */

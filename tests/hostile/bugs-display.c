@@ -3,7 +3,7 @@
  * Reproducers aimed at what the display shows and answers outside the
  * Wayland objects themselves: the titles the live view prints
  * (plugin/live-view.c) and the clock link's answerer (plugin/vm.c,
- * protocol/clock-link.c).  Each prints what it did, so a test can tell
+ * protocol/region/clock-link.c).  Each prints what it did, so a test can tell
  * a fixed plugin from a broken one.
  */
 #include <stdio.h>

@@ -280,9 +280,9 @@ def case_bug_eventfd_block_hangs_weston(s, legacy=False):
     """With ivwl-server the app peer holds the very eventfds that ring it:
     it clears O_NONBLOCK on them, fills each counter to
     0xfffffffffffffffe and opens a slot.  The server writes them for
-    weston (protocol/server-msg.h); with legacy (the evil VM's server
+    weston (protocol/device/server-msg.h); with legacy (the evil VM's server
     runs --no-rings, like QEMU's) weston does, and once blocked forever in
-    write() (protocol/device.c ivwl_eventfd_ring <- server_ring <-
+    write() (protocol/device/device.c ivwl_eventfd_ring <- server_ring <-
     ivwl_display_side_kick <- ivwl_display_side_sync <- plugin/vm.c
     on_vector).  Then it clears O_NONBLOCK on the display's own vectors
     and empties them right after ringing, so a read() after epoll blocks
@@ -296,8 +296,8 @@ def case_bug_eventfd_block_hangs_weston(s, legacy=False):
         s, 60, 20, lambda e: f"BUG eventfd block: the evil VM cleared "
         f"O_NONBLOCK on its shared eventfds and filled them, and the good "
         f"VM's client stopped ({e}): weston blocks in write() ringing the "
-        f"evil VM (protocol/device.c ivwl_eventfd_ring from plugin/vm.c "
-        f"on_vector)")
+        f"evil VM (protocol/device/device.c ivwl_eventfd_ring from "
+        f"plugin/vm.c on_vector)")
     log = s.wait_peer(30)
     print("\n".join(ln for ln in log.splitlines()
                     if ln.startswith("hostile-peer:")))
@@ -305,7 +305,7 @@ def case_bug_eventfd_block_hangs_weston(s, legacy=False):
         raise Failure("BUG eventfd block: weston stopped answering once "
                       "the evil VM emptied the display's vectors right "
                       "after ringing them: it sleeps in read() after epoll "
-                      "said readable (protocol/device.c "
+                      "said readable (protocol/device/device.c "
                       "ivwl_eventfd_drain)")
     s.check_weston()
     compare_window(s, s.wait_view("[good] during"), dump, 240, 180)

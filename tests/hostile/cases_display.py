@@ -166,7 +166,7 @@ def check_sanitizers(s):
         raise Failure(f"weston's sanitizers report: {found.group()}")
 
 
-# protocol/clock-link.h IVWL_CLOCK_ANSWER_MIN_NS: 2 ms between answers
+# protocol/region/clock-link.h IVWL_CLOCK_ANSWER_MIN_NS: 2 ms between answers
 CLOCK_ANSWERS_MAX = 500
 
 
@@ -174,7 +174,7 @@ def case_clock_flood(s):
     """The evil VM rings the clock link's bit without end, garbage in its
     clock line, slot bits of eight live connections alongside, and
     counts the answers it sees (plugin/vm.c on_doorbell,
-    protocol/clock-link.c ivwl_clock_answer).  The display must answer,
+    protocol/region/clock-link.c ivwl_clock_answer).  The display must answer,
     but no faster than its rate limit (each answer rings the app and
     flushes the ringer from weston's main loop), and the good VM must
     draw 120 frames meanwhile, pixel for pixel."""
@@ -207,7 +207,7 @@ def case_clock_flood(s):
                       f"link {rate:.0f} times a second, past its limit of "
                       f"{CLOCK_ANSWERS_MAX}: each answer rings the app "
                       f"and flushes the ringer from weston's main loop "
-                      f"(protocol/clock-link.c ivwl_clock_answer)")
+                      f"(protocol/region/clock-link.c ivwl_clock_answer)")
     good_client_after(s, "the clock flood")
     check_closings(s, False)
     check_sanitizers(s)

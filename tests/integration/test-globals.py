@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Every global weston offers is decided by a protocol descriptor
-(protocol/descriptors/, docs/protocols.md), and a VM's client sees
+(protocol/wayland/descriptors/, docs/protocols.md), and a VM's client sees
 exactly the globals whose descriptor says allow (less the ones the relay
 hides for their times) and ivwl.so's own, which local clients do not
 see, each at no newer a version than its descriptor
@@ -60,7 +60,8 @@ def run_default(s):
                        if desc.get(g, {}).get("global") is None)
     if undecided:
         raise Failure(f"weston offers globals no descriptor decides: "
-                      f"{undecided} (add them to protocol/descriptors/)")
+                      f"{undecided} (add them to "
+                      f"protocol/wayland/descriptors/)")
     p = s.client([ENV["IVWL_GLOBALS_CLIENT"]])
     try:
         out, _ = p.communicate(timeout=30)

@@ -2,7 +2,7 @@
 """A display socket of ivwl-server as a misbehaving server would serve it:
 a proxy between weston and the real server, passing every message and
 fd both ways, that can stop answering REGION (the display's ask for the
-region's fd, protocol/server-msg.h) or answer it with another file.
+region's fd, protocol/device/server-msg.h) or answer it with another file.
 
     proxy = ServerProxy(listen_path, server_display_path)
     proxy.mode = "mute"     # REGION asks from weston are dropped

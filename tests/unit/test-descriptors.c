@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The protocol descriptors (protocol/descriptors/) are the one source of
- * what ivwl does with each interface.  The default allow-list and the
+ * The protocol descriptors (protocol/wayland/descriptors/) are the one
+ * source of what ivwl does with each interface.  The default allow-list and the
  * replayable set are generated from them; the firewall's rule tables and
  * the relay's time handlers are code, and must say the same: a rule the
  * descriptor does not list, or a listed rule the firewall lacks, fails

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ringer's worker and watchdog (protocol/ringer.h) against peers that
- * block their eventfds, and the drain that must not block on one either.
+ * The ringer's worker and watchdog (protocol/device/ringer.h) against
+ * peers that block their eventfds, and the drain that must not block on
+ * one either.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The extension of ivwl-server's protocol (protocol/server-msg.h): the
+ * The extension of ivwl-server's protocol (protocol/device/server-msg.h): the
  * values on the wire are pinned here, as ivwl-server and QEMU-side peers
  * of other versions read them.
  */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every wl_shm format in wayland.xml: the table in protocol/shm-format.c
- * knows it under the same name and the pixel size its name says, or not
- * at all; and the plugin takes a buffer in exactly the formats the table
- * knows (the relay copies by the same table, so the two sides agree).
+ * Every wl_shm format in wayland.xml: the table in
+ * protocol/wayland/shm-format.c knows it under the same name and the
+ * pixel size its name says, or not at all; and the plugin takes a buffer
+ * in exactly the formats the table knows (the relay copies by the same
+ * table, so the two sides agree).
  * $WAYLAND_XML names the wayland.xml the build used.
  */
 #include <ctype.h>

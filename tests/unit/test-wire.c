@@ -63,7 +63,7 @@ end(struct builder *b)
 	memcpy(b->buf + b->start + 4, &word, 4);
 }
 
-/* One whole message, by protocol/wire.h's writer (ivwl_wire_write). */
+/* One whole message, by protocol/wayland/wire.h's writer (ivwl_wire_write). */
 static void
 put_msg(struct builder *b, uint32_t id, uint16_t opcode, const char *sig,
 	...)

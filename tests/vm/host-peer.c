@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * host-peer: the host end of the VM test.  Attaches to ivwl-server's
- * display socket as peer 0 through protocol/device.h, then:
+ * display socket as peer 0 through protocol/device/device.h, then:
  *   - writes the host block (a seeded pseudo-random pattern with its
  *     checksum) into the heap and prints "HOST-PEER: ready";
  *   - waits for the guest's reply block and checks it;

@@ -3,7 +3,7 @@
  * What the VM probe's two ends (guest-probe in the guest, host-peer on the
  * host) agree on: where their blocks live in the region and how the
  * patterns are made.  All three blocks are in the heap of the region
- * layout (protocol/region.h), so the test also proves both ends compute
+ * layout (protocol/region/region.h), so the test also proves both ends compute
  * the same layout:
  *
  *   heap + 0                  host block: host -> guest pattern

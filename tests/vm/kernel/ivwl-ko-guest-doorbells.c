@@ -333,7 +333,7 @@ out:
 }
 
 /*
- * ivwl_device_open_kernel() (protocol/device-kernel.c) on stderr
+ * ivwl_device_open_kernel() (protocol/device/device-kernel.c) on stderr
  * captured through a pipe: *out is what it wrote there (NUL-ended).
  */
 static int

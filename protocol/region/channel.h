@@ -32,15 +32,6 @@
 #define IVWL_CHANNEL_MAX 64u
 
 struct ivwl_ring;
-struct ivwl_wire_msg;
-
-/*
- * True for the messages whose single fd is a pipe write end that channels
- * bridge: wl_data_offer.receive, wl_data_source.send and their primary
- * selection twins.
- */
-bool
-ivwl_channel_message(const struct ivwl_wire_msg *msg);
 
 struct ivwl_channel {
 	struct ivwl_channel *next;

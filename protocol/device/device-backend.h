@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every device backend (device-server.c, device-kernel.c) fills in.
- * Private to protocol/: callers see only device.h.
+ * What every device backend (device-ivshmem-client.c, device-kernel.c)
+ * fills in.  Private to protocol/device/: callers see only device.h.
  *
  * struct ivwl_device is the first member of each backend's own struct;
  * device.c answers the questions every backend answers the same way and

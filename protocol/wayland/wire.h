@@ -72,7 +72,7 @@
 
 /*
  * What a VM's clients see of a global, from its descriptor in
- * protocol/descriptors/: not a global, offered unless the VM's allow=
+ * protocol/wayland/descriptors/: not a global, offered unless the VM's allow=
  * list says otherwise, offered only when allow= names it, or never.
  */
 enum ivwl_global_policy {
@@ -283,5 +283,15 @@ ivwl_wire_interface_find(const char *name);
 /* Same, for a name that is not NUL-terminated (len bytes, no NUL). */
 const struct ivwl_interface *
 ivwl_wire_interface_find_n(const char *name, size_t len);
+
+/*
+ * True for the messages whose single fd is a pipe write end that stream
+ * channels (channel.h) bridge: wl_data_offer.receive, wl_data_source.send
+ * and their primary selection twins.  Here, not in channel.c, because it
+ * reads the generated tables: the channels themselves know records and
+ * rings, not Wayland.
+ */
+bool
+ivwl_channel_message(const struct ivwl_wire_msg *msg);
 
 #endif

@@ -15,10 +15,11 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "record.h"
-
-/* At most this many fds in one message (libwayland's own limit). */
-#define IVWL_FDMSG_MAX_FDS IVWL_WAYLAND_MAX_FDS
+/*
+ * At most this many fds in one message: libwayland's own limit, the same
+ * as record.h's IVWL_WAYLAND_MAX_FDS (record.c checks that they agree).
+ */
+#define IVWL_FDMSG_MAX_FDS 28u
 
 /* Room for the control data of IVWL_FDMSG_MAX_FDS fds, aligned. */
 union ivwl_fdmsg_ctl {

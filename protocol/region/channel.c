@@ -10,29 +10,12 @@
 
 #include "channel.h"
 #include "fd-flags.h"
-#include "ivwl-protocols.h"
 #include "ring.h"
 
 /* Data records stay well under the smallest ring's largest record. */
 #define CHUNK_MAX (4096u)
 /* A sink grants credit back in steps of this much at least. */
 #define GRANT_STEP (IVWL_CHANNEL_WINDOW / 4)
-
-bool
-ivwl_channel_message(const struct ivwl_wire_msg *msg)
-{
-	if (msg->nfds != 1)
-		return false;
-	return (msg->iface == &ivwl_iface_wl_data_offer &&
-		msg->opcode == IVWL_REQ_WL_DATA_OFFER_RECEIVE) ||
-	       (msg->iface == &ivwl_iface_wl_data_source &&
-		msg->opcode == IVWL_EVT_WL_DATA_SOURCE_SEND) ||
-	       (msg->iface == &ivwl_iface_zwp_primary_selection_offer_v1 &&
-		msg->opcode ==
-		IVWL_REQ_ZWP_PRIMARY_SELECTION_OFFER_V1_RECEIVE) ||
-	       (msg->iface == &ivwl_iface_zwp_primary_selection_source_v1 &&
-		msg->opcode == IVWL_EVT_ZWP_PRIMARY_SELECTION_SOURCE_V1_SEND);
-}
 
 void
 ivwl_channels_init(struct ivwl_channels *chs, enum ivwl_side side)

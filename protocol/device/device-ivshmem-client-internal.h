@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device-server backend's own state, shared by its files and private
- * to them: device-server-open.c attaches (setup and HELLO),
- * device-server.c serves the attached device.  ivwl_sdev_: the server
- * device.
+ * The ivshmem-client backend's own state (a client of an
+ * ivshmem-doorbell server's socket), shared by its files and private to
+ * them: device-ivshmem-client-open.c attaches (setup and HELLO),
+ * device-ivshmem-client.c serves the attached device and
+ * device-ivshmem-client-region.c borrows the region's fd.  ivwl_sdev_:
+ * the device reached through the server.
  */
-#ifndef IVWL_DEVICE_SERVER_INTERNAL_H
-#define IVWL_DEVICE_SERVER_INTERNAL_H
+#ifndef IVWL_DEVICE_IVSHMEM_CLIENT_INTERNAL_H
+#define IVWL_DEVICE_IVSHMEM_CLIENT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,7 +54,7 @@ struct server_device {
 
 	/*
 	 * The region's file, as mapped: a borrowed fd must be it
-	 * (device-server-region.c).
+	 * (device-ivshmem-client-region.c).
 	 */
 	dev_t region_dev;
 	ino_t region_ino;
@@ -113,11 +115,11 @@ ivwl_sdev_settle_peers(struct server_device *sd);
 void
 ivwl_sdev_request_owed(struct server_device *sd);
 
-/* device-server-region.c: the ops' region_ask. */
+/* device-ivshmem-client-region.c: the ops' region_ask. */
 int
 ivwl_sdev_region_ask(struct ivwl_device *dev);
 
-/* device-server-region.c: a REGION from the server; takes fd. */
+/* device-ivshmem-client-region.c: a REGION from the server; takes fd. */
 void
 ivwl_sdev_region_answer(struct server_device *sd, int fd);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Attaching to an ivshmem-doorbell server (ivwl-server, or QEMU's
- * contrib server) as a host peer; device-server.c serves the device
- * once it is attached.
+ * contrib server) as a host peer, its client; device-ivshmem-client.c
+ * serves the device once it is attached.
  *
  * The server speaks first and only: one little-endian int64 per message,
  * with at most one fd.  version 0; our id; -1 + the region fd; every other
@@ -20,7 +20,7 @@
  * every peer anyway.  A display whose ACK says the server rings for it
  * (IVWL_DEVICE_SERVER_RINGS) closes the peer's eventfds; one whose ACK
  * says it lends the region (IVWL_DEVICE_SERVER_BORROW) closes the
- * region's fd once it is mapped (device-server-region.c).
+ * region's fd once it is mapped (device-ivshmem-client-region.c).
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,7 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "device-server-internal.h"
+#include "device-ivshmem-client-internal.h"
 #include "fdmsg.h"
 #include "mono-time.h"
 #include "region.h"

@@ -2,9 +2,10 @@
 /*
  * The device: one side's handle on a region and its doorbells, whatever
  * provides them.  Backends:
- *   device-server.c  a host process attached to ivwl-server's socket
- *                    (device-server-open.c attaches it)
- *   device-kernel.c  /dev/ivwlN of the guest driver (kernel/)
+ *   device-ivshmem-client.c  a host process, a client of ivwl-server's
+ *                            socket (device-ivshmem-client-open.c
+ *                            attaches it)
+ *   device-kernel.c          /dev/ivwlN of the guest driver (kernel/)
  *
  * A doorbell is (peer, vector).  Each side receives on its own vectors,
  * each vector being one waitable fd.

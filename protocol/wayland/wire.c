@@ -563,3 +563,19 @@ ivwl_wire_write_msg(void *out, size_t room, uint32_t object,
 	va_end(ap);
 	return ret;
 }
+
+bool
+ivwl_channel_message(const struct ivwl_wire_msg *msg)
+{
+	if (msg->nfds != 1)
+		return false;
+	return (msg->iface == &ivwl_iface_wl_data_offer &&
+		msg->opcode == IVWL_REQ_WL_DATA_OFFER_RECEIVE) ||
+	       (msg->iface == &ivwl_iface_wl_data_source &&
+		msg->opcode == IVWL_EVT_WL_DATA_SOURCE_SEND) ||
+	       (msg->iface == &ivwl_iface_zwp_primary_selection_offer_v1 &&
+		msg->opcode ==
+		IVWL_REQ_ZWP_PRIMARY_SELECTION_OFFER_V1_RECEIVE) ||
+	       (msg->iface == &ivwl_iface_zwp_primary_selection_source_v1 &&
+		msg->opcode == IVWL_EVT_ZWP_PRIMARY_SELECTION_SOURCE_V1_SEND);
+}

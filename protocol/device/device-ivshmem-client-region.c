@@ -15,7 +15,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "device-server-internal.h"
+#include "device-ivshmem-client-internal.h"
 
 static struct server_device *
 to_server(struct ivwl_device *dev)

@@ -5,7 +5,7 @@
  * The region is mmap() of the device node; we ring a peer with
  * IVWL_IOCTL_DOORBELL and wait on one eventfd per own vector, bound with
  * IVWL_IOCTL_SET_EVENTFD, so callers see the same waitable eventfds as
- * with the server backend.
+ * with the ivshmem-client backend.
  *
  * Peer presence: ivshmem tells a guest nothing about other peers (QEMU
  * keeps that to itself and drops doorbells to absent peers), so this

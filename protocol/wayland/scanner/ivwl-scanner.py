@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Turns protocol descriptors and Wayland protocol XML into protocol/wire.h's tables.
+"""Turns protocol descriptors and Wayland protocol XML into wire.h's tables.
 
     ivwl-scanner.py --wayland-dir DIR --protocols-dir DIR
                     [--c OUT.c --h OUT.h --dispatch OUT.c]
@@ -8,7 +8,7 @@
                     [--doc FILE (--check | --write) --limits HEADER]
                     [--man weston-ivwl.7] DESCRIPTOR.toml...
 
-A descriptor (protocol/descriptors/NAME.toml) is the one place that says
+A descriptor (protocol/wayland/descriptors/NAME.toml) is the one place that says
 what ivwl does with each interface of one protocol XML: whether a VM sees
 its global by default (global = "allow", "deny" or "never"), whether its
 objects are made again after a compositor restart (replay), which
@@ -754,7 +754,7 @@ def match_descriptors(descriptors, interfaces):
     for iface in interfaces:
         if iface.desc is None:
             raise ScanError(f"{iface.name} ({os.path.basename(iface.source)})"
-                            " has no descriptor: add it to protocol/"
+                            " has no descriptor: add it to protocol/wayland/"
                             "descriptors/ (docs/protocols.md)")
     private.sort(key=lambda e: e.name)
     return private
@@ -929,7 +929,7 @@ def main():
                               os.path.join(opts.all_in, f)) not in given)
             if left:
                 raise ScanError(f"{opts.all_in}: {left} not in the build "
-                                "(protocol/meson.build)")
+                                "(protocol/wayland/meson.build)")
         for d in descriptors:
             d.xml_file = d.xml_path(opts) if d.xml else None
         xmls = [d.xml_file for d in descriptors if d.xml_file]

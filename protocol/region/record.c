@@ -2,8 +2,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fdmsg.h"
 #include "record.h"
 #include "ring.h"
+
+/* A Wayland record's fds travel on in one message with fds (fdmsg.h). */
+_Static_assert(IVWL_FDMSG_MAX_FDS == IVWL_WAYLAND_MAX_FDS,
+	       "fdmsg.h and record.h disagree on libwayland's fd limit");
 
 /* Ring payloads are rounded up to IVWL_RECORD_ALIGN: allow that slack. */
 static bool

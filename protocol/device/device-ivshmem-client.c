@@ -3,7 +3,7 @@
  * Device backend for a host process attached to an ivshmem-doorbell server
  * (ivwl-server, or QEMU's contrib server), once it is attached: the
  * server's news of peers, rings, and the device's ops.  Attaching is
- * device-server-open.c's.
+ * device-ivshmem-client-open.c's.
  *
  * Later messages: id + fd adds one vector of a joining peer, a bare id
  * says that peer left.  Own vectors are the eventfds we read; a peer's
@@ -19,7 +19,7 @@
  * the peer's eventfds and asks the server to ring, with one request on
  * the socket per ring; requests the socket has no room for are owed, and
  * sent by ivwl_device_dispatch() once it is writable.  So are asks for
- * the region's fd (device-server-region.c).
+ * the region's fd (device-ivshmem-client-region.c).
  */
 #include <endian.h>
 #include <errno.h>
@@ -31,7 +31,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "device-server-internal.h"
+#include "device-ivshmem-client-internal.h"
 #include "fd-flags.h"
 #include "fdmsg.h"
 #include "region.h"
