@@ -12,7 +12,9 @@
 #include <libweston/libweston.h>
 #include <libweston/version.h>
 
+#include "clipboard/clipboard.h"
 #include "connection.h"
+#include "frame-trace.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "mono-time.h"
@@ -33,7 +35,7 @@ update_interest(struct ivwl_connection *conn)
 
 	if (!conn->events_blocked)
 		mask |= WL_EVENT_READABLE;
-	if (conn->to_server.len > 0)
+	if (conn->xl.to_server.len > 0)
 		mask |= WL_EVENT_WRITABLE;
 	/* an epoll_ctl() per service would cost more than the service */
 	if (mask == conn->interest)
@@ -60,10 +62,10 @@ lazy_wait_ms(struct ivwl_connection *conn)
 {
 	int64_t ms;
 
-	if (conn->events_urgent || conn->firewall.callbacks == 0 ||
-	    conn->channels.list || !ivwl_ring_moved_since_kick(&conn->event))
+	if (conn->xl.events_urgent || conn->xl.firewall.callbacks == 0 ||
+	    conn->xl.channels.list || !ivwl_ring_moved_since_kick(&conn->event))
 		return -1;
-	if (!conn->events_presented)
+	if (!conn->xl.events_presented)
 		return LAZY_EVENTS_MS;
 	ms = ivwl_output_clock_next_ms(conn->vm->plugin->output_clock);
 	if (ms < 0 || ms > PRESENTED_RIDE_MS)
@@ -90,7 +92,8 @@ hold_lazy(struct ivwl_connection *conn)
 
 	if (ms < 0)
 		return false;
-	if (conn->lazy_armed && (conn->lazy_short || !conn->events_presented))
+	if (conn->lazy_armed &&
+	    (conn->lazy_short || !conn->xl.events_presented))
 		return true;
 	if (!conn->lazy_timer) {
 		loop = wl_display_get_event_loop(conn->vm->plugin->display);
@@ -101,7 +104,7 @@ hold_lazy(struct ivwl_connection *conn)
 	}
 	wl_event_source_timer_update(conn->lazy_timer, (int)ms);
 	conn->lazy_armed = true;
-	conn->lazy_short = conn->events_presented;
+	conn->lazy_short = conn->xl.events_presented;
 	return true;
 }
 
@@ -112,8 +115,8 @@ kick_app(struct ivwl_connection *conn)
 
 	if (!hold_lazy(conn)) {
 		owed = ivwl_ring_kick_needed(&conn->event) || owed;
-		conn->events_urgent = false;
-		conn->events_presented = false;
+		conn->xl.events_urgent = false;
+		conn->xl.events_presented = false;
 		if (conn->lazy_armed) {
 			wl_event_source_timer_update(conn->lazy_timer, 0);
 			conn->lazy_armed = false;
@@ -121,7 +124,7 @@ kick_app(struct ivwl_connection *conn)
 		}
 	}
 	if (owed) {
-		conn->live.now.bells_out++;
+		conn->xl.live.now.bells_out++;
 		ivwl_display_side_kick(&conn->vm->side, conn->slot);
 	}
 }
@@ -133,7 +136,7 @@ on_lazy(void *data)
 
 	conn->lazy_armed = false;
 	conn->lazy_short = false;
-	conn->events_urgent = true;
+	conn->xl.events_urgent = true;
 	kick_app(conn);
 	return 0;
 }
@@ -141,9 +144,10 @@ on_lazy(void *data)
 static void
 channel_destroy(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
-	ivwl_translate_channel_end(conn, ch);
+	if (conn->vm->plugin->clipboard)
+		ivwl_clipboard_channel_end(conn, ch);
 	ivwl_watch_remove(ch->user);
-	ivwl_channel_destroy(&conn->channels, ch);
+	ivwl_channel_destroy(&conn->xl.channels, ch);
 }
 
 static int
@@ -154,7 +158,7 @@ handle_channel_record(struct ivwl_connection *conn, uint16_t type,
 
 	int ret;
 
-	ret = ivwl_channels_handle(&conn->channels, type, conn->record, len,
+	ret = ivwl_channels_handle(&conn->xl.channels, type, conn->record, len,
 				   &finished);
 	if (ret == -EFBIG) {
 		*why = "the app sent more through one pipe than weston takes";
@@ -175,7 +179,8 @@ handle_record(struct ivwl_connection *conn, uint16_t type, uint32_t len,
 {
 	switch (type) {
 	case IVWL_RECORD_WAYLAND:
-		return ivwl_translate_request(conn, conn->record, len, why);
+		return ivwl_translate_request(&conn->xl, conn->record, len,
+					      why);
 	case IVWL_RECORD_CHANNEL_DATA:
 	case IVWL_RECORD_CHANNEL_CLOSE:
 	case IVWL_RECORD_CHANNEL_CREDIT:
@@ -240,8 +245,8 @@ wait_region(struct ivwl_connection *conn)
 static bool
 held_may_go(struct ivwl_connection *conn)
 {
-	if (conn->barrier != IVWL_BARRIER_NONE &&
-	    conn->barrier != IVWL_BARRIER_PASSED)
+	if (conn->xl.barrier != IVWL_BARRIER_NONE &&
+	    conn->xl.barrier != IVWL_BARRIER_PASSED)
 		return false;
 	return !conn->region_wait || region_held(conn->vm);
 }
@@ -293,7 +298,7 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 		return 0;
 	}
 	while (budget-- > 0) {
-		ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+		ret = ivwl_stream_out_flush(&conn->xl.to_server, conn->fd);
 		if (ret == -EAGAIN)
 			break;
 		if (ret < 0) {
@@ -327,7 +332,7 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 		conn->region_wait = false;
 		ivwl_vm_region_done(conn->vm);
 	}
-	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+	ret = ivwl_stream_out_flush(&conn->xl.to_server, conn->fd);
 	if (ret == -EAGAIN)
 		return 0;	/* the socket's WRITABLE brings us back */
 	if (ret < 0) {
@@ -368,7 +373,7 @@ pump_events(struct ivwl_connection *conn, const char **why)
 	int ret, n;
 
 	for (;;) {
-		ret = ivwl_translate_events(conn, why);
+		ret = ivwl_translate_events(&conn->xl, why);
 		if (ret == -EAGAIN) {
 			if (event_ring_full(conn))
 				return 0;
@@ -379,8 +384,9 @@ pump_events(struct ivwl_connection *conn, const char **why)
 		/* Doorbells say nothing of libwayland's end: on_socket does. */
 		if (!conn->sock_ready)
 			break;
-		room = sizeof(conn->from_server.buf) - conn->from_server.len;
-		n = ivwl_stream_in_read(&conn->from_server, conn->fd);
+		room = sizeof(conn->xl.from_server.buf) -
+		       conn->xl.from_server.len;
+		n = ivwl_stream_in_read(&conn->xl.from_server, conn->fd);
 		if (n == -EAGAIN) {
 			conn->sock_ready = false;
 			break;
@@ -402,10 +408,10 @@ pump_events(struct ivwl_connection *conn, const char **why)
 		if ((size_t)n < room)
 			conn->sock_ready = false;
 	}
-	if (conn->held && conn->barrier == IVWL_BARRIER_PASSED)
+	if (conn->held && conn->xl.barrier == IVWL_BARRIER_PASSED)
 		more_work(conn);
 	for (;;) {
-		ret = ivwl_translate_flush(conn);
+		ret = ivwl_translate_flush(&conn->xl);
 		if (ret != -EAGAIN)
 			break;
 		if (event_ring_full(conn))
@@ -425,7 +431,7 @@ pump_channels(struct ivwl_connection *conn, const char **why)
 	short events;
 	int ret;
 
-	for (ch = conn->channels.list; ch; ch = next) {
+	for (ch = conn->xl.channels.list; ch; ch = next) {
 		next = ch->next;
 		ret = ivwl_channel_pump(ch, &conn->event);
 		if (ret == -EAGAIN) {
@@ -463,8 +469,10 @@ on_channel(int fd, uint32_t mask, void *data)
 }
 
 static int
-connection_watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+host_watch(void *data, struct ivwl_channel *ch)
 {
+	struct ivwl_connection *conn = data;
+
 	ch->user = ivwl_watch_add(conn->vm->plugin->watcher, ch->fd, 0,
 				  on_channel, conn);
 	return ch->user ? 0 : -errno;
@@ -545,7 +553,7 @@ ivwl_connection_forget_restored(struct ivwl_connection *conn)
 void
 ivwl_connection_doorbell(struct ivwl_connection *conn)
 {
-	conn->live.now.bells_in++;
+	conn->xl.live.now.bells_in++;
 	service(conn);
 }
 
@@ -584,7 +592,7 @@ live_closed(struct ivwl_connection *conn, const char *why)
 	c->generation = conn->generation;
 	snprintf(c->why, sizeof(c->why), "%s", why);
 	live->closed++;
-	ivwl_traffic_sum(&live->ended, &conn->live.now);
+	ivwl_traffic_sum(&live->ended, &conn->xl.live.now);
 	ivwl_display_side_app_stats(&conn->vm->side, conn->slot, &app);
 	ivwl_app_stats_sum(&live->app_ended, &app);
 }
@@ -606,13 +614,10 @@ free_connection(struct ivwl_connection *conn)
 	ivwl_watch_remove(conn->watch);
 	if (conn->fd >= 0)
 		close(conn->fd);
-	ivwl_stream_out_release(&conn->to_server);
-	ivwl_stream_in_release(&conn->from_server);
-	ivwl_firewall_release(&conn->firewall);
-	ivwl_wire_map_release(&conn->objects);
-	ivwl_translate_release(conn);
-	while (conn->channels.list)
-		channel_destroy(conn, conn->channels.list);
+	/* its channels end watched, with their clipboard notes */
+	while (conn->xl.channels.list)
+		channel_destroy(conn, conn->xl.channels.list);
+	ivwl_translation_release(&conn->xl);
 	free(conn->record);
 	free(conn);
 }
@@ -632,7 +637,7 @@ destroy_windows(struct ivwl_connection *conn)
 	struct wl_resource *resource;
 	uint32_t *ids, n, i;
 
-	n = ivwl_firewall_teardown(&conn->firewall, &ids);
+	n = ivwl_firewall_teardown(&conn->xl.firewall, &ids);
 	for (i = 0; i < n; i++) {
 		resource = wl_client_get_object(conn->client, ids[i]);
 		if (resource)
@@ -682,7 +687,7 @@ on_client_destroy(struct wl_listener *listener, void *data)
 	 * not cancel it when the client goes: run it now, while the
 	 * objects live (translate.c's barrier does it for a destroy).
 	 */
-	if (conn->firewall.weston_major >= 14)
+	if (conn->xl.firewall.weston_major >= 14)
 		wl_event_loop_dispatch_idle(
 			wl_display_get_event_loop(conn->vm->plugin->display));
 	destroy_windows(conn);
@@ -771,10 +776,10 @@ ivwl_connection_request(struct ivwl_connection *conn, uint32_t object,
 {
 	int ret;
 
-	ret = ivwl_translate_request_bare(conn, object, opcode);
+	ret = ivwl_translate_request_bare(&conn->xl, object, opcode);
 	if (ret < 0)
 		return ret;
-	ret = ivwl_stream_out_flush(&conn->to_server, conn->fd);
+	ret = ivwl_stream_out_flush(&conn->xl.to_server, conn->fd);
 	if (ret == -EAGAIN)
 		update_interest(conn);	/* its WRITABLE flushes the rest */
 	return ret == -EAGAIN ? 0 : ret;
@@ -793,8 +798,9 @@ on_alarm(int fd, uint32_t mask, void *data)
 
 /* Made with the first pipe: most connections never need one. */
 static int
-connection_alarm_fd(struct ivwl_connection *conn)
+host_alarm_fd(void *data)
 {
+	struct ivwl_connection *conn = data;
 	int fd;
 
 	if (conn->alarm_fd >= 0)
@@ -817,7 +823,7 @@ connection_alarm_fd(struct ivwl_connection *conn)
  * wl_surface id has no output, as weston itself sees it.
  */
 static bool
-surface_off_output(void *data, uint32_t id)
+host_off_output(void *data, uint32_t id)
 {
 	struct ivwl_connection *conn = data;
 	struct wl_resource *r = wl_client_get_object(conn->client, id);
@@ -835,6 +841,176 @@ surface_off_output(void *data, uint32_t id)
 	return false;
 }
 
+static const char *
+host_vm_name(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	return conn->vm->name;
+}
+
+static const struct ivwl_layout *
+host_layout(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	return &conn->vm->side.layout;
+}
+
+static int
+host_region_fd(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	return ivwl_device_region_fd(conn->vm->dev);
+}
+
+/* A VM's pool mappings, of all its connections: IVWL_VM_MAX_POOLS. */
+static int
+host_take_mapping(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	if (conn->vm->pool_mappings >= IVWL_VM_MAX_POOLS)
+		return -EDQUOT;
+	conn->vm->pool_mappings++;
+	return 0;
+}
+
+static void
+host_drop_mapping(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	conn->vm->pool_mappings--;
+}
+
+static struct ivwl_firewall_totals *
+host_firewall_totals(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	return &conn->vm->totals;
+}
+
+static struct ivwl_pipe_budget *
+host_pipe_budget(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	return conn->vm->pipe_budget;
+}
+
+static int
+host_weston_major(void *data)
+{
+	return WESTON_VERSION_MAJOR;
+}
+
+/* The trusted path's say (ivwl-plugin.h, trust): none without it. */
+static bool
+host_fullscreen(void *data)
+{
+	struct ivwl_connection *conn = data;
+	const struct ivwl_trust_ops *trust = conn->vm->plugin->trust;
+
+	return trust && trust->fullscreen &&
+	       trust->fullscreen(trust->data, conn);
+}
+
+static uint32_t
+host_popup_grab_serial(void *data, uint32_t serial)
+{
+	struct ivwl_connection *conn = data;
+	const struct ivwl_trust_ops *trust = conn->vm->plugin->trust;
+
+	if (!trust || !trust->popup_grab_serial)
+		return serial;
+	return trust->popup_grab_serial(trust->data, conn, serial);
+}
+
+/* The clipboard's say (clipboard.h): none before it is made. */
+static bool
+host_clip_event(void *data, const struct ivwl_wire_msg *msg, uint8_t *bytes)
+{
+	struct ivwl_connection *conn = data;
+
+	return conn->vm->plugin->clipboard &&
+	       ivwl_clipboard_event(conn, msg, bytes);
+}
+
+static int
+host_clip_request(void *data, const struct ivwl_wire_msg *msg,
+		  const char **why)
+{
+	struct ivwl_connection *conn = data;
+
+	if (!conn->vm->plugin->clipboard)
+		return 0;
+	return ivwl_clipboard_request(conn, msg, why);
+}
+
+static bool
+host_clip_receive(void *data, const struct ivwl_wire_msg *msg,
+		  struct ivwl_channel *ch)
+{
+	struct ivwl_connection *conn = data;
+
+	return conn->vm->plugin->clipboard &&
+	       ivwl_clipboard_receive(conn, msg, ch);
+}
+
+static void
+host_clip_send(void *data, const struct ivwl_wire_msg *msg,
+	       struct ivwl_channel *ch)
+{
+	struct ivwl_connection *conn = data;
+
+	if (conn->vm->plugin->clipboard)
+		ivwl_clipboard_send(conn, msg, ch);
+}
+
+static void
+host_log(void *data, const char *line)
+{
+	struct ivwl_connection *conn = data;
+
+	ivwl_log("[%s] slot %u generation %u: %s", conn->vm->name, conn->slot,
+		 conn->generation, line);
+}
+
+static void
+host_committed(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	ivwl_trace(IVWL_TRACE_COMMIT,
+		   (uint64_t)conn->generation << 8 | conn->slot);
+}
+
+/* What the connection's translation asks of it (translate.h). */
+static const struct ivwl_translate_host connection_host = {
+	.vm_name = host_vm_name,
+	.layout = host_layout,
+	.region_fd = host_region_fd,
+	.take_mapping = host_take_mapping,
+	.drop_mapping = host_drop_mapping,
+	.firewall_totals = host_firewall_totals,
+	.pipe_budget = host_pipe_budget,
+	.weston_major = host_weston_major,
+	.off_output = host_off_output,
+	.fullscreen = host_fullscreen,
+	.popup_grab_serial = host_popup_grab_serial,
+	.clip_event = host_clip_event,
+	.clip_request = host_clip_request,
+	.clip_receive = host_clip_receive,
+	.clip_send = host_clip_send,
+	.watch = host_watch,
+	.alarm_fd = host_alarm_fd,
+	.log = host_log,
+	.committed = host_committed,
+};
+
 struct ivwl_connection *
 ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 {
@@ -849,31 +1025,22 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->generation = generation;
 	conn->fd = -1;
 	conn->alarm_fd = -1;
-	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
-	/* What a VM may push into weston through one pipe (its clipboard
-	 * manager keeps all of a selection in memory). */
-	conn->channels.sink_limit = IVWL_SINK_LIMIT;
 	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
-	ivwl_stream_out_init(&conn->to_server, IVWL_CONN_TO_SERVER_LIMIT);
-	ivwl_stream_in_init(&conn->from_server);
 	conn->record = malloc(ivwl_ring_max_payload(&conn->request));
-	if (!conn->record || ivwl_wire_map_init(&conn->objects) < 0)
+	if (!conn->record)
 		goto err_conn;
-	if (ivwl_firewall_init(&conn->firewall, &conn->objects,
-			       &vm->totals) < 0)
+	if (ivwl_translation_init(&conn->xl, &connection_host, conn,
+				  &conn->event) < 0)
 		goto err_conn;
-	conn->firewall.weston_major = WESTON_VERSION_MAJOR;
-	conn->firewall.off_output = surface_off_output;
-	conn->firewall.off_output_data = conn;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv) < 0)
-		goto err_conn;
+		goto err_xl;
 	conn->fd = sv[1];
 	conn->client = wl_client_create(vm->plugin->display, sv[0]);
 	if (!conn->client) {
 		close(sv[0]);
-		goto err_conn;
+		goto err_xl;
 	}
 	conn->client_destroy.notify = on_client_destroy;
 	wl_client_add_destroy_listener(conn->client, &conn->client_destroy);
@@ -893,20 +1060,15 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 		 generation);
 	return conn;
 
-err_conn:
+err_xl:
 	if (conn->fd >= 0)
 		close(conn->fd);
-	ivwl_firewall_release(&conn->firewall);
-	ivwl_wire_map_release(&conn->objects);
+	ivwl_translation_release(&conn->xl);
+err_conn:
 	free(conn->record);
 	free(conn);
 	return NULL;
 }
-
-const struct ivwl_translate_loop ivwl_connection_loop = {
-	.watch = connection_watch,
-	.alarm_fd = connection_alarm_fd,
-};
 
 const struct ivwl_vm_slot_ops ivwl_connection_slots = {
 	.open = ivwl_connection_create,

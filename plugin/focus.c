@@ -245,7 +245,7 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	fs->undoing = false;
 	conn = surface_connection(vm, to);
 	if (conn)
-		ivwl_translate_mute_keyboard(conn, enter, leave);
+		ivwl_translate_mute_keyboard(&conn->xl, enter, leave);
 	if (!attention)
 		return;
 	attention_set(to, true);
@@ -826,7 +826,7 @@ popup_grab_serial(void *data, struct ivwl_connection *conn, uint32_t serial)
 	bool moved = true;
 
 	if (held_by(focus, conn->vm) &&
-	    ivwl_translate_input_serial(conn, serial))
+	    ivwl_translate_input_serial(&conn->xl, serial))
 		return serial;
 	/* the smallest serial that is no seat's last input */
 	while (moved) {
@@ -870,7 +870,8 @@ fullscreen_allowed(void *data, struct ivwl_connection *conn)
 		break;
 	}
 	return held_by(focus, conn->vm) &&
-	       ivwl_translate_input_age_ms(conn) <= IVWL_FULLSCREEN_INPUT_MS;
+	       ivwl_translate_input_age_ms(&conn->xl) <=
+	       IVWL_FULLSCREEN_INPUT_MS;
 }
 
 /*

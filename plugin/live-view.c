@@ -288,17 +288,17 @@ static void
 print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	   struct ivwl_connection *conn, uint64_t t, uint64_t ms)
 {
-	const struct ivwl_firewall *fw = &conn->firewall;
+	const struct ivwl_firewall *fw = &conn->xl.firewall;
 	struct ivwl_slot_app_stats app;
 	struct line l = { .len = 0 };
 
 	add(&l, "conn vm=%s slot=%u gen=%u t=%.3f", conn->vm->name,
 	    conn->slot, conn->generation, t / 1000.0);
-	add_traffic(&l, &conn->live.now, &conn->live.mark, ms);
+	add_traffic(&l, &conn->xl.live.now, &conn->xl.live.mark, ms);
 	app_stats(conn, &app);
-	add_app(&l, &app, conn->live.copied_mark, ms);
+	add_app(&l, &app, conn->xl.live.copied_mark, ms);
 	if (!sub)
-		conn->live.copied_mark = app.copied_bytes;
+		conn->xl.live.copied_mark = app.copied_bytes;
 	add(&l, " request_ring=%u/%u event_ring=%u/%u events_blocked=%d",
 	    ivwl_ring_fill(&conn->request), conn->request.size,
 	    ivwl_ring_fill(&conn->event), conn->event.size, conn->events_blocked);
@@ -306,8 +306,8 @@ print_conn(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	    "regions=%u/%u rects=%u/%u positioners=%u/%u "
 	    "data_sources=%u/%u mime_bytes=%u/%u keyboards=%u/%u "
 	    "pointers=%u/%u touches=%u/%u callbacks=%u/%u feedbacks=%u/%u",
-	    conn->npools, IVWL_CONN_MAX_POOLS,
-	    conn->nbuffers, IVWL_CONN_MAX_BUFFERS,
+	    conn->xl.npools, IVWL_CONN_MAX_POOLS,
+	    conn->xl.nbuffers, IVWL_CONN_MAX_BUFFERS,
 	    fw->counted_objects, IVWL_FW_CONN_OBJECTS,
 	    fw->surfaces, IVWL_FW_CONN_SURFACES,
 	    fw->regions, IVWL_FW_CONN_REGIONS,
@@ -391,7 +391,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
-		ivwl_traffic_sum(&sum, &vm->conns[i]->live.now);
+		ivwl_traffic_sum(&sum, &vm->conns[i]->xl.live.now);
 		app_stats(vm->conns[i], &one);
 		ivwl_app_stats_sum(&app, &one);
 		conns++;
@@ -425,7 +425,7 @@ print_vm(struct ivwl_live_view *lv, struct weston_log_subscription *sub,
 			continue;
 		print_conn(lv, sub, vm->conns[i], t, ms);
 		if (!sub)
-			vm->conns[i]->live.mark = vm->conns[i]->live.now;
+			vm->conns[i]->xl.live.mark = vm->conns[i]->xl.live.now;
 	}
 	print_closures(lv, sub, vm, sub ? 0 : vm->live.printed);
 	if (!sub) {
@@ -483,10 +483,11 @@ set_marks(struct ivwl_live_view *lv)
 		for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 			if (!vm->conns[i])
 				continue;
-			vm->conns[i]->live.mark = vm->conns[i]->live.now;
-			ivwl_traffic_sum(&vm->live.mark, &vm->conns[i]->live.now);
+			vm->conns[i]->xl.live.mark = vm->conns[i]->xl.live.now;
+			ivwl_traffic_sum(&vm->live.mark,
+					 &vm->conns[i]->xl.live.now);
 			app_stats(vm->conns[i], &app);
-			vm->conns[i]->live.copied_mark = app.copied_bytes;
+			vm->conns[i]->xl.live.copied_mark = app.copied_bytes;
 			vm->live.copied_mark += app.copied_bytes;
 		}
 		vm->live.printed = vm->live.closed;

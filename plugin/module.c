@@ -29,7 +29,6 @@
 #include "indicator.h"
 #include "label.h"
 #include "repaint.h"
-#include "translate.h"
 #include "live-view.h"
 #include "nameplate.h"
 #include "output-clock.h"
@@ -186,8 +185,6 @@ plugin_free(struct ivwl_plugin *plugin)
 	free(plugin->font);
 	if (plugin->clipboard)
 		ivwl_clipboard_destroy(plugin->clipboard);
-	ivwl_translate_set_clipboard(NULL);
-	ivwl_translate_set_loop(NULL);
 	ivwl_attacher_destroy(plugin->attacher);
 	ivwl_live_view_destroy(plugin);
 	ivwl_watch_remove(plugin->more_watch);
@@ -298,8 +295,6 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	    !plugin->decoration || !plugin->placement)
 		goto err_vms;
 	plugin->clipboard = ivwl_clipboard_create(plugin);
-	ivwl_translate_set_loop(&ivwl_connection_loop);
-	ivwl_translate_set_clipboard(&ivwl_clipboard_hooks);
 	if (!plugin->clipboard)
 		goto err_vms;
 

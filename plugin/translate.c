@@ -10,60 +10,152 @@
  * are trusted; their fds become channel data the app side rebuilds.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "connection.h"
 #include "fd-flags.h"
-#include "frame-trace.h"
 #include "ivwl-limits.h"
-#include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
+#include "log.h"
 #include "mono-time.h"
 #include "pipe-thread.h"
 #include "shm-format.h"
 #include "translate.h"
-#include "vm.h"
 
 _Static_assert(IVWL_CONN_MAX_POOLS == 128 && IVWL_VM_MAX_POOLS == 512 &&
 	       IVWL_CONN_MAX_BUFFERS == 1024, "the refusals say these");
 
-static const struct ivwl_translate_loop *loop;
-static const struct ivwl_translate_clipboard *clipboard;
+/* ---- the host ------------------------------------------------------ */
 
-void
-ivwl_translate_set_loop(const struct ivwl_translate_loop *ops)
+static int
+watch(struct ivwl_translation *xl, struct ivwl_channel *ch)
 {
-	loop = ops;
-}
-
-void
-ivwl_translate_set_clipboard(const struct ivwl_translate_clipboard *ops)
-{
-	clipboard = ops;
-}
-
-void
-ivwl_translate_channel_end(struct ivwl_connection *conn,
-			   struct ivwl_channel *ch)
-{
-	if (clipboard && clipboard->channel_end)
-		clipboard->channel_end(conn, ch);
+	return xl->host->watch ? xl->host->watch(xl->data, ch) : 0;
 }
 
 static int
-watch(struct ivwl_connection *conn, struct ivwl_channel *ch)
+alarm_fd(struct ivwl_translation *xl)
 {
-	return loop ? loop->watch(conn, ch) : 0;
+	return xl->host->alarm_fd ? xl->host->alarm_fd(xl->data) : -EBADF;
 }
 
 static int
-alarm_fd(struct ivwl_connection *conn)
+take_mapping(struct ivwl_translation *xl)
 {
-	return loop ? loop->alarm_fd(conn) : conn->alarm_fd;
+	return xl->host->take_mapping ? xl->host->take_mapping(xl->data) : 0;
+}
+
+static void
+drop_mapping(struct ivwl_translation *xl)
+{
+	if (xl->host->drop_mapping)
+		xl->host->drop_mapping(xl->data);
+}
+
+/* A line for the log about this client, through the host. */
+static void __attribute__((format(printf, 2, 3)))
+xl_log(struct ivwl_translation *xl, const char *fmt, ...)
+{
+	char line[IVWL_LOG_LINE_MAX + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (xl->host->log)
+		xl->host->log(xl->data, line);
+	else
+		ivwl_log("%s", line);
+}
+
+/* The firewall's question, passed to the host (firewall.h). */
+static bool
+off_output(void *data, uint32_t surface)
+{
+	struct ivwl_translation *xl = data;
+
+	return xl->host->off_output &&
+	       xl->host->off_output(xl->data, surface);
+}
+
+/* ---- the translation ------------------------------------------------ */
+
+int
+ivwl_translation_init(struct ivwl_translation *xl,
+		      const struct ivwl_translate_host *host, void *data,
+		      struct ivwl_ring *events)
+{
+	memset(xl, 0, sizeof(*xl));
+	xl->host = host;
+	xl->data = data;
+	xl->event = events;
+	ivwl_channels_init(&xl->channels, IVWL_SIDE_DISPLAY);
+	/* What a VM may push into weston through one pipe (its clipboard
+	 * manager keeps all of a selection in memory). */
+	xl->channels.sink_limit = IVWL_SINK_LIMIT;
+	ivwl_stream_out_init(&xl->to_server, IVWL_CONN_TO_SERVER_LIMIT);
+	ivwl_stream_in_init(&xl->from_server);
+	if (ivwl_wire_map_init(&xl->objects) < 0)
+		goto err_streams;
+	if (ivwl_firewall_init(&xl->firewall, &xl->objects,
+			       host->firewall_totals(data)) < 0)
+		goto err_objects;
+	xl->firewall.weston_major = host->weston_major ?
+				    host->weston_major(data) : 0;
+	xl->firewall.off_output = off_output;
+	xl->firewall.off_output_data = xl;
+	return 0;
+
+err_objects:
+	ivwl_wire_map_release(&xl->objects);
+err_streams:
+	ivwl_stream_in_release(&xl->from_server);
+	ivwl_stream_out_release(&xl->to_server);
+	return -ENOMEM;
+}
+
+static void
+release_pools(struct ivwl_translation *xl)
+{
+	struct ivwl_pool *pool;
+
+	while ((pool = xl->pools)) {
+		xl->pools = pool->next;
+		drop_mapping(xl);
+		free(pool);
+	}
+	xl->npools = 0;
+	free(xl->buffers);
+	xl->buffers = NULL;
+	xl->nbuffers = 0;
+}
+
+static void
+release_blobs(struct ivwl_translation *xl)
+{
+	struct ivwl_blob *blob;
+
+	while ((blob = xl->blobs)) {
+		xl->blobs = blob->next;
+		free(blob->data);
+		free(blob);
+	}
+}
+
+void
+ivwl_translation_release(struct ivwl_translation *xl)
+{
+	release_pools(xl);
+	release_blobs(xl);
+	ivwl_channels_release(&xl->channels);
+	ivwl_stream_out_release(&xl->to_server);
+	ivwl_stream_in_release(&xl->from_server);
+	ivwl_firewall_release(&xl->firewall);
+	ivwl_wire_map_release(&xl->objects);
 }
 
 static bool
@@ -100,11 +192,11 @@ presented_event(const struct ivwl_wire_msg *msg)
 }
 
 static struct ivwl_pool *
-find_pool(struct ivwl_connection *conn, uint32_t id)
+find_pool(struct ivwl_translation *xl, uint32_t id)
 {
 	struct ivwl_pool *pool;
 
-	for (pool = conn->pools; pool && id; pool = pool->next)
+	for (pool = xl->pools; pool && id; pool = pool->next)
 		if (pool->id == id)
 			return pool;
 	return NULL;
@@ -112,80 +204,84 @@ find_pool(struct ivwl_connection *conn, uint32_t id)
 
 /* Forgets a mapping once neither its object nor a buffer holds it. */
 static void
-pool_maybe_release(struct ivwl_connection *conn, struct ivwl_pool *pool)
+pool_maybe_release(struct ivwl_translation *xl, struct ivwl_pool *pool)
 {
 	struct ivwl_pool **pp;
 
 	if (pool->id || pool->buffers)
 		return;
-	for (pp = &conn->pools; *pp != pool; pp = &(*pp)->next)
+	for (pp = &xl->pools; *pp != pool; pp = &(*pp)->next)
 		;
 	*pp = pool->next;
-	conn->npools--;
-	conn->vm->pool_mappings--;
+	xl->npools--;
+	drop_mapping(xl);
 	free(pool);
 }
 
 static void
-pool_object_gone(struct ivwl_connection *conn, uint32_t id)
+pool_object_gone(struct ivwl_translation *xl, uint32_t id)
 {
-	struct ivwl_pool *pool = find_pool(conn, id);
+	struct ivwl_pool *pool = find_pool(xl, id);
 
 	if (!pool)
 		return;
 	pool->id = 0;
-	pool_maybe_release(conn, pool);
+	pool_maybe_release(xl, pool);
 }
 
 static int
-add_pool(struct ivwl_connection *conn, uint32_t id, uint64_t offset,
+add_pool(struct ivwl_translation *xl, uint32_t id, uint64_t offset,
 	 uint64_t length)
 {
 	struct ivwl_pool *pool;
+	int ret;
 
-	if (conn->npools >= IVWL_CONN_MAX_POOLS ||
-	    conn->vm->pool_mappings >= IVWL_VM_MAX_POOLS)
+	if (xl->npools >= IVWL_CONN_MAX_POOLS)
 		return -EDQUOT;
+	ret = take_mapping(xl);
+	if (ret < 0)
+		return ret;
 	pool = calloc(1, sizeof(*pool));
-	if (!pool)
+	if (!pool) {
+		drop_mapping(xl);
 		return -ENOMEM;
-	pool_object_gone(conn, id);	/* a stale id is not a live pool */
-	*pool = (struct ivwl_pool){ conn->pools, id, 0, offset, length };
-	conn->pools = pool;
-	conn->npools++;
-	conn->vm->pool_mappings++;
+	}
+	pool_object_gone(xl, id);	/* a stale id is not a live pool */
+	*pool = (struct ivwl_pool){ xl->pools, id, 0, offset, length };
+	xl->pools = pool;
+	xl->npools++;
 	return 0;
 }
 
 static int
-add_buffer(struct ivwl_connection *conn, uint32_t id, struct ivwl_pool *pool)
+add_buffer(struct ivwl_translation *xl, uint32_t id, struct ivwl_pool *pool)
 {
 	struct ivwl_buffer_ref *refs;
 
-	if (conn->nbuffers >= IVWL_CONN_MAX_BUFFERS)
+	if (xl->nbuffers >= IVWL_CONN_MAX_BUFFERS)
 		return -EDQUOT;
-	refs = realloc(conn->buffers, (conn->nbuffers + 1) * sizeof(*refs));
+	refs = realloc(xl->buffers, (xl->nbuffers + 1) * sizeof(*refs));
 	if (!refs)
 		return -ENOMEM;
-	conn->buffers = refs;
-	refs[conn->nbuffers++] = (struct ivwl_buffer_ref){ id, pool };
+	xl->buffers = refs;
+	refs[xl->nbuffers++] = (struct ivwl_buffer_ref){ id, pool };
 	pool->buffers++;
 	return 0;
 }
 
 static void
-buffer_gone(struct ivwl_connection *conn, uint32_t id)
+buffer_gone(struct ivwl_translation *xl, uint32_t id)
 {
 	uint32_t i;
 
-	for (i = 0; i < conn->nbuffers; i++) {
-		struct ivwl_pool *pool = conn->buffers[i].pool;
+	for (i = 0; i < xl->nbuffers; i++) {
+		struct ivwl_pool *pool = xl->buffers[i].pool;
 
-		if (conn->buffers[i].id != id)
+		if (xl->buffers[i].id != id)
 			continue;
-		conn->buffers[i] = conn->buffers[--conn->nbuffers];
+		xl->buffers[i] = xl->buffers[--xl->nbuffers];
 		pool->buffers--;
-		pool_maybe_release(conn, pool);
+		pool_maybe_release(xl, pool);
 		return;
 	}
 }
@@ -196,7 +292,7 @@ buffer_gone(struct ivwl_connection *conn, uint32_t id)
  * buffer offset is moved by the range's start (create_buffer below).
  */
 static int
-rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+rewrite_create_pool(struct ivwl_translation *xl, struct ivwl_wire_msg *msg,
 		    uint8_t *bytes, const struct ivwl_fd_desc *desc, int *fd,
 		    const char **why)
 {
@@ -214,13 +310,13 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		*why = "wl_shm.create_pool size outside its region range";
 		return -EPROTO;
 	}
-	ret = add_pool(conn, args.id, desc->offset, desc->length);
+	ret = add_pool(xl, args.id, desc->offset, desc->length);
 	if (ret < 0) {
 		*why = "wl_shm.create_pool: over the budget of 128 pool "
 		       "mappings per connection, 512 per VM";
 		return ret;
 	}
-	*fd = dup(ivwl_device_region_fd(conn->vm->dev));
+	*fd = dup(xl->host->region_fd(xl->data));
 	if (*fd < 0) {
 		*why = errno == EMFILE || errno == ENFILE ?
 		       "out of file descriptors" :
@@ -234,10 +330,10 @@ rewrite_create_pool(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 }
 
 static int
-rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+rewrite_create_buffer(struct ivwl_translation *xl, struct ivwl_wire_msg *msg,
 		      uint8_t *bytes, const char **why)
 {
-	struct ivwl_pool *pool = find_pool(conn, msg->object);
+	struct ivwl_pool *pool = find_pool(xl, msg->object);
 	struct ivwl_req_wl_shm_pool_create_buffer args;
 	int32_t offset, width, height, stride;
 	uint32_t bpp;
@@ -273,7 +369,7 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		*why = "wl_buffer outside its pool's region range";
 		return -EPROTO;
 	}
-	if (add_buffer(conn, args.id, pool) < 0) {
+	if (add_buffer(xl, args.id, pool) < 0) {
 		*why = "wl_shm_pool.create_buffer: over the budget of 1024 "
 		       "wl_shm buffers";
 		return -EDQUOT;
@@ -284,10 +380,10 @@ rewrite_create_buffer(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 }
 
 static int
-rewrite_resize(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+rewrite_resize(struct ivwl_translation *xl, struct ivwl_wire_msg *msg,
 	       uint8_t *bytes, const char **why)
 {
-	struct ivwl_pool *pool = find_pool(conn, msg->object);
+	struct ivwl_pool *pool = find_pool(xl, msg->object);
 	struct ivwl_req_wl_shm_pool_resize args;
 
 	ivwl_req_wl_shm_pool_resize_decode(msg, &args);
@@ -303,7 +399,7 @@ rewrite_resize(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 
 /* xdg_toplevel.set_title(title) -> "[vm] title", cut to IVWL_TITLE_MAX. */
 static int
-send_prefixed_title(struct ivwl_connection *conn,
+send_prefixed_title(struct ivwl_translation *xl,
 		    const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_req_xdg_toplevel_set_title args;
@@ -312,20 +408,20 @@ send_prefixed_title(struct ivwl_connection *conn,
 	int n;
 
 	ivwl_req_xdg_toplevel_set_title_decode(msg, &args);
-	n = snprintf(title, sizeof(title), "[%s] %s", conn->vm->name,
-		     args.title ? args.title : "");
+	n = snprintf(title, sizeof(title), "[%s] %s",
+		     xl->host->vm_name(xl->data), args.title ? args.title : "");
 	if (n < 0)
 		return -EINVAL;
 	n = ivwl_wire_write_msg(out, sizeof(out), msg->object,
 				IVWL_MSG_REQ_XDG_TOPLEVEL_SET_TITLE, title);
 	if (n < 0)
 		return n;
-	return ivwl_stream_out_append(&conn->to_server, out, (uint32_t)n,
+	return ivwl_stream_out_append(&xl->to_server, out, (uint32_t)n,
 				      NULL, 0);
 }
 
 int
-ivwl_translate_request_bare(struct ivwl_connection *conn, uint32_t object,
+ivwl_translate_request_bare(struct ivwl_translation *xl, uint32_t object,
 			    uint16_t opcode)
 {
 	uint8_t out[IVWL_WIRE_HEADER_SIZE];
@@ -333,52 +429,50 @@ ivwl_translate_request_bare(struct ivwl_connection *conn, uint32_t object,
 
 	if (n < 0)
 		return n;
-	return ivwl_stream_out_append(&conn->to_server, out, (uint32_t)n,
+	return ivwl_stream_out_append(&xl->to_server, out, (uint32_t)n,
 				      NULL, 0);
 }
 
-/* The slot of toplevel in conn->fullscreen[], or -1. */
+/* The slot of toplevel in xl->fullscreen[], or -1. */
 static int
-fullscreen_slot(const struct ivwl_connection *conn, uint32_t toplevel)
+fullscreen_slot(const struct ivwl_translation *xl, uint32_t toplevel)
 {
 	int i;
 
 	for (i = 0; i < IVWL_CONN_FULLSCREEN; i++)
-		if (conn->fullscreen[i] == toplevel)
+		if (xl->fullscreen[i] == toplevel)
 			return i;
 	return -1;
 }
 
 /* Whether toplevel's set_fullscreen goes to weston as such (noted). */
 static bool
-fullscreen_granted(struct ivwl_connection *conn, uint32_t toplevel)
+fullscreen_granted(struct ivwl_translation *xl, uint32_t toplevel)
 {
-	const struct ivwl_plugin *plugin = conn->vm->plugin;
-	int i = fullscreen_slot(conn, toplevel);
+	int i = fullscreen_slot(xl, toplevel);
 
-	if (!plugin || !plugin->trust || !plugin->trust->fullscreen ||
-	    !plugin->trust->fullscreen(plugin->trust->data, conn)) {
+	if (!xl->host->fullscreen || !xl->host->fullscreen(xl->data)) {
 		if (i >= 0)
-			conn->fullscreen[i] = 0;
+			xl->fullscreen[i] = 0;
 		return false;
 	}
 	if (i < 0)
-		i = fullscreen_slot(conn, 0);
+		i = fullscreen_slot(xl, 0);
 	if (i < 0)
 		return false;	/* four at once: the rest maximized */
-	conn->fullscreen[i] = toplevel;
+	xl->fullscreen[i] = toplevel;
 	return true;
 }
 
 /* Forgets toplevel; whether weston had its set_fullscreen as such. */
 static bool
-fullscreen_forget(struct ivwl_connection *conn, uint32_t toplevel)
+fullscreen_forget(struct ivwl_translation *xl, uint32_t toplevel)
 {
-	int i = fullscreen_slot(conn, toplevel);
+	int i = fullscreen_slot(xl, toplevel);
 
 	if (i < 0 || toplevel == 0)
 		return false;
-	conn->fullscreen[i] = 0;
+	xl->fullscreen[i] = 0;
 	return true;
 }
 
@@ -390,34 +484,32 @@ fullscreen_forget(struct ivwl_connection *conn, uint32_t toplevel)
  * weston got.
  */
 static int
-send_fullscreen(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+send_fullscreen(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg,
 		const uint8_t *bytes)
 {
 	bool set = msg->opcode == IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN;
-	bool as_such = set ? fullscreen_granted(conn, msg->object) :
-			     fullscreen_forget(conn, msg->object);
+	bool as_such = set ? fullscreen_granted(xl, msg->object) :
+			     fullscreen_forget(xl, msg->object);
 
 	if (as_such)
-		return ivwl_stream_out_append(&conn->to_server, bytes,
+		return ivwl_stream_out_append(&xl->to_server, bytes,
 					      msg->size, NULL, 0);
-	return ivwl_translate_request_bare(conn, msg->object,
+	return ivwl_translate_request_bare(xl, msg->object,
 		set ? IVWL_REQ_XDG_TOPLEVEL_SET_MAXIMIZED :
 		      IVWL_REQ_XDG_TOPLEVEL_UNSET_MAXIMIZED);
 }
 
 /* xdg_popup.grab(seat, serial): the serial the trusted path lets by. */
 static void
-guard_popup_grab(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+guard_popup_grab(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg,
 		 uint8_t *bytes)
 {
-	const struct ivwl_plugin *plugin = conn->vm->plugin;
 	struct ivwl_req_xdg_popup_grab args;
 
-	if (!plugin || !plugin->trust)
+	if (!xl->host->popup_grab_serial)
 		return;
 	ivwl_req_xdg_popup_grab_decode(msg, &args);
-	args.serial = plugin->trust->popup_grab_serial(plugin->trust->data,
-						       conn, args.serial);
+	args.serial = xl->host->popup_grab_serial(xl->data, args.serial);
 	ivwl_req_xdg_popup_grab_rewrite(msg, bytes, &args);
 }
 
@@ -430,9 +522,9 @@ guard_popup_grab(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
  * changes nothing; what is pending shows a little sooner.
  */
 static int
-commit_image(struct ivwl_connection *conn, uint32_t surface)
+commit_image(struct ivwl_translation *xl, uint32_t surface)
 {
-	return surface ? ivwl_translate_request_bare(conn, surface,
+	return surface ? ivwl_translate_request_bare(xl, surface,
 			IVWL_REQ_WL_SURFACE_COMMIT) : 0;
 }
 
@@ -452,36 +544,37 @@ image_surface(const struct ivwl_wire_msg *msg)
 
 /* wl_data_offer.receive and its twin: weston gets a pipe we drain. */
 static int
-receive_pipe(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg,
+receive_pipe(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg,
 	     const struct ivwl_fd_desc *desc, int *fd, const char **why)
 {
 	struct ivwl_channel *ch;
 	int ret;
 
-	ret = ivwl_channel_source_new(&conn->channels, desc, fd, &ch);
+	ret = ivwl_channel_source_new(&xl->channels, desc, fd, &ch);
 	if (ret < 0) {
 		*why = ret == -EMFILE ? "too many pipes open" :
 					"a bad pipe descriptor";
 		return ret;
 	}
 	/* weston may be the writer, from this very thread */
-	ret = alarm_fd(conn);
+	ret = alarm_fd(xl);
 	if (ret < 0) {
 		*why = "cannot watch a pipe";
 		return ret;
 	}
-	ch->fd = ivwl_pipe_decouple(ch->fd, ret, conn->vm->pipe_budget);
+	ch->fd = ivwl_pipe_decouple(ch->fd, ret,
+				    xl->host->pipe_budget(xl->data));
 	if (ch->fd < 0) {
 		*why = "cannot start a pipe thread";
 		return ch->fd;
 	}
-	ret = watch(conn, ch);
+	ret = watch(xl, ch);
 	if (ret < 0) {
 		*why = "out of memory";
 		return ret;
 	}
-	if (clipboard && clipboard->receive &&
-	    clipboard->receive(conn, msg, ch) &&
+	if (xl->host->clip_receive &&
+	    xl->host->clip_receive(xl->data, msg, ch) &&
 	    ivwl_fd_set_nonblock(*fd, true) < 0) {
 		*why = "cannot make the pipe weston writes non-blocking";
 		return -EIO;
@@ -501,7 +594,7 @@ close_fds(int *fds, uint32_t n)
 
 /* One request: checks, rewrites, queues for libwayland. */
 static int
-forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
+forward_request(struct ivwl_translation *xl, struct ivwl_wire_msg *msg,
 		uint8_t *bytes, const struct ivwl_fd_desc *descs,
 		const char **why)
 {
@@ -513,44 +606,44 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
 		fds[i] = -1;
 
 	if (is(msg, &ivwl_iface_wl_shm, IVWL_REQ_WL_SHM_CREATE_POOL)) {
-		ret = rewrite_create_pool(conn, msg, bytes, &descs[0], &fds[0],
+		ret = rewrite_create_pool(xl, msg, bytes, &descs[0], &fds[0],
 					  why);
 	} else if (ivwl_channel_message(msg)) {
-		ret = receive_pipe(conn, msg, &descs[0], &fds[0], why);
+		ret = receive_pipe(xl, msg, &descs[0], &fds[0], why);
 	} else if (msg->nfds > 0) {
 		*why = "a request carries an fd of a kind ivwl does not bridge";
 		ret = -EPROTO;
 	} else if (is(msg, &ivwl_iface_wl_shm_pool,
 		      IVWL_REQ_WL_SHM_POOL_CREATE_BUFFER)) {
-		ret = rewrite_create_buffer(conn, msg, bytes, why);
+		ret = rewrite_create_buffer(xl, msg, bytes, why);
 	} else if (is(msg, &ivwl_iface_wl_shm_pool,
 		      IVWL_REQ_WL_SHM_POOL_RESIZE)) {
-		ret = rewrite_resize(conn, msg, bytes, why);
+		ret = rewrite_resize(xl, msg, bytes, why);
 	} else if (is(msg, &ivwl_iface_wl_shm_pool,
 		      IVWL_REQ_WL_SHM_POOL_DESTROY)) {
-		pool_object_gone(conn, msg->object);
+		pool_object_gone(xl, msg->object);
 	} else if (is(msg, &ivwl_iface_wl_buffer,
 		      IVWL_REQ_WL_BUFFER_DESTROY)) {
-		buffer_gone(conn, msg->object);
+		buffer_gone(xl, msg->object);
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_TITLE)) {
-		return send_prefixed_title(conn, msg);
+		return send_prefixed_title(xl, msg);
 	} else if (is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_SET_FULLSCREEN) ||
 		   is(msg, &ivwl_iface_xdg_toplevel,
 		      IVWL_REQ_XDG_TOPLEVEL_UNSET_FULLSCREEN)) {
-		return send_fullscreen(conn, msg, bytes);
+		return send_fullscreen(xl, msg, bytes);
 	} else if (is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_GRAB)) {
-		guard_popup_grab(conn, msg, bytes);
+		guard_popup_grab(xl, msg, bytes);
 	}
 	if (ret < 0) {
 		close_fds(fds, msg->nfds);
 		return ret;
 	}
-	ret = ivwl_stream_out_append(&conn->to_server, bytes, msg->size, fds,
+	ret = ivwl_stream_out_append(&xl->to_server, bytes, msg->size, fds,
 				     msg->nfds);
 	if (ret == 0)
-		ret = commit_image(conn, image_surface(msg));
+		ret = commit_image(xl, image_surface(msg));
 	if (ret < 0)
 		*why = "libwayland is not reading its requests";
 	return ret;
@@ -576,12 +669,12 @@ forward_request(struct ivwl_connection *conn, struct ivwl_wire_msg *msg,
  * own requests, which may reuse it, wait until weston freed it again.
  */
 static bool
-needs_barrier(const struct ivwl_connection *conn,
+needs_barrier(const struct ivwl_translation *xl,
 	      const struct ivwl_wire_msg *msg)
 {
-	if (ivwl_firewall_needs_settled(&conn->firewall, msg))
+	if (ivwl_firewall_needs_settled(&xl->firewall, msg))
 		return true;
-	return conn->firewall.weston_major >= 14 &&
+	return xl->firewall.weston_major >= 14 &&
 	       (is(msg, &ivwl_iface_xdg_surface,
 		   IVWL_REQ_XDG_SURFACE_DESTROY) ||
 		is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_DESTROY));
@@ -589,7 +682,7 @@ needs_barrier(const struct ivwl_connection *conn,
 
 /* -EBUSY: held at msg, whose bytes start at offset of the record. */
 static int
-raise_barrier(struct ivwl_connection *conn, uint32_t offset, uint32_t fds,
+raise_barrier(struct ivwl_translation *xl, uint32_t offset, uint32_t fds,
 	      const char **why)
 {
 	struct ivwl_wire_object o;
@@ -598,19 +691,19 @@ raise_barrier(struct ivwl_connection *conn, uint32_t offset, uint32_t fds,
 	int n;
 
 	/* ids still in the map, zombies included, are weston's or soon */
-	while (ivwl_wire_map_lookup(&conn->objects, id, &o) == 0)
+	while (ivwl_wire_map_lookup(&xl->objects, id, &o) == 0)
 		id++;
-	conn->barrier_id = id;
+	xl->barrier_id = id;
 	n = ivwl_wire_write_msg(sync, sizeof(sync), IVWL_WIRE_DISPLAY_ID,
 				IVWL_MSG_REQ_WL_DISPLAY_SYNC, id);
-	if (n < 0 || ivwl_stream_out_append(&conn->to_server, sync,
+	if (n < 0 || ivwl_stream_out_append(&xl->to_server, sync,
 					    (uint32_t)n, NULL, 0) < 0) {
 		*why = "libwayland is not reading its requests";
 		return -ENOBUFS;
 	}
-	conn->barrier = IVWL_BARRIER_WAITING;
-	conn->resume_at = offset;
-	conn->resume_fds = fds;
+	xl->barrier = IVWL_BARRIER_WAITING;
+	xl->resume_at = offset;
+	xl->resume_fds = fds;
 	return -EBUSY;
 }
 
@@ -620,18 +713,18 @@ raise_barrier(struct ivwl_connection *conn, uint32_t offset, uint32_t fds,
  * one not all there yet.
  */
 static int
-barrier_event(struct ivwl_connection *conn, const uint8_t *buf, size_t len)
+barrier_event(struct ivwl_translation *xl, const uint8_t *buf, size_t len)
 {
 	uint32_t h[3];
 	uint32_t size;
 
-	if (conn->barrier != IVWL_BARRIER_WAITING)
+	if (xl->barrier != IVWL_BARRIER_WAITING)
 		return 0;
 	if (len < 8)
 		return -EAGAIN;
 	memcpy(h, buf, 8);
 	size = h[1] >> 16;
-	if (h[0] == conn->barrier_id)
+	if (h[0] == xl->barrier_id)
 		return len < size ? -EAGAIN : (int)size;
 	if (h[0] != 1 || (h[1] & 0xffff) != IVWL_EVT_WL_DISPLAY_DELETE_ID ||
 	    size != 12)
@@ -639,14 +732,14 @@ barrier_event(struct ivwl_connection *conn, const uint8_t *buf, size_t len)
 	if (len < 12)
 		return -EAGAIN;
 	memcpy(h, buf, 12);
-	if (h[2] != conn->barrier_id)
+	if (h[2] != xl->barrier_id)
 		return 0;
-	conn->barrier = IVWL_BARRIER_PASSED;
+	xl->barrier = IVWL_BARRIER_PASSED;
 	return 12;
 }
 
 int
-ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
+ivwl_translate_request(struct ivwl_translation *xl, const void *payload,
 		       uint32_t len, const char **why)
 {
 	struct ivwl_wayland_record rec;
@@ -655,7 +748,7 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 	uint32_t left, fd_index = 0;
 	int n, ret;
 
-	if (ivwl_record_parse_wayland(payload, len, &conn->vm->side.layout,
+	if (ivwl_record_parse_wayland(payload, len, xl->host->layout(xl->data),
 				      &rec) < 0) {
 		*why = "malformed WAYLAND record";
 		return -EPROTO;
@@ -663,16 +756,16 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 	/* The record is our private copy: rewriting in place is safe. */
 	p = (uint8_t *)rec.data;
 	left = rec.data_len;
-	if (conn->barrier == IVWL_BARRIER_PASSED) {
+	if (xl->barrier == IVWL_BARRIER_PASSED) {
 		/* the rest of a record held at a barrier */
-		p += conn->resume_at;
-		left -= conn->resume_at;
-		fd_index = conn->resume_fds;
+		p += xl->resume_at;
+		left -= xl->resume_at;
+		fd_index = xl->resume_fds;
 	} else {
-		conn->live.now.request_bytes += left;
+		xl->live.now.request_bytes += left;
 	}
 	while (left > 0) {
-		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_REQUEST, p, left,
+		n = ivwl_wire_parse(&xl->objects, IVWL_WIRE_REQUEST, p, left,
 				    &msg);
 		if (n <= 0) {
 			*why = "malformed or cut Wayland request";
@@ -682,27 +775,27 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 			*why = "a request names more fds than the record has";
 			return -EPROTO;
 		}
-		if (needs_barrier(conn, &msg)) {
-			if (conn->barrier != IVWL_BARRIER_PASSED)
-				return raise_barrier(conn,
+		if (needs_barrier(xl, &msg)) {
+			if (xl->barrier != IVWL_BARRIER_PASSED)
+				return raise_barrier(xl,
 					(uint32_t)(p - (uint8_t *)rec.data),
 					fd_index, why);
-			conn->barrier = IVWL_BARRIER_NONE;
+			xl->barrier = IVWL_BARRIER_NONE;
 		}
-		ret = ivwl_firewall_request(&conn->firewall, &msg, p, why);
-		if (ret == 0 && clipboard && clipboard->request)
-			ret = clipboard->request(conn, &msg, why);
+		ret = ivwl_firewall_request(&xl->firewall, &msg, p, why);
+		if (ret == 0 && xl->host->clip_request)
+			ret = xl->host->clip_request(xl->data, &msg, why);
 		if (ret < 0)
 			return ret;
-		if (conn->firewall.inject_len > 0 &&
-		    ivwl_stream_out_append(&conn->to_server,
-					   conn->firewall.inject,
-					   conn->firewall.inject_len,
+		if (xl->firewall.inject_len > 0 &&
+		    ivwl_stream_out_append(&xl->to_server,
+					   xl->firewall.inject,
+					   xl->firewall.inject_len,
 					   NULL, 0) < 0) {
 			*why = "libwayland is not reading its requests";
 			return -ENOBUFS;
 		}
-		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_REQUEST, &msg);
+		ret = ivwl_wire_track(&xl->objects, IVWL_WIRE_REQUEST, &msg);
 		if (ret < 0) {
 			*why = "request breaks object lifetime rules";
 			return ret;
@@ -711,17 +804,17 @@ ivwl_translate_request(struct ivwl_connection *conn, const void *payload,
 		 * the firewall holds the destroy back) */
 		if (is(&msg, &ivwl_iface_xdg_toplevel,
 		       IVWL_REQ_XDG_TOPLEVEL_DESTROY))
-			fullscreen_forget(conn, msg.object);
+			fullscreen_forget(xl, msg.object);
 		/* absorbed: a request of no fds (firewall-rules.c) */
-		ret = conn->firewall.absorb ? 0 :
-		      forward_request(conn, &msg, p, &rec.fds[fd_index], why);
+		ret = xl->firewall.absorb ? 0 :
+		      forward_request(xl, &msg, p, &rec.fds[fd_index], why);
 		if (ret < 0)
 			return ret;
 		if (is(&msg, &ivwl_iface_wl_surface,
 		       IVWL_REQ_WL_SURFACE_COMMIT)) {
-			ivwl_trace(IVWL_TRACE_COMMIT,
-				   (uint64_t)conn->generation << 8 | conn->slot);
-			conn->live.now.commits++;
+			if (xl->host->committed)
+				xl->host->committed(xl->data);
+			xl->live.now.commits++;
 		}
 		fd_index += msg.nfds;
 		p += n;
@@ -744,28 +837,28 @@ serial_in(uint32_t s, const struct ivwl_serial_range *r)
 }
 
 void
-ivwl_translate_mute_keyboard(struct ivwl_connection *conn, uint32_t enter,
+ivwl_translate_mute_keyboard(struct ivwl_translation *xl, uint32_t enter,
 			     uint32_t leave)
 {
 	struct ivwl_serial_range *last;
 
 	/* Full: the newest two become one range, which mutes more, never
 	 * less. */
-	if (conn->nmuted == IVWL_CONN_MUTED_RANGES) {
-		last = &conn->muted[conn->nmuted - 1];
+	if (xl->nmuted == IVWL_CONN_MUTED_RANGES) {
+		last = &xl->muted[xl->nmuted - 1];
 		if (leave - last->lo > last->hi - last->lo)
 			last->hi = leave;
 		return;
 	}
-	conn->muted[conn->nmuted].lo = enter;
-	conn->muted[conn->nmuted].hi = leave;
-	conn->nmuted++;
+	xl->muted[xl->nmuted].lo = enter;
+	xl->muted[xl->nmuted].hi = leave;
+	xl->nmuted++;
 }
 
 static void
-unmute(struct ivwl_connection *conn, uint32_t i)
+unmute(struct ivwl_translation *xl, uint32_t i)
 {
-	conn->muted[i] = conn->muted[--conn->nmuted];
+	xl->muted[i] = xl->muted[--xl->nmuted];
 }
 
 /* The serial of wl_keyboard.enter, leave or modifiers; else 0. */
@@ -790,23 +883,23 @@ keyboard_focus_serial(const struct ivwl_wire_msg *msg)
  * it back the range's last.  A range a later serial went past is done.
  */
 static bool
-muted_keyboard_event(struct ivwl_connection *conn,
+muted_keyboard_event(struct ivwl_translation *xl,
 		     const struct ivwl_wire_msg *msg)
 {
 	uint32_t s, i;
 	bool muted = false;
 
-	if (msg->iface != &ivwl_iface_wl_keyboard || conn->nmuted == 0 ||
+	if (msg->iface != &ivwl_iface_wl_keyboard || xl->nmuted == 0 ||
 	    (msg->opcode != IVWL_EVT_WL_KEYBOARD_ENTER &&
 	     msg->opcode != IVWL_EVT_WL_KEYBOARD_LEAVE &&
 	     msg->opcode != IVWL_EVT_WL_KEYBOARD_MODIFIERS))
 		return false;
 	s = keyboard_focus_serial(msg);
-	for (i = conn->nmuted; i-- > 0;) {
-		if (serial_in(s, &conn->muted[i]))
+	for (i = xl->nmuted; i-- > 0;) {
+		if (serial_in(s, &xl->muted[i]))
 			muted = true;
-		else if (s - conn->muted[i].hi < 0x80000000u)
-			unmute(conn, i);
+		else if (s - xl->muted[i].hi < 0x80000000u)
+			unmute(xl, i);
 	}
 	return muted;
 }
@@ -814,7 +907,7 @@ muted_keyboard_event(struct ivwl_connection *conn,
 /* A button, key or touch passed on: its serial may back a popup grab,
  * its time a set_fullscreen. */
 static void
-note_input_serial(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+note_input_serial(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_evt_wl_pointer_button button;
 	struct ivwl_evt_wl_keyboard_key key;
@@ -829,35 +922,35 @@ note_input_serial(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
 		serial = down.serial;
 	else
 		return;
-	conn->input_serials[conn->ninput_serials++ % IVWL_CONN_INPUT_SERIALS] =
+	xl->input_serials[xl->ninput_serials++ % IVWL_CONN_INPUT_SERIALS] =
 		serial;
-	conn->input_ms = ivwl_now_ms();
+	xl->input_ms = ivwl_now_ms();
 }
 
 uint64_t
-ivwl_translate_input_age_ms(const struct ivwl_connection *conn)
+ivwl_translate_input_age_ms(const struct ivwl_translation *xl)
 {
-	if (conn->ninput_serials == 0)
+	if (xl->ninput_serials == 0)
 		return UINT64_MAX;
-	return ivwl_now_ms() - conn->input_ms;
+	return ivwl_now_ms() - xl->input_ms;
 }
 
 bool
-ivwl_translate_input_serial(const struct ivwl_connection *conn,
+ivwl_translate_input_serial(const struct ivwl_translation *xl,
 			    uint32_t serial)
 {
-	uint32_t i, n = conn->ninput_serials < IVWL_CONN_INPUT_SERIALS ?
-				conn->ninput_serials :
+	uint32_t i, n = xl->ninput_serials < IVWL_CONN_INPUT_SERIALS ?
+				xl->ninput_serials :
 				IVWL_CONN_INPUT_SERIALS;
 
 	for (i = 0; i < n; i++)
-		if (conn->input_serials[i] == serial)
+		if (xl->input_serials[i] == serial)
 			return true;
 	return false;
 }
 
 static int
-queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
+queue_blob(struct ivwl_translation *xl, int fd, uint32_t size,
 	   struct ivwl_fd_desc *desc)
 {
 	struct ivwl_blob *blob, **tail;
@@ -880,8 +973,8 @@ queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
 	memcpy(blob->data, map, size);
 	munmap(map, size);
 	blob->len = size;
-	blob->channel = ivwl_channels_new_id(&conn->channels);
-	for (tail = &conn->blobs; *tail; tail = &(*tail)->next)
+	blob->channel = ivwl_channels_new_id(&xl->channels);
+	for (tail = &xl->blobs; *tail; tail = &(*tail)->next)
 		;
 	*tail = blob;
 
@@ -893,7 +986,7 @@ queue_blob(struct ivwl_connection *conn, int fd, uint32_t size,
 }
 
 static int
-translate_event_fds(struct ivwl_connection *conn,
+translate_event_fds(struct ivwl_translation *xl,
 		    const struct ivwl_wire_msg *msg, struct ivwl_fd_desc *descs,
 		    const char **why)
 {
@@ -903,28 +996,28 @@ translate_event_fds(struct ivwl_connection *conn,
 
 	if (msg->nfds == 0)
 		return 0;
-	if (ivwl_stream_in_take_fds(&conn->from_server, msg->nfds, fds) < 0) {
+	if (ivwl_stream_in_take_fds(&xl->from_server, msg->nfds, fds) < 0) {
 		*why = "an event arrived without its fds";
 		return -EPROTO;
 	}
 	if (ivwl_evt_wl_keyboard_keymap_decode(msg, &keymap)) {
-		ret = queue_blob(conn, fds[0], keymap.size, &descs[0]);
+		ret = queue_blob(xl, fds[0], keymap.size, &descs[0]);
 		if (ret < 0)
 			*why = "cannot read the keymap";
 	} else if (ivwl_channel_message(msg)) {
 		struct ivwl_channel *ch;
 
 		/* The app writes, we pass it on into weston's pipe. */
-		ret = ivwl_channel_sink_new(&conn->channels, fds[0], &descs[0],
+		ret = ivwl_channel_sink_new(&xl->channels, fds[0], &descs[0],
 					    &ch);
 		if (ret == 0)
-			ret = watch(conn, ch);
+			ret = watch(xl, ch);
 		if (ret < 0) {
 			*why = "too many pipes open";
 			return ret;
 		}
-		if (clipboard && clipboard->send)
-			clipboard->send(conn, msg, ch);
+		if (xl->host->clip_send)
+			xl->host->clip_send(xl->data, msg, ch);
 		return 0;
 	} else {
 		*why = "an event carries an fd ivwl does not bridge yet";
@@ -936,31 +1029,31 @@ translate_event_fds(struct ivwl_connection *conn,
 
 /* Writes pending blob data; the batch may follow only when this is 0. */
 static int
-flush_blobs(struct ivwl_connection *conn)
+flush_blobs(struct ivwl_translation *xl)
 {
-	uint32_t max = ivwl_ring_max_payload(&conn->event) -
+	uint32_t max = ivwl_ring_max_payload(xl->event) -
 		       (uint32_t)sizeof(struct ivwl_channel_data);
 	struct ivwl_blob *blob;
 	void *payload;
 	int ret;
 
-	while ((blob = conn->blobs)) {
+	while ((blob = xl->blobs)) {
 		while (blob->sent < blob->len) {
 			uint32_t chunk = blob->len - blob->sent;
 
 			if (chunk > max)
 				chunk = max;
-			ret = ivwl_ring_reserve(&conn->event,
+			ret = ivwl_ring_reserve(xl->event,
 				ivwl_record_channel_data_size(chunk), &payload);
 			if (ret < 0)
 				return ret;
 			ivwl_record_channel_data_build(payload, blob->channel,
 				blob->data + blob->sent, chunk);
-			ivwl_ring_commit(&conn->event,
+			ivwl_ring_commit(xl->event,
 					 IVWL_RECORD_CHANNEL_DATA);
 			blob->sent += chunk;
 		}
-		conn->blobs = blob->next;
+		xl->blobs = blob->next;
 		free(blob->data);
 		free(blob);
 	}
@@ -968,36 +1061,13 @@ flush_blobs(struct ivwl_connection *conn)
 }
 
 int
-ivwl_translate_flush(struct ivwl_connection *conn)
+ivwl_translate_flush(struct ivwl_translation *xl)
 {
-	int ret = flush_blobs(conn);
+	int ret = flush_blobs(xl);
 
 	if (ret < 0)
 		return ret;
-	return ivwl_batch_flush(&conn->batch, &conn->event);
-}
-
-void
-ivwl_translate_release(struct ivwl_connection *conn)
-{
-	struct ivwl_blob *blob;
-	struct ivwl_pool *pool;
-
-	while ((pool = conn->pools)) {
-		conn->pools = pool->next;
-		conn->vm->pool_mappings--;
-		free(pool);
-	}
-	conn->npools = 0;
-	free(conn->buffers);
-	conn->buffers = NULL;
-	conn->nbuffers = 0;
-
-	while ((blob = conn->blobs)) {
-		conn->blobs = blob->next;
-		free(blob->data);
-		free(blob);
-	}
+	return ivwl_batch_flush(&xl->batch, xl->event);
 }
 
 /*
@@ -1022,18 +1092,17 @@ clamp_global_version(struct ivwl_wire_msg *msg, uint8_t *bytes)
 
 /* weston ends the client after this: say why, with the VM and slot. */
 static void
-log_display_error(struct ivwl_connection *conn, const struct ivwl_wire_msg *msg)
+log_display_error(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg)
 {
 	struct ivwl_evt_wl_display_error args;
 	struct ivwl_wire_object o;
 
 	ivwl_evt_wl_display_error_decode(msg, &args);
-	if (ivwl_wire_map_lookup(&conn->objects, args.object_id, &o) < 0)
+	if (ivwl_wire_map_lookup(&xl->objects, args.object_id, &o) < 0)
 		o.iface = NULL;
-	ivwl_log("[%s] slot %u generation %u: weston sent a protocol error: "
-		 "%s@%u code %u: %s", conn->vm->name, conn->slot,
-		 conn->generation, o.iface ? o.iface->name : "?",
-		 args.object_id, args.code, args.message ? args.message : "");
+	xl_log(xl, "weston sent a protocol error: %s@%u code %u: %s",
+	       o.iface ? o.iface->name : "?", args.object_id, args.code,
+	       args.message ? args.message : "");
 }
 
 /* wl_shm.format of a format create_buffer would refuse. */
@@ -1047,23 +1116,23 @@ unbridged_format(const struct ivwl_wire_msg *msg)
 }
 
 int
-ivwl_translate_events(struct ivwl_connection *conn, const char **why)
+ivwl_translate_events(struct ivwl_translation *xl, const char **why)
 {
-	struct ivwl_stream_in *in = &conn->from_server;
+	struct ivwl_stream_in *in = &xl->from_server;
 	struct ivwl_fd_desc descs[IVWL_WAYLAND_MAX_FDS];
 	struct ivwl_wire_msg msg;
 	uint32_t callbacks;
 	int n, ret;
 
 	while (in->len > 0) {
-		n = barrier_event(conn, in->buf, in->len);
+		n = barrier_event(xl, in->buf, in->len);
 		if (n == -EAGAIN)
 			break;
 		if (n > 0) {
 			ivwl_stream_in_consume(in, (size_t)n);
 			continue;
 		}
-		n = ivwl_wire_parse(&conn->objects, IVWL_WIRE_EVENT, in->buf,
+		n = ivwl_wire_parse(&xl->objects, IVWL_WIRE_EVENT, in->buf,
 				    in->len, &msg);
 		if (n == 0)
 			break;
@@ -1071,26 +1140,26 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 			*why = "libwayland sent an event ivwl cannot decode";
 			return -EPROTO;
 		}
-		if (!ivwl_batch_fits(&conn->batch, (uint32_t)n, msg.nfds)) {
-			ret = ivwl_translate_flush(conn);
+		if (!ivwl_batch_fits(&xl->batch, (uint32_t)n, msg.nfds)) {
+			ret = ivwl_translate_flush(xl);
 			if (ret < 0)
 				return ret;
 		}
-		ret = ivwl_wire_track(&conn->objects, IVWL_WIRE_EVENT, &msg);
+		ret = ivwl_wire_track(&xl->objects, IVWL_WIRE_EVENT, &msg);
 		if (ret < 0) {
 			*why = "an event breaks object lifetime rules";
 			return ret;
 		}
-		callbacks = conn->firewall.callbacks;
-		ivwl_firewall_event(&conn->firewall, &msg);
+		callbacks = xl->firewall.callbacks;
+		ivwl_firewall_event(&xl->firewall, &msg);
 		/* Only frame callbacks are counted there: a frame shown. */
 		if (msg.iface == &ivwl_iface_wl_callback &&
-		    conn->firewall.callbacks < callbacks)
-			conn->live.now.frames++;
-		conn->live.now.event_bytes += (uint32_t)n;
+		    xl->firewall.callbacks < callbacks)
+			xl->live.now.frames++;
+		xl->live.now.event_bytes += (uint32_t)n;
 		if (is(&msg, &ivwl_iface_wl_display, IVWL_EVT_WL_DISPLAY_ERROR))
-			log_display_error(conn, &msg);
-		ret = translate_event_fds(conn, &msg, descs, why);
+			log_display_error(xl, &msg);
+		ret = translate_event_fds(xl, &msg, descs, why);
 		if (ret < 0)
 			return ret;
 		if (is(&msg, &ivwl_iface_wl_registry,
@@ -1099,20 +1168,20 @@ ivwl_translate_events(struct ivwl_connection *conn, const char **why)
 		/* Formats create_buffer would refuse are not offered, nor
 		 * data the VM's clipboard policy keeps from it. */
 		if (unbridged_format(&msg) ||
-		    muted_keyboard_event(conn, &msg) ||
-		    (clipboard && clipboard->event &&
-		     clipboard->event(conn, &msg, in->buf))) {
+		    muted_keyboard_event(xl, &msg) ||
+		    (xl->host->clip_event &&
+		     xl->host->clip_event(xl->data, &msg, in->buf))) {
 			ivwl_stream_in_consume(in, (size_t)n);
 			continue;
 		}
-		note_input_serial(conn, &msg);
-		ivwl_batch_add(&conn->batch, in->buf, (uint32_t)n, descs,
+		note_input_serial(xl, &msg);
+		ivwl_batch_add(&xl->batch, in->buf, (uint32_t)n, descs,
 			       msg.nfds);
 		ivwl_stream_in_consume(in, (size_t)n);
 		if (presented_event(&msg))
-			conn->events_presented = true;
+			xl->events_presented = true;
 		else if (!lazy_event(&msg))
-			conn->events_urgent = true;
+			xl->events_urgent = true;
 	}
 	return 0;
 }

@@ -139,16 +139,4 @@ void
 ivwl_clip_paste_seat_gone(struct ivwl_clip_pastes *pastes,
 			  struct weston_seat *seat);
 
-/* clipboard-transfer.c: the channel of a wl_data_source.send gets its
- * note (translate.h's send hook). */
-void
-ivwl_clipboard_send(struct ivwl_connection *conn,
-		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch);
-
-/* clipboard-transfer.c: a channel ends; logs and frees what its note
- * says (translate.h's channel_end hook). */
-void
-ivwl_clipboard_channel_end(struct ivwl_connection *conn,
-			   struct ivwl_channel *ch);
-
 #endif

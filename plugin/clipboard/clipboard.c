@@ -28,7 +28,6 @@
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
 #include "ivwl-protocols.h"
-#include "translate.h"
 #include "vm.h"
 
 
@@ -405,11 +404,11 @@ end_withheld(struct ivwl_connection *conn, struct withheld *slot)
 		offer = weston_offer(conn->client, slot->id, &resource);
 		destroy_offer(offer, resource);
 	}
-	ivwl_wire_map_forget(&conn->objects, slot->id);
+	ivwl_wire_map_forget(&conn->xl.objects, slot->id);
 	slot->id = 0;
 }
 
-static bool
+bool
 ivwl_clipboard_event(struct ivwl_connection *conn,
 		     const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
@@ -478,7 +477,7 @@ ivwl_clipboard_event(struct ivwl_connection *conn,
  * write() when its fd is writable: a blocking pipe would hold weston's
  * thread until the VM read it all.
  */
-static bool
+bool
 ivwl_clipboard_receive(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, struct ivwl_channel *ch)
 {
@@ -524,7 +523,7 @@ names_withheld(struct clip_client *cc, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
-static int
+int
 ivwl_clipboard_request(struct ivwl_connection *conn,
 		       const struct ivwl_wire_msg *msg, const char **why)
 {
@@ -543,11 +542,3 @@ ivwl_clipboard_request(struct ivwl_connection *conn,
 	}
 	return 0;
 }
-
-const struct ivwl_translate_clipboard ivwl_clipboard_hooks = {
-	.event = ivwl_clipboard_event,
-	.request = ivwl_clipboard_request,
-	.receive = ivwl_clipboard_receive,
-	.send = ivwl_clipboard_send,
-	.channel_end = ivwl_clipboard_channel_end,
-};

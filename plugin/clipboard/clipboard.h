@@ -33,9 +33,41 @@ ivwl_clipboard_create(struct ivwl_plugin *plugin);
 void
 ivwl_clipboard_destroy(struct ivwl_clipboard *clipboard);
 
-/* The clipboard's hooks in translation (translate.h), for the plugin
- * to register. */
-struct ivwl_translate_clipboard;
-extern const struct ivwl_translate_clipboard ivwl_clipboard_hooks;
+/*
+ * The clipboard's say in a VM's traffic, asked by the connection's
+ * translation (connection.c, translate.h) once the clipboard is made.
+ */
+
+/* clipboard.c: an event weston sent one of a VM's clients, after the
+ * map and the firewall took it: true to withhold it; may rewrite bytes
+ * (an offer's id the VM must not see). */
+bool
+ivwl_clipboard_event(struct ivwl_connection *conn,
+		     const struct ivwl_wire_msg *msg, uint8_t *bytes);
+
+/* clipboard.c: a request the firewall let through: 0, or -EPROTO with
+ * *why when it names an offer weston never made the client. */
+int
+ivwl_clipboard_request(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg, const char **why);
+
+/* clipboard.c: the channel of a wl_data_offer.receive: true when weston
+ * writes from its main thread, so its end must not block. */
+bool
+ivwl_clipboard_receive(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg,
+		       struct ivwl_channel *ch);
+
+/* clipboard-transfer.c: the channel of a wl_data_source.send gets its
+ * note. */
+void
+ivwl_clipboard_send(struct ivwl_connection *conn,
+		    const struct ivwl_wire_msg *msg, struct ivwl_channel *ch);
+
+/* clipboard-transfer.c: a channel ends; logs and frees what its note
+ * says. */
+void
+ivwl_clipboard_channel_end(struct ivwl_connection *conn,
+			   struct ivwl_channel *ch);
 
 #endif

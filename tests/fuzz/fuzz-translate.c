@@ -15,11 +15,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "connection.h"
 #include "device-backend.h"
 #include "ivwl-protocols.h"
+#include "translate.h"
 #include "vm.h"
 #include "wire-msg.h"
+#include "unit/xl-vm-host.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,7 +62,7 @@ to_payload(struct ivwl_wayland_batch *batch, uint64_t *out)
 }
 
 static void
-prologue(struct ivwl_connection *conn, struct ivwl_layout *layout,
+prologue(struct ivwl_translation *xl, struct ivwl_layout *layout,
 	 uint64_t *buf)
 {
 	struct ivwl_wayland_batch batch = { 0 };
@@ -78,7 +79,7 @@ prologue(struct ivwl_connection *conn, struct ivwl_layout *layout,
 	bind(&batch, 3, "xdg_wm_base", 1, 5);
 	add(&batch, &pool, 1, 3, IVWL_REQ_WL_SHM_CREATE_POOL, "nhi", 6, 65536);
 	add(&batch, NULL, 0, 4, IVWL_REQ_WL_COMPOSITOR_CREATE_SURFACE, "n", 7);
-	if (ivwl_translate_request(conn, buf, to_payload(&batch, buf),
+	if (ivwl_translate_request(xl, buf, to_payload(&batch, buf),
 				   &why) < 0)
 		abort();
 }
@@ -89,7 +90,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint64_t buf[(IVWL_RING_MAX_SIZE / 2) / 8];
 	struct ivwl_device dev = { .region_fd = -1 };
 	struct ivwl_vm vm = { .name = "fuzz", .dev = &dev };
-	struct ivwl_connection conn = { .vm = &vm, .alarm_fd = -1 };
+	struct ivwl_translation xl;
+	int alarm;
 	const char *why;
 	size_t pos = 0;
 
@@ -101,14 +103,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!vm.pipe_budget)
 		abort();
 	dev.region_fd = memfd_create("fuzz-region", MFD_CLOEXEC);
-	if (dev.region_fd < 0 || ivwl_wire_map_init(&conn.objects) < 0 ||
-	    ivwl_firewall_init(&conn.firewall, &conn.objects, &vm.totals) < 0)
+	alarm = eventfd(0, EFD_CLOEXEC);
+	ivwl_test_vm_alarm_fd = alarm;
+	if (dev.region_fd < 0 ||
+	    ivwl_translation_init(&xl, &ivwl_test_vm_host, &vm, NULL) < 0)
 		abort();
-	ivwl_stream_out_init(&conn.to_server, 1 << 20);
-	ivwl_channels_init(&conn.channels, IVWL_SIDE_DISPLAY);
-	conn.channels.sink_limit = 64u << 20;
-	conn.alarm_fd = eventfd(0, EFD_CLOEXEC);
-	prologue(&conn, &vm.side.layout, buf);
+	ivwl_stream_out_release(&xl.to_server);
+	ivwl_stream_out_init(&xl.to_server, 1 << 20);
+	prologue(&xl, &vm.side.layout, buf);
 
 	while (pos + 3 <= size) {
 		static const uint16_t channel_types[] = {
@@ -127,27 +129,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data + pos, len);
 		pos += len;
 		if (kind % 4 == 0) {
-			ret = ivwl_translate_request(&conn, buf, len, &why);
+			ret = ivwl_translate_request(&xl, buf, len, &why);
 		} else {
-			ret = ivwl_channels_handle(&conn.channels,
+			ret = ivwl_channels_handle(&xl.channels,
 						   channel_types[kind % 4 - 1],
 						   buf, len, &finished);
 			if (ret == 0 && finished)
-				ivwl_channel_destroy(&conn.channels, finished);
+				ivwl_channel_destroy(&xl.channels, finished);
 		}
 		if (ret < 0)
 			break;
 		/* libwayland would take these; keep the queue bounded */
-		ivwl_stream_out_release(&conn.to_server);
-		ivwl_stream_out_init(&conn.to_server, 1 << 20);
+		ivwl_stream_out_release(&xl.to_server);
+		ivwl_stream_out_init(&xl.to_server, 1 << 20);
 	}
-	ivwl_stream_out_release(&conn.to_server);
-	ivwl_channels_release(&conn.channels);
-	ivwl_translate_release(&conn);
-	ivwl_firewall_release(&conn.firewall);
-	ivwl_wire_map_release(&conn.objects);
+	ivwl_translation_release(&xl);
 	close(dev.region_fd);
-	close(conn.alarm_fd);
+	close(alarm);
+	ivwl_test_vm_alarm_fd = -1;
 	ivwl_pipe_budget_unref(vm.pipe_budget);
 	return 0;
 }

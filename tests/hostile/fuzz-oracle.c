@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The plugin's own request path, run dry inside the fuzzer: each
- * connection has a shadow ivwl_connection (wire map, firewall, pools,
+ * connection has a shadow ivwl_translation (wire map, firewall, pools,
  * channels) that sees every request before it is sent and every event
  * the fuzzer reads.  What the shadow refuses, the display would close the
  * connection for; the fuzzer sends such a request only as a deliberate
@@ -22,9 +22,10 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "connection.h"
 #include "device-backend.h"
+#include "translate.h"
 #include "vm.h"
+#include "../unit/xl-vm-host.h"
 
 /* One record's payload, as the request ring hands it to the display. */
 static uint64_t shadow_buf[IVWL_RING_MAX_SIZE / 2 / sizeof(uint64_t)];
@@ -46,47 +47,34 @@ ivwl_fuzz_oracle_init(struct ivwl_fuzz *f)
 	return 0;
 }
 
-struct ivwl_connection *
+struct ivwl_translation *
 ivwl_fuzz_shadow_new(void)
 {
-	struct ivwl_connection *conn = calloc(1, sizeof(*conn));
+	struct ivwl_translation *xl = malloc(sizeof(*xl));
 
-	if (!conn)
+	if (!xl)
 		return NULL;
-	conn->vm = &shadow_vm;
-	conn->alarm_fd = -1;
-	if (ivwl_wire_map_init(&conn->objects) < 0) {
-		free(conn);
-		return NULL;
-	}
-	if (ivwl_firewall_init(&conn->firewall, &conn->objects,
-			       &shadow_vm.totals) < 0) {
-		ivwl_wire_map_release(&conn->objects);
-		free(conn);
+	if (ivwl_translation_init(xl, &ivwl_test_vm_host, &shadow_vm,
+				  NULL) < 0) {
+		free(xl);
 		return NULL;
 	}
-	ivwl_stream_out_init(&conn->to_server, 1 << 20);
-	ivwl_channels_init(&conn->channels, IVWL_SIDE_DISPLAY);
-	conn->channels.sink_limit = 64u << 20;
-	return conn;
+	ivwl_stream_out_release(&xl->to_server);
+	ivwl_stream_out_init(&xl->to_server, 1 << 20);
+	return xl;
 }
 
 void
-ivwl_fuzz_shadow_free(struct ivwl_connection *conn)
+ivwl_fuzz_shadow_free(struct ivwl_translation *xl)
 {
-	if (!conn)
+	if (!xl)
 		return;
-	ivwl_stream_out_release(&conn->to_server);
-	ivwl_channels_release(&conn->channels);
-	ivwl_translate_release(conn);
-	ivwl_firewall_release(&conn->firewall);
-	ivwl_wire_map_release(&conn->objects);
-	free(conn->record);
-	free(conn);
+	ivwl_translation_release(xl);
+	free(xl);
 }
 
 int
-ivwl_fuzz_shadow_request(struct ivwl_connection *conn,
+ivwl_fuzz_shadow_request(struct ivwl_translation *conn,
 			 const struct ivwl_out *out, const char **why)
 {
 	uint32_t len = ivwl_record_wayland_size(out->nfds, out->len);
@@ -105,7 +93,7 @@ ivwl_fuzz_shadow_request(struct ivwl_connection *conn,
 }
 
 void
-ivwl_fuzz_shadow_event(struct ivwl_connection *conn, const uint8_t *bytes,
+ivwl_fuzz_shadow_event(struct ivwl_translation *conn, const uint8_t *bytes,
 		       uint32_t len)
 {
 	struct ivwl_wire_msg msg;

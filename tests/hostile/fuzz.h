@@ -24,7 +24,7 @@
 /* Connections whose depth (requests sent) the summary line reports. */
 #define IVWL_FUZZ_DEPTHS 65536u
 
-struct ivwl_connection;
+struct ivwl_translation;
 
 enum ivwl_fuzz_obj_state {
 	IVWL_FUZZ_FREE = 0,
@@ -96,7 +96,7 @@ struct ivwl_fuzz_conn {
 	struct ivwl_fuzz_ring trace;
 	/* the plugin's request path, run dry (fuzz-oracle.c); NULL once a
 	 * violation was sent or without --violate below 1000 */
-	struct ivwl_connection *shadow;
+	struct ivwl_translation *shadow;
 	bool violated;		/* sent a request the shadow refused */
 	/* integers in the ranges weston accepts, serials it sent: most
 	 * connections are careful and live long; the others go for edge
@@ -219,19 +219,19 @@ ivwl_fuzz_violate(struct ivwl_fuzz *f);
 int
 ivwl_fuzz_oracle_init(struct ivwl_fuzz *f);
 
-struct ivwl_connection *
+struct ivwl_translation *
 ivwl_fuzz_shadow_new(void);
 
 void
-ivwl_fuzz_shadow_free(struct ivwl_connection *shadow);
+ivwl_fuzz_shadow_free(struct ivwl_translation *shadow);
 
 /* 0 if the display would let out through, else < 0 and *why. */
 int
-ivwl_fuzz_shadow_request(struct ivwl_connection *shadow,
+ivwl_fuzz_shadow_request(struct ivwl_translation *shadow,
 			 const struct ivwl_out *out, const char **why);
 
 void
-ivwl_fuzz_shadow_event(struct ivwl_connection *shadow, const uint8_t *bytes,
+ivwl_fuzz_shadow_event(struct ivwl_translation *shadow, const uint8_t *bytes,
 		       uint32_t len);
 
 /* ---- fuzz-gen.c ---- */

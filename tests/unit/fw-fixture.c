@@ -17,6 +17,7 @@
 #include "fw-fixture.h"
 #include "harness.h"
 #include "wire-msg.h"
+#include "xl-vm-host.h"
 
 /* Translation logs what it refuses: not wanted here. */
 __attribute__((constructor)) static void
@@ -134,7 +135,7 @@ create_pool(struct conn *c, uint32_t id)
 {
 	struct ivwl_fd_desc pool = {
 		.kind = IVWL_FD_REGION,
-		.offset = c->c.vm->side.layout.heap_offset,
+		.offset = c->vm->side.layout.heap_offset,
 		.length = 1 << 20,
 	};
 	uint8_t msg[16];
@@ -231,13 +232,12 @@ conn_open(struct ivwl_vm *vm)
 	struct conn *c = calloc(1, sizeof(*c));
 
 	REQUIRE(c);
-	c->c.vm = vm;
-	c->c.alarm_fd = -1;
-	REQUIRE(ivwl_wire_map_init(&c->c.objects) == 0);
-	REQUIRE(ivwl_firewall_init(&c->c.firewall, &c->c.objects,
-				   &vm->totals) == 0);
+	c->vm = vm;
+	REQUIRE(ivwl_translation_init(&c->c, &ivwl_test_vm_host, vm,
+				      NULL) == 0);
+	/* what the fixture let libwayland take, whatever the limit */
+	ivwl_stream_out_release(&c->c.to_server);
 	ivwl_stream_out_init(&c->c.to_server, 1 << 20);
-	ivwl_channels_init(&c->c.channels, IVWL_SIDE_DISPLAY);
 	PASS(c, req(c, DISPLAY, IVWL_REQ_WL_DISPLAY_GET_REGISTRY, "n",
 		    REGISTRY));
 	bind(c, SHM, "wl_shm", 1);
@@ -257,11 +257,7 @@ conn_open(struct ivwl_vm *vm)
 void
 conn_close(struct conn *c)
 {
-	ivwl_stream_out_release(&c->c.to_server);
-	ivwl_channels_release(&c->c.channels);
-	ivwl_translate_release(&c->c);
-	ivwl_firewall_release(&c->c.firewall);
-	ivwl_wire_map_release(&c->c.objects);
+	ivwl_translation_release(&c->c);
 	free(c);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A connection of the plugin without weston, for the firewall's tests:
+ * A connection's translation without weston, for the firewall's tests:
  * requests go through ivwl_translate_request() as records of one message
  * each, so the firewall sits where it does in the plugin (before the wire
  * map tracks the message), and events through the wire map then
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "connection.h"
 #include "ivwl-protocols.h"
+#include "translate.h"
 #include "vm.h"
 
 /* The globals every connection binds first, at these ids. */
@@ -34,7 +34,8 @@ enum {
 };
 
 struct conn {
-	struct ivwl_connection c;
+	struct ivwl_translation c;
+	struct ivwl_vm *vm;	/* its host (xl-vm-host.h) */
 	uint32_t next_id;	/* one past the highest client id used */
 	const char *why;
 	/* what the last record gave libwayland */
