@@ -18,7 +18,7 @@ import tomllib
 from ivwltest.session import ENV, Failure, Session, case_main  # noqa: E402
 
 DESCRIPTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "..", "..", "protocol", "descriptors")
+                           "..", "..", "protocol", "wayland", "descriptors")
 
 
 def descriptors():
