@@ -69,7 +69,9 @@
  *   --scale N         wl_surface.set_buffer_scale
  *   --surface-damage  damage with wl_surface.damage, the band mapped to
  *                     surface coordinates here (rounded outward), instead
- *                     of wl_surface.damage_buffer
+ *                     of wl_surface.damage_buffer; with --source or
+ *                     --destination the band grown by a buffer pixel
+ *                     each side first, what weston's filter reads
  */
 #include <errno.h>
 #include <fcntl.h>

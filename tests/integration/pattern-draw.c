@@ -90,7 +90,19 @@ view_to_surface(const struct app *app, double u, double v, double *x,
 	*y = (v - src[1]) * dst[1] / src[3];
 }
 
-/* Damages buffer rectangle (x, y, w, h) the way --surface-damage says. */
+/*
+ * Damages buffer rectangle (x, y, w, h) the way --surface-damage says.
+ *
+ * A surface whose viewport crops or scales is filtered bilinearly by
+ * weston 12 and later (weston_matrix_needs_filtering()): a surface pixel
+ * reads the buffer pixels whose centres lie within one pixel of the
+ * point it shows, so a changed pixel also changes the surface pixels
+ * around the exact image of the rectangle.  Those are damaged too, the
+ * rectangle grown by a buffer pixel each side before it is mapped:
+ * otherwise weston leaves them as they were until something else draws
+ * them again, and what the window shows depends on what else repainted
+ * it (a restack repaints the whole output on weston 16).
+ */
 static void
 damage(struct app *app, int x, int y, int w, int h)
 {
@@ -100,6 +112,12 @@ damage(struct app *app, int x, int y, int w, int h)
 	if (!app->surface_damage) {
 		wl_surface_damage_buffer(app->win.surface, x, y, w, h);
 		return;
+	}
+	if (app->has_source || app->has_destination) {
+		x--;
+		y--;
+		w += 2;
+		h += 2;
 	}
 	buffer_to_view(app, x, y, &u[0], &v[0]);
 	buffer_to_view(app, x + w, y + h, &u[1], &v[1]);
