@@ -12,7 +12,6 @@
 #include <libweston/libweston.h>
 #include <libweston/version.h>
 
-#include "clipboard/clipboard.h"
 #include "connection.h"
 #include "frame-trace.h"
 #include "ivwl-limits.h"
@@ -144,8 +143,10 @@ on_lazy(void *data)
 static void
 channel_destroy(struct ivwl_connection *conn, struct ivwl_channel *ch)
 {
-	if (conn->vm->plugin->clipboard)
-		ivwl_clipboard_channel_end(conn, ch);
+	const struct ivwl_clipboard_ops *clip = conn->vm->plugin->clipboard_ops;
+
+	if (clip)
+		clip->channel_end(conn, ch);
 	ivwl_watch_remove(ch->user);
 	ivwl_channel_destroy(&conn->xl.channels, ch);
 }
@@ -929,14 +930,14 @@ host_popup_grab_serial(void *data, uint32_t serial)
 	return trust->popup_grab_serial(trust->data, conn, serial);
 }
 
-/* The clipboard's say (clipboard.h): none before it is made. */
+/* The clipboard's say (ivwl-plugin.h): none before it is made. */
 static bool
 host_clip_event(void *data, const struct ivwl_wire_msg *msg, uint8_t *bytes)
 {
 	struct ivwl_connection *conn = data;
+	const struct ivwl_clipboard_ops *clip = conn->vm->plugin->clipboard_ops;
 
-	return conn->vm->plugin->clipboard &&
-	       ivwl_clipboard_event(conn, msg, bytes);
+	return clip && clip->event(conn, msg, bytes);
 }
 
 static int
@@ -944,10 +945,9 @@ host_clip_request(void *data, const struct ivwl_wire_msg *msg,
 		  const char **why)
 {
 	struct ivwl_connection *conn = data;
+	const struct ivwl_clipboard_ops *clip = conn->vm->plugin->clipboard_ops;
 
-	if (!conn->vm->plugin->clipboard)
-		return 0;
-	return ivwl_clipboard_request(conn, msg, why);
+	return clip ? clip->request(conn, msg, why) : 0;
 }
 
 static bool
@@ -955,9 +955,9 @@ host_clip_receive(void *data, const struct ivwl_wire_msg *msg,
 		  struct ivwl_channel *ch)
 {
 	struct ivwl_connection *conn = data;
+	const struct ivwl_clipboard_ops *clip = conn->vm->plugin->clipboard_ops;
 
-	return conn->vm->plugin->clipboard &&
-	       ivwl_clipboard_receive(conn, msg, ch);
+	return clip && clip->receive(conn, msg, ch);
 }
 
 static void
@@ -965,9 +965,10 @@ host_clip_send(void *data, const struct ivwl_wire_msg *msg,
 	       struct ivwl_channel *ch)
 {
 	struct ivwl_connection *conn = data;
+	const struct ivwl_clipboard_ops *clip = conn->vm->plugin->clipboard_ops;
 
-	if (conn->vm->plugin->clipboard)
-		ivwl_clipboard_send(conn, msg, ch);
+	if (clip)
+		clip->send(conn, msg, ch);
 }
 
 static void

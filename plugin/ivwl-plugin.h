@@ -33,6 +33,33 @@ struct ivwl_trust_ops {
 	void *data;
 };
 
+struct ivwl_wire_msg;
+struct ivwl_channel;
+
+/*
+ * The clipboard's say in a VM's traffic (clipboard/clipboard.h says
+ * what each means), asked by the connection's translation host.  The
+ * clipboard's own, set while it exists: NULL before it is made.
+ */
+struct ivwl_clipboard_ops {
+	/* an event for a VM's client: true to withhold it */
+	bool (*event)(struct ivwl_connection *conn,
+		      const struct ivwl_wire_msg *msg, uint8_t *bytes);
+	/* a request: 0, or -EPROTO with *why */
+	int (*request)(struct ivwl_connection *conn,
+		       const struct ivwl_wire_msg *msg, const char **why);
+	/* a wl_data_offer.receive's channel: true when it must not block */
+	bool (*receive)(struct ivwl_connection *conn,
+			const struct ivwl_wire_msg *msg,
+			struct ivwl_channel *ch);
+	/* a wl_data_source.send's channel */
+	void (*send)(struct ivwl_connection *conn,
+		     const struct ivwl_wire_msg *msg, struct ivwl_channel *ch);
+	/* a channel ends */
+	void (*channel_end)(struct ivwl_connection *conn,
+			    struct ivwl_channel *ch);
+};
+
 struct ivwl_plugin {
 	struct weston_compositor *compositor;
 	struct wl_display *display;
@@ -66,6 +93,7 @@ struct ivwl_plugin {
 	int more_fd;
 	struct ivwl_watch *more_watch;
 	struct ivwl_clipboard *clipboard;
+	const struct ivwl_clipboard_ops *clipboard_ops;	/* while it exists */
 	struct ivwl_live_view *live;	/* weston-debug scope "ivwl" */
 	/* Wakes the ringer once per loop iteration, for all VMs rung. */
 	struct wl_event_source *ring_flush;

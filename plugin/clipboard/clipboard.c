@@ -172,6 +172,14 @@ on_seat_created(struct wl_listener *listener, void *data)
 	watch_seat(cb, data);
 }
 
+static const struct ivwl_clipboard_ops clipboard_ops = {
+	.event = ivwl_clipboard_event,
+	.request = ivwl_clipboard_request,
+	.receive = ivwl_clipboard_receive,
+	.send = ivwl_clipboard_send,
+	.channel_end = ivwl_clipboard_channel_end,
+};
+
 struct ivwl_clipboard *
 ivwl_clipboard_create(struct ivwl_plugin *plugin)
 {
@@ -198,6 +206,7 @@ ivwl_clipboard_create(struct ivwl_plugin *plugin)
 		watch_seat(cb, seat);
 	cb->seat_created.notify = on_seat_created;
 	wl_signal_add(&ec->seat_created_signal, &cb->seat_created);
+	plugin->clipboard_ops = &clipboard_ops;
 	return cb;
 }
 
@@ -206,6 +215,8 @@ ivwl_clipboard_destroy(struct ivwl_clipboard *cb)
 {
 	struct clip_seat *cs, *tmp;
 
+	if (cb->plugin->clipboard_ops == &clipboard_ops)
+		cb->plugin->clipboard_ops = NULL;
 	ivwl_clip_trusted_destroy(cb->trusted);
 	ivwl_clip_transfers_destroy(cb->transfers);
 	wl_list_for_each_safe(cs, tmp, &cb->seats, link)

@@ -34,8 +34,9 @@ void
 ivwl_clipboard_destroy(struct ivwl_clipboard *clipboard);
 
 /*
- * The clipboard's say in a VM's traffic, asked by the connection's
- * translation (connection.c, translate.h) once the clipboard is made.
+ * The clipboard's say in a VM's traffic: what ivwl_clipboard_create()
+ * puts in plugin->clipboard_ops (ivwl-plugin.h), through which the
+ * connection's translation host asks it (connection.c, translate.h).
  */
 
 /* clipboard.c: an event weston sent one of a VM's clients, after the
