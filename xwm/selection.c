@@ -23,6 +23,7 @@
 
 #include <xcb/xfixes.h>
 
+#include "atoms.h"
 #include "channel.h"
 #include "log.h"
 #include "mono-time.h"
@@ -134,13 +135,9 @@ bytes_free(struct bytes *b)
 static xcb_atom_t
 intern(xcb_connection_t *conn, const char *name)
 {
-	xcb_intern_atom_reply_t *r;
 	xcb_atom_t a;
 
-	r = xcb_intern_atom_reply(conn, xcb_intern_atom(conn, 0,
-			(uint16_t)strlen(name), name), NULL);
-	a = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
+	ivwl_xwm_intern_atoms(conn, &name, 1, &a);
 	return a;
 }
 
@@ -778,19 +775,20 @@ ivwl_xwm_selection_timeout(const struct ivwl_xwm_selection *sel)
 static int
 intern_atoms(struct ivwl_xwm_selection *sel)
 {
-	char name[32];
+	char data[READS][16];
+	const char *names[ATOM_COUNT];
 	int i;
 
 	for (i = 0; i < ATOM_COUNT; i++) {
-		if (i >= IVWL_DATA0)
-			snprintf(name, sizeof(name), "_IVWL_DATA%d",
-				 i - IVWL_DATA0);
-		sel->atom[i] = intern(sel->conn, i < IVWL_DATA0 ?
-				      atom_names[i] : name);
-		if (!sel->atom[i])
-			return -EPROTO;
+		if (i < IVWL_DATA0) {
+			names[i] = atom_names[i];
+			continue;
+		}
+		snprintf(data[i - IVWL_DATA0], sizeof(data[0]),
+			 "_IVWL_DATA%d", i - IVWL_DATA0);
+		names[i] = data[i - IVWL_DATA0];
 	}
-	return 0;
+	return ivwl_xwm_intern_atoms(sel->conn, names, ATOM_COUNT, sel->atom);
 }
 
 static int

@@ -13,6 +13,7 @@
 #include <xcb/composite.h>
 #include <xcb/xcb.h>
 
+#include "atoms.h"
 #include "frame.h"
 #include "log.h"
 #include "mono-time.h"
@@ -912,29 +913,6 @@ ivwl_xwm_wm_close(struct ivwl_xwm_wm *wm, uint32_t surface)
 		close_window(wm, w);
 }
 
-static int
-intern_atoms(struct ivwl_xwm_wm *wm)
-{
-	xcb_intern_atom_cookie_t cookie[ATOM_COUNT];
-	xcb_intern_atom_reply_t *r;
-	int i, ret = 0;
-
-	for (i = 0; i < ATOM_COUNT; i++)
-		cookie[i] = xcb_intern_atom(wm->conn, 0,
-					    (uint16_t)strlen(atom_names[i]),
-					    atom_names[i]);
-	for (i = 0; i < ATOM_COUNT; i++) {
-		r = xcb_intern_atom_reply(wm->conn, cookie[i], NULL);
-		if (!r) {
-			ret = -EPROTO;
-			continue;
-		}
-		wm->atom[i] = r->atom;
-		free(r);
-	}
-	return ret;
-}
-
 /* SubstructureRedirect on the root: the one window manager, or fails. */
 static int
 become_manager(struct ivwl_xwm_wm *wm)
@@ -993,7 +971,8 @@ ivwl_xwm_wm_create(const char *display, struct ivwl_xwm_proxy *proxy)
 		goto err_conn;
 	}
 	wm->screen = xcb_setup_roots_iterator(xcb_get_setup(wm->conn)).data;
-	if (!wm->screen || intern_atoms(wm) < 0 || become_manager(wm) < 0)
+	if (!wm->screen || ivwl_xwm_intern_atoms(wm->conn, atom_names, ATOM_COUNT,
+				  wm->atom) < 0 || become_manager(wm) < 0)
 		goto err_conn;
 	/* without them, windows still work */
 	wm->selection = ivwl_xwm_selection_create(wm->conn, wm->screen,
