@@ -866,16 +866,13 @@ host_region_fd(void *data)
 	return ivwl_device_region_fd(conn->vm->dev);
 }
 
-/* A VM's pool mappings, of all its connections: IVWL_VM_MAX_POOLS. */
+/* A VM's pool mappings, of all its connections (vm.h). */
 static int
 host_take_mapping(void *data)
 {
 	struct ivwl_connection *conn = data;
 
-	if (conn->vm->pool_mappings >= IVWL_VM_MAX_POOLS)
-		return -EDQUOT;
-	conn->vm->pool_mappings++;
-	return 0;
+	return ivwl_vm_take_pool_mapping(conn->vm);
 }
 
 static void
@@ -883,7 +880,7 @@ host_drop_mapping(void *data)
 {
 	struct ivwl_connection *conn = data;
 
-	conn->vm->pool_mappings--;
+	ivwl_vm_drop_pool_mapping(conn->vm);
 }
 
 static struct ivwl_firewall_totals *

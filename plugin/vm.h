@@ -2,6 +2,7 @@
 #ifndef IVWL_VM_H
 #define IVWL_VM_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
@@ -11,6 +12,7 @@
 #include "config.h"
 #include "display-side.h"
 #include "firewall/firewall.h"
+#include "ivwl-limits.h"
 #include "live-counts.h"
 #include "addon.h"
 #include "pipe-thread.h"
@@ -134,5 +136,22 @@ ivwl_vm_region_wait(struct ivwl_vm *vm);
 /* A waiter handled its record, or went; the last one lets the fd go. */
 void
 ivwl_vm_region_done(struct ivwl_vm *vm);
+
+/* One more pool mapping for the VM, of all its connections: 0, or
+ * -EDQUOT past IVWL_VM_MAX_POOLS. */
+static inline int
+ivwl_vm_take_pool_mapping(struct ivwl_vm *vm)
+{
+	if (vm->pool_mappings >= IVWL_VM_MAX_POOLS)
+		return -EDQUOT;
+	vm->pool_mappings++;
+	return 0;
+}
+
+static inline void
+ivwl_vm_drop_pool_mapping(struct ivwl_vm *vm)
+{
+	vm->pool_mappings--;
+}
 
 #endif

@@ -36,20 +36,13 @@ region_fd(void *data)
 static int
 take_mapping(void *data)
 {
-	struct ivwl_vm *vm = data;
-
-	if (vm->pool_mappings >= IVWL_VM_MAX_POOLS)
-		return -EDQUOT;
-	vm->pool_mappings++;
-	return 0;
+	return ivwl_vm_take_pool_mapping(data);
 }
 
 static void
 drop_mapping(void *data)
 {
-	struct ivwl_vm *vm = data;
-
-	vm->pool_mappings--;
+	ivwl_vm_drop_pool_mapping(data);
 }
 
 static struct ivwl_firewall_totals *
