@@ -54,7 +54,7 @@ trap 'rm -f "$failures" "$skipped" "$root_log" "$sid_log"' EXIT
 in_root=()
 meson_run() {
 	local dir=$1; shift
-	local setup=() testargs=()
+	local setup=() testargs=() start=$SECONDS
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	testargs=("$@")
@@ -101,20 +101,30 @@ for line in open(sys.argv[1]):
 print(p, f, s)
 PY
 )
-	echo "== $dir: $p passed, $f failed, $s skipped"
+	echo "== $dir: $p passed, $f failed, $s skipped" \
+		"($(minutes $start))"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
 }
 
+# Minutes since $1 (a $SECONDS), said as "N.N min": each section's line
+# says what it took, the run's time budget is spent by section
+minutes()
+{
+	local t=$((SECONDS - $1))
+	printf '%d.%d min' $((t / 60)) $((t % 60 / 6))
+}
+
 # A script's own "N passed, N failed" line (its last) into the totals,
-# said as "== NAME: ..."; no such line counts as one failure.
+# said as "== NAME: ... (the minutes since START)"; no such line counts
+# as one failure.  tally NAME OUTPUT START
 tally()
 {
 	local p f
 	read -r p f < <(echo "$2" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -1)
-	echo "== $1: ${p:-0} passed, ${f:-1} failed"
+	echo "== $1: ${p:-0} passed, ${f:-1} failed ($(minutes "$3"))"
 	total_pass=$((total_pass + ${p:-0}))
 	total_fail=$((total_fail + ${f:-1}))
 }
@@ -144,9 +154,10 @@ if [ $quick -eq 0 ]; then
 		-Db_lundef=false -- "${sanitized_suites[@]/#/--suite=}"
 	unset IVWL_ASAN_RUNTIME
 	# the same targets under libFuzzer, coverage-guided, for a while each
+	start=$SECONDS
 	fuzz_out=$(tools/fuzz.sh 10 2>&1) || true
 	echo "$fuzz_out" | grep -E '^(ok|FAIL) ' || echo "$fuzz_out" | tail -20
-	tally libFuzzer "$fuzz_out"
+	tally libFuzzer "$fuzz_out" $start
 	echo "$fuzz_out" | grep '^FAIL ' >>"$failures" || true
 fi
 
@@ -185,16 +196,18 @@ if [ $quick -eq 0 ]; then
 	# each system's app side under each other's display (its failures
 	# are counted below, not run.sh's end)
 	if [ ${#systems[@]} -ge 2 ]; then
+		start=$SECONDS
 		cross_out=$(tests/integration/cross.sh "${systems[@]}" 2>&1) ||
 			true
 		echo "$cross_out" | grep -E '^(ok|FAIL) ' ||
 			echo "$cross_out" | tail -20
-		tally cross "$cross_out"
+		tally cross "$cross_out" $start
 		echo "$cross_out" | sed -n '/^FAIL /,/^ok /p' | grep -v '^ok ' \
 			>>"$failures" || true
 	fi
 fi
 
 cat "$skipped" "$failures"
+echo "all: $(minutes 0)"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail -eq 0 ]

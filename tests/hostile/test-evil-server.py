@@ -194,7 +194,7 @@ def main():
         return 0
     except (Failure, subprocess.TimeoutExpired) as e:
         print(f"FAIL {sys.argv[1]}: {e}")
-        s.dump_logs()
+        s.dump_logs(e)
         return 1
     finally:
         s.close()

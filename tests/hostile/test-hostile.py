@@ -184,7 +184,7 @@ def main():
     except (Failure, subprocess.TimeoutExpired) as e:
         print(f"FAIL {sys.argv[1]}: {e}")
         s.diagnose()
-        s.dump_logs()
+        s.dump_logs(e)
         return 1
     finally:
         if probe.poll() is None:

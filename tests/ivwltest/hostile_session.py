@@ -63,6 +63,7 @@ class HostileSession(Session):
     def __init__(self, evil=("evil",), vms=("evil", "good"), **kw):
         self.evil = set(evil)
         self.peer = None
+        self.peer_seed = None
         super().__init__(vms, **kw)
 
     def _start_agent(self, vm):
@@ -72,6 +73,7 @@ class HostileSession(Session):
     def start_peer(self, mode, seconds, extra=()):
         seed = int(os.environ.get("IVWL_HOSTILE_SEED", "0")) or \
             random.randrange(1, 2**63)
+        self.peer_seed = seed
         log = self.path("hostile.log")
         argv = [ENV["IVWL_HOSTILE_PEER"], "--socket", self.path("evil.sock"),
                 "--mode", mode, "--seconds", str(seconds), "--seed",
@@ -86,6 +88,12 @@ class HostileSession(Session):
             raise Failure(f"hostile-peer failed to start: "
                           f"{self.peer_log()[-500:]}")
         return self.peer
+
+    def replay_env(self):
+        env = super().replay_env()
+        if self.peer_seed is not None:
+            env += f" IVWL_HOSTILE_SEED={self.peer_seed}"
+        return env
 
     def peer_log(self):
         try:

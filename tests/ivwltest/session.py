@@ -662,12 +662,21 @@ class Session:
             if p.stdout:
                 p.stdout.close()
 
-    def dump_logs(self):
+    def replay_env(self):
+        """The environment that replays this run's random choices."""
+        return f"IVWL_TEST_SEED={self.seed}"
+
+    def dump_logs(self, failure=None):
+        """Prints the end of every log; then failure again, if any, with
+        what replays the run: CI keeps only the end of the output."""
         for name in sorted(os.listdir(self.dir)):
             if name.endswith(".log"):
                 with open(self.path(name), errors="replace") as f:
                     text = f.read()
                 print(f"---- {name} ----\n{text[-4000:]}")
+        if failure is not None:
+            print(f"FAIL (again, after the logs): {failure} "
+                  f"[replay: {self.replay_env()}]")
 
 
 def wayland_debug_re(interface, message):
@@ -757,7 +766,7 @@ def run_case(name, s, run, weston_may_stop=False):
         return 0
     except (Failure, SeatError) as e:
         print(f"FAIL {name}: {e}")
-        s.dump_logs()
+        s.dump_logs(e)
         return 1
     finally:
         s.close()
