@@ -3,10 +3,14 @@
  * The clipboard bridge (selection.h).  Two kinds of transfer:
  *
  * - an X read fills a Wayland reader's pipe: ConvertSelection into a
- *   property of the bridge's window, read (and deleted) whole or, for
- *   INCR, chunk by chunk as the owner writes them; the next chunk is
- *   asked for only once the pipe took most of the last, so a slow
- *   reader holds the owner back instead of growing the bridge;
+ *   property of a window of that read's own, read (and deleted) whole
+ *   or, for INCR, chunk by chunk as the owner writes them; the next
+ *   chunk is asked for only once the pipe took most of the last, so a
+ *   slow reader holds the owner back instead of growing the bridge.
+ *   One read asks the owner at a time, the others queue: an owner may
+ *   serve one transfer at a time (xclip 0.13 drops a SelectionRequest
+ *   that comes during an INCR, and takes any property deletion on its
+ *   requestor's window for the next chunk's cue);
  * - an X write answers a SelectionRequest from the Wayland offer: the
  *   pipe is read to its end, then put on the requestor's property
  *   whole or, past the chunk size, by INCR.
@@ -65,11 +69,19 @@ struct bytes {
 };
 
 struct x_read {
+	/*
+	 * The requestor: one window a read slot, for good.  Owners tell
+	 * transfers apart by requestor window (xclip keys its INCR state
+	 * on it alone): two reads from one window, the second asked while
+	 * the first's INCR still ran or drained, mixed their chunks.
+	 */
+	xcb_window_t window;
 	int fd;			/* the Wayland reader's pipe; -1: free */
 	xcb_atom_t target;
 	bool incr;		/* the owner sends chunks */
 	bool chunk_waits;	/* a chunk is there, not read yet */
 	bool done;		/* all of it is in buf */
+	bool asked;		/* the owner was asked (else it queues) */
 	bool draining;		/* its reader left mid-INCR: the owner's
 				 * chunks are deleted unread till the end,
 				 * or it would wait and serve no other */
@@ -246,6 +258,51 @@ read_busy(const struct x_read *r)
 static int
 read_property(struct ivwl_xwm_selection *sel, struct x_read *r);
 
+/* Whether r's stall counts: busy, and not queued (a queued read waits
+ * on another, which has its own clock). */
+static bool
+read_timed(const struct x_read *r)
+{
+	return read_busy(r) && (r->asked || r->fd < 0);
+}
+
+/* Whether r has the owner's attention: asked, and not all read. */
+static bool
+read_asks(const struct x_read *r)
+{
+	return r->asked && !r->done && (r->fd >= 0 || r->draining);
+}
+
+/* Asks the owner for r's target, into r's property on r's window. */
+static void
+read_ask(struct ivwl_xwm_selection *sel, struct x_read *r)
+{
+	r->asked = true;
+	r->active = ivwl_now_ms();
+	xcb_convert_selection(sel->conn, r->window, sel->atom[CLIPBOARD],
+			      r->target,
+			      sel->atom[IVWL_DATA0 + (r - sel->reads)],
+			      XCB_CURRENT_TIME);
+}
+
+/* The owner is free: the read queued longest asks it. */
+static void
+read_next(struct ivwl_xwm_selection *sel)
+{
+	struct x_read *next = NULL;
+	int i;
+
+	for (i = 0; i < READS; i++) {
+		if (read_asks(&sel->reads[i]))
+			return;
+		if (sel->reads[i].fd >= 0 && !sel->reads[i].asked &&
+		    (!next || sel->reads[i].active < next->active))
+			next = &sel->reads[i];
+	}
+	if (next)
+		read_ask(sel, next);
+}
+
 static void
 read_end(struct ivwl_xwm_selection *sel, struct x_read *r, const char *why)
 {
@@ -275,7 +332,7 @@ read_property(struct ivwl_xwm_selection *sel, struct x_read *r)
 	int len;
 
 	p = xcb_get_property_reply(sel->conn, xcb_get_property(sel->conn, 1,
-			sel->window, prop, XCB_GET_PROPERTY_TYPE_ANY, 0,
+			r->window, prop, XCB_GET_PROPERTY_TYPE_ANY, 0,
 			0x1fffffff), NULL);
 	if (!p)
 		return -1;
@@ -301,11 +358,14 @@ read_property(struct ivwl_xwm_selection *sel, struct x_read *r)
 	return 0;
 }
 
+/* The busy read whose window and property these are, or NULL. */
 static struct x_read *
-read_of_property(struct ivwl_xwm_selection *sel, xcb_atom_t prop)
+read_of(struct ivwl_xwm_selection *sel, xcb_window_t window,
+	xcb_atom_t prop)
 {
 	for (int i = 0; i < READS; i++)
 		if (read_busy(&sel->reads[i]) &&
+		    sel->reads[i].window == window &&
 		    sel->atom[IVWL_DATA0 + i] == prop)
 			return &sel->reads[i];
 	return NULL;
@@ -333,13 +393,11 @@ ivwl_xwm_selection_send(struct ivwl_xwm_selection *sel, const char *mime,
 		return;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	memset(r, 0, sizeof(*r));
+	*r = (struct x_read){ .window = r->window };
 	r->fd = fd;
 	r->target = target;
-	r->active = ivwl_now_ms();
-	xcb_convert_selection(sel->conn, sel->window, sel->atom[CLIPBOARD],
-			      target, sel->atom[IVWL_DATA0 + (r - sel->reads)],
-			      XCB_CURRENT_TIME);
+	r->active = ivwl_now_ms();	/* queued since */
+	read_next(sel);
 	xcb_flush(sel->conn);
 }
 
@@ -355,16 +413,17 @@ on_selection_notify(struct ivwl_xwm_selection *sel,
 		return;
 	}
 	if (e->property != XCB_NONE) {
-		r = read_of_property(sel, e->property);
+		r = read_of(sel, e->requestor, e->property);
 		if (r && !r->incr && read_property(sel, r) < 0)
 			read_end(sel, r, "the property could not be read");
 		return;
 	}
-	/* refused: the read of that target that waits longest */
+	/* refused: the read of that window, if it waits still */
 	for (i = 0; i < READS && !r; i++)
-		if (sel->reads[i].fd >= 0 && !sel->reads[i].incr &&
-		    !sel->reads[i].done && !sel->reads[i].buf.len &&
-		    sel->reads[i].target == e->target)
+		if (sel->reads[i].window == e->requestor &&
+		    sel->reads[i].fd >= 0 && sel->reads[i].asked &&
+		    !sel->reads[i].incr &&
+		    !sel->reads[i].done && !sel->reads[i].buf.len)
 			r = &sel->reads[i];
 	if (r)
 		read_end(sel, r, "the X owner refused the conversion");
@@ -655,9 +714,9 @@ on_property(struct ivwl_xwm_selection *sel, xcb_property_notify_event_t *e)
 	struct x_read *r;
 	int i;
 
-	if (e->window == sel->window) {
-		r = read_of_property(sel, e->atom);
-		if (r && e->state == XCB_PROPERTY_NEW_VALUE)
+	r = read_of(sel, e->window, e->atom);
+	if (r) {
+		if (e->state == XCB_PROPERTY_NEW_VALUE)
 			on_read_chunk(sel, r);
 		return;
 	}
@@ -684,6 +743,7 @@ ivwl_xwm_selection_handle(struct ivwl_xwm_selection *sel,
 	switch (type) {
 	case XCB_SELECTION_NOTIFY:
 		on_selection_notify(sel, (xcb_selection_notify_event_t *)ev);
+		read_next(sel);
 		return true;
 	case XCB_SELECTION_REQUEST:
 		on_selection_request(sel,
@@ -695,6 +755,7 @@ ivwl_xwm_selection_handle(struct ivwl_xwm_selection *sel,
 	case XCB_PROPERTY_NOTIFY:
 		/* the window manager looks at these too */
 		on_property(sel, (xcb_property_notify_event_t *)ev);
+		read_next(sel);
 		return false;
 	default:
 		return false;
@@ -739,7 +800,7 @@ ivwl_xwm_selection_io(struct ivwl_xwm_selection *sel,
 				write_io(sel, &sel->writes[i]);
 	}
 	for (i = 0; i < READS; i++) {
-		if (!read_busy(&sel->reads[i]) ||
+		if (!read_timed(&sel->reads[i]) ||
 		    now - sel->reads[i].active <= STALL_MS)
 			continue;
 		if (sel->reads[i].draining)
@@ -751,6 +812,7 @@ ivwl_xwm_selection_io(struct ivwl_xwm_selection *sel,
 		if (sel->writes[i].used &&
 		    now - sel->writes[i].active > STALL_MS)
 			write_end(sel, &sel->writes[i], "stalled");
+	read_next(sel);
 	xcb_flush(sel->conn);
 }
 
@@ -761,7 +823,7 @@ ivwl_xwm_selection_timeout(const struct ivwl_xwm_selection *sel)
 	int i;
 
 	for (i = 0; i < READS; i++)
-		if (read_busy(&sel->reads[i]) &&
+		if (read_timed(&sel->reads[i]) &&
 		    sel->reads[i].active < first)
 			first = sel->reads[i].active;
 	for (i = 0; i < WRITES; i++)
@@ -812,6 +874,18 @@ watch_owner(struct ivwl_xwm_selection *sel)
 	return 0;
 }
 
+/* A window of the bridge's own, never shown, hearing what mask says. */
+static xcb_window_t
+input_window(xcb_connection_t *conn, xcb_screen_t *screen, uint32_t mask)
+{
+	xcb_window_t window = xcb_generate_id(conn);
+
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root,
+			  0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY,
+			  XCB_COPY_FROM_PARENT, XCB_CW_EVENT_MASK, &mask);
+	return window;
+}
+
 struct ivwl_xwm_selection *
 ivwl_xwm_selection_create(xcb_connection_t *conn, xcb_screen_t *screen,
 			  struct ivwl_xwm_proxy *proxy)
@@ -830,11 +904,9 @@ ivwl_xwm_selection_create(xcb_connection_t *conn, xcb_screen_t *screen,
 		sel->writes[i].fd = -1;
 	if (intern_atoms(sel) < 0)
 		goto err_sel;
-	sel->window = xcb_generate_id(conn);
-	xcb_create_window(conn, XCB_COPY_FROM_PARENT, sel->window,
-			  screen->root, 0, 0, 1, 1, 0,
-			  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
-			  XCB_CW_EVENT_MASK, &mask);
+	sel->window = input_window(conn, screen, mask);
+	for (i = 0; i < READS; i++)
+		sel->reads[i].window = input_window(conn, screen, mask);
 	if (watch_owner(sel) < 0) {
 		ivwl_log_error("the X server has no XFIXES: no clipboard "
 			       "between X and Wayland");

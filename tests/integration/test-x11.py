@@ -722,6 +722,21 @@ def case_clipboard(s):
     if got != payload:
         raise Failure("the paste after a reader left differs")
     print("a reader that left after 1000 bytes: the next paste is whole")
+    # two readers at once, each by INCR: xclip tells transfers apart by
+    # the requestor's window alone, so each read has a window of its own
+    both = s.client(["sh", "-c", "wl-paste -n -t application/x-ivwl-from-x "
+                     f"> {s.path('paste-a.bin')} & "
+                     "wl-paste -n -t application/x-ivwl-from-x "
+                     f"> {s.path('paste-b.bin')}; wait"],
+                    log="wl-paste-both.log")
+    both.wait(timeout=60)
+    for name in ("paste-a.bin", "paste-b.bin"):
+        with open(s.path(name), "rb") as f:
+            got = f.read()
+        if got != payload:
+            raise Failure(f"of two pastes at once, {name} differs: "
+                          f"{len(got)} bytes of {len(payload)}")
+    print("two pastes at once: both whole")
     xclip.kill()
     text = "ivwl: X to Wayland \u2713"
     subprocess.run(["xclip", "-selection", "clipboard", "-i"],
