@@ -7,11 +7,10 @@
 # build, then every fuzz target under libFuzzer for 10 s; then against
 # weston 14: the unit, integration (restart included), clipboard,
 # hostile, weston-fuzz and package suites built and run in a Debian
-# trixie root (tools/trixie-root.sh, kept between runs); then against
-# weston 16 the unit and package suites in a sid root
-# (tools/sid-root.sh; its other suites do not all pass yet:
-# docs/testing.md); then the app side of each system under each other's
-# display (tests/integration/cross.sh).
+# trixie root (tools/trixie-root.sh, kept between runs); then the same
+# against weston 16 in a sid root (tools/sid-root.sh); then the app
+# side of each system under each other's display
+# (tests/integration/cross.sh).
 # Ends with one line "N passed, N failed, N skipped", the skipped
 # tests named above it.
 #   tests/run.sh [--quick]   --quick: everything in the plain build, no
@@ -49,31 +48,32 @@ failures=$(mktemp)
 skipped=$(mktemp)
 trap 'rm -f "$failures" "$skipped" "$root_log" "$sid_log"' EXIT
 
-# meson_run DIR SETUP_ARGS... -- TEST_ARGS...  (in_root: a command
-# prefix that runs meson and ninja elsewhere, with this checkout as cwd)
-in_root=()
-meson_run() {
+in_root=()	# a command prefix that runs meson and ninja elsewhere
+
+# meson_build DIR SETUP_ARGS...: configures and builds DIR (through
+# in_root); false, counted as a failure, when it does not build
+meson_build() {
 	local dir=$1; shift
-	local setup=() testargs=() start=$SECONDS
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	testargs=("$@")
 
 	if [ -f "$dir/build.ninja" ]; then
-		"${in_root[@]}" meson setup --reconfigure "$dir" "${setup[@]}" \
-			>/dev/null
+		"${in_root[@]}" meson setup --reconfigure "$dir" "$@" >/dev/null
 	else
 		rm -rf "$dir"
-		"${in_root[@]}" meson setup "$dir" "${setup[@]}" >/dev/null
+		"${in_root[@]}" meson setup "$dir" "$@" >/dev/null
 	fi
 	if ! "${in_root[@]}" ninja -C "$dir"; then
 		echo "build failed in $dir"
 		echo "FAILED build of $dir" >>"$failures"
 		total_fail=$((total_fail + 1))
-		return
+		return 1
 	fi
-	"${in_root[@]}" meson test -C "$dir" --print-errorlogs \
-		"${testargs[@]}" || true
+}
+
+# meson_tally DIR START [WHAT]: the tests DIR's last meson test ran into
+# the totals, said "== DIR[ WHAT]: ... (the minutes since START)"
+meson_tally() {
+	local dir=$1 start=$2 what=${3:+ $3} p f s
+
 	read -r p f s < <(python3 - "$dir/meson-logs/testlog.json" "$dir" \
 		3>>"$failures" 4>>"$skipped" <<'PY'
 import json, os, sys
@@ -101,11 +101,23 @@ for line in open(sys.argv[1]):
 print(p, f, s)
 PY
 )
-	echo "== $dir: $p passed, $f failed, $s skipped" \
-		"($(minutes $start))"
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
-	total_skip=$((total_skip + s))
+	echo "== $dir$what: ${p:-0} passed, ${f:-1} failed, ${s:-0} skipped" \
+		"($(minutes "$start"))"
+	total_pass=$((total_pass + ${p:-0}))
+	total_fail=$((total_fail + ${f:-1}))
+	total_skip=$((total_skip + ${s:-0}))
+}
+
+# meson_run DIR SETUP_ARGS... -- TEST_ARGS...: built, tested, tallied
+meson_run() {
+	local dir=$1; shift
+	local setup=() start=$SECONDS
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+
+	meson_build "$dir" "${setup[@]}" || return 0
+	"${in_root[@]}" meson test -C "$dir" --print-errorlogs "$@" || true
+	meson_tally "$dir" "$start"
 }
 
 # Minutes since $1 (a $SECONDS), said as "N.N min": each section's line
@@ -162,37 +174,63 @@ if [ $quick -eq 0 ]; then
 fi
 
 if [ $quick -eq 0 ]; then
-	# weston 14 (Debian trixie): what depends on the weston and the
-	# libwayland it runs with; the VM, package and host suites do not
+	# weston 14 (Debian trixie) and 16 (Debian sid, forky): what
+	# depends on the weston and the libwayland it runs with (the VM,
+	# package and host suites do not), each built in its root
+	systems=(bookworm=build)
+	roots=()
 	if wait "$root_pid"; then
 		cat "$root_log"
 		in_root=(tools/trixie-root.sh run)
-		meson_run build-weston14 -Dwerror=true -- --suite=unit \
-			--suite=integration --suite=clipboard --suite=hostile \
-			--suite=weston-fuzz --suite=package
-		in_root=()
-		systems=(bookworm=build trixie=build-weston14)
+		meson_build build-weston14 -Dwerror=true &&
+			roots+=("trixie build-weston14")
 	else
 		tail -20 "$root_log"
 		{ echo "FAILED making the trixie root"; tail -20 "$root_log"; } \
 			>>"$failures"
 		total_fail=$((total_fail + 1))
-		systems=(bookworm=build)
 	fi
-	# weston 16 (Debian sid): what runs green there so far
 	if wait "$sid_pid"; then
 		cat "$sid_log"
 		in_root=(tools/sid-root.sh run)
-		meson_run build-weston16 -Dwerror=true -- --suite=unit \
-			--suite=package
-		in_root=()
-		systems+=(sid=build-weston16)
+		meson_build build-weston16 -Dwerror=true &&
+			roots+=("sid build-weston16")
 	else
 		tail -20 "$sid_log"
 		{ echo "FAILED making the sid root"; tail -20 "$sid_log"; } \
 			>>"$failures"
 		total_fail=$((total_fail + 1))
 	fi
+	in_root=()
+	# Their suites run side by side, one weston's beside the other's
+	# (a root each, Xwayland picking free displays): a case mostly
+	# waits on frames and timers, and one at a time left both cores
+	# over 90 % idle.  Then their packages, one after the other:
+	# dpkg-buildpackage takes both cores.
+	start=$SECONDS
+	pids=()
+	for r in "${roots[@]}"; do
+		set -- $r
+		tools/$1-root.sh run meson test -C "$2" --print-errorlogs \
+			--suite=unit --suite=integration --suite=clipboard \
+			--suite=hostile --suite=weston-fuzz >"$2/suites.out" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || true; done
+	for r in "${roots[@]}"; do
+		set -- $r
+		cat "$2/suites.out"
+		rm -f "$2/suites.out"
+		meson_tally "$2" "$start"
+	done
+	for r in "${roots[@]}"; do
+		set -- $r
+		start=$SECONDS
+		tools/$1-root.sh run meson test -C "$2" --print-errorlogs \
+			--suite=package || true
+		meson_tally "$2" "$start" "(package)"
+		systems+=("$1=$2")
+	done
 	# each system's app side under each other's display (its failures
 	# are counted below, not run.sh's end)
 	if [ ${#systems[@]} -ge 2 ]; then
