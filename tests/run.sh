@@ -175,8 +175,8 @@ fi
 
 if [ $quick -eq 0 ]; then
 	# weston 14 (Debian trixie) and 16 (Debian sid, forky): what
-	# depends on the weston and the libwayland it runs with (the VM,
-	# package and host suites do not), each built in its root
+	# depends on the weston and the libwayland it runs with (the VM and
+	# host suites do not), and their packages, each built in its root
 	systems=(bookworm=build)
 	roots=()
 	if wait "$root_pid"; then
