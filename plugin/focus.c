@@ -20,7 +20,9 @@
  * are held back from the VM (they carry the keys held down at that
  * moment), and the window is marked as asking for attention.  Which VM
  * holds the keyboard changes only by the user, so a VM that maps,
- * activates or fullscreens in a loop gets nothing.
+ * activates or fullscreens in a loop gets nothing.  A window refused so
+ * as it maps goes right below the window with the keyboard, not over
+ * it: no VM covers what the user is typing into or watching.
  *
  * The pointer's image is a VM's too while the pointer is over its
  * window: a cursor image shows only over what shows of that VM's window
@@ -87,6 +89,7 @@ struct ivwl_focus {
 	struct ivwl_trust_ops ops;
 	struct wl_signal holder_signal;		/* ivwl_focus_holder */
 	struct wl_listener image;	/* windows': a cursor image came */
+	struct wl_listener mapped;	/* windows': a toplevel mapped */
 	bool restarted;		/* weston ran before in this session */
 };
 
@@ -387,6 +390,85 @@ on_key_focus(struct wl_listener *listener, void *data)
 	/* the user has chosen it on this weston: its rules are the usual */
 	if (came_back(vm, to))
 		ivwl_connection_forget_restored(surface_connection(vm, to));
+}
+
+/* ---- where a refused window maps --------------------------------- */
+
+/* The view in a layer of surface's main surface, or NULL. */
+static struct weston_view *
+layer_view(struct weston_surface *surface)
+{
+	struct weston_view *v;
+
+	wl_list_for_each(v, &weston_surface_get_main_surface(surface)->views,
+			 surface_link)
+		if (weston_view_is_mapped(v) && v->layer_link.layer)
+			return v;
+	return NULL;
+}
+
+/* Whether view is stacked below top in top's layer. */
+static bool
+stacked_below(struct weston_view *view, struct weston_view *top)
+{
+	struct weston_layer_entry *e = &top->layer_link;
+
+	if (view->layer_link.layer != e->layer)
+		return false;
+	while (e->link.next != &e->layer->view_list.link) {
+		e = wl_container_of(e->link.next, e, link);
+		if (e == &view->layer_link)
+			return true;
+	}
+	return false;
+}
+
+/* The lowest entry of window's stack: its own, or the lowest of the
+ * views hanging from it right below (its frame's backdrop). */
+static struct weston_layer_entry *
+stack_bottom(struct weston_view *window)
+{
+	struct weston_layer_entry *bottom = &window->layer_link, *e;
+	struct weston_view *v;
+
+	while (bottom->link.next != &bottom->layer->view_list.link) {
+		e = wl_container_of(bottom->link.next, e, link);
+		v = wl_container_of(e, v, layer_link);
+		if (!ivwl_view_hangs_from(v, window))
+			break;
+		bottom = e;
+	}
+	return bottom;
+}
+
+/*
+ * A VM's toplevel was mapped, and the shell raised it to the top of its
+ * layer.  If it was kept from taking the keyboard (it asks for
+ * attention), it goes right below the window that has it, when that is
+ * in the same layer: the user sees the attention bar where it shows,
+ * and the window they use stays whole.  Its frame follows it (label.c
+ * restacks the strips once the window's change is told).
+ */
+static void
+on_window_mapped(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus *focus = wl_container_of(listener, focus, mapped);
+	struct ivwl_window *w = data;
+	struct ivwl_focus_seat *fs;
+	struct weston_view *holder;
+
+	if (!w->attention || !w->view)
+		return;
+	wl_list_for_each(fs, &focus->seats, link) {
+		holder = fs->granted ? layer_view(fs->granted) : NULL;
+		if (!holder || holder == w->view ||
+		    !stacked_below(holder, w->view))
+			continue;
+		ivwl_view_stack_below(w->view, stack_bottom(holder));
+		weston_view_geometry_dirty(w->view);
+		weston_view_schedule_repaint(w->view);
+		return;
+	}
 }
 
 /* ---- the pointer's image ---------------------------------------- */
@@ -919,6 +1001,9 @@ ivwl_focus_create(struct ivwl_plugin *plugin)
 	focus->image.notify = on_image;
 	wl_signal_add(&ivwl_windows_events(plugin->windows)->image,
 		      &focus->image);
+	focus->mapped.notify = on_window_mapped;
+	wl_signal_add(&ivwl_windows_events(plugin->windows)->mapped,
+		      &focus->mapped);
 	focus->seat_created.notify = on_seat_created;
 	wl_signal_add(&plugin->compositor->seat_created_signal,
 		      &focus->seat_created);
@@ -956,6 +1041,7 @@ ivwl_focus_destroy(struct ivwl_focus *focus)
 		seat_forget(fs);
 	wl_list_remove(&focus->seat_created.link);
 	wl_list_remove(&focus->image.link);
+	wl_list_remove(&focus->mapped.link);
 	if (focus->plugin->trust == &focus->ops)
 		focus->plugin->trust = NULL;
 	free(focus);

@@ -306,6 +306,24 @@ class Session:
                 above.append(v)
         raise Failure(f"{view['title']!r} left the scene")
 
+    def in_sight(self, view, points):
+        """Those of points (x, y) on the output that no window stacked
+        above view hides (with its frame and bars)."""
+        boxes = [self.frame_box(a) for a in self.scene_above(view)]
+        return [(x, y) for x, y in points
+                if 0 <= x < self.width and 0 <= y < self.height and
+                not any(a <= x < c and b <= y < d
+                        for a, b, c, d in boxes)]
+
+    def move_aside(self, view):
+        """Drags view by its title bar down to the output's bottom edge,
+        as a user moves a window out of the way (the keyboard stays
+        where it is: a press on a window of the VM that has it)."""
+        x0, y0, _, _ = view["rect"]
+        grip = (x0 + 10, y0 - FRAME_BORDER - self.bar_height() // 2)
+        self.seat.drag(grip, (grip[0], self.height - 2))
+        time.sleep(0.3)
+
     def type_into(self, view, text):
         """Clicks into view and types text, then Return."""
         self.click_window(view)
