@@ -121,6 +121,11 @@ ATTENTION_HEIGHT = 8
 BUTTONS = 2     # label.c's: close and maximize, at the bar's right end
 
 
+def boxes_meet(a, b):
+    """Whether boxes (x0, y0, x1, y1) a and b overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def beside_indicator(width, x):
     """Whether column x of an output width wide lies beside the keyboard
     indicator (plugin/indicator.c), which names the VM with the keyboard
@@ -271,21 +276,25 @@ class Session:
         print(f"the pointer starts at {x},{y} (IVWL_TEST_SEED={self.seed})")
 
     def spot_in(self, view):
-        """A point of view that no other window covers, its middle if it
-        can be."""
-        # what weston draws of the windows above, their title bars
-        # included: a click there is theirs
-        above = [self.frame_box(v) for v in self.scene_above(view)]
+        """A point of view that no other window covers (their frames and
+        title bars included: a click there is theirs), its middle if it
+        can be.  Windows above that cover it all are moved aside first,
+        the topmost first, as a user would: a VM's window that did not
+        get the keyboard maps below the one that has it."""
         x0, y0, x1, y1 = view["rect"]
         # its middle first (small windows have nothing else), then a grid
         spots = [((x0 + x1) // 2, (y0 + y1) // 2)] + [
             (x, y) for y in range(y0 + 8, y1 - 8, 8)
             for x in range(x0 + 8, x1 - 8, 8)]
-        for x, y in spots:
-            if 0 <= x < self.width and 0 <= y < self.height and \
-                    not any(a <= x < c and b <= y < d
-                            for a, b, c, d in above):
-                return x, y
+        for _ in range(4):
+            seen = self.in_sight(view, spots)
+            if seen:
+                return seen[0]
+            over = [v for v in self.scene_above(view)
+                    if boxes_meet(self.frame_box(v), view["rect"])]
+            if not over:
+                break
+            self.move_aside(over[0])
         raise Failure(f"{view['title']!r} is covered: nowhere to click")
 
     def click_window(self, view, button=1, hold=0.03):
@@ -319,8 +328,9 @@ class Session:
         """Drags view by its title bar down to the output's bottom edge,
         as a user moves a window out of the way (the keyboard stays
         where it is: a press on a window of the VM that has it)."""
-        x0, y0, _, _ = view["rect"]
-        grip = (x0 + 10, y0 - FRAME_BORDER - self.bar_height() // 2)
+        x0, y0, x1, _ = view["rect"]
+        grip = (min(max(x0 + 10, 2), x1 - 2),
+                y0 - FRAME_BORDER - self.bar_height() // 2)
         self.seat.drag(grip, (grip[0], self.height - 2))
         time.sleep(0.3)
 
