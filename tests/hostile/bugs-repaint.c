@@ -221,6 +221,12 @@ ivwl_hostile_overdraw(struct ivwl_hostile *h)
 		if (!o[k].w.configured)
 			continue;
 		stack_layers(h, k, &o[k], layers);
+		/* set up once weston has taken them all in (held maps and
+		 * slowed requests too) */
+		if (!ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event,
+					    &o[k].w, 60000))
+			printf("hostile-peer: overdraw: slot %u: no answer to "
+			       "its layers\n", k);
 		printf("hostile-peer: overdraw: slot %u: %u translucent "
 		       "%dx%d layers on %u windows\n", k, o[k].layers,
 		       OD_WIDTH, OD_HEIGHT, o[k].w.configured);
