@@ -77,6 +77,11 @@ struct ivwl_focus_seat {
 	struct wl_listener granted_destroy;
 	bool undoing;
 	uint64_t refusals;
+	/* a shown window refused the keyboard: lowered once the shell
+	 * raised it */
+	struct weston_surface *lower;
+	struct wl_listener lower_destroy;
+	struct wl_event_source *lower_idle;
 	/* the holder last announced (holder_signal) */
 	bool announced;
 	struct ivwl_vm *announced_vm;
@@ -214,6 +219,143 @@ surface_connection(struct ivwl_vm *vm, struct weston_surface *to)
 	return ivwl_vm_connection(vm, wl_resource_get_client(to->resource));
 }
 
+/* ---- where a refused window maps --------------------------------- */
+
+/* The view in a layer of surface's main surface, or NULL. */
+static struct weston_view *
+layer_view(struct weston_surface *surface)
+{
+	struct weston_view *v;
+
+	wl_list_for_each(v, &weston_surface_get_main_surface(surface)->views,
+			 surface_link)
+		if (weston_view_is_mapped(v) && v->layer_link.layer)
+			return v;
+	return NULL;
+}
+
+/* Whether view is stacked below top in top's layer. */
+static bool
+stacked_below(struct weston_view *view, struct weston_view *top)
+{
+	struct weston_layer_entry *e = &top->layer_link;
+
+	if (view->layer_link.layer != e->layer)
+		return false;
+	while (e->link.next != &e->layer->view_list.link) {
+		e = wl_container_of(e->link.next, e, link);
+		if (e == &view->layer_link)
+			return true;
+	}
+	return false;
+}
+
+/* The lowest entry of window's stack: its own, or the lowest of the
+ * views hanging from it right below (its frame's backdrop). */
+static struct weston_layer_entry *
+stack_bottom(struct weston_view *window)
+{
+	struct weston_layer_entry *bottom = &window->layer_link, *e;
+	struct weston_view *v;
+
+	while (bottom->link.next != &bottom->layer->view_list.link) {
+		e = wl_container_of(bottom->link.next, e, link);
+		v = wl_container_of(e, v, layer_link);
+		if (!ivwl_view_hangs_from(v, window))
+			break;
+		bottom = e;
+	}
+	return bottom;
+}
+
+/*
+ * Puts w, which the shell just raised to the top of its layer, right
+ * below the window with the keyboard of some seat, when that is in the
+ * same layer and under it.  Its frame follows it (label.c restacks the
+ * strips once the window's change is told).
+ */
+static void
+lower_below_holder(struct ivwl_focus *focus, struct ivwl_window *w)
+{
+	struct ivwl_focus_seat *fs;
+	struct weston_view *holder;
+
+	wl_list_for_each(fs, &focus->seats, link) {
+		holder = fs->granted ? layer_view(fs->granted) : NULL;
+		if (!holder || holder == w->view ||
+		    !stacked_below(holder, w->view))
+			continue;
+		ivwl_view_stack_below(w->view, stack_bottom(holder));
+		weston_view_geometry_dirty(w->view);
+		weston_view_schedule_repaint(w->view);
+		return;
+	}
+}
+
+/*
+ * A VM's toplevel was mapped, and the shell raised it.  If it was kept
+ * from taking the keyboard as it mapped (it asks for attention), it
+ * goes below the window the user has: they see its attention bar where
+ * it shows, and the window they use stays whole.
+ */
+static void
+on_window_mapped(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus *focus = wl_container_of(listener, focus, mapped);
+	struct ivwl_window *w = data;
+
+	if (w->attention && w->view)
+		lower_below_holder(focus, w);
+}
+
+static void
+on_lower_destroy(struct wl_listener *listener, void *data)
+{
+	struct ivwl_focus_seat *fs =
+		wl_container_of(listener, fs, lower_destroy);
+
+	wl_list_remove(&fs->lower_destroy.link);
+	fs->lower = NULL;
+}
+
+static void
+on_lower_idle(void *data)
+{
+	struct ivwl_focus_seat *fs = data;
+	struct ivwl_window *w;
+
+	fs->lower_idle = NULL;
+	if (!fs->lower)
+		return;
+	w = ivwl_window_from_surface(fs->lower);
+	on_lower_destroy(&fs->lower_destroy, NULL);
+	if (!w || !w->attention || !w->view)
+		return;
+	lower_below_holder(fs->focus, w);
+	/* its frame follows it, told as a change of the window */
+	ivwl_window_recheck(w);
+}
+
+/*
+ * A window already shown was refused the keyboard (an activation the
+ * user did not ask for): the shell raises it right after, so it goes
+ * below the window with the keyboard once weston is done with the
+ * request, before weston's next repaint unless one was already due.
+ */
+static void
+lower_later(struct ivwl_focus_seat *fs, struct weston_surface *window)
+{
+	if (fs->lower)
+		on_lower_destroy(&fs->lower_destroy, NULL);
+	fs->lower = window;
+	fs->lower_destroy.notify = on_lower_destroy;
+	wl_signal_add(&window->destroy_signal, &fs->lower_destroy);
+	if (!fs->lower_idle)
+		fs->lower_idle = wl_event_loop_add_idle(
+			wl_display_get_event_loop(fs->focus->plugin->display),
+			on_lower_idle, fs);
+}
+
 /* Shows or hides the attention bar of to's window. */
 static void
 attention_set(struct weston_surface *to, bool on)
@@ -237,6 +379,7 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	struct weston_keyboard *keyboard = fs->keyboard;
 	struct wl_display *display = fs->focus->plugin->display;
 	struct ivwl_connection *conn;
+	struct ivwl_window *w;
 	uint32_t enter, leave;
 
 	/* weston_keyboard_set_focus() sent the enter with focus_serial; the
@@ -252,6 +395,9 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	if (!attention)
 		return;
 	attention_set(to, true);
+	w = ivwl_window_from_surface(weston_surface_get_main_surface(to));
+	if (w && w->view)
+		lower_later(fs, w->surface);
 	/* one line for the first, then one per power of two */
 	fs->refusals++;
 	if ((fs->refusals & (fs->refusals - 1)) == 0)
@@ -390,85 +536,6 @@ on_key_focus(struct wl_listener *listener, void *data)
 	/* the user has chosen it on this weston: its rules are the usual */
 	if (came_back(vm, to))
 		ivwl_connection_forget_restored(surface_connection(vm, to));
-}
-
-/* ---- where a refused window maps --------------------------------- */
-
-/* The view in a layer of surface's main surface, or NULL. */
-static struct weston_view *
-layer_view(struct weston_surface *surface)
-{
-	struct weston_view *v;
-
-	wl_list_for_each(v, &weston_surface_get_main_surface(surface)->views,
-			 surface_link)
-		if (weston_view_is_mapped(v) && v->layer_link.layer)
-			return v;
-	return NULL;
-}
-
-/* Whether view is stacked below top in top's layer. */
-static bool
-stacked_below(struct weston_view *view, struct weston_view *top)
-{
-	struct weston_layer_entry *e = &top->layer_link;
-
-	if (view->layer_link.layer != e->layer)
-		return false;
-	while (e->link.next != &e->layer->view_list.link) {
-		e = wl_container_of(e->link.next, e, link);
-		if (e == &view->layer_link)
-			return true;
-	}
-	return false;
-}
-
-/* The lowest entry of window's stack: its own, or the lowest of the
- * views hanging from it right below (its frame's backdrop). */
-static struct weston_layer_entry *
-stack_bottom(struct weston_view *window)
-{
-	struct weston_layer_entry *bottom = &window->layer_link, *e;
-	struct weston_view *v;
-
-	while (bottom->link.next != &bottom->layer->view_list.link) {
-		e = wl_container_of(bottom->link.next, e, link);
-		v = wl_container_of(e, v, layer_link);
-		if (!ivwl_view_hangs_from(v, window))
-			break;
-		bottom = e;
-	}
-	return bottom;
-}
-
-/*
- * A VM's toplevel was mapped, and the shell raised it to the top of its
- * layer.  If it was kept from taking the keyboard (it asks for
- * attention), it goes right below the window that has it, when that is
- * in the same layer: the user sees the attention bar where it shows,
- * and the window they use stays whole.  Its frame follows it (label.c
- * restacks the strips once the window's change is told).
- */
-static void
-on_window_mapped(struct wl_listener *listener, void *data)
-{
-	struct ivwl_focus *focus = wl_container_of(listener, focus, mapped);
-	struct ivwl_window *w = data;
-	struct ivwl_focus_seat *fs;
-	struct weston_view *holder;
-
-	if (!w->attention || !w->view)
-		return;
-	wl_list_for_each(fs, &focus->seats, link) {
-		holder = fs->granted ? layer_view(fs->granted) : NULL;
-		if (!holder || holder == w->view ||
-		    !stacked_below(holder, w->view))
-			continue;
-		ivwl_view_stack_below(w->view, stack_bottom(holder));
-		weston_view_geometry_dirty(w->view);
-		weston_view_schedule_repaint(w->view);
-		return;
-	}
 }
 
 /* ---- the pointer's image ---------------------------------------- */
@@ -828,6 +895,10 @@ seat_forget(struct ivwl_focus_seat *fs)
 	granted_set(fs, NULL);
 	if (fs->revert_idle)
 		wl_event_source_remove(fs->revert_idle);
+	if (fs->lower_idle)
+		wl_event_source_remove(fs->lower_idle);
+	if (fs->lower)
+		wl_list_remove(&fs->lower_destroy.link);
 	if (fs->keyboard)
 		wl_list_remove(&fs->key_focus.link);
 	if (fs->pointer) {

@@ -10,7 +10,8 @@ import subprocess
 import time
 
 from ivwltest.hostile_session import ENV, Failure, LiveView, wait_for
-from ivwltest.session import StdoutLines, beside_indicator, pixel
+from ivwltest.session import (ATTENTION_HEIGHT, StdoutLines,
+                              beside_indicator, pixel)
 
 # the session's colours: evil is the first VM, good the second
 EVIL = (0x30, 0x70, 0xc0)
@@ -60,6 +61,7 @@ def case_focus_theft(s):
     time.sleep(1.5)
     before = len(typist.starting("key "))
     s.seat.type(TEXT, delay=0.04)
+    covered = over_typist(s)
     # weston key bindings held down a while (the trusted copy): the
     # keyboard grab weston holds meanwhile is no user's choice of window
     for _ in range(6):
@@ -75,6 +77,10 @@ def case_focus_theft(s):
     if not summary:
         raise Failure(f"the thief printed no summary: {thief.lines[-5:]}")
     print(summary[0])
+    covered += over_typist(s)
+    if covered:
+        raise Failure(f"BUG focus theft: evil's windows {sorted(covered)} "
+                      f"stood over the window with the keyboard")
     stats = dict(kv.split("=") for kv in summary[0].split()[1:])
     got = len(typist.starting("key ")) - before
     print(f"typed {typed} keys: good got {got}, evil got "
@@ -98,16 +104,31 @@ def case_focus_theft(s):
     s.check_weston()
 
 
+def over_typist(s):
+    """The titles of evil's windows stacked above good's typist, which
+    has the keyboard: a window refused it maps (and, activated, goes)
+    below it."""
+    return [v["title"] for v in s.scene_above(s.wait_view("[good] typist"))
+            if v["title"].startswith("[evil] ")]
+
+
 def check_attention(s):
-    """The thief's last window, still up, carries the attention bar."""
+    """The thief's last window, still up, carries the attention bar
+    where the typist above it leaves it in sight (moved aside if it
+    hides all)."""
     thieves = [v for v in evil_views(s) if v["title"] == "[evil] thief"]
     if not thieves:
         raise Failure("the thief's last window is not on screen")
+
+    def spots(v):
+        x0, y0, x1, y1 = s.frame_box(v)
+        return s.in_sight(v, [(x, y) for x in range(x0, x1)
+                              for y in range(y0 - 4, y1 + 12)])
+    if not any(spots(v) for v in thieves):
+        s.move_aside(s.wait_view("[good] typist"))
     shot = s.screenshot()
     for v in thieves:
-        x0, y0, x1, y1 = s.frame_box(v)
-        near = [pixel(shot, x, y) for x in range(x0, x1)
-                for y in range(y0 - 4, y1 + 12)]
+        near = [pixel(shot, x, y) for x, y in spots(v)]
         if AMBER in near:
             print(f"{v['title']!r} at {v['rect']} shows the attention bar")
             return
@@ -285,10 +306,9 @@ def case_invisible_layer(s):
     at the screen's edges (the top one under the panel), and its window
     is opaque (a black backdrop under it): good's window cannot be seen
     through it, so the user sees whose window a click would reach."""
-    good = trust_client(s, "good", ["--mode", "typist", "--title", "real",
-                                    "--color", "0x20c060"], "typist")
-    good.wait("mapped")
-    gbox = s.frame_box(s.wait_view("[good] real"))
+    # evil's window first: the desktop's first, it takes the keyboard,
+    # so good's maps below it (a VM's new window goes below the one
+    # with the keyboard)
     evil = trust_client(s, "evil", ["--mode", "invisible", "--seconds",
                                     "60"], "invisible")
     evil.wait("ready")
@@ -296,6 +316,14 @@ def case_invisible_layer(s):
     wait_for("evil's window to cover the screen", lambda: s.wait_view(
         "[evil] invisible")["rect"] == (0, 0, s.width, s.height),
         timeout=10, step=0.2)
+    good = trust_client(s, "good", ["--mode", "typist", "--title", "real",
+                                    "--color", "0x20c060"], "typist")
+    good.wait("mapped")
+    gview = s.wait_view("[good] real")
+    if "[evil] invisible" not in [v["title"] for v in s.scene_above(gview)]:
+        raise Failure("good's window did not map below evil's, which has "
+                      "the keyboard")
+    gbox = s.frame_box(gview)
     rect = (-600, 32 - 600, 2048 - 600, 2048 + 32 - 600)
     time.sleep(0.5)
     shot = s.screenshot()
@@ -359,32 +387,41 @@ def magenta_in(shot, box):
 
 
 def case_pointer_images(s):
-    """VM good's window lies above VM evil's maximized window.  With the
-    pointer on evil's window right beside good's frame, evil's 64x64
-    cursor reaches into good's window: none of it may show inside good's
-    frame box.  Then evil starts a drag (a press on its window, which
-    raises it), good maps a new window above it meanwhile, and the
-    pointer goes beside that one: evil's 64x64 icon, offset 60 px right
-    of and below the pointer, lies over good's window, and none of it
-    may show there either (before, the cursor was cut to evil's window's
-    box, windows above it not counted, and a drag icon only in size)."""
+    """VM good's window lies above VM evil's maximized window (it mapped
+    below, evil's having the keyboard; the user's window switcher raised
+    it).  With the pointer on evil's window right beside good's frame,
+    evil's 64x64 cursor reaches into good's window: none of it may show
+    inside good's frame box.  Then evil starts a drag (a press on its
+    window, which raises it), a window of the desktop maps above it
+    meanwhile (a VM's would map below evil's, which has the keyboard),
+    and the pointer goes beside that one: evil's 64x64 icon, offset 60
+    px right of and below the pointer, lies over that window, and none
+    of it may show there either (before, the cursor was cut to evil's
+    window's box, windows above it not counted, and a drag icon only in
+    size)."""
     evil = trust_client(s, "evil", ["--mode", "images", "--icon-offset",
                                     "60", "--seconds", "60"], "images")
     evil.wait("ready")
     ev = s.wait_view("[evil] images")["rect"]
 
-    def beside(title):
-        box = s.frame_box(s.wait_view(title))
+    def beside(box):
+        """box: what a window draws; the pointer goes right beside it,
+        on evil's window."""
         at = (box[0] - 8, box[1] + 8)
         if not (ev[0] + 8 < at[0] and ev[1] + 8 < at[1]):
-            raise Failure(f"{title} at {box} leaves no room beside it on "
-                          f"evil's window {ev}")
+            raise Failure(f"a window at {box} leaves no room beside it "
+                          f"on evil's window {ev}")
         return box, at
 
     good = trust_client(s, "good", ["--mode", "typist", "--title", "real"],
                         "typist")
     good.wait("mapped")
-    box, at = beside("[good] real")
+    s.seat.key("super+Tab")
+    wait_for("the switcher to give good's window the keyboard",
+             lambda: "enter" in good.lines, timeout=5)
+    # its frame and bar; no attention bar once it has the keyboard
+    x0, y0, x1, y1 = s.frame_box(s.wait_view("[good] real"))
+    box, at = beside((x0, y0 + ATTENTION_HEIGHT, x1, y1))
     s.seat.move(*at)
     wait_for("evil to set its cursor", lambda: "cursor" in evil.lines,
              timeout=10)
@@ -399,10 +436,11 @@ def case_pointer_images(s):
     s.seat.down()
     try:
         evil.wait("dragging", timeout=10)
-        late = trust_client(s, "good", ["--mode", "typist", "--title",
-                                        "late"], "late")
+        late = StdoutLines(s.local_client(
+            [ENV["IVWL_TRUST_CLIENT"], "--mode", "typist", "--title",
+             "late"], "late.log"))
         late.wait("mapped")
-        box, at = beside("[good] late")
+        box, at = beside(s.wait_view("late")["rect"])  # no frame
         s.seat.move(*at)
         time.sleep(0.8)
         shot = s.screenshot()
@@ -412,8 +450,9 @@ def case_pointer_images(s):
     n = magenta_in(shot, box)
     if n:
         raise Failure(f"BUG pointer images: {n} pixels of evil's drag icon "
-                      "inside good's window")
-    print("evil's drag icon offset over good's window: 0 pixels inside it")
+                      "inside the desktop's window")
+    print("evil's drag icon offset over the desktop's window: 0 pixels "
+          "inside it")
 
 
 def case_title_flood(s):

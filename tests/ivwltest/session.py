@@ -469,6 +469,16 @@ class Session:
         self.clients.append(p)
         return p
 
+    def local_client(self, argv, log):
+        """Starts argv as a client of weston's own socket, a window of
+        the gui-VM's desktop (no VM's, no shim)."""
+        out = open(self.path(log), "wb")
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=out,
+                             env=self._debug_env(),
+                             stdin=subprocess.DEVNULL)
+        self.clients.append(p)
+        return p
+
     def typist(self, vm, title, extra=()):
         """ivwl-trust-client --mode typist as an app of vm, once mapped:
         (its StdoutLines: "enter", "leave", "key K"; its view)."""
