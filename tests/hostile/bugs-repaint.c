@@ -8,10 +8,7 @@
  * repaint, everyone's frames waiting for it.  --count is the layers on
  * each window: 511 (one window a slot, the default) or fewer on more
  * windows (7: 64 windows a slot, each within what one window may cost,
- * together far over what a VM may).  Every slot's windows map first,
- * each showing one pixel (so no repaint goes over the VM's share while
- * windows map at the plugin's pace, map-pace.c); then the layers come
- * and every window shows the whole buffer.
+ * together far over what a VM may).
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +30,6 @@ struct od_slot {
 	struct ivwl_hostile_windows w;	/* configures and pings heard */
 	uint32_t serial[OD_SURFACES];
 	uint32_t comp, subcomp, buffer;
-	uint32_t pixel;			/* a 1x1 buffer: windows map small */
 	uint32_t layers;		/* subsurfaces, in all */
 };
 
@@ -99,7 +95,6 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 	o->w.wm_base = (*id)++;
 	pool = (*id)++;
 	o->buffer = (*id)++;
-	o->pixel = (*id)++;
 	ivwl_out_reset(&out);
 	ivwl_out_bind(&out, g.shm, "wl_shm", 1, shm);
 	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, o->comp);
@@ -109,7 +104,6 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 	ivwl_out_shm_pool(&out, shm, pool, &d, (int32_t)len);
 	ivwl_out_shm_buffer(&out, pool, o->buffer, 0, OD_WIDTH, OD_HEIGHT,
 			    OD_WIDTH * 4, OD_ARGB8888);
-	ivwl_out_shm_buffer(&out, pool, o->pixel, 0, 1, 1, 4, OD_ARGB8888);
 	/* surface, xdg_surface, toplevel per window: ids in threes */
 	o->w.first_xdg = *id + 1;
 	for (i = 0; i < n; i++) {
@@ -136,7 +130,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 			return false;
 		ivwl_out_ack_configure(&out, window_surface(o, i) + 1,
 				       o->serial[i]);
-		ivwl_out_redraw(&out, window_surface(o, i), o->pixel, 1, 1);
+		redraw(&out, window_surface(o, i), o->buffer);
 	}
 	return send_all(h, k, &out, o) == 0 && o->w.configured > 0;
 }
@@ -213,16 +207,15 @@ ivwl_hostile_overdraw(struct ivwl_hostile *h)
 	for (i = 0; i < OD_WIDTH * OD_HEIGHT; i++)
 		px[i] = OD_COLOUR;
 	memset(o, 0, sizeof(o));
-	for (k = 0; k < slots && ivwl_hostile_time_left(h); k++)
-		if (!map_windows(h, k, &o[k], windows))
+	for (k = 0; k < slots && ivwl_hostile_time_left(h); k++) {
+		if (!map_windows(h, k, &o[k], windows)) {
 			printf("hostile-peer: overdraw: slot %u: no window\n",
 			       k);
-	for (k = 0; k < slots && ivwl_hostile_time_left(h); k++) {
-		if (!o[k].w.configured)
 			continue;
+		}
 		stack_layers(h, k, &o[k], layers);
-		/* set up once weston has taken them all in (held maps and
-		 * slowed requests too) */
+		/* set up once weston has taken them all in (its requests
+		 * slowed down too) */
 		if (!ivwl_hostile_roundtrip(h, k, ivwl_hostile_windows_event,
 					    &o[k].w, 60000))
 			printf("hostile-peer: overdraw: slot %u: no answer to "

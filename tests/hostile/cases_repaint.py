@@ -10,15 +10,16 @@ from ivwltest.hostile_session import (ENV, Failure, frames_timed,
 from ivwltest.session import StdoutLines
 
 
-def overdraw(s, layers, veiled):
+def overdraw(s, layers, veiled, slowed=None):
     """Four connections of the evil VM map windows with layers
     translucent subsurfaces as big as each, stacked, 2044 layers in all,
     and commit them every frame: all within the firewall's budgets, and
     weston would blend them all on every repaint (without the repaint
     share the good VM kept 5 % of its frame rate, weston answered in
     668 ms at p99).  The evil windows are veiled (weston's log says so,
-    matching veiled): the good VM keeps >= 80 % of its frame rate, a
-    local bystander's round trips stay under 50 ms at p99."""
+    matching veiled; with slowed, the measure waits for that line of its
+    slow-down): the good VM keeps >= 80 % of its frame rate, a local
+    bystander's round trips stay under 50 ms at p99."""
     base = frames_timed(s, "base")
     rss0 = rss_mib(s.weston.pid)
     s.start_peer("overdraw", 90, ["--count", str(layers)])
@@ -31,6 +32,11 @@ def overdraw(s, layers, veiled):
     print(s.peer_log().strip())
     if layers < 2044:
         raise Failure(f"the attack did not get going: {layers} layers")
+    if slowed:
+        # the steady state is what is measured: the VM slowed down
+        # once (the first repaint with its layers draws them all)
+        wait_for("weston to slow the evil VM down",
+                 lambda: re.search(slowed, s.weston_log()), timeout=30)
     # per surface weston keeps state, not pixels: the region holds them
     kept_share(s, "overdraw", base, rss0, frames_timed(s, "during"), 64)
     said = re.findall(r"ivwl: vm evil: .*", s.weston_log())
@@ -56,11 +62,8 @@ def case_overdraw_spread(s):
     the VM's costliest windows are veiled after the first repaint and
     it is slowed down."""
     overdraw(s, 7, r"vm evil: a 1024x768 window veiled: the VM drew \d+ "
-             r"pixels")
-    if not re.search(r"vm evil: its requests wait \d+ ms: its windows "
-                     r"drew more than its share", s.weston_log()):
-        raise Failure("weston's log does not say it slowed the evil VM "
-                      "down")
+             r"pixels", slowed=r"vm evil: its requests wait \d+ ms: its "
+             r"windows drew more than its share")
 
 
 def layered(s, mode, count, vms):
@@ -93,17 +96,10 @@ def layered(s, mode, count, vms):
 
 def case_popup_overdraw(s):
     """One window with 200 translucent popups as large as it: the window
-    costs what its popups draw too, and is veiled: by its own bound
-    (more than 8 layers of its box) or, as its popups map 2 a repaint
-    (map-pace.c), by its VM's share after a repaint with some of them
-    (the window alone, 1024x768, draws under 4 times the 800x600
-    output)."""
+    costs what its popups draw too, and is veiled."""
     layered(s, "popups", 200, ("evil",))
-    own = re.search(r"vm evil: a 1024x768 window veiled: its surfaces "
-                    r"would draw \d+ pixels in \d+ views", s.weston_log())
-    share = re.search(r"vm evil: a 1024x768 window veiled: the VM drew "
-                      r"\d+ pixels of a \d+-pixel output", s.weston_log())
-    if not own and not share:
+    if not re.search(r"vm evil: a 1024x768 window veiled: its surfaces "
+                     r"would draw \d+ pixels in \d+ views", s.weston_log()):
         raise Failure("weston's log does not say it veiled the window "
                       "with the popups")
 
