@@ -77,11 +77,6 @@ struct ivwl_focus_seat {
 	struct wl_listener granted_destroy;
 	bool undoing;
 	uint64_t refusals;
-	/* a shown window refused the keyboard: lowered once the shell
-	 * raised it */
-	struct weston_surface *lower;
-	struct wl_listener lower_destroy;
-	struct wl_event_source *lower_idle;
 	/* the holder last announced (holder_signal) */
 	bool announced;
 	struct ivwl_vm *announced_vm;
@@ -308,54 +303,6 @@ on_window_mapped(struct wl_listener *listener, void *data)
 		lower_below_holder(focus, w);
 }
 
-static void
-on_lower_destroy(struct wl_listener *listener, void *data)
-{
-	struct ivwl_focus_seat *fs =
-		wl_container_of(listener, fs, lower_destroy);
-
-	wl_list_remove(&fs->lower_destroy.link);
-	fs->lower = NULL;
-}
-
-static void
-on_lower_idle(void *data)
-{
-	struct ivwl_focus_seat *fs = data;
-	struct ivwl_window *w;
-
-	fs->lower_idle = NULL;
-	if (!fs->lower)
-		return;
-	w = ivwl_window_from_surface(fs->lower);
-	on_lower_destroy(&fs->lower_destroy, NULL);
-	if (!w || !w->attention || !w->view)
-		return;
-	lower_below_holder(fs->focus, w);
-	/* its frame follows it, told as a change of the window */
-	ivwl_window_recheck(w);
-}
-
-/*
- * A window already shown was refused the keyboard (an activation the
- * user did not ask for): the shell raises it right after, so it goes
- * below the window with the keyboard once weston is done with the
- * request, before weston's next repaint unless one was already due.
- */
-static void
-lower_later(struct ivwl_focus_seat *fs, struct weston_surface *window)
-{
-	if (fs->lower)
-		on_lower_destroy(&fs->lower_destroy, NULL);
-	fs->lower = window;
-	fs->lower_destroy.notify = on_lower_destroy;
-	wl_signal_add(&window->destroy_signal, &fs->lower_destroy);
-	if (!fs->lower_idle)
-		fs->lower_idle = wl_event_loop_add_idle(
-			wl_display_get_event_loop(fs->focus->plugin->display),
-			on_lower_idle, fs);
-}
-
 /* Shows or hides the attention bar of to's window. */
 static void
 attention_set(struct weston_surface *to, bool on)
@@ -379,7 +326,6 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	struct weston_keyboard *keyboard = fs->keyboard;
 	struct wl_display *display = fs->focus->plugin->display;
 	struct ivwl_connection *conn;
-	struct ivwl_window *w;
 	uint32_t enter, leave;
 
 	/* weston_keyboard_set_focus() sent the enter with focus_serial; the
@@ -395,9 +341,6 @@ refuse(struct ivwl_focus_seat *fs, struct weston_surface *to,
 	if (!attention)
 		return;
 	attention_set(to, true);
-	w = ivwl_window_from_surface(weston_surface_get_main_surface(to));
-	if (w && w->view)
-		lower_later(fs, w->surface);
 	/* one line for the first, then one per power of two */
 	fs->refusals++;
 	if ((fs->refusals & (fs->refusals - 1)) == 0)
@@ -895,10 +838,6 @@ seat_forget(struct ivwl_focus_seat *fs)
 	granted_set(fs, NULL);
 	if (fs->revert_idle)
 		wl_event_source_remove(fs->revert_idle);
-	if (fs->lower_idle)
-		wl_event_source_remove(fs->lower_idle);
-	if (fs->lower)
-		wl_list_remove(&fs->lower_destroy.link);
 	if (fs->keyboard)
 		wl_list_remove(&fs->key_focus.link);
 	if (fs->pointer) {

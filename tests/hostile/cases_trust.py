@@ -51,8 +51,9 @@ def case_focus_theft(s):
     """While the user types into VM good's window, VM evil maps a window
     every 100 ms, asking in turn for nothing, fullscreen, maximized and a
     grabbing popup with a serial from wl_display.sync: no key, and no
-    keyboard enter, may reach evil, its windows carry the attention bar,
-    and good gets what was typed."""
+    keyboard enter, may reach evil, its windows carry the attention bar
+    and map below good's (desktop-shell raises every new window), and
+    good gets what was typed."""
     typist = trust_client(s, "good", ["--mode", "typist"], "typist")
     typist.wait("mapped")
     click_until(s, s.wait_view("[good] typist"), typist, "enter")

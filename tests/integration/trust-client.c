@@ -30,11 +30,7 @@
  *   grabbing popup with the newest serial wl_display.sync gives; prints
  *   "key K" for every key it hears and ends with one line
  *   "thief: maps=N enters=N keys=N popups=N dismissed=N".  Its last
- *   window stays 5 s more.  Where the display offers xdg_activation_v1,
- *   it also keeps one window "thief-shown" mapped throughout and asks
- *   for its activation every --interval-ms, with a token it made
- *   itself (no serial: no input event of its own), and its summary
- *   line ends "activations=N".
+ *   window stays 5 s more.
  * escape: content in magenta that tries to leave its VM's label: a
  *   16x16 toplevel with an 800x600 subsurface at (-300,-200) painted as
  *   a window of another VM (a --fake-color frame around magenta), a
@@ -89,7 +85,6 @@
 
 #include "client.h"
 #include "viewporter-client-protocol.h"
-#include "xdg-activation-client-protocol.h"
 #include "xdg-decoration-client-protocol.h"
 
 #define MAGENTA 0xffff00ffu
@@ -116,7 +111,6 @@ struct client {
 	struct wl_data_device_manager *ddm;	/* the images mode's */
 	struct wp_viewporter *viewporter;	/* the scaled mode's */
 	struct zxdg_decoration_manager_v1 *decoration;
-	struct xdg_activation_v1 *activation;	/* the thief's, if offered */
 	uint32_t press_serial;	/* of the first button press */
 	uint32_t sync_serial;	/* newest serial a sync gave */
 	int64_t pressed_ms;	/* the first button press, 0: none yet */
@@ -499,51 +493,12 @@ typist(struct client *c, const char *title, uint32_t color,
 }
 
 static void
-token_done(void *data, struct xdg_activation_token_v1 *token,
-	   const char *name)
-{
-	char **out = data;
-
-	free(*out);
-	*out = strdup(name);
-	xdg_activation_token_v1_destroy(token);
-}
-
-static const struct xdg_activation_token_v1_listener token_listener = {
-	token_done,
-};
-
-/* Asks for shown's activation with a token of its own making. */
-static bool
-activate(struct client *c, struct window *shown)
-{
-	struct xdg_activation_token_v1 *token;
-	char *name = NULL;
-
-	token = xdg_activation_v1_get_activation_token(c->activation);
-	xdg_activation_token_v1_add_listener(token, &token_listener, &name);
-	xdg_activation_token_v1_set_surface(token, shown->base.surface);
-	xdg_activation_token_v1_commit(token);
-	if (wl_display_roundtrip(c->display) < 0)
-		die("lost the display");
-	if (!name)
-		return false;
-	xdg_activation_v1_activate(c->activation, name, shown->base.surface);
-	free(name);
-	return true;
-}
-
-static void
 thief(struct client *c, int seconds, int interval_ms)
 {
 	int64_t end = now_ms() + (int64_t)seconds * 1000;
-	struct window win = { 0 }, popup = { 0 }, shown = { 0 };
-	unsigned i = 0, activations = 0;
+	struct window win = { 0 }, popup = { 0 };
+	unsigned i = 0;
 
-	if (c->activation) {
-		toplevel_init(c, &shown, "thief-shown", 64, 64, MAGENTA, 0);
-		window_map(c, &shown);
-	}
 	while (now_ms() < end) {
 		window_fini(&popup);
 		window_fini(&win);
@@ -562,20 +517,13 @@ thief(struct client *c, int seconds, int interval_ms)
 			window_map(c, &popup);
 			c->popups++;
 		}
-		if (c->activation && activate(c, &shown))
-			activations++;
 		i++;
 		pump(c, interval_ms);
 		if (popup.dismissed)
 			c->dismissed++;
 	}
-	if (c->activation)
-		say("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u "
-		    "activations=%u", c->maps, c->enters, c->keys, c->popups,
-		    c->dismissed, activations);
-	else
-		say("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u",
-		    c->maps, c->enters, c->keys, c->popups, c->dismissed);
+	say("thief: maps=%u enters=%u keys=%u popups=%u dismissed=%u",
+	    c->maps, c->enters, c->keys, c->popups, c->dismissed);
 	/* the last window stays a while, for a look at its label */
 	pump(c, 5000);
 }
@@ -949,8 +897,6 @@ main(int argc, char **argv)
 				   .optional = true),
 		IVWL_CLIENT_GLOBAL(zxdg_decoration_manager_v1_interface, 1,
 				   &c.decoration, .optional = true),
-		IVWL_CLIENT_GLOBAL(xdg_activation_v1_interface, 1,
-				   &c.activation, .optional = true),
 		{ 0 },
 	};
 	struct ivwl_client_registry reg = { .globals = globals };
