@@ -273,9 +273,11 @@ def case_label_colours(s):
         mx, my = (x0 + x1) // 2, (y0 + y1) // 2
         sides = {"top": (mx, y0 - 2), "bottom": (mx, y1 + 1),
                  "left": (x0 - 2, my), "right": (x1 + 1, my)}
+        # what windows above (their frames and bars too) hide: one look
+        # at the scene a window
+        seen_at = set(s.in_sight(v, list(sides.values())))
         for side, (x, y) in sides.items():
-            # what windows above (their frames and bars too) hide
-            if not s.in_sight(v, [(x, y)]) or pixel(shot, x, y) is None:
+            if (x, y) not in seen_at or pixel(shot, x, y) is None:
                 continue
             seen = pixel(shot, x, y)
             if not close_to(seen, VM_COLOURS[vm]):
