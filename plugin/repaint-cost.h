@@ -22,7 +22,7 @@ struct ivwl_vm_share {
 	uint64_t translucent_px;	/* of px, blended over what is below */
 	uint64_t output_px;	/* that repaint's output */
 	uint32_t views;
-	uint64_t shown_px;	/* of px, in the windows its share left shown */
+	uint64_t shown_px;	/* of px, in the windows still shown (no veil since) */
 	uint32_t veiled;	/* its windows veiled for its share */
 	uint64_t overs;		/* repaints it went over its share in */
 	uint64_t veil_logged_ms;

@@ -260,13 +260,51 @@ costlier_first(const void *a, const void *b)
 	return x->px < y->px ? 1 : x->px > y->px ? -1 : 0;
 }
 
+struct drawn {
+	uint64_t px;
+	uint32_t views;
+	uint32_t pass;
+};
+
+/* A window the last repaint drew and a commit veiled since (between
+ * weston's repaint and the judgement, in the same turn of its loop):
+ * it draws one view, its veil, from the next repaint on. */
+static void
+less_veiled_since(struct ivwl_window *win, void *data)
+{
+	const struct ivwl_window_cost *w = &win->cost;
+	struct drawn *d = data;
+
+	if (!w->veil || w->pass != d->pass)
+		return;
+	d->px -= w->px < d->px ? w->px : d->px;
+	if (w->views > 1)
+		d->views -= w->views - 1 < d->views ? w->views - 1 : d->views;
+}
+
+/* What vm's windows draw in the next repaint if nothing else changes:
+ * what they drew in the last, less the windows veiled since. */
+static struct drawn
+still_drawn(struct ivwl_repaint *rp, struct ivwl_vm *vm)
+{
+	struct drawn d = {
+		.px = share_of(vm)->px,
+		.views = share_of(vm)->views,
+		.pass = rp->pass,
+	};
+
+	ivwl_windows_for_each(rp->plugin->windows, vm, less_veiled_since, &d);
+	return d;
+}
+
 /* Veils its costliest windows until the rest fits its share. */
 static uint32_t
 veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 {
 	struct windows ws = { .pass = rp->pass };
-	uint64_t px = share_of(vm)->px;
-	uint32_t views = share_of(vm)->views, veiled = 0;
+	struct drawn d = still_drawn(rp, vm);
+	uint64_t px = d.px;
+	uint32_t views = d.views, veiled = 0;
 	size_t i;
 
 	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
@@ -339,7 +377,7 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
 	struct unveil u = { .px = share_of(vm)->px, .views = share_of(vm)->views };
 	uint32_t veiled;
 
-	share_of(vm)->shown_px = share_of(vm)->px;
+	share_of(vm)->shown_px = still_drawn(rp, vm).px;
 	if (!ivwl_repaint_fits(share_of(vm), share_of(vm)->px, share_of(vm)->views)) {
 		share_of(vm)->overs++;
 		share_of(vm)->hot_until_ms = (uint64_t)ivwl_now_ms() +
@@ -433,7 +471,7 @@ judge_sum(struct ivwl_repaint *rp, struct weston_output *output)
 	struct unveil_sum u = { .bound = IVWL_REPAINT_ALL_AREA * out_px };
 	struct ivwl_vm *vm;
 
-	/* what judge() veiled for a VM's own share is out of the sum */
+	/* what judge() or a commit since veiled is out of the sum */
 	wl_list_for_each(vm, &rp->plugin->vms, link)
 		if (share_of(vm)->pass == rp->pass)
 			u.sum += share_of(vm)->shown_px;
