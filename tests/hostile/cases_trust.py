@@ -105,6 +105,50 @@ def case_focus_theft(s):
     s.check_weston()
 
 
+def case_focus_climb(s):
+    """While the user types into VM good's window, VM evil's window,
+    mapped below it, asks every 150 ms in turn for maximized, not
+    maximized, fullscreen, not fullscreen and a new size, each
+    answered with a new buffer (minimized would take it off the
+    screen, no climb): none of it may lift it over the
+    window with the keyboard (xdg-shell has no raise request; a state
+    change must not be one), nor bring it a key."""
+    typist = trust_client(s, "good", ["--mode", "typist"], "typist")
+    typist.wait("mapped")
+    click_until(s, s.wait_view("[good] typist"), typist, "enter")
+    climber = trust_client(s, "evil", ["--mode", "climber", "--seconds",
+                                       "8", "--interval-ms", "150"],
+                           "climber")
+    climber.wait("mapped")
+    before = len(typist.starting("key "))
+    covered, looks = [], 0
+    while climber.proc.poll() is None and not climber.starting("climber:"):
+        s.seat.type(TEXT[:12], delay=0.03)
+        covered += over_typist(s)
+        looks += 1
+    summary = climber.starting("climber:")
+    if not summary:
+        raise Failure(f"the climber printed no summary: "
+                      f"{climber.lines[-5:]}")
+    print(f"{summary[0]}; {looks} looks at the stacking")
+    stats = dict(kv.split("=") for kv in summary[0].split()[1:])
+    if covered:
+        raise Failure(f"BUG focus climb: evil's window stood over the "
+                      f"window with the keyboard in {len(covered)} of "
+                      f"{looks} looks")
+    if int(stats["keys"]) or int(stats["enters"]):
+        raise Failure(f"BUG focus climb: evil heard {stats['keys']} keys "
+                      f"and {stats['enters']} keyboard enters")
+    if int(stats["asks"]) < 24 or looks < 5:
+        raise Failure(f"the climber asked {stats['asks']} times, looked "
+                      f"at {looks} times: too few to tell")
+    got = len(typist.starting("key ")) - before
+    if got < 12 * looks * 9 // 10:
+        raise Failure(f"good got only {got} of {12 * looks} keys typed "
+                      f"into it")
+    s.check_weston()
+
+
 def over_typist(s):
     """The titles of evil's windows stacked above good's typist, which
     has the keyboard: a window refused it maps (and, activated, goes)

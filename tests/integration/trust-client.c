@@ -7,6 +7,7 @@
  *   ivwl-trust-client --mode typist [--title T] [--color 0xRRGGBB]
  *                     [--retitle T --seconds N]
  *   ivwl-trust-client --mode thief --seconds N [--interval-ms M]
+ *   ivwl-trust-client --mode climber --seconds N [--interval-ms M]
  *   ivwl-trust-client --mode escape --fake-color 0xRRGGBB
  *                     [--cursor-size N] [--seconds N]
  *   ivwl-trust-client --mode fake-desktop --fake-color 0xRRGGBB
@@ -31,6 +32,12 @@
  *   "key K" for every key it hears and ends with one line
  *   "thief: maps=N enters=N keys=N popups=N dismissed=N".  Its last
  *   window stays 5 s more.
+ * climber: maps one 200x150 window, prints "mapped", then every
+ *   --interval-ms asks in turn for maximized, not maximized,
+ *   fullscreen, not fullscreen and its own size grown or shrunk, each answered with a new buffer of the size weston gives
+ *   (its own for 0x0); prints "key K" for every key it hears and ends
+ *   with one line "climber: asks=N enters=N keys=N".  Its window stays
+ *   2 s more.
  * escape: content in magenta that tries to leave its VM's label: a
  *   16x16 toplevel with an 800x600 subsurface at (-300,-200) painted as
  *   a window of another VM (a --fake-color frame around magenta), a
@@ -528,6 +535,55 @@ thief(struct client *c, int seconds, int interval_ms)
 	pump(c, 5000);
 }
 
+/* One of the climber's asks: i in turn. */
+static void
+climb(struct window *win, unsigned i, int *w, int *h)
+{
+	switch (i % 5) {
+	case 0:
+		xdg_toplevel_set_maximized(win->base.toplevel);
+		break;
+	case 1:
+		xdg_toplevel_unset_maximized(win->base.toplevel);
+		break;
+	case 2:
+		xdg_toplevel_set_fullscreen(win->base.toplevel, NULL);
+		break;
+	case 3:
+		xdg_toplevel_unset_fullscreen(win->base.toplevel);
+		break;
+	default:
+		*w = *w == 200 ? 260 : 200;
+		*h = *h == 150 ? 190 : 150;
+		break;
+	}
+}
+
+static void
+climber(struct client *c, int seconds, int interval_ms)
+{
+	int64_t end = now_ms() + (int64_t)seconds * 1000;
+	struct window win;
+	int w = 200, h = 150;
+	unsigned i = 0;
+
+	toplevel_init(c, &win, "climber", w, h, MAGENTA, 0);
+	window_map(c, &win);
+	say("mapped");
+	while (now_ms() < end) {
+		climb(&win, i++, &w, &h);
+		if (wl_display_roundtrip(c->display) < 0)
+			die("lost the display");
+		win.w = win.base.width > 0 ? win.base.width : w;
+		win.h = win.base.height > 0 ? win.base.height : h;
+		paint(c, win.base.surface, win.w, win.h, win.color, win.fake);
+		wl_surface_commit(win.base.surface);
+		pump(c, interval_ms);
+	}
+	say("climber: asks=%u enters=%u keys=%u", i, c->enters, c->keys);
+	pump(c, 2000);
+}
+
 static void
 escape(struct client *c, uint32_t fake, int seconds)
 {
@@ -937,6 +993,8 @@ main(int argc, char **argv)
 		typist(&c, title, color, retitle, seconds);
 	else if (strcmp(mode, "thief") == 0)
 		thief(&c, seconds, interval);
+	else if (strcmp(mode, "climber") == 0)
+		climber(&c, seconds, interval);
 	else if (strcmp(mode, "escape") == 0) {
 		if (!c.cursor_size)
 			c.cursor_size = 4096;
