@@ -245,24 +245,6 @@ stacked_below(struct weston_view *view, struct weston_view *top)
 	return false;
 }
 
-/* The lowest entry of window's stack: its own, or the lowest of the
- * views hanging from it right below (its frame's backdrop). */
-static struct weston_layer_entry *
-stack_bottom(struct weston_view *window)
-{
-	struct weston_layer_entry *bottom = &window->layer_link, *e;
-	struct weston_view *v;
-
-	while (bottom->link.next != &bottom->layer->view_list.link) {
-		e = wl_container_of(bottom->link.next, e, link);
-		v = wl_container_of(e, v, layer_link);
-		if (!ivwl_view_hangs_from(v, window))
-			break;
-		bottom = e;
-	}
-	return bottom;
-}
-
 /*
  * Puts w, which the shell just raised to the top of its layer, right
  * below the window with the keyboard of some seat, when that is in the
@@ -272,6 +254,7 @@ stack_bottom(struct weston_view *window)
 static void
 lower_below_holder(struct ivwl_focus *focus, struct ivwl_window *w)
 {
+	struct weston_layer_entry *bottom;
 	struct ivwl_focus_seat *fs;
 	struct weston_view *holder;
 
@@ -280,7 +263,9 @@ lower_below_holder(struct ivwl_focus *focus, struct ivwl_window *w)
 		if (!holder || holder == w->view ||
 		    !stacked_below(holder, w->view))
 			continue;
-		ivwl_view_stack_below(w->view, stack_bottom(holder));
+		/* below its frame's backdrop too */
+		bottom = ivwl_view_stack_bottom(holder, NULL, NULL);
+		ivwl_view_stack_below(w->view, bottom);
 		weston_view_geometry_dirty(w->view);
 		weston_view_schedule_repaint(w->view);
 		return;

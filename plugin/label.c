@@ -714,22 +714,18 @@ strip_shown(const struct ivwl_border *b, int i)
 	return true;
 }
 
+static bool
+stops_at_strip(struct weston_view *v, void *data)
+{
+	return is_strip(data, v);
+}
+
 /* The entry the backdrop goes right below: the window's, or the lowest
  * of its surfaces placed below it. */
 static struct weston_layer_entry *
 frame_bottom(struct ivwl_border *b)
 {
-	struct weston_layer_entry *bottom = &b->framed->layer_link, *e;
-	struct weston_view *v;
-
-	while (bottom->link.next != &bottom->layer->view_list.link) {
-		e = wl_container_of(bottom->link.next, e, link);
-		v = wl_container_of(e, v, layer_link);
-		if (!ivwl_view_hangs_from(v, b->framed) || is_strip(b, v))
-			break;
-		bottom = e;
-	}
-	return bottom;
+	return ivwl_view_stack_bottom(b->framed, stops_at_strip, b);
 }
 
 /* The backdrop right below the window; whether it was there. */

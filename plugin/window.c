@@ -104,6 +104,24 @@ ivwl_view_hangs_from(struct weston_view *v, struct weston_view *window)
 	return false;
 }
 
+struct weston_layer_entry *
+ivwl_view_stack_bottom(struct weston_view *window,
+		       bool (*stop)(struct weston_view *v, void *data),
+		       void *data)
+{
+	struct weston_layer_entry *bottom = &window->layer_link, *e;
+	struct weston_view *v;
+
+	while (bottom->link.next != &bottom->layer->view_list.link) {
+		e = wl_container_of(bottom->link.next, e, link);
+		v = wl_container_of(e, v, layer_link);
+		if (!ivwl_view_hangs_from(v, window) || (stop && stop(v, data)))
+			break;
+		bottom = e;
+	}
+	return bottom;
+}
+
 void
 ivwl_view_clip(struct weston_view *view, int32_t x, int32_t y, int32_t w,
 	       int32_t h)

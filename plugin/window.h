@@ -142,6 +142,17 @@ bool
 ivwl_view_hangs_from(struct weston_view *v, struct weston_view *window);
 
 /*
+ * The lowest entry of window's stack in its layer: its own, or the
+ * lowest of the views right below it that hang from it (its surfaces
+ * placed below it, its frame's), up to the first that stop (if set)
+ * says ends the walk.
+ */
+struct weston_layer_entry *
+ivwl_view_stack_bottom(struct weston_view *window,
+		       bool (*stop)(struct weston_view *v, void *data),
+		       void *data);
+
+/*
  * Clips view, which has no transform parent, to x, y, w, h of its own
  * coordinates (and the views parented to it with it), unless that is
  * its clip already.
