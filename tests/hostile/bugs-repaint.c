@@ -8,7 +8,10 @@
  * repaint, everyone's frames waiting for it.  --count is the layers on
  * each window: 511 (one window a slot, the default) or fewer on more
  * windows (7: 64 windows a slot, each within what one window may cost,
- * together far over what a VM may).
+ * together far over what a VM may).  overdraw-grow maps every window
+ * showing one pixel first (each within every bound as it maps), then
+ * stacks the layers and shows the whole buffer: the same end state,
+ * reached by growing.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +33,8 @@ struct od_slot {
 	struct ivwl_hostile_windows w;	/* configures and pings heard */
 	uint32_t serial[OD_SURFACES];
 	uint32_t comp, subcomp, buffer;
+	uint32_t pixel;			/* a 1x1 buffer, with grow */
+	bool grow;			/* windows map one pixel big */
 	uint32_t layers;		/* subsurfaces, in all */
 };
 
@@ -95,6 +100,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 	o->w.wm_base = (*id)++;
 	pool = (*id)++;
 	o->buffer = (*id)++;
+	o->pixel = (*id)++;
 	ivwl_out_reset(&out);
 	ivwl_out_bind(&out, g.shm, "wl_shm", 1, shm);
 	ivwl_out_bind(&out, g.compositor, "wl_compositor", 4, o->comp);
@@ -104,6 +110,7 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 	ivwl_out_shm_pool(&out, shm, pool, &d, (int32_t)len);
 	ivwl_out_shm_buffer(&out, pool, o->buffer, 0, OD_WIDTH, OD_HEIGHT,
 			    OD_WIDTH * 4, OD_ARGB8888);
+	ivwl_out_shm_buffer(&out, pool, o->pixel, 0, 1, 1, 4, OD_ARGB8888);
 	/* surface, xdg_surface, toplevel per window: ids in threes */
 	o->w.first_xdg = *id + 1;
 	for (i = 0; i < n; i++) {
@@ -130,7 +137,11 @@ map_windows(struct ivwl_hostile *h, uint32_t k, struct od_slot *o,
 			return false;
 		ivwl_out_ack_configure(&out, window_surface(o, i) + 1,
 				       o->serial[i]);
-		redraw(&out, window_surface(o, i), o->buffer);
+		if (o->grow)
+			ivwl_out_redraw(&out, window_surface(o, i), o->pixel,
+					1, 1);
+		else
+			redraw(&out, window_surface(o, i), o->buffer);
 	}
 	return send_all(h, k, &out, o) == 0 && o->w.configured > 0;
 }
@@ -193,8 +204,8 @@ redraw_all(struct ivwl_hostile *h, uint32_t k, struct od_slot *o)
 	return ivwl_hostile_send_wayland(h, k, &out) == 0;
 }
 
-void
-ivwl_hostile_overdraw(struct ivwl_hostile *h)
+static void
+overdraw(struct ivwl_hostile *h, bool grow)
 {
 	static struct od_slot o[OD_SLOTS];
 	uint32_t slots = h->slots < OD_SLOTS ? h->slots : OD_SLOTS;
@@ -208,6 +219,7 @@ ivwl_hostile_overdraw(struct ivwl_hostile *h)
 		px[i] = OD_COLOUR;
 	memset(o, 0, sizeof(o));
 	for (k = 0; k < slots && ivwl_hostile_time_left(h); k++) {
+		o[k].grow = grow;
 		if (!map_windows(h, k, &o[k], windows)) {
 			printf("hostile-peer: overdraw: slot %u: no window\n",
 			       k);
@@ -243,4 +255,16 @@ ivwl_hostile_overdraw(struct ivwl_hostile *h)
 		live += h->slot[k].phase == IVWL_HOSTILE_LIVE;
 	printf("hostile-peer: overdraw: %llu commits; %u of %u connections "
 	       "open\n", (unsigned long long)commits, live, slots);
+}
+
+void
+ivwl_hostile_overdraw(struct ivwl_hostile *h)
+{
+	overdraw(h, false);
+}
+
+void
+ivwl_hostile_overdraw_grow(struct ivwl_hostile *h)
+{
+	overdraw(h, true);
 }

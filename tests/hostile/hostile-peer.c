@@ -55,6 +55,7 @@ static const struct mode modes[] = {
 	{ "budget-stall", ivwl_hostile_budget_stall },
 	{ "window-flood", ivwl_hostile_window_flood },
 	{ "overdraw", ivwl_hostile_overdraw },
+	{ "overdraw-grow", ivwl_hostile_overdraw_grow },
 	{ "region-bomb", ivwl_hostile_region_bomb },
 	{ "damage-bomb", ivwl_hostile_damage_bomb },
 	{ "clipboard-flood", ivwl_hostile_clipboard_flood },

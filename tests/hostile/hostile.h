@@ -350,6 +350,9 @@ void
 ivwl_hostile_overdraw(struct ivwl_hostile *h);
 
 void
+ivwl_hostile_overdraw_grow(struct ivwl_hostile *h);
+
+void
 ivwl_hostile_region_bomb(struct ivwl_hostile *h);
 
 void

@@ -104,6 +104,7 @@ CASES = {
     "overdraw": repaint.case_overdraw,
     "overdraw-seated": repaint.case_overdraw,
     "overdraw-spread": repaint.case_overdraw_spread,
+    "overdraw-grow": repaint.case_overdraw_grow,
     "bug-popup-overdraw": repaint.case_popup_overdraw,
     "bug-scaled-overdraw": repaint.case_scaled_overdraw,
     "bug-scaled-overdraw-four": repaint.case_scaled_overdraw_four,
