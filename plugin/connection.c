@@ -16,6 +16,7 @@
 #include "frame-trace.h"
 #include "ivwl-limits.h"
 #include "ivwl-plugin.h"
+#include "map-pace.h"
 #include "mono-time.h"
 #include "output-clock.h"
 #include "translate.h"
@@ -314,7 +315,8 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 		ret = handle_record(conn, type, (uint32_t)n, why);
 		if (ret == -EBUSY) {
 			/*
-			 * halfway, at a barrier: its sync's done resumes it;
+			 * halfway, at a barrier: its sync's done resumes it,
+			 * or map-pace's go, for a paced map;
 			 * meanwhile the region's fd, if its rest needs it,
 			 * stays (the connection that brought it may be done)
 			 */
@@ -323,6 +325,10 @@ pump_requests(struct ivwl_connection *conn, const char **why)
 			conn->held_len = (uint32_t)n;
 			if (record_needs_region(conn, type, (uint32_t)n))
 				wait_region(conn);
+			if (conn->xl.barrier == IVWL_BARRIER_PACED)
+				ivwl_map_pace_add_go_listener(
+					conn->vm->plugin->map_pace,
+					&conn->pace_go);
 			break;
 		}
 		if (ret < 0)
@@ -501,6 +507,17 @@ ivwl_connection_more(struct ivwl_connection *conn)
 	service(conn);
 }
 
+/* map-pace: the map it is held at may ask again. */
+static void
+on_pace_go(struct wl_listener *listener, void *data)
+{
+	struct ivwl_connection *conn =
+		wl_container_of(listener, conn, pace_go);
+
+	ivwl_translation_go(&conn->xl);
+	more_work(conn);
+}
+
 void
 ivwl_connection_region_ready(struct ivwl_connection *conn)
 {
@@ -604,6 +621,7 @@ free_connection(struct ivwl_connection *conn)
 	live_closed(conn, conn->why ? conn->why : "weston ended the client");
 	if (conn->region_wait)
 		ivwl_vm_region_done(conn->vm);
+	wl_list_remove(&conn->pace_go.link);
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
 	if (conn->kill)
 		wl_event_source_remove(conn->kill);
@@ -891,6 +909,15 @@ host_firewall_totals(void *data)
 	return &conn->vm->totals;
 }
 
+static bool
+host_may_map(void *data)
+{
+	struct ivwl_connection *conn = data;
+	struct ivwl_map_pace *pace = conn->vm->plugin->map_pace;
+
+	return !pace || ivwl_map_pace_take(pace, conn->vm);
+}
+
 static struct ivwl_pipe_budget *
 host_pipe_budget(void *data)
 {
@@ -995,6 +1022,7 @@ static const struct ivwl_translate_host connection_host = {
 	.drop_mapping = host_drop_mapping,
 	.firewall_totals = host_firewall_totals,
 	.pipe_budget = host_pipe_budget,
+	.may_map = host_may_map,
 	.weston_major = host_weston_major,
 	.off_output = host_off_output,
 	.fullscreen = host_fullscreen,
@@ -1023,6 +1051,8 @@ ivwl_connection_create(struct ivwl_vm *vm, uint32_t slot, uint32_t generation)
 	conn->generation = generation;
 	conn->fd = -1;
 	conn->alarm_fd = -1;
+	conn->pace_go.notify = on_pace_go;
+	wl_list_init(&conn->pace_go.link);
 	ivwl_display_side_rings(&vm->side, slot, &conn->request, &conn->event);
 	conn->record = malloc(ivwl_ring_max_payload(&conn->request));
 	if (!conn->record)

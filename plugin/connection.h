@@ -53,12 +53,16 @@ struct ivwl_connection {
 	/*
 	 * record is held, unhandled, until its VM holds the region's fd
 	 * it needs (vm.c, "the region's fd"), or halfway, at a barrier of
-	 * its translation (xl.barrier): requests wait, events flow.
+	 * its translation or a paced map (xl.barrier): requests wait,
+	 * events flow.
 	 */
 	bool held;
 	uint16_t held_type;
 	uint32_t held_len;
 	bool region_wait;		/* one of its VM's region_waiters */
+	/* held at a window's map over its VM's budget (map-pace.h): hears
+	 * when to try again; its link is empty otherwise */
+	struct wl_listener pace_go;
 	const char *why;		/* why it ends, once it does */
 };
 

@@ -108,6 +108,17 @@
 #define IVWL_FW_POPUP_DEPTH 16u
 
 /*
+ * Window maps a VM may make between two of weston's repaints
+ * (map-pace.c, on weston 16: IVWL_WESTON_PACES_MAPS): each new view costs the next repaint, and weston 16
+ * stalls its main thread 0.55-0.87 s once when a VM maps 253 windows at
+ * once (0.44 s at 0.5 ms apart, 0.25 s at 2 ms apart, 19 ms at 20 ms
+ * apart: one a frame).  A map past them waits for the next repaint, or
+ * this long when none comes.
+ */
+#define IVWL_MAP_PACE_PER_REPAINT 2u
+#define IVWL_MAP_PACE_IDLE_MS 100
+
+/*
  * A VM's share of weston's repaints (repaint.c, docs/security.md,
  * "Repaint share").  weston composites every view of a repaint, on the
  * CPU with the pixman renderer: what a VM's views cover is what it

@@ -28,6 +28,7 @@
 #include "fullscreen.h"
 #include "indicator.h"
 #include "label.h"
+#include "map-pace.h"
 #include "repaint.h"
 #include "live-view.h"
 #include "nameplate.h"
@@ -175,6 +176,8 @@ plugin_free(struct ivwl_plugin *plugin)
 	/* repaint listens to focus: it goes first */
 	if (plugin->repaint)
 		ivwl_repaint_destroy(plugin->repaint);
+	if (plugin->map_pace)
+		ivwl_map_pace_destroy(plugin->map_pace);
 	ivwl_output_clock_destroy(plugin->output_clock);
 	if (plugin->focus)
 		ivwl_focus_destroy(plugin->focus);
@@ -285,6 +288,11 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->repaint = ivwl_repaint_create(plugin);
 	if (!plugin->repaint)
 		goto err_vms;
+	if (IVWL_WESTON_PACES_MAPS) {
+		plugin->map_pace = ivwl_map_pace_create(plugin);
+		if (!plugin->map_pace)
+			goto err_vms;
+	}
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->xray = ivwl_xray_create(plugin);
 	plugin->bar = ivwl_bar_create(plugin);

@@ -680,6 +680,36 @@ needs_barrier(const struct ivwl_translation *xl,
 		is(msg, &ivwl_iface_xdg_popup, IVWL_REQ_XDG_POPUP_DESTROY));
 }
 
+/*
+ * Window maps are paced: a VM maps at most IVWL_MAP_PACE_PER_REPAINT
+ * windows between two of weston's repaints (map-pace.h).  Past that,
+ * the record is held at the map's commit, as at a barrier, until the
+ * host's ivwl_translation_go.  -EBUSY: held.
+ */
+static int
+hold_for_pace(struct ivwl_translation *xl, uint32_t offset, uint32_t fds)
+{
+	xl->barrier = IVWL_BARRIER_PACED;
+	xl->resume_at = offset;
+	xl->resume_fds = fds;
+	return -EBUSY;
+}
+
+void
+ivwl_translation_go(struct ivwl_translation *xl)
+{
+	if (xl->barrier == IVWL_BARRIER_PACED)
+		xl->barrier = IVWL_BARRIER_PASSED;
+}
+
+static bool
+paced(struct ivwl_translation *xl, const struct ivwl_wire_msg *msg)
+{
+	return xl->host->may_map &&
+	       ivwl_firewall_maps_window(&xl->firewall, msg) &&
+	       !xl->host->may_map(xl->data);
+}
+
 /* -EBUSY: held at msg, whose bytes start at offset of the record. */
 static int
 raise_barrier(struct ivwl_translation *xl, uint32_t offset, uint32_t fds,
@@ -746,6 +776,7 @@ ivwl_translate_request(struct ivwl_translation *xl, const void *payload,
 	struct ivwl_wire_msg msg;
 	uint8_t *p;
 	uint32_t left, fd_index = 0;
+	bool resumed = false;
 	int n, ret;
 
 	if (ivwl_record_parse_wayland(payload, len, xl->host->layout(xl->data),
@@ -757,10 +788,13 @@ ivwl_translate_request(struct ivwl_translation *xl, const void *payload,
 	p = (uint8_t *)rec.data;
 	left = rec.data_len;
 	if (xl->barrier == IVWL_BARRIER_PASSED) {
-		/* the rest of a record held at a barrier */
+		/* the rest of a record held at a barrier: its first request
+		 * passed the barrier (a pace, though, is asked again) */
 		p += xl->resume_at;
 		left -= xl->resume_at;
 		fd_index = xl->resume_fds;
+		xl->barrier = IVWL_BARRIER_NONE;
+		resumed = true;
 	} else {
 		xl->live.now.request_bytes += left;
 	}
@@ -775,13 +809,15 @@ ivwl_translate_request(struct ivwl_translation *xl, const void *payload,
 			*why = "a request names more fds than the record has";
 			return -EPROTO;
 		}
-		if (needs_barrier(xl, &msg)) {
-			if (xl->barrier != IVWL_BARRIER_PASSED)
-				return raise_barrier(xl,
-					(uint32_t)(p - (uint8_t *)rec.data),
-					fd_index, why);
-			xl->barrier = IVWL_BARRIER_NONE;
-		}
+		if (!resumed && needs_barrier(xl, &msg))
+			return raise_barrier(xl,
+					     (uint32_t)(p - (uint8_t *)rec.data),
+					     fd_index, why);
+		if (paced(xl, &msg))
+			return hold_for_pace(xl,
+					     (uint32_t)(p - (uint8_t *)rec.data),
+					     fd_index);
+		resumed = false;
 		ret = ivwl_firewall_request(&xl->firewall, &msg, p, why);
 		if (ret == 0 && xl->host->clip_request)
 			ret = xl->host->clip_request(xl->data, &msg, why);

@@ -86,6 +86,11 @@ struct ivwl_translate_host {
 	struct ivwl_firewall_totals *(*firewall_totals)(void *data);
 	/* its pipe threads' memory budget (pipe-thread.h) */
 	struct ivwl_pipe_budget *(*pipe_budget)(void *data);
+	/* a window's map (ivwl_firewall_maps_window) on the VM's budget of
+	 * this repaint (map-pace.h): true, or false to hold the request
+	 * until the host calls ivwl_translation_go.  May be NULL: every
+	 * map goes at once. */
+	bool (*may_map)(void *data);
 
 	/* ---- weston ---- */
 	/* the major version of the weston the requests go to, asked once,
@@ -164,14 +169,16 @@ struct ivwl_translation {
 	uint32_t nbuffers;
 	/*
 	 * A record held halfway, at a request weston 14 must see only
-	 * after its idle callbacks ran (translate.c, "barrier"): resume_at
-	 * bytes and resume_fds fds of it went already.  The host holds the
-	 * record while the barrier is WAITING and hands it again once
+	 * after its idle callbacks ran (translate.c, "barrier"), or at a
+	 * window's map over the VM's budget (may_map): resume_at bytes and
+	 * resume_fds fds of it went already.  The host holds the record
+	 * while the barrier is WAITING or PACED and hands it again once
 	 * PASSED.
 	 */
 	enum ivwl_barrier {
 		IVWL_BARRIER_NONE,
 		IVWL_BARRIER_WAITING,	/* for its wl_display.sync */
+		IVWL_BARRIER_PACED,	/* for ivwl_translation_go */
 		IVWL_BARRIER_PASSED,	/* the held request may go */
 	} barrier;
 	uint32_t resume_at, resume_fds;
@@ -219,6 +226,11 @@ ivwl_translation_release(struct ivwl_translation *xl);
 int
 ivwl_translate_request(struct ivwl_translation *xl, const void *payload,
 		       uint32_t len, const char **why);
+
+/* The map a record is held at (IVWL_BARRIER_PACED) may try again: the
+ * VM's budget has room anew.  The host then hands the record again. */
+void
+ivwl_translation_go(struct ivwl_translation *xl);
 
 /* A request without arguments, of the plugin's own, queued for
  * libwayland after what is queued.  0, or -errno. */

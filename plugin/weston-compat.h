@@ -30,6 +30,19 @@
 #endif
 
 /*
+ * weston 16's repaint unions each new paint node's region into the
+ * damage of every node above it: the repaint that takes in n new views
+ * costs about n squared (a VM's 253 windows mapped at once stalled it
+ * 0.55-0.87 s).  Its window maps are paced (map-pace.c); weston 10 and
+ * 14 take such a flood in 18-29 ms and are not.
+ */
+#ifdef IVWL_WESTON_16
+#define IVWL_WESTON_PACES_MAPS 1
+#else
+#define IVWL_WESTON_PACES_MAPS 0
+#endif
+
+/*
  * A grab's handlers: weston 16 hands each one event, with its time in
  * it, where 10 and 14 passed the time and the fields apart.  Handlers
  * are declared with these parameter lists and read the fields through

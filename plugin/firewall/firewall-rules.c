@@ -239,6 +239,23 @@ surface_commit(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)
 	return 0;
 }
 
+bool
+ivwl_firewall_maps_window(const struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg)
+{
+	const fw_obj *s;
+
+	if (msg->iface != &ivwl_iface_wl_surface ||
+	    msg->opcode != IVWL_REQ_WL_SURFACE_COMMIT)
+		return false;
+	s = ivwl_fw_find_as(fw, msg->object, &ivwl_iface_wl_surface);
+	if (!s || (s->role != IVWL_FW_ROLE_TOPLEVEL &&
+		   s->role != IVWL_FW_ROLE_POPUP))
+		return false;
+	return (s->flags & (IVWL_FW_ATTACHED | IVWL_FW_MAPPED | IVWL_FW_GONE)) ==
+	       IVWL_FW_ATTACHED;
+}
+
 /* Frame callbacks of a surface never shown stay with weston for good. */
 static int
 surface_frame(struct ivwl_firewall *fw, const struct ivwl_wire_msg *msg)

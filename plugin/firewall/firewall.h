@@ -114,6 +114,15 @@ ivwl_firewall_needs_settled(const struct ivwl_firewall *fw,
 			    const struct ivwl_wire_msg *msg);
 
 /*
+ * Whether msg maps a window: a wl_surface.commit of an xdg_toplevel's or
+ * xdg_popup's surface, unmapped now, with a buffer attached.  The host
+ * paces these (map-pace.h) before the firewall takes the request.
+ */
+bool
+ivwl_firewall_maps_window(const struct ivwl_firewall *fw,
+			  const struct ivwl_wire_msg *msg);
+
+/*
  * A parsed request, before ivwl_wire_track() applies it to the map;
  * bytes are its own, which a rule may rewrite in place.  0 to let it
  * through (the model follows it; send fw->inject first if inject_len;

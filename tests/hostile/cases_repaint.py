@@ -107,10 +107,17 @@ def layered(s, mode, count, vms):
 
 def case_popup_overdraw(s):
     """One window with 200 translucent popups as large as it: the window
-    costs what its popups draw too, and is veiled."""
+    costs what its popups draw too, and is veiled: by its own bound
+    (more than 8 layers of its box) or, where its popups map 2 a repaint
+    (weston 16, map-pace.c), by its VM's share after a repaint with
+    some of them (the window alone, 1024x768, draws under 4 times the
+    800x600 output)."""
     layered(s, "popups", 200, ("evil",))
-    if not re.search(r"vm evil: a 1024x768 window veiled: its surfaces "
-                     r"would draw \d+ pixels in \d+ views", s.weston_log()):
+    own = re.search(r"vm evil: a 1024x768 window veiled: its surfaces "
+                    r"would draw \d+ pixels in \d+ views", s.weston_log())
+    share = re.search(r"vm evil: a 1024x768 window veiled: the VM drew "
+                      r"\d+ pixels of a \d+-pixel output", s.weston_log())
+    if not own and not share:
         raise Failure("weston's log does not say it veiled the window "
                       "with the popups")
 

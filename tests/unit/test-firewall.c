@@ -390,6 +390,67 @@ map_window(struct conn *c, const struct window *w)
 	PASS(c, req(c, w->surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
 }
 
+/* ---- window maps, paced (map-pace.h) ---------------------------------- */
+
+static uint32_t maps_left;
+
+/* The host's budget: maps_left more this repaint. */
+static bool
+take_map(void *data)
+{
+	if (maps_left == 0)
+		return false;
+	maps_left--;
+	return true;
+}
+
+/*
+ * A commit that maps a window is asked of the host's budget; over it,
+ * the record is held there, nothing of it sent, until go and room; a
+ * commit that maps nothing is never asked.
+ */
+static void
+test_window_maps_paced(void)
+{
+	struct conn *c = open_one();
+	const struct ivwl_translate_host *own = c->c.host;
+	struct ivwl_translate_host host = *own;
+	struct window a = new_window(c), b = new_window(c);
+
+	host.may_map = take_map;
+	c->c.host = &host;
+	maps_left = 1;
+	map_window(c, &a);
+	CHECK_EQ(maps_left, 0u);
+	PASS(c, req(c, a.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+	attach_one(c, b.surface);
+	CHECK_EQ(req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""), -EBUSY);
+	CHECK_EQ(c->c.barrier, IVWL_BARRIER_PACED);
+	CHECK_EQ(c->sent_count, 0u);
+	/* go without room: held again */
+	ivwl_translation_go(&c->c);
+	CHECK_EQ(c->c.barrier, IVWL_BARRIER_PASSED);
+	CHECK_EQ(req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""), -EBUSY);
+	CHECK_EQ(c->c.barrier, IVWL_BARRIER_PACED);
+	ivwl_translation_go(&c->c);
+	maps_left = 1;
+	PASS(c, req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+	CHECK_EQ(c->c.barrier, IVWL_BARRIER_NONE);
+	CHECK_EQ(c->sent_count, 1u);
+	CHECK_EQ(c->last_sent_object, b.surface);
+	CHECK_EQ(c->last_sent_opcode, IVWL_REQ_WL_SURFACE_COMMIT);
+	CHECK_EQ(maps_left, 0u);
+	/* mapped: its commits map nothing more */
+	PASS(c, req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+	/* unmapped (null attached), it maps anew, on the budget again */
+	PASS(c, req(c, b.surface, IVWL_REQ_WL_SURFACE_ATTACH, "oii", 0, 0, 0));
+	PASS(c, req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""));
+	attach_one(c, b.surface);
+	CHECK_EQ(req(c, b.surface, IVWL_REQ_WL_SURFACE_COMMIT, ""), -EBUSY);
+	c->c.host = own;
+	close_one(c);
+}
+
 static void
 test_toplevel_set_parent(void)
 {
@@ -1154,6 +1215,7 @@ IVWL_TEST_MAIN(
 	TEST(test_xdg_needs_role_object),
 	TEST(test_xdg_destroy_order),
 	TEST(test_wm_base_destroy),
+	TEST(test_window_maps_paced),
 	TEST(test_toplevel_set_parent),
 	TEST(test_toplevel_set_parent_uncommitted),
 	TEST(test_viewport_fraction_destroy),

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Window maps, paced per repaint (map-pace.h, docs/security.md "Window
+ * maps").  Each VM's count of maps lives in an addon on it, reset lazily:
+ * it belongs to the repaint it was counted in, and a later repaint's
+ * first map starts it anew, so a repaint costs nothing here unless some
+ * map waits.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <wayland-server-core.h>
+
+#include "addon.h"
+#include "ivwl-limits.h"
+#include "ivwl-plugin.h"
+#include "log.h"
+#include "map-pace.h"
+#include "mono-time.h"
+#include "output-clock.h"
+#include "vm.h"
+
+struct ivwl_map_pace {
+	struct ivwl_plugin *plugin;
+	struct wl_listener frame;	/* of the output clock */
+	struct wl_signal go;		/* maps refused may ask again */
+	struct wl_event_source *idle;	/* no repaint came: go anyway */
+	uint64_t repaint;		/* repaints seen, and idle times */
+	bool refused;			/* a map since the last go */
+};
+
+/* A VM's maps this repaint: map-pace's addon on it. */
+struct vm_maps {
+	struct ivwl_addon addon;
+	uint64_t repaint;		/* the repaint counted in */
+	uint32_t maps;
+	uint64_t refused;		/* maps that waited, in all */
+	uint64_t logged_ms;		/* when that was last said */
+};
+
+/* How often a VM's waiting maps are logged, at most. */
+#define PACE_LOG_MS 5000
+
+static void
+vm_maps_destroy(struct ivwl_addon *addon)
+{
+	struct vm_maps *vms = wl_container_of(addon, vms, addon);
+
+	free(vms);
+}
+
+static const struct ivwl_addon_interface maps_addon = {
+	.name = "ivwl-map-pace",
+	.destroy = vm_maps_destroy,
+};
+
+/* vm's count, made on first use; NULL when out of memory. */
+static struct vm_maps *
+maps_of(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
+{
+	struct ivwl_addon *addon;
+	struct vm_maps *vms;
+
+	addon = ivwl_addon_find(&vm->addons, pace, &maps_addon);
+	if (addon)
+		return wl_container_of(addon, vms, addon);
+	vms = calloc(1, sizeof(*vms));
+	if (!vms)
+		return NULL;
+	vms->repaint = pace->repaint;
+	ivwl_addon_init(&vms->addon, &vm->addons, pace, &maps_addon);
+	return vms;
+}
+
+/* Every listener once, each off the signal before it hears. */
+static void
+go(struct ivwl_map_pace *pace)
+{
+	struct wl_list waiting;
+	struct wl_listener *l;
+
+	pace->repaint++;
+	if (!pace->refused)
+		return;
+	pace->refused = false;
+	wl_event_source_timer_update(pace->idle, 0);
+	wl_list_init(&waiting);
+	wl_list_insert_list(&waiting, &pace->go.listener_list);
+	wl_list_init(&pace->go.listener_list);
+	while (!wl_list_empty(&waiting)) {
+		l = wl_container_of(waiting.next, l, link);
+		wl_list_remove(&l->link);
+		wl_list_init(&l->link);
+		l->notify(l, NULL);
+	}
+}
+
+static void
+on_frame(struct wl_listener *listener, void *data)
+{
+	struct ivwl_map_pace *pace = wl_container_of(listener, pace, frame);
+
+	go(pace);
+}
+
+static int
+on_idle(void *data)
+{
+	go(data);
+	return 0;
+}
+
+static void
+say_refused(struct vm_maps *vms, struct ivwl_vm *vm)
+{
+	uint64_t now = (uint64_t)ivwl_now_ms();
+
+	vms->refused++;
+	if (vms->logged_ms && now - vms->logged_ms < PACE_LOG_MS)
+		return;
+	vms->logged_ms = now;
+	ivwl_log("vm %s: its windows map at most %u a repaint: the rest "
+		 "wait (%llu maps waited in all)", vm->name,
+		 IVWL_MAP_PACE_PER_REPAINT, (unsigned long long)vms->refused);
+}
+
+bool
+ivwl_map_pace_take(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
+{
+	struct vm_maps *vms = maps_of(pace, vm);
+
+	if (!vms)
+		return true;	/* no memory for a count: not the VM's fault */
+	if (vms->repaint != pace->repaint) {
+		vms->repaint = pace->repaint;
+		vms->maps = 0;
+	}
+	if (vms->maps < IVWL_MAP_PACE_PER_REPAINT) {
+		vms->maps++;
+		return true;
+	}
+	say_refused(vms, vm);
+	if (!pace->refused)
+		wl_event_source_timer_update(pace->idle,
+					     IVWL_MAP_PACE_IDLE_MS);
+	pace->refused = true;
+	return false;
+}
+
+void
+ivwl_map_pace_add_go_listener(struct ivwl_map_pace *pace,
+			      struct wl_listener *listener)
+{
+	wl_signal_add(&pace->go, listener);
+}
+
+struct ivwl_map_pace *
+ivwl_map_pace_create(struct ivwl_plugin *plugin)
+{
+	struct ivwl_map_pace *pace = calloc(1, sizeof(*pace));
+	struct wl_event_loop *loop;
+
+	if (!pace)
+		return NULL;
+	loop = wl_display_get_event_loop(plugin->display);
+	pace->idle = wl_event_loop_add_timer(loop, on_idle, pace);
+	if (!pace->idle)
+		goto err_free;
+	pace->plugin = plugin;
+	wl_signal_init(&pace->go);
+	pace->frame.notify = on_frame;
+	ivwl_output_clock_add_frame_listener(plugin->output_clock,
+					     &pace->frame);
+	return pace;
+
+err_free:
+	free(pace);
+	return NULL;
+}
+
+void
+ivwl_map_pace_destroy(struct ivwl_map_pace *pace)
+{
+	struct ivwl_addon *addon;
+	struct ivwl_vm *vm;
+
+	wl_list_for_each(vm, &pace->plugin->vms, link) {
+		addon = ivwl_addon_find(&vm->addons, pace, &maps_addon);
+		if (!addon)
+			continue;
+		ivwl_addon_finish(addon);
+		vm_maps_destroy(addon);
+	}
+	wl_list_remove(&pace->frame.link);
+	wl_event_source_remove(pace->idle);
+	free(pace);
+}
