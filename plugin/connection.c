@@ -913,9 +913,8 @@ static bool
 host_may_map(void *data)
 {
 	struct ivwl_connection *conn = data;
-	struct ivwl_map_pace *pace = conn->vm->plugin->map_pace;
 
-	return !pace || ivwl_map_pace_take(pace, conn->vm);
+	return ivwl_map_pace_take(conn->vm->plugin->map_pace, conn->vm);
 }
 
 static struct ivwl_pipe_budget *

@@ -108,8 +108,8 @@
 #define IVWL_FW_POPUP_DEPTH 16u
 
 /*
- * Window maps a VM may make between two of weston's repaints
- * (map-pace.c, on weston 16: IVWL_WESTON_PACES_MAPS): each new view costs the next repaint, and weston 16
+ * Window maps a VM may make between two of weston's repaints on weston
+ * 16 (map-pace.c, IVWL_WESTON_PACES_MAPS): each new view costs the next repaint, and weston 16
  * stalls its main thread 0.55-0.87 s once when a VM maps 253 windows at
  * once (0.44 s at 0.5 ms apart, 0.25 s at 2 ms apart, 19 ms at 20 ms
  * apart: one a frame).  A map past them waits for the next repaint, or
@@ -117,6 +117,18 @@
  */
 #define IVWL_MAP_PACE_PER_REPAINT 2u
 #define IVWL_MAP_PACE_IDLE_MS 100
+#define IVWL_MAP_PACE_SAID "2 a repaint"
+/*
+ * And on every weston, a VM maps at most IVWL_MAP_BURST windows at once
+ * (its window budget), then IVWL_MAP_RATE a second: each map and each
+ * window gone costs weston and the plugin work (its views, its frame,
+ * its nameplate), and a VM that mapped its 250 windows, closed the
+ * connection and did it again kept weston 10 at 97 % of a core, 12
+ * times a second, and the other VM's new client from drawing at all.
+ */
+#define IVWL_MAP_BURST 256u
+#define IVWL_MAP_RATE 64u
+#define IVWL_MAP_RATE_SAID "64 a second past 256 at once"
 
 /*
  * A VM's share of weston's repaints (repaint.c, docs/security.md,

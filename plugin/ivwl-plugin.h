@@ -79,8 +79,7 @@ struct ivwl_plugin {
 	struct ivwl_focus *focus;	/* the keyboard's trusted path */
 	struct ivwl_repaint *repaint;	/* each VM's share of the repaints */
 	struct ivwl_output_clock *output_clock;	/* when outputs repaint */
-	struct ivwl_map_pace *map_pace;	/* window maps per repaint, or
-					 * NULL (IVWL_WESTON_PACES_MAPS) */
+	struct ivwl_map_pace *map_pace;	/* window maps a VM may make */
 	const struct ivwl_trust_ops *trust;
 	/* Every fd the plugin waits on, in one source of weston's loop. */
 	struct ivwl_watcher *watcher;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Window maps, paced per repaint (map-pace.h, docs/security.md "Window
- * maps").  Each VM's count of maps lives in an addon on it, reset lazily:
- * it belongs to the repaint it was counted in, and a later repaint's
- * first map starts it anew, so a repaint costs nothing here unless some
- * map waits.
+ * Window maps, paced (map-pace.h, docs/security.md "Window maps").  Each
+ * VM's count lives in an addon on it: the maps it may still make (a
+ * bucket of IVWL_MAP_BURST, refilled IVWL_MAP_RATE a second, as it
+ * asks) and, on weston 16, those of the repaint it was counted in,
+ * reset lazily by a later repaint's first map.  A repaint costs nothing
+ * here unless some map waits.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "map-pace.h"
 #include "mono-time.h"
 #include "output-clock.h"
+#include "weston-compat.h"
 #include "vm.h"
 
 struct ivwl_map_pace {
@@ -34,6 +36,8 @@ struct vm_maps {
 	struct ivwl_addon addon;
 	uint64_t repaint;		/* the repaint counted in */
 	uint32_t maps;
+	uint64_t tokens;		/* maps it may make now, in 1/1000s */
+	uint64_t filled_ms;		/* when tokens was last filled */
 	uint64_t refused;		/* maps that waited, in all */
 	uint64_t logged_ms;		/* when that was last said */
 };
@@ -68,6 +72,8 @@ maps_of(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
 	if (!vms)
 		return NULL;
 	vms->repaint = pace->repaint;
+	vms->tokens = (uint64_t)IVWL_MAP_BURST * 1000u;
+	vms->filled_ms = (uint64_t)ivwl_now_ms();
 	ivwl_addon_init(&vms->addon, &vm->addons, pace, &maps_addon);
 	return vms;
 }
@@ -111,7 +117,7 @@ on_idle(void *data)
 }
 
 static void
-say_refused(struct vm_maps *vms, struct ivwl_vm *vm)
+say_refused(struct vm_maps *vms, struct ivwl_vm *vm, const char *why)
 {
 	uint64_t now = (uint64_t)ivwl_now_ms();
 
@@ -119,15 +125,41 @@ say_refused(struct vm_maps *vms, struct ivwl_vm *vm)
 	if (vms->logged_ms && now - vms->logged_ms < PACE_LOG_MS)
 		return;
 	vms->logged_ms = now;
-	ivwl_log("vm %s: its windows map at most %u a repaint: the rest "
-		 "wait (%llu maps waited in all)", vm->name,
-		 IVWL_MAP_PACE_PER_REPAINT, (unsigned long long)vms->refused);
+	ivwl_log("vm %s: its windows map at most %s: the rest wait (%llu "
+		 "maps waited in all)", vm->name, why,
+		 (unsigned long long)vms->refused);
+}
+
+/* The VM's maps of this moment: IVWL_MAP_RATE a second, refilled as
+ * time goes, up to IVWL_MAP_BURST. */
+static void
+fill(struct vm_maps *vms, uint64_t now)
+{
+	uint64_t full = (uint64_t)IVWL_MAP_BURST * 1000u;
+
+	vms->tokens += (now - vms->filled_ms) * IVWL_MAP_RATE;
+	if (vms->tokens > full)
+		vms->tokens = full;
+	vms->filled_ms = now;
+}
+
+/* Refuses a map: the go signal comes after wait_ms, or a repaint. */
+static bool
+refuse(struct ivwl_map_pace *pace, struct vm_maps *vms, struct ivwl_vm *vm,
+       const char *why, int wait_ms)
+{
+	say_refused(vms, vm, why);
+	if (!pace->refused)
+		wl_event_source_timer_update(pace->idle, wait_ms);
+	pace->refused = true;
+	return false;
 }
 
 bool
 ivwl_map_pace_take(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
 {
 	struct vm_maps *vms = maps_of(pace, vm);
+	uint64_t now = (uint64_t)ivwl_now_ms();
 
 	if (!vms)
 		return true;	/* no memory for a count: not the VM's fault */
@@ -135,16 +167,18 @@ ivwl_map_pace_take(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
 		vms->repaint = pace->repaint;
 		vms->maps = 0;
 	}
-	if (vms->maps < IVWL_MAP_PACE_PER_REPAINT) {
-		vms->maps++;
-		return true;
-	}
-	say_refused(vms, vm);
-	if (!pace->refused)
-		wl_event_source_timer_update(pace->idle,
-					     IVWL_MAP_PACE_IDLE_MS);
-	pace->refused = true;
-	return false;
+	if (IVWL_WESTON_PACES_MAPS &&
+	    vms->maps >= IVWL_MAP_PACE_PER_REPAINT)
+		return refuse(pace, vms, vm, IVWL_MAP_PACE_SAID,
+			      IVWL_MAP_PACE_IDLE_MS);
+	fill(vms, now);
+	if (vms->tokens < 1000u)
+		return refuse(pace, vms, vm, IVWL_MAP_RATE_SAID,
+			      (int)((1000u - vms->tokens) / IVWL_MAP_RATE) +
+			      1);
+	vms->tokens -= 1000u;
+	vms->maps++;
+	return true;
 }
 
 void

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Window maps, paced per repaint (map-pace.c).  A view that appears
- * costs weston's next repaint more than one that stays: weston 16 spends
- * about a second of its main thread on one repaint after a VM mapped
- * 253 windows at once, while every other client waits.  So each VM maps
- * at most IVWL_MAP_PACE_PER_REPAINT windows (xdg_toplevels and
- * xdg_popups) between two repaints of any output; a connection whose
- * map is over the budget holds its request there (translate.h,
- * IVWL_BARRIER_PACED) and tries again after the next repaint, or after
- * IVWL_MAP_PACE_IDLE_MS when no output repaints.
+ * Window maps (xdg_toplevels and xdg_popups), paced per VM (map-pace.c).
+ * Each map and each window gone costs weston and the plugin work (its
+ * views, its frame, its nameplate): a VM maps at most IVWL_MAP_BURST
+ * windows at once, then IVWL_MAP_RATE a second.  On weston 16, whose
+ * repaint pays for the new views it takes in about squared (253 at once
+ * stalled it about a second), also at most IVWL_MAP_PACE_PER_REPAINT
+ * between two repaints of any output.  A connection whose map is
+ * refused holds its request there (translate.h, IVWL_BARRIER_PACED) and
+ * tries again after the next repaint, or after the wait its VM needs.
  */
 #ifndef IVWL_MAP_PACE_H
 #define IVWL_MAP_PACE_H

@@ -288,11 +288,9 @@ wet_module_init(struct weston_compositor *compositor, int *argc, char *argv[])
 	plugin->repaint = ivwl_repaint_create(plugin);
 	if (!plugin->repaint)
 		goto err_vms;
-	if (IVWL_WESTON_PACES_MAPS) {
-		plugin->map_pace = ivwl_map_pace_create(plugin);
-		if (!plugin->map_pace)
-			goto err_vms;
-	}
+	plugin->map_pace = ivwl_map_pace_create(plugin);
+	if (!plugin->map_pace)
+		goto err_vms;
 	plugin->indicator = ivwl_indicator_create(plugin, plugin->font);
 	plugin->xray = ivwl_xray_create(plugin);
 	plugin->bar = ivwl_bar_create(plugin);

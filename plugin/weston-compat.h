@@ -33,8 +33,8 @@
  * weston 16's repaint unions each new paint node's region into the
  * damage of every node above it: the repaint that takes in n new views
  * costs about n squared (a VM's 253 windows mapped at once stalled it
- * 0.55-0.87 s).  Its window maps are paced (map-pace.c); weston 10 and
- * 14 take such a flood in 18-29 ms and are not.
+ * 0.55-0.87 s).  Its window maps are paced per repaint too
+ * (map-pace.c); weston 10 and 14 take such a flood in 18-29 ms.
  */
 #ifdef IVWL_WESTON_16
 #define IVWL_WESTON_PACES_MAPS 1

@@ -392,6 +392,47 @@ ivwl_hostile_window_flood(struct ivwl_hostile *h)
 	hold_until_deadline(h);
 }
 
+/* Waits until the display let slot k go (its windows with it). */
+static void
+wait_closed(struct ivwl_hostile *h, uint32_t k, int timeout_ms)
+{
+	int64_t end = ivwl_now_ms() + timeout_ms;
+	uint32_t state, gen;
+
+	do {
+		ivwl_slot_state_load(&ivwl_hostile_ctrl(h, k)->display, &state,
+				     &gen);
+		if (state != IVWL_DISPLAY_SLOT_OPEN)
+			return;
+		usleep(10 * 1000);
+	} while (ivwl_now_ms() < end);
+}
+
+/*
+ * window-churn: the window flood again and again, as one VM may: --count
+ * windows (250) mapped on a connection at once, the connection closed
+ * (its windows with it), and the slot opened again, for --seconds.
+ * Says "window-churn: round N: M windows" for each round that mapped
+ * any.
+ */
+void
+ivwl_hostile_window_churn(struct ivwl_hostile *h)
+{
+	uint32_t want = h->count ? h->count : 250, round = 0, n;
+
+	while (ivwl_hostile_time_left(h)) {
+		/* a slot opened again too soon is not answered: again */
+		n = map_windows(h, 0, want);
+		if (n) {
+			printf("hostile-peer: window-churn: round %u: %u "
+			       "windows\n", ++round, n);
+			fflush(stdout);
+		}
+		ivwl_hostile_slot_close(h, 0);
+		wait_closed(h, 0, 5000);
+	}
+}
+
 /* ---- region-bomb, damage-bomb -------------------------------------- */
 
 /*

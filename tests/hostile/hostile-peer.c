@@ -54,6 +54,7 @@ static const struct mode modes[] = {
 	{ "record-flood", ivwl_hostile_record_flood },
 	{ "budget-stall", ivwl_hostile_budget_stall },
 	{ "window-flood", ivwl_hostile_window_flood },
+	{ "window-churn", ivwl_hostile_window_churn },
 	{ "overdraw", ivwl_hostile_overdraw },
 	{ "overdraw-grow", ivwl_hostile_overdraw_grow },
 	{ "region-bomb", ivwl_hostile_region_bomb },

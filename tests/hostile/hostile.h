@@ -345,6 +345,9 @@ ivwl_hostile_pool_flood(struct ivwl_hostile *h);
 void
 ivwl_hostile_window_flood(struct ivwl_hostile *h);
 
+void
+ivwl_hostile_window_churn(struct ivwl_hostile *h);
+
 /* bugs-repaint.c */
 void
 ivwl_hostile_overdraw(struct ivwl_hostile *h);
