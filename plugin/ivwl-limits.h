@@ -117,7 +117,6 @@
  */
 #define IVWL_MAP_PACE_PER_REPAINT 2u
 #define IVWL_MAP_PACE_IDLE_MS 100
-#define IVWL_MAP_PACE_SAID "2 a repaint"
 /*
  * And on every weston, a VM maps at most IVWL_MAP_BURST windows at once
  * (its window budget), then IVWL_MAP_RATE a second: each map and each
@@ -128,7 +127,6 @@
  */
 #define IVWL_MAP_BURST 256u
 #define IVWL_MAP_RATE 64u
-#define IVWL_MAP_RATE_SAID "64 a second past 256 at once"
 
 /*
  * A VM's share of weston's repaints (repaint.c, docs/security.md,

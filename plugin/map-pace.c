@@ -117,7 +117,7 @@ on_idle(void *data)
 }
 
 static void
-say_refused(struct vm_maps *vms, struct ivwl_vm *vm, const char *why)
+say_refused(struct vm_maps *vms, struct ivwl_vm *vm, bool per_repaint)
 {
 	uint64_t now = (uint64_t)ivwl_now_ms();
 
@@ -125,9 +125,16 @@ say_refused(struct vm_maps *vms, struct ivwl_vm *vm, const char *why)
 	if (vms->logged_ms && now - vms->logged_ms < PACE_LOG_MS)
 		return;
 	vms->logged_ms = now;
-	ivwl_log("vm %s: its windows map at most %s: the rest wait (%llu "
-		 "maps waited in all)", vm->name, why,
-		 (unsigned long long)vms->refused);
+	if (per_repaint)
+		ivwl_log("vm %s: its windows map at most %u a repaint: the "
+			 "rest wait (%llu maps waited in all)", vm->name,
+			 IVWL_MAP_PACE_PER_REPAINT,
+			 (unsigned long long)vms->refused);
+	else
+		ivwl_log("vm %s: its windows map at most %u a second past %u "
+			 "at once: the rest wait (%llu maps waited in all)",
+			 vm->name, IVWL_MAP_RATE, IVWL_MAP_BURST,
+			 (unsigned long long)vms->refused);
 }
 
 /* The VM's maps of this moment: IVWL_MAP_RATE a second, refilled as
@@ -146,9 +153,9 @@ fill(struct vm_maps *vms, uint64_t now)
 /* Refuses a map: the go signal comes after wait_ms, or a repaint. */
 static bool
 refuse(struct ivwl_map_pace *pace, struct vm_maps *vms, struct ivwl_vm *vm,
-       const char *why, int wait_ms)
+       bool per_repaint, int wait_ms)
 {
-	say_refused(vms, vm, why);
+	say_refused(vms, vm, per_repaint);
 	if (!pace->refused)
 		wl_event_source_timer_update(pace->idle, wait_ms);
 	pace->refused = true;
@@ -169,11 +176,10 @@ ivwl_map_pace_take(struct ivwl_map_pace *pace, struct ivwl_vm *vm)
 	}
 	if (IVWL_WESTON_PACES_MAPS &&
 	    vms->maps >= IVWL_MAP_PACE_PER_REPAINT)
-		return refuse(pace, vms, vm, IVWL_MAP_PACE_SAID,
-			      IVWL_MAP_PACE_IDLE_MS);
+		return refuse(pace, vms, vm, true, IVWL_MAP_PACE_IDLE_MS);
 	fill(vms, now);
 	if (vms->tokens < 1000u)
-		return refuse(pace, vms, vm, IVWL_MAP_RATE_SAID,
+		return refuse(pace, vms, vm, false,
 			      (int)((1000u - vms->tokens) / IVWL_MAP_RATE) +
 			      1);
 	vms->tokens -= 1000u;

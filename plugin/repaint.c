@@ -297,14 +297,14 @@ still_drawn(struct ivwl_repaint *rp, struct ivwl_vm *vm)
 	return d;
 }
 
-/* Veils its costliest windows until the rest fits its share. */
+/* Veils its costliest windows until the rest of d fits its share. */
 static uint32_t
-veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm)
+veil_costliest(struct ivwl_repaint *rp, struct ivwl_vm *vm,
+	       const struct drawn *d)
 {
 	struct windows ws = { .pass = rp->pass };
-	struct drawn d = still_drawn(rp, vm);
-	uint64_t px = d.px;
-	uint32_t views = d.views, veiled = 0;
+	uint64_t px = d->px;
+	uint32_t views = d->views, veiled = 0;
 	size_t i;
 
 	ivwl_windows_for_each(rp->plugin->windows, vm, collect_shown, &ws);
@@ -375,14 +375,15 @@ judge(struct ivwl_repaint *rp, struct ivwl_vm *vm,
       struct weston_output *output)
 {
 	struct unveil u = { .px = share_of(vm)->px, .views = share_of(vm)->views };
+	struct drawn d = still_drawn(rp, vm);
 	uint32_t veiled;
 
-	share_of(vm)->shown_px = still_drawn(rp, vm).px;
+	share_of(vm)->shown_px = d.px;
 	if (!ivwl_repaint_fits(share_of(vm), share_of(vm)->px, share_of(vm)->views)) {
 		share_of(vm)->overs++;
 		share_of(vm)->hot_until_ms = (uint64_t)ivwl_now_ms() +
 					 IVWL_REPAINT_HOT_MS;
-		veiled = veil_costliest(rp, vm);
+		veiled = veil_costliest(rp, vm, &d);
 		share_of(vm)->veiled += veiled;
 		ivwl_vm_slow_down(vm, slow_ms(vm, output),
 				  "its windows drew more than its share of "

@@ -681,9 +681,9 @@ needs_barrier(const struct ivwl_translation *xl,
 }
 
 /*
- * Window maps are paced: a VM maps at most IVWL_MAP_PACE_PER_REPAINT
- * windows between two of weston's repaints (map-pace.h).  Past that,
- * the record is held at the map's commit, as at a barrier, until the
+ * Window maps are paced per VM (map-pace.h: so many at once, then so
+ * many a second, and on weston 16 so many a repaint).  Past that, the
+ * record is held at the map's commit, as at a barrier, until the
  * host's ivwl_translation_go.  -EBUSY: held.
  */
 static int
