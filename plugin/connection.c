@@ -19,6 +19,7 @@
 #include "map-pace.h"
 #include "mono-time.h"
 #include "output-clock.h"
+#include "teardown.h"
 #include "translate.h"
 #include "vm.h"
 #include "watch.h"
@@ -559,6 +560,8 @@ ivwl_connection_restored(const struct ivwl_connection *conn)
 uint64_t
 ivwl_connection_client_key(struct ivwl_connection *conn)
 {
+	if (conn->ending)
+		return conn->ending_key;
 	return ivwl_display_side_app_client_key(&conn->vm->side, conn->slot);
 }
 
@@ -575,6 +578,23 @@ ivwl_connection_doorbell(struct ivwl_connection *conn)
 	service(conn);
 }
 
+/* Ending: what weston still sends the client has nowhere to go. */
+static void
+discard_events(struct ivwl_connection *conn)
+{
+	struct ivwl_stream_in *in = &conn->xl.from_server;
+	int fds[IVWL_STREAM_MAX_FDS];
+	uint32_t i, n;
+
+	while (ivwl_stream_in_read(in, conn->fd) > 0) {
+		n = in->nfds;
+		if (ivwl_stream_in_take_fds(in, n, fds) == 0)
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+		ivwl_stream_in_consume(in, in->len);
+	}
+}
+
 static int
 on_socket(int fd, uint32_t mask, void *data)
 {
@@ -582,6 +602,10 @@ on_socket(int fd, uint32_t mask, void *data)
 
 	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
 		ivwl_connection_destroy(conn, "libwayland hung up");
+		return 0;
+	}
+	if (conn->ending) {
+		discard_events(conn);
 		return 0;
 	}
 	if (mask & WL_EVENT_READABLE)
@@ -615,27 +639,42 @@ live_closed(struct ivwl_connection *conn, const char *why)
 	ivwl_app_stats_sum(&live->app_ended, &app);
 }
 
+/* Its slot and what serves it go; the slot may be another's after. */
 static void
-free_connection(struct ivwl_connection *conn)
+release_slot(struct ivwl_connection *conn)
 {
 	live_closed(conn, conn->why ? conn->why : "weston ended the client");
 	if (conn->region_wait)
 		ivwl_vm_region_done(conn->vm);
+	conn->region_wait = false;
 	wl_list_remove(&conn->pace_go.link);
+	wl_list_init(&conn->pace_go.link);
 	ivwl_vm_connection_gone(conn->vm, conn->slot);
-	if (conn->kill)
-		wl_event_source_remove(conn->kill);
 	if (conn->lazy_timer)
 		wl_event_source_remove(conn->lazy_timer);
+	conn->lazy_timer = NULL;
 	ivwl_watch_remove(conn->alarm);
+	conn->alarm = NULL;
 	if (conn->alarm_fd >= 0)
 		close(conn->alarm_fd);
-	ivwl_watch_remove(conn->watch);
-	if (conn->fd >= 0)
-		close(conn->fd);
+	conn->alarm_fd = -1;
 	/* its channels end watched, with their clipboard notes */
 	while (conn->xl.channels.list)
 		channel_destroy(conn, conn->xl.channels.list);
+}
+
+static void
+free_connection(struct ivwl_connection *conn)
+{
+	if (conn->vm_detaching.notify)
+		wl_list_remove(&conn->vm_detaching.link);
+	else
+		release_slot(conn);
+	if (conn->kill)
+		wl_event_source_remove(conn->kill);
+	ivwl_watch_remove(conn->watch);
+	if (conn->fd >= 0)
+		close(conn->fd);
 	ivwl_translation_release(&conn->xl);
 	free(conn->record);
 	free(conn);
@@ -653,15 +692,10 @@ free_connection(struct ivwl_connection *conn)
 static void
 destroy_windows(struct ivwl_connection *conn)
 {
-	struct wl_resource *resource;
-	uint32_t *ids, n, i;
+	uint32_t *ids, n;
 
 	n = ivwl_firewall_teardown(&conn->xl.firewall, &ids);
-	for (i = 0; i < n; i++) {
-		resource = wl_client_get_object(conn->client, ids[i]);
-		if (resource)
-			wl_resource_destroy(resource);
-	}
+	ivwl_teardown_objects(conn->client, ids, 0, n);
 	free(ids);
 }
 
@@ -688,18 +722,29 @@ on_client_destroy(struct wl_listener *listener, void *data)
 
 	const char *why = NULL;
 
-	/*
-	 * libwayland flushes the client's last events (a protocol error
-	 * with its message) only after this signal: take them now, so the
-	 * log and the app say what weston refused.
-	 */
-	wl_client_flush(conn->client);
-	conn->sock_ready = true;
-	if (pump_events(conn, &why) < 0)
-		ivwl_log("[%s] slot %u: its last events are lost: %s",
-			 conn->vm->name, conn->slot, why);
-	ivwl_log("[%s] slot %u: client gone", conn->vm->name, conn->slot);
-	tell_app(conn, "weston ended the client");
+	/* the idle callbacks run below must not end it again */
+	if (conn->kill)
+		wl_event_source_remove(conn->kill);
+	conn->kill = NULL;
+	if (conn->ending) {
+		/* its slot is gone already: the rest of its windows now */
+		ivwl_teardown_finish(conn->ending);
+		conn->ending = NULL;
+	} else {
+		/*
+		 * libwayland flushes the client's last events (a protocol
+		 * error with its message) only after this signal: take them
+		 * now, so the log and the app say what weston refused.
+		 */
+		wl_client_flush(conn->client);
+		conn->sock_ready = true;
+		if (pump_events(conn, &why) < 0)
+			ivwl_log("[%s] slot %u: its last events are lost: %s",
+				 conn->vm->name, conn->slot, why);
+		tell_app(conn, "weston ended the client");
+	}
+	ivwl_log("[%s] slot %u generation %u: client gone", conn->vm->name,
+		 conn->slot, conn->generation);
 	/*
 	 * weston 14 sends a configure it scheduled (set_maximized, a
 	 * commit) from an idle callback through the role object, and does
@@ -754,15 +799,75 @@ ivwl_vm_connection(struct ivwl_vm *vm, const struct wl_client *client)
 	return conn && conn->client && conn->vm == vm ? conn : NULL;
 }
 
+static void
+on_windows_ended(void *data)
+{
+	struct ivwl_connection *conn = data;
+
+	conn->ending = NULL;	/* freed */
+	wl_client_destroy(conn->client);	/* frees conn */
+}
+
+static void
+on_vm_detaching(struct wl_listener *listener, void *data)
+{
+	struct ivwl_connection *conn =
+		wl_container_of(listener, conn, vm_detaching);
+
+	wl_client_destroy(conn->client);
+}
+
+/*
+ * Its windows end a batch a tick, its client after them (teardown.h),
+ * when it has more than a batch; its slot goes now.  False: end it all
+ * at once.
+ */
+static bool
+end_windows_slowly(struct ivwl_connection *conn)
+{
+	uint32_t *ids, n, windows = conn->xl.firewall.windows;
+
+	if (windows <= IVWL_TEARDOWN_WINDOWS)
+		return false;
+	/* as on_client_destroy, before any role object goes */
+	if (conn->xl.firewall.weston_major >= 14)
+		wl_event_loop_dispatch_idle(
+			wl_display_get_event_loop(conn->vm->plugin->display));
+	conn->ending_key = ivwl_connection_client_key(conn);
+	n = ivwl_firewall_teardown(&conn->xl.firewall, &ids);
+	conn->ending = ivwl_teardown_start(
+		wl_display_get_event_loop(conn->vm->plugin->display),
+		conn->client, ids, n, on_windows_ended, conn);
+	if (!conn->ending)
+		return false;
+	ivwl_log("[%s] slot %u generation %u: its %u windows end %u a "
+		 "frame", conn->vm->name, conn->slot, conn->generation,
+		 windows, IVWL_TEARDOWN_WINDOWS);
+	release_slot(conn);
+	conn->vm_detaching.notify = on_vm_detaching;
+	wl_signal_add(&conn->vm->detaching, &conn->vm_detaching);
+	return true;
+}
+
 void
 ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 {
 	struct wl_client *client = conn->client;
 
+	if (conn->kill)
+		wl_event_source_remove(conn->kill);
+	conn->kill = NULL;
+	if (conn->ending) {
+		/* the user's kill, or libwayland's: the rest now */
+		wl_client_destroy(client);
+		return;
+	}
 	ivwl_log("[%s] slot %u generation %u: closing: %s", conn->vm->name,
 		 conn->slot, conn->generation, why);
 	tell_app(conn, why);
 	conn->why = why;
+	if (client && end_windows_slowly(conn))
+		return;
 	if (client) {
 		/* Its destroy listener frees the connection. */
 		wl_client_destroy(client);
@@ -795,6 +900,8 @@ ivwl_connection_request(struct ivwl_connection *conn, uint32_t object,
 {
 	int ret;
 
+	if (conn->ending)
+		return 0;	/* its windows end anyway */
 	ret = ivwl_translate_request_bare(&conn->xl, object, opcode);
 	if (ret < 0)
 		return ret;

@@ -14,6 +14,7 @@
 #include "ring.h"
 #include "translate.h"
 
+struct ivwl_teardown;
 struct ivwl_vm;
 
 struct ivwl_connection {
@@ -64,6 +65,15 @@ struct ivwl_connection {
 	 * when to try again; its link is empty otherwise */
 	struct wl_listener pace_go;
 	const char *why;		/* why it ends, once it does */
+	/*
+	 * Its slot went while it had many windows: they end a batch a
+	 * frame (teardown.h), its client after them.  It serves nothing
+	 * meanwhile and its slot is another's; the VM's detaching signal
+	 * ends the rest at once.
+	 */
+	struct ivwl_teardown *ending;
+	struct wl_listener vm_detaching;
+	uint64_t ending_key;		/* its slot's client key, kept */
 };
 
 struct ivwl_connection *

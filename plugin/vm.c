@@ -537,6 +537,7 @@ vm_detach(struct ivwl_vm *vm, bool shutdown)
 	 */
 	if (vm->dev)
 		ivwl_display_side_release(&vm->side);
+	wl_signal_emit_mutable(&vm->detaching, vm);
 	for (i = 0; i < IVWL_SLOT_COUNT; i++) {
 		if (!vm->conns[i])
 			continue;
@@ -647,6 +648,7 @@ ivwl_vm_create(struct ivwl_plugin *plugin,
 	vm->plugin = plugin;
 	vm->slots = slots;
 	ivwl_addon_set_init(&vm->addons);
+	wl_signal_init(&vm->detaching);
 	weston_config_section_get_string(section, "name", &vm->name, NULL);
 	weston_config_section_get_string(section, "server", &vm->server, NULL);
 	weston_config_section_get_string(section, "device", &vm->device, NULL);

@@ -92,6 +92,12 @@ struct ivwl_vm {
 	uint32_t stalls;		/* pipes left unread, recently */
 	uint64_t last_stall_ms;
 	struct ivwl_addon_set addons;	/* the subsystems' state on it */
+	/*
+	 * The region goes (detached, or weston ends): what still holds
+	 * objects of the VM's clients ends them now (a connection whose
+	 * windows end a few a frame, connection.c).
+	 */
+	struct wl_signal detaching;
 };
 
 /*

@@ -564,14 +564,68 @@ ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
 	return in_teardown_order(fw, ids, max, 0);
 }
 
+static int
+id_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Appends toplevel's xdg_surface and wl_surface to out (at *n) if they
+ * are still to be ended; *n counts what out holds.
+ */
+static void
+window_objects(const struct ivwl_firewall *fw,
+	       const struct ivwl_fw_object *toplevel, uint32_t *out,
+	       uint32_t *n)
+{
+	const struct ivwl_fw_object *xdg, *s;
+
+	xdg = ivwl_fw_find(fw, toplevel->xdg_surface);
+	if (xdg && teardown_rank(xdg) == 2)
+		out[(*n)++] = xdg->id;
+	s = ivwl_fw_find(fw, toplevel->surface);
+	if (s && teardown_rank(s) == 4)
+		out[(*n)++] = s->id;
+}
+
 uint32_t
 ivwl_firewall_teardown(const struct ivwl_firewall *fw, uint32_t **ids)
 {
-	uint32_t n;
+	const struct ivwl_fw_object *o;
+	uint32_t *order, *gone, *out, n, i, k = 0, windows;
+	size_t size = fw->tracked ? fw->tracked : 1;
 
-	*ids = calloc(fw->tracked ? fw->tracked : 1, sizeof(**ids));
-	if (!*ids)
+	order = calloc(size, sizeof(*order));
+	gone = calloc(size, sizeof(*gone));
+	out = calloc(size, sizeof(*out));
+	*ids = out;
+	if (!order || !gone || !out) {
+		free(order);
+		free(gone);
 		return 0;
-	n = in_teardown_order(fw, *ids, fw->tracked, 4);
-	return n;
+	}
+	n = in_teardown_order(fw, order, fw->tracked, 4);
+	/* popups, then each toplevel with its xdg_surface and wl_surface */
+	for (i = 0; i < n; i++) {
+		o = ivwl_fw_find(fw, order[i]);
+		if (teardown_rank(o) > 1)
+			break;
+		out[k++] = o->id;
+		if (teardown_rank(o) == 1)
+			window_objects(fw, o, out, &k);
+	}
+	/* the rest in their order, without what went with a window */
+	windows = k;
+	memcpy(gone, out, windows * sizeof(*out));
+	qsort(gone, windows, sizeof(*gone), id_order);
+	for (; i < n; i++)
+		if (!bsearch(&order[i], gone, windows, sizeof(*gone),
+			     id_order))
+			out[k++] = order[i];
+	free(order);
+	free(gone);
+	return k;
 }

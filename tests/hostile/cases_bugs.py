@@ -9,8 +9,8 @@ import re
 import subprocess
 import time
 
-from ivwltest.hostile_session import (SYNC_P99_MS, Failure, bystander,
-                                      check_closings, closings,
+from ivwltest.hostile_session import (SYNC_P99_MS, Failure, LiveView,
+                                      bystander, check_closings, closings,
                                       compare_window, good_client_after,
                                       good_client_during, pattern, wait_for)
 
@@ -266,6 +266,36 @@ def case_window_churn(s):
         raise Failure(f"BUG window churn: weston kept a local client "
                       f"waiting {float(worst.group(1)):.0f} ms (at most "
                       f"{5 * SYNC_P99_MS})")
+    s.check_weston()
+
+
+def case_gone_windows(s):
+    """A connection that goes with more than 16 windows: weston's log
+    says they end 16 a frame, and all of them go soon after (the VM's
+    window count, in the live view, back to 0), weston alive.  Taken
+    down at once, 250 such windows cost weston 14 and 16 seconds
+    (docs/security.md, "Windows of a gone connection")."""
+    live = LiveView(s)
+    s.start_peer("window-churn", 3, ["--count", "40"])
+    log = s.wait_peer(30)
+    rounds = re.findall(r"window-churn: round \d+: (\d+) windows", log)
+    if not rounds or int(rounds[0]) != 40:
+        raise Failure(f"the peer did not map its 40 windows: {rounds}")
+    ending = re.compile(r"\[evil\] slot \d+ generation \d+: its 40 "
+                        r"windows end 16 a frame")
+    wait_for("weston's word that the windows end 16 a frame",
+             lambda: ending.search(s.weston_log()), timeout=10)
+
+    def evil_windows():
+        lines = live.of("vm", name="evil")
+        return int(lines[-1]["windows"].split("/")[0]) if lines else -1
+
+    try:
+        wait_for("the evil VM's windows all gone",
+                 lambda: evil_windows() == 0, timeout=10)
+    finally:
+        live.close()
+    print(f"rounds: {rounds}; the evil VM's windows: {evil_windows()}")
     s.check_weston()
 
 

@@ -57,6 +57,7 @@ CASES = {
         bugs.case_bug_event_cons_lie_without_reason,
     "bug-budget-lost-wakeup": bugs.case_bug_budget_lost_wakeup,
     "window-churn": bugs.case_window_churn,
+    "gone-windows": bugs.case_gone_windows,
     "bug-window-flood-stalls-good-vm":
         bugs.case_bug_window_flood_stalls_good_vm,
     "bug-region-bomb-stalls-good-vm": bugs.case_bug_region_bomb_stalls_good_vm,

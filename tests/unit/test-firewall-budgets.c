@@ -723,8 +723,8 @@ test_popups_newest_first(void)
 
 /*
  * What a connection that ends leaves to destroy, in the order a clean
- * client would: popups newest first, toplevels, xdg_surfaces,
- * subsurfaces, surfaces.
+ * client would: popups newest first, each toplevel with its xdg_surface
+ * and wl_surface, the other xdg_surfaces, subsurfaces, surfaces.
  */
 static void
 test_teardown_order(void)
@@ -734,18 +734,23 @@ test_teardown_order(void)
 	struct window w = new_window(c);
 	struct popup p = new_popup(c, w.xdg, false);
 	uint32_t child = new_surface(c), sub, *ids, n;
+	struct window newer;
 
 	sub = new_subsurface(c, child, w.surface);
+	newer = new_window(c);
 	n = ivwl_firewall_teardown(&c->c.firewall, &ids);
-	REQUIRE(ids && n == 8);
+	REQUIRE(ids && n == 11);
 	CHECK_EQ(ids[0], p.popup);
-	CHECK_EQ(ids[1], w.top);
-	CHECK_EQ(ids[2], p.xdg);	/* the newer xdg_surface first */
-	CHECK_EQ(ids[3], w.xdg);
-	CHECK_EQ(ids[4], sub);
-	CHECK_EQ(ids[5], child);	/* surfaces newest first too */
-	CHECK_EQ(ids[6], p.surface);
-	CHECK_EQ(ids[7], w.surface);
+	CHECK_EQ(ids[1], newer.top);	/* each window whole, newest first */
+	CHECK_EQ(ids[2], newer.xdg);
+	CHECK_EQ(ids[3], newer.surface);
+	CHECK_EQ(ids[4], w.top);
+	CHECK_EQ(ids[5], w.xdg);
+	CHECK_EQ(ids[6], w.surface);
+	CHECK_EQ(ids[7], p.xdg);
+	CHECK_EQ(ids[8], sub);
+	CHECK_EQ(ids[9], child);	/* surfaces newest first */
+	CHECK_EQ(ids[10], p.surface);
 	free(ids);
 	conn_close(c);
 	vm_free(vm);
