@@ -279,6 +279,79 @@ def print_targets(rows):
             print("  " + line)
 
 
+# The small-updates targets (docs/benchmarks/frames.md, "Small updates"):
+# (name, figure of a row and its native row or None, bound, unit).
+APP_SIDE = ("ivwl-relay", "ivwl-agent", "ivwl-shim")
+
+
+def _bells(r, procs, key="doorbells_rung_per_frame"):
+    by = r.get("doorbells_and_wakeups_by_process")
+    if by is None:
+        return None
+    return sum(by.get(p, {}).get(key, 0.0) for p in procs)
+
+
+def _over(r, n, key):
+    if r.get(key) is None or n.get(key) is None:
+        return None
+    return r[key] - n[key]
+
+
+def _ratio(r, n, key):
+    if r.get(key) is None or not n.get(key):
+        return None
+    return r[key] / n[key]
+
+
+SMALL_UPDATES = (
+    ("total CPU", lambda r, n: _ratio(r, n, "cpu_ms_per_frame"), 1.25, "x"),
+    ("relay wakes", lambda r, n: _bells(r, ("ivwl-relay",),
+                                        "wakeups_per_frame"), 0.1, "/frame"),
+    ("weston rings the app",
+     lambda r, n: _bells(r, ("weston (ivwl.so)",)), 1.1, "/frame"),
+    ("the app rings weston", lambda r, n: _bells(r, APP_SIDE), 1.1,
+     "/frame"),
+    ("presented->delivered p50 over native",
+     lambda r, n: _over(r, n, "presented_to_delivered_p50_us"), 200, " us"),
+    ("commit round trip p50",
+     lambda r, n: _ratio(r, n, "commit_rtt_p50_us"), 1.5, "x"),
+)
+
+
+def small_updates(r, n):
+    """One line: each small-updates figure of row r against its bound,
+    and how many of them it meets."""
+    parts, met = [], 0
+    for name, figure, bound, unit in SMALL_UPDATES:
+        v = figure(r, n)
+        if v is None:
+            parts.append(f"{name} - (no trace)")
+            continue
+        ok = v <= bound
+        met += ok
+        fmt = "%.2f" if unit != " us" else "%+.0f"
+        parts.append(f"{name} {fmt % v}{unit} (<= {bound:g}{unit}) "
+                     f"{'met' if ok else 'MISSED'}")
+    return (f"small-updates {r['path']} {r['size']} {r['damage']}: "
+            f"{met}/{len(SMALL_UPDATES)} met; " + "; ".join(parts))
+
+
+def print_small_updates(rows):
+    """The small-updates line of every ivwl band row with its native."""
+    out = []
+    for r in rows:
+        if r["damage"] != "band" or not r["path"].startswith("ivwl"):
+            continue
+        n = [x for x in rows if x["path"] == "native" and
+             (x["size"], x["damage"]) == (r["size"], r["damage"])]
+        if n:
+            out.append(small_updates(r, n[0]))
+    if out:
+        print()
+        for line in out:
+            print(line)
+
+
 # ---- main -------------------------------------------------------------
 
 def main_frames(args):
@@ -331,6 +404,7 @@ def main_frames(args):
                 f"{ow}x{oh}, median of {args.repeat}\n"
                 f"before: {load0}\nafter:  {machine_line()}")
     print_targets(rows)
+    print_small_updates(rows)
     return status
 
 
