@@ -829,15 +829,12 @@ end_windows_slowly(struct ivwl_connection *conn)
 
 	if (windows <= IVWL_TEARDOWN_WINDOWS)
 		return false;
-	/* as on_client_destroy, before any role object goes */
-	if (conn->xl.firewall.weston_major >= 14)
-		wl_event_loop_dispatch_idle(
-			wl_display_get_event_loop(conn->vm->plugin->display));
 	conn->ending_key = ivwl_connection_client_key(conn);
 	n = ivwl_firewall_teardown(&conn->xl.firewall, &ids);
 	conn->ending = ivwl_teardown_start(
 		wl_display_get_event_loop(conn->vm->plugin->display),
-		conn->client, ids, n, on_windows_ended, conn);
+		conn->xl.firewall.weston_major >= 14, conn->client, ids, n,
+		on_windows_ended, conn);
 	if (!conn->ending)
 		return false;
 	ivwl_log("[%s] slot %u generation %u: its %u windows end %u a "

@@ -2,11 +2,14 @@
 /* A client's windows destroyed a batch a tick (teardown.h). */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wayland-server-core.h>
 
 #include "teardown.h"
 
 struct ivwl_teardown {
+	struct wl_event_loop *loop;
+	bool settle;			/* idle callbacks before each batch */
 	struct wl_client *client;
 	uint32_t *ids;
 	uint32_t n;
@@ -39,12 +42,43 @@ teardown_free(struct ivwl_teardown *t)
 	free(t);
 }
 
+static bool
+is_class(struct wl_client *client, uint32_t id, const char *name)
+{
+	struct wl_resource *resource = wl_client_get_object(client, id);
+
+	return resource && strcmp(wl_resource_get_class(resource), name) == 0;
+}
+
+/*
+ * Whether ids[i] must go in the same turn of the event loop as the one
+ * before it: a role object's xdg_surface.  weston 14 sends an
+ * xdg_surface's scheduled configure from an idle callback through its
+ * role object's resource (translate.c, "The barrier"): idle callbacks
+ * run between two ticks, and one for an xdg_surface whose role went
+ * in the tick before would use freed memory.
+ */
+static bool
+goes_with_previous(const struct ivwl_teardown *t, uint32_t i)
+{
+	return i > 0 && is_class(t->client, t->ids[i], "xdg_surface") &&
+	       (is_class(t->client, t->ids[i - 1], "xdg_toplevel") ||
+		is_class(t->client, t->ids[i - 1], "xdg_popup"));
+}
+
 /* The next batch; true once none is left. */
 static bool
 step(struct ivwl_teardown *t)
 {
 	uint32_t to = t->n - t->next > IVWL_TEARDOWN_BATCH ?
 		      t->next + IVWL_TEARDOWN_BATCH : t->n;
+
+	while (to < t->n && goes_with_previous(t, to))
+		to++;
+	/* what the client's last requests scheduled runs while its objects
+	 * live (translate.c, "The barrier") */
+	if (t->settle)
+		wl_event_loop_dispatch_idle(t->loop);
 
 	ivwl_teardown_objects(t->client, t->ids, t->next, to);
 	t->next = to;
@@ -68,14 +102,16 @@ on_tick(void *data)
 }
 
 struct ivwl_teardown *
-ivwl_teardown_start(struct wl_event_loop *loop, struct wl_client *client,
-		    uint32_t *ids, uint32_t n, void (*done)(void *data),
-		    void *data)
+ivwl_teardown_start(struct wl_event_loop *loop, bool settle,
+		    struct wl_client *client, uint32_t *ids, uint32_t n,
+		    void (*done)(void *data), void *data)
 {
 	struct ivwl_teardown *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		goto err_ids;
+	t->loop = loop;
+	t->settle = settle;
 	t->client = client;
 	t->ids = ids;
 	t->n = n;
@@ -84,10 +120,9 @@ ivwl_teardown_start(struct wl_event_loop *loop, struct wl_client *client,
 	t->timer = wl_event_loop_add_timer(loop, on_tick, t);
 	if (!t->timer)
 		goto err_teardown;
-	step(t);
-	/* done comes from the loop even when the first batch was all */
-	wl_event_source_timer_update(t->timer, t->next == t->n ? 1 :
-				     IVWL_TEARDOWN_TICK_MS);
+	/* the first batch from the loop too: never inside what weston
+	 * does now (a repaint's listeners, a client's dispatch) */
+	wl_event_source_timer_update(t->timer, 1);
 	return t;
 
 err_teardown:

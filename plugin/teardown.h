@@ -11,6 +11,7 @@
 #ifndef IVWL_TEARDOWN_H
 #define IVWL_TEARDOWN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ivwl_teardown;
@@ -29,15 +30,18 @@ ivwl_teardown_objects(struct wl_client *client, const uint32_t *ids,
 		      uint32_t from, uint32_t to);
 
 /*
- * Destroys client's objects ids[0..n), IVWL_TEARDOWN_BATCH now and as
- * many every tick after; once all are gone, done(data), from the event
- * loop (the teardown is freed before: done may destroy the client).
- * Takes ids (allocated), also on failure.  NULL without memory.
+ * Destroys client's objects ids[0..n), IVWL_TEARDOWN_BATCH at the next
+ * turn of the event loop and as many every tick after (a role object
+ * and its xdg_surface always in the same batch); once all are gone,
+ * done(data), from the event loop (the teardown is freed before: done
+ * may destroy the client).  settle (weston 14 and later): weston's idle
+ * callbacks run before each batch.  Takes ids (allocated), also on
+ * failure.  NULL without memory.
  */
 struct ivwl_teardown *
-ivwl_teardown_start(struct wl_event_loop *loop, struct wl_client *client,
-		    uint32_t *ids, uint32_t n, void (*done)(void *data),
-		    void *data);
+ivwl_teardown_start(struct wl_event_loop *loop, bool settle,
+		    struct wl_client *client, uint32_t *ids, uint32_t n,
+		    void (*done)(void *data), void *data);
 
 /* Destroys what is left now, without done; frees t. */
 void

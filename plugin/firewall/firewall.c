@@ -573,20 +573,20 @@ id_order(const void *a, const void *b)
 }
 
 /*
- * Appends toplevel's xdg_surface and wl_surface to out (at *n) if they
- * are still to be ended; *n counts what out holds.
+ * Appends a role object's (an xdg_toplevel's or xdg_popup's) xdg_surface
+ * and wl_surface to out (at *n) if they are still to be ended; *n
+ * counts what out holds.
  */
 static void
 window_objects(const struct ivwl_firewall *fw,
-	       const struct ivwl_fw_object *toplevel, uint32_t *out,
-	       uint32_t *n)
+	       const struct ivwl_fw_object *role, uint32_t *out, uint32_t *n)
 {
 	const struct ivwl_fw_object *xdg, *s;
 
-	xdg = ivwl_fw_find(fw, toplevel->xdg_surface);
+	xdg = ivwl_fw_find(fw, role->xdg_surface);
 	if (xdg && teardown_rank(xdg) == 2)
 		out[(*n)++] = xdg->id;
-	s = ivwl_fw_find(fw, toplevel->surface);
+	s = ivwl_fw_find(fw, role->surface);
 	if (s && teardown_rank(s) == 4)
 		out[(*n)++] = s->id;
 }
@@ -608,14 +608,13 @@ ivwl_firewall_teardown(const struct ivwl_firewall *fw, uint32_t **ids)
 		return 0;
 	}
 	n = in_teardown_order(fw, order, fw->tracked, 4);
-	/* popups, then each toplevel with its xdg_surface and wl_surface */
+	/* popups, then toplevels, each with its xdg_surface and wl_surface */
 	for (i = 0; i < n; i++) {
 		o = ivwl_fw_find(fw, order[i]);
 		if (teardown_rank(o) > 1)
 			break;
 		out[k++] = o->id;
-		if (teardown_rank(o) == 1)
-			window_objects(fw, o, out, &k);
+		window_objects(fw, o, out, &k);
 	}
 	/* the rest in their order, without what went with a window */
 	windows = k;

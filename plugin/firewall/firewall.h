@@ -151,13 +151,13 @@ ivwl_firewall_popups(const struct ivwl_firewall *fw, uint32_t *ids,
 /*
  * Every live window object of the connection in the order a client that
  * ends its windows cleanly would destroy them: popups newest first, then
- * each toplevel, newest first, with its xdg_surface and wl_surface, then
- * the other xdg_surfaces, subsurfaces and surfaces.  A window goes whole
- * before the next: weston 14 and 16 add what a view showed to the damage
- * of every view still above it, so a frame left behind by its toplevel
- * would be above every window ended after it (docs/security.md, "Window
- * maps, a second").  *ids is allocated (free it); returns how many, 0
- * also without memory.
+ * toplevels newest first, each with its xdg_surface and wl_surface right
+ * after it, then the other xdg_surfaces, subsurfaces and surfaces.  A
+ * window goes whole before the next: weston 14 and 16 add what a view
+ * showed to the damage of every view still above it, so a frame left
+ * behind by its toplevel would be above every window ended after it
+ * (docs/security.md, "Windows of a gone connection").  *ids is allocated
+ * (free it); returns how many, 0 also without memory.
  */
 uint32_t
 ivwl_firewall_teardown(const struct ivwl_firewall *fw, uint32_t **ids);

@@ -723,8 +723,8 @@ test_popups_newest_first(void)
 
 /*
  * What a connection that ends leaves to destroy, in the order a clean
- * client would: popups newest first, each toplevel with its xdg_surface
- * and wl_surface, the other xdg_surfaces, subsurfaces, surfaces.
+ * client would: popups newest first, then toplevels, each with its
+ * xdg_surface and wl_surface, then subsurfaces and surfaces.
  */
 static void
 test_teardown_order(void)
@@ -740,17 +740,17 @@ test_teardown_order(void)
 	newer = new_window(c);
 	n = ivwl_firewall_teardown(&c->c.firewall, &ids);
 	REQUIRE(ids && n == 11);
-	CHECK_EQ(ids[0], p.popup);
-	CHECK_EQ(ids[1], newer.top);	/* each window whole, newest first */
-	CHECK_EQ(ids[2], newer.xdg);
-	CHECK_EQ(ids[3], newer.surface);
-	CHECK_EQ(ids[4], w.top);
-	CHECK_EQ(ids[5], w.xdg);
-	CHECK_EQ(ids[6], w.surface);
-	CHECK_EQ(ids[7], p.xdg);
-	CHECK_EQ(ids[8], sub);
-	CHECK_EQ(ids[9], child);	/* surfaces newest first */
-	CHECK_EQ(ids[10], p.surface);
+	CHECK_EQ(ids[0], p.popup);	/* each window whole */
+	CHECK_EQ(ids[1], p.xdg);
+	CHECK_EQ(ids[2], p.surface);
+	CHECK_EQ(ids[3], newer.top);	/* toplevels newest first */
+	CHECK_EQ(ids[4], newer.xdg);
+	CHECK_EQ(ids[5], newer.surface);
+	CHECK_EQ(ids[6], w.top);
+	CHECK_EQ(ids[7], w.xdg);
+	CHECK_EQ(ids[8], w.surface);
+	CHECK_EQ(ids[9], sub);
+	CHECK_EQ(ids[10], child);
 	free(ids);
 	conn_close(c);
 	vm_free(vm);
