@@ -567,8 +567,7 @@ popups_estimate(struct ivwl_window *win)
 		e = wl_container_of(e->link.prev, e, link);
 		v = wl_container_of(e, v, layer_link);
 		/* its frame's views are no VM's surfaces */
-		if (!ivwl_view_hangs_from(v, view) ||
-		    !ivwl_window_from_surface(v->surface))
+		if (ivwl_window_of_view(v) != win)
 			break;
 		/* a popup's own view; its subsurfaces come with its tree */
 		if (weston_surface_get_main_surface(v->surface) != v->surface)

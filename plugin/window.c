@@ -42,6 +42,15 @@ ivwl_window_from_surface(struct weston_surface *surface)
 	return l ? wl_container_of(l, w, destroy) : NULL;
 }
 
+/* Whether a and b are surfaces of the same client. */
+static bool
+same_client(struct weston_surface *a, struct weston_surface *b)
+{
+	return a->resource && b->resource &&
+	       wl_resource_get_client(a->resource) ==
+	       wl_resource_get_client(b->resource);
+}
+
 struct ivwl_window *
 ivwl_window_of_view(struct weston_view *view)
 {
@@ -51,8 +60,17 @@ ivwl_window_of_view(struct weston_view *view)
 	while (root->geometry.parent)
 		root = root->geometry.parent;
 	w = ivwl_window_from_surface(root->surface);
-	/* the frame's views are no VM's surfaces */
-	return w && w->view == root &&
+	if (!w || w->view != root)
+		return NULL;
+	if (view == root)
+		return w;
+	/*
+	 * The frame's views are no VM's surfaces.  Their surfaces are the
+	 * canvas's, whose fills every window's frame listens to: asked
+	 * first, a VM's hundreds of windows made each lookup walk
+	 * thousands of listeners (9-13 % of weston's time per repaint).
+	 */
+	return same_client(view->surface, root->surface) &&
 	       ivwl_window_from_surface(view->surface) ? w : NULL;
 }
 
