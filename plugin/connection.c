@@ -885,6 +885,10 @@ destroy_killed(void *data)
 void
 ivwl_connection_kill_later(struct ivwl_connection *conn)
 {
+	/* ending: it goes anyway, and its batches run idle callbacks
+	 * (teardown.h), which must not free it under them */
+	if (conn->ending)
+		return;
 	if (!conn->kill)
 		conn->kill = wl_event_loop_add_idle(
 			wl_display_get_event_loop(conn->vm->plugin->display),
