@@ -639,6 +639,15 @@ live_closed(struct ivwl_connection *conn, const char *why)
 	ivwl_app_stats_sum(&live->app_ended, &app);
 }
 
+/* A kill the user asked for goes unrun: the connection ends now. */
+static void
+drop_kill(struct ivwl_connection *conn)
+{
+	if (conn->kill)
+		wl_event_source_remove(conn->kill);
+	conn->kill = NULL;
+}
+
 /* Its slot and what serves it go; the slot may be another's after. */
 static void
 release_slot(struct ivwl_connection *conn)
@@ -666,12 +675,12 @@ release_slot(struct ivwl_connection *conn)
 static void
 free_connection(struct ivwl_connection *conn)
 {
+	/* its slot went already when its windows began to end */
 	if (conn->vm_detaching.notify)
 		wl_list_remove(&conn->vm_detaching.link);
 	else
 		release_slot(conn);
-	if (conn->kill)
-		wl_event_source_remove(conn->kill);
+	drop_kill(conn);
 	ivwl_watch_remove(conn->watch);
 	if (conn->fd >= 0)
 		close(conn->fd);
@@ -723,9 +732,7 @@ on_client_destroy(struct wl_listener *listener, void *data)
 	const char *why = NULL;
 
 	/* the idle callbacks run below must not end it again */
-	if (conn->kill)
-		wl_event_source_remove(conn->kill);
-	conn->kill = NULL;
+	drop_kill(conn);
 	if (conn->ending) {
 		/* its slot is gone already: the rest of its windows now */
 		ivwl_teardown_finish(conn->ending);
@@ -841,6 +848,13 @@ end_windows_slowly(struct ivwl_connection *conn)
 		 "frame", conn->vm->name, conn->slot, conn->generation,
 		 windows, IVWL_TEARDOWN_WINDOWS);
 	release_slot(conn);
+	/*
+	 * What it had for libwayland is dropped, as with its client: a
+	 * watch left waiting for room would call on_socket in a loop.
+	 */
+	if (conn->interest != WL_EVENT_READABLE &&
+	    ivwl_watch_update(conn->watch, WL_EVENT_READABLE) == 0)
+		conn->interest = WL_EVENT_READABLE;
 	conn->vm_detaching.notify = on_vm_detaching;
 	wl_signal_add(&conn->vm->detaching, &conn->vm_detaching);
 	return true;
@@ -851,9 +865,7 @@ ivwl_connection_destroy(struct ivwl_connection *conn, const char *why)
 {
 	struct wl_client *client = conn->client;
 
-	if (conn->kill)
-		wl_event_source_remove(conn->kill);
-	conn->kill = NULL;
+	drop_kill(conn);
 	if (conn->ending) {
 		/* the user's kill, or libwayland's: the rest now */
 		wl_client_destroy(client);
