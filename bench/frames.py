@@ -354,6 +354,10 @@ def print_small_updates(rows):
 
 # ---- main -------------------------------------------------------------
 
+# Pixels the output has beyond the largest window, each way: room for
+# ivwl's frame (a border and the title bar) on the screen.
+OUTPUT_MARGIN = 64
+
 def main_frames(args):
     sizes = parse_sizes(args.sizes)
     damages = [d.strip() for d in args.damage.split(",")]
@@ -363,8 +367,11 @@ def main_frames(args):
     paths = available_paths([p.strip() for p in args.paths.split(",")])
     if not paths:
         raise SystemExit("no path to run")
-    ow = max(w for w, _ in sizes)
-    oh = max(h for _, h in sizes)
+    # room around the largest window: every path's window off the
+    # output's origin, where the shell puts a window on a desktop
+    # ("Placement" in docs/benchmarks/frames.md)
+    ow = max(w for w, _ in sizes) + OUTPUT_MARGIN
+    oh = max(h for _, h in sizes) + OUTPUT_MARGIN
     load0 = machine_line()
     disp = Display(args.build, ow, oh, args.keep_logs, args.repaint_window,
                    trace=not args.no_stages)
