@@ -30,7 +30,7 @@ LIVE_APP_KEYS = ("app_buffer_commits", "app_damaged_bytes",
 
 PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 # Not run by default (see the top of frames.py).
-EXTRA_PATHS = ("ivwl-copy-no-replay",)
+EXTRA_PATHS = ("ivwl-copy-no-replay", "ivwl-in-process")
 ALL_PATHS = PATHS + EXTRA_PATHS
 MPV_PATHS = ("native", "ivwl-copy", "ivwl-zero-copy", "waypipe")
 # mpv --vo=x11 (`ivwl-bench mpv --paths x11-native,x11-ivwl`): on
@@ -42,6 +42,8 @@ TRANSPORT = {
     "ivwl-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "ivwl-zero-copy": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
     "ivwl-copy-no-replay": ("ivwl-relay", "ivwl-agent", "ivwl-server"),
+    # the relay runs in the client's process: its CPU is the client's
+    "ivwl-in-process": ("ivwl-agent", "ivwl-server"),
     "waypipe": ("waypipe",),
     "x11-native": (),
     "x11-ivwl": ("ivwl-relay", "ivwl-agent", "ivwl-server", "ivwl-xwm"),
@@ -227,7 +229,8 @@ class Display:
         """(argv prefix, env) that runs a client by path."""
         env = dict(os.environ)
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "LD_PRELOAD",
-                  "WAYLAND_SOCKET", "IVWL_ZERO_COPY", "IVWL_STATS"):
+                  "WAYLAND_SOCKET", "IVWL_ZERO_COPY", "IVWL_STATS",
+                  "IVWL_IN_PROCESS"):
             env.pop(k, None)
         prefix = []
         if path == "native":
@@ -240,8 +243,11 @@ class Display:
                        WAYLAND_DISPLAY="wayland-0",
                        IVWL_AGENT=self.path("agent.sock"),
                        LD_PRELOAD=self.bin["shim"], IVWL_STATS="1",
-                       IVWL_ZERO_COPY="on" if path == "ivwl-zero-copy"
+                       IVWL_ZERO_COPY="on" if path in ("ivwl-zero-copy",
+                                                       "ivwl-in-process")
                        else "off")
+            if path == "ivwl-in-process":
+                env["IVWL_IN_PROCESS"] = "on"
             if path == "ivwl-copy-no-replay":
                 env["IVWL_RESTART_WAIT"] = "0"
         elif path == "x11-native":

@@ -22,6 +22,8 @@ and, only when asked for with --paths:
   ivwl-copy-no-replay  ivwl-copy with IVWL_RESTART_WAIT=0: the relay keeps
                   no model to replay after a compositor restart, so the
                   two copy paths side by side show what the model costs
+  ivwl-in-process  ivwl-zero-copy with IVWL_IN_PROCESS=on: the client's
+                  own process relays its connection, no ivwl-relay
 
 CPU is read from /proc: the sum over a process's threads of the time on
 CPU in /proc/PID/task/TID/schedstat (ns), for every process that descends

@@ -65,6 +65,10 @@ def _read_frames(path):
     return first, rows
 
 
+# Who writes a client's commits into the ring.
+RELAY_ROLES = ("ivwl-relay", "ivwl-shim")
+
+
 def _role(path):
     name = os.path.basename(path)
     m = re.match(r"(.*)-\d+\.trace$", name)
@@ -88,10 +92,11 @@ def stage_figures(trace_dir, client_pid):
     traces = {p: _read_trace(p) for p in
               glob.glob(os.path.join(trace_dir, "*.trace"))}
 
-    # This run's relay: the one whose commits fall in the run.
+    # This run's relay: the one whose commits fall in the run (in
+    # in-process mode the client's own, whose trace is ivwl-shim's).
     relay, conn, best = None, None, 0
     for p, ev in traces.items():
-        if _role(p) != "ivwl-relay":
+        if _role(p) not in RELAY_ROLES:
             continue
         cs = [a for k, t, a in ev if k == "C" and t0 <= t <= t1]
         if len(cs) > best:
@@ -133,7 +138,7 @@ def stage_figures(trace_dir, client_pid):
     per = float(len(rows))
     procs = {}
     for p, ev in traces.items():
-        if _role(p) == "ivwl-relay" and p != relay:
+        if _role(p) in RELAY_ROLES and p != relay:
             continue
         inside = [(k, a) for k, t, a in ev if t0 <= t <= t1]
         if not inside:

@@ -432,6 +432,17 @@ ivwl_relay_zc_none_ready(struct ivwl_relay_zc *zc)
 		zc->chans[i].ready = false;
 }
 
+bool
+ivwl_relay_zc_any_ready(const struct ivwl_relay_zc *zc)
+{
+	int i;
+
+	for (i = 0; i < IVWL_ZC_MAX_CHANNELS; i++)
+		if (zc->chans[i].ready)
+			return true;
+	return zc->listen_ready;
+}
+
 void
 ivwl_relay_zc_woken(struct ivwl_relay_zc *zc, uint32_t index)
 {

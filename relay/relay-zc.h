@@ -72,6 +72,10 @@ ivwl_relay_zc_all_ready(struct ivwl_relay_zc *zc);
 void
 ivwl_relay_zc_none_ready(struct ivwl_relay_zc *zc);
 
+/* Whether a wait reported anything to serve. */
+bool
+ivwl_relay_zc_any_ready(const struct ivwl_relay_zc *zc);
+
 /* The wait reported the fd of index (IVWL_RELAY_ZC_LISTEN or a channel). */
 void
 ivwl_relay_zc_woken(struct ivwl_relay_zc *zc, uint32_t index);

@@ -531,48 +531,51 @@ watch_display(struct relay *r)
 	return -1;
 }
 
-void
-ivwl_relay_run(struct relay *r)
+/*
+ * What the relay does each time it wakes, up to its sleep: the client's
+ * requests and the replay's, the display's events, the pipes, then a
+ * look at the display.  -1 when the connection is over.
+ */
+static int
+relay_pass(struct relay *r)
 {
-	int ret, cret;
+	int ret = 0, cret;
 
-	while (!r->client_gone) {
-		if (!r->display_down) {
-			/* Before requests: a create_pool may name a grant. */
-			ivwl_relay_zc_pump(&r->zc);
-			ret = pump_replay(r);
-			if (ret == 0 && !holding_client(r))
-				ret = pump_requests(r);
-			if (ret < 0 && ret != -EAGAIN)
-				break;
-			publish_stats(r);
-			if (ivwl_relay_pump_events(r) < 0)
-				break;
-			/* Sinks write out even while the ring is full. */
-			cret = pump_channels(r);
-			if (cret < 0 && cret != -EAGAIN)
-				break;
-			r->requests_blocked = ret == -EAGAIN ||
-					      cret == -EAGAIN;
-			ivwl_app_slot_kick(&r->slot);
-		}
-		if (watch_display(r) < 0 || r->client_gone)
-			break;
-		/* Events may have queued the replay's next steps. */
-		if (r->replay_pos < r->replay_out.len && !r->requests_blocked)
-			continue;
-		if (r->display_down) {
-			/* Only a hang-up of the client matters now. */
-			ret = ivwl_stream_out_flush(&r->to_client, r->sock);
-			if (ret < 0 && ret != -EAGAIN)
-				r->client_gone = true;
-			else
-				sleep_while_display_down(r);
-			continue;
-		}
-		if (sleep_until_needed(r) < 0)
-			break;
+	if (!r->display_down) {
+		/* Before requests: a create_pool may name a grant. */
+		ivwl_relay_zc_pump(&r->zc);
+		ret = pump_replay(r);
+		if (ret == 0 && !holding_client(r))
+			ret = pump_requests(r);
+		if (ret < 0 && ret != -EAGAIN)
+			return -1;
+		publish_stats(r);
+		if (ivwl_relay_pump_events(r) < 0)
+			return -1;
+		/* Sinks write out even while the ring is full. */
+		cret = pump_channels(r);
+		if (cret < 0 && cret != -EAGAIN)
+			return -1;
+		r->requests_blocked = ret == -EAGAIN || cret == -EAGAIN;
+		ivwl_app_slot_kick(&r->slot);
 	}
+	if (watch_display(r) < 0 || r->client_gone)
+		return -1;
+	return 0;
+}
+
+/* Whether a pass must follow at once, without a wait. */
+static bool
+pass_again(const struct relay *r)
+{
+	/* Events may have queued the replay's next steps. */
+	return r->replay_pos < r->replay_out.len && !r->requests_blocked;
+}
+
+/* What a gone connection leaves: its slot, the client's end, the log. */
+static void
+relay_end(struct relay *r)
+{
 	/* No more sleeps: out of the set before anything in it closes. */
 	ivwl_relay_wait_release(&r->wait);
 	/* An app that lost its display says why in its own log. */
@@ -601,9 +604,102 @@ ivwl_relay_run(struct relay *r)
 	/* The client must see its connection end meanwhile. */
 	close(r->sock);
 	r->sock = -1;
+}
+
+void
+ivwl_relay_run(struct relay *r)
+{
+	int ret;
+
+	while (!r->client_gone) {
+		if (relay_pass(r) < 0)
+			break;
+		if (pass_again(r))
+			continue;
+		if (r->display_down) {
+			/* Only a hang-up of the client matters now. */
+			ret = ivwl_stream_out_flush(&r->to_client, r->sock);
+			if (ret < 0 && ret != -EAGAIN)
+				r->client_gone = true;
+			else
+				sleep_while_display_down(r);
+			continue;
+		}
+		if (sleep_until_needed(r) < 0)
+			break;
+	}
+	relay_end(r);
 	ivwl_buffers_release(&r->buffers);
 	ivwl_relay_zc_linger(&r->zc);
 	relay_free(r);
+}
+
+/* ---- run by the client's own process ------------------------------- */
+
+int
+ivwl_relay_step(struct relay *r)
+{
+	bool sock_in, slept, rang;
+	int ret;
+
+	ivwl_ring_woken(&r->slot.event);
+	if (r->requests_blocked)
+		ivwl_ring_woken(&r->slot.request);
+	for (;;) {
+		if (r->client_gone || relay_pass(r) < 0)
+			return -1;
+		if (pass_again(r))
+			continue;
+		if (r->display_down) {
+			ret = ivwl_stream_out_flush(&r->to_client, r->sock);
+			if (ret < 0 && ret != -EAGAIN)
+				return -1;
+			/* the doorbell and the timer say when to look */
+			ivwl_relay_wait_sleep(r, false, 0);
+			return 0;
+		}
+		sock_in = !r->requests_blocked && !holding_client(r);
+		if (ivwl_relay_wait_update(r, sock_in) < 0)
+			return -1;
+		slept = prepare_sleep(r);
+		rang = ivwl_relay_wait_sleep(r, sock_in, 0);
+		if (slept && !rang && !(sock_in && r->sock_ready) &&
+		    !ivwl_relay_zc_any_ready(&r->zc))
+			return 0;	/* asleep: the display rings */
+		ivwl_ring_woken(&r->slot.event);
+		if (r->requests_blocked)
+			ivwl_ring_woken(&r->slot.request);
+	}
+}
+
+void
+ivwl_relay_client_wrote(struct relay *r)
+{
+	r->sock_ready = true;
+}
+
+int
+ivwl_relay_wait_fd(const struct relay *r)
+{
+	return r->wait.epfd;
+}
+
+int
+ivwl_relay_timeout_ms(const struct relay *r)
+{
+	return sleep_timeout(r);
+}
+
+bool
+ivwl_relay_end(struct relay *r)
+{
+	relay_end(r);
+	/* Memory the client draws in stays its own until it exits. */
+	if (ivwl_grants_client_maps(&r->buffers.grants))
+		return false;
+	ivwl_buffers_release(&r->buffers);
+	relay_free(r);
+	return true;
 }
 
 /*

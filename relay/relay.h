@@ -2,6 +2,8 @@
 #ifndef IVWL_RELAY_H
 #define IVWL_RELAY_H
 
+#include <stdbool.h>
+
 struct relay;
 
 /*
@@ -17,5 +19,42 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out);
 /* Relays until either side ends the connection; frees r. */
 void
 ivwl_relay_run(struct relay *r);
+
+/*
+ * For a relay the client's own process runs (the shim's in-process
+ * mode, in-process.c) instead of ivwl_relay_run: the process wakes when
+ * ivwl_relay_wait_fd() is readable or ivwl_relay_timeout_ms() passed,
+ * and calls ivwl_relay_step().
+ */
+
+/*
+ * Serves whatever is there, as ivwl_relay_run does when it wakes, and
+ * leaves the rings set to ring us before it returns 0: nothing is left
+ * that would not make the wait fd readable.  -1 once the connection is
+ * over (then ivwl_relay_end).
+ */
+int
+ivwl_relay_step(struct relay *r);
+
+/* The client wrote into its end: worth a read at the next step. */
+void
+ivwl_relay_client_wrote(struct relay *r);
+
+/* An epoll fd, readable when the relay has work. */
+int
+ivwl_relay_wait_fd(const struct relay *r);
+
+/* When the relay must look again though nothing woke it: ms, or -1. */
+int
+ivwl_relay_timeout_ms(const struct relay *r);
+
+/*
+ * Ends the connection: the slot back to the agent, the client's end
+ * sees its end.  Frees r and true, or false while the client still
+ * draws in zero-copy memory: r then holds that memory until the
+ * process exits.
+ */
+bool
+ivwl_relay_end(struct relay *r);
 
 #endif

@@ -4,7 +4,9 @@
  * policy): mmap and munmap keep the record of a file's mappings and put
  * mappings of a moved file on its grant, sendmsg hands the fds a client
  * sends to the policy, memfd_create, shm_open and syscall note the files
- * this process made.
+ * this process made.  In in-process mode (in-process.c) sendmsg, recvmsg
+ * and close on the client's Wayland fd serve its relay, and every
+ * interposer passes the relay's own calls straight on.
  */
 /* Both mmap and mmap64 are defined here: no header renaming of mmap. */
 #undef _FILE_OFFSET_BITS
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "fdmsg.h"
+#include "in-process.h"
 #include "log.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
@@ -63,8 +66,8 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	struct stat st;
 	void *p;
 
-	if (fd < 0 && (!(flags & MAP_FIXED) ||
-		       __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0))
+	if (ivwl_in_relay || (fd < 0 && (!(flags & MAP_FIXED) ||
+		       __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)))
 		return fn(addr, len, prot, flags, fd, off);
 
 	pthread_mutex_lock(&ivwl_zc.lock);
@@ -122,7 +125,8 @@ munmap(void *addr, size_t len)
 	munmap_func_t fn = REAL(munmap, munmap_func_t);
 	int ret;
 
-	if (__atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)
+	if (ivwl_in_relay ||
+	    __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)
 		return fn(addr, len);
 	/* Under the lock: another thread's mmap may reuse the range at
 	 * once, and its mapping must not be forgotten instead. */
@@ -150,15 +154,34 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct zc_conn *c;
 
-	if (ivwl_zc.mode == ZC_OFF || !msg || !msg->msg_control)
+	if (ivwl_in_relay)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
-
-	pthread_mutex_lock(&ivwl_zc.lock);
-	c = ivwl_zc_conn_of(fd);
-	if (c || !ivwl_zc_has_wayland_conn())
-		ivwl_fdmsg_each_fd(msg, consider_sent_fd, c);
-	pthread_mutex_unlock(&ivwl_zc.lock);
+	if (ivwl_zc.mode != ZC_OFF && msg && msg->msg_control) {
+		pthread_mutex_lock(&ivwl_zc.lock);
+		c = ivwl_zc_conn_of(fd);
+		if (c || !ivwl_zc_has_wayland_conn())
+			ivwl_fdmsg_each_fd(msg, consider_sent_fd, c);
+		pthread_mutex_unlock(&ivwl_zc.lock);
+	}
+	if (ivwl_in_process_owns(fd))
+		return ivwl_in_process_sendmsg(fd, msg, flags);
 	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
+}
+
+IVWL_SHIM_EXPORT ssize_t
+recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	if (!ivwl_in_relay && ivwl_in_process_owns(fd))
+		return ivwl_in_process_recvmsg(fd, msg, flags);
+	return REAL(recvmsg, recvmsg_func_t)(fd, msg, flags);
+}
+
+IVWL_SHIM_EXPORT int
+close(int fd)
+{
+	if (!ivwl_in_relay)
+		ivwl_in_process_close(fd);
+	return REAL(close, close_func_t)(fd);
 }
 
 IVWL_SHIM_EXPORT int
@@ -166,7 +189,8 @@ memfd_create(const char *name, unsigned int flags)
 {
 	int fd = REAL(memfd_create, memfd_func_t)(name, flags);
 
-	ivwl_zc_note_own(fd);
+	if (!ivwl_in_relay)
+		ivwl_zc_note_own(fd);
 	return fd;
 }
 
@@ -175,7 +199,8 @@ shm_open(const char *name, int oflag, mode_t mode_bits)
 {
 	int fd = REAL(shm_open, shm_open_func_t)(name, oflag, mode_bits);
 
-	ivwl_zc_note_own(fd);
+	if (!ivwl_in_relay)
+		ivwl_zc_note_own(fd);
 	return fd;
 }
 
@@ -194,7 +219,7 @@ syscall(long number, ...)
 	va_end(ap);
 	ret = REAL(syscall, syscall_func_t)(number, a[0], a[1], a[2], a[3],
 					    a[4], a[5]);
-	if (number == SYS_memfd_create && ret >= 0)
+	if (number == SYS_memfd_create && ret >= 0 && !ivwl_in_relay)
 		ivwl_zc_note_own((int)ret);
 	return ret;
 }

@@ -12,6 +12,8 @@
  *   IVWL_SHIM    "off" disables the shim
  *   IVWL_DEBUG   "1" logs what the shim does on stderr
  *   IVWL_ZERO_COPY  auto, on or off: see zero-copy.c
+ *   IVWL_IN_PROCESS  on: the process relays its connection itself, no
+ *                ivwl-relay (in-process.c); off (the default)
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #include "agent-client.h"
+#include "in-process.h"
 #include "log.h"
 #include "shim.h"
 #include "zero-copy.h"
@@ -244,6 +247,28 @@ say_refused(int err)
 		 ivwl_agent_socket_path(), ivwl_agent_refusal(err), waited);
 }
 
+/* IVWL_IN_PROCESS=on: this process relays its connection. */
+static int
+connect_in_process(int fd)
+{
+	int zc[2] = { -1, -1 }, ret;
+
+	if (ivwl_zero_copy_enabled() &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zc) < 0)
+		zc[0] = zc[1] = -1;
+	ret = ivwl_in_process_connect(fd, zc[1]);
+	if (ret < 0) {
+		say_refused(ret);
+		if (zc[0] >= 0)
+			close(zc[0]);
+		errno = ECONNREFUSED;
+		return -1;
+	}
+	if (zc[0] >= 0)
+		ivwl_zero_copy_add_connection(fd, zc[0]);
+	return 0;
+}
+
 IVWL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -252,8 +277,11 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 
 	if (!real_connect)
 		real_connect = (connect_func_t)dlsym(RTLD_NEXT, "connect");
-	if (!shim_enabled() || !is_wayland_connect(fd, addr, len))
+	if (ivwl_in_relay || !shim_enabled() ||
+	    !is_wayland_connect(fd, addr, len))
 		return real_connect(fd, addr, len);
+	if (ivwl_in_process_enabled())
+		return connect_in_process(fd);
 
 	ret = replace_with_pair(fd, &relay_end);
 	if (ret < 0) {

@@ -64,6 +64,8 @@ typedef ssize_t (*sendmsg_func_t)(int, const struct msghdr *, int);
 typedef int (*memfd_func_t)(const char *, unsigned int);
 typedef int (*shm_open_func_t)(const char *, int, mode_t);
 typedef long (*syscall_func_t)(long, ...);
+typedef ssize_t (*recvmsg_func_t)(int, struct msghdr *, int);
+typedef int (*close_func_t)(int);
 
 struct ivwl_zc_shim {
 	enum zc_mode mode;
@@ -76,7 +78,7 @@ struct ivwl_zc_shim {
 	/* The next definitions of what we interpose, found on first use. */
 	struct {
 		void *mmap, *mmap64, *munmap, *sendmsg, *memfd_create;
-		void *shm_open, *syscall, *connect;
+		void *shm_open, *syscall, *connect, *recvmsg, *close;
 	} real;
 };
 

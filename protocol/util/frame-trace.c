@@ -18,6 +18,7 @@
 #define TRACE_OFF (-1)
 
 static int trace_fd = TRACE_UNKNOWN;
+static const char *trace_name;
 
 static int
 open_trace(void)
@@ -28,8 +29,15 @@ open_trace(void)
 	if (!dir || !dir[0])
 		return TRACE_OFF;
 	snprintf(path, sizeof(path), "%s/%s-%d.trace", dir,
-		 program_invocation_short_name, (int)getpid());
+		 trace_name ? trace_name : program_invocation_short_name,
+		 (int)getpid());
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+void
+ivwl_trace_set_name(const char *name)
+{
+	trace_name = name;
 }
 
 bool

@@ -23,6 +23,11 @@ enum ivwl_trace_kind {
 	IVWL_TRACE_REPAINT = 'P',	/* weston repainted an output */
 };
 
+/* The <program> of the file, before the first event: the shim's
+ * in-process relay writes as "ivwl-shim", not as its client. */
+void
+ivwl_trace_set_name(const char *name);
+
 bool
 ivwl_trace_on(void);
 

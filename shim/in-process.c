@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * In-process mode (IVWL_IN_PROCESS=on): the client's own process runs
+ * its connection's relay (relay/relay.h) inside the calls it makes on
+ * its Wayland fd, instead of an ivwl-relay process that wakes for every
+ * batch of requests and every doorbell of the display's
+ * (docs/architecture.md, "In-process mode").
+ *
+ * The client's fd becomes an epoll set of three: its end of a
+ * socketpair whose other end the relay serves (libwayland's bytes and
+ * fds go through it as before), the relay's own wait set (the slot's
+ * doorbell, zero-copy sockets, pipes) and a timer for the relay's
+ * deadlines.  A doorbell of the display's makes the client's own poll()
+ * return, and no other process wakes.  sendmsg() and recvmsg() on the
+ * fd go to the socketpair, each with a step of the relay.  An epoll set
+ * never reports room to write, so a send that finds the socketpair full
+ * serves the relay until there is room instead of saying EAGAIN.
+ *
+ * A process forked from the one that connected keeps the fd but not the
+ * rings, which have one writer each: its sends and receives fail with
+ * EPIPE, and it says so once.  The default mode's relay process serves
+ * both.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frame-trace.h"
+#include "in-process.h"
+#include "log.h"
+#include "relay.h"
+#include "zero-copy-internal.h"
+
+struct in_conn {
+	int fd;			/* the client's, the epoll set; -1: closed */
+	int client_end;		/* the socketpair's end the client uses */
+	int timer_fd;
+	bool timer_armed;
+	struct relay *relay;	/* NULL once the connection is over */
+	pthread_mutex_t lock;	/* for all of the above but fd */
+	bool forked;		/* a forked child's copy: no rings */
+	bool said_forked;
+	struct in_conn *next;
+};
+
+/*
+ * Closed connections stay on the list (fd -1): a thread may still wait
+ * on one without its lock (wait_relay), so it is never freed.
+ */
+static struct {
+	pthread_mutex_t lock;		/* the list; before any conn's */
+	struct in_conn *conns;
+	int open;			/* read without the lock */
+	pthread_once_t handlers;
+} in_proc = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.handlers = PTHREAD_ONCE_INIT,
+};
+
+__thread bool ivwl_in_relay;
+
+bool
+ivwl_in_process_enabled(void)
+{
+	static int mode = -1;
+	const char *v;
+
+	if (mode >= 0)
+		return mode;
+	v = getenv("IVWL_IN_PROCESS");
+	if (!v || !*v || strcmp(v, "off") == 0) {
+		mode = 0;
+	} else if (strcmp(v, "on") == 0) {
+		mode = 1;
+	} else {
+		ivwl_log("IVWL_IN_PROCESS=%s is not on or off; using off", v);
+		mode = 0;
+	}
+	return mode;
+}
+
+/* ---- fork ------------------------------------------------------------ */
+
+static void
+fork_prepare(void)
+{
+	struct in_conn *c;
+
+	pthread_mutex_lock(&in_proc.lock);
+	for (c = in_proc.conns; c; c = c->next)
+		pthread_mutex_lock(&c->lock);
+}
+
+static void
+fork_parent(void)
+{
+	struct in_conn *c;
+
+	for (c = in_proc.conns; c; c = c->next)
+		pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&in_proc.lock);
+}
+
+static void
+fork_child(void)
+{
+	struct in_conn *c;
+
+	for (c = in_proc.conns; c; c = c->next) {
+		c->forked = true;
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&in_proc.lock);
+}
+
+static void
+install_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+static ssize_t
+fail_forked(struct in_conn *c)
+{
+	if (!c->said_forked)
+		ivwl_log("a forked process used its parent's connection to the "
+			 "display: in-process mode (IVWL_IN_PROCESS=on) leaves "
+			 "it with the process that connected");
+	c->said_forked = true;
+	errno = EPIPE;
+	return -1;
+}
+
+/* ---- the relay ------------------------------------------------------- */
+
+/* c's lock held: fd's connection, or NULL. */
+static struct in_conn *
+find_locked(int fd)
+{
+	struct in_conn *c;
+
+	if (fd < 0 || __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+		return NULL;
+	pthread_mutex_lock(&in_proc.lock);
+	for (c = in_proc.conns; c && c->fd != fd; c = c->next)
+		;
+	if (c)
+		pthread_mutex_lock(&c->lock);
+	pthread_mutex_unlock(&in_proc.lock);
+	return c;
+}
+
+bool
+ivwl_in_process_owns(int fd)
+{
+	struct in_conn *c = find_locked(fd);
+
+	if (c)
+		pthread_mutex_unlock(&c->lock);
+	return c != NULL;
+}
+
+static void
+arm_timer(struct in_conn *c)
+{
+	struct itimerspec t = { 0 };
+	int ms = ivwl_relay_timeout_ms(c->relay);
+
+	if (ms < 0 && !c->timer_armed)
+		return;
+	if (ms >= 0) {
+		if (ms == 0)
+			ms = 1;
+		t.it_value.tv_sec = ms / 1000;
+		t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	}
+	timerfd_settime(c->timer_fd, 0, &t, NULL);
+	c->timer_armed = ms >= 0;
+}
+
+static void
+end_connection(struct in_conn *c)
+{
+	ivwl_in_relay = true;
+	if (!ivwl_relay_end(c->relay))
+		ivwl_log_debug("zero-copy memory the client still draws in "
+			       "stays allocated until it exits");
+	ivwl_in_relay = false;
+	c->relay = NULL;
+	if (c->timer_armed) {
+		struct itimerspec off = { 0 };
+
+		timerfd_settime(c->timer_fd, 0, &off, NULL);
+		c->timer_armed = false;
+	}
+}
+
+/*
+ * The relay writes into the client's pipes (a paste): a reader that
+ * closed its end must not kill the client with SIGPIPE, which the relay
+ * process ignores.  Blocked on this thread meanwhile, and one the step
+ * raised taken back.
+ */
+static int
+relay_step_quiet(struct relay *r)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t pipe_set, old, pending;
+	bool had;
+	int ret;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	had = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	ivwl_in_relay = true;
+	ret = ivwl_relay_step(r);
+	ivwl_in_relay = false;
+	if (!had && sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* c's lock held.  0, or -EPIPE once the connection is over. */
+static int
+step(struct in_conn *c)
+{
+	uint64_t ticks;
+
+	if (!c->relay)
+		return -EPIPE;
+	if (c->timer_armed &&
+	    read(c->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+		c->timer_armed = false;
+	if (relay_step_quiet(c->relay) < 0) {
+		end_connection(c);
+		return -EPIPE;
+	}
+	arm_timer(c);
+	return 0;
+}
+
+/*
+ * c's lock held, and dropped meanwhile: until the relay has work or the
+ * client's end has what events (POLLIN, POLLOUT) ask for.
+ */
+static void
+wait_relay(struct in_conn *c, short events)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = c->client_end, .events = events },
+		{ .fd = ivwl_relay_wait_fd(c->relay), .events = POLLIN },
+		{ .fd = c->timer_fd, .events = POLLIN },
+	};
+
+	pthread_mutex_unlock(&c->lock);
+	while (poll(pfd, 3, -1) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&c->lock);
+}
+
+ssize_t
+ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct in_conn *c = find_locked(fd);
+	ssize_t n;
+	int err;
+
+	if (!c)
+		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
+	if (c->forked) {
+		n = fail_forked(c);
+		pthread_mutex_unlock(&c->lock);
+		return n;
+	}
+	for (;;) {
+		n = REAL(sendmsg, sendmsg_func_t)(c->client_end, msg,
+						  flags | MSG_DONTWAIT |
+						  MSG_NOSIGNAL);
+		err = errno;
+		if (n >= 0 || err != EAGAIN || !c->relay)
+			break;
+		/* Full: what the relay takes makes room. */
+		ivwl_relay_client_wrote(c->relay);
+		if (step(c) == 0)
+			wait_relay(c, POLLOUT);
+	}
+	if (n > 0 && c->relay) {
+		ivwl_relay_client_wrote(c->relay);
+		step(c);
+	}
+	pthread_mutex_unlock(&c->lock);
+	errno = err;
+	return n;
+}
+
+ssize_t
+ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct in_conn *c = find_locked(fd);
+	bool nonblock;
+	ssize_t n;
+	int err;
+
+	if (!c)
+		return REAL(recvmsg, recvmsg_func_t)(fd, msg, flags);
+	if (c->forked) {
+		n = fail_forked(c);
+		pthread_mutex_unlock(&c->lock);
+		return n;
+	}
+	nonblock = (flags & MSG_DONTWAIT) ||
+		   (fcntl(fd, F_GETFL) & O_NONBLOCK);
+	for (;;) {
+		step(c);
+		n = REAL(recvmsg, recvmsg_func_t)(c->client_end, msg,
+						  flags | MSG_DONTWAIT);
+		err = errno;
+		if (n >= 0 || err != EAGAIN || nonblock || !c->relay)
+			break;
+		wait_relay(c, POLLIN);
+	}
+	pthread_mutex_unlock(&c->lock);
+	errno = err;
+	return n;
+}
+
+void
+ivwl_in_process_close(int fd)
+{
+	struct in_conn *c;
+
+	if (fd < 0 || __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+		return;
+	pthread_mutex_lock(&in_proc.lock);
+	for (c = in_proc.conns; c && c->fd != fd; c = c->next)
+		;
+	if (!c) {
+		pthread_mutex_unlock(&in_proc.lock);
+		return;
+	}
+	c->fd = -1;
+	__atomic_sub_fetch(&in_proc.open, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&c->lock);
+	pthread_mutex_unlock(&in_proc.lock);
+	/* A forked child's copy ends nothing: the parent holds the slot. */
+	if (c->relay && !c->forked)
+		end_connection(c);
+	REAL(close, close_func_t)(c->client_end);
+	REAL(close, close_func_t)(c->timer_fd);
+	c->client_end = c->timer_fd = -1;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void
+ivwl_in_process_pump(void)
+{
+	struct in_conn *c;
+
+	if (__atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+		return;
+	pthread_mutex_lock(&in_proc.lock);
+	for (c = in_proc.conns; c; c = c->next) {
+		if (c->fd < 0)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		if (!c->forked)
+			step(c);
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&in_proc.lock);
+}
+
+/* ---- connecting ------------------------------------------------------ */
+
+/* The epoll set that takes fd's place; 0 or -errno. */
+static int
+become_set(struct in_conn *c, int fd)
+{
+	int members[3] = {
+		c->client_end, ivwl_relay_wait_fd(c->relay), c->timer_fd,
+	};
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fdflags = fcntl(fd, F_GETFD), ep, i, ret = 0;
+
+	if (fdflags < 0)
+		return -errno;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return -errno;
+	for (i = 0; i < 3 && ret == 0; i++)
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, members[i], &ev) < 0)
+			ret = -errno;
+	if (ret == 0 &&
+	    dup3(ep, fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+		ret = -errno;
+	REAL(close, close_func_t)(ep);
+	return ret;
+}
+
+int
+ivwl_in_process_connect(int fd, int zc_end)
+{
+	struct in_conn *c;
+	int sv[2] = { -1, -1 }, ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		ret = -ENOMEM;
+		goto err_zc;
+	}
+	c->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->timer_fd < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		       0, sv) < 0) {
+		ret = -errno;
+		goto err_conn;
+	}
+	ivwl_trace_set_name("ivwl-shim");
+	ivwl_in_relay = true;
+	ret = ivwl_relay_open(sv[1], zc_end, &c->relay);
+	ivwl_in_relay = false;
+	if (ret < 0)
+		goto err_conn;
+	/* Both taken by the relay. */
+	sv[1] = zc_end = -1;
+	c->client_end = sv[0];
+	ret = become_set(c, fd);
+	if (ret < 0)
+		goto err_relay;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_once(&in_proc.handlers, install_handlers);
+	c->fd = fd;
+	pthread_mutex_lock(&in_proc.lock);
+	c->next = in_proc.conns;
+	in_proc.conns = c;
+	__atomic_add_fetch(&in_proc.open, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&c->lock);
+	pthread_mutex_unlock(&in_proc.lock);
+	/* Asleep from the start: the display rings for its first events. */
+	step(c);
+	pthread_mutex_unlock(&c->lock);
+	ivwl_log_debug("in-process: this process relays its connection");
+	return 0;
+
+err_relay:
+	end_connection(c);
+err_conn:
+	if (sv[0] >= 0)
+		REAL(close, close_func_t)(sv[0]);
+	if (sv[1] >= 0)
+		REAL(close, close_func_t)(sv[1]);
+	if (c->timer_fd >= 0)
+		REAL(close, close_func_t)(c->timer_fd);
+	free(c);
+err_zc:
+	if (zc_end >= 0)
+		REAL(close, close_func_t)(zc_end);
+	return ret;
+}
