@@ -90,7 +90,7 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 
-	status = ivwl_relay_open(sock, zc_fd, &r);
+	status = ivwl_relay_open(sock, zc_fd, 0, &r);
 	if (write(status_fd, &status, sizeof(status)) != sizeof(status))
 		status = -EPIPE;
 	close(status_fd);

@@ -38,6 +38,8 @@ struct relay {
 	struct ivwl_channels channels;	/* pipes: clipboard, drag and drop */
 	struct ivwl_relay_zc zc;	/* grants for the app's processes */
 	struct ivwl_relay_wait wait;	/* what the relay sleeps on */
+	/* IVWL_RELAY_IN_PROCESS: the zero-copy sockets, waited on apart */
+	struct ivwl_relay_wait zc_wait;
 	struct ivwl_relay_time time;	/* the display's times in ours */
 	struct ivwl_replay *replay;	/* survives a display restart */
 	struct ivwl_replay_buf replay_out;	/* replay requests to send */

@@ -38,6 +38,7 @@ relay_free(struct relay *r)
 {
 	/* First: every fd below leaves the set with it. */
 	ivwl_relay_wait_release(&r->wait);
+	ivwl_relay_wait_release(&r->zc_wait);
 	ivwl_relay_blobs_release(r);
 	ivwl_channels_release(&r->channels);
 	ivwl_buffers_release(&r->buffers);
@@ -578,6 +579,7 @@ relay_end(struct relay *r)
 {
 	/* No more sleeps: out of the set before anything in it closes. */
 	ivwl_relay_wait_release(&r->wait);
+	ivwl_relay_wait_release(&r->zc_wait);
 	/* An app that lost its display says why in its own log. */
 	if (r->why)
 		ivwl_log("slot %u: connection over: %s",
@@ -690,6 +692,40 @@ ivwl_relay_timeout_ms(const struct relay *r)
 	return sleep_timeout(r);
 }
 
+int
+ivwl_relay_zc_wait_fd(const struct relay *r)
+{
+	return r->zc_wait.epfd;
+}
+
+void
+ivwl_relay_serve_zc(struct relay *r)
+{
+	struct epoll_event ev[IVWL_ZC_MAX_CHANNELS + 1];
+	int n, i;
+
+	n = epoll_wait(r->zc_wait.epfd, ev, IVWL_ZC_MAX_CHANNELS + 1, 0);
+	if (n <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		ivwl_relay_zc_woken(&r->zc, (uint32_t)(ev[i].data.u64 >> 8));
+	ivwl_relay_zc_pump(&r->zc);
+	ivwl_relay_zc_none_ready(&r->zc);
+}
+
+bool
+ivwl_relay_rings_untouched(struct relay *r)
+{
+	return ivwl_ring_published_is_own(&r->slot.request) &&
+	       ivwl_ring_published_is_own(&r->slot.event);
+}
+
+bool
+ivwl_relay_has_pipes(const struct relay *r)
+{
+	return r->channels.list != NULL;
+}
+
 bool
 ivwl_relay_end(struct relay *r)
 {
@@ -765,7 +801,7 @@ open_slot_waiting(int agent_fd, struct ivwl_agent_slot *info)
 }
 
 int
-ivwl_relay_open(int sock, int zc_fd, struct relay **out)
+ivwl_relay_open(int sock, int zc_fd, unsigned flags, struct relay **out)
 {
 	struct ivwl_agent_slot info;
 	struct relay *r;
@@ -776,8 +812,12 @@ ivwl_relay_open(int sock, int zc_fd, struct relay **out)
 		return -ENOMEM;
 	r->sock = -1;
 	r->sock_ready = true;
+	r->zc_wait.epfd = -1;
 	ret = ivwl_relay_wait_init(&r->wait);
-	ivwl_relay_zc_init(&r->zc, &r->buffers, &r->slot.info.ep, &r->wait);
+	if (ret == 0 && (flags & IVWL_RELAY_IN_PROCESS))
+		ret = ivwl_relay_wait_init(&r->zc_wait);
+	ivwl_relay_zc_init(&r->zc, &r->buffers, &r->slot.info.ep,
+			   r->zc_wait.epfd >= 0 ? &r->zc_wait : &r->wait);
 	if (ret < 0)
 		goto err_relay;
 	r->agent_fd = ivwl_agent_connect(ivwl_agent_socket_path());

@@ -6,15 +6,19 @@
 
 struct relay;
 
+/* The client's own process runs the relay (the shim's in-process mode):
+ * the zero-copy sockets are waited on apart (ivwl_relay_zc_wait_fd). */
+#define IVWL_RELAY_IN_PROCESS 1u
+
 /*
  * Gets a slot from the agent ($IVWL_AGENT), waits for the display to
  * serve it and prepares to relay sock, our end of the client's
  * socketpair.  zc_fd, -1 when absent, carries the shim's zero-copy
- * requests (zero-copy-proto.h).  Takes both fds on success only.  0 or
- * -errno.
+ * requests (zero-copy-proto.h).  flags: 0 or IVWL_RELAY_IN_PROCESS.
+ * Takes both fds on success only.  0 or -errno.
  */
 int
-ivwl_relay_open(int sock, int zc_fd, struct relay **out);
+ivwl_relay_open(int sock, int zc_fd, unsigned flags, struct relay **out);
 
 /* Relays until either side ends the connection; frees r. */
 void
@@ -47,6 +51,31 @@ ivwl_relay_wait_fd(const struct relay *r);
 /* When the relay must look again though nothing woke it: ms, or -1. */
 int
 ivwl_relay_timeout_ms(const struct relay *r);
+
+/*
+ * In-process, what must not wait for the client's thread: the app's
+ * other processes' zero-copy requests (an epoll fd, readable when one
+ * came; ivwl_relay_serve_zc answers), and pipes being fed or drained
+ * (ivwl_relay_has_pipes: while true, steps are due whenever
+ * ivwl_relay_wait_fd is readable, as a client blocked on a pipe takes
+ * none).
+ */
+int
+ivwl_relay_zc_wait_fd(const struct relay *r);
+
+void
+ivwl_relay_serve_zc(struct relay *r);
+
+bool
+ivwl_relay_has_pipes(const struct relay *r);
+
+/*
+ * A forked copy of the relay: whether the rings are where this copy
+ * left them, so that it may go on with them (nobody else wrote a
+ * request or took an event since the fork).
+ */
+bool
+ivwl_relay_rings_untouched(struct relay *r);
 
 /*
  * Ends the connection: the slot back to the agent, the client's end

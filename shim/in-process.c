@@ -16,10 +16,15 @@
  * never reports room to write, so a send that finds the socketpair full
  * serves the relay until there is room instead of saying EAGAIN.
  *
- * A process forked from the one that connected keeps the fd but not the
- * rings, which have one writer each: its sends and receives fail with
- * EPIPE, and it says so once.  The default mode's relay process serves
- * both.
+ * A service thread per connection does what cannot wait for the client's
+ * own thread (serve()); it does not wake for frames.
+ *
+ * A process forked from the one that holds the rings (each has one
+ * writer) keeps the fd but not the rings.  If it uses the connection, it
+ * takes the rings over once the holder has exited without touching them
+ * since the fork: a client that daemonizes (wl-copy) goes on in its
+ * child.  Otherwise its sends and receives fail with EPIPE, and it says
+ * why once.  The default mode's relay process serves both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +47,10 @@
 #include "relay.h"
 #include "zero-copy-internal.h"
 
+/* How long a forked child that uses the connection waits for the
+ * process that holds it to exit: a daemon's parent does at once. */
+#define TAKEOVER_WAIT_MS 2000
+
 struct in_conn {
 	int fd;			/* the client's, the epoll set; -1: closed */
 	int client_end;		/* the socketpair's end the client uses */
@@ -48,7 +59,12 @@ struct in_conn {
 	struct relay *relay;	/* NULL once the connection is over */
 	pthread_mutex_t lock;	/* for all of the above but fd */
 	bool forked;		/* a forked child's copy: no rings */
-	bool said_forked;
+	int owner_fd;		/* pidfd of the process that holds the rings */
+	bool shared;		/* it forked since: a child may go on */
+	/* the service thread (serve) */
+	int kick_fd;		/* eventfd: it looks again at what to wait on */
+	bool closed;		/* it ends */
+	bool serving_pipes;	/* it waits on the relay's wait fd too */
 	struct in_conn *next;
 };
 
@@ -105,8 +121,10 @@ fork_parent(void)
 {
 	struct in_conn *c;
 
-	for (c = in_proc.conns; c; c = c->next)
+	for (c = in_proc.conns; c; c = c->next) {
+		c->shared = true;
 		pthread_mutex_unlock(&c->lock);
+	}
 	pthread_mutex_unlock(&in_proc.lock);
 }
 
@@ -126,18 +144,6 @@ static void
 install_handlers(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-static ssize_t
-fail_forked(struct in_conn *c)
-{
-	if (!c->said_forked)
-		ivwl_log("a forked process used its parent's connection to the "
-			 "display: in-process mode (IVWL_IN_PROCESS=on) leaves "
-			 "it with the process that connected");
-	c->said_forked = true;
-	errno = EPIPE;
-	return -1;
 }
 
 /* ---- the relay ------------------------------------------------------- */
@@ -232,6 +238,27 @@ relay_step_quiet(struct relay *r)
 	return ret;
 }
 
+/* The client closed the connection: what is left of it. */
+static void
+close_fds(struct in_conn *c)
+{
+	REAL(close, close_func_t)(c->client_end);
+	REAL(close, close_func_t)(c->timer_fd);
+	REAL(close, close_func_t)(c->kick_fd);
+	if (c->owner_fd >= 0)
+		REAL(close, close_func_t)(c->owner_fd);
+	c->client_end = c->timer_fd = c->kick_fd = c->owner_fd = -1;
+}
+
+static void
+kick_service(struct in_conn *c)
+{
+	uint64_t one = 1;
+
+	if (write(c->kick_fd, &one, sizeof(one)) < 0)
+		ivwl_log_debug("in-process: the service thread was not woken");
+}
+
 /* c's lock held.  0, or -EPIPE once the connection is over. */
 static int
 step(struct in_conn *c)
@@ -245,10 +272,92 @@ step(struct in_conn *c)
 		c->timer_armed = false;
 	if (relay_step_quiet(c->relay) < 0) {
 		end_connection(c);
+		kick_service(c);
 		return -EPIPE;
 	}
 	arm_timer(c);
+	/* A pipe opened: the thread serves it while the client blocks. */
+	if (!c->serving_pipes && ivwl_relay_has_pipes(c->relay))
+		kick_service(c);
 	return 0;
+}
+
+/*
+ * The connection's service thread: what cannot wait for the client's
+ * own thread, which may be blocked on something the relay has to do
+ * first.  Another process of the app asks for a grant (chromium's GPU
+ * process, a helper the client waits for); the client writes a copy into
+ * a pipe, or reads a paste from one, until it is done.  It sleeps on the
+ * zero-copy sockets alone, and on the relay's wait fd while pipes are
+ * open: it does not wake for frames.
+ */
+static void *
+serve(void *data)
+{
+	struct in_conn *c = data;
+	struct pollfd pfd[4];
+	uint64_t v;
+	bool pipes;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->closed && !c->forked && c->relay) {
+		pipes = ivwl_relay_has_pipes(c->relay);
+		c->serving_pipes = pipes;
+		pfd[0] = (struct pollfd){ .fd = c->kick_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = ivwl_relay_zc_wait_fd(c->relay),
+					  .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = pipes ?
+					  ivwl_relay_wait_fd(c->relay) : -1,
+					  .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = pipes ? c->timer_fd : -1,
+					  .events = POLLIN };
+		pthread_mutex_unlock(&c->lock);
+		while (poll(pfd, 4, -1) < 0 && errno == EINTR)
+			;
+		pthread_mutex_lock(&c->lock);
+		if (pfd[0].revents &&
+		    read(c->kick_fd, &v, sizeof(v)) != sizeof(v))
+			v = 0;
+		if (c->closed || c->forked || !c->relay)
+			break;
+		if (pfd[1].revents) {
+			ivwl_in_relay = true;
+			ivwl_relay_serve_zc(c->relay);
+			ivwl_in_relay = false;
+		}
+		if (pfd[2].revents || pfd[3].revents)
+			step(c);
+	}
+	c->serving_pipes = false;
+	if (c->closed)
+		close_fds(c);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static int
+own_pidfd(void)
+{
+	return (int)syscall(SYS_pidfd_open, getpid(), 0);
+}
+
+/* Its signals are the app's threads' to take. */
+static int
+start_service(struct in_conn *c)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&thread, &attr, serve, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return ret;
 }
 
 /*
@@ -270,6 +379,70 @@ wait_relay(struct in_conn *c, short events)
 	pthread_mutex_lock(&c->lock);
 }
 
+/*
+ * c's lock held, in a forked child refused the connection: its fd
+ * becomes a socket whose peer is gone, which libwayland's poll() sees
+ * end.  The epoll set is the parent's too and stays as it is.
+ */
+static void
+let_go(struct in_conn *c)
+{
+	int sv[2], fdflags = fcntl(c->fd, F_GETFD);
+
+	if (fdflags >= 0 &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+		REAL(close, close_func_t)(sv[1]);
+		dup3(sv[0], c->fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0);
+		REAL(close, close_func_t)(sv[0]);
+	}
+	/* no longer ours: calls on it go to that socket */
+	__atomic_store_n(&c->fd, -1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&in_proc.open, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * c's lock held: a forked child uses the connection.  It goes on with
+ * the rings if the process that held them exited without touching them
+ * since the fork.  0, or -1 with errno EPIPE, said once.
+ */
+static int
+claim(struct in_conn *c)
+{
+	struct pollfd pfd = { .fd = c->owner_fd, .events = POLLIN };
+	const char *why = NULL;
+	int self;
+
+	if (!c->relay)
+		why = "the connection is over";
+	else if (c->owner_fd < 0)
+		why = "this kernel has no pidfd to see its holder exit";
+	else if (poll(&pfd, 1, TAKEOVER_WAIT_MS) <= 0)
+		why = "the process that holds it still runs";
+	else if (!ivwl_relay_rings_untouched(c->relay))
+		why = "the process that held it used it after the fork";
+	else if ((self = own_pidfd()) < 0)
+		why = "no pidfd for this process";
+	if (why) {
+		ivwl_log("a forked process cannot use its parent's connection "
+			 "to the display in in-process mode (IVWL_IN_PROCESS=on): "
+			 "%s", why);
+		let_go(c);
+		errno = EPIPE;
+		return -1;
+	}
+	REAL(close, close_func_t)(c->owner_fd);
+	c->owner_fd = self;
+	c->forked = false;
+	c->shared = false;
+	if (start_service(c) < 0)
+		ivwl_log("in-process: no service thread for the connection: "
+			 "pipes and other processes' grants wait for its "
+			 "thread");
+	ivwl_log_debug("in-process: this process goes on with the "
+		       "connection its parent left");
+	return 0;
+}
+
 ssize_t
 ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
@@ -279,10 +452,9 @@ ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags)
 
 	if (!c)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
-	if (c->forked) {
-		n = fail_forked(c);
+	if (c->forked && claim(c) < 0) {
 		pthread_mutex_unlock(&c->lock);
-		return n;
+		return -1;
 	}
 	for (;;) {
 		n = REAL(sendmsg, sendmsg_func_t)(c->client_end, msg,
@@ -315,10 +487,9 @@ ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags)
 
 	if (!c)
 		return REAL(recvmsg, recvmsg_func_t)(fd, msg, flags);
-	if (c->forked) {
-		n = fail_forked(c);
+	if (c->forked && claim(c) < 0) {
 		pthread_mutex_unlock(&c->lock);
-		return n;
+		return -1;
 	}
 	nonblock = (flags & MSG_DONTWAIT) ||
 		   (fcntl(fd, F_GETFL) & O_NONBLOCK);
@@ -357,26 +528,37 @@ ivwl_in_process_close(int fd)
 	/* A forked child's copy ends nothing: the parent holds the slot. */
 	if (c->relay && !c->forked)
 		end_connection(c);
-	REAL(close, close_func_t)(c->client_end);
-	REAL(close, close_func_t)(c->timer_fd);
-	c->client_end = c->timer_fd = -1;
+	c->closed = true;
+	/* A forked child has no service thread; otherwise the fds close
+	 * once that thread has let go of them (it may poll them now). */
+	if (c->forked)
+		close_fds(c);
+	else
+		kick_service(c);
 	pthread_mutex_unlock(&c->lock);
 }
 
-void
-ivwl_in_process_pump(void)
+/*
+ * The process exits: its connections end as a relay process sees them
+ * end when their socket closes (the slot goes back to the agent, the
+ * IVWL_STATS line is said).  One another thread holds, or one this
+ * process forked with (a child may go on with it), is left to the
+ * kernel's closing of its fds.
+ */
+__attribute__((destructor)) static void
+end_at_exit(void)
 {
 	struct in_conn *c;
 
-	if (__atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+	if (__atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0 ||
+	    pthread_mutex_trylock(&in_proc.lock) != 0)
 		return;
-	pthread_mutex_lock(&in_proc.lock);
 	for (c = in_proc.conns; c; c = c->next) {
-		if (c->fd < 0)
+		if (c->fd < 0 || pthread_mutex_trylock(&c->lock) != 0)
 			continue;
-		pthread_mutex_lock(&c->lock);
-		if (!c->forked)
-			step(c);
+		/* A child may go on with one this process forked with. */
+		if (c->relay && !c->forked && !c->shared)
+			end_connection(c);
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&in_proc.lock);
@@ -422,7 +604,9 @@ ivwl_in_process_connect(int fd, int zc_end)
 	}
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c->timer_fd < 0 ||
+	c->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->owner_fd = own_pidfd();
+	if (c->timer_fd < 0 || c->kick_fd < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		       0, sv) < 0) {
 		ret = -errno;
@@ -430,7 +614,8 @@ ivwl_in_process_connect(int fd, int zc_end)
 	}
 	ivwl_trace_set_name("ivwl-shim");
 	ivwl_in_relay = true;
-	ret = ivwl_relay_open(sv[1], zc_end, &c->relay);
+	ret = ivwl_relay_open(sv[1], zc_end, IVWL_RELAY_IN_PROCESS,
+			      &c->relay);
 	ivwl_in_relay = false;
 	if (ret < 0)
 		goto err_conn;
@@ -441,6 +626,9 @@ ivwl_in_process_connect(int fd, int zc_end)
 	if (ret < 0)
 		goto err_relay;
 	pthread_mutex_init(&c->lock, NULL);
+	ret = start_service(c);
+	if (ret < 0)
+		goto err_relay;
 	pthread_once(&in_proc.handlers, install_handlers);
 	c->fd = fd;
 	pthread_mutex_lock(&in_proc.lock);
@@ -464,6 +652,10 @@ err_conn:
 		REAL(close, close_func_t)(sv[1]);
 	if (c->timer_fd >= 0)
 		REAL(close, close_func_t)(c->timer_fd);
+	if (c->kick_fd >= 0)
+		REAL(close, close_func_t)(c->kick_fd);
+	if (c->owner_fd >= 0)
+		REAL(close, close_func_t)(c->owner_fd);
 	free(c);
 err_zc:
 	if (zc_end >= 0)

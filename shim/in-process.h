@@ -39,8 +39,4 @@ ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags);
 void
 ivwl_in_process_close(int fd);
 
-/* Serves every connection now: a zero-copy reply waits on it. */
-void
-ivwl_in_process_pump(void);
-
 #endif

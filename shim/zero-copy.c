@@ -49,9 +49,7 @@
 
 #include "agent-client.h"
 #include "fdmsg.h"
-#include "in-process.h"
 #include "log.h"
-#include "mono-time.h"
 #include "proc.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
@@ -178,16 +176,9 @@ recv_reply(struct zc_conn *c, struct ivwl_zc_msg *m, int *fd_out)
 	struct pollfd pfd = { .fd = c->ctl_fd, .events = POLLIN };
 	int r, n, fd, nfds;
 
-	int64_t deadline = ivwl_now_ms() + REPLY_TIMEOUT_MS;
-	bool in_process;
-
-	/* A relay in this process answers in its steps. */
 	do {
-		ivwl_in_process_pump();
-		in_process = ivwl_in_process_enabled();
-		r = poll(&pfd, 1, in_process ? 1 : REPLY_TIMEOUT_MS);
-	} while ((r < 0 && errno == EINTR) ||
-		 (r == 0 && in_process && ivwl_now_ms() < deadline));
+		r = poll(&pfd, 1, REPLY_TIMEOUT_MS);
+	} while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return -ETIMEDOUT;
 	n = ivwl_fdmsg_recv_whole(c->ctl_fd, m, sizeof(*m), &fd, 1, &nfds);

@@ -341,6 +341,12 @@ ivwl_ring_woken(struct ivwl_ring *ring)
 }
 
 bool
+ivwl_ring_published_is_own(struct ivwl_ring *ring)
+{
+	return ivwl_shm_load(own_index(ring)) == ring->pos;
+}
+
+bool
 ivwl_ring_moved_since_kick(const struct ivwl_ring *ring)
 {
 	return ring->pos != ring->checked_pos;

@@ -133,6 +133,12 @@ ivwl_ring_woken(struct ivwl_ring *ring);
 bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring);
 
+/* True when the index shared memory holds for this side is the one this
+ * view published last: no other view of this side (a forked copy) moved
+ * it since. */
+bool
+ivwl_ring_published_is_own(struct ivwl_ring *ring);
+
 /* True when this side moved its index since ivwl_ring_kick_needed last
  * looked: a caller that holds a doorbell back knows it owes one. */
 bool
