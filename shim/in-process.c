@@ -210,34 +210,6 @@ end_connection(struct in_conn *c)
 	}
 }
 
-/*
- * The relay writes into the client's pipes (a paste): a reader that
- * closed its end must not kill the client with SIGPIPE, which the relay
- * process ignores.  Blocked on this thread meanwhile, and one the step
- * raised taken back.
- */
-static int
-relay_step_quiet(struct relay *r)
-{
-	static const struct timespec now = { 0, 0 };
-	sigset_t pipe_set, old, pending;
-	bool had;
-	int ret;
-
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	had = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-	ivwl_in_relay = true;
-	ret = ivwl_relay_step(r);
-	ivwl_in_relay = false;
-	if (!had && sigpending(&pending) == 0 &&
-	    sigismember(&pending, SIGPIPE))
-		sigtimedwait(&pipe_set, NULL, &now);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
 /* The client closed the connection: what is left of it. */
 static void
 close_fds(struct in_conn *c)
@@ -264,13 +236,17 @@ static int
 step(struct in_conn *c)
 {
 	uint64_t ticks;
+	int ret;
 
 	if (!c->relay)
 		return -EPIPE;
 	if (c->timer_armed &&
 	    read(c->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks))
 		c->timer_armed = false;
-	if (relay_step_quiet(c->relay) < 0) {
+	ivwl_in_relay = true;
+	ret = ivwl_relay_step(c->relay);
+	ivwl_in_relay = false;
+	if (ret < 0) {
 		end_connection(c);
 		kick_service(c);
 		return -EPIPE;
