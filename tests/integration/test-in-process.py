@@ -122,10 +122,15 @@ def main():
     if sys.argv[1:] != ["--list"] and len(sys.argv) == 2 and \
        sys.argv[1] in VARIANTS:
         return run_variant(sys.argv[1])
-    listing = Listing(prefix="in-process-", suites=("integration",),
+    # Suite in-process: bookworm's weston alone (the mode is the app
+    # side's; what weston sees does not change), fork and daemon under
+    # the sanitizers.
+    listing = Listing(prefix="in-process-", suites=("in-process",),
                       timeout=60, timeouts={k: v[2] + 30 for k, v in
                                             VARIANTS.items()},
-                      more_suites={"restart-x11": ("x11",),
+                      more_suites={"fork": ("sanitized",),
+                                   "daemon": ("sanitized",),
+                                   "restart-x11": ("x11",),
                                    "x11-zero-copy": ("x11",),
                                    "x11-clipboard": ("x11",)})
     return case_main(names, lambda name: (Session(("work",)), CASES[name],
