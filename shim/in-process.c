@@ -116,28 +116,32 @@ fork_prepare(void)
 		pthread_mutex_lock(&c->lock);
 }
 
+/* The parent holds the rings still, and shares them with a child. */
 static void
-fork_parent(void)
+after_fork(bool child)
 {
 	struct in_conn *c;
 
 	for (c = in_proc.conns; c; c = c->next) {
-		c->shared = true;
+		if (child)
+			c->forked = true;
+		else
+			c->shared = true;
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&in_proc.lock);
 }
 
 static void
+fork_parent(void)
+{
+	after_fork(false);
+}
+
+static void
 fork_child(void)
 {
-	struct in_conn *c;
-
-	for (c = in_proc.conns; c; c = c->next) {
-		c->forked = true;
-		pthread_mutex_unlock(&c->lock);
-	}
-	pthread_mutex_unlock(&in_proc.lock);
+	after_fork(true);
 }
 
 static void

@@ -247,28 +247,6 @@ say_refused(int err)
 		 ivwl_agent_socket_path(), ivwl_agent_refusal(err), waited);
 }
 
-/* IVWL_IN_PROCESS=on: this process relays its connection. */
-static int
-connect_in_process(int fd)
-{
-	int zc[2] = { -1, -1 }, ret;
-
-	if (ivwl_zero_copy_enabled() &&
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zc) < 0)
-		zc[0] = zc[1] = -1;
-	ret = ivwl_in_process_connect(fd, zc[1]);
-	if (ret < 0) {
-		say_refused(ret);
-		if (zc[0] >= 0)
-			close(zc[0]);
-		errno = ECONNREFUSED;
-		return -1;
-	}
-	if (zc[0] >= 0)
-		ivwl_zero_copy_add_connection(fd, zc[0]);
-	return 0;
-}
-
 IVWL_SHIM_EXPORT int
 connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -280,21 +258,26 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (ivwl_in_relay || !shim_enabled() ||
 	    !is_wayland_connect(fd, addr, len))
 		return real_connect(fd, addr, len);
-	if (ivwl_in_process_enabled())
-		return connect_in_process(fd);
 
-	ret = replace_with_pair(fd, &relay_end);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
+	/* In-process, fd becomes an epoll set there instead. */
+	if (!ivwl_in_process_enabled()) {
+		ret = replace_with_pair(fd, &relay_end);
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
 	}
 	if (ivwl_zero_copy_enabled() &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zc) < 0)
 		zc[0] = zc[1] = -1;
-	ret = start_relay(relay_end, zc[1]);
-	close(relay_end);
-	if (zc[1] >= 0)
-		close(zc[1]);
+	if (ivwl_in_process_enabled()) {
+		ret = ivwl_in_process_connect(fd, zc[1]);
+	} else {
+		ret = start_relay(relay_end, zc[1]);
+		close(relay_end);
+		if (zc[1] >= 0)
+			close(zc[1]);
+	}
 	if (ret < 0) {
 		say_refused(ret);
 		if (zc[0] >= 0)
