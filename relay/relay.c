@@ -720,6 +720,13 @@ ivwl_relay_rings_untouched(struct relay *r)
 	       ivwl_ring_published_is_own(&r->slot.event);
 }
 
+void
+ivwl_relay_take_over(struct relay *r)
+{
+	ivwl_ring_renew_tokens(&r->slot.request);
+	ivwl_ring_renew_tokens(&r->slot.event);
+}
+
 bool
 ivwl_relay_has_pipes(const struct relay *r)
 {

@@ -77,6 +77,11 @@ ivwl_relay_has_pipes(const struct relay *r);
 bool
 ivwl_relay_rings_untouched(struct relay *r);
 
+/* This copy goes on with the rings: the display rings it for its sleeps,
+ * not taking them for the ones the other copy published since the fork. */
+void
+ivwl_relay_take_over(struct relay *r);
+
 /*
  * Ends the connection: the slot back to the agent, the client's end
  * sees its end.  Frees r and true, or false while the client still

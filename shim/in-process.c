@@ -22,9 +22,10 @@
  * A process forked from the one that holds the rings (each has one
  * writer) keeps the fd but not the rings.  If it uses the connection, it
  * takes the rings over once the holder has exited without touching them
- * since the fork: a client that daemonizes (wl-copy) goes on in its
- * child.  Otherwise its sends and receives fail with EPIPE, and it says
- * why once.  The default mode's relay process serves both.
+ * since the fork: a client that daemonizes goes on in its child
+ * (wl-copy's child does not get its pastes yet: docs/architecture.md).
+ * Otherwise its sends and receives fail with EPIPE, and it says why
+ * once.  The default mode's relay process serves both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -412,6 +413,7 @@ claim(struct in_conn *c)
 	}
 	REAL(close, close_func_t)(c->owner_fd);
 	c->owner_fd = self;
+	ivwl_relay_take_over(c->relay);
 	c->forked = false;
 	c->shared = false;
 	if (start_service(c) < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "ring.h"
 #include "shm-access.h"
@@ -338,6 +339,16 @@ void
 ivwl_ring_woken(struct ivwl_ring *ring)
 {
 	ivwl_shm_store(own_token(ring), 0);
+}
+
+void
+ivwl_ring_renew_tokens(struct ivwl_ring *ring)
+{
+	uint32_t t = 0;
+
+	if (getrandom(&t, sizeof(t), GRND_NONBLOCK) != sizeof(t))
+		t = ring->sleep_token + 0x9e3779b9u;
+	ring->sleep_token = t;
 }
 
 bool

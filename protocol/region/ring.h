@@ -133,6 +133,14 @@ ivwl_ring_woken(struct ivwl_ring *ring);
 bool
 ivwl_ring_kick_needed(struct ivwl_ring *ring);
 
+/*
+ * Another view of this side (a forked copy) may have published sleep
+ * tokens this view would publish again, which the peer, having rung for
+ * them, would not ring for: this view's next ones start elsewhere.
+ */
+void
+ivwl_ring_renew_tokens(struct ivwl_ring *ring);
+
 /* True when the index shared memory holds for this side is the one this
  * view published last: no other view of this side (a forked copy) moved
  * it since. */

@@ -7,7 +7,7 @@
  *                             once the child has exited
  *   ivwl-fork-client daemon   the parent exits at once, without a word
  *                             on the connection, as a client that goes
- *                             into the background does (wl-copy); the
+ *                             into the background does; the
  *                             child makes its round trips
  *
  * Each process prints one line, "parent: ok", "child: ok" or
