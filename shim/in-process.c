@@ -22,9 +22,8 @@
  * A process forked from the one that holds the rings (each has one
  * writer) keeps the fd but not the rings.  If it uses the connection, it
  * takes the rings over once the holder has exited without touching them
- * since the fork: a client that daemonizes goes on in its child
- * (wl-copy's child does not get its pastes yet: docs/architecture.md).
- * Otherwise its sends and receives fail with EPIPE, and it says why
+ * since the fork: a client that daemonizes (wl-copy) goes on in its
+ * child.  Otherwise its sends and receives fail with EPIPE, and it says why
  * once.  The default mode's relay process serves both.
  */
 #include <errno.h>
@@ -85,6 +84,14 @@ static struct {
 
 __thread bool ivwl_in_relay;
 
+/*
+ * True on the thread that forks, from our prepare handler to our parent
+ * or child one, while it holds every lock here: other handlers run in
+ * between (zero-copy's child handler closes sockets), whose calls into
+ * the shim must not wait for those locks.
+ */
+static __thread bool forking;
+
 bool
 ivwl_in_process_enabled(void)
 {
@@ -115,6 +122,7 @@ fork_prepare(void)
 	pthread_mutex_lock(&in_proc.lock);
 	for (c = in_proc.conns; c; c = c->next)
 		pthread_mutex_lock(&c->lock);
+	forking = true;
 }
 
 /* The parent holds the rings still, and shares them with a child. */
@@ -131,6 +139,7 @@ after_fork(bool child)
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&in_proc.lock);
+	forking = false;
 }
 
 static void
@@ -159,7 +168,8 @@ find_locked(int fd)
 {
 	struct in_conn *c;
 
-	if (fd < 0 || __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+	if (fd < 0 || forking ||
+	    __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
 		return NULL;
 	pthread_mutex_lock(&in_proc.lock);
 	for (c = in_proc.conns; c && c->fd != fd; c = c->next)
@@ -494,7 +504,8 @@ ivwl_in_process_close(int fd)
 {
 	struct in_conn *c;
 
-	if (fd < 0 || __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+	if (fd < 0 || forking ||
+	    __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
 		return;
 	pthread_mutex_lock(&in_proc.lock);
 	for (c = in_proc.conns; c && c->fd != fd; c = c->next)

@@ -11,6 +11,10 @@ own process relays its connection, no ivwl-relay.
                                            a client that goes into the
                                            background does: its child
                                            goes on with the connection
+    test-in-process.py in-process-wl-copy  wl-copy as people run it,
+                                           into the background: a local
+                                           paste gets its bytes (its
+                                           child forks a writer per paste)
     test-in-process.py in-process-CASE     another script's CASE, whole,
                                            in in-process mode (VARIANTS)
 
@@ -27,7 +31,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from ivwltest.session import (ENV, Failure, Listing, Session,  # noqa: E402
-                              case_main)
+                              case_main, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IN_PROCESS = {"IVWL_IN_PROCESS": "on", "IVWL_RELAY": "/bin/false"}
@@ -103,6 +107,35 @@ def case_daemon(s):
         raise Failure("the child did not say it took the connection over")
 
 
+def case_wl_copy(s):
+    mime = "application/x-ivwl-in-process"
+    payload = s.path("payload.bin")
+    with open(payload, "wb") as f:
+        f.write(os.urandom(1 << 20))
+    # no --foreground: wl-copy forks, its parent exits, its child serves
+    sh = s.client(["sh", "-c", f"wl-copy -t {mime} < {payload}"],
+                  log="wl-copy.log", extra_env=IN_PROCESS)
+    if sh.wait(30) != 0:
+        raise Failure(f"wl-copy's parent ended with status {sh.returncode}")
+    pasted = s.path("pasted.bin")
+
+    def paste_local():
+        try:
+            with open(pasted, "wb") as out:
+                r = s.local(["wl-paste", "-n", "-t", mime], stdout=out,
+                            stderr=subprocess.DEVNULL, timeout=10)
+        except subprocess.TimeoutExpired:
+            return False
+        return r.returncode == 0 and os.path.getsize(pasted) > 0
+    wait_for("a local paste of the background wl-copy's selection",
+             paste_local, timeout=30, step=0.5)
+    with open(payload, "rb") as a, open(pasted, "rb") as b:
+        if a.read() != b.read():
+            raise Failure("the local paste differs from what wl-copy "
+                          "copied")
+    print("1 MiB from a wl-copy in the background, byte for byte")
+
+
 def run_variant(name):
     script, case, _ = VARIANTS[name]
     env = dict(os.environ, **IN_PROCESS)
@@ -114,7 +147,16 @@ def run_variant(name):
 CASES = {
     "fork": case_fork,
     "daemon": case_daemon,
+    "wl-copy": case_wl_copy,
 }
+
+
+def start(name):
+    if name != "wl-copy":
+        return Session(("work",))
+    # a seat, for the selection's serial; the VM's selection may go local
+    return Session(("work",), backend="seat",
+                   vm_options={"work": ["clipboard=import"]})
 
 
 def main():
@@ -130,10 +172,11 @@ def main():
                                             VARIANTS.items()},
                       more_suites={"fork": ("sanitized",),
                                    "daemon": ("sanitized",),
+                                   "wl-copy": ("sanitized",),
                                    "restart-x11": ("x11",),
                                    "x11-zero-copy": ("x11",),
                                    "x11-clipboard": ("x11",)})
-    return case_main(names, lambda name: (Session(("work",)), CASES[name],
+    return case_main(names, lambda name: (start(name), CASES[name],
                                           False), listing)
 
 
