@@ -238,6 +238,15 @@ prepare_sleep(struct relay *r)
 	return true;
 }
 
+/* Awake: the display need not ring for what it writes meanwhile. */
+static void
+rings_woken(struct relay *r)
+{
+	ivwl_ring_woken(&r->slot.event);
+	if (r->requests_blocked)
+		ivwl_ring_woken(&r->slot.request);
+}
+
 /* The client's requests wait while the display is away or replayed to. */
 static bool
 holding_client(const struct relay *r)
@@ -312,9 +321,7 @@ sleep_until_needed(struct relay *r)
 				     slept ? sleep_timeout(r) : 0);
 	if (slept)
 		ivwl_trace(IVWL_TRACE_WAKE, rang);
-	ivwl_ring_woken(&r->slot.event);
-	if (r->requests_blocked)
-		ivwl_ring_woken(&r->slot.request);
+	rings_woken(r);
 	return 0;
 }
 
@@ -644,9 +651,7 @@ ivwl_relay_step(struct relay *r)
 	bool sock_in, slept, rang;
 	int ret;
 
-	ivwl_ring_woken(&r->slot.event);
-	if (r->requests_blocked)
-		ivwl_ring_woken(&r->slot.request);
+	rings_woken(r);
 	for (;;) {
 		if (r->client_gone || relay_pass(r) < 0)
 			return -1;
@@ -668,9 +673,7 @@ ivwl_relay_step(struct relay *r)
 		if (slept && !rang && !(sock_in && r->sock_ready) &&
 		    !ivwl_relay_zc_any_ready(&r->zc))
 			return 0;	/* asleep: the display rings */
-		ivwl_ring_woken(&r->slot.event);
-		if (r->requests_blocked)
-			ivwl_ring_woken(&r->slot.request);
+		rings_woken(r);
 	}
 }
 

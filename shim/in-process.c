@@ -9,8 +9,8 @@
  * The client's fd becomes an epoll set of three: its end of a
  * socketpair whose other end the relay serves (libwayland's bytes and
  * fds go through it as before), the relay's own wait set (the slot's
- * doorbell, zero-copy sockets, pipes) and a timer for the relay's
- * deadlines.  A doorbell of the display's makes the client's own poll()
+ * doorbell, pipes; the zero-copy sockets wait in a set of their own,
+ * the service thread's) and a timer for the relay's deadlines.  A doorbell of the display's makes the client's own poll()
  * return, and no other process wakes.  sendmsg() and recvmsg() on the
  * fd go to the socketpair, each with a step of the relay.  An epoll set
  * never reports room to write, so a send that finds the socketpair full
@@ -23,8 +23,8 @@
  * writer) keeps the fd but not the rings.  If it uses the connection, it
  * takes the rings over once the holder has exited without touching them
  * since the fork: a client that daemonizes (wl-copy) goes on in its
- * child.  Otherwise its sends and receives fail with EPIPE, and it says why
- * once.  The default mode's relay process serves both.
+ * child.  Otherwise its sends and receives fail with EPIPE, and it says
+ * why once.  The default mode's relay process serves both.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,9 +162,12 @@ install_handlers(void)
 
 /* ---- the relay ------------------------------------------------------- */
 
-/* c's lock held: fd's connection, or NULL. */
+/*
+ * With the list's lock taken, fd's connection, or NULL without it (no
+ * lookup at all while none is open, or on the thread that forks).
+ */
 static struct in_conn *
-find_locked(int fd)
+lookup(int fd)
 {
 	struct in_conn *c;
 
@@ -174,20 +177,22 @@ find_locked(int fd)
 	pthread_mutex_lock(&in_proc.lock);
 	for (c = in_proc.conns; c && c->fd != fd; c = c->next)
 		;
-	if (c)
-		pthread_mutex_lock(&c->lock);
-	pthread_mutex_unlock(&in_proc.lock);
+	if (!c)
+		pthread_mutex_unlock(&in_proc.lock);
 	return c;
 }
 
-bool
-ivwl_in_process_owns(int fd)
+/* c's lock held: fd's connection, or NULL. */
+static struct in_conn *
+find_locked(int fd)
 {
-	struct in_conn *c = find_locked(fd);
+	struct in_conn *c = lookup(fd);
 
-	if (c)
-		pthread_mutex_unlock(&c->lock);
-	return c != NULL;
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		pthread_mutex_unlock(&in_proc.lock);
+	}
+	return c;
 }
 
 static void
@@ -435,18 +440,20 @@ claim(struct in_conn *c)
 	return 0;
 }
 
-ssize_t
-ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags)
+bool
+ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags,
+			ssize_t *ret)
 {
 	struct in_conn *c = find_locked(fd);
 	ssize_t n;
 	int err;
 
 	if (!c)
-		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
+		return false;
 	if (c->forked && claim(c) < 0) {
 		pthread_mutex_unlock(&c->lock);
-		return -1;
+		*ret = -1;
+		return true;
 	}
 	for (;;) {
 		n = REAL(sendmsg, sendmsg_func_t)(c->client_end, msg,
@@ -466,11 +473,13 @@ ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags)
 	}
 	pthread_mutex_unlock(&c->lock);
 	errno = err;
-	return n;
+	*ret = n;
+	return true;
 }
 
-ssize_t
-ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags)
+bool
+ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags,
+			ssize_t *ret)
 {
 	struct in_conn *c = find_locked(fd);
 	bool nonblock;
@@ -478,10 +487,11 @@ ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags)
 	int err;
 
 	if (!c)
-		return REAL(recvmsg, recvmsg_func_t)(fd, msg, flags);
+		return false;
 	if (c->forked && claim(c) < 0) {
 		pthread_mutex_unlock(&c->lock);
-		return -1;
+		*ret = -1;
+		return true;
 	}
 	nonblock = (flags & MSG_DONTWAIT) ||
 		   (fcntl(fd, F_GETFL) & O_NONBLOCK);
@@ -496,24 +506,17 @@ ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags)
 	}
 	pthread_mutex_unlock(&c->lock);
 	errno = err;
-	return n;
+	*ret = n;
+	return true;
 }
 
 void
 ivwl_in_process_close(int fd)
 {
-	struct in_conn *c;
+	struct in_conn *c = lookup(fd);
 
-	if (fd < 0 || forking ||
-	    __atomic_load_n(&in_proc.open, __ATOMIC_ACQUIRE) == 0)
+	if (!c)
 		return;
-	pthread_mutex_lock(&in_proc.lock);
-	for (c = in_proc.conns; c && c->fd != fd; c = c->next)
-		;
-	if (!c) {
-		pthread_mutex_unlock(&in_proc.lock);
-		return;
-	}
 	c->fd = -1;
 	__atomic_sub_fetch(&in_proc.open, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&c->lock);

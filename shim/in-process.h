@@ -25,15 +25,18 @@ ivwl_in_process_enabled(void);
 int
 ivwl_in_process_connect(int fd, int zc_end);
 
-/* Whether fd is one such connection: the calls below then serve it. */
+/*
+ * sendmsg() and recvmsg() on fd when it is one such connection: true,
+ * with what the call returns in *ret (errno set as it sets it); false
+ * for any other fd, which the caller then passes on.
+ */
 bool
-ivwl_in_process_owns(int fd);
+ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags,
+			ssize_t *ret);
 
-ssize_t
-ivwl_in_process_sendmsg(int fd, const struct msghdr *msg, int flags);
-
-ssize_t
-ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags);
+bool
+ivwl_in_process_recvmsg(int fd, struct msghdr *msg, int flags,
+			ssize_t *ret);
 
 /* Before fd closes: the connection ends (its slot goes back). */
 void

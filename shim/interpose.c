@@ -66,8 +66,9 @@ map_file(mmap_func_t fn, void *addr, size_t len, int prot, int flags, int fd,
 	struct stat st;
 	void *p;
 
-	if (ivwl_in_relay || (fd < 0 && (!(flags & MAP_FIXED) ||
-		       __atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)))
+	if (ivwl_in_relay ||
+	    (fd < 0 && (!(flags & MAP_FIXED) ||
+			__atomic_load_n(&ivwl_zc.nfiles, __ATOMIC_RELAXED) == 0)))
 		return fn(addr, len, prot, flags, fd, off);
 
 	pthread_mutex_lock(&ivwl_zc.lock);
@@ -153,6 +154,7 @@ IVWL_SHIM_EXPORT ssize_t
 sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct zc_conn *c;
+	ssize_t n;
 
 	if (ivwl_in_relay)
 		return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
@@ -163,16 +165,18 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 			ivwl_fdmsg_each_fd(msg, consider_sent_fd, c);
 		pthread_mutex_unlock(&ivwl_zc.lock);
 	}
-	if (ivwl_in_process_owns(fd))
-		return ivwl_in_process_sendmsg(fd, msg, flags);
+	if (ivwl_in_process_sendmsg(fd, msg, flags, &n))
+		return n;
 	return REAL(sendmsg, sendmsg_func_t)(fd, msg, flags);
 }
 
 IVWL_SHIM_EXPORT ssize_t
 recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	if (!ivwl_in_relay && ivwl_in_process_owns(fd))
-		return ivwl_in_process_recvmsg(fd, msg, flags);
+	ssize_t n;
+
+	if (!ivwl_in_relay && ivwl_in_process_recvmsg(fd, msg, flags, &n))
+		return n;
 	return REAL(recvmsg, recvmsg_func_t)(fd, msg, flags);
 }
 

@@ -49,8 +49,8 @@
 
 #include "agent-client.h"
 #include "fdmsg.h"
-#include "log.h"
 #include "proc.h"
+#include "log.h"
 #include "shim.h"
 #include "zero-copy-internal.h"
 #include "zero-copy-proto.h"
