@@ -50,13 +50,14 @@ on_lazy(void *data);
 
 /*
  * How long the doorbell for what the event ring holds may wait, or -1
- * when it may not.  A presented waits only when the repaint that
- * answers the frame callback in flight is at most PRESENTED_RIDE_MS
- * away: weston's headless and DRM backends send it a refresh less the
- * repaint window after the frame callbacks, so with a repaint window
- * near the refresh period the next done follows within a millisecond
- * and both reach the app with one wake-up of each process there, and
- * otherwise (a 7 ms window at 60 Hz leaves 9.7 ms) it rings at once.
+ * when it may not.  A presented waits only when weston's next repaint,
+ * which answers the frame callback in flight, is at most
+ * PRESENTED_RIDE_MS away (output-clock.c reads it off weston's repaint
+ * scheduler).  weston schedules it a refresh period less the repaint
+ * window after the presentation: with a window near the period the
+ * done follows in 1-2 ms (weston's repaint timer waits a millisecond at
+ * least) and both reach the app with one doorbell; with weston's default
+ * 7 ms at 60 Hz it is 9.7 ms away, and the presented rings at once.
  */
 static int64_t
 lazy_wait_ms(struct ivwl_connection *conn)
@@ -106,6 +107,8 @@ hold_lazy(struct ivwl_connection *conn)
 	wl_event_source_timer_update(conn->lazy_timer, (int)ms);
 	conn->lazy_armed = true;
 	conn->lazy_short = conn->xl.events_presented;
+	if (conn->lazy_short)
+		conn->xl.live.now.presented_held++;
 	return true;
 }
 

@@ -19,6 +19,7 @@ struct ivwl_traffic {
 	uint64_t event_bytes;		/* event records written */
 	uint64_t bells_in;		/* the app rang for the slot */
 	uint64_t bells_out;		/* we rang the app for the slot */
+	uint64_t presented_held;	/* presented rode a done's doorbell */
 };
 
 #define IVWL_LIVE_CLOSURES 8u
@@ -62,6 +63,7 @@ ivwl_traffic_sum(struct ivwl_traffic *sum, const struct ivwl_traffic *t)
 	sum->event_bytes += t->event_bytes;
 	sum->bells_in += t->bells_in;
 	sum->bells_out += t->bells_out;
+	sum->presented_held += t->presented_held;
 }
 
 static inline void

@@ -217,7 +217,7 @@ add_traffic(struct line *l, const struct ivwl_traffic *t,
 {
 	add(l, " commits=%llu commits/s=%.1f frames=%llu frames/s=%.1f "
 	    "request_bytes=%llu request_B/s=%.0f event_bytes=%llu "
-	    "event_B/s=%.0f bells_in=%llu bells_out=%llu",
+	    "event_B/s=%.0f bells_in=%llu bells_out=%llu presented_held=%llu",
 	    (unsigned long long)t->commits,
 	    rate(t->commits, mark->commits, ms),
 	    (unsigned long long)t->frames, rate(t->frames, mark->frames, ms),
@@ -226,7 +226,8 @@ add_traffic(struct line *l, const struct ivwl_traffic *t,
 	    (unsigned long long)t->event_bytes,
 	    rate(t->event_bytes, mark->event_bytes, ms),
 	    (unsigned long long)t->bells_in,
-	    (unsigned long long)t->bells_out);
+	    (unsigned long long)t->bells_out,
+	    (unsigned long long)t->presented_held);
 }
 
 /*

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * weston's outputs and their repaints (output-clock.h), through each
- * output's frame signal.
+ * output's frame signal and its repaint scheduler's public state.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include <libweston/libweston.h>
 
 #include "log.h"
-#include "mono-time.h"
 #include "output-clock.h"
+
+#define NS_PER_MS 1000000ll
 
 struct clock_output {
 	struct ivwl_output_clock *clock;
@@ -17,7 +19,6 @@ struct clock_output {
 	struct wl_list link;		/* ivwl_output_clock.outputs */
 	struct wl_listener frame;
 	struct wl_listener destroy;
-	int64_t frame_ns;		/* its last repaint, CLOCK_MONOTONIC */
 };
 
 struct ivwl_output_clock {
@@ -32,7 +33,6 @@ on_frame(struct wl_listener *listener, void *data)
 {
 	struct clock_output *co = wl_container_of(listener, co, frame);
 
-	co->frame_ns = ivwl_now_ns();
 	wl_signal_emit(&co->clock->frame_signal, co->output);
 }
 
@@ -128,30 +128,38 @@ ivwl_output_clock_add_gone_listener(struct ivwl_output_clock *clock,
 }
 
 /*
- * From the outputs' own cadence, through their frame signal: weston's
- * repaint scheduler keeps its next repaint to itself, but an output that
- * repainted within its refresh period repaints again one period after.
+ * weston_output_finish_frame() sets an output's next_repaint (the
+ * presentation, a refresh period later, less the repaint window) and
+ * marks it REPAINT_SCHEDULED before the events it sent, presented among
+ * them, reach the plugin.  Its repaint timer counts whole milliseconds
+ * and waits one at least, so a repaint due sooner comes a millisecond
+ * from now.  An output in any other state has no repaint due: it is
+ * idle, or its repaint is in flight and the frame callbacks it answers
+ * are sent already.
  */
 int64_t
 ivwl_output_clock_next_ms(const struct ivwl_output_clock *clock)
 {
 	const struct clock_output *co;
-	int64_t now = ivwl_now_ns(), first = -1, period, left;
-	int32_t mhz;
+	const struct weston_output *o;
+	struct timespec now;
+	int64_t first = -1, left;
 
 	if (!clock)
 		return -1;
 	wl_list_for_each(co, &clock->outputs, link) {
-		mhz = co->output->current_mode ?
-			      co->output->current_mode->refresh : 0;
-		if (mhz <= 0 || co->frame_ns == 0)
+		o = co->output;
+		if (o->repaint_status != REPAINT_SCHEDULED)
 			continue;
-		period = 1000000000000ll / mhz;
-		left = co->frame_ns + period - now;
-		if (left < 0)
-			continue;
+		/* next_repaint's clock */
+		clock_gettime(o->compositor->presentation_clock, &now);
+		left = (int64_t)(o->next_repaint.tv_sec - now.tv_sec) *
+			       1000000000ll +
+		       (o->next_repaint.tv_nsec - now.tv_nsec);
+		if (left < NS_PER_MS)
+			left = NS_PER_MS;
 		if (first < 0 || left < first)
 			first = left;
 	}
-	return first < 0 ? -1 : (first + 999999) / 1000000;
+	return first < 0 ? -1 : (first + NS_PER_MS - 1) / NS_PER_MS;
 }

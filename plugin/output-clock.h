@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * weston's outputs and their repaints (output-clock.c): when each last
- * repainted, when the next repaint is due, and a signal right after
- * each repaint.
+ * weston's outputs and their repaints (output-clock.c): when the next
+ * repaint is due, and a signal right after each repaint.
  */
 #ifndef IVWL_OUTPUT_CLOCK_H
 #define IVWL_OUTPUT_CLOCK_H
@@ -32,8 +31,8 @@ void
 ivwl_output_clock_add_gone_listener(struct ivwl_output_clock *clock,
 				    struct wl_listener *listener);
 
-/* Milliseconds until an output repaints again, or -1 when none is
- * repainting frame after frame (or clock is NULL). */
+/* Milliseconds until weston's next scheduled repaint of an output (1 at
+ * least), or -1 when none is scheduled (or clock is NULL). */
 int64_t
 ivwl_output_clock_next_ms(const struct ivwl_output_clock *clock);
 
