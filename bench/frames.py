@@ -4,7 +4,8 @@
 weston by every path, CPU of every process, bytes copied, latency.
 
     frames.py frames --build DIR [--sizes WxH,..] [--damage full,band]
-                     [--frames N] [--warmup N] [--paths P,..] [--json]
+                     [--frames N] [--warmup N] [--sync-every N]
+                     [--paths P,..] [--json]
     frames.py mpv --build DIR [--seconds S] [--paths P,..] [--json]
 
 One weston (headless backend, pixman renderer, ivwl.so loaded with one
@@ -56,12 +57,12 @@ from bench_run import add_common_args, parse_sizes, run, try_case
 
 # ---- one client run ---------------------------------------------------
 
-def run_frames(disp, path, w, h, damage, frames, warmup, index):
+def run_frames(disp, path, w, h, damage, frames, warmup, sync_every, index):
     prefix, env = disp.env_for(path)
     logname = f"client-{index}-{path}-{w}x{h}-{damage}.log"
     argv = prefix + [disp.bin["client"], "--width", str(w), "--height",
                      str(h), "--damage", damage, "--frames", str(frames),
-                     "--warmup", str(warmup),
+                     "--warmup", str(warmup), "--sync-every", str(sync_every),
                      "--title", f"frames-{path}-{w}x{h}-{damage}"]
     p, lines, roles, alive = disp.start_measured(path, argv, env, logname)
     try:
@@ -366,6 +367,8 @@ def main_frames(args):
     for d in damages:
         if d not in ("full", "band"):
             raise SystemExit(f"bad damage {d!r} (full, band)")
+    if args.sync_every < 1:
+        raise SystemExit(f"bad --sync-every {args.sync_every} (1 or more)")
     paths = available_paths([p.strip() for p in args.paths.split(",")])
     if not paths:
         raise SystemExit("no path to run")
@@ -390,7 +393,8 @@ def main_frames(args):
                         r = try_case(disp, failed,
                                      f"{path} {w}x{h} {damage}",
                                      run_frames, disp, path, w, h, damage,
-                                     args.frames, args.warmup, i)
+                                     args.frames, args.warmup,
+                                     args.sync_every, i)
                         i += 1
                         if r:
                             r["repeat"] = rep
@@ -409,7 +413,8 @@ def main_frames(args):
     if emit_json(rows, args):
         return status
     print_table(rows, f"ivwl-bench frames: {args.frames} measured frames "
-                f"after {args.warmup} warm-up, weston headless pixman "
+                f"after {args.warmup} warm-up, a round trip timed on 1 "
+                f"in {args.sync_every}, weston headless pixman "
                 f"{ow}x{oh}, median of {args.repeat}\n"
                 f"before: {load0}\nafter:  {machine_line()}")
     print_targets(rows)
@@ -432,6 +437,12 @@ def main():
                    help="measured frames per case (default %(default)s)")
     f.add_argument("--warmup", type=int, default=30,
                    help="frames before measuring (default %(default)s)")
+    f.add_argument("--sync-every", type=int, default=20,
+                   help="a wl_display.sync behind every Nth measured "
+                        "commit, its round trip timed; the others wait for "
+                        "frame callbacks alone, as most clients do "
+                        "(default %(default)s; 1: the client is woken for "
+                        "a round trip every frame)")
     f.add_argument("--repeat", type=int, default=1,
                    help="runs per case, interleaved; median reported")
     f.add_argument("--no-stages", action="store_true",
