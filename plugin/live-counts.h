@@ -19,7 +19,7 @@ struct ivwl_traffic {
 	uint64_t event_bytes;		/* event records written */
 	uint64_t bells_in;		/* the app rang for the slot */
 	uint64_t bells_out;		/* we rang the app for the slot */
-	uint64_t presented_held;	/* presented rode a done's doorbell */
+	uint64_t presented_held;	/* presented held for a done's bell */
 };
 
 #define IVWL_LIVE_CLOSURES 8u
