@@ -9,6 +9,7 @@
 #include <libweston/libweston.h>
 
 #include "log.h"
+#include "mono-time.h"
 #include "output-clock.h"
 
 #define NS_PER_MS 1000000ll
@@ -153,9 +154,8 @@ ivwl_output_clock_next_ms(const struct ivwl_output_clock *clock)
 			continue;
 		/* next_repaint's clock */
 		clock_gettime(o->compositor->presentation_clock, &now);
-		left = (int64_t)(o->next_repaint.tv_sec - now.tv_sec) *
-			       1000000000ll +
-		       (o->next_repaint.tv_nsec - now.tv_nsec);
+		left = ivwl_timespec_ns(&o->next_repaint) -
+		       ivwl_timespec_ns(&now);
 		if (left < NS_PER_MS)
 			left = NS_PER_MS;
 		if (first < 0 || left < first)

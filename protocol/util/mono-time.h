@@ -10,13 +10,20 @@
 #include <stdint.h>
 #include <time.h>
 
+/* A time of any clock in nanoseconds. */
+static inline int64_t
+ivwl_timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
 static inline int64_t
 ivwl_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return ivwl_timespec_ns(&ts);
 }
 
 static inline int64_t
