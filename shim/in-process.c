@@ -10,11 +10,12 @@
  * socketpair whose other end the relay serves (libwayland's bytes and
  * fds go through it as before), the relay's own wait set (the slot's
  * doorbell, pipes; the zero-copy sockets wait in a set of their own,
- * the service thread's) and a timer for the relay's deadlines.  A doorbell of the display's makes the client's own poll()
- * return, and no other process wakes.  sendmsg() and recvmsg() on the
- * fd go to the socketpair, each with a step of the relay.  An epoll set
- * never reports room to write, so a send that finds the socketpair full
- * serves the relay until there is room instead of saying EAGAIN.
+ * the service thread's) and a timer for the relay's deadlines.  A
+ * doorbell of the display's makes the client's own poll() return, and
+ * no other process wakes.  sendmsg() and recvmsg() on the fd go to the
+ * socketpair, each with a step of the relay.  An epoll set never reports
+ * room to write, so a send that finds the socketpair full serves the
+ * relay until there is room instead of saying EAGAIN.
  *
  * A service thread per connection does what cannot wait for the client's
  * own thread (serve()); it does not wake for frames.
